@@ -1,0 +1,268 @@
+#include "sim/analysis/roofline.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/engine/user_error.hpp"
+#include "sim/workload/model_cost.hpp"
+
+namespace stepsim::analysis {
+
+using hw::bytes_per_element;
+using hw::Precision;
+using net::Collective;
+using net::LinkBytes;
+using workload::LayerCost;
+using workload::ModelCost;
+using workload::OpClass;
+using workload::OpCost;
+using workload::ParallelPlan;
+using workload::ScenarioSpec;
+
+std::string_view to_string(Resource r) {
+  switch (r) {
+    case Resource::compute: return "compute";
+    case Resource::hbm: return "hbm";
+    case Resource::nvlink: return "nvlink";
+    case Resource::ib: return "ib";
+  }
+  return "?";
+}
+
+namespace {
+
+struct DeviceWork {
+  std::array<double, 4> flops{};
+  double compute_s = 0.0;
+  double compute_peak_s = 0.0;
+  double hbm_bytes = 0.0;
+  std::vector<TrafficRow> traffic;
+  LinkBytes comm;
+};
+
+std::string group_text(const char* what, net::GroupShape g, const char* name) {
+  const bool hier = net::algorithm_for(g) == net::Algorithm::hierarchical;
+  return std::string(what) + (hier ? " (hierarchical)" : " (ring)") + " over " + name + "=" +
+         std::to_string(g.size) + " on " + std::to_string(g.nodes()) + " node(s)";
+}
+
+void add(DeviceWork& w, std::string kind, std::string collective, LinkBytes b) {
+  if (b.nvlink <= 0.0 && b.ib <= 0.0) return;
+  for (auto& row : w.traffic)
+    if (row.kind == kind) {
+      row.bytes += b;
+      w.comm += b;
+      return;
+    }
+  w.traffic.push_back({std::move(kind), std::move(collective), b});
+  w.comm += b;
+}
+
+class Analyzer {
+ public:
+  Analyzer(const ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost)
+      : spec_(spec), plan_(plan), cost_(cost), dev_(spec.cluster.device),
+        pr_(spec.training.precision) {}
+
+  DeviceWork device(int d) const {
+    DeviceWork w;
+    for (const auto& ss : plan_.device_stages[d]) {
+      const double mbs = ss.share * static_cast<double>(plan_.micro_batches);
+      for (int li : workload::stage_layer_indices(plan_, ss.stage)) {
+        layer_compute(w, workload::layer_of(cost_, li), mbs);
+        layer_traffic(w, workload::layer_of(cost_, li), mbs);
+      }
+      pipeline_traffic(w, ss, mbs);
+    }
+    data_parallel_traffic(w, d);
+    optimizer_hbm(w, d);
+    return w;
+  }
+
+ private:
+  double tokens_per_gpu(double mbs) const { return mbs * plan_.tokens_per_micro_batch / plan_.tp; }
+
+  void layer_compute(DeviceWork& w, const LayerCost& layer, double mbs) const {
+    const double tokens = tokens_per_gpu(mbs);
+    const double tp = plan_.tp;
+    for (const OpCost& op : layer.ops) {
+      const bool again = layer.index >= 0 && workload::is_recomputed(op, spec_.training.recompute);
+      const double flops = tokens * (op.fwd_flops * (again ? 2.0 : 1.0) + op.b_flops + op.w_flops);
+      const int pi = static_cast<int>(op.precision);
+      w.flops[pi] += flops;
+      if (flops > 0.0) {
+        const auto& rate = dev_.rate(op.precision);
+        double eff = 1.0;
+        if (op.cls == OpClass::gemm) {
+          // Tensor parallelism splits the larger dimension (column- or row-parallel).
+          eff = op.n >= op.k ? dev_.gemm_efficiency_for(op.n / tp, op.k)
+                             : dev_.gemm_efficiency_for(op.n, op.k / tp);
+        }
+        w.compute_s += flops / (rate.achievable_flops * eff);
+        w.compute_peak_s += flops / rate.peak_flops;
+      }
+      // Weights local to this GPU, read per micro-batch in forward; backward moves 2× forward.
+      const double local_params = op.routed_expert ? op.params / plan_.ep : op.params / tp;
+      const double fwd_bytes = tokens * op.io_bytes + mbs * local_params * bytes_per_element(pr_.params);
+      w.hbm_bytes += fwd_bytes * (again ? 4.0 : 3.0);
+    }
+  }
+
+  void layer_traffic(DeviceWork& w, const LayerCost& layer, double mbs) const {
+    if (layer.index < 0) return;
+    const double tokens = tokens_per_gpu(mbs);
+    const double h = spec_.model.hidden;
+    const double act = bytes_per_element(pr_.activations);
+    if (plan_.tp > 1) {
+      // Megatron: 2 all-reduces (or all-gather + reduce-scatter with sequence parallelism) of the
+      // hidden state in forward, 2 in backward, 2 more when the whole layer is recomputed.
+      const double count = spec_.training.recompute.mode == workload::RecomputeMode::full ? 6.0 : 4.0;
+      const double s = mbs * plan_.tokens_per_micro_batch * h * act;
+      add(w, "tp", group_text("all-reduce", plan_.tp_group(), "tp"),
+          net::collective_bytes_per_gpu(Collective::all_reduce, s, plan_.tp_group()) * count);
+    }
+    if (layer.moe && plan_.ep > 1) {
+      const auto& moe = spec_.model.moe;
+      const net::GroupShape ep = plan_.ep_group();
+      int max_nodes = 0;
+      if (moe.groups > 0 && moe.topk_groups > 0)
+        max_nodes = std::max(1, static_cast<int>(std::ceil(double(moe.topk_groups) * ep.nodes() / moe.groups)));
+      const LinkBytes copies = net::node_limited_copies_per_token({moe.top_k, max_nodes, ep});
+      // FP8 payloads carry one fp32 scale per 128 elements (DeepSeek's 1x128 tiles).
+      auto payload = [&](Precision p) {
+        return h * bytes_per_element(p) + (p == Precision::fp8 ? h / 128.0 * 4.0 : 0.0);
+      };
+      const std::string how = "node-limited all-to-all over ep=" + std::to_string(ep.size) + " on " +
+                              std::to_string(ep.nodes()) + " node(s), " + std::to_string(moe.top_k) +
+                              " experts/token" +
+                              (max_nodes ? ", <= " + std::to_string(max_nodes) + " nodes/token" : "");
+      // Forward and backward each move one dispatch-like and one combine-like exchange.
+      add(w, "ep_dispatch", how, copies * (2.0 * tokens * payload(pr_.dispatch)));
+      add(w, "ep_combine", how, copies * (2.0 * tokens * payload(pr_.combine)));
+    }
+  }
+
+  void pipeline_traffic(DeviceWork& w, const workload::StageShare& ss, double mbs) const {
+    if (plan_.stages <= 1) return;
+    const double s = tokens_per_gpu(mbs) * spec_.model.hidden * bytes_per_element(pr_.activations);
+    const double sends = (ss.stage < plan_.stages - 1 ? 1.0 : 0.0) + (ss.stage > 0 ? 1.0 : 0.0);
+    add(w, "pp_activations",
+        "point-to-point to neighbour stages" +
+            std::string(plan_.stage_neighbours_on_same_node() ? " (same node)" : " (other node)"),
+        net::p2p_bytes(s * sends, plan_.stage_neighbours_on_same_node()));
+  }
+
+  void data_parallel_traffic(DeviceWork& w, int d) const {
+    const auto held = workload::held_params(plan_, cost_, d);
+    const double pb = bytes_per_element(pr_.params), gb = bytes_per_element(pr_.grads);
+    const int zero = spec_.parallel.zero;
+    const double m = static_cast<double>(plan_.micro_batches);
+    struct Part { double params; net::GroupShape group; const char* name; };
+    for (const Part& part : {Part{held.dense, plan_.dp_group(), "dp"},
+                             Part{held.routed, plan_.edp_group(), "edp"}}) {
+      if (part.params <= 0.0 || part.group.size <= 1) continue;
+      auto bytes = [&](Collective c, double s) { return net::collective_bytes_per_gpu(c, s, part.group); };
+      if (zero == 0) {
+        add(w, "dp_grads", group_text("all-reduce", part.group, part.name),
+            bytes(Collective::all_reduce, part.params * gb));
+      } else if (zero <= 2) {
+        add(w, "dp_grads", group_text("reduce-scatter", part.group, part.name),
+            bytes(Collective::reduce_scatter, part.params * gb));
+        add(w, "dp_params", group_text("all-gather", part.group, part.name),
+            bytes(Collective::all_gather, part.params * pb));
+      } else {
+        add(w, "dp_grads", group_text("reduce-scatter per micro-batch", part.group, part.name),
+            bytes(Collective::reduce_scatter, part.params * gb) * m);
+        add(w, "dp_params", group_text("all-gather x2 per micro-batch", part.group, part.name),
+            bytes(Collective::all_gather, part.params * pb) * (2.0 * m));
+      }
+    }
+  }
+
+  void optimizer_hbm(DeviceWork& w, int d) const {
+    const auto held = workload::held_params(plan_, cost_, d);
+    const int zero = spec_.parallel.zero;
+    const double local = zero >= 1 ? held.dense / plan_.dp + held.routed / plan_.edp
+                                   : held.dense + held.routed;
+    const double per_param = bytes_per_element(pr_.params) + bytes_per_element(pr_.grads) +
+                             bytes_per_element(pr_.master) + 2.0 * bytes_per_element(pr_.optimizer);
+    w.hbm_bytes += 2.0 * local * per_param;  // read and write every state once
+  }
+
+  const ScenarioSpec& spec_;
+  const ParallelPlan& plan_;
+  const ModelCost& cost_;
+  const hw::DeviceSpec& dev_;
+  const workload::PrecisionPolicy& pr_;
+};
+
+void check_precisions(const ScenarioSpec& spec) {
+  const auto& pr = spec.training.precision;
+  const auto& dev = spec.cluster.device;
+  const std::pair<Precision, const char*> used[] = {{pr.gemm, "gemm"}, {pr.attention, "attention"},
+                                                    {pr.head, "head"}, {pr.router, "router"}};
+  for (const auto& [p, key] : used)
+    if (!dev.supports(p))
+      throw engine::UserError(spec.where.at(std::string("training.precision.") + key),
+                              "device '" + dev.name + "' has no " + std::string(hw::to_string(p)) +
+                                  " rate for " + key + " arithmetic",
+                              "use a precision the device lists under compute (e.g. bf16)");
+}
+
+}  // namespace
+
+Roofline roofline(const ScenarioSpec& spec) {
+  check_precisions(spec);
+  const ModelCost cost(spec.model, spec.training);
+  Roofline r;
+  r.plan = workload::make_plan(spec);
+  r.scenario = spec.name;
+  r.world_size = r.plan.world;
+  r.tokens_per_step = static_cast<double>(spec.training.global_batch) * spec.training.seq_len;
+  r.params_total = cost.params_total();
+  r.params_active = cost.params_active();
+  r.flops_per_token = cost.flops_per_token();
+  r.causal = spec.training.causal;
+  const auto& dev = spec.cluster.device;
+  r.sm_share = static_cast<double>(dev.sms - spec.parallel.comm_sms) / dev.sms;
+
+  const Analyzer analyzer(spec, r.plan, cost);
+  const auto& cl = spec.cluster;
+  const double ib_rate = cl.fabric.nic.bandwidth / cl.fabric.oversubscription;
+  const double ib_peak = cl.fabric.nic.peak_bandwidth / cl.fabric.oversubscription;
+  double step_flops = 0.0;
+  for (int d = 0; d < r.plan.pp; ++d) {
+    const DeviceWork w = analyzer.device(d);
+    double flops = 0.0;
+    for (double f : w.flops) flops += f;
+    step_flops += flops * r.plan.dp * r.plan.tp;
+    const double compute = w.compute_s / r.sm_share;
+    const double hbm = w.hbm_bytes / dev.hbm_bandwidth;
+    const double nvl = w.comm.nvlink > 0.0 ? w.comm.nvlink / cl.nvlink.bandwidth : 0.0;
+    const double ib = w.comm.ib > 0.0 ? w.comm.ib / ib_rate : 0.0;
+    const std::array<double, 4> t{compute, hbm, nvl, ib};
+    const auto it = std::max_element(t.begin(), t.end());
+    if (d > 0 && *it <= r.bound_s) continue;
+    r.device = d;
+    r.bound_s = *it;
+    r.limited_by = static_cast<Resource>(it - t.begin());
+    r.flops_by_precision = w.flops;
+    r.flops_per_gpu = flops;
+    r.compute_s = compute;
+    r.compute_peak_s = w.compute_peak_s;
+    r.hbm_bytes = w.hbm_bytes;
+    r.hbm_s = hbm;
+    r.traffic = w.traffic;
+    r.comm_bytes = w.comm;
+    r.nvlink_s = nvl;
+    r.ib_s = ib;
+    r.nvlink_peak_s = nvl > 0.0 ? w.comm.nvlink / cl.nvlink.peak_bandwidth : 0.0;
+    r.ib_peak_s = ib > 0.0 ? w.comm.ib / ib_peak : 0.0;
+  }
+  r.flops_per_gpu_mean = step_flops / r.world_size;
+  r.comm_to_compute = std::max(r.nvlink_s, r.ib_s) / r.compute_s;
+  r.memory = workload::memory_per_gpu(spec, r.plan, cost);
+  return r;
+}
+
+}  // namespace stepsim::analysis

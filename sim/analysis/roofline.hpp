@@ -1,0 +1,70 @@
+// The roofline ("speed of light") bound of one training step, per GPU, without simulation.
+//
+// For every pipeline rank (device) the step's work is added up per resource:
+//  - compute: Σ_ops flops / (achievable(precision) · gemm_efficiency(shape) · sm_share), where
+//    sm_share = (SMs - comm_sms) / SMs is what the GEMMs keep while communication kernels hold
+//    their SMs; also at the datasheet peak (no efficiency, all SMs) for comparison;
+//  - HBM: activation bytes in and out of every op plus weights read once per micro-batch, backward
+//    2× forward, recomputed ops once more, the optimizer step once;
+//  - NVLink and InfiniBand: bytes per traffic kind from the collective algorithms the layout
+//    implies (net/collective_cost.hpp): tensor-parallel all-reduces, expert dispatch/combine,
+//    pipeline sends, data-parallel gradient and parameter collectives (ZeRO-3: all-gather before
+//    forward and again before backward, reduce-scatter after, every micro-batch, as FSDP does).
+// time(resource) = work / rate; the device's bound is the largest, `limited_by` its resource, and
+// the step's bound is the slowest device's. comm_to_compute = max(NVLink, IB time) / compute time.
+// What the bound leaves out, by design: pipeline bubbles, latency, contention, dependencies and
+// imperfect overlap; the discrete-event simulation adds them.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "sim/net/collective_cost.hpp"
+#include "sim/workload/memory.hpp"
+#include "sim/workload/scenario_spec.hpp"
+
+namespace stepsim::analysis {
+
+enum class Resource { compute, hbm, nvlink, ib };
+std::string_view to_string(Resource r);
+
+struct TrafficRow {
+  std::string kind;        // "dp_grads", "dp_params", "pp_activations", "ep_dispatch", ...
+  std::string collective;  // e.g. "all-reduce (hierarchical) over dp=128"
+  net::LinkBytes bytes;    // per GPU per step
+};
+
+struct Roofline {
+  std::string scenario;
+  int world_size = 0;
+  double tokens_per_step = 0.0;
+  double params_total = 0.0;
+  double params_active = 0.0;
+  double flops_per_token = 0.0;  // training, causal attention, no recompute
+  bool causal = true;
+
+  int device = 0;                // pipeline rank of the slowest GPU (reported below)
+  std::array<double, 4> flops_by_precision{};  // per GPU per step, incl. recompute
+  double flops_per_gpu = 0.0;
+  double flops_per_gpu_mean = 0.0;  // step FLOPs incl. recompute / world
+  double sm_share = 1.0;
+  double compute_s = 0.0;        // achievable, shape-aware, sm_share applied
+  double compute_peak_s = 0.0;   // datasheet peak, all SMs
+  double hbm_bytes = 0.0;
+  double hbm_s = 0.0;
+  std::vector<TrafficRow> traffic;
+  net::LinkBytes comm_bytes;
+  double nvlink_s = 0.0, ib_s = 0.0;            // achievable bandwidth
+  double nvlink_peak_s = 0.0, ib_peak_s = 0.0;  // datasheet bandwidth
+  double bound_s = 0.0;
+  Resource limited_by = Resource::compute;
+  double comm_to_compute = 0.0;
+  workload::MemoryBreakdown memory;
+  workload::ParallelPlan plan;
+};
+
+// Validates the layout (throws engine::UserError) and computes the bound.
+Roofline roofline(const workload::ScenarioSpec& spec);
+
+}  // namespace stepsim::analysis

@@ -1,0 +1,15 @@
+// The `stepsim` subcommands. Each takes the arguments after its name, prints to stdout, and
+// returns the process exit status; user mistakes throw engine::UserError (exit 2 in main).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace stepsim::cli {
+
+using Args = std::vector<std::string>;
+
+int check_command(const Args& args);
+int roofline_command(const Args& args);
+
+}  // namespace stepsim::cli

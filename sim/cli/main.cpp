@@ -1,0 +1,62 @@
+// stepsim: a discrete-event simulator of one distributed LLM training step.
+// Exit status: 0 success, 2 user error (bad file, value or option), 70 internal error.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <boost/program_options/errors.hpp>
+#include <iostream>
+
+#include "sim/cli/commands.hpp"
+#include "sim/engine/check.hpp"
+#include "sim/engine/user_error.hpp"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: stepsim COMMAND [ARGS] [--help]\n\n"
+    "commands:\n"
+    "  roofline SCENARIO...   speed-of-light bound per GPU: compute, HBM, NVLink, InfiniBand, memory\n"
+    "  check FILE...          validate device/cluster/model/scenario files and show what they resolve to\n\n"
+    "examples:\n"
+    "  stepsim roofline scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-zero3.yaml\n"
+    "  stepsim roofline scenarios/deepseek-v3-zero3.yaml --json --set training.precision.gemm=bf16\n";
+
+int dispatch(int argc, char** argv) {
+  auto logger = spdlog::stderr_color_mt("stepsim");
+  logger->set_pattern("%^%l%$: %v");
+  spdlog::set_default_logger(logger);
+  if (argc < 2) {
+    std::cerr << kUsage;
+    return 2;
+  }
+  const std::string cmd = argv[1];
+  const stepsim::cli::Args args(argv + 2, argv + argc);
+  if (cmd == "roofline") return stepsim::cli::roofline_command(args);
+  if (cmd == "check") return stepsim::cli::check_command(args);
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    std::cout << kUsage;
+    return 0;
+  }
+  std::cerr << "stepsim: unknown command '" << cmd << "'\n\n" << kUsage;
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return dispatch(argc, argv);
+  } catch (const stepsim::engine::UserError& e) {
+    std::cerr << e.render() << "\n";
+    return 2;
+  } catch (const boost::program_options::error& e) {
+    std::cerr << "stepsim: " << e.what() << "\n  hint: stepsim " << (argc > 1 ? argv[1] : "") << " --help\n";
+    return 2;
+  } catch (const stepsim::engine::InternalError& e) {
+    std::cerr << "stepsim: " << e.what() << "\n  (this is a bug in stepsim)\n";
+    return 70;
+  } catch (const std::exception& e) {
+    std::cerr << "stepsim: " << e.what() << "\n";
+    return 1;
+  }
+}

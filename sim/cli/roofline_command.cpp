@@ -1,0 +1,80 @@
+#include <spdlog/spdlog.h>
+
+#include <boost/program_options.hpp>
+#include <filesystem>
+#include <iostream>
+
+#include "sim/analysis/roofline.hpp"
+#include "sim/cli/commands.hpp"
+#include "sim/cli/output_file.hpp"
+#include "sim/config/load.hpp"
+#include "sim/report/roofline_report.hpp"
+
+namespace stepsim::cli {
+
+namespace po = boost::program_options;
+
+int roofline_command(const Args& args) {
+  po::options_description opts(
+      "stepsim roofline SCENARIO... [options]\n\n"
+      "The speed-of-light bound of one training step: FLOPs, HBM bytes and bytes over NVLink\n"
+      "and InfiniBand per GPU, at achievable and at peak rates; the limiting resource; memory.\n"
+      "With several scenarios, a side-by-side comparison follows.\n\nOptions");
+  std::vector<std::string> files, sets;
+  std::string output;
+  opts.add_options()("help,h", "show this help")("json", "print JSON instead of text")(
+      "set", po::value(&sets)->composing(), "override a field: --set key.path=value (repeatable)")(
+      "output,o", po::value(&output), "write the report to this file instead of stdout");
+  po::options_description hidden;
+  hidden.add_options()("scenario", po::value(&files));
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("scenario", -1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return 0;
+  }
+  if (files.empty()) throw engine::UserError({"<command line>", 0, 0}, "roofline needs a scenario file", "stepsim roofline scenarios/deepseek-v3-dualpipe.yaml");
+  std::vector<config::Override> overrides;
+  for (const auto& s : sets) overrides.push_back(config::parse_override(s));
+
+  std::vector<workload::ScenarioSpec> specs;
+  std::vector<analysis::Roofline> results;
+  for (const auto& f : files) {
+    specs.push_back(config::load_scenario(f, overrides));
+    results.push_back(analysis::roofline(specs.back()));
+    if (!results.back().memory.fits())
+      spdlog::warn("{}: needs {:.1f} GB per GPU, more than the device's {:.1f} GB", f,
+                   results.back().memory.total() / 1e9, results.back().memory.capacity / 1e9);
+  }
+
+  std::string text;
+  if (vm.count("json")) {
+    report::JsonWriter w;
+    if (results.size() == 1) {
+      report::roofline_json(w, results[0], specs[0]);
+    } else {
+      w.begin_array();
+      for (std::size_t i = 0; i < results.size(); ++i) report::roofline_json(w, results[i], specs[i]);
+      w.end_array();
+    }
+    text = w.str();
+    if (text.back() != '\n') text += '\n';
+  } else {
+    for (std::size_t i = 0; i < results.size(); ++i) text += report::roofline_text(results[i], specs[i]) + "\n";
+    if (results.size() > 1) {
+      std::vector<std::string> labels;
+      for (const auto& f : files) labels.push_back(std::filesystem::path(f).stem().string());
+      text += report::roofline_comparison_text(results, labels);
+    }
+  }
+  if (output.empty()) std::cout << text;
+  else write_file_atomically(output, text);
+  return 0;
+}
+
+}  // namespace stepsim::cli

@@ -1,0 +1,32 @@
+// YAML files to spec structs: devices, clusters, models (stepsim YAML or a Hugging Face
+// config.json), scenarios. Paths inside a file are relative to that file. Every problem throws
+// engine::UserError at the offending file:line:column.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/config/yaml_reader.hpp"
+#include "sim/hw/cluster_spec.hpp"
+#include "sim/workload/scenario_spec.hpp"
+
+namespace stepsim::config {
+
+hw::DeviceSpec read_device(const Node& node);
+// `dir` resolves a `device:` file name; overrides under `prefix` + ".device" apply to it.
+hw::ClusterSpec read_cluster(const Node& node, const std::string& dir,
+                             const std::vector<Override>& overrides, const std::string& prefix);
+workload::ModelSpec read_model(const Node& node);
+workload::ModelSpec read_hf_config(const Node& node);
+
+hw::DeviceSpec load_device(const std::string& file, const std::vector<Override>& overrides = {});
+hw::ClusterSpec load_cluster(const std::string& file, const std::vector<Override>& overrides = {});
+workload::ModelSpec load_model(const std::string& file, const std::vector<Override>& overrides = {});
+workload::ScenarioSpec load_scenario(const std::string& file, const std::vector<Override>& overrides = {});
+
+enum class FileKind { device, cluster, model, scenario };
+// Guesses what a file holds from its keys (scenario: training/parallelism; cluster: nodes;
+// device: compute; otherwise a model).
+FileKind detect_kind(const std::string& file);
+
+}  // namespace stepsim::config

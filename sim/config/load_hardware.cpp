@@ -1,0 +1,143 @@
+#include <filesystem>
+
+#include "sim/config/load.hpp"
+
+namespace stepsim::config {
+
+namespace {
+
+hw::LinkSpec read_link(const Node& node) {
+  MapReader r(node);
+  hw::LinkSpec l;
+  l.bandwidth = r.get("bandwidth").quantity(Dimension::bandwidth);
+  l.peak_bandwidth = l.bandwidth;
+  if (auto p = r.find("peak")) {
+    l.peak_bandwidth = p->quantity(Dimension::bandwidth);
+    if (l.peak_bandwidth < l.bandwidth)
+      p->fail("peak bandwidth is below the achievable 'bandwidth'", "peak is the datasheet figure, bandwidth the measured one");
+  }
+  l.latency_s = r.get("latency").quantity(Dimension::time);
+  r.finish();
+  return l;
+}
+
+}  // namespace
+
+hw::DeviceSpec read_device(const Node& node) {
+  MapReader r(node);
+  hw::DeviceSpec d;
+  d.name = r.get("name").text();
+  if (auto s = r.find("source")) s->text();
+  d.sms = static_cast<int>(r.get("sms").integer(1, 100000));
+  {
+    MapReader mem(r.get("memory"));
+    d.memory_bytes = mem.get("capacity").quantity(Dimension::bytes);
+    d.hbm_bandwidth = mem.get("bandwidth").quantity(Dimension::bandwidth);
+    mem.finish();
+  }
+  if (auto lo = r.find("launch_overhead")) d.launch_overhead_s = lo->quantity(Dimension::time);
+  {
+    const Node compute = r.get("compute");
+    MapReader c(compute);
+    for (int i = 0; i < hw::kPrecisionCount; ++i) {
+      const auto p = static_cast<hw::Precision>(i);
+      auto n = c.find(std::string(hw::to_string(p)));
+      if (!n) continue;
+      MapReader rate(*n);
+      hw::ComputeRate cr;
+      cr.peak_flops = rate.get("peak").quantity(Dimension::flop_rate);
+      cr.achievable_flops = rate.get("achievable").quantity(Dimension::flop_rate);
+      if (cr.achievable_flops > cr.peak_flops)
+        n->fail("achievable rate exceeds the peak", "achievable is a measured rate, at most the datasheet peak");
+      rate.finish();
+      d.rates[i] = cr;
+    }
+    c.finish();
+    if (!d.supports(hw::Precision::bf16))
+      compute.fail("the device needs at least a bf16 rate under 'compute'", "add bf16: {peak: ..., achievable: ...}");
+  }
+  if (auto eff = r.find("gemm_efficiency")) {
+    for (const Node& item : eff->items()) {
+      MapReader e(item);
+      hw::EfficiencyPoint p;
+      p.min_dim = e.get("min_dim").number(1, 1e9);
+      p.efficiency = e.get("efficiency").number(0.01, 1.0);
+      e.finish();
+      if (!d.gemm_efficiency.empty() && p.min_dim <= d.gemm_efficiency.back().min_dim)
+        item.fail("gemm_efficiency points must be sorted by increasing min_dim");
+      d.gemm_efficiency.push_back(p);
+    }
+  }
+  r.finish();
+  return d;
+}
+
+hw::ClusterSpec read_cluster(const Node& node, const std::string& dir,
+                             const std::vector<Override>& overrides, const std::string& prefix) {
+  MapReader r(node);
+  hw::ClusterSpec c;
+  c.name = r.get("name").text();
+  const Node dev = r.get("device");
+  if (dev.is_map()) {
+    c.device = read_device(dev);
+  } else {
+    const std::string file = (std::filesystem::path(dir) / dev.text()).lexically_normal().string();
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec))
+      dev.fail("cannot read file '" + file + "'", "paths are relative to the file that names them");
+    const Document doc = Document::load(file, overrides, prefix.empty() ? "device" : prefix + ".device", nullptr);
+    c.device = read_device(doc.root());
+  }
+  c.nodes = static_cast<int>(r.get("nodes").integer(1, 1 << 20));
+  const Node gpn = r.get("gpus_per_node");
+  c.gpus_per_node = static_cast<int>(gpn.integer(1, 1024));
+  c.nvlink = read_link(r.get("nvlink"));
+  if (auto f = r.find("fabric")) {
+    MapReader fr(*f);
+    const Node kind = fr.get("kind");
+    c.fabric.kind = static_cast<hw::FabricKind>(kind.choice({"none", "multi_plane_fat_tree", "rail_fat_tree"}));
+    if (c.fabric.kind != hw::FabricKind::none) {
+      c.fabric.nic = read_link(fr.get("nic"));
+      const Node ports = fr.get("switch_ports");
+      c.fabric.switch_ports = static_cast<int>(ports.integer(4, 4096));
+      if (c.fabric.switch_ports % 2 != 0) ports.fail("switch_ports must be even (half down, half up)");
+      if (auto o = fr.find("oversubscription")) c.fabric.oversubscription = o->number(1.0, 64.0);
+      const long long half = c.fabric.switch_ports / 2;
+      const long long reach = 2 * half * half;  // endpoints of a two-layer fat-tree
+      if (c.fabric.kind == hw::FabricKind::multi_plane_fat_tree) {
+        const Node planes = fr.get("planes");
+        c.fabric.planes = static_cast<int>(planes.integer(1, 64));
+        if (c.fabric.planes != c.gpus_per_node)
+          planes.fail("a multi-plane fabric puts NIC i of every node on plane i: planes (" +
+                          std::to_string(c.fabric.planes) + ") must equal gpus_per_node (" +
+                          std::to_string(c.gpus_per_node) + ")");
+        if (c.nodes > reach)
+          fr.node().fail(std::to_string(c.nodes) + " nodes exceed one plane's two-layer fat-tree of " +
+                             std::to_string(c.fabric.switch_ports) + "-port switches (" + std::to_string(reach) + " endpoints)",
+                         "use switches with more ports or fewer nodes");
+      } else {
+        if (auto planes = fr.find("planes")) planes->integer(1, 1);
+        if (static_cast<long long>(c.nodes) * c.gpus_per_node > reach)
+          fr.node().fail(std::to_string(c.world_size()) + " NICs exceed a two-layer fat-tree of " +
+                             std::to_string(c.fabric.switch_ports) + "-port switches (" + std::to_string(reach) + " endpoints)",
+                         "use switches with more ports, or a multi_plane_fat_tree");
+      }
+    }
+    fr.finish();
+  }
+  if (c.nodes > 1 && c.fabric.kind == hw::FabricKind::none)
+    node.fail(std::to_string(c.nodes) + " nodes need a scale-out fabric", "add fabric: {kind: multi_plane_fat_tree, ...}");
+  r.finish();
+  return c;
+}
+
+hw::DeviceSpec load_device(const std::string& file, const std::vector<Override>& overrides) {
+  return read_device(Document::load(file, overrides, "", nullptr).root());
+}
+
+hw::ClusterSpec load_cluster(const std::string& file, const std::vector<Override>& overrides) {
+  const Document doc = Document::load(file, overrides, "", nullptr);
+  return read_cluster(doc.root(), std::filesystem::path(file).parent_path().string(), overrides, "");
+}
+
+}  // namespace stepsim::config

@@ -1,0 +1,198 @@
+#include <filesystem>
+
+#include "sim/config/load.hpp"
+
+namespace stepsim::config {
+
+using workload::AttentionKind;
+using workload::MlpKind;
+using workload::ModelSpec;
+using workload::NormKind;
+
+namespace {
+
+int positive(MapReader& r, const std::string& key) {
+  return static_cast<int>(r.get(key).integer(1, 1 << 30));
+}
+
+int optional_int(MapReader& r, const std::string& key, int def, long long lo = 0) {
+  auto n = r.find(key);
+  return n ? static_cast<int>(n->integer(lo, 1 << 30)) : def;
+}
+
+// Cross-field checks shared by both formats.
+void validate(const ModelSpec& m, const Node& where) {
+  const auto& a = m.attention;
+  if (a.kind != AttentionKind::mla) {
+    if (a.kv_heads < 1 || a.heads % a.kv_heads != 0)
+      where.fail("attention heads (" + std::to_string(a.heads) + ") must be a multiple of kv_heads (" +
+                     std::to_string(a.kv_heads) + ")",
+                 "grouped-query attention shares each key/value head among heads / kv_heads query heads");
+  }
+  if (m.moe.enabled) {
+    const auto& e = m.moe;
+    if (e.top_k > e.experts)
+      where.fail("moe.top_k (" + std::to_string(e.top_k) + ") exceeds the " + std::to_string(e.experts) + " routed experts");
+    if (e.groups > 0 && (e.experts % e.groups != 0 || e.topk_groups < 1 || e.topk_groups > e.groups))
+      where.fail("moe.groups must divide the experts and 1 <= topk_groups <= groups",
+                 "DeepSeek-V3: 256 experts in 8 groups, a token reaches at most 4 groups (nodes)");
+    if (e.first_dense_layers > m.layers) where.fail("moe.first_dense_layers exceeds the layer count");
+    if (e.first_dense_layers > 0 && m.mlp.intermediate < 1)
+      where.fail("dense layers before the first MoE layer need mlp.intermediate");
+  }
+}
+
+}  // namespace
+
+ModelSpec read_model(const Node& node) {
+  MapReader r(node);
+  ModelSpec m;
+  m.name = r.get("name").text();
+  if (auto s = r.find("source")) s->text();
+  m.hidden = positive(r, "hidden");
+  m.layers = positive(r, "layers");
+  m.vocab = positive(r, "vocab");
+  if (auto t = r.find("tie_embeddings")) m.tie_embeddings = t->boolean();
+  if (auto b = r.find("bias")) m.bias = b->boolean();
+  m.learned_positions = optional_int(r, "learned_positions", 0);
+  if (auto n = r.find("norm")) m.norm = static_cast<NormKind>(n->choice({"rmsnorm", "layernorm"}));
+  {
+    MapReader a(r.get("attention"));
+    auto& at = m.attention;
+    at.kind = static_cast<AttentionKind>(a.get("kind").choice({"mha", "gqa", "mla"}));
+    at.heads = positive(a, "heads");
+    if (at.kind == AttentionKind::mla) {
+      at.q_lora_rank = optional_int(a, "q_lora_rank", 0);
+      at.kv_lora_rank = positive(a, "kv_lora_rank");
+      at.qk_nope_head_dim = positive(a, "qk_nope_head_dim");
+      at.qk_rope_head_dim = positive(a, "qk_rope_head_dim");
+      at.v_head_dim = positive(a, "v_head_dim");
+      at.kv_heads = at.heads;
+    } else {
+      at.head_dim = optional_int(a, "head_dim", m.hidden / at.heads, 1);
+      at.kv_heads = at.kind == AttentionKind::gqa ? positive(a, "kv_heads") : optional_int(a, "kv_heads", at.heads, 1);
+      if (at.kind == AttentionKind::mha && at.kv_heads != at.heads)
+        a.get("kv_heads").fail("multi-head attention has kv_heads = heads", "use kind: gqa for fewer key/value heads");
+    }
+    a.finish();
+  }
+  if (auto mn = r.find("mlp")) {
+    MapReader ml(*mn);
+    m.mlp.kind = static_cast<MlpKind>(ml.get("kind").choice({"swiglu", "gelu"}));
+    m.mlp.intermediate = positive(ml, "intermediate");
+    ml.finish();
+  }
+  if (auto en = r.find("moe")) {
+    MapReader e(*en);
+    m.moe.enabled = true;
+    m.moe.experts = positive(e, "experts");
+    m.moe.top_k = positive(e, "top_k");
+    m.moe.intermediate = positive(e, "intermediate");
+    m.moe.shared_experts = optional_int(e, "shared_experts", 0);
+    m.moe.first_dense_layers = optional_int(e, "first_dense_layers", 0);
+    m.moe.every = optional_int(e, "every", 1, 1);
+    m.moe.groups = optional_int(e, "groups", 0);
+    m.moe.topk_groups = optional_int(e, "topk_groups", 0);
+    e.finish();
+  } else if (m.mlp.intermediate == 0) {
+    node.fail("the model needs an 'mlp' (dense) or a 'moe' section", "e.g. mlp: {kind: swiglu, intermediate: 14336}");
+  }
+  r.finish();
+  validate(m, node);
+  return m;
+}
+
+namespace {
+
+// Reads a Hugging Face config.json: only the architecture fields; everything else is ignored.
+struct Hf {
+  MapReader r;
+  int need(const std::string& key) { return static_cast<int>(r.get(key).integer(1, 1 << 30)); }
+  int opt(const std::string& key, int def) {
+    auto n = r.find(key);
+    return n ? static_cast<int>(n->integer(0, 1 << 30)) : def;
+  }
+  bool flag(const std::string& key, bool def) {
+    auto n = r.find(key);
+    return n ? n->boolean() : def;
+  }
+};
+
+}  // namespace
+
+ModelSpec read_hf_config(const Node& node) {
+  Hf hf{MapReader(node)};
+  ModelSpec m;
+  std::string type;
+  if (auto t = hf.r.find("model_type")) type = t->text();
+  m.name = type.empty() ? std::string("model") : type;
+  if (auto n = hf.r.find("_name_or_path")) m.name = n->text();
+
+  if (type == "gpt2") {
+    m.hidden = hf.need("n_embd");
+    m.layers = hf.need("n_layer");
+    m.vocab = hf.need("vocab_size");
+    m.attention.kind = AttentionKind::mha;
+    m.attention.heads = hf.need("n_head");
+    m.attention.kv_heads = m.attention.heads;
+    m.attention.head_dim = m.hidden / m.attention.heads;
+    m.mlp = {MlpKind::gelu, hf.opt("n_inner", 4 * m.hidden)};
+    if (m.mlp.intermediate == 0) m.mlp.intermediate = 4 * m.hidden;
+    m.learned_positions = hf.opt("n_positions", 0);
+    m.norm = NormKind::layernorm;
+    m.bias = true;
+    m.tie_embeddings = hf.flag("tie_word_embeddings", true);
+  } else {
+    m.hidden = hf.need("hidden_size");
+    m.layers = hf.need("num_hidden_layers");
+    m.vocab = hf.need("vocab_size");
+    m.tie_embeddings = hf.flag("tie_word_embeddings", false);
+    auto& a = m.attention;
+    a.heads = hf.need("num_attention_heads");
+    if (hf.r.has("kv_lora_rank")) {
+      a.kind = AttentionKind::mla;
+      a.q_lora_rank = hf.opt("q_lora_rank", 0);
+      a.kv_lora_rank = hf.need("kv_lora_rank");
+      a.qk_nope_head_dim = hf.need("qk_nope_head_dim");
+      a.qk_rope_head_dim = hf.need("qk_rope_head_dim");
+      a.v_head_dim = hf.need("v_head_dim");
+      a.kv_heads = a.heads;
+    } else {
+      a.kv_heads = hf.opt("num_key_value_heads", a.heads);
+      a.kind = a.kv_heads == a.heads ? AttentionKind::mha : AttentionKind::gqa;
+      a.head_dim = hf.opt("head_dim", m.hidden / a.heads);
+    }
+    m.mlp = {MlpKind::swiglu, hf.opt("intermediate_size", 0)};
+    if (hf.r.has("n_routed_experts")) {  // DeepSeek V2/V3
+      auto& e = m.moe;
+      e.enabled = true;
+      e.experts = hf.need("n_routed_experts");
+      e.shared_experts = hf.opt("n_shared_experts", 0);
+      e.top_k = hf.need("num_experts_per_tok");
+      e.intermediate = hf.need("moe_intermediate_size");
+      e.first_dense_layers = hf.opt("first_k_dense_replace", 0);
+      e.every = std::max(1, hf.opt("moe_layer_freq", 1));
+      e.groups = hf.opt("n_group", 0);
+      e.topk_groups = hf.opt("topk_group", 0);
+      if (e.groups <= 1) e.groups = e.topk_groups = 0;
+    } else if (hf.r.has("num_local_experts")) {  // Mixtral
+      auto& e = m.moe;
+      e.enabled = true;
+      e.experts = hf.need("num_local_experts");
+      e.top_k = hf.need("num_experts_per_tok");
+      e.intermediate = hf.need("intermediate_size");
+    } else if (m.mlp.intermediate == 0) {
+      node.fail("config.json has no intermediate_size", "a dense model needs intermediate_size");
+    }
+  }
+  validate(m, node);
+  return m;
+}
+
+ModelSpec load_model(const std::string& file, const std::vector<Override>& overrides) {
+  const Document doc = Document::load(file, overrides, "", nullptr);
+  if (std::filesystem::path(file).extension() == ".json") return read_hf_config(doc.root());
+  return read_model(doc.root());
+}
+
+}  // namespace stepsim::config

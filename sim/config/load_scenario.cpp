@@ -1,0 +1,140 @@
+#include <algorithm>
+#include <filesystem>
+
+#include "sim/workload/model_cost.hpp"
+
+#include "sim/config/load.hpp"
+
+namespace stepsim::config {
+
+using workload::ScenarioSpec;
+
+namespace {
+
+// The file a reference names, relative to the referring file; a missing one is reported at the
+// reference.
+std::string resolve(const std::string& base_file, const Node& ref) {
+  const std::string file = (std::filesystem::path(base_file).parent_path() / ref.text()).lexically_normal().string();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec))
+    ref.fail("cannot read file '" + file + "'", "paths are relative to the file that names them");
+  return file;
+}
+
+void check_recompute_names(const ScenarioSpec& s) {
+  if (s.training.recompute.mode != workload::RecomputeMode::ops) return;
+  const auto known = workload::ModelCost(s.model, s.training).recompute_names();
+  for (std::size_t i = 0; i < s.training.recompute.ops.size(); ++i) {
+    const std::string& name = s.training.recompute.ops[i];
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    std::string hint = "recompute names ops or op groups of this model";
+    if (auto m = did_you_mean(name, known)) hint = "did you mean '" + *m + "'?";
+    throw UserError(s.where.at("training.recompute." + std::to_string(i)), "unknown recompute op '" + name + "'", hint);
+  }
+}
+
+void read_precision(const Node& node, workload::PrecisionPolicy& p) {
+  MapReader r(node);
+  const std::pair<const char*, hw::Precision*> fields[] = {
+      {"gemm", &p.gemm},         {"attention", &p.attention}, {"head", &p.head},
+      {"router", &p.router},     {"activations", &p.activations}, {"dispatch", &p.dispatch},
+      {"combine", &p.combine},   {"params", &p.params},       {"grads", &p.grads},
+      {"master", &p.master},     {"optimizer", &p.optimizer}};
+  for (const auto& [key, field] : fields)
+    if (auto n = r.find(key)) *field = n->precision();
+  r.finish();
+}
+
+void read_recompute(const Node& node, workload::RecomputeSpec& rc) {
+  using workload::RecomputeMode;
+  if (node.is_sequence()) {
+    rc.mode = RecomputeMode::ops;
+    for (const Node& item : node.items()) {
+      rc.ops.push_back(item.text());
+      if (auto* prov = item.context().provenance) (*prov)[item.path()] = item.loc();
+    }
+    if (rc.ops.empty()) rc.mode = RecomputeMode::none;
+    return;
+  }
+  rc.mode = static_cast<RecomputeMode>(node.choice({"none", "full", "selective"}));
+}
+
+void read_training(const Node& node, workload::TrainingSpec& t) {
+  MapReader r(node);
+  t.seq_len = static_cast<int>(r.get("seq_len").integer(1, 1 << 24));
+  t.global_batch = r.get("global_batch").integer(1, 1LL << 40);
+  if (auto mb = r.find("micro_batch")) t.micro_batch = static_cast<int>(mb->integer(1, 1 << 20));
+  if (auto c = r.find("causal")) t.causal = c->boolean();
+  if (auto p = r.find("precision")) read_precision(*p, t.precision);
+  if (auto rc = r.find("recompute")) read_recompute(*rc, t.recompute);
+  r.finish();
+}
+
+void read_parallelism(const Node& node, workload::ParallelSpec& p) {
+  MapReader r(node);
+  auto small = [&](const char* key, int def, int lo) {
+    auto n = r.find(key);
+    return n ? static_cast<int>(n->integer(lo, 1 << 24)) : def;
+  };
+  p.pp = small("pp", 1, 1);
+  p.tp = small("tp", 1, 1);
+  p.ep = small("ep", 1, 1);
+  p.dp = small("dp", 0, 1);
+  if (auto z = r.find("zero")) p.zero = static_cast<int>(z->integer(0, 3));
+  if (auto s = r.find("schedule"))
+    p.schedule = static_cast<workload::Schedule>(
+        s->choice({"none", "gpipe", "1f1b", "interleaved", "zb1p", "dualpipe", "dualpipev"}));
+  p.virtual_stages = small("virtual_stages", 1, 1);
+  p.comm_sms = small("comm_sms", 0, 0);
+  if (auto sp = r.find("sequence_parallel")) p.sequence_parallel = sp->boolean();
+  p.zero3_prefetch = small("zero3_prefetch", 1, 0);
+  if (auto sl = r.find("stage_layers"))
+    for (const Node& item : sl->items()) p.stage_layers.push_back(static_cast<int>(item.integer(1, 1 << 20)));
+  r.finish();
+}
+
+}  // namespace
+
+ScenarioSpec load_scenario(const std::string& file, const std::vector<Override>& overrides) {
+  ScenarioSpec s;
+  s.where.file = {file, 0, 0};
+  const Document doc = Document::load(file, overrides, "", &s.where.keys);
+  MapReader r(doc.root());
+  s.name = r.get("name").text();
+
+  const Node model = r.get("model");
+  if (model.is_map()) {
+    s.model = read_model(model);
+  } else {
+    const std::string mfile = resolve(file, model);
+    const Document mdoc = Document::load(mfile, overrides, "model", nullptr);
+    s.model = std::filesystem::path(mfile).extension() == ".json" ? read_hf_config(mdoc.root())
+                                                                  : read_model(mdoc.root());
+  }
+
+  const Node cluster = r.get("cluster");
+  if (cluster.is_map()) {
+    s.cluster = read_cluster(cluster, std::filesystem::path(file).parent_path().string(), overrides, "cluster");
+  } else {
+    const std::string cfile = resolve(file, cluster);
+    const Document cdoc = Document::load(cfile, overrides, "cluster", nullptr);
+    s.cluster = read_cluster(cdoc.root(), std::filesystem::path(cfile).parent_path().string(), overrides, "cluster");
+  }
+  read_training(r.get("training"), s.training);
+  read_parallelism(r.get("parallelism"), s.parallel);
+  r.finish();
+  check_recompute_names(s);
+  return s;
+}
+
+FileKind detect_kind(const std::string& file) {
+  const Document doc = Document::load(file, {}, "", nullptr);
+  const YAML::Node& y = doc.root().yaml();
+  if (!y.IsMap()) doc.root().fail("expected a mapping of key: value");
+  if (y["training"] || y["parallelism"]) return FileKind::scenario;
+  if (y["nodes"] || y["gpus_per_node"]) return FileKind::cluster;
+  if (y["compute"] || y["sms"]) return FileKind::device;
+  return FileKind::model;
+}
+
+}  // namespace stepsim::config

@@ -1,0 +1,111 @@
+#include "sim/config/units.hpp"
+
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <utility>
+
+namespace stepsim::config {
+
+std::string_view to_string(Dimension d) {
+  switch (d) {
+    case Dimension::bytes: return "a size in bytes";
+    case Dimension::bandwidth: return "a bandwidth";
+    case Dimension::time: return "a time";
+    case Dimension::flop_rate: return "a FLOP rate";
+  }
+  return "?";
+}
+
+std::string_view example(Dimension d) {
+  switch (d) {
+    case Dimension::bytes: return "80GB or 80GiB";
+    case Dimension::bandwidth: return "50GB/s or 400Gb/s";
+    case Dimension::time: return "3.3us";
+    case Dimension::flop_rate: return "989TFLOP/s";
+  }
+  return "?";
+}
+
+namespace {
+
+// Strips a known prefix from the front of `unit`; returns its factor (1 when none).
+double take_prefix(std::string_view& unit, std::string_view base_units) {
+  static constexpr std::array<std::pair<std::string_view, double>, 11> kPrefixes{{
+      {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0},
+      {"Pi", 1125899906842624.0}, {"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"P", 1e15},
+      {"E", 1e18}}};
+  for (const auto& [p, f] : kPrefixes) {
+    if (unit.size() > p.size() && unit.substr(0, p.size()) == p) {
+      const std::string_view rest = unit.substr(p.size());
+      for (std::size_t i = 0; i < base_units.size();) {
+        const std::size_t j = base_units.find('|', i);
+        const std::string_view b = base_units.substr(i, j == std::string_view::npos ? j : j - i);
+        if (rest == b) {
+          unit = rest;
+          return f;
+        }
+        if (j == std::string_view::npos) break;
+        i = j + 1;
+      }
+    }
+  }
+  return 1.0;
+}
+
+}  // namespace
+
+Parsed parse_quantity(std::string_view text, Dimension dim) {
+  std::string_view s = text;
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  double number = 0.0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), number);
+  if (ec != std::errc() || end == s.data())
+    return {std::nullopt, "'" + std::string(text) + "' is not " + std::string(to_string(dim)) +
+                              " (expected a number with a unit, e.g. " + std::string(example(dim)) + ")"};
+  std::string_view unit(end, s.data() + s.size() - end);
+  while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
+  if (unit.empty())
+    return {std::nullopt, "'" + std::string(text) + "' has no unit (expected " +
+                              std::string(to_string(dim)) + ", e.g. " + std::string(example(dim)) + ")"};
+  if (!std::isfinite(number))
+    return {std::nullopt, "'" + std::string(text) + "' is not a finite number"};
+
+  double factor = 0.0;
+  switch (dim) {
+    case Dimension::bytes: {
+      const double p = take_prefix(unit, "B|b");
+      if (unit == "B") factor = p;
+      else if (unit == "b") factor = p / 8.0;
+      break;
+    }
+    case Dimension::bandwidth: {
+      const double p = take_prefix(unit, "B/s|b/s|Bps|bps");
+      if (unit == "B/s" || unit == "Bps") factor = p;
+      else if (unit == "b/s" || unit == "bps") factor = p / 8.0;
+      break;
+    }
+    case Dimension::time: {
+      static constexpr std::array<std::pair<std::string_view, double>, 7> kTime{{
+          {"s", 1.0}, {"ms", 1e-3}, {"us", 1e-6}, {"\u00b5s", 1e-6}, {"ns", 1e-9}, {"ps", 1e-12},
+          {"min", 60.0}}};
+      for (const auto& [u, f] : kTime)
+        if (unit == u) factor = f;
+      break;
+    }
+    case Dimension::flop_rate: {
+      const double p = take_prefix(unit, "FLOP/s|FLOPS|flop/s");
+      if (unit == "FLOP/s" || unit == "FLOPS" || unit == "flop/s") factor = p;
+      break;
+    }
+  }
+  if (factor == 0.0)
+    return {std::nullopt, "unknown unit '" + std::string(unit) + "' in '" + std::string(text) +
+                              "' (expected " + std::string(to_string(dim)) + ", e.g. " +
+                              std::string(example(dim)) + ")"};
+  return {number * factor, {}};
+}
+
+}  // namespace stepsim::config

@@ -1,0 +1,112 @@
+// Reading YAML documents into spec structs, with every mistake reported at its file:line:column.
+//
+// `Document::load` parses one file (YAML syntax errors become UserError with the parser's
+// position) and applies the command line's `--set key.path=value` overrides that fall inside it.
+// `Node` is a YAML node plus its dotted path ("training.precision.gemm") and where it came from;
+// its typed accessors (integer, quantity, choice, ...) reject wrong types, out-of-range numbers,
+// bare numbers where a unit is needed, and unknown enum words with a did-you-mean.
+// `MapReader` reads a mapping key by key and, on `finish()`, rejects every key it was not asked
+// for, suggesting the closest known one. Every key read is recorded in the document's provenance
+// so that later checks can point back at it.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/config/units.hpp"
+#include "sim/engine/user_error.hpp"
+#include "sim/hw/precision.hpp"
+
+namespace stepsim::config {
+
+using engine::SourceLoc;
+using engine::UserError;
+
+// One `--set key.path=value` from the command line.
+struct Override {
+  std::vector<std::string> path;
+  std::string text;  // as typed, for messages
+  YAML::Node value;
+};
+// Parses "key.path=value"; throws UserError on a malformed one.
+Override parse_override(const std::string& text);
+
+struct Context {
+  std::string file;                                   // as the user named it
+  std::map<std::string, std::string> overridden;      // dotted path -> "--set ..." text
+  std::map<std::string, SourceLoc>* provenance = nullptr;
+};
+
+class Node {
+ public:
+  Node(YAML::Node node, std::string path, std::shared_ptr<const Context> ctx)
+      : node_(std::move(node)), path_(std::move(path)), ctx_(std::move(ctx)) {}
+
+  SourceLoc loc() const;
+  const std::string& path() const { return path_; }
+  const YAML::Node& yaml() const { return node_; }
+  const Context& context() const { return *ctx_; }
+  std::shared_ptr<const Context> shared_context() const { return ctx_; }
+  bool is_map() const { return node_.IsMap(); }
+  bool is_scalar() const { return node_.IsScalar(); }
+  bool is_sequence() const { return node_.IsSequence(); }
+
+  [[noreturn]] void fail(const std::string& message, const std::string& hint = {}) const;
+
+  std::string text() const;                 // any scalar
+  long long integer(long long lo = 1, long long hi = (1LL << 53)) const;
+  double number(double lo, double hi) const;
+  bool boolean() const;
+  double quantity(Dimension dim) const;     // positive, with a unit
+  hw::Precision precision() const;
+  int choice(const std::vector<std::string>& words) const;  // index of the word
+  std::vector<Node> items() const;          // a sequence's elements
+
+ private:
+  YAML::Node node_;
+  std::string path_;
+  std::shared_ptr<const Context> ctx_;
+};
+
+class MapReader {
+ public:
+  explicit MapReader(const Node& node);  // fails unless a mapping; rejects duplicate keys
+  bool has(const std::string& key) const;
+  Node get(const std::string& key);      // required: "missing field" otherwise
+  std::optional<Node> find(const std::string& key);
+  const Node& node() const { return node_; }
+  // Rejects keys never asked for, naming the closest asked-for key.
+  void finish() const;
+
+ private:
+  Node node_;
+  std::set<std::string> asked_;
+};
+
+// One loaded YAML (or JSON) file.
+class Document {
+ public:
+  // `prefix` is the dotted path of this document inside the scenario ("" for the scenario,
+  // "model", "cluster", "cluster.device"); overrides under it are applied.
+  static Document load(const std::string& file, const std::vector<Override>& overrides,
+                       const std::string& prefix, std::map<std::string, SourceLoc>* provenance);
+  const Node& root() const { return root_; }
+
+ private:
+  explicit Document(Node root) : root_(std::move(root)) {}
+  Node root_;
+};
+
+// Keys whose scalar value names another file (overrides under them apply to that file).
+bool is_file_reference(const std::string& key);
+
+// The closest of `candidates` to `word` by edit distance, if close enough to be a likely typo.
+std::optional<std::string> did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+
+}  // namespace stepsim::config

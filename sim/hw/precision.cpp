@@ -1,0 +1,13 @@
+#include "sim/hw/precision.hpp"
+
+namespace stepsim::hw {
+
+std::optional<Precision> parse_precision(std::string_view s) {
+  for (int i = 0; i < kPrecisionCount; ++i) {
+    const auto p = static_cast<Precision>(i);
+    if (to_string(p) == s) return p;
+  }
+  return std::nullopt;
+}
+
+}  // namespace stepsim::hw

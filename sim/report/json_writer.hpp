@@ -1,0 +1,39 @@
+// A small streaming JSON writer with deterministic output: keys in the order written, numbers
+// in the shortest form that reads back to the same double, two-space indentation.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stepsim::report {
+
+class JsonWriter {
+ public:
+  JsonWriter& begin_object();
+  JsonWriter& end_object();
+  JsonWriter& begin_array();
+  JsonWriter& end_array();
+  JsonWriter& key(std::string_view k);
+  JsonWriter& value(std::string_view s);
+  JsonWriter& value(const char* s) { return value(std::string_view(s)); }
+  JsonWriter& value(double v);
+  JsonWriter& value(long long v);
+  JsonWriter& value(int v) { return value(static_cast<long long>(v)); }
+  JsonWriter& value(bool v);
+  template <class T>
+  JsonWriter& field(std::string_view k, const T& v) { key(k); return value(v); }
+
+  const std::string& str() const { return out_; }
+
+ private:
+  void before_value();
+  void newline();
+  std::string out_;
+  std::vector<bool> first_;  // per open container: nothing written yet
+  bool after_key_ = false;
+};
+
+std::string json_escape(std::string_view s);
+
+}  // namespace stepsim::report

@@ -1,0 +1,214 @@
+#include "sim/report/roofline_report.hpp"
+
+#include "sim/report/text_table.hpp"
+
+namespace stepsim::report {
+
+using analysis::Resource;
+using analysis::Roofline;
+using hw::Precision;
+
+namespace {
+
+std::string gb(double bytes) { return fixed(bytes / 1e9, 1) + " GB"; }
+
+std::string verdict(const Roofline& r) {
+  switch (r.limited_by) {
+    case Resource::compute:
+      return "compute-bound: communication needs " + fixed(r.comm_to_compute, 2) +
+             "x the compute time, so it can be hidden under compute if the schedule overlaps them";
+    case Resource::hbm:
+      return "memory-bandwidth-bound: HBM traffic takes longer than the arithmetic";
+    case Resource::nvlink:
+    case Resource::ib:
+      return std::string(r.limited_by == Resource::ib ? "InfiniBand" : "NVLink") +
+             "-bound: communication needs " + fixed(r.comm_to_compute, 2) +
+             "x the compute time; no overlap can hide it, faster arithmetic would only widen the gap";
+  }
+  return "";
+}
+
+std::string rate_text(const workload::ScenarioSpec& spec, Precision p) {
+  const auto& rate = spec.cluster.device.rate(p);
+  return std::string(hw::to_string(p)) + " " + fixed(rate.achievable_flops / 1e12, 0) + " of " +
+         fixed(rate.peak_flops / 1e12, 0);
+}
+
+}  // namespace
+
+std::string roofline_text(const Roofline& r, const workload::ScenarioSpec& spec) {
+  const auto& p = r.plan;
+  const auto& cl = spec.cluster;
+  std::string o;
+  o += r.scenario + "\n";
+  o += "  model   " + spec.model.name + ": " + fixed(r.params_total / 1e9, 1) + " B parameters, " +
+       fixed(r.params_active / 1e9, 1) + " B active per token, " + fixed(r.flops_per_token / 1e9, 1) +
+       " GFLOP per token for training (" + (r.causal ? "causal" : "full") + " attention)\n";
+  o += "  layout  " + std::to_string(r.world_size) + " GPUs = dp " + std::to_string(p.dp) + " x pp " +
+       std::to_string(p.pp) + " x tp " + std::to_string(p.tp) +
+       (p.ep > 1 ? ", ep " + std::to_string(p.ep) + " (experts replicated " + std::to_string(p.edp) + "x)" : "") +
+       ", ZeRO-" + std::to_string(spec.parallel.zero) + ", schedule " +
+       std::string(workload::to_string(spec.parallel.schedule)) + "\n";
+  o += "  step    " + std::to_string(spec.training.global_batch) + " sequences x " +
+       std::to_string(spec.training.seq_len) + " tokens = " + fixed(r.tokens_per_step / 1e6, 1) +
+       " M tokens; " + std::to_string(p.micro_batches) + " micro-batches of " +
+       fixed(p.tokens_per_micro_batch, 0) + " tokens per pipeline\n";
+  if (p.pp > 1) {
+    std::string split;
+    for (int n : p.stage_layers) split += (split.empty() ? "" : ",") + std::to_string(n);
+    o += "  stages  " + std::to_string(p.stages) + " stages of [" + split + "] layers; figures below are for pipeline rank " +
+         std::to_string(r.device) + ", the slowest\n";
+  }
+
+  o += "\n  Work per GPU per step\n";
+  std::string by_prec;
+  for (int i = 0; i < hw::kPrecisionCount; ++i)
+    if (r.flops_by_precision[i] > 0)
+      by_prec += (by_prec.empty() ? "" : ", ") + std::string(hw::to_string(static_cast<Precision>(i))) + " " +
+                 si(r.flops_by_precision[i], "FLOP");
+  o += "    FLOPs  " + si(r.flops_per_gpu, "FLOP") + " (" + by_prec + "; mean over all GPUs " +
+       si(r.flops_per_gpu_mean, "FLOP") + ", recompute included)\n";
+  o += "    HBM    " + si(r.hbm_bytes, "B") + "\n";
+
+  if (!r.traffic.empty()) {
+    o += "\n  Communication per GPU per step (bytes sent; as many received)\n";
+    TextTable t({"traffic", "NVLink", "InfiniBand", "how"});
+    t.left_align_from(3);
+    for (const auto& row : r.traffic) t.row({row.kind, gb(row.bytes.nvlink), gb(row.bytes.ib), row.collective});
+    t.row({"total", gb(r.comm_bytes.nvlink), gb(r.comm_bytes.ib), ""});
+    o += t.render("    ");
+  }
+
+  o += "\n  Time per resource (work / rate)\n";
+  TextTable t({"resource", "achievable", "spec peak", "rates used (achievable of peak)"});
+  t.left_align_from(3);
+  std::string rates;
+  for (int i = 0; i < hw::kPrecisionCount; ++i)
+    if (r.flops_by_precision[i] > 0)
+      rates += (rates.empty() ? "" : ", ") + rate_text(spec, static_cast<Precision>(i));
+  rates += " TFLOP/s";
+  if (!cl.device.gemm_efficiency.empty()) rates += "; GEMM shape efficiency";
+  if (r.sm_share < 1.0)
+    rates += "; " + std::to_string(cl.device.sms - spec.parallel.comm_sms) + "/" + std::to_string(cl.device.sms) +
+             " SMs (comm_sms " + std::to_string(spec.parallel.comm_sms) + ")";
+  t.row({"compute", seconds(r.compute_s), seconds(r.compute_peak_s), rates});
+  t.row({"HBM", seconds(r.hbm_s), seconds(r.hbm_s), fixed(cl.device.hbm_bandwidth / 1e12, 2) + " TB/s"});
+  t.row({"NVLink", seconds(r.nvlink_s), seconds(r.nvlink_peak_s),
+         fixed(cl.nvlink.bandwidth / 1e9, 0) + " of " + fixed(cl.nvlink.peak_bandwidth / 1e9, 0) +
+             " GB/s per GPU and direction"});
+  if (cl.fabric.kind != hw::FabricKind::none)
+    t.row({"InfiniBand", seconds(r.ib_s), seconds(r.ib_peak_s),
+           fixed(cl.fabric.nic.bandwidth / 1e9, 0) + " of " + fixed(cl.fabric.nic.peak_bandwidth / 1e9, 0) +
+               " GB/s per GPU and direction" +
+               (cl.fabric.oversubscription > 1 ? ", / " + fixed(cl.fabric.oversubscription, 1) + " oversubscription" : "")});
+  o += t.render("    ");
+
+  o += "\n  Bound   " + seconds(r.bound_s) + " per step, limited by " + std::string(to_string(r.limited_by)) + "\n";
+  o += "          " + verdict(r) + "\n";
+  const auto& m = r.memory;
+  o += "  Memory  " + fixed(m.total() / 1e9, 1) + " GB of " + fixed(m.capacity / 1e9, 1) + " GB per GPU: " +
+       (m.fits() ? "fits" : "DOES NOT FIT") + " (params " + fixed(m.params / 1e9, 1) + ", grads " +
+       fixed(m.grads / 1e9, 1) + ", optimizer " + fixed(m.optimizer / 1e9, 1) + ", activations " +
+       fixed(m.activations / 1e9, 1) + (m.buffers > 0 ? ", ZeRO-3 buffers " + fixed(m.buffers / 1e9, 1) : "") +
+       " GB; pipeline rank " + std::to_string(m.device) + ")\n";
+  return o;
+}
+
+std::string roofline_comparison_text(const std::vector<Roofline>& rs, const std::vector<std::string>& labels) {
+  std::vector<std::string> header{"per GPU per step"};
+  for (const auto& l : labels) header.push_back(l);
+  TextTable t(header);
+  auto add = [&](const std::string& name, auto f) {
+    std::vector<std::string> row{name};
+    for (const auto& r : rs) row.push_back(f(r));
+    t.row(row);
+  };
+  add("compute", [](const Roofline& r) { return seconds(r.compute_s); });
+  add("HBM", [](const Roofline& r) { return seconds(r.hbm_s); });
+  add("NVLink", [](const Roofline& r) { return seconds(r.nvlink_s); });
+  add("InfiniBand", [](const Roofline& r) { return seconds(r.ib_s); });
+  add("bound", [](const Roofline& r) { return seconds(r.bound_s); });
+  add("limited by", [](const Roofline& r) { return std::string(to_string(r.limited_by)); });
+  add("comm / compute", [](const Roofline& r) { return fixed(r.comm_to_compute, 2); });
+  add("memory (GB)", [](const Roofline& r) {
+    return fixed(r.memory.total() / 1e9, 1) + (r.memory.fits() ? "" : " (too big)");
+  });
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < rs.size(); ++i)
+    if (rs[i].bound_s < rs[best].bound_s) best = i;
+  return "Comparison (times at achievable rates)\n" + t.render() + "  fastest bound: " + labels[best] + "\n";
+}
+
+void roofline_json(JsonWriter& out, const Roofline& r, const workload::ScenarioSpec& spec) {
+  out.begin_object();
+  out.field("scenario", r.scenario);
+  out.field("world_size", r.world_size);
+  out.field("tokens_per_step", r.tokens_per_step);
+  out.key("model").begin_object();
+  out.field("name", spec.model.name);
+  out.field("params_total", r.params_total);
+  out.field("params_active", r.params_active);
+  out.field("flops_per_token", r.flops_per_token);
+  out.field("causal_attention", r.causal);
+  out.end_object();
+  out.field("flops_per_gpu", r.flops_per_gpu);
+  out.key("flops_per_gpu_by_precision").begin_object();
+  for (int i = 0; i < hw::kPrecisionCount; ++i)
+    if (r.flops_by_precision[i] > 0)
+      out.field(hw::to_string(static_cast<Precision>(i)), r.flops_by_precision[i]);
+  out.end_object();
+  out.field("flops_per_gpu_mean", r.flops_per_gpu_mean);
+  out.field("compute_s", r.compute_s);
+  out.field("compute_peak_s", r.compute_peak_s);
+  out.field("hbm_bytes", r.hbm_bytes);
+  out.field("hbm_s", r.hbm_s);
+  out.key("comm_s").begin_object();
+  out.field("nvlink", r.nvlink_s);
+  out.field("ib", r.ib_s);
+  out.end_object();
+  out.key("comm_peak_s").begin_object();
+  out.field("nvlink", r.nvlink_peak_s);
+  out.field("ib", r.ib_peak_s);
+  out.end_object();
+  out.key("comm_bytes").begin_object();
+  out.field("nvlink", r.comm_bytes.nvlink);
+  out.field("ib", r.comm_bytes.ib);
+  out.end_object();
+  out.key("traffic").begin_array();
+  for (const auto& row : r.traffic) {
+    out.begin_object();
+    out.field("kind", row.kind);
+    out.field("how", row.collective);
+    out.field("nvlink_bytes", row.bytes.nvlink);
+    out.field("ib_bytes", row.bytes.ib);
+    out.end_object();
+  }
+  out.end_array();
+  out.field("bound_s", r.bound_s);
+  out.field("limited_by", to_string(r.limited_by));
+  out.field("comm_to_compute", r.comm_to_compute);
+  out.key("memory").begin_object();
+  const auto& m = r.memory;
+  out.field("params_gb", m.params / 1e9);
+  out.field("grads_gb", m.grads / 1e9);
+  out.field("optimizer_gb", m.optimizer / 1e9);
+  out.field("activations_gb", m.activations / 1e9);
+  out.field("buffers_gb", m.buffers / 1e9);
+  out.field("total_gb", m.total() / 1e9);
+  out.field("capacity_gb", m.capacity / 1e9);
+  out.field("fits", m.fits());
+  out.end_object();
+  out.key("layout").begin_object();
+  out.field("dp", r.plan.dp);
+  out.field("pp", r.plan.pp);
+  out.field("tp", r.plan.tp);
+  out.field("ep", r.plan.ep);
+  out.field("zero", spec.parallel.zero);
+  out.field("schedule", workload::to_string(spec.parallel.schedule));
+  out.field("micro_batches", static_cast<long long>(r.plan.micro_batches));
+  out.field("slowest_pipeline_rank", r.device);
+  out.end_object();
+  out.end_object();
+}
+
+}  // namespace stepsim::report

@@ -1,0 +1,17 @@
+// What a checked file resolves to, in a few lines: the figures a user wants to confirm
+// (parameter counts, world size, link rates, the derived parallel layout).
+#pragma once
+
+#include <string>
+
+#include "sim/hw/cluster_spec.hpp"
+#include "sim/workload/scenario_spec.hpp"
+
+namespace stepsim::report {
+
+std::string describe(const hw::DeviceSpec& d);
+std::string describe(const hw::ClusterSpec& c);
+std::string describe(const workload::ModelSpec& m);
+std::string describe(const workload::ScenarioSpec& s);  // validates the layout too
+
+}  // namespace stepsim::report

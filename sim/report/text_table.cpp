@@ -1,0 +1,60 @@
+#include "sim/report/text_table.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace stepsim::report {
+
+std::string TextTable::render(const std::string& indent) const {
+  std::vector<std::size_t> width(header_.size(), 0);
+  auto measure = [&](const std::vector<std::string>& cells) {
+    for (std::size_t i = 0; i < cells.size() && i < width.size(); ++i)
+      width[i] = std::max(width[i], cells[i].size());
+  };
+  measure(header_);
+  for (const auto& r : rows_) measure(r);
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string s = indent;
+    for (std::size_t i = 0; i < width.size(); ++i) {
+      const std::string c = i < cells.size() ? cells[i] : "";
+      const std::size_t pad = width[i] - std::min(width[i], c.size());
+      const bool left = i == 0 || i >= first_left_;
+      if (i > 0) s += "  ";
+      if (left) s += c + (i + 1 < width.size() ? std::string(pad, ' ') : "");
+      else s += std::string(pad, ' ') + c;
+    }
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s + "\n";
+  };
+  std::string out = line(header_);
+  for (const auto& r : rows_) out += line(r);
+  return out;
+}
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string si(double v, const std::string& unit, int decimals) {
+  static const char* kPrefix[] = {"", "k", "M", "G", "T", "P", "E"};
+  int i = 0;
+  double a = std::fabs(v);
+  while (a >= 1000.0 && i < 6) {
+    a /= 1000.0;
+    v /= 1000.0;
+    ++i;
+  }
+  return fixed(v, decimals) + " " + kPrefix[i] + unit;
+}
+
+std::string seconds(double s) {
+  if (s == 0.0) return "0 s";
+  if (std::fabs(s) >= 1.0) return fixed(s, 2) + " s";
+  if (std::fabs(s) >= 1e-3) return fixed(s * 1e3, 2) + " ms";
+  return fixed(s * 1e6, 2) + " us";
+}
+
+}  // namespace stepsim::report

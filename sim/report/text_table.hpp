@@ -1,0 +1,28 @@
+// Plain-text tables for the terminal: columns sized to their widest cell, the first column
+// left-aligned and the others right-aligned (numbers), and number formatting helpers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace stepsim::report {
+
+class TextTable {
+ public:
+  explicit TextTable(std::vector<std::string> header) : header_(std::move(header)) {}
+  void row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+  // Left-aligns every column from `first_left` on (e.g. a trailing description).
+  void left_align_from(std::size_t first_left) { first_left_ = first_left; }
+  std::string render(const std::string& indent = "  ") const;
+
+ private:
+  std::vector<std::string> header_;
+  std::vector<std::vector<std::string>> rows_;
+  std::size_t first_left_ = static_cast<std::size_t>(-1);
+};
+
+std::string fixed(double v, int decimals);
+std::string si(double v, const std::string& unit, int decimals = 2);  // 7.81 PFLOP, 1.34 TB
+std::string seconds(double s);                                        // 6.88 s, 12.5 ms
+
+}  // namespace stepsim::report

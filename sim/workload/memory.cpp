@@ -1,0 +1,95 @@
+#include "sim/workload/memory.hpp"
+
+#include <algorithm>
+
+namespace stepsim::workload {
+
+using hw::bytes_per_element;
+
+const LayerCost& layer_of(const ModelCost& cost, int index) {
+  if (index == -1) return cost.embedding();
+  if (index == -2) return cost.head();
+  return cost.layers()[index];
+}
+
+std::vector<int> stage_layer_indices(const ParallelPlan& plan, int stage) {
+  std::vector<int> out;
+  if (stage == 0) out.push_back(-1);
+  for (int i = 0; i < plan.stage_layers[stage]; ++i) out.push_back(plan.stage_first_layer[stage] + i);
+  if (stage == plan.stages - 1) out.push_back(-2);
+  return out;
+}
+
+HeldParams held_params(const ParallelPlan& plan, const ModelCost& cost, int device) {
+  HeldParams h;
+  for (const auto& ss : plan.device_stages[device]) {
+    for (int li : stage_layer_indices(plan, ss.stage)) {
+      const auto& l = layer_of(cost, li);
+      h.routed += l.routed_params() / plan.ep;
+      h.dense += (l.params() - l.routed_params()) / plan.tp;
+    }
+  }
+  return h;
+}
+
+namespace {
+
+MemoryBreakdown for_device(const ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost,
+                           int device) {
+  const auto& pr = spec.training.precision;
+  const int zero = spec.parallel.zero;
+  const HeldParams h = held_params(plan, cost, device);
+  const double pb = bytes_per_element(pr.params), gb = bytes_per_element(pr.grads);
+  const double mb = pr.master == pr.params ? 0.0 : bytes_per_element(pr.master);
+  const double ob = 2.0 * bytes_per_element(pr.optimizer);
+  // Divisor applied to each parameter kind for state sharded at this ZeRO stage.
+  auto sharded = [&](int from_stage, double bytes) {
+    const double dense = zero >= from_stage ? h.dense / plan.dp : h.dense;
+    const double routed = zero >= from_stage ? h.routed / plan.edp : h.routed;
+    return (dense + routed) * bytes;
+  };
+  MemoryBreakdown mem;
+  mem.device = device;
+  mem.capacity = spec.cluster.device.memory_bytes;
+  mem.params = sharded(3, pb);
+  mem.grads = sharded(2, gb);
+  mem.optimizer = sharded(1, mb + ob);
+
+  if (zero == 3) {
+    double largest = 0.0;
+    for (const auto& l : cost.layers())
+      largest = std::max(largest, (l.params() - l.routed_params()) / plan.tp + l.routed_params() / plan.ep);
+    largest = std::max({largest, cost.embedding().params() / plan.tp, cost.head().params() / plan.tp});
+    mem.buffers = largest * ((spec.parallel.zero3_prefetch + 1) * pb + gb);
+  }
+
+  // Activations: in-flight micro-batches times the largest stage this device runs.
+  double stage_bytes = 0.0;
+  for (const auto& ss : plan.device_stages[device]) {
+    double per_token = 0.0;
+    for (int li : stage_layer_indices(plan, ss.stage)) {
+      if (li < 0) {
+        per_token += layer_of(cost, li).input_bytes;
+        continue;
+      }
+      per_token += cost.recompute(cost.layers()[li], spec.training.recompute).saved_bytes;
+    }
+    stage_bytes = std::max(stage_bytes, per_token * plan.tokens_per_micro_batch / plan.tp);
+  }
+  mem.activations = stage_bytes * peak_in_flight_micro_batches(spec, plan, device);
+  return mem;
+}
+
+}  // namespace
+
+MemoryBreakdown memory_per_gpu(const ScenarioSpec& spec, const ParallelPlan& plan,
+                               const ModelCost& cost) {
+  MemoryBreakdown worst;
+  for (int d = 0; d < plan.pp; ++d) {
+    const MemoryBreakdown m = for_device(spec, plan, cost, d);
+    if (d == 0 || m.total() > worst.total()) worst = m;
+  }
+  return worst;
+}
+
+}  // namespace stepsim::workload

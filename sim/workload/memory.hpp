@@ -1,0 +1,50 @@
+// Memory per GPU for one training step, the most loaded pipeline rank.
+//
+// Parameters a device holds: for every stage it runs, the non-expert parameters / tp plus the
+// routed-expert parameters / ep (experts are not split by tp). Bytes per parameter (ZeRO paper,
+// with the precisions of the scenario): params p, gradients g, master copy m (none when it has
+// the parameters' precision), two optimizer moments 2·o. ZeRO shards over the data-parallel
+// group of each parameter (dp for non-expert, edp = dp·tp/ep for routed experts):
+//     stage 0: nothing sharded;  1: master + moments;  2: + gradients;  3: + parameters
+// ZeRO-3 also holds the gathered parameters of (prefetch + 1) layers and one layer's full
+// gradient before its reduce-scatter: the largest layer counts.
+// Activations: the peak number of micro-batches in flight for the schedule (1F1B: pp on the first
+// rank; DualPipe: pp+1; GPipe: m) times the saved bytes of the device's largest stage under the
+// recompute policy, / tp (exact with sequence parallelism; without it the norms' and residuals'
+// share is replicated on every tensor-parallel rank, which this undercounts).
+// Not modelled: allocator fragmentation, CUDA context and library workspaces, communication
+// buffers of all-to-all and pipeline transfers, the logits of the head.
+#pragma once
+
+#include "sim/workload/model_cost.hpp"
+#include "sim/workload/parallel_plan.hpp"
+
+namespace stepsim::workload {
+
+struct MemoryBreakdown {
+  double params = 0.0;       // bytes
+  double grads = 0.0;
+  double optimizer = 0.0;    // master copy + moments
+  double activations = 0.0;
+  double buffers = 0.0;      // ZeRO-3 gathered layers
+  double capacity = 0.0;
+  int device = 0;            // pipeline rank it was computed for
+  double total() const { return params + grads + optimizer + activations + buffers; }
+  bool fits() const { return total() <= capacity; }
+};
+
+// Parameters held by one pipeline rank (all its stages), split by kind, per GPU before sharding.
+struct HeldParams {
+  double dense = 0.0;   // replicated over dp, split by tp
+  double routed = 0.0;  // replicated over edp, split by ep
+};
+HeldParams held_params(const ParallelPlan& plan, const ModelCost& cost, int device);
+
+// Stage cost helpers shared with the roofline.
+const LayerCost& layer_of(const ModelCost& cost, int index);  // -1 embedding, -2 head
+std::vector<int> stage_layer_indices(const ParallelPlan& plan, int stage);  // incl. -1 / -2
+
+MemoryBreakdown memory_per_gpu(const ScenarioSpec& spec, const ParallelPlan& plan,
+                               const ModelCost& cost);
+
+}  // namespace stepsim::workload

@@ -1,0 +1,267 @@
+#include "sim/workload/model_cost.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace stepsim::workload {
+
+namespace {
+
+using hw::bytes_per_element;
+
+struct Builder {
+  const ModelSpec& m;
+  const TrainingSpec& t;
+  double act;   // bytes per activation element
+  double gin;   // bytes per GEMM-input element
+
+  // A linear layer N×K, `copies` times per token.
+  OpCost linear(std::string name, std::string group, double n, double k, double saved_elems,
+                double copies = 1.0, double owned_copies = 1.0, Precision p = Precision::bf16,
+                bool routed = false) const {
+    OpCost op;
+    op.name = std::move(name);
+    op.group = std::move(group);
+    op.cls = OpClass::gemm;
+    op.precision = p;
+    op.routed_expert = routed;
+    op.copies = copies;
+    op.n = n;
+    op.k = k;
+    op.fwd_flops = 2.0 * n * k * copies;
+    op.b_flops = op.fwd_flops;
+    op.w_flops = op.fwd_flops;
+    const double bias = m.bias ? n : 0.0;
+    op.params = (n * k + bias) * owned_copies;
+    op.active_params = (n * k + bias) * copies;
+    op.io_bytes = copies * (k * bytes_per_element(p) + n * act);
+    op.saved_bytes = saved_elems;
+    return op;
+  }
+
+  OpCost elementwise(std::string name, std::string group, double elems_in, double elems_out,
+                     double saved, double params = 0.0) const {
+    OpCost op;
+    op.name = std::move(name);
+    op.group = std::move(group);
+    op.cls = OpClass::elementwise;
+    op.precision = t.precision.activations;
+    op.params = params;
+    op.active_params = params;
+    op.io_bytes = (elems_in + elems_out) * act;
+    op.saved_bytes = saved;
+    return op;
+  }
+
+  std::string norm_name() const { return m.norm == NormKind::rmsnorm ? "rmsnorm" : "layernorm"; }
+  double norm_params(double dim) const { return m.norm == NormKind::rmsnorm ? dim : 2.0 * dim; }
+
+  OpCost norm(std::string name, double dim) const {
+    // Output feeds a GEMM, kept in the GEMM precision.
+    return elementwise(std::move(name), norm_name(), dim, dim, dim * gin, norm_params(dim));
+  }
+
+  OpCost attention_core(double q_heads, double kv_heads, double dqk, double dv) const {
+    OpCost op;
+    op.name = "attn_core";
+    op.group = "attn_core";
+    op.cls = OpClass::attention_core;
+    op.precision = t.precision.attention;
+    const double keys = t.causal ? t.seq_len / 2.0 : t.seq_len;
+    op.fwd_flops = 2.0 * keys * q_heads * (dqk + dv);
+    op.b_flops = 2.0 * op.fwd_flops;
+    op.io_bytes = (q_heads * dqk + kv_heads * (dqk + dv) + q_heads * dv) * act;
+    op.saved_bytes = q_heads * dv * act + q_heads * 4.0;  // output + fp32 log-sum-exp
+    return op;
+  }
+
+  void attention(LayerCost& l) const {
+    const auto& a = m.attention;
+    const double h = m.hidden;
+    const Precision g = t.precision.gemm;
+    l.ops.push_back(norm("attn_norm", h));
+    if (a.kind == AttentionKind::mla) {
+      const double qk = a.qk_dim(), heads = a.heads;
+      if (a.q_lora_rank > 0) {
+        l.ops.push_back(linear("q_down", "q_down", a.q_lora_rank, h, a.q_lora_rank * act, 1, 1, g));
+        l.ops.push_back(norm("q_norm", a.q_lora_rank));
+        l.ops.push_back(linear("q_up", "mla_up_proj", heads * qk, a.q_lora_rank, heads * qk * act, 1, 1, g));
+      } else {
+        l.ops.push_back(linear("q_proj", "q_proj", heads * qk, h, heads * qk * act, 1, 1, g));
+      }
+      const double kv_down_n = a.kv_lora_rank + a.qk_rope_head_dim;
+      l.ops.push_back(linear("kv_down", "kv_down", kv_down_n, h, kv_down_n * act, 1, 1, g));
+      l.ops.push_back(norm("kv_norm", a.kv_lora_rank));
+      const double kv_up_n = heads * (a.qk_nope_head_dim + a.v_head_dim);
+      l.ops.push_back(linear("kv_up", "mla_up_proj", kv_up_n, a.kv_lora_rank, kv_up_n * act, 1, 1, g));
+      l.ops.push_back(attention_core(heads, heads, qk, a.v_head_dim));
+      l.ops.push_back(linear("out_proj", "out_proj", h, heads * a.v_head_dim, h * act, 1, 1, g));
+    } else {
+      const double hd = a.head_dim, heads = a.heads, kvh = a.kv_heads;
+      const double qkv_n = (heads + 2.0 * kvh) * hd;
+      l.ops.push_back(linear("qkv_proj", "qkv_proj", qkv_n, h, qkv_n * act, 1, 1, g));
+      l.ops.push_back(attention_core(heads, kvh, hd, hd));
+      l.ops.push_back(linear("out_proj", "out_proj", h, heads * hd, h * act, 1, 1, g));
+    }
+  }
+
+  // A gated (SwiGLU) or plain (GELU) MLP of width `ffn`, `copies` per token.
+  void mlp(LayerCost& l, const std::string& prefix, double ffn, double copies, double owned,
+           bool routed) const {
+    const double h = m.hidden;
+    const Precision g = t.precision.gemm;
+    const bool gated = m.mlp.kind == MlpKind::swiglu;
+    const double up_n = gated ? 2.0 * ffn : ffn;
+    // The up projection keeps its input (dispatched copies for routed experts) and its output.
+    const double in_bytes = routed ? copies * h * bytes_per_element(t.precision.dispatch) : 0.0;
+    l.ops.push_back(linear(prefix + "_up", prefix + "_up", up_n, h, in_bytes + copies * up_n * act,
+                           copies, owned, g, routed));
+    OpCost actf = elementwise(prefix + "_act", gated ? "swiglu" : "gelu", copies * up_n,
+                              copies * ffn, copies * ffn * gin);
+    l.ops.push_back(actf);
+    // Routed expert outputs are kept for the gate-weight gradient of the combine.
+    const double out_saved = routed ? copies * h * act : 0.0;
+    l.ops.push_back(linear(prefix + "_down", prefix + "_down", h, ffn, out_saved, copies, owned, g, routed));
+  }
+
+  LayerCost layer(int index) const {
+    LayerCost l;
+    l.index = index;
+    l.moe = m.is_moe_layer(index);
+    l.input_bytes = m.hidden * act;
+    attention(l);
+    l.ops.push_back(norm("mlp_norm", m.hidden));
+    if (l.moe) {
+      const auto& e = m.moe;
+      OpCost router = linear("router", "router", e.experts, m.hidden, e.experts * 4.0, 1, 1,
+                             t.precision.router);
+      router.params = router.active_params = static_cast<double>(e.experts) * m.hidden;
+      l.ops.push_back(router);
+      mlp(l, "expert", e.intermediate, e.top_k, e.experts, true);
+      if (e.shared_experts > 0) mlp(l, "shared", double(e.intermediate) * e.shared_experts, 1, 1, false);
+    } else {
+      mlp(l, "mlp", m.mlp.intermediate, 1, 1, false);
+    }
+    return l;
+  }
+
+  LayerCost embedding() const {
+    LayerCost l;
+    l.index = -1;
+    OpCost op;
+    op.name = "embedding";
+    op.group = "embedding";
+    op.cls = OpClass::embedding;
+    op.precision = t.precision.head;
+    op.params = double(m.vocab) * m.hidden + double(m.learned_positions) * m.hidden;
+    // The table counts as activated (as in DeepSeek's 37 B); a tied table is counted once, at the head.
+    op.active_params = op.params - (m.tie_embeddings ? double(m.vocab) * m.hidden : 0.0);
+    op.io_bytes = 2.0 * m.hidden * act;
+    l.ops.push_back(op);
+    return l;
+  }
+
+  LayerCost head() const {
+    LayerCost l;
+    l.index = -2;
+    l.input_bytes = m.hidden * act;
+    l.ops.push_back(norm("final_norm", m.hidden));
+    OpCost out = linear("head", "head", m.vocab, m.hidden, 0.0, 1, 1, t.precision.head);
+    if (m.tie_embeddings) out.params = 0.0;  // shares the embedding table
+    out.active_params = double(m.vocab) * m.hidden;
+    l.ops.push_back(out);
+    // Softmax cross-entropy over fp32 logits: read logits, write their gradient in place.
+    OpCost loss = elementwise("loss", "loss", 0.0, 0.0, 0.0);
+    loss.io_bytes = 2.0 * m.vocab * 4.0;
+    l.ops.push_back(loss);
+    return l;
+  }
+};
+
+template <class F>
+double sum(const std::vector<OpCost>& ops, F f) {
+  double s = 0.0;
+  for (const auto& op : ops) s += f(op);
+  return s;
+}
+
+}  // namespace
+
+double LayerCost::params() const { return sum(ops, [](const OpCost& o) { return o.params; }); }
+double LayerCost::routed_params() const {
+  return sum(ops, [](const OpCost& o) { return o.routed_expert ? o.params : 0.0; });
+}
+double LayerCost::active_params() const {
+  return sum(ops, [](const OpCost& o) { return o.active_params; });
+}
+double LayerCost::fwd_flops() const { return sum(ops, [](const OpCost& o) { return o.fwd_flops; }); }
+double LayerCost::train_flops() const {
+  return sum(ops, [](const OpCost& o) { return o.fwd_flops + o.b_flops + o.w_flops; });
+}
+
+ModelCost::ModelCost(const ModelSpec& model, const TrainingSpec& training) {
+  const Builder b{model, training, bytes_per_element(training.precision.activations),
+                  bytes_per_element(training.precision.gemm)};
+  layers_.reserve(model.layers);
+  for (int i = 0; i < model.layers; ++i) layers_.push_back(b.layer(i));
+  embedding_ = b.embedding();
+  head_ = b.head();
+}
+
+double ModelCost::params_total() const {
+  double s = embedding_.params() + head_.params();
+  for (const auto& l : layers_) s += l.params();
+  return s;
+}
+
+double ModelCost::params_active() const {
+  double s = embedding_.active_params() + head_.active_params();
+  for (const auto& l : layers_) s += l.active_params();
+  return s;
+}
+
+double ModelCost::forward_flops_per_token() const {
+  double s = embedding_.fwd_flops() + head_.fwd_flops();
+  for (const auto& l : layers_) s += l.fwd_flops();
+  return s;
+}
+
+double ModelCost::flops_per_token() const {
+  double s = embedding_.train_flops() + head_.train_flops();
+  for (const auto& l : layers_) s += l.train_flops();
+  return s;
+}
+
+bool is_recomputed(const OpCost& op, const RecomputeSpec& spec) {
+  switch (spec.mode) {
+    case RecomputeMode::none: return false;
+    case RecomputeMode::full: return true;
+    case RecomputeMode::selective: return op.group == "attn_core";
+    case RecomputeMode::ops:
+      return std::find(spec.ops.begin(), spec.ops.end(), op.name) != spec.ops.end() ||
+             std::find(spec.ops.begin(), spec.ops.end(), op.group) != spec.ops.end();
+  }
+  return false;
+}
+
+ModelCost::Recomputed ModelCost::recompute(const LayerCost& layer, const RecomputeSpec& spec) const {
+  Recomputed r;
+  r.saved_bytes = layer.input_bytes;
+  for (const auto& op : layer.ops) {
+    if (is_recomputed(op, spec)) r.extra_flops += op.fwd_flops;
+    else r.saved_bytes += op.saved_bytes;
+  }
+  return r;
+}
+
+std::vector<std::string> ModelCost::recompute_names() const {
+  std::set<std::string> names;
+  for (const auto& l : layers_)
+    for (const auto& op : l.ops) {
+      names.insert(op.name);
+      names.insert(op.group);
+    }
+  return {names.begin(), names.end()};
+}
+
+}  // namespace stepsim::workload

@@ -1,0 +1,98 @@
+// Per-layer, per-op cost of a transformer: FLOPs, parameters, HBM bytes, saved activations.
+//
+// Everything is per token of one micro-batch and for the whole model (no parallel split).
+// A linear layer y = x·Wᵀ with W of shape N×K costs, per token:
+//     forward 2NK,  input gradient (B) 2NK,  weight gradient (W) 2NK          (3× forward in all)
+// The attention core (QKᵀ, softmax, AV) per token, with h heads, d_qk and d_v head dims and
+// `keys` = s/2 for causal attention (the masked half is not counted) or s otherwise:
+//     forward 2·keys·h·(d_qk + d_v),   B = 2× forward,   W = 0
+// so DeepSeek-V3 at s = 4096 counts 4096·128·320 = 168 MFLOP per token and layer, and its
+// training FLOPs per token come to ≈ 250 G, DeepSeek's own figure.
+// Routed experts are counted `top_k` times per token (their `copies`); their parameters are all
+// experts'. Norms, activation functions, router top-k and the loss are elementwise: no FLOPs
+// counted (as in every MFU convention), but their HBM traffic is.
+//
+// HBM bytes (`io_bytes`) count activations read and written by the op in forward; weights are
+// read once per micro-batch per op (see `params`). Backward moves about twice the forward bytes.
+// `saved_bytes` is what the op's output costs in activation memory until backward (GEMM inputs
+// in the GEMM precision, other tensors in the activation precision); recomputing the op drops it
+// and adds its forward FLOPs to backward. Each layer's input is always kept.
+//
+// Not modelled: dropout, biases' FLOPs, multi-token prediction layers, FlashAttention's own
+// recomputation of QKᵀ in backward (hardware FLOPs above model FLOPs).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/workload/model_spec.hpp"
+#include "sim/workload/training_spec.hpp"
+
+namespace stepsim::workload {
+
+enum class OpClass { gemm, attention_core, elementwise, embedding };
+
+struct OpCost {
+  std::string name;    // e.g. "q_up", "expert_down"
+  std::string group;   // recompute group, e.g. "rmsnorm", "mla_up_proj", "attn_core", "swiglu"
+  OpClass cls = OpClass::gemm;
+  Precision precision = Precision::bf16;
+  bool routed_expert = false;  // parameters sharded by expert parallelism
+  double copies = 1.0;         // executions per token (top_k for routed experts)
+  double n = 0.0, k = 0.0;     // GEMM output and reduction dims of one copy
+  double fwd_flops = 0.0;      // per token, all copies
+  double b_flops = 0.0;
+  double w_flops = 0.0;
+  double params = 0.0;         // parameters owned by the op
+  double active_params = 0.0;  // parameters used by one token
+  double io_bytes = 0.0;       // forward activation HBM bytes per token
+  double saved_bytes = 0.0;    // activation bytes per token kept for backward
+};
+
+struct LayerCost {
+  int index = 0;          // 0-based transformer layer; -1 for the embedding, -2 for the head
+  bool moe = false;
+  std::vector<OpCost> ops;
+  double input_bytes = 0.0;  // per token, always kept for backward
+
+  double params() const;
+  double routed_params() const;
+  double active_params() const;
+  double fwd_flops() const;
+  double train_flops() const;  // forward + B + W, no recompute
+};
+
+// Whether the recompute policy reruns this op's forward in backward.
+bool is_recomputed(const OpCost& op, const RecomputeSpec& spec);
+
+class ModelCost {
+ public:
+  ModelCost(const ModelSpec& model, const TrainingSpec& training);
+
+  // Transformer layers, then `embedding()` (before layer 0) and `head()` (after the last).
+  const std::vector<LayerCost>& layers() const { return layers_; }
+  const LayerCost& embedding() const { return embedding_; }
+  const LayerCost& head() const { return head_; }
+
+  double params_total() const;
+  double params_active() const;         // per token, embedding and head included
+  double flops_per_token() const;       // training: forward + backward, no recompute
+  double forward_flops_per_token() const;
+
+  // Recompute applied to one layer: activation bytes kept per token, FLOPs added to backward.
+  struct Recomputed {
+    double saved_bytes = 0.0;
+    double extra_flops = 0.0;
+  };
+  Recomputed recompute(const LayerCost& layer, const RecomputeSpec& spec) const;
+
+  // Op names and groups a recompute list may name, for validation and did-you-mean.
+  std::vector<std::string> recompute_names() const;
+
+ private:
+  std::vector<LayerCost> layers_;
+  LayerCost embedding_;
+  LayerCost head_;
+};
+
+}  // namespace stepsim::workload

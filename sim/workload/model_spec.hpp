@@ -1,0 +1,66 @@
+// A transformer language model's architecture: the fields of a Hugging Face config.json, named
+// for what they are. Dense attention (MHA, GQA) or MLA; dense MLP (SwiGLU or GELU) or MoE
+// (top-k routed + shared experts, optionally node-limited via expert groups).
+#pragma once
+
+#include <string>
+
+namespace stepsim::workload {
+
+enum class AttentionKind { mha, gqa, mla };
+enum class MlpKind { swiglu, gelu };
+enum class NormKind { rmsnorm, layernorm };
+
+struct AttentionSpec {
+  AttentionKind kind = AttentionKind::mha;
+  int heads = 0;
+  int kv_heads = 0;   // mha: = heads
+  int head_dim = 0;   // mha/gqa
+  // mla
+  int q_lora_rank = 0;  // 0: q projected directly from the hidden state
+  int kv_lora_rank = 0;
+  int qk_nope_head_dim = 0;
+  int qk_rope_head_dim = 0;
+  int v_head_dim = 0;
+
+  int qk_dim() const { return kind == AttentionKind::mla ? qk_nope_head_dim + qk_rope_head_dim : head_dim; }
+  int v_dim() const { return kind == AttentionKind::mla ? v_head_dim : head_dim; }
+};
+
+struct MlpSpec {
+  MlpKind kind = MlpKind::swiglu;
+  int intermediate = 0;
+};
+
+struct MoeSpec {
+  bool enabled = false;
+  int experts = 0;             // routed experts
+  int shared_experts = 0;
+  int top_k = 0;
+  int intermediate = 0;        // per expert
+  int first_dense_layers = 0;  // layers before the first MoE layer use the dense MLP
+  int every = 1;               // after those, every n-th layer is MoE
+  int groups = 0;              // expert groups for node-limited routing (0 = none)
+  int topk_groups = 0;         // groups (nodes) a token may reach
+};
+
+struct ModelSpec {
+  std::string name;
+  int hidden = 0;
+  int layers = 0;
+  int vocab = 0;
+  bool tie_embeddings = false;
+  int learned_positions = 0;  // rows of a learned position embedding (0: rotary, no parameters)
+  bool bias = false;          // linear layers carry biases
+  NormKind norm = NormKind::rmsnorm;
+  AttentionSpec attention;
+  MlpSpec mlp;
+  MoeSpec moe;
+
+  bool is_moe_layer(int layer) const {
+    return moe.enabled && layer >= moe.first_dense_layers &&
+           (layer - moe.first_dense_layers) % moe.every == 0;
+  }
+};
+
+}  // namespace stepsim::workload

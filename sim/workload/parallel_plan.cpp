@@ -1,0 +1,218 @@
+#include "sim/workload/parallel_plan.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+namespace stepsim::workload {
+
+namespace {
+
+using engine::UserError;
+
+[[noreturn]] void fail(const ScenarioSpec& spec, const std::string& key, const std::string& msg,
+                       const std::string& hint = {}) {
+  throw UserError(spec.where.at(key), msg, hint);
+}
+
+// Shape of a group of `size` ranks spaced `stride` apart, on nodes of `gpn` GPUs.
+net::GroupShape shape_of(int size, int stride, int gpn) {
+  if (size <= 1) return {1, 1};
+  int per_node = stride >= gpn ? 1 : std::max(1, gpn / stride);
+  per_node = std::min(per_node, size);
+  while (size % per_node != 0) --per_node;
+  return {size, per_node};
+}
+
+std::string str(long long v) { return std::to_string(v); }
+
+void check_pipeline(const ScenarioSpec& spec, const ParallelPlan& plan) {
+  const auto& p = spec.parallel;
+  const long long m = plan.micro_batches;
+  const std::string sched(to_string(p.schedule));
+  if (p.schedule == Schedule::none) {
+    if (p.pp != 1)
+      fail(spec, "parallelism.pp", "schedule 'none' runs no pipeline but pp is " + str(p.pp),
+           "choose a pipeline schedule (1f1b, interleaved, zb1p, dualpipe, ...) or set pp: 1");
+    return;
+  }
+  if (p.pp < 2)
+    fail(spec, "parallelism.pp", "schedule '" + sched + "' needs pp >= 2, got " + str(p.pp),
+         "set schedule: none for data/tensor parallelism only");
+  if (p.schedule == Schedule::interleaved) {
+    if (p.virtual_stages < 2)
+      fail(spec, "parallelism.virtual_stages", "interleaved 1F1B needs virtual_stages >= 2",
+           "set virtual_stages: 2 (model chunks per device) or use schedule: 1f1b");
+    if (m % p.pp != 0)
+      fail(spec, "training.global_batch",
+           "interleaved 1F1B needs the micro-batch count (" + str(m) + ") to be a multiple of pp (" +
+               str(p.pp) + ")",
+           "change global_batch or micro_batch so that global_batch / (dp * micro_batch) divides by pp");
+  } else if (p.virtual_stages != 1) {
+    fail(spec, "parallelism.virtual_stages",
+         "virtual_stages applies to the interleaved schedule only, not '" + sched + "'",
+         "remove virtual_stages or set schedule: interleaved");
+  }
+  if (p.schedule == Schedule::dualpipe || p.schedule == Schedule::dualpipev) {
+    if (p.schedule == Schedule::dualpipe && p.pp % 2 != 0)
+      fail(spec, "parallelism.pp", "DualPipe needs an even pp, got " + str(p.pp),
+           "DualPipe pairs stage i with stage pp-1-i on one device; use an even pp");
+    if (m % 2 != 0 || m < 2LL * p.pp)
+      fail(spec, "training.global_batch",
+           sched + " needs an even number of micro-batches >= 2*pp = " + str(2LL * p.pp) + ", got " + str(m),
+           "raise global_batch or lower micro_batch (micro-batches per pipeline = global_batch / (dp * micro_batch))");
+  }
+}
+
+}  // namespace
+
+net::GroupShape ParallelPlan::tp_group() const { return shape_of(tp, 1, gpus_per_node); }
+net::GroupShape ParallelPlan::dp_group() const { return shape_of(dp, tp, gpus_per_node); }
+net::GroupShape ParallelPlan::ep_group() const { return shape_of(ep, 1, gpus_per_node); }
+net::GroupShape ParallelPlan::edp_group() const { return shape_of(edp, ep, gpus_per_node); }
+bool ParallelPlan::stage_neighbours_on_same_node() const { return dp * tp < gpus_per_node; }
+
+ParallelPlan make_plan(const ScenarioSpec& spec) {
+  const auto& p = spec.parallel;
+  const auto& m = spec.model;
+  const auto& t = spec.training;
+  ParallelPlan plan;
+  plan.world = spec.cluster.world_size();
+  plan.gpus_per_node = spec.cluster.gpus_per_node;
+  plan.pp = p.pp;
+  plan.tp = p.tp;
+  plan.ep = p.ep;
+
+  for (const char* key : {"pp", "tp", "ep"}) {
+    const int v = key[0] == 'p' ? p.pp : key[0] == 't' ? p.tp : p.ep;
+    if (v < 1) fail(spec, std::string("parallelism.") + key, std::string(key) + " must be >= 1, got " + str(v));
+  }
+  if (plan.world % (p.pp * p.tp) != 0)
+    fail(spec, "parallelism",
+         "world size " + str(plan.world) + " is not divisible by pp * tp = " + str(p.pp * p.tp),
+         "the cluster has " + str(plan.world) + " GPUs; choose pp and tp so that pp * tp divides it");
+  plan.dp = plan.world / (p.pp * p.tp);
+  if (p.dp != 0 && p.dp != plan.dp)
+    fail(spec, "parallelism.dp",
+         "world size " + str(plan.world) + " != dp * pp * tp = " + str(p.dp) + " * " + str(p.pp) +
+             " * " + str(p.tp) + " = " + str(static_cast<long long>(p.dp) * p.pp * p.tp),
+         "dp may be left out: it is derived as world / (pp * tp) = " + str(plan.dp));
+  if (p.tp > 1 && m.attention.heads % p.tp != 0)
+    fail(spec, "parallelism.tp",
+         "tp = " + str(p.tp) + " does not divide the " + str(m.attention.heads) + " attention heads",
+         "tensor parallelism splits attention heads; pick a divisor of the head count");
+  if (p.tp > plan.gpus_per_node)
+    fail(spec, "parallelism.tp",
+         "tp = " + str(p.tp) + " spans more than one node (" + str(plan.gpus_per_node) + " GPUs per node)",
+         "tensor parallelism needs NVLink bandwidth; keep tp <= GPUs per node");
+  if (p.ep > 1) {
+    if (!m.moe.enabled)
+      fail(spec, "parallelism.ep", "ep = " + str(p.ep) + " but model '" + m.name + "' has no MoE layers",
+           "expert parallelism needs routed experts; set ep: 1");
+    if ((plan.dp * p.tp) % p.ep != 0)
+      fail(spec, "parallelism.ep",
+           "ep = " + str(p.ep) + " does not divide dp * tp = " + str(plan.dp * p.tp),
+           "expert parallelism is carved out of data x tensor parallelism");
+    if (m.moe.experts % p.ep != 0)
+      fail(spec, "parallelism.ep",
+           str(m.moe.experts) + " routed experts are not divisible by ep = " + str(p.ep),
+           "each GPU of an EP group holds experts / ep experts; pick a divisor of " + str(m.moe.experts));
+  }
+  plan.edp = plan.dp * p.tp / p.ep;
+  if (p.zero < 0 || p.zero > 3)
+    fail(spec, "parallelism.zero", "zero must be 0, 1, 2 or 3, got " + str(p.zero));
+  if (p.zero >= 2 && p.pp > 1)
+    fail(spec, "parallelism.zero",
+         "ZeRO-" + str(p.zero) + " shards gradients across micro-batches, which pipeline parallelism "
+         "(pp = " + str(p.pp) + ") cannot combine with",
+         "use zero: 1 with a pipeline, or pp: 1 with ZeRO-2/3 (as DeepSpeed and Megatron do)");
+  if (p.zero3_prefetch < 0)
+    fail(spec, "parallelism.zero3_prefetch", "zero3_prefetch must be >= 0");
+  if (p.comm_sms < 0 || p.comm_sms >= spec.cluster.device.sms)
+    fail(spec, "parallelism.comm_sms",
+         "comm_sms = " + str(p.comm_sms) + " must be in [0, " + str(spec.cluster.device.sms) + ")",
+         "the device has " + str(spec.cluster.device.sms) + " SMs; DeepSeek gives 20 of 132 to all-to-all");
+
+  // Micro-batches.
+  const long long per_step = static_cast<long long>(plan.dp) * t.micro_batch;
+  if (t.global_batch % per_step != 0)
+    fail(spec, "training.global_batch",
+         "global_batch " + str(t.global_batch) + " is not divisible by dp * micro_batch = " +
+             str(plan.dp) + " * " + str(t.micro_batch) + " = " + str(per_step),
+         "nearest valid global batches: " + str(t.global_batch / per_step * per_step) + " or " +
+             str((t.global_batch / per_step + 1) * per_step));
+  plan.micro_batches = t.global_batch / per_step;
+  plan.tokens_per_micro_batch = static_cast<double>(t.micro_batch) * t.seq_len;
+
+  // Stages and layer split.
+  plan.stages = p.pp;
+  if (p.schedule == Schedule::interleaved) plan.stages = p.pp * p.virtual_stages;
+  if (p.schedule == Schedule::dualpipev) plan.stages = 2 * p.pp;
+  check_pipeline(spec, plan);
+  if (m.layers < plan.stages)
+    fail(spec, "parallelism.pp",
+         "the model has " + str(m.layers) + " layers but the schedule needs " + str(plan.stages) + " stages",
+         "every stage needs at least one layer; lower pp (or virtual_stages)");
+  if (!p.stage_layers.empty()) {
+    if (static_cast<int>(p.stage_layers.size()) != plan.stages)
+      fail(spec, "parallelism.stage_layers",
+           "stage_layers lists " + str(p.stage_layers.size()) + " stages, the schedule has " + str(plan.stages));
+    const int total = std::accumulate(p.stage_layers.begin(), p.stage_layers.end(), 0);
+    if (total != m.layers || *std::min_element(p.stage_layers.begin(), p.stage_layers.end()) < 1)
+      fail(spec, "parallelism.stage_layers",
+           "stage_layers must be >= 1 each and sum to the model's " + str(m.layers) + " layers (sum is " +
+               str(total) + ")");
+    plan.stage_layers = p.stage_layers;
+  } else {
+    // Balanced: the remainder goes to the middle stages first, away from the embedding and head.
+    plan.stage_layers.assign(plan.stages, m.layers / plan.stages);
+    std::vector<int> order;
+    for (int s = 1; s + 1 < plan.stages; ++s) order.push_back(s);
+    order.push_back(0);
+    if (plan.stages > 1) order.push_back(plan.stages - 1);
+    for (int i = 0; i < m.layers % plan.stages; ++i) plan.stage_layers[order[i]] += 1;
+  }
+  plan.stage_first_layer.resize(plan.stages);
+  for (int s = 0, first = 0; s < plan.stages; first += plan.stage_layers[s], ++s)
+    plan.stage_first_layer[s] = first;
+
+  // Which stages each pipeline rank runs, and for which share of the micro-batches.
+  plan.device_stages.assign(p.pp, {});
+  for (int d = 0; d < p.pp; ++d) {
+    auto& ds = plan.device_stages[d];
+    switch (p.schedule) {
+      case Schedule::interleaved:
+        for (int v = 0; v < p.virtual_stages; ++v) ds.push_back({d + v * p.pp, 1.0});
+        break;
+      case Schedule::dualpipe:
+        ds = {{d, 0.5}, {p.pp - 1 - d, 0.5}};
+        break;
+      case Schedule::dualpipev:
+        ds = {{d, 1.0}, {2 * p.pp - 1 - d, 1.0}};
+        break;
+      default:
+        ds = {{d, 1.0}};
+    }
+  }
+  return plan;
+}
+
+double peak_in_flight_micro_batches(const ScenarioSpec& spec, const ParallelPlan& plan, int device) {
+  const double pp = plan.pp, m = static_cast<double>(plan.micro_batches);
+  switch (spec.parallel.schedule) {
+    case Schedule::none: return 1.0;
+    case Schedule::gpipe: return m;
+    case Schedule::one_f_one_b:
+    case Schedule::zb1p: return std::min(m, pp - device);
+    case Schedule::interleaved: {
+      // Megatron: (pp - d - 1)·2 + (v - 1)·pp warm-up chunks, plus the one in flight.
+      const double v = spec.parallel.virtual_stages;
+      return std::min(m * v, (pp - device - 1) * 2.0 + (v - 1.0) * pp + 1.0);
+    }
+    case Schedule::dualpipe: return pp + 1.0;          // DualPipe README: PP+1 per device
+    case Schedule::dualpipev: return 2.0 * pp + 1.0;   // PP+1 with PP = 2·pp chunks
+  }
+  return 1.0;
+}
+
+}  // namespace stepsim::workload

@@ -1,0 +1,15 @@
+#include "sim/workload/scenario_spec.hpp"
+
+namespace stepsim::workload {
+
+engine::SourceLoc Provenance::at(const std::string& path) const {
+  std::string p = path;
+  while (true) {
+    if (auto it = keys.find(p); it != keys.end()) return it->second;
+    const auto dot = p.rfind('.');
+    if (dot == std::string::npos) return file;
+    p.resize(dot);
+  }
+}
+
+}  // namespace stepsim::workload

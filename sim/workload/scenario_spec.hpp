@@ -1,0 +1,33 @@
+// Everything one simulation needs, as plain values: model, cluster, training, parallelism.
+// `where` remembers which file, line and column each field came from, so that checks done
+// after loading (impossible parallelism, memory) still point the user at the right line.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "sim/engine/user_error.hpp"
+#include "sim/hw/cluster_spec.hpp"
+#include "sim/workload/model_spec.hpp"
+#include "sim/workload/parallel_spec.hpp"
+#include "sim/workload/training_spec.hpp"
+
+namespace stepsim::workload {
+
+struct Provenance {
+  engine::SourceLoc file;                         // the scenario file itself
+  std::map<std::string, engine::SourceLoc> keys;  // "parallelism.pp" -> where it was set
+  // Where `path` was set, else the closest enclosing key, else the file.
+  engine::SourceLoc at(const std::string& path) const;
+};
+
+struct ScenarioSpec {
+  std::string name;
+  ModelSpec model;
+  hw::ClusterSpec cluster;
+  TrainingSpec training;
+  ParallelSpec parallel;
+  Provenance where;
+};
+
+}  // namespace stepsim::workload

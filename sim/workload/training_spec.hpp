@@ -1,0 +1,52 @@
+// How the model is trained: sequence and batch sizes, precision per tensor class, recomputation.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/hw/precision.hpp"
+
+namespace stepsim::workload {
+
+using hw::Precision;
+
+// Precision of each class of tensor or arithmetic. `gemm` covers the linear layers of the
+// transformer blocks (attention projections, MLP and experts); `head` the embedding and output
+// head; `router` the MoE gate; `attention` the attention core (QK^T, softmax, AV). `activations`
+// is the precision of activations kept for backward and sent between stages; GEMM inputs are
+// kept in the GEMM precision. `dispatch`/`combine` are the all-to-all payloads (DeepSeek: FP8
+// dispatch, BF16 combine, the same in backward). `master` and `optimizer` are per parameter.
+struct PrecisionPolicy {
+  Precision gemm = Precision::bf16;
+  Precision attention = Precision::bf16;
+  Precision head = Precision::bf16;
+  Precision router = Precision::bf16;
+  Precision activations = Precision::bf16;
+  Precision dispatch = Precision::bf16;
+  Precision combine = Precision::bf16;
+  Precision params = Precision::bf16;
+  Precision grads = Precision::fp32;
+  Precision master = Precision::fp32;
+  Precision optimizer = Precision::fp32;  // each of Adam's two moments
+};
+
+enum class RecomputeMode { none, full, selective, ops };
+
+// none: keep every activation backward needs. full: keep only each layer's input and rerun the
+// layer's forward in backward. selective: recompute the attention core (Megatron's choice). ops:
+// recompute the named ops or op groups (e.g. DeepSeek's [rmsnorm, mla_up_proj]).
+struct RecomputeSpec {
+  RecomputeMode mode = RecomputeMode::none;
+  std::vector<std::string> ops;
+};
+
+struct TrainingSpec {
+  int seq_len = 0;
+  long long global_batch = 0;  // sequences per step
+  int micro_batch = 1;         // sequences per micro-batch
+  bool causal = true;          // causal attention (FLOPs of the masked half not counted)
+  PrecisionPolicy precision;
+  RecomputeSpec recompute;
+};
+
+}  // namespace stepsim::workload

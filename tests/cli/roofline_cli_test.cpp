@@ -1,0 +1,109 @@
+// End-to-end: the shipped scenarios through the stepsim binary.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "tests/test_support.hpp"
+
+using stepsim::test::run_stepsim;
+
+namespace {
+
+// Top-level keys of a JSON object printed by our writer (two-space indentation).
+std::vector<std::string> top_level_keys(const std::string& json) {
+  std::vector<std::string> keys;
+  std::istringstream in(json);
+  std::string line;
+  const std::regex key(R"re(^  "([a-z_]+)": )re");
+  std::smatch m;
+  while (std::getline(in, line))
+    if (std::regex_search(line, m, key)) keys.push_back(m[1]);
+  return keys;
+}
+
+double number_after(const std::string& json, const std::string& k) {
+  const auto p = json.find("\"" + k + "\": ");
+  REQUIRE(p != std::string::npos);
+  return std::stod(json.substr(p + k.size() + 4));
+}
+
+std::string string_after(const std::string& json, const std::string& k) {
+  const auto p = json.find("\"" + k + "\": \"");
+  REQUIRE(p != std::string::npos);
+  const auto b = p + k.size() + 5;
+  return json.substr(b, json.find('"', b) - b);
+}
+
+}  // namespace
+
+TEST_CASE("roofline --json has the documented top-level keys and verdicts") {
+  const auto r = run_stepsim("roofline scenarios/deepseek-v3-zero3.yaml --json");
+  REQUIRE(r.status == 0);
+  const std::vector<std::string> required{"scenario", "world_size", "tokens_per_step", "model", "flops_per_gpu",
+                                          "compute_s", "compute_peak_s", "hbm_s", "comm_s", "bound_s",
+                                          "limited_by", "comm_to_compute", "memory"};
+  const auto keys = top_level_keys(r.out);
+  for (const auto& k : required) {
+    CAPTURE(k);
+    CHECK(std::find(keys.begin(), keys.end(), k) != keys.end());
+  }
+  for (const char* k : {"params_total", "params_active", "flops_per_token", "params_gb", "grads_gb", "optimizer_gb",
+                        "activations_gb", "total_gb", "capacity_gb", "fits", "nvlink", "ib"})
+    CHECK(r.out.find(std::string("\"") + k + "\": ") != std::string::npos);
+  CHECK(number_after(r.out, "world_size") == 2048);
+  CHECK(number_after(r.out, "comm_to_compute") >= 2.0);
+
+  const auto d = run_stepsim("roofline scenarios/deepseek-v3-dualpipe.yaml --json");
+  REQUIRE(d.status == 0);
+  CHECK(string_after(d.out, "limited_by") == "compute");
+
+  const auto bf16 = run_stepsim("roofline scenarios/deepseek-v3-zero3.yaml --json --set training.precision.gemm=bf16");
+  REQUIRE(bf16.status == 0);
+  CHECK(number_after(bf16.out, "comm_to_compute") < number_after(r.out, "comm_to_compute"));
+}
+
+TEST_CASE("Every shipped scenario, model and topology checks clean and runs") {
+  namespace fs = std::filesystem;
+  for (const char* dir : {"scenarios", "models", "topologies"}) {
+    for (const auto& e : fs::directory_iterator(std::string(STEPSIM_SOURCE_DIR) + "/" + dir)) {
+      const std::string rel = std::string(dir) + "/" + e.path().filename().string();
+      CAPTURE(rel);
+      const auto c = run_stepsim("check '" + rel + "'");
+      CHECK(c.status == 0);
+      CHECK(c.err.empty());
+      if (std::string(dir) == "scenarios") {
+        const auto r = run_stepsim("roofline '" + rel + "'");
+        CHECK(r.status == 0);
+        CHECK(r.out.find("Bound") != std::string::npos);
+      }
+    }
+  }
+}
+
+TEST_CASE("Same scenario, byte-identical report; --output writes the same bytes") {
+  const auto a = run_stepsim("roofline scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-zero3.yaml --json");
+  const auto b = run_stepsim("roofline scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-zero3.yaml --json");
+  REQUIRE(a.status == 0);
+  CHECK(a.out == b.out);
+  const auto path = std::filesystem::temp_directory_path() / "stepsim_roofline_test.json";
+  const auto c = run_stepsim("roofline scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-zero3.yaml --json -o '" +
+                             path.string() + "'");
+  REQUIRE(c.status == 0);
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  CHECK(s.str() == a.out);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("The default text report compares scenarios and explains the verdict") {
+  const auto r = run_stepsim("roofline scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-zero3.yaml");
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("Comparison") != std::string::npos);
+  CHECK(r.out.find("compute-bound") != std::string::npos);
+  CHECK(r.out.find("spec peak") != std::string::npos);
+  CHECK(r.out.find("fastest bound: deepseek-v3-dualpipe") != std::string::npos);
+}

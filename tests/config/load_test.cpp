@@ -1,0 +1,67 @@
+#include "sim/config/load.hpp"
+
+#include <doctest/doctest.h>
+
+#include "tests/test_support.hpp"
+
+using namespace stepsim;
+using stepsim::test::source_path;
+
+TEST_CASE("The DualPipe scenario resolves to the published configuration") {
+  const auto s = config::load_scenario(source_path("scenarios/deepseek-v3-dualpipe.yaml"));
+  CHECK(s.cluster.world_size() == 2048);
+  CHECK(s.cluster.fabric.kind == hw::FabricKind::multi_plane_fat_tree);
+  CHECK(s.cluster.fabric.nic.bandwidth == 50e9);
+  CHECK(s.cluster.nvlink.bandwidth == 160e9);
+  CHECK(s.cluster.device.rate(hw::Precision::fp8).achievable_flops == 1460e12);
+  CHECK(s.parallel.pp == 16);
+  CHECK(s.parallel.ep == 64);
+  CHECK(s.parallel.zero == 1);
+  CHECK(s.parallel.schedule == workload::Schedule::dualpipe);
+  CHECK(s.parallel.comm_sms == 20);
+  CHECK(s.training.precision.gemm == hw::Precision::fp8);
+  CHECK(s.training.recompute.mode == workload::RecomputeMode::ops);
+  CHECK(s.model.moe.experts == 256);
+  // Provenance: parallelism.pp was set on a known line of the scenario.
+  CHECK(s.where.at("parallelism.pp").line > 0);
+}
+
+TEST_CASE("--set overrides fields in the scenario and in the files it names") {
+  const auto s = config::load_scenario(
+      source_path("scenarios/deepseek-v3-dualpipe.yaml"),
+      {config::parse_override("parallelism.schedule=1f1b"), config::parse_override("model.layers=60"),
+       config::parse_override("cluster.nvlink.bandwidth=100GB/s"),
+       config::parse_override("cluster.device.sms=100"),
+       config::parse_override("training.recompute=[rmsnorm]")});
+  CHECK(s.parallel.schedule == workload::Schedule::one_f_one_b);
+  CHECK(s.model.layers == 60);
+  CHECK(s.cluster.nvlink.bandwidth == 100e9);
+  CHECK(s.cluster.device.sms == 100);
+  REQUIRE(s.training.recompute.ops.size() == 1);
+  CHECK(s.where.at("parallelism.schedule").file == "--set parallelism.schedule=1f1b");
+}
+
+TEST_CASE("Override syntax errors") {
+  CHECK_THROWS_AS(config::parse_override("noequals"), engine::UserError);
+  CHECK_THROWS_AS(config::parse_override("a..b=1"), engine::UserError);
+  CHECK_THROWS_AS(config::parse_override("=1"), engine::UserError);
+}
+
+TEST_CASE("Every shipped file loads") {
+  for (const char* f : {"topologies/h800.yaml", "topologies/h100.yaml", "topologies/a100.yaml"})
+    CHECK_NOTHROW(config::load_device(source_path(f)));
+  for (const char* f : {"topologies/h800-1x8.yaml", "topologies/h800-4x8.yaml", "topologies/h800-256x8-mpft.yaml",
+                        "topologies/h800-2048x8-mpft.yaml", "topologies/a100-64x8-dgx.yaml",
+                        "topologies/h100-256x8-rail.yaml"})
+    CHECK_NOTHROW(config::load_cluster(source_path(f)));
+  CHECK(config::load_cluster(source_path("topologies/h800-2048x8-mpft.yaml")).world_size() == 16384);
+  CHECK(config::detect_kind(source_path("topologies/h800.yaml")) == config::FileKind::device);
+  CHECK(config::detect_kind(source_path("topologies/h800-4x8.yaml")) == config::FileKind::cluster);
+  CHECK(config::detect_kind(source_path("models/gpt3-175b.yaml")) == config::FileKind::model);
+  CHECK(config::detect_kind(source_path("scenarios/deepseek-v3-zero3.yaml")) == config::FileKind::scenario);
+}
+
+TEST_CASE("did-you-mean suggests close words only") {
+  CHECK(config::did_you_mean("trainng", {"training", "parallelism"}) == "training");
+  CHECK_FALSE(config::did_you_mean("zzzzzz", {"training", "parallelism"}).has_value());
+}

@@ -1,0 +1,44 @@
+// A small scenario built in code for workload and analysis tests: an 8-layer dense model on
+// `nodes` x `gpus` H800-like GPUs. Provenance maps every key to "where:<key>" so tests can check
+// which field an error points at.
+#pragma once
+
+#include "sim/workload/scenario_spec.hpp"
+
+namespace stepsim::test {
+
+inline workload::ScenarioSpec small_scenario(int nodes, int gpus) {
+  using namespace workload;
+  ScenarioSpec s;
+  s.name = "small";
+  s.model.name = "small";
+  s.model.hidden = 1024;
+  s.model.layers = 8;
+  s.model.vocab = 32000;
+  s.model.attention = {AttentionKind::mha, 16, 16, 64};
+  s.model.mlp = {MlpKind::swiglu, 4096};
+  auto& c = s.cluster;
+  c.name = "test";
+  c.nodes = nodes;
+  c.gpus_per_node = gpus;
+  c.device.name = "gpu";
+  c.device.sms = 132;
+  c.device.memory_bytes = 80e9;
+  c.device.hbm_bandwidth = 3e12;
+  c.device.rates[static_cast<int>(hw::Precision::bf16)] = hw::ComputeRate{1000e12, 500e12};
+  c.device.rates[static_cast<int>(hw::Precision::fp32)] = hw::ComputeRate{60e12, 60e12};
+  c.nvlink = {200e9, 200e9, 3e-6};
+  c.fabric.kind = nodes > 1 ? hw::FabricKind::multi_plane_fat_tree : hw::FabricKind::none;
+  c.fabric.planes = gpus;
+  c.fabric.nic = {50e9, 50e9, 3e-6};
+  s.training.seq_len = 1024;
+  s.training.global_batch = 64;
+  s.training.micro_batch = 1;
+  for (const char* k : {"parallelism", "parallelism.pp", "parallelism.tp", "parallelism.ep", "parallelism.dp",
+                        "parallelism.zero", "parallelism.schedule", "parallelism.virtual_stages",
+                        "parallelism.stage_layers", "parallelism.comm_sms", "training.global_batch"})
+    s.where.keys[k] = {std::string("where:") + k, 1, 1};
+  return s;
+}
+
+}  // namespace stepsim::test
