@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "sim/cli/commands.hpp"
+#include "sim/cli/options.hpp"
 #include "sim/config/load.hpp"
 #include "sim/report/spec_summary.hpp"
 
@@ -16,21 +17,12 @@ int check_command(const Args& args) {
   std::vector<std::string> files, sets;
   opts.add_options()("help,h", "show this help")(
       "set", po::value(&sets)->composing(), "override a field: --set key.path=value (repeatable)");
-  po::options_description hidden;
-  hidden.add_options()("file", po::value(&files));
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("file", -1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-  po::notify(vm);
+  const po::variables_map vm = parse_args(args, opts, files);
   if (vm.count("help") || files.empty()) {
     std::cout << opts << "\n";
     return files.empty() && !vm.count("help") ? 2 : 0;
   }
-  std::vector<config::Override> overrides;
-  for (const auto& s : sets) overrides.push_back(config::parse_override(s));
+  const std::vector<config::Override> overrides = parse_overrides(sets);
 
   std::string out;
   for (const auto& f : files) {

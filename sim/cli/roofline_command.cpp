@@ -6,6 +6,7 @@
 
 #include "sim/analysis/roofline.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/cli/options.hpp"
 #include "sim/cli/output_file.hpp"
 #include "sim/config/load.hpp"
 #include "sim/report/roofline_report.hpp"
@@ -25,22 +26,13 @@ int roofline_command(const Args& args) {
   opts.add_options()("help,h", "show this help")("json", "print JSON instead of text")(
       "set", po::value(&sets)->composing(), "override a field: --set key.path=value (repeatable)")(
       "output,o", po::value(&output), "write the report to this file instead of stdout");
-  po::options_description hidden;
-  hidden.add_options()("scenario", po::value(&files));
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("scenario", -1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-  po::notify(vm);
+  const po::variables_map vm = parse_args(args, opts, files);
   if (vm.count("help")) {
     std::cout << opts << "\n";
     return 0;
   }
   if (files.empty()) throw engine::UserError({"<command line>", 0, 0}, "roofline needs a scenario file", "stepsim roofline scenarios/deepseek-v3-dualpipe.yaml");
-  std::vector<config::Override> overrides;
-  for (const auto& s : sets) overrides.push_back(config::parse_override(s));
+  const std::vector<config::Override> overrides = parse_overrides(sets);
 
   std::vector<workload::ScenarioSpec> specs;
   std::vector<analysis::Roofline> results;
