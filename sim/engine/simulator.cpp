@@ -1,0 +1,48 @@
+#include "sim/engine/simulator.hpp"
+
+#include "sim/engine/check.hpp"
+
+namespace stepsim::engine {
+
+EventId Simulator::at(Time t, EventHandler* handler, std::uint64_t tag) {
+  STEPSIM_CHECK(t >= now_, "event scheduled in the past");
+  STEPSIM_CHECK(handler != nullptr, "event without handler");
+  return queue_.push(t, handler, tag);
+}
+
+RunStats Simulator::run(const RunLimits& limits) {
+  RunStats stats;
+  EventQueue::Fired f{};
+  while (true) {
+    if (stats.events >= limits.max_events) {
+      stats.outcome = queue_.empty() ? RunOutcome::drained : RunOutcome::event_budget;
+      break;
+    }
+    if (!queue_.pop_until(limits.until, f)) {
+      stats.outcome = queue_.empty() ? RunOutcome::drained : RunOutcome::time_limit;
+      break;
+    }
+    now_ = f.time;
+    ++stats.events;
+    f.handler->on_event(*this, f.tag);
+  }
+  executed_ += stats.events;
+  if (stats.outcome == RunOutcome::time_limit && limits.until > now_) now_ = limits.until;
+  stats.end = now_;
+  return stats;
+}
+
+void require_finished(const RunStats& stats, const std::vector<std::string>& stuck) {
+  if (stats.outcome == RunOutcome::event_budget)
+    throw SimulationError("event budget exhausted after " + std::to_string(stats.events) + " events at t = " +
+                          stats.end.to_string() + "; raise the budget or simulate less");
+  if (stuck.empty()) return;
+  std::string names;
+  const std::size_t shown = stuck.size() < 10 ? stuck.size() : 10;
+  for (std::size_t i = 0; i < shown; ++i) names += (i ? ", " : "") + stuck[i];
+  if (stuck.size() > shown) names += ", ... (" + std::to_string(stuck.size() - shown) + " more)";
+  throw SimulationError("deadlock at t = " + stats.end.to_string() + ": no event pending but " +
+                        std::to_string(stuck.size()) + " item(s) still waiting: " + names);
+}
+
+}  // namespace stepsim::engine

@@ -1,0 +1,60 @@
+// The simulator loop: a clock and the event queue, passed explicitly (there is no global one).
+//
+// `run` pops events in (time, sequence) order, advances the clock to each and calls its handler,
+// which may schedule or cancel more. It stops when the queue drains, when the event budget is
+// spent, or at a time limit. A drained queue with work still outstanding is a deadlock: the
+// caller names what is stuck and `require_finished` turns that into a SimulationError.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sim/engine/event_queue.hpp"
+
+namespace stepsim::engine {
+
+// A simulation that cannot complete: deadlock or budget exhausted. Not a bug, not a file error.
+class SimulationError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct RunLimits {
+  std::uint64_t max_events = UINT64_MAX;
+  Time until = Time::max();  // events after this time stay pending
+};
+
+enum class RunOutcome { drained, event_budget, time_limit };
+
+struct RunStats {
+  std::uint64_t events = 0;  // events executed by this call
+  Time end;                  // clock when it returned
+  RunOutcome outcome = RunOutcome::drained;
+};
+
+class Simulator {
+ public:
+  Time now() const { return now_; }
+  // Schedules `handler->on_event(sim, tag)` at absolute time `at` (>= now).
+  EventId at(Time at, EventHandler* handler, std::uint64_t tag = 0);
+  EventId after(Time delay, EventHandler* handler, std::uint64_t tag = 0) { return at(now_ + delay, handler, tag); }
+  bool cancel(EventId id) { return queue_.cancel(id); }
+  std::size_t pending() const { return queue_.live(); }
+  std::uint64_t executed() const { return executed_; }
+  EventQueue& queue() { return queue_; }
+
+  RunStats run(const RunLimits& limits = {});
+
+ private:
+  EventQueue queue_;
+  Time now_;
+  std::uint64_t executed_ = 0;
+};
+
+// Throws SimulationError when the run ran out of budget, or drained while `stuck` (names of
+// work items still waiting) is non-empty.
+void require_finished(const RunStats& stats, const std::vector<std::string>& stuck);
+
+}  // namespace stepsim::engine
