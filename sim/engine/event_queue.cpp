@@ -25,7 +25,8 @@ EventId EventQueue::push(Time at, EventHandler* handler, std::uint64_t tag) {
   s.tag = tag;
   s.alive = true;
   STEPSIM_CHECK(next_seq_ < (std::uint64_t{1} << (64 - kSlotBits)), "event sequence numbers exhausted");
-  heap_.push_back({at, (next_seq_++ << kSlotBits) | slot});
+  STEPSIM_CHECK(at.picoseconds() >= 0, "negative event time");
+  heap_.push_back(make_entry(at, (next_seq_++ << kSlotBits) | slot));
   sift_up(heap_.size() - 1);
   ++live_;
   return {slot, s.generation};
@@ -41,7 +42,7 @@ bool EventQueue::cancel(EventId id) {
 }
 
 void EventQueue::pop_top() {
-  const std::uint32_t slot = heap_.front().slot();
+  const std::uint32_t slot = slot_of(heap_.front());
   heap_.front() = heap_.back();
   heap_.pop_back();
   if (!heap_.empty()) sift_down(0);
@@ -52,7 +53,7 @@ void EventQueue::pop_top() {
 }
 
 void EventQueue::drop_dead() {
-  while (!heap_.empty() && !slots_[heap_.front().slot()].alive) pop_top();
+  while (!heap_.empty() && !slots_[slot_of(heap_.front())].alive) pop_top();
 }
 
 bool EventQueue::empty() {
@@ -63,15 +64,15 @@ bool EventQueue::empty() {
 Time EventQueue::next_time() {
   drop_dead();
   STEPSIM_CHECK(!heap_.empty(), "next_time on an empty queue");
-  return heap_.front().time;
+  return time_of(heap_.front());
 }
 
 EventQueue::Fired EventQueue::pop() {
   drop_dead();
   STEPSIM_CHECK(!heap_.empty(), "pop on an empty queue");
   const Entry top = heap_.front();
-  const Slot& s = slots_[top.slot()];
-  const Fired f{top.time, s.handler, s.tag};
+  const Slot& s = slots_[slot_of(top)];
+  const Fired f{time_of(top), s.handler, s.tag};
   pop_top();
   --live_;
   return f;
@@ -113,10 +114,10 @@ void EventQueue::sift_down(std::size_t i) {
 
 bool EventQueue::pop_until(Time limit, Fired& out) {
   drop_dead();
-  if (heap_.empty() || heap_.front().time > limit) return false;
+  if (heap_.empty() || time_of(heap_.front()) > limit) return false;
   const Entry top = heap_.front();
-  const Slot& s = slots_[top.slot()];
-  out = {top.time, s.handler, s.tag};
+  const Slot& s = slots_[slot_of(top)];
+  out = {time_of(top), s.handler, s.tag};
   pop_top();
   --live_;
   return true;

@@ -1,8 +1,8 @@
 // The pending-event set of the discrete-event engine.
 //
 // Order is the key (time, sequence): events at the same time run in the order they were
-// scheduled (FIFO), so a run is deterministic. The queue is a 4-ary min-heap of 16-byte entries
-// {time, sequence << 24 | slot} over a vector (four siblings share one cache line); the event itself (its handler and tag) lives in a slab
+// scheduled (FIFO), so a run is deterministic. The queue is a 4-ary min-heap of 16-byte keys
+// (time, sequence << 24 | slot) compared as one 128-bit integer; the event itself (its handler and tag) lives in a slab
 // slot reused through a free list, so steady-state scheduling allocates nothing. Cancelling marks
 // the slot dead in O(1); the dead entry is dropped when it reaches the top. An EventId carries the
 // slot's generation, so cancelling an event that already ran (or was cancelled) is a no-op.
@@ -57,21 +57,23 @@ class EventQueue {
 
  private:
   static constexpr int kSlotBits = 24;
-  struct Entry {
-    Time time;
-    std::uint64_t key;  // sequence << kSlotBits | slot: orders ties by sequence
-    std::uint32_t slot() const { return static_cast<std::uint32_t>(key & ((1u << kSlotBits) - 1)); }
-  };
+  // One 128-bit key: time (picoseconds, >= 0) in the high half, sequence << 24 | slot in the
+  // low half, so a single unsigned comparison orders by (time, sequence).
+  __extension__ typedef unsigned __int128 Entry;
+  static Entry make_entry(Time t, std::uint64_t low) {
+    return (static_cast<Entry>(static_cast<std::uint64_t>(t.picoseconds())) << 64) | low;
+  }
+  static Time time_of(Entry e) { return Time::ps(static_cast<std::int64_t>(e >> 64)); }
+  static std::uint32_t slot_of(Entry e) {
+    return static_cast<std::uint32_t>(static_cast<std::uint64_t>(e) & ((1u << kSlotBits) - 1));
+  }
+  static bool before(Entry a, Entry b) { return a < b; }
   struct Slot {
     EventHandler* handler = nullptr;
     std::uint64_t tag = 0;
     std::uint32_t generation = 0;
     bool alive = false;
   };
-  // Branch-free on purpose: heap comparisons are unpredictable.
-  static bool before(const Entry& a, const Entry& b) {
-    return (a.time < b.time) | ((a.time == b.time) & (a.key < b.key));
-  }
   void sift_up(std::size_t i);
   void sift_down(std::size_t i);
   void pop_top();
