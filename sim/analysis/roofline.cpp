@@ -102,7 +102,10 @@ class Analyzer {
         w.compute_peak_s += flops / rate.peak_flops;
       }
       // Weights local to this GPU, read per micro-batch in forward; backward moves 2× forward.
-      const double local_params = op.routed_expert ? op.params / plan_.ep : op.params / tp;
+      // A lookup reads only the rows of its tokens (counted in io_bytes), not the whole table.
+      const double local_params = op.cls == OpClass::embedding ? 0.0
+                                  : op.routed_expert            ? op.params / plan_.ep
+                                                                : op.params / tp;
       const double fwd_bytes = tokens * op.io_bytes + mbs * local_params * bytes_per_element(pr_.params);
       w.hbm_bytes += fwd_bytes * (again ? 4.0 : 3.0);
     }
@@ -185,7 +188,8 @@ class Analyzer {
     const double local = zero >= 1 ? held.dense / plan_.dp + held.routed / plan_.edp
                                    : held.dense + held.routed;
     const double per_param = bytes_per_element(pr_.params) + bytes_per_element(pr_.grads) +
-                             bytes_per_element(pr_.master) + 2.0 * bytes_per_element(pr_.optimizer);
+                             (pr_.master == pr_.params ? 0.0 : bytes_per_element(pr_.master)) +
+                             2.0 * bytes_per_element(pr_.optimizer);
     w.hbm_bytes += 2.0 * local * per_param;  // read and write every state once
   }
 

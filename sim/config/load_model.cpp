@@ -11,8 +11,10 @@ using workload::NormKind;
 
 namespace {
 
+// Bounds far above any real model, low enough that nothing overflows or exhausts memory.
 int positive(MapReader& r, const std::string& key) {
-  return static_cast<int>(r.get(key).integer(1, 1 << 30));
+  const long long hi = key == "layers" ? 10'000 : 1 << 24;
+  return static_cast<int>(r.get(key).integer(1, hi));
 }
 
 int optional_int(MapReader& r, const std::string& key, int def, long long lo = 0) {
@@ -37,9 +39,13 @@ void validate(const ModelSpec& m, const Node& where) {
       where.fail("moe.groups must divide the experts and 1 <= topk_groups <= groups",
                  "DeepSeek-V3: 256 experts in 8 groups, a token reaches at most 4 groups (nodes)");
     if (e.first_dense_layers > m.layers) where.fail("moe.first_dense_layers exceeds the layer count");
-    if (e.first_dense_layers > 0 && m.mlp.intermediate < 1)
-      where.fail("dense layers before the first MoE layer need mlp.intermediate");
   }
+  for (int l = 0; l < m.layers; ++l)
+    if (!m.is_moe_layer(l) && m.mlp.intermediate < 1)
+      where.fail("layer " + std::to_string(l) + " is dense but the model has no dense MLP width",
+                 "add mlp: {kind: swiglu, intermediate: ...} (config.json: intermediate_size)");
+  if (a.kind != AttentionKind::mla && a.head_dim < 1)
+    where.fail("attention head_dim is 0 (hidden / heads rounds down to 0)", "set attention.head_dim");
 }
 
 }  // namespace
@@ -107,7 +113,9 @@ namespace {
 // Reads a Hugging Face config.json: only the architecture fields; everything else is ignored.
 struct Hf {
   MapReader r;
-  int need(const std::string& key) { return static_cast<int>(r.get(key).integer(1, 1 << 30)); }
+  int need(const std::string& key) {
+    return static_cast<int>(r.get(key).integer(1, key == "num_hidden_layers" || key == "n_layer" ? 10'000 : 1 << 24));
+  }
   int opt(const std::string& key, int def) {
     auto n = r.find(key);
     return n ? static_cast<int>(n->integer(0, 1 << 30)) : def;
@@ -185,6 +193,7 @@ ModelSpec read_hf_config(const Node& node) {
       node.fail("config.json has no intermediate_size", "a dense model needs intermediate_size");
     }
   }
+  hf.r.reject_unread_overrides();
   validate(m, node);
   return m;
 }

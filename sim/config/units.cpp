@@ -105,6 +105,8 @@ Parsed parse_quantity(std::string_view text, Dimension dim) {
     return {std::nullopt, "unknown unit '" + std::string(unit) + "' in '" + std::string(text) +
                               "' (expected " + std::string(to_string(dim)) + ", e.g. " +
                               std::string(example(dim)) + ")"};
+  if (!std::isfinite(number * factor))
+    return {std::nullopt, "'" + std::string(text) + "' is too large"};
   return {number * factor, {}};
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -220,6 +221,17 @@ void MapReader::finish() const {
   }
 }
 
+void MapReader::reject_unread_overrides() const {
+  const std::vector<std::string> known(asked_.begin(), asked_.end());
+  for (const auto& [path, text] : node_.context().overridden) {
+    const std::string key = path.substr(0, path.find('.'));
+    if (asked_.count(key)) continue;
+    std::string hint = "this file format does not use '" + key + "'";
+    if (auto m = did_you_mean(key, known)) hint = "did you mean '" + *m + "'?";
+    throw UserError({text, 0, 0}, "'" + key + "' is not read from " + node_.context().file, hint);
+  }
+}
+
 namespace {
 
 void apply(YAML::Node root, const Override& o, std::size_t from, std::map<std::string, std::string>& overridden) {
@@ -260,6 +272,9 @@ void apply(YAML::Node root, const Override& o, std::size_t from, std::map<std::s
 
 Document Document::load(const std::string& file, const std::vector<Override>& overrides,
                         const std::string& prefix, std::map<std::string, SourceLoc>* provenance) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec))
+    throw UserError({file, 0, 0}, "cannot read file: not a regular file", "check the path (relative paths inside a scenario are relative to the scenario)");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw UserError({file, 0, 0}, "cannot read file", "check the path (relative paths inside a scenario are relative to the scenario)");
   std::ostringstream buf;

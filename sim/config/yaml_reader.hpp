@@ -83,6 +83,8 @@ class MapReader {
   const Node& node() const { return node_; }
   // Rejects keys never asked for, naming the closest asked-for key.
   void finish() const;
+  // For foreign formats whose other keys are ignored: rejects only keys set by --set and never read.
+  void reject_unread_overrides() const;
 
  private:
   Node node_;

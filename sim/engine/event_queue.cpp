@@ -38,7 +38,24 @@ bool EventQueue::cancel(EventId id) {
   if (!s.alive || s.generation != id.generation) return false;
   s.alive = false;
   --live_;
+  if (heap_.size() > 2 * live_ + 64) compact();
   return true;
+}
+
+void EventQueue::compact() {
+  std::size_t kept = 0;
+  for (const Entry e : heap_) {
+    Slot& s = slots_[slot_of(e)];
+    if (s.alive) {
+      heap_[kept++] = e;
+    } else {
+      ++s.generation;
+      free_.push_back(slot_of(e));
+    }
+  }
+  // Re-insert the survivors (keys unchanged, so their order is too); amortised over the cancels.
+  heap_.resize(kept);
+  for (std::size_t i = 1; i < kept; ++i) sift_up(i);
 }
 
 void EventQueue::pop_top() {

@@ -6,6 +6,8 @@
 // slot reused through a free list, so steady-state scheduling allocates nothing. Cancelling marks
 // the slot dead in O(1); the dead entry is dropped when it reaches the top. An EventId carries the
 // slot's generation, so cancelling an event that already ran (or was cancelled) is a no-op.
+// When dead entries outnumber live ones the heap is rebuilt without them, so a model that cancels
+// and reschedules often keeps memory proportional to its live events.
 // Costs: schedule and pop O(log₄ n), cancel O(1). Limits: 2^24 (16.7 M) pending events and
 // 2^40 (1.1e12) events scheduled per queue, both checked.
 #pragma once
@@ -78,6 +80,7 @@ class EventQueue {
   void sift_down(std::size_t i);
   void pop_top();
   void drop_dead();
+  void compact();
 
   std::vector<Entry> heap_;
   std::vector<Slot> slots_;

@@ -37,6 +37,9 @@ void require_finished(const RunStats& stats, const std::vector<std::string>& stu
     throw SimulationError("event budget exhausted after " + std::to_string(stats.events) + " events at t = " +
                           stats.end.to_string() + "; raise the budget or simulate less");
   if (stuck.empty()) return;
+  if (stats.outcome == RunOutcome::time_limit)
+    throw SimulationError("time limit reached at t = " + stats.end.to_string() + " with " +
+                          std::to_string(stuck.size()) + " item(s) unfinished");
   std::string names;
   const std::size_t shown = stuck.size() < 10 ? stuck.size() : 10;
   for (std::size_t i = 0; i < shown; ++i) names += (i ? ", " : "") + stuck[i];

@@ -87,9 +87,22 @@ ParallelPlan make_plan(const ScenarioSpec& spec) {
     const int v = key[0] == 'p' ? p.pp : key[0] == 't' ? p.tp : p.ep;
     if (v < 1) fail(spec, std::string("parallelism.") + key, std::string(key) + " must be >= 1, got " + str(v));
   }
-  if (plan.world % (p.pp * p.tp) != 0)
+  if (p.tp > plan.gpus_per_node)
+    fail(spec, "parallelism.tp",
+         "tp = " + str(p.tp) + " spans more than one node (" + str(plan.gpus_per_node) + " GPUs per node)",
+         "tensor parallelism needs NVLink bandwidth; keep tp <= GPUs per node");
+  if (plan.gpus_per_node % p.tp != 0)
+    fail(spec, "parallelism.tp",
+         "tp = " + str(p.tp) + " does not divide the " + str(plan.gpus_per_node) + " GPUs of a node",
+         "a tensor-parallel group must sit inside one NVLink island");
+  if (p.pp > plan.world || p.ep > plan.world)
+    fail(spec, p.pp > plan.world ? "parallelism.pp" : "parallelism.ep",
+         "parallel degree exceeds the " + str(plan.world) + " GPUs of the cluster");
+  if (p.virtual_stages > m.layers)
+    fail(spec, "parallelism.virtual_stages", "virtual_stages exceeds the model's " + str(m.layers) + " layers");
+  if (plan.world % (1LL * p.pp * p.tp) != 0)
     fail(spec, "parallelism",
-         "world size " + str(plan.world) + " is not divisible by pp * tp = " + str(p.pp * p.tp),
+         "world size " + str(plan.world) + " is not divisible by pp * tp = " + str(1LL * p.pp * p.tp),
          "the cluster has " + str(plan.world) + " GPUs; choose pp and tp so that pp * tp divides it");
   plan.dp = plan.world / (p.pp * p.tp);
   if (p.dp != 0 && p.dp != plan.dp)
@@ -101,10 +114,6 @@ ParallelPlan make_plan(const ScenarioSpec& spec) {
     fail(spec, "parallelism.tp",
          "tp = " + str(p.tp) + " does not divide the " + str(m.attention.heads) + " attention heads",
          "tensor parallelism splits attention heads; pick a divisor of the head count");
-  if (p.tp > plan.gpus_per_node)
-    fail(spec, "parallelism.tp",
-         "tp = " + str(p.tp) + " spans more than one node (" + str(plan.gpus_per_node) + " GPUs per node)",
-         "tensor parallelism needs NVLink bandwidth; keep tp <= GPUs per node");
   if (p.ep > 1) {
     if (!m.moe.enabled)
       fail(spec, "parallelism.ep", "ep = " + str(p.ep) + " but model '" + m.name + "' has no MoE layers",
@@ -146,7 +155,14 @@ ParallelPlan make_plan(const ScenarioSpec& spec) {
 
   // Stages and layer split.
   plan.stages = p.pp;
-  if (p.schedule == Schedule::interleaved) plan.stages = p.pp * p.virtual_stages;
+  if (p.schedule == Schedule::interleaved) {
+    if (1LL * p.pp * p.virtual_stages > m.layers)
+      fail(spec, "parallelism.virtual_stages",
+           "pp * virtual_stages = " + str(1LL * p.pp * p.virtual_stages) + " stages exceed the model's " +
+               str(m.layers) + " layers",
+           "every stage needs at least one layer");
+    plan.stages = p.pp * p.virtual_stages;
+  }
   if (p.schedule == Schedule::dualpipev) plan.stages = 2 * p.pp;
   check_pipeline(spec, plan);
   if (m.layers < plan.stages)

@@ -89,3 +89,23 @@ TEST_CASE("Bad command-line overrides are reported against the --set") {
   r = run_stepsim("frobnicate");
   CHECK(r.status == 2);
 }
+
+TEST_CASE("Hostile sizes are refused, not overflowed or allocated") {
+  const std::string s = "roofline scenarios/deepseek-v3-dualpipe.yaml ";
+  auto r = run_stepsim(s + "--set parallelism.pp=65536 --set parallelism.tp=65536");
+  CHECK(r.status == 2);
+  r = run_stepsim(s + "--set model.layers=1000000000");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("out of range") != std::string::npos);
+  r = run_stepsim(s + "--set parallelism.schedule=interleaved --set parallelism.virtual_stages=8388608");
+  CHECK(r.status == 2);
+  r = run_stepsim(s + "--set cluster.device.compute.fp8.peak=1e300EFLOP/s");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("too large") != std::string::npos);
+  r = run_stepsim("roofline scenarios");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("not a regular file") != std::string::npos);
+  r = run_stepsim("roofline scenarios/deepseek-v3-dualpipe.yaml --set model=../models/deepseek-v3.config.json --set model.hidden=5");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("'hidden' is not read from models/deepseek-v3.config.json") != std::string::npos);
+}

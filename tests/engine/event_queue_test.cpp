@@ -69,3 +69,33 @@ TEST_CASE("Matches a reference ordering on random input and reuses slots") {
   }
   CHECK(r.slab_size() == 64);
 }
+
+TEST_CASE("Cancel-heavy use keeps the slab proportional to live events") {
+  EventQueue q;
+  EventId pending{};
+  for (int i = 0; i < 100000; ++i) {
+    q.cancel(pending);
+    pending = q.push(Time::ps(1000 + i), nullptr, static_cast<std::uint64_t>(i));
+  }
+  CHECK(q.live() == 1);
+  CHECK(q.slab_size() < 200);
+  CHECK(q.pop().tag == 99999);
+  CHECK(q.empty());
+}
+
+TEST_CASE("Compaction keeps the order of the survivors") {
+  EventQueue q;
+  std::vector<EventId> ids;
+  for (int i = 0; i < 1000; ++i) ids.push_back(q.push(Time::ps(1000 - i % 97), nullptr, static_cast<std::uint64_t>(i)));
+  for (int i = 0; i < 1000; i += 2) q.cancel(ids[static_cast<std::size_t>(i)]);
+  Time last;
+  std::size_t n = 0;
+  while (!q.empty()) {
+    const auto f = q.pop();
+    CHECK(f.tag % 2 == 1);
+    CHECK(f.time >= last);
+    last = f.time;
+    ++n;
+  }
+  CHECK(n == 500);
+}
