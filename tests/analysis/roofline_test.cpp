@@ -57,6 +57,16 @@ TEST_CASE("The seed's verdict: DualPipe compute-bound, ZeRO-3 communication-boun
   CHECK(z3_bf16.comm_to_compute < z3.comm_to_compute);
 }
 
+TEST_CASE("Which link binds ZeRO-3 depends on NVLink: H800 (160 GB/s) NVLink, H100 (393 GB/s) InfiniBand") {
+  // Hierarchical all-gather/reduce-scatter: 7/8 of S over NVLink, 1/8 of S over the GPU's NIC.
+  const auto h800 = of("scenarios/deepseek-v3-zero3.yaml");
+  CHECK(h800.limited_by == analysis::Resource::nvlink);
+  CHECK(h800.comm_bytes.nvlink == doctest::Approx(7.0 * h800.comm_bytes.ib).epsilon(0.01));
+  const auto h100 = of("scenarios/deepseek-v3-zero3.yaml", {"cluster=../topologies/h100-256x8-rail.yaml"});
+  CHECK(h100.limited_by == analysis::Resource::ib);
+  CHECK(h100.ib_s == doctest::Approx(h800.ib_s));
+}
+
 TEST_CASE("ZeRO-3 moves 3x the parameters per micro-batch (1.5x plain DP's all-reduce)") {
   workload::ScenarioSpec s = test::small_scenario(1, 8);
   s.parallel.zero = 0;
