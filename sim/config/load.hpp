@@ -16,6 +16,8 @@ hw::DeviceSpec read_device(const Node& node);
 // `dir` resolves a `device:` file name; overrides under `prefix` + ".device" apply to it.
 hw::ClusterSpec read_cluster(const Node& node, const std::string& dir,
                              const std::vector<Override>& overrides, const std::string& prefix);
+// A `faults:` list, checked against the cluster's nodes, GPUs and switches.
+std::vector<hw::FaultSpec> read_faults(const Node& node, const hw::ClusterSpec& cluster);
 workload::ModelSpec read_model(const Node& node);
 workload::ModelSpec read_hf_config(const Node& node);
 

@@ -102,6 +102,7 @@ hw::ClusterSpec read_cluster(const Node& node, const std::string& dir,
       c.fabric.switch_ports = static_cast<int>(ports.integer(4, 4096));
       if (c.fabric.switch_ports % 2 != 0) ports.fail("switch_ports must be even (half down, half up)");
       if (auto o = fr.find("oversubscription")) c.fabric.oversubscription = o->number(1.0, 64.0);
+      if (auto sl = fr.find("spine_latency")) c.fabric.spine_latency_s = sl->quantity(Dimension::time);
       const long long half = c.fabric.switch_ports / 2;
       const long long reach = 2 * half * half;  // endpoints of a two-layer fat-tree
       if (c.fabric.kind == hw::FabricKind::multi_plane_fat_tree) {
@@ -127,8 +128,49 @@ hw::ClusterSpec read_cluster(const Node& node, const std::string& dir,
   }
   if (c.nodes > 1 && c.fabric.kind == hw::FabricKind::none)
     node.fail(std::to_string(c.nodes) + " nodes need a scale-out fabric", "add fabric: {kind: multi_plane_fat_tree, ...}");
+  if (auto f = r.find("faults")) c.faults = read_faults(*f, c);
   r.finish();
   return c;
+}
+
+std::vector<hw::FaultSpec> read_faults(const Node& node, const hw::ClusterSpec& c) {
+  using hw::FaultKind;
+  const hw::FabricShape shape = hw::fabric_shape(c);
+  std::vector<hw::FaultSpec> out;
+  for (const Node& item : node.items()) {
+    MapReader r(item);
+    hw::FaultSpec f;
+    f.kind = static_cast<FaultKind>(r.get("kind").choice(
+        {"nic_down", "nic_degrade", "link_down", "link_degrade", "nvlink_degrade", "straggler"}));
+    auto index = [&](const char* key, int count, const char* what) {
+      const Node n = r.get(key);
+      if (count <= 0) n.fail(std::string("the cluster has no ") + what, "this fault needs a scale-out fabric");
+      return static_cast<int>(n.integer(0, count - 1));
+    };
+    switch (f.kind) {
+      case FaultKind::nic_down:
+      case FaultKind::nic_degrade:
+        f.node = index("node", c.fabric.kind == hw::FabricKind::none ? 0 : c.nodes, "NICs");
+        f.nic = index("nic", c.gpus_per_node, "NICs");
+        break;
+      case FaultKind::link_down:
+      case FaultKind::link_degrade:
+        f.plane = index("plane", shape.planes, "planes");
+        f.leaf = index("leaf", shape.leaves_per_plane, "leaf switches");
+        f.spine = index("spine", shape.spines_per_plane, "spine switches");
+        break;
+      case FaultKind::nvlink_degrade:
+      case FaultKind::straggler:
+        f.gpu = index("gpu", c.world_size(), "GPUs");
+        break;
+    }
+    if (f.kind == FaultKind::straggler) f.factor = r.get("slowdown").number(1.0, 1000.0);
+    else if (f.kind == FaultKind::nic_degrade || f.kind == FaultKind::link_degrade || f.kind == FaultKind::nvlink_degrade)
+      f.factor = r.get("factor").number(1e-3, 1.0);
+    r.finish();
+    out.push_back(f);
+  }
+  return out;
 }
 
 hw::DeviceSpec load_device(const std::string& file, const std::vector<Override>& overrides) {

@@ -120,6 +120,10 @@ ScenarioSpec load_scenario(const std::string& file, const std::vector<Override>&
     const Document cdoc = Document::load(cfile, overrides, "cluster", nullptr);
     s.cluster = read_cluster(cdoc.root(), std::filesystem::path(cfile).parent_path().string(), overrides, "cluster");
   }
+  if (auto f = r.find("faults")) {
+    const auto more = read_faults(*f, s.cluster);
+    s.cluster.faults.insert(s.cluster.faults.end(), more.begin(), more.end());
+  }
   read_training(r.get("training"), s.training);
   read_parallelism(r.get("parallelism"), s.parallel);
   r.finish();

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "sim/hw/device_spec.hpp"
 
@@ -31,7 +32,24 @@ struct FabricSpec {
   int planes = 1;
   int switch_ports = 64;
   double oversubscription = 1.0;
-  LinkSpec nic;  // one NIC per GPU
+  LinkSpec nic;                  // one NIC per GPU; latency NIC to NIC under one leaf
+  double spine_latency_s = 0.0;  // added when a route goes up to a spine and down again
+};
+
+// Stress applied to a cluster. Indices are 0-based; `nic` and `gpu_local` are a GPU's index in its
+// node (NIC i belongs to GPU i); `gpu` is a global GPU rank.
+//  nic_down {node, nic} / nic_degrade {node, nic, factor}: the NIC and its links
+//  link_down {plane, leaf, spine} / link_degrade {..., factor}: one leaf-spine link, both directions
+//  nvlink_degrade {gpu, factor}: one GPU's NVLink port, both directions
+//  straggler {gpu, slowdown}: the GPU computes `slowdown` times slower
+enum class FaultKind { nic_down, nic_degrade, link_down, link_degrade, nvlink_degrade, straggler };
+
+struct FaultSpec {
+  FaultKind kind = FaultKind::nic_down;
+  int node = -1, nic = -1;
+  int plane = -1, leaf = -1, spine = -1;
+  int gpu = -1;
+  double factor = 1.0;  // bandwidth multiplier (degrade) or slowdown (straggler)
 };
 
 struct ClusterSpec {
@@ -41,8 +59,17 @@ struct ClusterSpec {
   int gpus_per_node = 8;
   LinkSpec nvlink;
   FabricSpec fabric;
+  std::vector<FaultSpec> faults;
 
   int world_size() const { return nodes * gpus_per_node; }
 };
+
+// Switch counts implied by a fabric (see topology.hpp): planes, leaves and spines per plane.
+struct FabricShape {
+  int planes = 0;
+  int leaves_per_plane = 0;
+  int spines_per_plane = 0;
+};
+FabricShape fabric_shape(const ClusterSpec& c);
 
 }  // namespace stepsim::hw

@@ -1,0 +1,192 @@
+#include "sim/hw/flow_network.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <queue>
+
+#include "sim/engine/check.hpp"
+
+namespace stepsim::hw {
+
+using engine::Time;
+
+FlowNetwork::FlowNetwork(engine::Simulator& sim, const Topology& topo, Fidelity fidelity)
+    : sim_(sim), topo_(topo), fidelity_(fidelity) {
+  link_flows_.resize(topo.links().size());
+  link_bytes_.assign(topo.links().size(), 0.0);
+  link_stamp_.assign(topo.links().size(), 0);
+}
+
+int FlowNetwork::allocate() {
+  if (!free_.empty()) {
+    const int f = free_.back();
+    free_.pop_back();
+    return f;
+  }
+  flows_.emplace_back();
+  flow_stamp_.push_back(0);
+  return static_cast<int>(flows_.size() - 1);
+}
+
+void FlowNetwork::start(int src, int dst, double bytes, FlowListener* listener, std::uint64_t tag,
+                        double multiplicity) {
+  STEPSIM_CHECK(bytes >= 0.0 && multiplicity >= 1.0, "bad flow");
+  const Route r = topo_.route(src, dst);
+  const int f = allocate();
+  Flow& fl = flows_[f];
+  fl.links = r.links;
+  fl.remaining = bytes;
+  fl.rate = 0.0;
+  fl.multiplicity = multiplicity;
+  fl.listener = listener;
+  fl.tag = tag;
+  fl.active = false;
+  fl.used = true;
+  for (int l : fl.links) link_bytes_[l] += bytes * multiplicity;
+  if (fidelity_ == Fidelity::analytic || fl.links.empty() || bytes == 0.0) {
+    double bw = INFINITY;
+    for (int l : fl.links) bw = std::min(bw, topo_.links()[l].bandwidth);
+    const Time t = Time::from_seconds(r.latency_s) + (bytes > 0.0 && std::isfinite(bw) ? Time::from_ratio(bytes, bw) : Time());
+    fl.done = sim_.after(t, this, tag_of(f, kFinish));
+    return;
+  }
+  sim_.after(Time::from_seconds(r.latency_s), this, tag_of(f, kActivate));
+}
+
+void FlowNetwork::on_event(engine::Simulator&, std::uint64_t tag) {
+  const int f = static_cast<int>(tag >> 2);
+  switch (static_cast<EventKind>(tag & 3)) {
+    case kActivate: activate(f); break;
+    case kFinish: finish(f); break;
+    case kRecompute:
+      recompute_pending_ = false;
+      recompute();
+      break;
+  }
+}
+
+void FlowNetwork::mark_dirty(int link) {
+  dirty_links_.push_back(link);
+  if (!recompute_pending_) {
+    recompute_pending_ = true;
+    sim_.after(Time(), this, kRecompute);
+  }
+}
+
+void FlowNetwork::activate(int f) {
+  Flow& fl = flows_[f];
+  fl.active = true;
+  fl.updated = sim_.now();
+  ++active_;
+  for (int l : fl.links) {
+    link_flows_[l].push_back(f);
+    mark_dirty(l);
+  }
+}
+
+void FlowNetwork::progress(Flow& fl) {
+  const Time now = sim_.now();
+  if (fl.active && now > fl.updated) fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now - fl.updated).seconds());
+  fl.updated = now;
+}
+
+void FlowNetwork::finish(int f) {
+  Flow& fl = flows_[f];
+  if (fl.active) {
+    --active_;
+    for (int l : fl.links) {
+      auto& v = link_flows_[l];
+      const auto it = std::find(v.begin(), v.end(), f);
+      STEPSIM_CHECK(it != v.end(), "flow missing from its link");
+      *it = v.back();
+      v.pop_back();
+      mark_dirty(l);
+    }
+  }
+  FlowListener* listener = fl.listener;
+  const std::uint64_t tag = fl.tag;
+  fl = Flow{};
+  free_.push_back(f);
+  if (listener) listener->on_flow_done(sim_, tag);
+}
+
+void FlowNetwork::reschedule(int f) {
+  Flow& fl = flows_[f];
+  sim_.cancel(fl.done);
+  STEPSIM_CHECK(fl.rate > 0.0, "active flow without bandwidth");
+  // Rounded up to the tolerance grid: flows ending within it finish at one instant, together.
+  const std::int64_t grid = kFinishTolerance.picoseconds();
+  const std::int64_t end = (sim_.now() + Time::from_ratio(fl.remaining, fl.rate)).picoseconds();
+  fl.done = sim_.at(Time::ps((end + grid - 1) / grid * grid), this, tag_of(f, kFinish));
+}
+
+void FlowNetwork::recompute() {
+  if (dirty_links_.empty()) return;
+  ++recomputations_;
+  ++stamp_;
+  // The connected component of links and flows reachable from the dirty links.
+  std::vector<int> comp_links, comp_flows;
+  std::vector<int> stack;
+  for (int l : dirty_links_)
+    if (link_stamp_[l] != stamp_) {
+      link_stamp_[l] = stamp_;
+      stack.push_back(l);
+    }
+  dirty_links_.clear();
+  while (!stack.empty()) {
+    const int l = stack.back();
+    stack.pop_back();
+    comp_links.push_back(l);
+    for (int f : link_flows_[l]) {
+      if (flow_stamp_[f] == stamp_) continue;
+      flow_stamp_[f] = stamp_;
+      comp_flows.push_back(f);
+      for (int l2 : flows_[f].links)
+        if (link_stamp_[l2] != stamp_) {
+          link_stamp_[l2] = stamp_;
+          stack.push_back(l2);
+        }
+    }
+  }
+  for (int f : comp_flows) progress(flows_[f]);
+
+  // Progressive filling over the component.
+  const auto& links = topo_.links();
+  std::vector<double> cap(comp_links.size());
+  std::vector<int> unfixed(comp_links.size());
+  // Position of a link in comp_links, by binary search.
+  std::vector<std::pair<int, int>> index(comp_links.size());
+  for (std::size_t i = 0; i < comp_links.size(); ++i) index[i] = {comp_links[i], static_cast<int>(i)};
+  std::sort(index.begin(), index.end());
+  auto pos = [&](int link) {
+    return std::lower_bound(index.begin(), index.end(), std::make_pair(link, -1))->second;
+  };
+  for (std::size_t i = 0; i < comp_links.size(); ++i) {
+    cap[i] = links[comp_links[i]].bandwidth;
+    unfixed[i] = static_cast<int>(link_flows_[comp_links[i]].size());
+  }
+  using Item = std::pair<double, int>;  // (share, position)
+  std::priority_queue<Item, std::vector<Item>, std::greater<>> heap;
+  for (std::size_t i = 0; i < comp_links.size(); ++i)
+    if (unfixed[i] > 0) heap.push({cap[i] / unfixed[i], static_cast<int>(i)});
+  ++stamp_;  // now marks fixed flows
+  while (!heap.empty()) {
+    const auto [share, i] = heap.top();
+    heap.pop();
+    if (unfixed[i] == 0 || share != cap[i] / unfixed[i]) continue;  // stale
+    for (int f : link_flows_[comp_links[i]]) {
+      if (flow_stamp_[f] == stamp_) continue;
+      flow_stamp_[f] = stamp_;
+      Flow& fl = flows_[f];
+      fl.rate = share;
+      for (int l2 : fl.links) {
+        const int j = pos(l2);
+        cap[j] = std::max(0.0, cap[j] - share);
+        if (--unfixed[j] > 0) heap.push({cap[j] / unfixed[j], j});
+      }
+    }
+  }
+  for (int f : comp_flows) reschedule(f);
+}
+
+}  // namespace stepsim::hw

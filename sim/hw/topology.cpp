@@ -1,0 +1,293 @@
+#include "sim/hw/topology.hpp"
+
+#include <algorithm>
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/filtered_graph.hpp>
+#include <cmath>
+
+#include "sim/engine/check.hpp"
+#include "sim/engine/user_error.hpp"
+
+namespace stepsim::hw {
+
+std::string_view to_string(VertexKind k) {
+  static constexpr std::string_view kNames[] = {"gpu", "nvswitch", "nic", "leaf", "spine"};
+  return kNames[static_cast<int>(k)];
+}
+
+std::string_view to_string(LinkClass c) {
+  static constexpr std::string_view kNames[] = {"nvlink", "pcie", "ib_access", "ib_core"};
+  return kNames[static_cast<int>(c)];
+}
+
+namespace {
+
+std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser: a fixed, well-spread ECMP hash
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+[[noreturn]] void bad_fault(const FaultSpec& f, const std::string& what) {
+  (void)f;
+  throw engine::UserError({"faults", 0, 0}, what, "indices are 0-based and must exist in the cluster");
+}
+
+}  // namespace
+
+int Topology::add_vertex(VertexKind k) {
+  kinds_.push_back(k);
+  return static_cast<int>(boost::add_vertex(graph_));
+}
+
+int Topology::add_link(int from, int to, LinkClass c, double bw, double lat) {
+  const int id = static_cast<int>(links_.size());
+  links_.push_back({from, to, c, bw, lat, true});
+  boost::add_edge(static_cast<std::size_t>(from), static_cast<std::size_t>(to), id, graph_);
+  return id;
+}
+
+Topology::Topology(const ClusterSpec& spec) : spec_(spec) {
+  const int n = spec.world_size(), gpn = spec.gpus_per_node;
+  STEPSIM_CHECK(n > 0 && gpn > 0, "empty cluster");
+  gpu_vertex_.resize(n);
+  gpu_up_.resize(n);
+  gpu_down_.resize(n);
+  for (int node = 0; node < spec.nodes; ++node) {
+    const int sw = add_vertex(VertexKind::nvswitch);
+    for (int i = 0; i < gpn; ++i) {
+      const int g = node * gpn + i;
+      gpu_vertex_[g] = add_vertex(VertexKind::gpu);
+      gpu_up_[g] = add_link(gpu_vertex_[g], sw, LinkClass::nvlink, spec.nvlink.bandwidth, spec.nvlink.latency_s / 2);
+      gpu_down_[g] = add_link(sw, gpu_vertex_[g], LinkClass::nvlink, spec.nvlink.bandwidth, spec.nvlink.latency_s / 2);
+    }
+  }
+  if (spec.fabric.kind != FabricKind::none) build_fabric();
+  slowdown_.assign(n, 1.0);
+  apply_faults();
+}
+
+FabricShape fabric_shape(const ClusterSpec& c) {
+  if (c.fabric.kind == FabricKind::none) return {};
+  const int half = c.fabric.switch_ports / 2;
+  const int leaves_per_rail = (c.nodes + half - 1) / half;
+  FabricShape s;
+  const bool multi = c.fabric.kind == FabricKind::multi_plane_fat_tree;
+  s.planes = multi ? c.gpus_per_node : 1;
+  s.leaves_per_plane = multi ? leaves_per_rail : leaves_per_rail * c.gpus_per_node;
+  s.spines_per_plane = s.leaves_per_plane > 1 ? (s.leaves_per_plane + 1) / 2 : 0;
+  return s;
+}
+
+void Topology::build_fabric() {
+  const auto& f = spec_.fabric;
+  const int n = spec_.world_size(), gpn = spec_.gpus_per_node, half = f.switch_ports / 2;
+  const bool multi = f.kind == FabricKind::multi_plane_fat_tree;
+  const FabricShape shape = fabric_shape(spec_);
+  planes_ = shape.planes;
+  leaves_per_plane_ = shape.leaves_per_plane;
+  spines_per_plane_ = shape.spines_per_plane;
+  const int leaves_per_rail = (spec_.nodes + half - 1) / half;
+  const double nic_lat = f.nic.latency_s / 2;     // NIC-leaf-NIC: the NIC latency
+  const double core_lat = f.spine_latency_s / 2;  // leaf-spine-leaf: the spine's extra
+  std::vector<int> leaf_v(static_cast<std::size_t>(planes_) * leaves_per_plane_);
+  for (auto& v : leaf_v) v = add_vertex(VertexKind::leaf);
+  pcie_up_.resize(n);
+  pcie_down_.resize(n);
+  access_up_.resize(n);
+  access_down_.resize(n);
+  leaf_of_gpu_.resize(n);
+  for (int g = 0; g < n; ++g) {
+    const int node = g / gpn, local = g % gpn;
+    const int leaf = multi ? local * leaves_per_plane_ + node / half : local * leaves_per_rail + node / half;
+    const int nic = add_vertex(VertexKind::nic);
+    pcie_up_[g] = add_link(gpu_vertex_[g], nic, LinkClass::pcie, f.nic.bandwidth, 0.0);
+    pcie_down_[g] = add_link(nic, gpu_vertex_[g], LinkClass::pcie, f.nic.bandwidth, 0.0);
+    access_up_[g] = add_link(nic, leaf_v[leaf], LinkClass::ib_access, f.nic.bandwidth, nic_lat);
+    access_down_[g] = add_link(leaf_v[leaf], nic, LinkClass::ib_access, f.nic.bandwidth, nic_lat);
+    leaf_of_gpu_[g] = leaf;
+  }
+  if (spines_per_plane_ == 0) return;
+  // Each leaf's k/2 uplinks spread over the plane's spines, aggregated per leaf-spine pair.
+  const double ports_per_pair = static_cast<double>(half) / spines_per_plane_;
+  const double up_bw = f.nic.bandwidth * ports_per_pair / f.oversubscription;
+  core_up_.resize(leaf_v.size() * spines_per_plane_);
+  core_down_.resize(leaf_v.size() * spines_per_plane_);
+  for (int p = 0; p < planes_; ++p) {
+    std::vector<int> spine_v(spines_per_plane_);
+    for (auto& v : spine_v) v = add_vertex(VertexKind::spine);
+    for (int l = 0; l < leaves_per_plane_; ++l) {
+      const int leaf = p * leaves_per_plane_ + l;
+      for (int s = 0; s < spines_per_plane_; ++s) {
+        core_up_[leaf * spines_per_plane_ + s] = add_link(leaf_v[leaf], spine_v[s], LinkClass::ib_core, up_bw, core_lat);
+        core_down_[leaf * spines_per_plane_ + s] = add_link(spine_v[s], leaf_v[leaf], LinkClass::ib_core, up_bw, core_lat);
+      }
+    }
+  }
+}
+
+void Topology::apply_faults() {
+  const int gpn = spec_.gpus_per_node;
+  for (const FaultSpec& f : spec_.faults) {
+    auto scale = [&](int link, bool down, double factor) {
+      if (down) links_[link].up = false;
+      else links_[link].bandwidth *= factor;
+    };
+    switch (f.kind) {
+      case FaultKind::nic_down:
+      case FaultKind::nic_degrade: {
+        if (spec_.fabric.kind == FabricKind::none) bad_fault(f, "NIC fault on a cluster without NICs");
+        if (f.node < 0 || f.node >= spec_.nodes || f.nic < 0 || f.nic >= gpn)
+          bad_fault(f, "NIC fault names node " + std::to_string(f.node) + " NIC " + std::to_string(f.nic) +
+                           "; the cluster has " + std::to_string(spec_.nodes) + " nodes of " + std::to_string(gpn));
+        const int g = f.node * gpn + f.nic;
+        const bool down = f.kind == FaultKind::nic_down;
+        for (int l : {pcie_up_[g], pcie_down_[g], access_up_[g], access_down_[g]}) scale(l, down, f.factor);
+        break;
+      }
+      case FaultKind::link_down:
+      case FaultKind::link_degrade: {
+        if (spines_per_plane_ == 0) bad_fault(f, "leaf-spine fault on a fabric without spines");
+        if (f.plane < 0 || f.plane >= planes_ || f.leaf < 0 || f.leaf >= leaves_per_plane_ || f.spine < 0 ||
+            f.spine >= spines_per_plane_)
+          bad_fault(f, "link fault names plane " + std::to_string(f.plane) + " leaf " + std::to_string(f.leaf) +
+                           " spine " + std::to_string(f.spine) + "; the fabric has " + std::to_string(planes_) +
+                           " plane(s) of " + std::to_string(leaves_per_plane_) + " leaves and " +
+                           std::to_string(spines_per_plane_) + " spines");
+        const int i = (f.plane * leaves_per_plane_ + f.leaf) * spines_per_plane_ + f.spine;
+        const bool down = f.kind == FaultKind::link_down;
+        scale(core_up_[i], down, f.factor);
+        scale(core_down_[i], down, f.factor);
+        break;
+      }
+      case FaultKind::nvlink_degrade:
+        if (f.gpu < 0 || f.gpu >= gpus()) bad_fault(f, "NVLink fault names GPU " + std::to_string(f.gpu));
+        scale(gpu_up_[f.gpu], false, f.factor);
+        scale(gpu_down_[f.gpu], false, f.factor);
+        break;
+      case FaultKind::straggler:
+        if (f.gpu < 0 || f.gpu >= gpus()) bad_fault(f, "straggler names GPU " + std::to_string(f.gpu));
+        slowdown_[f.gpu] *= f.factor;
+        break;
+    }
+  }
+}
+
+double Topology::slowdown_of(int gpu) const { return slowdown_[gpu]; }
+
+void Topology::append(Route& r, int link) const {
+  r.links.push_back(link);
+  r.latency_s += links_[link].latency_s;
+}
+
+bool Topology::route_is_up(const Route& r) const {
+  return std::all_of(r.links.begin(), r.links.end(), [&](int l) { return links_[l].up; });
+}
+
+Route Topology::route(int a, int b) const {
+  STEPSIM_CHECK(a >= 0 && a < gpus() && b >= 0 && b < gpus(), "route between unknown GPUs");
+  Route r;
+  if (a == b) return r;
+  if (node_of(a) == node_of(b)) {
+    append(r, gpu_up_[a]);
+    append(r, gpu_down_[b]);
+    return route_is_up(r) ? r : search(a, b);
+  }
+  STEPSIM_CHECK(!pcie_up_.empty(), "nodes without a fabric");
+  int src = a;
+  if (spec_.fabric.kind == FabricKind::multi_plane_fat_tree && local_of(a) != local_of(b)) {
+    src = node_of(a) * spec_.gpus_per_node + local_of(b);  // PXN: onto the destination's plane
+    append(r, gpu_up_[a]);
+    append(r, gpu_down_[src]);
+  }
+  append(r, pcie_up_[src]);
+  append(r, access_up_[src]);
+  const int la = leaf_of_gpu_[src], lb = leaf_of_gpu_[b];
+  if (la != lb) {
+    const int s0 = static_cast<int>(mix(static_cast<std::uint64_t>(a) * 0x100000001ULL + b) % spines_per_plane_);
+    int s = s0;
+    for (int tries = 0; tries < spines_per_plane_; ++tries, s = (s + 1) % spines_per_plane_)
+      if (links_[core_up_[la * spines_per_plane_ + s]].up && links_[core_down_[lb * spines_per_plane_ + s]].up) break;
+    append(r, core_up_[la * spines_per_plane_ + s]);
+    append(r, core_down_[lb * spines_per_plane_ + s]);
+  }
+  append(r, access_down_[b]);
+  append(r, pcie_down_[b]);
+  return route_is_up(r) ? r : search(a, b);
+}
+
+Route Topology::search(int a, int b) const {
+  struct LiveLink {
+    const std::vector<Link>* links;
+    const Graph* g;
+    bool operator()(const Graph::edge_descriptor& e) const {
+      return (*links)[boost::get(boost::edge_index, *g, e)].up;
+    }
+  };
+  const boost::filtered_graph<Graph, LiveLink> live(graph_, LiveLink{&links_, &graph_});
+  const std::size_t nv = boost::num_vertices(graph_);
+  std::vector<int> via(nv, -1);  // link id reaching each vertex
+  std::vector<boost::default_color_type> color(nv);
+  const auto src = static_cast<std::size_t>(gpu_vertex_[a]);
+  struct Recorder : boost::default_bfs_visitor {
+    std::vector<int>* via;
+    void tree_edge(const Graph::edge_descriptor& e, const boost::filtered_graph<Graph, LiveLink>& g) const {
+      (*via)[boost::target(e, g)] = static_cast<int>(boost::get(boost::edge_index, g, e));
+    }
+  };
+  Recorder rec;
+  rec.via = &via;
+  boost::breadth_first_search(live, src,
+                              boost::visitor(rec).color_map(boost::make_iterator_property_map(
+                                  color.begin(), boost::get(boost::vertex_index, graph_))));
+  const auto dst = static_cast<std::size_t>(gpu_vertex_[b]);
+  if (via[dst] < 0)
+    throw engine::UserError({"faults", 0, 0},
+                            "GPU " + std::to_string(a) + " cannot reach GPU " + std::to_string(b) +
+                                ": the failed links cut it off",
+                            "remove a *_down fault, or leave that GPU out of the group");
+  Route r;
+  for (std::size_t v = dst; v != src; v = static_cast<std::size_t>(links_[via[v]].from)) r.links.push_back(via[v]);
+  std::reverse(r.links.begin(), r.links.end());
+  for (int l : r.links) r.latency_s += links_[l].latency_s;
+  return r;
+}
+
+std::pair<double, LinkClass> Topology::bottleneck(const Route& r) const {
+  std::pair<double, LinkClass> best{INFINITY, LinkClass::nvlink};
+  for (int l : r.links)
+    if (links_[l].bandwidth < best.first) best = {links_[l].bandwidth, links_[l].cls};
+  return best;
+}
+
+std::array<int, kVertexKinds> Topology::vertex_counts() const {
+  std::array<int, kVertexKinds> c{};
+  for (VertexKind k : kinds_) ++c[static_cast<int>(k)];
+  return c;
+}
+
+std::array<int, kLinkClasses> Topology::link_counts() const {
+  std::array<int, kLinkClasses> c{};
+  for (const Link& l : links_) ++c[static_cast<int>(l.cls)];
+  return c;
+}
+
+double Topology::bisection_bandwidth() const {
+  const double gpn = spec_.gpus_per_node;
+  if (spec_.nodes == 1 || spec_.fabric.kind == FabricKind::none) return gpn / 2.0 * spec_.nvlink.bandwidth;
+  const double nics = spec_.world_size() / 2.0 * spec_.fabric.nic.bandwidth;
+  if (spines_per_plane_ == 0) return nics;
+  double uplinks = 0.0;
+  for (std::size_t i = 0; i < core_up_.size(); ++i) uplinks += links_[core_up_[i]].bandwidth;
+  return std::min(nics, uplinks / 2.0);
+}
+
+int Topology::longest_route_hops() const {
+  std::size_t longest = 0;
+  for (int src : {0, spec_.gpus_per_node - 1})
+    for (int g = 0; g < gpus(); ++g) longest = std::max(longest, route(src, g).links.size());
+  return static_cast<int>(longest);
+}
+
+}  // namespace stepsim::hw

@@ -1,0 +1,111 @@
+// The cluster as a graph of devices and directed links, built from a ClusterSpec.
+//
+// Vertices: GPUs, one NVSwitch per node, one NIC per GPU, leaf and spine switches. Directed links
+// (one per direction, each with its own bandwidth and latency):
+//   nvlink     GPU <-> NVSwitch, the per-GPU NVLink bandwidth
+//   pcie       GPU <-> its NIC, the NIC bandwidth
+//   ib_access  NIC <-> leaf
+//   ib_core    leaf <-> spine, bandwidth / oversubscription
+// Fabrics, with k-port switches (a leaf: k/2 ports down, k/2 up):
+//   multi_plane_fat_tree: NIC i of every node on plane i; per plane L = ⌈nodes / (k/2)⌉ leaves and
+//     ⌈L/2⌉ spines, every leaf linked to every spine with (k/2)/spines ports aggregated in one link.
+//   rail_fat_tree: one plane; the NICs of rail i (GPU i of every node) fill their own leaves;
+//     spines as above over all leaves.
+// Routes are computed on demand in O(hops) from lookup tables, deterministically:
+//   same node: GPU → NVSwitch → GPU.
+//   other node: on a multi-plane fabric, traffic for a GPU of plane p first crosses NVLink to
+//   the source node's GPU p (PXN), then NIC → leaf [→ spine → leaf] → NIC → GPU. Among spines,
+//   ECMP picks hash(src, dst) mod spines, skipping spines whose links are down.
+// A route that would cross a failed link falls back to a breadth-first search over the live
+// links (GPUs may forward over NVLink); no path at all is a user error naming both GPUs.
+// Not modelled: multi-path within one flow (adaptive routing), switch buffers, PCIe switches.
+#pragma once
+
+#include <array>
+#include <boost/graph/adjacency_list.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/hw/cluster_spec.hpp"
+
+namespace stepsim::hw {
+
+enum class VertexKind { gpu, nvswitch, nic, leaf, spine };
+enum class LinkClass { nvlink, pcie, ib_access, ib_core };
+inline constexpr int kVertexKinds = 5;
+inline constexpr int kLinkClasses = 4;
+std::string_view to_string(VertexKind k);
+std::string_view to_string(LinkClass c);
+// NVLink and PCIe stay inside a node; the rest is the InfiniBand fabric.
+inline bool is_scale_out(LinkClass c) { return c == LinkClass::ib_access || c == LinkClass::ib_core; }
+
+struct Link {
+  int from = 0, to = 0;  // vertex ids
+  LinkClass cls = LinkClass::nvlink;
+  double bandwidth = 0.0;  // bytes/s
+  double latency_s = 0.0;
+  bool up = true;
+};
+
+struct Route {
+  std::vector<int> links;  // link ids in order
+  double latency_s = 0.0;  // sum over the links
+};
+
+class Topology {
+ public:
+  // Validates the spec and its faults; throws engine::UserError on an impossible one.
+  explicit Topology(const ClusterSpec& spec);
+
+  const ClusterSpec& spec() const { return spec_; }
+  int gpus() const { return spec_.world_size(); }
+  int node_of(int gpu) const { return gpu / spec_.gpus_per_node; }
+  int local_of(int gpu) const { return gpu % spec_.gpus_per_node; }
+  int planes() const { return planes_; }
+  int leaves_per_plane() const { return leaves_per_plane_; }
+  int spines_per_plane() const { return spines_per_plane_; }
+
+  const std::vector<Link>& links() const { return links_; }
+  std::size_t vertices() const { return kinds_.size(); }
+  std::array<int, kVertexKinds> vertex_counts() const;
+  std::array<int, kLinkClasses> link_counts() const;
+
+  Route route(int src_gpu, int dst_gpu) const;
+  // Smallest bandwidth along a route (the analytic model's bottleneck) and its link class.
+  std::pair<double, LinkClass> bottleneck(const Route& r) const;
+  double slowdown_of(int gpu) const;  // straggler factor, 1 when none
+
+  // Scale-out bisection: the least total bandwidth crossing any cut of the nodes in two halves
+  // (NICs and leaf uplinks); for one node, the NVLink bisection.
+  double bisection_bandwidth() const;
+  int longest_route_hops() const;  // over routes from GPU 0 and from the last GPU of node 0
+
+ private:
+  int add_vertex(VertexKind k);
+  int add_link(int from, int to, LinkClass c, double bw, double lat);
+  void build_fabric();
+  void apply_faults();
+  bool route_is_up(const Route& r) const;
+  Route search(int src_gpu, int dst_gpu) const;
+  void append(Route& r, int link) const;
+
+  ClusterSpec spec_;
+  int planes_ = 0, leaves_per_plane_ = 0, spines_per_plane_ = 0;
+  std::vector<VertexKind> kinds_;
+  std::vector<Link> links_;
+  // The same links as a Boost graph (edge property: link id), for searches around faults.
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
+                                      boost::property<boost::edge_index_t, int>>;
+  Graph graph_;
+  // Lookup tables, indexed by GPU or by (plane-local) switch number.
+  std::vector<int> gpu_up_, gpu_down_;        // GPU -> NVSwitch, NVSwitch -> GPU
+  std::vector<int> pcie_up_, pcie_down_;      // GPU -> NIC, NIC -> GPU
+  std::vector<int> access_up_, access_down_;  // NIC -> leaf, leaf -> NIC
+  std::vector<int> leaf_of_gpu_;              // global leaf index (plane * L + l)
+  std::vector<int> core_up_, core_down_;      // [leaf * spines + s]: leaf -> spine, spine -> leaf
+  std::vector<int> gpu_vertex_;
+  std::vector<double> slowdown_;
+};
+
+}  // namespace stepsim::hw
