@@ -17,6 +17,12 @@ FlowNetwork::FlowNetwork(engine::Simulator& sim, const Topology& topo, Fidelity 
   link_stamp_.assign(topo.links().size(), 0);
 }
 
+double FlowNetwork::link_rate(int link) const {
+  double r = 0.0;
+  for (int f : link_flows_[link]) r += flows_[f].rate;
+  return r;
+}
+
 int FlowNetwork::allocate() {
   if (!free_.empty()) {
     const int f = free_.back();

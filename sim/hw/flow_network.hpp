@@ -49,6 +49,8 @@ class FlowNetwork final : public engine::EventHandler {
   std::size_t active_flows() const { return active_; }
   std::uint64_t recomputations() const { return recomputations_; }
   const std::vector<double>& link_bytes() const { return link_bytes_; }
+  // Sum of the current rates of the flows on a link (flow fidelity), bytes/s.
+  double link_rate(int link) const;
   Fidelity fidelity() const { return fidelity_; }
 
   void on_event(engine::Simulator& sim, std::uint64_t tag) override;

@@ -1,0 +1,120 @@
+#include "sim/hw/flow_network.hpp"
+
+#include <doctest/doctest.h>
+
+#include <map>
+
+using namespace stepsim;
+using namespace stepsim::hw;
+using engine::Time;
+
+namespace {
+
+ClusterSpec two_nodes() {
+  ClusterSpec c;
+  c.name = "test";
+  c.nodes = 2;
+  c.gpus_per_node = 4;
+  c.nvlink = {100e9, 100e9, 2e-6};
+  c.fabric.kind = FabricKind::multi_plane_fat_tree;
+  c.fabric.planes = 4;
+  c.fabric.switch_ports = 8;
+  c.fabric.nic = {25e9, 25e9, 4e-6};
+  return c;
+}
+
+struct Done final : FlowListener {
+  std::map<std::uint64_t, Time> at;
+  void on_flow_done(engine::Simulator& sim, std::uint64_t tag) override { at[tag] = sim.now(); }
+};
+
+}  // namespace
+
+TEST_CASE("Analytic: latency + bytes / bottleneck, independent of other transfers") {
+  const Topology t(two_nodes());
+  engine::Simulator sim;
+  FlowNetwork net(sim, t, Fidelity::analytic);
+  Done d;
+  net.start(0, 1, 1e9, &d, 1);  // NVLink: 2 us + 10 ms
+  net.start(2, 1, 1e9, &d, 2);  // shares GPU 1's port but analytic ignores that
+  net.start(0, 4, 1e9, &d, 3);  // NIC: 4 us + 40 ms
+  sim.run();
+  CHECK(d.at[1] == Time::us(2) + Time::ms(10));
+  CHECK(d.at[2] == d.at[1]);
+  CHECK(d.at[3] == Time::us(4) + Time::ms(40));
+}
+
+TEST_CASE("Flow: two flows into one port get half each") {
+  const Topology t(two_nodes());
+  engine::Simulator sim;
+  FlowNetwork net(sim, t, Fidelity::flow);
+  Done d;
+  net.start(0, 1, 1e9, &d, 1);
+  net.start(2, 1, 1e9, &d, 2);
+  sim.run();
+  // Both at 50 GB/s: 20 ms after the 2 us latency (rounded to the 1 ns finish grid).
+  CHECK(d.at[1].seconds() == doctest::Approx(2e-6 + 0.02).epsilon(1e-6));
+  CHECK(d.at[2] == d.at[1]);
+}
+
+TEST_CASE("Flow: a flow limited elsewhere leaves its share to the others") {
+  ClusterSpec c = two_nodes();
+  FaultSpec slow;
+  slow.kind = FaultKind::nvlink_degrade;
+  slow.gpu = 2;
+  slow.factor = 0.25;  // GPU 2's own port: 25 GB/s
+  c.faults.push_back(slow);
+  const Topology t(c);
+  engine::Simulator sim;
+  FlowNetwork net(sim, t, Fidelity::flow);
+  Done d;
+  net.start(0, 1, 0.75e9, &d, 1);   // gets 75 GB/s of GPU 1's 100
+  net.start(2, 1, 0.25e9, &d, 2);   // capped at 25 GB/s by its own port
+  sim.run();
+  CHECK(d.at[1].seconds() == doctest::Approx(2e-6 + 0.01).epsilon(1e-6));
+  CHECK(d.at[2].seconds() == doctest::Approx(2e-6 + 0.01).epsilon(1e-6));
+}
+
+TEST_CASE("Flow: rates are recomputed when a flow leaves; bytes are conserved") {
+  const Topology t(two_nodes());
+  engine::Simulator sim;
+  FlowNetwork net(sim, t, Fidelity::flow);
+  Done d;
+  net.start(0, 1, 0.5e9, &d, 1);  // shares 100 GB/s with flow 2 until it ends at 10 ms
+  net.start(2, 1, 1.5e9, &d, 2);  // then runs alone: 0.5 GB in 10 ms, 1.0 GB more at 100 GB/s
+  sim.run();
+  CHECK(d.at[1].seconds() == doctest::Approx(2e-6 + 0.01).epsilon(1e-6));
+  CHECK(d.at[2].seconds() == doctest::Approx(2e-6 + 0.02).epsilon(1e-6));
+  double into_gpu1 = 0.0;
+  for (std::size_t l = 0; l < t.links().size(); ++l)
+    if (t.links()[l].to == t.links()[t.route(0, 1).links[1]].to) into_gpu1 += net.link_bytes()[l];
+  CHECK(into_gpu1 == doctest::Approx(2e9));
+  CHECK(net.active_flows() == 0);
+}
+
+TEST_CASE("Flow: no link is ever above capacity under a random load") {
+  const Topology t(two_nodes());
+  engine::Simulator sim;
+  FlowNetwork net(sim, t, Fidelity::flow);
+  Done d;
+  std::uint64_t tag = 0;
+  for (int s = 0; s < 8; ++s)
+    for (int r = 0; r < 8; ++r)
+      if (s != r) net.start(s, r, 1e6 * (1 + (s * 7 + r * 3) % 5), &d, tag++);
+  // Capacities hold after every event.
+  std::size_t checks = 0;
+  while (sim.pending() > 0) {
+    engine::RunLimits one;
+    one.max_events = 1;
+    sim.run(one);
+    for (std::size_t l = 0; l < t.links().size(); ++l) {
+      REQUIRE(net.link_rate(static_cast<int>(l)) <= t.links()[l].bandwidth * (1 + 1e-9));
+      ++checks;
+    }
+  }
+  CHECK(checks > 0);
+  CHECK(d.at.size() == 56);
+  // No link carried its bytes faster than its bandwidth.
+  for (std::size_t l = 0; l < t.links().size(); ++l)
+    CHECK(sim.now().seconds() >= net.link_bytes()[l] / t.links()[l].bandwidth);
+}
