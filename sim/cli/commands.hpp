@@ -11,5 +11,7 @@ using Args = std::vector<std::string>;
 
 int check_command(const Args& args);
 int roofline_command(const Args& args);
+int topo_command(const Args& args);
+int collective_command(const Args& args);
 
 }  // namespace stepsim::cli

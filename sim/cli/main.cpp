@@ -16,10 +16,13 @@ constexpr const char* kUsage =
     "usage: stepsim COMMAND [ARGS] [--help]\n\n"
     "commands:\n"
     "  roofline SCENARIO...   speed-of-light bound per GPU: compute, HBM, NVLink, InfiniBand, memory\n"
-    "  check FILE...          validate device/cluster/model/scenario files and show what they resolve to\n\n"
+    "  check FILE...          validate device/cluster/model/scenario files and show what they resolve to\n"
+    "  topo CLUSTER           the cluster's topology: components, links, bandwidths, longest route\n"
+    "  collective CLUSTER     one collective on the simulated network, nccl-tests style (--op, --group, --sizes)\n\n"
     "examples:\n"
     "  stepsim roofline scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-zero3.yaml\n"
-    "  stepsim roofline scenarios/deepseek-v3-zero3.yaml --json --set training.precision.gemm=bf16\n";
+    "  stepsim roofline scenarios/deepseek-v3-zero3.yaml --json --set training.precision.gemm=bf16\n"
+    "  stepsim collective topologies/h800-256x8-mpft.yaml --op all_reduce --group world --sizes 64MiB,1GiB\n";
 
 int dispatch(int argc, char** argv) {
   auto logger = spdlog::stderr_color_mt("stepsim");
@@ -33,6 +36,8 @@ int dispatch(int argc, char** argv) {
   const stepsim::cli::Args args(argv + 2, argv + argc);
   if (cmd == "roofline") return stepsim::cli::roofline_command(args);
   if (cmd == "check") return stepsim::cli::check_command(args);
+  if (cmd == "topo") return stepsim::cli::topo_command(args);
+  if (cmd == "collective") return stepsim::cli::collective_command(args);
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     std::cout << kUsage;
     return 0;

@@ -48,11 +48,12 @@ void FlowNetwork::start(int src, int dst, double bytes, FlowListener* listener, 
   fl.tag = tag;
   fl.active = false;
   fl.used = true;
-  for (int l : fl.links) link_bytes_[l] += bytes * multiplicity;
+  for (int l : fl.links) link_bytes_[l] += bytes;
   if (fidelity_ == Fidelity::analytic || fl.links.empty() || bytes == 0.0) {
     double bw = INFINITY;
     for (int l : fl.links) bw = std::min(bw, topo_.links()[l].bandwidth);
-    const Time t = Time::from_seconds(r.latency_s) + (bytes > 0.0 && std::isfinite(bw) ? Time::from_ratio(bytes, bw) : Time());
+    // One rounding for the whole transfer: α + S/β, up to the next picosecond.
+    const Time t = Time::from_seconds(r.latency_s + (bytes > 0.0 && std::isfinite(bw) ? bytes / bw : 0.0));
     fl.done = sim_.after(t, this, tag_of(f, kFinish));
     return;
   }

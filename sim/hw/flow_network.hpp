@@ -13,7 +13,8 @@
 //   simulated time are batched). Flows that would finish within kFinishTolerance of each other
 //   finish together, so symmetric transfers cost one recomputation, not one each.
 // A flow may stand for `multiplicity` identical transfers on link-disjoint, equivalent routes (a
-// bundle): it is simulated once; link statistics count it `multiplicity` times.
+// bundle): it is simulated once, on the links of its representative route; the replicas' links
+// are not tracked, so per-link statistics describe the representatives.
 // Link utilization: bytes carried per link over the run, for reports.
 // Not modelled: packets, congestion control, incast buffers, per-hop store-and-forward.
 #pragma once

@@ -16,7 +16,7 @@ std::string_view to_string(VertexKind k) {
 }
 
 std::string_view to_string(LinkClass c) {
-  static constexpr std::string_view kNames[] = {"nvlink", "pcie", "ib_access", "ib_core"};
+  static constexpr std::string_view kNames[] = {"nvlink", "nic", "ib_access", "ib_core"};
   return kNames[static_cast<int>(c)];
 }
 
@@ -93,8 +93,8 @@ void Topology::build_fabric() {
   const double core_lat = f.spine_latency_s / 2;  // leaf-spine-leaf: the spine's extra
   std::vector<int> leaf_v(static_cast<std::size_t>(planes_) * leaves_per_plane_);
   for (auto& v : leaf_v) v = add_vertex(VertexKind::leaf);
-  pcie_up_.resize(n);
-  pcie_down_.resize(n);
+  nic_up_.resize(n);
+  nic_down_.resize(n);
   access_up_.resize(n);
   access_down_.resize(n);
   leaf_of_gpu_.resize(n);
@@ -102,8 +102,8 @@ void Topology::build_fabric() {
     const int node = g / gpn, local = g % gpn;
     const int leaf = multi ? local * leaves_per_plane_ + node / half : local * leaves_per_rail + node / half;
     const int nic = add_vertex(VertexKind::nic);
-    pcie_up_[g] = add_link(gpu_vertex_[g], nic, LinkClass::pcie, f.nic.bandwidth, 0.0);
-    pcie_down_[g] = add_link(nic, gpu_vertex_[g], LinkClass::pcie, f.nic.bandwidth, 0.0);
+    nic_up_[g] = add_link(gpu_vertex_[g], nic, LinkClass::nic, f.nic.bandwidth, 0.0);
+    nic_down_[g] = add_link(nic, gpu_vertex_[g], LinkClass::nic, f.nic.bandwidth, 0.0);
     access_up_[g] = add_link(nic, leaf_v[leaf], LinkClass::ib_access, f.nic.bandwidth, nic_lat);
     access_down_[g] = add_link(leaf_v[leaf], nic, LinkClass::ib_access, f.nic.bandwidth, nic_lat);
     leaf_of_gpu_[g] = leaf;
@@ -143,7 +143,7 @@ void Topology::apply_faults() {
                            "; the cluster has " + std::to_string(spec_.nodes) + " nodes of " + std::to_string(gpn));
         const int g = f.node * gpn + f.nic;
         const bool down = f.kind == FaultKind::nic_down;
-        for (int l : {pcie_up_[g], pcie_down_[g], access_up_[g], access_down_[g]}) scale(l, down, f.factor);
+        for (int l : {nic_up_[g], nic_down_[g], access_up_[g], access_down_[g]}) scale(l, down, f.factor);
         break;
       }
       case FaultKind::link_down:
@@ -194,14 +194,14 @@ Route Topology::route(int a, int b) const {
     append(r, gpu_down_[b]);
     return route_is_up(r) ? r : search(a, b);
   }
-  STEPSIM_CHECK(!pcie_up_.empty(), "nodes without a fabric");
+  STEPSIM_CHECK(!nic_up_.empty(), "nodes without a fabric");
   int src = a;
   if (spec_.fabric.kind == FabricKind::multi_plane_fat_tree && local_of(a) != local_of(b)) {
     src = node_of(a) * spec_.gpus_per_node + local_of(b);  // PXN: onto the destination's plane
     append(r, gpu_up_[a]);
     append(r, gpu_down_[src]);
   }
-  append(r, pcie_up_[src]);
+  append(r, nic_up_[src]);
   append(r, access_up_[src]);
   const int la = leaf_of_gpu_[src], lb = leaf_of_gpu_[b];
   if (la != lb) {
@@ -213,7 +213,7 @@ Route Topology::route(int a, int b) const {
     append(r, core_down_[lb * spines_per_plane_ + s]);
   }
   append(r, access_down_[b]);
-  append(r, pcie_down_[b]);
+  append(r, nic_down_[b]);
   return route_is_up(r) ? r : search(a, b);
 }
 

@@ -3,7 +3,7 @@
 // Vertices: GPUs, one NVSwitch per node, one NIC per GPU, leaf and spine switches. Directed links
 // (one per direction, each with its own bandwidth and latency):
 //   nvlink     GPU <-> NVSwitch, the per-GPU NVLink bandwidth
-//   pcie       GPU <-> its NIC, the NIC bandwidth
+//   nic        GPU <-> its NIC: the NIC port, at the NIC bandwidth
 //   ib_access  NIC <-> leaf
 //   ib_core    leaf <-> spine, bandwidth / oversubscription
 // Fabrics, with k-port switches (a leaf: k/2 ports down, k/2 up):
@@ -32,7 +32,7 @@
 namespace stepsim::hw {
 
 enum class VertexKind { gpu, nvswitch, nic, leaf, spine };
-enum class LinkClass { nvlink, pcie, ib_access, ib_core };
+enum class LinkClass { nvlink, nic, ib_access, ib_core };
 inline constexpr int kVertexKinds = 5;
 inline constexpr int kLinkClasses = 4;
 std::string_view to_string(VertexKind k);
@@ -68,6 +68,7 @@ class Topology {
 
   const std::vector<Link>& links() const { return links_; }
   std::size_t vertices() const { return kinds_.size(); }
+  bool is_gpu(int vertex) const { return kinds_[vertex] == VertexKind::gpu; }
   std::array<int, kVertexKinds> vertex_counts() const;
   std::array<int, kLinkClasses> link_counts() const;
 
@@ -100,7 +101,7 @@ class Topology {
   Graph graph_;
   // Lookup tables, indexed by GPU or by (plane-local) switch number.
   std::vector<int> gpu_up_, gpu_down_;        // GPU -> NVSwitch, NVSwitch -> GPU
-  std::vector<int> pcie_up_, pcie_down_;      // GPU -> NIC, NIC -> GPU
+  std::vector<int> nic_up_, nic_down_;      // GPU -> NIC, NIC -> GPU
   std::vector<int> access_up_, access_down_;  // NIC -> leaf, leaf -> NIC
   std::vector<int> leaf_of_gpu_;              // global leaf index (plane * L + l)
   std::vector<int> core_up_, core_down_;      // [leaf * spines + s]: leaf -> spine, spine -> leaf

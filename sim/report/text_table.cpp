@@ -50,6 +50,16 @@ std::string si(double v, const std::string& unit, int decimals) {
   return fixed(v, decimals) + " " + kPrefix[i] + unit;
 }
 
+std::string binary_bytes(double b) {
+  static const char* kUnit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int i = 0;
+  while (b >= 1024.0 && i < 5) {
+    b /= 1024.0;
+    ++i;
+  }
+  return (b == std::floor(b) ? fixed(b, 0) : fixed(b, 2)) + " " + kUnit[i];
+}
+
 std::string seconds(double s) {
   if (s == 0.0) return "0 s";
   if (std::fabs(s) >= 1.0) return fixed(s, 2) + " s";

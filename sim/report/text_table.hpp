@@ -24,5 +24,6 @@ class TextTable {
 std::string fixed(double v, int decimals);
 std::string si(double v, const std::string& unit, int decimals = 2);  // 7.81 PFLOP, 1.34 TB
 std::string seconds(double s);                                        // 6.88 s, 12.5 ms
+std::string binary_bytes(double b);                                   // 64 MiB, 1 GiB, 1.5 KiB
 
 }  // namespace stepsim::report

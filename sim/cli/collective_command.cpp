@@ -1,0 +1,131 @@
+#include <algorithm>
+#include <iostream>
+
+#include "sim/cli/commands.hpp"
+#include "sim/cli/options.hpp"
+#include "sim/config/load.hpp"
+#include "sim/config/units.hpp"
+#include "sim/net/collective_runner.hpp"
+#include "sim/report/json_writer.hpp"
+#include "sim/report/text_table.hpp"
+
+namespace stepsim::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+std::vector<double> parse_sizes(const std::string& text) {
+  std::vector<double> out;
+  for (std::size_t i = 0; i <= text.size();) {
+    const auto comma = text.find(',', i);
+    const std::string item = text.substr(i, comma == std::string::npos ? std::string::npos : comma - i);
+    const auto p = config::parse_quantity(item, config::Dimension::bytes);
+    if (!p.value || *p.value <= 0)
+      throw engine::UserError({"--sizes", 0, 0}, p.value ? "sizes must be positive" : p.error, "e.g. --sizes 1MiB,64MiB,1GiB");
+    out.push_back(*p.value);
+    if (comma == std::string::npos) break;
+    i = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+int collective_command(const Args& args) {
+  po::options_description opts(
+      "stepsim collective CLUSTER --op OP --group G --sizes LIST [options]\n\n"
+      "Runs one collective on the cluster's network, nccl-tests style: one row per size with time,\n"
+      "algbw, busbw and the most utilised link class.\n\nOptions");
+  std::vector<std::string> files, sets;
+  std::string op = "all_reduce", group = "world", sizes = "1GiB", fidelity = "flow", algorithm = "auto";
+  int top_k = 8, max_nodes = 4;
+  opts.add_options()("help,h", "show this help")(
+      "op", po::value(&op), "all_reduce | all_gather | reduce_scatter | all_to_all | broadcast | p2p | dispatch | combine")(
+      "group", po::value(&group), "world | node:N | nodes:A-B | plane:P | ranks:A-B | 0,1,2,...")(
+      "sizes", po::value(&sizes), "comma-separated buffer sizes with units (e.g. 1MiB,1GiB)")(
+      "fidelity", po::value(&fidelity), "flow (max-min sharing) | analytic (alpha-beta per transfer)")(
+      "algorithm", po::value(&algorithm), "auto | ring | hierarchical")(
+      "top-k", po::value(&top_k), "dispatch/combine: experts per token")(
+      "max-nodes", po::value(&max_nodes), "dispatch/combine: nodes a token may reach (0 = no limit)")(
+      "no-bundle", "simulate every transfer, without bundling symmetric ones")("json", "print JSON")(
+      "set", po::value(&sets)->composing(), "override a cluster field: --set key.path=value");
+  const po::variables_map vm = parse_args(args, opts, files);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return 0;
+  }
+  const engine::SourceLoc cli{"<command line>", 0, 0};
+  if (files.size() != 1) throw engine::UserError(cli, "collective needs exactly one cluster file");
+  static const std::vector<std::string> kOps{"all_reduce", "all_gather", "reduce_scatter", "all_to_all",
+                                             "broadcast",  "p2p",        "dispatch",       "combine"};
+  const auto it = std::find(kOps.begin(), kOps.end(), op);
+  if (it == kOps.end()) {
+    std::string hint = "one of all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, p2p, dispatch, combine";
+    if (auto m = config::did_you_mean(op, kOps)) hint = "did you mean '" + *m + "'?";
+    throw engine::UserError({"--op", 0, 0}, "unknown collective '" + op + "'", hint);
+  }
+  if (fidelity != "flow" && fidelity != "analytic")
+    throw engine::UserError({"--fidelity", 0, 0}, "unknown fidelity '" + fidelity + "'", "flow or analytic");
+  net::PlanOptions po_;
+  if (algorithm == "ring") po_.algorithm = net::AlgorithmChoice::ring;
+  else if (algorithm == "hierarchical") po_.algorithm = net::AlgorithmChoice::hierarchical;
+  else if (algorithm != "auto") throw engine::UserError({"--algorithm", 0, 0}, "unknown algorithm '" + algorithm + "'", "auto, ring or hierarchical");
+  if (top_k < 1 || max_nodes < 0) throw engine::UserError({"--top-k", 0, 0}, "top-k must be >= 1 and max-nodes >= 0");
+  po_.top_k = top_k;
+  po_.max_nodes = max_nodes;
+  po_.bundle = !vm.count("no-bundle");
+
+  const hw::ClusterSpec spec = config::load_cluster(files[0], parse_overrides(sets));
+  const hw::Topology topo(spec);
+  const std::vector<int> members = net::parse_group(group, topo, "--group");
+  const auto cop = static_cast<net::CollectiveOp>(it - kOps.begin());
+  const auto fid = fidelity == "flow" ? hw::Fidelity::flow : hw::Fidelity::analytic;
+  std::vector<net::CollectiveResult> rows;
+  for (double s : parse_sizes(sizes))
+    rows.push_back(net::run_collective(net::plan_collective(cop, s, members, topo, po_), s, static_cast<int>(members.size()), topo, fid));
+
+  if (vm.count("json")) {
+    report::JsonWriter w;
+    w.begin_object();
+    w.field("cluster", spec.name);
+    w.field("op", op);
+    w.field("group", group);
+    w.field("group_size", static_cast<int>(members.size()));
+    w.field("fidelity", fidelity);
+    w.field("algorithm", rows.front().algorithm);
+    w.key("rows").begin_array();
+    for (const auto& r : rows) {
+      w.begin_object();
+      w.field("bytes", r.bytes);
+      w.field("time_s", r.time.seconds());
+      w.field("algbw_gbps", r.algbw / 1e9);
+      w.field("busbw_gbps", r.busbw / 1e9);
+      w.field("bottleneck", hw::to_string(r.bottleneck));
+      w.field("bottleneck_utilization", r.bottleneck_utilization);
+      w.field("ib_gbps_per_gpu", r.time.seconds() > 0 ? r.ib_bytes_per_gpu / r.time.seconds() / 1e9 : 0.0);
+      w.field("nvlink_gbps_per_gpu", r.time.seconds() > 0 ? r.nvlink_bytes_per_gpu / r.time.seconds() / 1e9 : 0.0);
+      w.field("flows_simulated", static_cast<long long>(r.flows));
+      w.field("events", static_cast<long long>(r.events));
+      w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+    std::cout << w.str();
+    return 0;
+  }
+  std::cout << op << " over " << group << " (" << members.size() << " GPUs) on " << spec.name << ", "
+            << rows.front().algorithm << ", " << fidelity << " fidelity\n";
+  report::TextTable t({"size", "time", "algbw GB/s", "busbw GB/s", "IB GB/s/GPU", "bottleneck", "flows"});
+  for (const auto& r : rows) {
+    const double sec = r.time.seconds();
+    t.row({report::binary_bytes(r.bytes), report::seconds(sec), report::fixed(r.algbw / 1e9, 2), report::fixed(r.busbw / 1e9, 2),
+           report::fixed(sec > 0 ? r.ib_bytes_per_gpu / sec / 1e9 : 0.0, 2),
+           std::string(hw::to_string(r.bottleneck)) + " " + report::fixed(100 * r.bottleneck_utilization, 0) + "%",
+           std::to_string(r.flows)});
+  }
+  std::cout << t.render();
+  return 0;
+}
+
+}  // namespace stepsim::cli

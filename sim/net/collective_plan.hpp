@@ -1,0 +1,72 @@
+// Collectives planned as phases of point-to-point transfers, for the flow network to execute.
+//
+// A phase is a set of concurrent transfers, repeated `repeat` times back to back (the identical
+// steps of a ring); phases run one after another. Algorithms, for a group of n GPUs on k nodes
+// with g = n/k on each, buffer S (conventions of collective_cost.hpp):
+//   ring all-gather / reduce-scatter: n-1 steps, every GPU sends S/n to the next in rank order;
+//     all-reduce: 2(n-1) such steps. Time (analytic) = steps · (α + S/(n·β)).
+//   hierarchical (k > 1, g > 1): all-reduce = intra-node ring reduce-scatter (g-1 steps of S/g),
+//     per-plane ring all-reduce across nodes (2(k-1) steps of S/(g·k)), intra-node all-gather;
+//     all-gather = inter-node ring (k-1 steps of S/n) then intra-node (g-1 steps of S/g);
+//     reduce-scatter the mirror image.
+//   all-to-all (direct): every GPU sends S/n to every other GPU at once.
+//   dispatch / combine (DeepSeek's node-limited all-to-all, combine the reverse): every GPU sends
+//     S·T/k to the GPU of its own index on each other node (T = min(max_nodes, k, top_k) target
+//     nodes, uniform), and every GPU forwards S·top_k/g to each other GPU of its node, concurrently
+//     (DeepEP pipelines the two). S is the tokens × hidden bytes a GPU dispatches.
+//   broadcast: a pipelined chain in rank order, S cut into C = 16 chunks: n-2+C steps in which
+//     every hop carries S/C.
+//   p2p: one transfer from the group's first GPU to its last.
+// Bundling: transfers that are translations of one another by whole nodes (same local source
+// and destination index, same node offset, same leaf-crossing) are simulated once, with a
+// multiplicity. Exact when those translations do not share links, as on one leaf per plane or
+// any symmetric pattern limited at its ends; it ignores ECMP collisions between bundle members in
+// the spine, which only unbundled runs show. Clusters with faults are never bundled.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/hw/topology.hpp"
+
+namespace stepsim::net {
+
+enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, p2p, dispatch, combine };
+enum class AlgorithmChoice { automatic, ring, hierarchical };
+
+std::string_view to_string(CollectiveOp op);
+
+struct Transfer {
+  int src = 0, dst = 0;
+  double bytes = 0.0;
+  double multiplicity = 1.0;
+};
+
+struct Phase {
+  std::string name;
+  std::vector<Transfer> transfers;
+  long long repeat = 1;
+};
+
+struct CollectivePlan {
+  CollectiveOp op = CollectiveOp::all_reduce;
+  std::string algorithm;  // "ring", "hierarchical", "direct", "node-limited", "chain", "p2p"
+  std::vector<Phase> phases;
+};
+
+struct PlanOptions {
+  AlgorithmChoice algorithm = AlgorithmChoice::automatic;
+  bool bundle = true;
+  int top_k = 8;      // dispatch/combine
+  int max_nodes = 4;  // dispatch/combine; 0 = not node-limited
+};
+
+// `group`: global GPU ranks, sorted, without duplicates.
+CollectivePlan plan_collective(CollectiveOp op, double bytes, const std::vector<int>& group,
+                               const hw::Topology& topo, const PlanOptions& options = {});
+
+// A group from text: "world", "node:N", "nodes:A-B", "plane:P", "ranks:A-B" or "A,B,C".
+// Throws engine::UserError (located at `where`) on a malformed or out-of-range group.
+std::vector<int> parse_group(const std::string& text, const hw::Topology& topo, const std::string& where);
+
+}  // namespace stepsim::net

@@ -1,0 +1,48 @@
+// Runs a planned collective on the flow network and measures it the way nccl-tests does.
+//
+// Each phase is simulated once on a fresh network (all its transfers start together; it ends
+// when the last is delivered) and its duration counted `repeat` times; phases run back to back.
+// algbw = S / time; busbw = algbw · 2(n-1)/n for all-reduce, · (n-1)/n for all-gather,
+// reduce-scatter and all-to-all (dispatch/combine too), · 1 for broadcast and p2p.
+// The bottleneck is the class of the link with the highest utilization,
+// bytes(l) / (bandwidth(l) · time). Bytes per GPU over InfiniBand are those leaving through the
+// group's NICs, divided by the group size.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/hw/flow_network.hpp"
+#include "sim/net/collective_plan.hpp"
+
+namespace stepsim::net {
+
+struct PhaseTiming {
+  std::string name;
+  engine::Time step;  // one repetition
+  long long repeat = 1;
+};
+
+struct CollectiveResult {
+  CollectiveOp op = CollectiveOp::all_reduce;
+  std::string algorithm;
+  double bytes = 0.0;
+  int group_size = 0;
+  engine::Time time;
+  double algbw = 0.0;  // bytes/s
+  double busbw = 0.0;  // bytes/s
+  hw::LinkClass bottleneck = hw::LinkClass::nvlink;
+  double bottleneck_utilization = 0.0;
+  double ib_bytes_per_gpu = 0.0;
+  double nvlink_bytes_per_gpu = 0.0;
+  std::uint64_t events = 0;
+  std::uint64_t flows = 0;  // simulated (bundled) flows
+  std::vector<PhaseTiming> phases;
+};
+
+CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int group_size, const hw::Topology& topo,
+                                hw::Fidelity fidelity);
+
+double bus_factor(CollectiveOp op, int n);
+
+}  // namespace stepsim::net
