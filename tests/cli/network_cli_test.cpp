@@ -1,0 +1,54 @@
+// End-to-end: stepsim topo and stepsim collective on the shipped clusters.
+#include <doctest/doctest.h>
+
+#include "tests/test_support.hpp"
+
+using stepsim::test::run_stepsim;
+
+TEST_CASE("topo reports the 16,384-GPU multi-plane fabric") {
+  const auto r = run_stepsim("topo topologies/h800-2048x8-mpft.yaml --json");
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("\"gpus\": 16384") != std::string::npos);
+  CHECK(r.out.find("\"nics\": 16384") != std::string::npos);
+  CHECK(r.out.find("\"switches\": 768") != std::string::npos);
+  CHECK(r.out.find("\"longest_route_hops\": 8") != std::string::npos);
+  const auto text = run_stepsim("topo topologies/h800-1x8.yaml");
+  CHECK(text.status == 0);
+  CHECK(text.out.find("longest route: 2 hops") != std::string::npos);
+}
+
+TEST_CASE("collective prints one row per size, in text and JSON") {
+  const auto r = run_stepsim("collective topologies/h800-1x8.yaml --op all_gather --group world --sizes 1MiB,1GiB");
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("1 MiB") != std::string::npos);
+  CHECK(r.out.find("1 GiB") != std::string::npos);
+  const auto j = run_stepsim("collective topologies/h800-4x8.yaml --op all_reduce --group world --sizes 64MiB --json "
+                             "--fidelity analytic");
+  REQUIRE(j.status == 0);
+  for (const char* k : {"\"time_s\"", "\"algbw_gbps\"", "\"busbw_gbps\"", "\"bottleneck\"", "\"algorithm\": \"hierarchical\""})
+    CHECK(j.out.find(k) != std::string::npos);
+}
+
+TEST_CASE("A fault given with --set shows in the collective's result") {
+  const std::string base = "collective topologies/h800-4x8.yaml --op all_reduce --group world --algorithm ring --sizes 1GiB --json";
+  const auto a = run_stepsim(base);
+  const auto b = run_stepsim(base + " --set 'faults=[{kind: nic_down, node: 1, nic: 0}]'");
+  REQUIRE(a.status == 0);
+  REQUIRE(b.status == 0);
+  CHECK(a.out != b.out);
+}
+
+TEST_CASE("collective and topo mistakes exit 2 with a message") {
+  CHECK(run_stepsim("collective topologies/h800-1x8.yaml --op allreduce").status == 2);
+  CHECK(run_stepsim("collective topologies/h800-1x8.yaml --group node:5").status == 2);
+  CHECK(run_stepsim("collective topologies/h800-1x8.yaml --sizes 10").status == 2);
+  CHECK(run_stepsim("collective topologies/h800-1x8.yaml --fidelity exact").status == 2);
+  CHECK(run_stepsim("collective topologies/h800-4x8.yaml --set 'faults=[{kind: nic_down, node: 9, nic: 0}]'").status == 2);
+  CHECK(run_stepsim("topo").status == 2);
+  const auto cut = run_stepsim("collective topologies/h800-4x8.yaml --group world --set 'faults=[{kind: nic_down, node: 1, nic: 0}, "
+                               "{kind: nic_down, node: 1, nic: 1}, {kind: nic_down, node: 1, nic: 2}, {kind: nic_down, node: 1, nic: 3}, "
+                               "{kind: nic_down, node: 1, nic: 4}, {kind: nic_down, node: 1, nic: 5}, {kind: nic_down, node: 1, nic: 6}, "
+                               "{kind: nic_down, node: 1, nic: 7}]'");
+  CHECK(cut.status == 2);
+  CHECK(cut.err.find("cannot reach") != std::string::npos);
+}
