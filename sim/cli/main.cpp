@@ -15,6 +15,8 @@ namespace {
 constexpr const char* kUsage =
     "usage: stepsim COMMAND [ARGS] [--help]\n\n"
     "commands:\n"
+    "  run SCENARIO           simulate one training step: step time, bubble, exposed communication, trace\n"
+    "  compare SCENARIO...    simulate several scenarios side by side\n"
     "  roofline SCENARIO...   speed-of-light bound per GPU: compute, HBM, NVLink, InfiniBand, memory\n"
     "  check FILE...          validate device/cluster/model/scenario files and show what they resolve to\n"
     "  topo CLUSTER           the cluster's topology: components, links, bandwidths, longest route\n"
@@ -37,6 +39,8 @@ int dispatch(int argc, char** argv) {
   if (cmd == "roofline") return stepsim::cli::roofline_command(args);
   if (cmd == "check") return stepsim::cli::check_command(args);
   if (cmd == "topo") return stepsim::cli::topo_command(args);
+  if (cmd == "run") return stepsim::cli::run_command(args, false);
+  if (cmd == "compare") return stepsim::cli::run_command(args, true);
   if (cmd == "collective") return stepsim::cli::collective_command(args);
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     std::cout << kUsage;

@@ -124,6 +124,11 @@ ScenarioSpec load_scenario(const std::string& file, const std::vector<Override>&
     const auto more = read_faults(*f, s.cluster);
     s.cluster.faults.insert(s.cluster.faults.end(), more.begin(), more.end());
   }
+  if (auto n = r.find("network")) {
+    MapReader nr(*n);
+    if (auto f = nr.find("fidelity")) s.fidelity = static_cast<workload::NetworkFidelity>(f->choice({"flow", "analytic"}));
+    nr.finish();
+  }
   read_training(r.get("training"), s.training);
   read_parallelism(r.get("parallelism"), s.parallel);
   r.finish();

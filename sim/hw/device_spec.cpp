@@ -13,6 +13,13 @@ const ComputeRate& DeviceSpec::rate(Precision p) const {
   return *r;
 }
 
+double DeviceSpec::kernel_seconds(double flops, Precision p, double efficiency, double hbm_bytes,
+                                  double sm_share) const {
+  const double math = flops > 0.0 ? flops / (rate(p).achievable_flops * efficiency * sm_share) : 0.0;
+  const double memory = hbm_bytes > 0.0 ? hbm_bytes / hbm_bandwidth : 0.0;
+  return std::max(math, memory) + launch_overhead_s;
+}
+
 double DeviceSpec::gemm_efficiency_for(double n, double k) const {
   if (gemm_efficiency.empty()) return 1.0;
   const double d = std::min(n, k);

@@ -41,6 +41,9 @@ struct DeviceSpec {
   bool supports(Precision p) const { return rates[static_cast<int>(p)].has_value(); }
   const ComputeRate& rate(Precision p) const;
   double gemm_efficiency_for(double n, double k) const;
+  // One kernel, its own roofline: max(flops / (achievable(p) · efficiency · sm_share),
+  // hbm_bytes / hbm_bandwidth) + launch overhead, in seconds.
+  double kernel_seconds(double flops, Precision p, double efficiency, double hbm_bytes, double sm_share) const;
 };
 
 }  // namespace stepsim::hw

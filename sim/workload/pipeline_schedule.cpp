@@ -200,7 +200,7 @@ PipelineProgram build_pipeline(Schedule schedule, int devices, int micro_batches
   p.stages = schedule == Schedule::interleaved ? devices * virtual_stages : devices;
   p.per_device.resize(devices);
   switch (schedule) {
-    case Schedule::none:
+    case Schedule::none: one_f_one_b(p, false); break;  // one device: F, B per micro-batch
     case Schedule::gpipe: gpipe(p); break;
     case Schedule::one_f_one_b: one_f_one_b(p, false); break;
     case Schedule::zb1p: one_f_one_b(p, true); break;

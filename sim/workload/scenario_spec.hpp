@@ -21,8 +21,11 @@ struct Provenance {
   engine::SourceLoc at(const std::string& path) const;
 };
 
+enum class NetworkFidelity { flow, analytic };
+
 struct ScenarioSpec {
   std::string name;
+  NetworkFidelity fidelity = NetworkFidelity::flow;
   ModelSpec model;
   hw::ClusterSpec cluster;
   TrainingSpec training;

@@ -1,0 +1,108 @@
+#include "sim/analysis/step_metrics.hpp"
+
+#include <algorithm>
+
+namespace stepsim::analysis {
+
+using workload::StepOp;
+using workload::StreamKind;
+
+Breakdown& Breakdown::operator+=(const Breakdown& o) {
+  compute += o.compute;
+  exposed_comm += o.exposed_comm;
+  bubble += o.bubble;
+  other_idle += o.other_idle;
+  overlapped_comm += o.overlapped_comm;
+  return *this;
+}
+
+Breakdown Breakdown::operator/(double k) const {
+  return {compute / k, exposed_comm / k, bubble / k, other_idle / k, overlapped_comm / k};
+}
+
+namespace {
+
+struct Blame {
+  double exposed = 0.0, bubble = 0.0, other = 0.0;
+};
+
+// The dependency of `op` that finished last, or -1.
+int binding(const workload::StepGraph& g, const workload::StepTimeline& t, int op) {
+  int best = -1;
+  for (int d : g.ops[op].deps)
+    if (best < 0 || t.end[d] > t.end[best]) best = d;
+  return best;
+}
+
+// Blames the interval [from, to) on the chain that led to `dep` (see the header).
+void blame(const workload::StepGraph& g, const workload::StepTimeline& t, int device, int dep, double from,
+           double to, Blame& b, int depth = 0) {
+  if (to <= from) return;
+  if (dep < 0) {
+    b.other += to - from;
+    return;
+  }
+  const StepOp& d = g.ops[dep];
+  if (workload::is_communication(d.kind)) {
+    const double s = std::max(from, t.start[dep].seconds());
+    b.exposed += to - s;
+    if (s > from) {
+      const int up = binding(g, t, dep);
+      // Waiting for its own stream (other transfers ahead of it) is communication too.
+      if (up < 0 || t.end[up].seconds() < s || depth > 64) b.exposed += s - from;
+      else blame(g, t, device, up, from, s, b, depth + 1);
+    }
+    return;
+  }
+  if (d.device != device) b.bubble += to - from;
+  else b.other += to - from;
+}
+
+// Length of the intersection of two interval unions.
+double intersect(std::vector<std::pair<double, double>> x, std::vector<std::pair<double, double>> y) {
+  std::sort(x.begin(), x.end());
+  std::sort(y.begin(), y.end());
+  double total = 0.0;
+  std::size_t i = 0, j = 0;
+  while (i < x.size() && j < y.size()) {
+    const double s = std::max(x[i].first, y[j].first), e = std::min(x[i].second, y[j].second);
+    if (e > s) total += e - s;
+    (x[i].second < y[j].second) ? ++i : ++j;
+  }
+  return total;
+}
+
+}  // namespace
+
+StepMetrics step_metrics(const workload::StepGraph& g, const workload::StepTimeline& t) {
+  StepMetrics m;
+  m.step_s = t.step.seconds();
+  m.per_device.resize(g.devices);
+  for (int d = 0; d < g.devices; ++d) {
+    Breakdown& b = m.per_device[d];
+    Blame bl;
+    double cursor = 0.0;
+    std::vector<std::pair<double, double>> busy, comm;
+    for (int op : g.streams[d][static_cast<int>(StreamKind::compute)]) {
+      const double s = t.start[op].seconds(), e = t.end[op].seconds();
+      if (s > cursor) blame(g, t, d, binding(g, t, op), cursor, s, bl);
+      b.compute += e - s;
+      busy.push_back({s, e});
+      cursor = std::max(cursor, e);
+    }
+    bl.other += m.step_s - cursor;
+    for (StreamKind s : {StreamKind::comm, StreamKind::p2p})
+      for (int op : g.streams[d][static_cast<int>(s)])
+        if (t.end[op] > t.start[op]) comm.push_back({t.start[op].seconds(), t.end[op].seconds()});
+    b.exposed_comm = bl.exposed;
+    b.bubble = bl.bubble;
+    b.other_idle = bl.other;
+    b.overlapped_comm = comm.empty() ? 0.0 : intersect(busy, comm);
+    m.mean += b;
+    if (b.compute < m.per_device[m.worst_device].compute) m.worst_device = d;
+  }
+  m.mean = m.mean / std::max(1, g.devices);
+  return m;
+}
+
+}  // namespace stepsim::analysis

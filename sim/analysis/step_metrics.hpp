@@ -1,0 +1,37 @@
+// Metrics of a simulated step, exactly as DESIGN.md defines them.
+//
+// For each device over [0, T]: compute = time its compute stream runs. Every idle gap of the
+// compute stream ends when the next compute op starts (or at T). The gap is blamed on the
+// dependency of that op that finished last:
+//   - a communication op (collective or pipeline send): the part of the gap while it was in
+//     flight is exposed communication; the part before it started is blamed on what it waited for
+//     (compute on another device: bubble; the communication stream itself: exposed communication);
+//   - compute on another device (a pipeline input without transfer time): bubble;
+//   - nothing: other idle (it waited for its own stream only, or the tail after the last op).
+// So compute + exposed + bubble + other = T on every device. Overlapped communication is the time
+// some communication runs while the compute stream is busy. Each device stands for the dp·tp GPUs
+// of its pipeline rank, so means over devices are means over GPUs.
+#pragma once
+
+#include <vector>
+
+#include "sim/workload/step_executor.hpp"
+
+namespace stepsim::analysis {
+
+struct Breakdown {
+  double compute = 0.0, exposed_comm = 0.0, bubble = 0.0, other_idle = 0.0, overlapped_comm = 0.0;  // seconds
+  Breakdown& operator+=(const Breakdown& o);
+  Breakdown operator/(double k) const;
+};
+
+struct StepMetrics {
+  double step_s = 0.0;
+  std::vector<Breakdown> per_device;
+  Breakdown mean;
+  int worst_device = 0;  // the most compute-starved: least compute share of T
+};
+
+StepMetrics step_metrics(const workload::StepGraph& g, const workload::StepTimeline& t);
+
+}  // namespace stepsim::analysis

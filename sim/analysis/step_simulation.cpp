@@ -1,0 +1,73 @@
+#include "sim/analysis/step_simulation.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <tuple>
+
+#include "sim/workload/memory.hpp"
+
+namespace stepsim::analysis {
+
+namespace {
+
+// Activation bytes one micro-batch leaves on a device for one stage, per GPU.
+double stage_activation_bytes(const workload::ScenarioSpec& spec, const workload::ParallelPlan& plan,
+                              const workload::ModelCost& cost, int stage) {
+  double per_token = 0.0;
+  for (int li : workload::stage_layer_indices(plan, stage))
+    per_token += li < 0 ? workload::layer_of(cost, li).input_bytes
+                        : cost.recompute(cost.layers()[li], spec.training.recompute).saved_bytes;
+  return per_token * plan.tokens_per_micro_batch / plan.tp;
+}
+
+}  // namespace
+
+StepSimulation simulate_step(const workload::ScenarioSpec& spec) {
+  const auto t0 = std::chrono::steady_clock::now();
+  StepSimulation s;
+  s.roofline = roofline(spec);
+  const workload::ModelCost cost(spec.model, spec.training);
+  s.topology = std::make_unique<hw::Topology>(spec.cluster);
+  s.build = workload::build_step(spec, s.roofline.plan, cost, *s.topology);
+  s.timeline = workload::execute_step(s.build.graph);
+  s.metrics = step_metrics(s.build.graph, s.timeline);
+  s.model_flops_per_gpu = cost.flops_per_token() * s.roofline.tokens_per_step / s.roofline.world_size;
+
+  // Live activations per device over the timeline.
+  const auto& g = s.build.graph;
+  const auto& plan = s.roofline.plan;
+  std::vector<double> stage_bytes(s.build.program.stages);
+  for (int st = 0; st < s.build.program.stages; ++st) stage_bytes[st] = stage_activation_bytes(spec, plan, cost, st);
+  const auto statics = workload::memory_per_gpu(spec, plan, cost);
+  const double fixed = statics.params + statics.grads + statics.optimizer + statics.buffers;
+  s.memory_timeline.resize(g.devices);
+  for (int d = 0; d < g.devices; ++d) {
+    // (time, +/- bytes) at the end of each chunk's last compute op.
+    std::map<std::tuple<char, int, int>, int> last;  // (phase, stage, mb) -> last compute op
+    for (int op : g.streams[d][static_cast<int>(workload::StreamKind::compute)]) {
+      const auto& o = g.ops[op];
+      if (o.mb >= 0 && (o.phase == 'F' || o.phase == 'B' || o.phase == 'X')) last[{o.phase, o.stage, o.mb}] = op;
+    }
+    std::vector<std::pair<engine::Time, double>> deltas;
+    for (const auto& [key, op] : last) {
+      const double b = stage_bytes[std::get<1>(key)];
+      deltas.push_back({s.timeline.end[op], std::get<0>(key) == 'F' ? b : -b});
+    }
+    std::stable_sort(deltas.begin(), deltas.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    double live = 0.0, peak = 0.0;
+    s.memory_timeline[d].push_back({engine::Time(), fixed});
+    for (const auto& [t, delta] : deltas) {
+      peak = std::max(peak, live += delta);
+      s.memory_timeline[d].push_back({t, fixed + live});
+    }
+    if (fixed + peak > s.peak_memory_bytes) {
+      s.peak_memory_bytes = fixed + peak;
+      s.peak_memory_device = d;
+    }
+  }
+  s.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return s;
+}
+
+}  // namespace stepsim::analysis

@@ -1,0 +1,34 @@
+// One scenario, simulated end to end: layout and roofline, the step graph built from the
+// schedule, its execution, the metrics, and the peak memory per GPU seen on the timeline.
+//
+// Peak memory: the static state (parameters, gradients, optimizer, ZeRO-3 buffers: memory.hpp)
+// plus live activations, which grow by a stage's per-micro-batch activations when a forward chunk
+// ends and shrink by as much when that chunk's backward (input gradient) ends.
+#pragma once
+
+#include <memory>
+
+#include "sim/analysis/roofline.hpp"
+#include "sim/analysis/step_metrics.hpp"
+#include "sim/hw/topology.hpp"
+#include "sim/workload/step_builder.hpp"
+
+namespace stepsim::analysis {
+
+struct StepSimulation {
+  Roofline roofline;
+  std::unique_ptr<hw::Topology> topology;
+  workload::StepBuild build;
+  workload::StepTimeline timeline;
+  StepMetrics metrics;
+  // Per pipeline rank: memory in use (bytes) after each change, in time order.
+  std::vector<std::vector<std::pair<engine::Time, double>>> memory_timeline;
+  double peak_memory_bytes = 0.0;
+  int peak_memory_device = 0;
+  double model_flops_per_gpu = 0.0;  // training FLOPs (no recompute) per GPU per step
+  double wall_s = 0.0;               // wall-clock time of the simulation itself
+};
+
+StepSimulation simulate_step(const workload::ScenarioSpec& spec);
+
+}  // namespace stepsim::analysis

@@ -1,0 +1,114 @@
+#include <boost/program_options.hpp>
+#include <filesystem>
+#include <iostream>
+
+#include "sim/analysis/step_simulation.hpp"
+#include "sim/cli/commands.hpp"
+#include "sim/cli/options.hpp"
+#include "sim/cli/output_file.hpp"
+#include "sim/config/load.hpp"
+#include "sim/report/chrome_trace.hpp"
+#include "sim/report/step_report.hpp"
+
+namespace stepsim::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+std::vector<int> parse_ranks(const std::string& text, int devices) {
+  std::vector<int> out;
+  for (std::size_t i = 0; i <= text.size();) {
+    const auto comma = text.find(',', i);
+    const std::string item = text.substr(i, comma == std::string::npos ? std::string::npos : comma - i);
+    const auto dash = item.find('-');
+    try {
+      const int a = std::stoi(item.substr(0, dash));
+      const int b = dash == std::string::npos ? a : std::stoi(item.substr(dash + 1));
+      if (a < 0 || b < a || b >= devices) throw std::out_of_range("range");
+      for (int r = a; r <= b; ++r) out.push_back(r);
+    } catch (const std::exception&) {
+      throw engine::UserError({"--trace-ranks", 0, 0}, "bad pipeline rank list '" + text + "'",
+                              "pipeline ranks 0-" + std::to_string(devices - 1) + ", e.g. 0-3 or 0,15");
+    }
+    if (comma == std::string::npos) break;
+    i = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+int run_command(const Args& args, bool compare) {
+  po::options_description opts(
+      compare ? "stepsim compare SCENARIO... [options]\n\nSimulates each scenario and puts them side by side.\n\nOptions"
+              : "stepsim run SCENARIO [options]\n\n"
+                "Simulates one training step: every micro-batch's kernels and collectives on the pipeline's\n"
+                "devices, over the cluster's network. Reports step time, compute, exposed communication,\n"
+                "bubble and idle per pipeline rank next to the roofline bound.\n\nOptions");
+  std::vector<std::string> files, sets;
+  std::string report_file, trace_file, trace_ranks, detail = "op";
+  opts.add_options()("help,h", "show this help")("json", "print JSON instead of text")(
+      "set", po::value(&sets)->composing(), "override a field: --set key.path=value (repeatable)");
+  if (!compare)
+    opts.add_options()("report", po::value(&report_file), "also write the JSON report to this file")(
+        "trace", po::value(&trace_file), "write a Chrome trace (Perfetto, chrome://tracing) to this file")(
+        "trace-ranks", po::value(&trace_ranks), "pipeline ranks in the trace, e.g. 0-3 or 0,15 (default: all)")(
+        "trace-detail", po::value(&detail), "op (every kernel group and transfer) | layer (one event per layer)");
+  const po::variables_map vm = parse_args(args, opts, files);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return 0;
+  }
+  const engine::SourceLoc cli{"<command line>", 0, 0};
+  if (files.empty()) throw engine::UserError(cli, std::string(compare ? "compare" : "run") + " needs a scenario file");
+  if (!compare && files.size() > 1) throw engine::UserError(cli, "run takes one scenario", "use stepsim compare for several");
+  if (detail != "op" && detail != "layer") throw engine::UserError({"--trace-detail", 0, 0}, "unknown detail '" + detail + "'", "op or layer");
+  const auto overrides = parse_overrides(sets);
+
+  std::vector<workload::ScenarioSpec> specs;
+  std::vector<analysis::StepSimulation> sims;
+  for (const auto& f : files) specs.push_back(config::load_scenario(f, overrides));
+  std::vector<int> ranks;
+  if (!trace_ranks.empty()) {
+    const int devices = workload::make_plan(specs[0]).pp;
+    ranks = parse_ranks(trace_ranks, devices);
+  }
+  for (const auto& s : specs) sims.push_back(analysis::simulate_step(s));
+
+  std::string text;
+  if (vm.count("json")) {
+    report::JsonWriter w;
+    if (sims.size() > 1) w.begin_array();
+    for (std::size_t i = 0; i < sims.size(); ++i) report::step_json(w, sims[i], specs[i]);
+    if (sims.size() > 1) w.end_array();
+    text = w.str();
+    if (text.back() != '\n') text += '\n';
+  } else {
+    for (std::size_t i = 0; i < sims.size(); ++i) text += report::step_text(sims[i], specs[i]) + "\n";
+    if (compare) {
+      std::vector<const analysis::StepSimulation*> ptrs;
+      std::vector<std::string> labels;
+      for (std::size_t i = 0; i < sims.size(); ++i) {
+        ptrs.push_back(&sims[i]);
+        labels.push_back(std::filesystem::path(files[i]).stem().string());
+      }
+      text += report::step_comparison_text(ptrs, labels);
+    }
+  }
+  if (!report_file.empty()) {
+    report::JsonWriter w;
+    report::step_json(w, sims[0], specs[0]);
+    write_file_atomically(report_file, w.str());
+  }
+  if (!trace_file.empty()) {
+    report::TraceOptions topt;
+    topt.ranks = ranks;
+    topt.per_layer = detail == "layer";
+    write_file_atomically(trace_file, report::chrome_trace(sims[0], specs[0], topt));
+  }
+  std::cout << text;
+  return 0;
+}
+
+}  // namespace stepsim::cli

@@ -1,0 +1,120 @@
+#include "sim/report/chrome_trace.hpp"
+
+#include <algorithm>
+
+#include "sim/report/json_writer.hpp"
+
+namespace stepsim::report {
+
+using workload::StepOp;
+using workload::StreamKind;
+
+namespace {
+
+double us(engine::Time t) { return static_cast<double>(t.picoseconds()) * 1e-6; }
+
+}  // namespace
+
+std::string chrome_trace(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec, const TraceOptions& o) {
+  const auto& g = s.build.graph;
+  const auto& t = s.timeline;
+  const auto& plan = s.roofline.plan;
+  const int gpn = spec.cluster.gpus_per_node;
+  std::vector<bool> shown(g.devices, o.ranks.empty());
+  for (int r : o.ranks) shown[r] = true;
+  auto gpu = [&](int d) { return d * plan.dp * plan.tp; };
+  auto pid = [&](int d) { return gpu(d) / gpn; };
+  auto tid = [&](int d, StreamKind k) { return (gpu(d) % gpn) * workload::kStreams + static_cast<int>(k); };
+  static constexpr const char* kStream[] = {"compute", "comm", "p2p"};
+
+  // The first consumer of each pipeline send, for flow arrows.
+  std::vector<int> consumer(g.ops.size(), -1);
+  for (std::size_t i = 0; i < g.ops.size(); ++i)
+    for (int d : g.ops[i].deps)
+      if (g.ops[d].kind == workload::StepOpKind::pp_send && (consumer[d] < 0 || t.start[i] < t.start[consumer[d]]))
+        consumer[d] = static_cast<int>(i);
+
+  JsonWriter w;
+  w.begin_object();
+  w.field("displayTimeUnit", "ms");
+  w.key("otherData").begin_object();
+  w.field("scenario", spec.name);
+  w.field("step_time_s", s.metrics.step_s);
+  w.field("note", "each pipeline rank is shown on its first GPU; its data-parallel replicas behave alike");
+  w.end_object();
+  w.key("traceEvents").begin_array();
+  for (int d = 0; d < g.devices; ++d) {
+    if (!shown[d]) continue;
+    w.begin_object().field("ph", "M").field("name", "process_name").field("pid", pid(d)).field("tid", 0);
+    w.key("args").begin_object().field("name", "node " + std::to_string(pid(d))).end_object();
+    w.end_object();
+    for (int k = 0; k < workload::kStreams; ++k) {
+      w.begin_object().field("ph", "M").field("name", "thread_name").field("pid", pid(d)).field("tid", tid(d, StreamKind(k)));
+      w.key("args").begin_object().field("name", "GPU " + std::to_string(gpu(d)) + " (pipeline rank " + std::to_string(d) + ") " + kStream[k]).end_object();
+      w.end_object();
+      w.begin_object().field("ph", "M").field("name", "thread_sort_index").field("pid", pid(d)).field("tid", tid(d, StreamKind(k)));
+      w.key("args").begin_object().field("sort_index", tid(d, StreamKind(k))).end_object();
+      w.end_object();
+    }
+  }
+  auto complete = [&](int first, int last, const std::string& name) {
+    const StepOp& op = g.ops[first];
+    w.begin_object();
+    w.field("name", name);
+    w.field("cat", workload::to_string(op.kind));
+    w.field("ph", "X");
+    w.field("ts", us(t.start[first]));
+    w.field("dur", us(t.end[last]) - us(t.start[first]));
+    w.field("pid", pid(op.device));
+    w.field("tid", tid(op.device, op.stream));
+    w.key("args").begin_object();
+    w.field("phase", std::string(1, op.phase));
+    if (op.mb >= 0) w.field("micro_batch", op.mb);
+    if (op.stage >= 0) w.field("stage", op.stage);
+    if (op.layer >= 0) w.field("layer", op.layer);
+    double flops = 0.0;
+    for (int i = first; i <= last; ++i) flops += g.ops[i].flops;
+    if (flops > 0) w.field("flops", flops);
+    if (op.bytes > 0) w.field("bytes_per_gpu", op.bytes);
+    w.end_object();
+    w.end_object();
+  };
+  for (int d = 0; d < g.devices; ++d) {
+    if (!shown[d]) continue;
+    for (int k = 0; k < workload::kStreams; ++k) {
+      const auto& ops = g.streams[d][k];
+      for (std::size_t i = 0; i < ops.size(); ++i) {
+        const StepOp& op = g.ops[ops[i]];
+        std::size_t j = i;
+        if (o.per_layer && k == static_cast<int>(StreamKind::compute) && op.layer >= 0) {
+          while (j + 1 < ops.size()) {
+            const StepOp& n = g.ops[ops[j + 1]];
+            if (n.layer != op.layer || n.mb != op.mb || n.phase != op.phase || n.stage != op.stage) break;
+            ++j;
+          }
+          std::string name = std::string(1, op.phase) + " mb" + std::to_string(op.mb) + " L" + std::to_string(op.layer);
+          complete(ops[i], ops[j], name);
+        } else {
+          complete(ops[i], ops[i], g.name(ops[i]));
+        }
+        if (op.kind == workload::StepOpKind::pp_send && consumer[ops[i]] >= 0 && shown[g.ops[consumer[ops[i]]].device]) {
+          const StepOp& c = g.ops[consumer[ops[i]]];
+          w.begin_object().field("ph", "s").field("id", ops[i]).field("name", "pipeline").field("cat", "pp_send");
+          w.field("ts", us(t.start[ops[i]])).field("pid", pid(d)).field("tid", tid(d, op.stream)).end_object();
+          w.begin_object().field("ph", "f").field("bp", "e").field("id", ops[i]).field("name", "pipeline").field("cat", "pp_send");
+          w.field("ts", us(t.start[consumer[ops[i]]])).field("pid", pid(c.device)).field("tid", tid(c.device, c.stream)).end_object();
+        }
+        i = j;
+      }
+    }
+    for (const auto& [time, bytes] : s.memory_timeline[d]) {
+      w.begin_object().field("ph", "C").field("name", "memory GB (rank " + std::to_string(d) + ")").field("pid", pid(d));
+      w.field("ts", us(time)).key("args").begin_object().field("in_use", bytes / 1e9).end_object().end_object();
+    }
+  }
+  w.end_array();
+  w.end_object();
+  return w.str();
+}
+
+}  // namespace stepsim::report

@@ -1,0 +1,25 @@
+// The simulated step as a Chrome Trace Event Format file (Perfetto, chrome://tracing).
+//
+// Process = node, thread = one GPU's stream (compute, comm, p2p): each pipeline rank is shown on
+// its first GPU. Complete events ("X") named by op ("F mb12 L4 attn", "X mb3 L9 dispatch grad")
+// with args (phase, micro-batch, stage, layer, FLOPs, bytes); flow arrows from each pipeline send
+// to the op that consumes it; a counter per pipeline rank of the memory in use. Times are in
+// microseconds. `ranks` selects pipeline ranks (all when empty); `per_layer` merges a chunk's
+// consecutive compute ops of one layer into one event, for large runs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/analysis/step_simulation.hpp"
+
+namespace stepsim::report {
+
+struct TraceOptions {
+  std::vector<int> ranks;
+  bool per_layer = false;
+};
+
+std::string chrome_trace(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec, const TraceOptions& o);
+
+}  // namespace stepsim::report

@@ -1,0 +1,140 @@
+#include "sim/report/step_report.hpp"
+
+#include "sim/report/text_table.hpp"
+
+namespace stepsim::report {
+
+using analysis::Breakdown;
+
+StepFigures step_figures(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec) {
+  StepFigures f;
+  const double t = s.metrics.step_s;
+  const auto& p = s.roofline.plan;
+  f.tokens_per_s_per_gpu = s.roofline.tokens_per_step / t / s.roofline.world_size;
+  f.tflops_per_gpu = s.model_flops_per_gpu / t / 1e12;
+  f.mfu = s.model_flops_per_gpu / (t * spec.cluster.device.rate(hw::Precision::bf16).peak_flops);
+  f.worst_rank = s.metrics.worst_device * p.dp * p.tp;
+  return f;
+}
+
+namespace {
+
+void breakdown_json(JsonWriter& w, const Breakdown& b) {
+  w.field("compute", b.compute);
+  w.field("exposed_comm", b.exposed_comm);
+  w.field("bubble", b.bubble);
+  w.field("other_idle", b.other_idle);
+  w.field("overlapped_comm", b.overlapped_comm);
+}
+
+std::string pct(double part, double whole) { return fixed(100.0 * part / whole, 1) + "%"; }
+
+}  // namespace
+
+void step_json(JsonWriter& w, const analysis::StepSimulation& s, const workload::ScenarioSpec& spec) {
+  const StepFigures f = step_figures(s, spec);
+  const auto& r = s.roofline;
+  w.begin_object();
+  w.field("scenario", r.scenario);
+  w.field("world_size", r.world_size);
+  w.field("step_time_s", s.metrics.step_s);
+  w.field("tokens_per_s_per_gpu", f.tokens_per_s_per_gpu);
+  w.field("tflops_per_gpu", f.tflops_per_gpu);
+  w.field("mfu", f.mfu);
+  w.field("mfu_peak", "bf16 dense");
+  w.key("breakdown_s").begin_object();
+  breakdown_json(w, s.metrics.mean);
+  w.end_object();
+  w.key("worst_gpu").begin_object();
+  w.field("rank", f.worst_rank);
+  breakdown_json(w, s.metrics.per_device[s.metrics.worst_device]);
+  w.end_object();
+  w.key("per_stage").begin_array();
+  for (std::size_t d = 0; d < s.metrics.per_device.size(); ++d) {
+    w.begin_object();
+    w.field("pipeline_rank", static_cast<int>(d));
+    breakdown_json(w, s.metrics.per_device[d]);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("roofline").begin_object();
+  w.field("bound_s", r.bound_s);
+  w.field("limited_by", analysis::to_string(r.limited_by));
+  w.field("ratio", s.metrics.step_s / r.bound_s);
+  w.end_object();
+  w.key("memory").begin_object();
+  w.field("peak_gb", s.peak_memory_bytes / 1e9);
+  w.field("capacity_gb", r.memory.capacity / 1e9);
+  w.field("fits", s.peak_memory_bytes <= r.memory.capacity);
+  w.end_object();
+  w.key("sim").begin_object();
+  w.field("events", static_cast<long long>(s.timeline.events + s.build.network_events));
+  w.field("wall_s", s.wall_s);
+  w.field("fidelity", spec.fidelity == workload::NetworkFidelity::flow ? "flow" : "analytic");
+  w.field("ops", static_cast<long long>(s.build.graph.ops.size()));
+  w.field("collectives_timed", s.build.collectives_timed);
+  w.end_object();
+  w.end_object();
+}
+
+std::string step_text(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec) {
+  const StepFigures f = step_figures(s, spec);
+  const auto& r = s.roofline;
+  const double t = s.metrics.step_s;
+  std::string o = r.scenario + "\n";
+  o += "  step time " + seconds(t) + " (roofline bound " + seconds(r.bound_s) + ", limited by " +
+       std::string(analysis::to_string(r.limited_by)) + "; simulated / bound = " + fixed(t / r.bound_s, 2) + ")\n";
+  o += "  per GPU   " + fixed(f.tokens_per_s_per_gpu, 0) + " tokens/s, " + fixed(f.tflops_per_gpu, 0) +
+       " TFLOP/s of model FLOPs, MFU " + fixed(100 * f.mfu, 1) + "% of the BF16 dense peak (" +
+       (spec.training.causal ? "causal" : "full") + " attention)\n";
+  o += "  memory    peak " + fixed(s.peak_memory_bytes / 1e9, 1) + " GB of " + fixed(r.memory.capacity / 1e9, 1) +
+       " GB per GPU" + (s.peak_memory_bytes <= r.memory.capacity ? "" : " (DOES NOT FIT)") + "\n\n";
+  TextTable tab({"pipeline rank", "compute", "exposed comm", "bubble", "other idle", "overlapped comm"});
+  auto row = [&](const std::string& name, const Breakdown& b) {
+    tab.row({name, seconds(b.compute) + " " + pct(b.compute, t), seconds(b.exposed_comm) + " " + pct(b.exposed_comm, t),
+             seconds(b.bubble) + " " + pct(b.bubble, t), seconds(b.other_idle) + " " + pct(b.other_idle, t),
+             seconds(b.overlapped_comm)});
+  };
+  for (std::size_t d = 0; d < s.metrics.per_device.size(); ++d) row(std::to_string(d), s.metrics.per_device[d]);
+  row("mean", s.metrics.mean);
+  o += tab.render();
+  o += "  (each pipeline rank stands for its " + std::to_string(r.plan.dp * r.plan.tp) + " GPUs; worst GPU: rank " +
+       std::to_string(f.worst_rank) + ")\n";
+  o += "  simulated " + std::to_string(s.build.graph.ops.size()) + " ops, " +
+       std::to_string(s.timeline.events + s.build.network_events) + " events in " + fixed(s.wall_s, 2) + " s (" +
+       (spec.fidelity == workload::NetworkFidelity::flow ? "flow" : "analytic") + " network, " +
+       std::to_string(s.build.collectives_timed) + " distinct collectives)\n";
+  return o;
+}
+
+std::string step_comparison_text(const std::vector<const analysis::StepSimulation*>& runs,
+                                 const std::vector<std::string>& labels) {
+  std::vector<std::string> header{"per GPU"};
+  for (const auto& l : labels) header.push_back(l);
+  TextTable t(header);
+  auto add = [&](const std::string& name, auto f) {
+    std::vector<std::string> row{name};
+    for (const auto* r : runs) row.push_back(f(*r));
+    t.row(row);
+  };
+  add("step time", [](const analysis::StepSimulation& s) { return seconds(s.metrics.step_s); });
+  add("compute", [](const analysis::StepSimulation& s) { return seconds(s.metrics.mean.compute); });
+  add("exposed comm", [](const analysis::StepSimulation& s) { return seconds(s.metrics.mean.exposed_comm); });
+  add("bubble", [](const analysis::StepSimulation& s) { return seconds(s.metrics.mean.bubble); });
+  add("other idle", [](const analysis::StepSimulation& s) { return seconds(s.metrics.mean.other_idle); });
+  add("overlapped comm", [](const analysis::StepSimulation& s) { return seconds(s.metrics.mean.overlapped_comm); });
+  add("roofline bound", [](const analysis::StepSimulation& s) { return seconds(s.roofline.bound_s); });
+  add("sim / bound", [](const analysis::StepSimulation& s) { return fixed(s.metrics.step_s / s.roofline.bound_s, 2); });
+  add("tokens/s", [](const analysis::StepSimulation& s) {
+    return fixed(s.roofline.tokens_per_step / s.metrics.step_s / s.roofline.world_size, 0);
+  });
+  add("peak memory (GB)", [](const analysis::StepSimulation& s) {
+    return fixed(s.peak_memory_bytes / 1e9, 1) + (s.peak_memory_bytes <= s.roofline.memory.capacity ? "" : " (too big)");
+  });
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < runs.size(); ++i)
+    if (runs[i]->roofline.tokens_per_step / runs[i]->metrics.step_s > runs[best]->roofline.tokens_per_step / runs[best]->metrics.step_s) best = i;
+  return "Comparison (mean per GPU)\n" + t.render() + "  best: " + labels[best] + " (most tokens per second per GPU)\n";
+}
+
+}  // namespace stepsim::report

@@ -1,0 +1,458 @@
+#include "sim/workload/step_builder.hpp"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "sim/engine/check.hpp"
+#include "sim/net/collective_runner.hpp"
+#include "sim/workload/memory.hpp"
+
+namespace stepsim::workload {
+
+using engine::Time;
+using hw::bytes_per_element;
+using net::CollectiveOp;
+
+namespace {
+
+// One item of a chunk: a run of kernels or one collective, in chain order.
+struct Item {
+  StreamKind stream = StreamKind::compute;
+  StepOpKind kind = StepOpKind::kernel;
+  Time duration;
+  double flops = 0.0, bytes = 0.0;
+  std::string part;
+  int layer = -3;
+  bool after_prev = true;   // depends on the previous item of the chain
+  bool blocks_next = true;  // the next item depends on it
+  int wait_layers_back = -1;  // ZeRO-3 gather: depends on the end of the layer this many layers back
+};
+using Chain = std::vector<Item>;
+
+enum class Pass { forward, backward, backward_weight, weight };
+
+class Builder {
+ public:
+  Builder(const ScenarioSpec& s, const ParallelPlan& p, const ModelCost& c, const hw::Topology& t)
+      : spec_(s), plan_(p), cost_(c), topo_(t), dev_(s.cluster.device), pr_(s.training.precision) {
+    tokens_ = plan_.tokens_per_micro_batch / plan_.tp;
+    sm_share_ = static_cast<double>(dev_.sms - spec_.parallel.comm_sms) / dev_.sms;
+    fidelity_ = s.fidelity == NetworkFidelity::flow ? hw::Fidelity::flow : hw::Fidelity::analytic;
+    slowdown_.assign(plan_.pp, 1.0);
+    const int per_rank = plan_.dp * plan_.tp;
+    for (int g = 0; g < topo_.gpus(); ++g) slowdown_[g / per_rank] = std::max(slowdown_[g / per_rank], topo_.slowdown_of(g));
+  }
+
+  StepBuild build() {
+    StepBuild out;
+    out.program = build_pipeline(spec_.parallel.schedule, plan_.pp, static_cast<int>(plan_.micro_batches),
+                                 spec_.parallel.virtual_stages);
+    prog_ = &out.program;
+    g_.devices = plan_.pp;
+    g_.streams.resize(plan_.pp);
+    const std::size_t tasks = static_cast<std::size_t>(prog_->stages) * prog_->micro_batches;
+    last_f_.assign(tasks, -1);
+    last_b_.assign(tasks, -1);
+    send_f_.assign(tasks, -1);
+    send_b_.assign(tasks, -1);
+    for (int d = 0; d < plan_.pp; ++d) {
+      for (const PipeInstr& i : prog_->per_device[d]) expand(d, i);
+      data_parallel_end(d);
+    }
+    // Cross-device inputs, now that every chunk exists.
+    for (const auto& [op, need] : pending_)
+      for (const auto& [kind, stage, mb] : need) {
+        const std::size_t t = task(stage, mb);
+        const int src = kind == 'F' ? send_f_[t] : send_b_[t];
+        const int local = kind == 'F' ? last_f_[t] : last_b_[t];
+        const int dep = src >= 0 ? src : local;
+        STEPSIM_CHECK(dep >= 0, "missing producer of a pipeline input");
+        g_.ops[op].deps.push_back(dep);
+      }
+    out.graph = std::move(g_);
+    out.network_events = net_events_;
+    out.collectives_timed = static_cast<int>(comm_cache_.size());
+    return out;
+  }
+
+ private:
+  std::size_t task(int stage, int mb) const { return static_cast<std::size_t>(stage) * prog_->micro_batches + mb; }
+  int base_rank(int device) const { return device * plan_.dp * plan_.tp; }
+
+  // ---- timing -------------------------------------------------------------------------------
+
+  double efficiency(const OpCost& op) const {
+    if (op.cls != OpClass::gemm) return 1.0;
+    return op.n >= op.k ? dev_.gemm_efficiency_for(op.n / plan_.tp, op.k) : dev_.gemm_efficiency_for(op.n, op.k / plan_.tp);
+  }
+
+  Time kernels(const std::vector<const OpCost*>& ops, Pass pass, int layer_index, int device, double& flops) const {
+    double seconds = 0.0;
+    for (const OpCost* op : ops) {
+      const bool again = layer_index >= 0 && pass != Pass::forward && pass != Pass::weight &&
+                         is_recomputed(*op, spec_.training.recompute);
+      double f = 0.0, io = tokens_ * op->io_bytes;
+      switch (pass) {
+        case Pass::forward: f = op->fwd_flops; break;
+        case Pass::backward: f = op->b_flops + (again ? op->fwd_flops : 0.0); io *= 2; break;
+        case Pass::backward_weight: f = op->b_flops + op->w_flops + (again ? op->fwd_flops : 0.0); io *= 3; break;
+        case Pass::weight: f = op->w_flops; break;
+      }
+      f *= tokens_;
+      const double local = op->cls == OpClass::embedding ? 0.0 : op->routed_expert ? op->params / plan_.ep : op->params / plan_.tp;
+      const double bytes = io + local * bytes_per_element(pr_.params);
+      if (f <= 0.0 && bytes <= 0.0) continue;
+      flops += f;
+      seconds += dev_.kernel_seconds(f, op->precision, efficiency(*op), bytes, sm_share_);
+    }
+    return Time::from_seconds(seconds * slowdown_[device]);
+  }
+
+  Time comm(CollectiveOp op, double bytes, const std::vector<int>& group) {
+    if (group.size() < 2 || bytes <= 0.0) return Time();
+    const auto key = std::make_tuple(static_cast<int>(op), static_cast<long long>(bytes), group.front(),
+                                     static_cast<int>(group.size()), group.size() > 1 ? group[1] - group[0] : 0);
+    if (auto it = comm_cache_.find(key); it != comm_cache_.end()) return it->second;
+    net::PlanOptions o;
+    o.top_k = spec_.model.moe.top_k;
+    const auto& moe = spec_.model.moe;
+    const int ep_nodes = plan_.ep_group().nodes();
+    o.max_nodes = moe.groups > 0 && moe.topk_groups > 0
+                      ? std::max(1, (moe.topk_groups * ep_nodes + moe.groups - 1) / moe.groups)
+                      : 0;
+    const auto r = net::run_collective(net::plan_collective(op, bytes, group, topo_, o), bytes,
+                                       static_cast<int>(group.size()), topo_, fidelity_);
+    net_events_ += r.events;
+    comm_cache_[key] = r.time;
+    return r.time;
+  }
+
+  std::vector<int> strided(int first, int count, int stride) const {
+    std::vector<int> g;
+    for (int i = 0; i < count; ++i) g.push_back(first + i * stride);
+    return g;
+  }
+  std::vector<int> tp_group(int d) const { return strided(base_rank(d), plan_.tp, 1); }
+  std::vector<int> ep_group(int d) const { return strided(base_rank(d), plan_.ep, 1); }
+  std::vector<int> dp_group(int d) const { return strided(base_rank(d), plan_.dp, plan_.tp); }
+  std::vector<int> edp_group(int d) const { return strided(base_rank(d), plan_.edp, plan_.ep); }
+
+  double payload(hw::Precision p) const {
+    const double h = spec_.model.hidden;
+    return tokens_ * (h * bytes_per_element(p) + (p == hw::Precision::fp8 ? h / 128.0 * 4.0 : 0.0));
+  }
+
+  // ---- chains ---------------------------------------------------------------------------------
+
+  static std::vector<std::pair<std::string, std::vector<const OpCost*>>> segments(const LayerCost& l) {
+    std::vector<std::pair<std::string, std::vector<const OpCost*>>> s;
+    if (l.index < 0) {
+      s.push_back({l.index == -1 ? "embed" : "head", {}});
+      for (const auto& op : l.ops) s.back().second.push_back(&op);
+      return s;
+    }
+    s.push_back({"attn", {}});
+    bool second = false;
+    for (const auto& op : l.ops) {
+      if (!second && (op.name == "mlp_norm" ? !l.moe : op.routed_expert)) {
+        s.push_back({l.moe ? "experts" : "mlp", {}});
+        second = true;
+      }
+      s.back().second.push_back(&op);
+    }
+    return s;
+  }
+
+  Item kernel_item(const std::string& part, const std::vector<const OpCost*>& ops, Pass pass, int layer, int device) const {
+    Item it;
+    it.part = part;
+    it.layer = layer;
+    it.duration = kernels(ops, pass, layer, device, it.flops);
+    return it;
+  }
+
+  Item comm_item(StepOpKind kind, const std::string& part, Time t, double bytes, int layer) const {
+    Item it;
+    it.stream = StreamKind::comm;
+    it.kind = kind;
+    it.part = part;
+    it.duration = t;
+    it.bytes = bytes;
+    it.layer = layer;
+    return it;
+  }
+
+  Item tp_item(int d, int layer) {
+    const double s = plan_.tokens_per_micro_batch * spec_.model.hidden * bytes_per_element(pr_.activations);
+    return comm_item(StepOpKind::tp_reduce, "tp all-reduce", comm(CollectiveOp::all_reduce, s, tp_group(d)), s, layer);
+  }
+
+  // Parameters of a layer one GPU holds unsharded: non-expert split by tp, experts by ep.
+  double local_params(const LayerCost& l) const {
+    return (l.params() - l.routed_params()) / plan_.tp + l.routed_params() / plan_.ep;
+  }
+
+  void zero3_gather(Chain& c, int d, const LayerCost& l) {
+    if (spec_.parallel.zero != 3) return;
+    const double s = local_params(l) * bytes_per_element(pr_.params);
+    Item it = comm_item(StepOpKind::zero_gather, "gather params", comm(CollectiveOp::all_gather, s, dp_group(d)), s, l.index);
+    it.after_prev = false;
+    it.wait_layers_back = spec_.parallel.zero3_prefetch + 1;
+    c.push_back(it);
+  }
+
+  Chain forward_chain(int stage, int d) {
+    Chain c;
+    for (int li : stage_layer_indices(plan_, stage)) {
+      const LayerCost& l = layer_of(cost_, li);
+      zero3_gather(c, d, l);
+      const auto segs = segments(l);
+      c.push_back(kernel_item(segs[0].first, segs[0].second, Pass::forward, li, d));
+      if (li < 0) continue;
+      if (plan_.tp > 1) c.push_back(tp_item(d, li));
+      if (l.moe && plan_.ep > 1) {
+        const double sd = payload(pr_.dispatch), sc = payload(pr_.combine);
+        c.push_back(comm_item(StepOpKind::ep_dispatch, "dispatch", comm(CollectiveOp::dispatch, sd, ep_group(d)), sd, li));
+        c.push_back(kernel_item(segs[1].first, segs[1].second, Pass::forward, li, d));
+        c.push_back(comm_item(StepOpKind::ep_combine, "combine", comm(CollectiveOp::combine, sc, ep_group(d)), sc, li));
+      } else {
+        c.push_back(kernel_item(segs[1].first, segs[1].second, Pass::forward, li, d));
+        if (plan_.tp > 1) c.push_back(tp_item(d, li));
+      }
+    }
+    return c;
+  }
+
+  Chain backward_chain(int stage, int d, bool with_weight) {
+    const Pass pass = with_weight ? Pass::backward_weight : Pass::backward;
+    Chain c;
+    auto layers = stage_layer_indices(plan_, stage);
+    std::reverse(layers.begin(), layers.end());
+    for (int li : layers) {
+      const LayerCost& l = layer_of(cost_, li);
+      zero3_gather(c, d, l);
+      const auto segs = segments(l);
+      if (li < 0) {
+        c.push_back(kernel_item(segs[0].first, segs[0].second, pass, li, d));
+      } else if (l.moe && plan_.ep > 1) {
+        const double sd = payload(pr_.dispatch), sc = payload(pr_.combine);
+        c.push_back(comm_item(StepOpKind::ep_dispatch, "combine grad", comm(CollectiveOp::dispatch, sd, ep_group(d)), sd, li));
+        c.push_back(kernel_item(segs[1].first, segs[1].second, pass, li, d));
+        c.push_back(comm_item(StepOpKind::ep_combine, "dispatch grad", comm(CollectiveOp::combine, sc, ep_group(d)), sc, li));
+        if (plan_.tp > 1) c.push_back(tp_item(d, li));
+        c.push_back(kernel_item(segs[0].first, segs[0].second, pass, li, d));
+      } else {
+        if (plan_.tp > 1) c.push_back(tp_item(d, li));
+        c.push_back(kernel_item(segs[1].first, segs[1].second, pass, li, d));
+        if (plan_.tp > 1) c.push_back(tp_item(d, li));
+        c.push_back(kernel_item(segs[0].first, segs[0].second, pass, li, d));
+      }
+      if (spec_.parallel.zero == 3 && with_weight) {
+        const double s = local_params(l) * bytes_per_element(pr_.grads);
+        Item it = comm_item(StepOpKind::zero_scatter, "reduce-scatter grads", comm(CollectiveOp::reduce_scatter, s, dp_group(d)), s, li);
+        it.blocks_next = false;
+        c.push_back(it);
+      }
+    }
+    return c;
+  }
+
+  Chain weight_chain(int stage, int d) {
+    Chain c;
+    auto layers = stage_layer_indices(plan_, stage);
+    std::reverse(layers.begin(), layers.end());
+    for (int li : layers) {
+      std::vector<const OpCost*> ops;
+      for (const auto& op : layer_of(cost_, li).ops) ops.push_back(&op);
+      c.push_back(kernel_item("weight grad", ops, Pass::weight, li, d));
+    }
+    return c;
+  }
+
+  const Chain& cached(std::map<std::pair<int, int>, Chain>& cache, int stage, int d, Chain (Builder::*make)(int, int)) {
+    auto it = cache.find({stage, d});
+    if (it == cache.end()) it = cache.emplace(std::make_pair(stage, d), (this->*make)(stage, d)).first;
+    return it->second;
+  }
+  Chain fwd(int s, int d) { return forward_chain(s, d); }
+  Chain bwd(int s, int d) { return backward_chain(s, d, false); }
+  Chain bwd_w(int s, int d) { return backward_chain(s, d, true); }
+  Chain wgt(int s, int d) { return weight_chain(s, d); }
+
+  // ---- instantiation --------------------------------------------------------------------------
+
+  struct Running {
+    const Chain* chain;
+    std::size_t next = 0;
+    char phase;
+    StageTask t;
+    int prev = -1;            // last blocking op
+    int first = -1;
+    std::vector<int> layer_end;  // op ending each layer position so far
+    std::vector<std::tuple<char, int, int>> inputs;  // cross-chunk inputs of the first op
+    std::vector<int> local_inputs;
+  };
+
+  void emit(int d, Running& r) {
+    const Item& it = (*r.chain)[r.next++];
+    StepOp op;
+    op.device = d;
+    op.stream = it.stream;
+    op.kind = it.kind;
+    op.duration = it.duration;
+    op.phase = r.phase;
+    op.mb = r.t.mb;
+    op.stage = r.t.stage;
+    op.layer = it.layer;
+    op.part = it.part;
+    op.flops = it.flops;
+    op.bytes = it.bytes;
+    if (it.after_prev && r.prev >= 0) op.deps.push_back(r.prev);
+    if (it.wait_layers_back > 0) {
+      const int pos = static_cast<int>(r.layer_end.size()) - it.wait_layers_back + 1;
+      if (pos >= 0 && pos < static_cast<int>(r.layer_end.size())) op.deps.push_back(r.layer_end[pos]);
+    }
+    if (r.first < 0 && it.after_prev) {
+      for (int dep : r.local_inputs) op.deps.push_back(dep);
+    }
+    const int id = g_.add(std::move(op));
+    if (r.first < 0 && it.after_prev) {
+      r.first = id;
+      if (!r.inputs.empty()) pending_.push_back({id, r.inputs});
+    }
+    if (it.blocks_next) r.prev = id;
+    const bool layer_done = r.next == r.chain->size() || (*r.chain)[r.next].layer != it.layer;
+    if (layer_done && it.stream == StreamKind::compute) r.layer_end.push_back(id);
+  }
+
+  Running start(int d, char phase, StageTask t, const Chain& c) {
+    Running r{&c, 0, phase, t};
+    if (phase == 'F' && t.stage > 0) r.inputs.push_back({'F', t.stage - 1, t.mb});
+    if (phase == 'B' || phase == 'X') {
+      if (t.stage < prog_->stages - 1) r.inputs.push_back({'B', t.stage + 1, t.mb});
+      r.local_inputs.push_back(last_f_[task(t.stage, t.mb)]);
+    }
+    if (phase == 'W') r.local_inputs.push_back(last_b_[task(t.stage, t.mb)]);
+    (void)d;
+    return r;
+  }
+
+  void finish(int d, const Running& r) {
+    const std::size_t k = task(r.t.stage, r.t.mb);
+    const bool fwd = r.phase == 'F';
+    if (r.phase == 'W') return;
+    (fwd ? last_f_ : last_b_)[k] = r.prev;
+    const int to_stage = fwd ? r.t.stage + 1 : r.t.stage - 1;
+    if (to_stage < 0 || to_stage >= prog_->stages) return;
+    const int to = prog_->device_of(to_stage, r.t.mb);
+    if (to == d) return;
+    const double s = tokens_ * spec_.model.hidden * bytes_per_element(pr_.activations);
+    StepOp op;
+    op.device = d;
+    op.stream = StreamKind::p2p;
+    op.kind = StepOpKind::pp_send;
+    op.duration = comm(CollectiveOp::p2p, s, {std::min(base_rank(d), base_rank(to)), std::max(base_rank(d), base_rank(to))});
+    op.deps = {r.prev};
+    op.phase = r.phase;
+    op.mb = r.t.mb;
+    op.stage = r.t.stage;
+    op.layer = -3;
+    op.part = fwd ? "send activations" : "send gradients";
+    op.bytes = s;
+    op.peer = to;
+    (fwd ? send_f_ : send_b_)[k] = g_.add(std::move(op));
+  }
+
+  void expand(int d, const PipeInstr& i) {
+    switch (i.op) {
+      case PipeOp::F: run_one(d, 'F', i.a, cached(fwd_cache_, i.a.stage, d, &Builder::fwd)); break;
+      case PipeOp::B: run_one(d, 'B', i.a, cached(bwd_cache_, i.a.stage, d, &Builder::bwd)); break;
+      case PipeOp::BW: run_one(d, 'X', i.a, cached(bwdw_cache_, i.a.stage, d, &Builder::bwd_w)); break;
+      case PipeOp::W: run_one(d, 'W', i.a, cached(w_cache_, i.a.stage, d, &Builder::wgt)); break;
+      case PipeOp::FB: {
+        Running f = start(d, 'F', i.a, cached(fwd_cache_, i.a.stage, d, &Builder::fwd));
+        Running b = start(d, 'X', i.b, cached(bwdw_cache_, i.b.stage, d, &Builder::bwd_w));
+        // Alternate the two chunks so each one's communication runs under the other's compute.
+        while (f.next < f.chain->size() || b.next < b.chain->size()) {
+          if (b.next < b.chain->size()) emit(d, b);
+          if (f.next < f.chain->size()) emit(d, f);
+        }
+        finish(d, f);
+        finish(d, b);
+        break;
+      }
+      default: break;  // sends and receives: outputs leave as soon as they are computed
+    }
+  }
+
+  void run_one(int d, char phase, StageTask t, const Chain& c) {
+    Running r = start(d, phase, t, c);
+    while (r.next < c.size()) emit(d, r);
+    finish(d, r);
+  }
+
+  void data_parallel_end(int d) {
+    const auto held = held_params(plan_, cost_, d);
+    const int zero = spec_.parallel.zero;
+    const auto& cstream = g_.streams[d][static_cast<int>(StreamKind::compute)];
+    const int last = cstream.empty() ? -1 : cstream.back();
+    auto add = [&](StreamKind s, StepOpKind k, const std::string& part, Time t, double bytes, int dep) {
+      StepOp op;
+      op.device = d;
+      op.stream = s;
+      op.kind = k;
+      op.duration = t;
+      op.phase = 'O';
+      op.layer = -3;
+      op.part = part;
+      op.bytes = bytes;
+      if (dep >= 0) op.deps.push_back(dep);
+      return g_.add(std::move(op));
+    };
+    int prev = last;
+    if (zero != 3) {
+      const double gd = held.dense * bytes_per_element(pr_.grads), gr = held.routed * bytes_per_element(pr_.grads);
+      const CollectiveOp op = zero == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
+      const Time t = comm(op, gd, dp_group(d)) + comm(op, gr, edp_group(d));
+      if (t > Time()) prev = add(StreamKind::comm, StepOpKind::dp_grads, zero == 0 ? "all-reduce grads" : "reduce-scatter grads", t, gd + gr, prev);
+    }
+    // Optimizer: read and write every local state once (memory-bound).
+    const double local = zero >= 1 ? held.dense / plan_.dp + held.routed / plan_.edp : held.dense + held.routed;
+    const double per_param = bytes_per_element(pr_.params) + bytes_per_element(pr_.grads) +
+                             (pr_.master == pr_.params ? 0.0 : bytes_per_element(pr_.master)) +
+                             2.0 * bytes_per_element(pr_.optimizer);
+    prev = add(StreamKind::compute, StepOpKind::optimizer, "optimizer step",
+               Time::from_seconds(dev_.kernel_seconds(0.0, hw::Precision::fp32, 1.0, 2.0 * local * per_param, 1.0)), 0.0, prev);
+    if (zero == 1 || zero == 2) {
+      const double pd = held.dense * bytes_per_element(pr_.params), prd = held.routed * bytes_per_element(pr_.params);
+      const Time t = comm(CollectiveOp::all_gather, pd, dp_group(d)) + comm(CollectiveOp::all_gather, prd, edp_group(d));
+      if (t > Time()) add(StreamKind::comm, StepOpKind::dp_params, "all-gather params", t, pd + prd, prev);
+    }
+  }
+
+  const ScenarioSpec& spec_;
+  const ParallelPlan& plan_;
+  const ModelCost& cost_;
+  const hw::Topology& topo_;
+  const hw::DeviceSpec& dev_;
+  const PrecisionPolicy& pr_;
+  double tokens_ = 0.0, sm_share_ = 1.0;
+  hw::Fidelity fidelity_ = hw::Fidelity::flow;
+  std::vector<double> slowdown_;
+  const PipelineProgram* prog_ = nullptr;
+  StepGraph g_;
+  std::vector<int> last_f_, last_b_, send_f_, send_b_;
+  std::vector<std::pair<int, std::vector<std::tuple<char, int, int>>>> pending_;
+  std::map<std::pair<int, int>, Chain> fwd_cache_, bwd_cache_, bwdw_cache_, w_cache_;
+  std::map<std::tuple<int, long long, int, int, int>, Time> comm_cache_;
+  std::uint64_t net_events_ = 0;
+};
+
+}  // namespace
+
+StepBuild build_step(const ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost, const hw::Topology& topo) {
+  return Builder(spec, plan, cost, topo).build();
+}
+
+}  // namespace stepsim::workload

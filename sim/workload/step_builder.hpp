@@ -1,0 +1,45 @@
+// Builds the step graph of a scenario: the pipeline schedule's instructions expanded into kernels
+// and communication per layer and micro-batch, plus the data-parallel work of the step's end.
+//
+// Per layer, forward: attention (with the MoE router) -> [tensor-parallel all-reduce] ->
+// [expert dispatch -> experts -> combine] or the dense MLP [-> all-reduce]. Backward runs the
+// mirror image (the combine's transpose sends gradients to the experts in the dispatch precision,
+// the dispatch's transpose returns them in the combine precision), with recomputed ops' forward
+// FLOPs added, and the weight gradient either fused (BW) or as a separate W kernel per layer when
+// the schedule splits it. An overlapped F&B pair (DualPipe) interleaves the two chunks' items so
+// one chunk's communication runs under the other's compute.
+// Kernel time: each op of the cost model is one kernel, timed by DeviceSpec::kernel_seconds with
+// its GEMM shape efficiency, the SMs left by `comm_sms` (held for the whole step when set: DeepSeek
+// partitions them statically) and the device's straggler slowdown (the slowest GPU of the
+// pipeline rank: its replicas wait for it at every expert and data-parallel exchange).
+// Communication time: each distinct collective is run once on the cluster's network (flow or
+// analytic fidelity) over the groups of the pipeline rank's first replica, and reused.
+// Pipeline sends leave as soon as their chunk is computed (no batching of sends).
+// Data parallelism: after a device's last backward, gradients are reduced over dp (non-expert) and
+// edp (expert) groups (all-reduce for ZeRO-0, reduce-scatter for 1/2), the optimizer runs, and
+// ZeRO-1/2 all-gather the parameters. ZeRO-3 gathers each layer before its forward and again
+// before its backward (at most zero3_prefetch layers ahead) and reduce-scatters its gradients
+// after, every micro-batch.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/hw/topology.hpp"
+#include "sim/workload/model_cost.hpp"
+#include "sim/workload/parallel_plan.hpp"
+#include "sim/workload/pipeline_schedule.hpp"
+#include "sim/workload/step_graph.hpp"
+
+namespace stepsim::workload {
+
+struct StepBuild {
+  StepGraph graph;
+  PipelineProgram program;
+  std::uint64_t network_events = 0;  // events spent timing the collectives
+  int collectives_timed = 0;
+};
+
+StepBuild build_step(const ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost,
+                     const hw::Topology& topo);
+
+}  // namespace stepsim::workload
