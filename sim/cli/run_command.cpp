@@ -1,3 +1,5 @@
+#include <spdlog/spdlog.h>
+
 #include <boost/program_options.hpp>
 #include <filesystem>
 #include <iostream>
@@ -74,7 +76,13 @@ int run_command(const Args& args, bool compare) {
     const int devices = workload::make_plan(specs[0]).pp;
     ranks = parse_ranks(trace_ranks, devices);
   }
-  for (const auto& s : specs) sims.push_back(analysis::simulate_step(s));
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    sims.push_back(analysis::simulate_step(specs[i]));
+    const auto& s = sims.back();
+    if (s.peak_memory_bytes > s.roofline.memory.capacity)
+      spdlog::warn("{}: peak memory {:.1f} GB per GPU exceeds the device's {:.1f} GB", files[i], s.peak_memory_bytes / 1e9,
+                   s.roofline.memory.capacity / 1e9);
+  }
 
   std::string text;
   if (vm.count("json")) {

@@ -126,7 +126,7 @@ ScenarioSpec load_scenario(const std::string& file, const std::vector<Override>&
   }
   if (auto n = r.find("network")) {
     MapReader nr(*n);
-    if (auto f = nr.find("fidelity")) s.fidelity = static_cast<workload::NetworkFidelity>(f->choice({"flow", "analytic"}));
+    if (auto f = nr.find("fidelity")) s.fidelity = static_cast<workload::NetworkFidelity>(f->choice({"flow", "analytic", "free"}));
     nr.finish();
   }
   read_training(r.get("training"), s.training);

@@ -27,6 +27,15 @@ void breakdown_json(JsonWriter& w, const Breakdown& b) {
   w.field("overlapped_comm", b.overlapped_comm);
 }
 
+std::string fidelity_name(workload::NetworkFidelity f) {
+  switch (f) {
+    case workload::NetworkFidelity::flow: return "flow";
+    case workload::NetworkFidelity::analytic: return "analytic";
+    case workload::NetworkFidelity::free: return "free";
+  }
+  return "?";
+}
+
 std::string pct(double part, double whole) { return fixed(100.0 * part / whole, 1) + "%"; }
 
 }  // namespace
@@ -41,7 +50,6 @@ void step_json(JsonWriter& w, const analysis::StepSimulation& s, const workload:
   w.field("tokens_per_s_per_gpu", f.tokens_per_s_per_gpu);
   w.field("tflops_per_gpu", f.tflops_per_gpu);
   w.field("mfu", f.mfu);
-  w.field("mfu_peak", "bf16 dense");
   w.key("breakdown_s").begin_object();
   breakdown_json(w, s.metrics.mean);
   w.end_object();
@@ -70,7 +78,7 @@ void step_json(JsonWriter& w, const analysis::StepSimulation& s, const workload:
   w.key("sim").begin_object();
   w.field("events", static_cast<long long>(s.timeline.events + s.build.network_events));
   w.field("wall_s", s.wall_s);
-  w.field("fidelity", spec.fidelity == workload::NetworkFidelity::flow ? "flow" : "analytic");
+  w.field("fidelity", fidelity_name(spec.fidelity));
   w.field("ops", static_cast<long long>(s.build.graph.ops.size()));
   w.field("collectives_timed", s.build.collectives_timed);
   w.end_object();
@@ -102,7 +110,7 @@ std::string step_text(const analysis::StepSimulation& s, const workload::Scenari
        std::to_string(f.worst_rank) + ")\n";
   o += "  simulated " + std::to_string(s.build.graph.ops.size()) + " ops, " +
        std::to_string(s.timeline.events + s.build.network_events) + " events in " + fixed(s.wall_s, 2) + " s (" +
-       (spec.fidelity == workload::NetworkFidelity::flow ? "flow" : "analytic") + " network, " +
+       (fidelity_name(spec.fidelity)) + " network, " +
        std::to_string(s.build.collectives_timed) + " distinct collectives)\n";
   return o;
 }

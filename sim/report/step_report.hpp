@@ -19,7 +19,7 @@ std::string step_comparison_text(const std::vector<const analysis::StepSimulatio
 struct StepFigures {
   double tokens_per_s_per_gpu = 0.0;
   double tflops_per_gpu = 0.0;
-  double mfu = 0.0;  // model FLOPs / (T · BF16 dense peak)
+  double mfu = 0.0;  // model FLOPs (no recompute) / (T · BF16 dense peak), whatever the GEMM precision
   int worst_rank = 0;
 };
 StepFigures step_figures(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec);

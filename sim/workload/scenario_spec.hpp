@@ -21,7 +21,9 @@ struct Provenance {
   engine::SourceLoc at(const std::string& path) const;
 };
 
-enum class NetworkFidelity { flow, analytic };
+// flow: max-min sharing; analytic: α + S/β per transfer; free: communication takes no time
+// (isolates pipeline bubbles and compute).
+enum class NetworkFidelity { flow, analytic, free };
 
 struct ScenarioSpec {
   std::string name;

@@ -110,7 +110,7 @@ class Builder {
   }
 
   Time comm(CollectiveOp op, double bytes, const std::vector<int>& group) {
-    if (group.size() < 2 || bytes <= 0.0) return Time();
+    if (group.size() < 2 || bytes <= 0.0 || spec_.fidelity == NetworkFidelity::free) return Time();
     const auto key = std::make_tuple(static_cast<int>(op), static_cast<long long>(bytes), group.front(),
                                      static_cast<int>(group.size()), group.size() > 1 ? group[1] - group[0] : 0);
     if (auto it = comm_cache_.find(key); it != comm_cache_.end()) return it->second;

@@ -1,0 +1,160 @@
+#include "sim/analysis/step_simulation.hpp"
+
+#include <doctest/doctest.h>
+
+#include "sim/config/load.hpp"
+#include "sim/report/chrome_trace.hpp"
+#include "sim/report/step_report.hpp"
+#include "tests/json_dom.hpp"
+#include "tests/test_support.hpp"
+#include "tests/workload/spec_fixture.hpp"
+
+using namespace stepsim;
+using engine::Time;
+using workload::Schedule;
+
+namespace {
+
+workload::ScenarioSpec load(const std::string& file, const std::vector<std::string>& sets = {}) {
+  std::vector<config::Override> o;
+  for (const auto& s : sets) o.push_back(config::parse_override(s));
+  return config::load_scenario(test::source_path(file), o);
+}
+
+// A dense model with equal stages (16 layers, no embedding or head cost), on 4 nodes.
+workload::ScenarioSpec equal_stages(Schedule s, int pp, int m, int v = 1) {
+  workload::ScenarioSpec spec = test::small_scenario(4, 8);
+  spec.model.layers = 16 * v;
+  spec.model.vocab = 1;  // embedding and head negligible next to the layers
+  spec.parallel.pp = pp;
+  spec.parallel.tp = 32 / pp;  // dp = 1
+  spec.parallel.schedule = s;
+  spec.parallel.virtual_stages = v;
+  spec.training.global_batch = m;
+  spec.fidelity = workload::NetworkFidelity::free;
+  spec.cluster.device.hbm_bandwidth = 1e18;  // elementwise ops and the embedding cost ~nothing
+  return spec;
+}
+
+// Compute time of one forward and one full backward chunk of `stage` for micro-batch 0.
+std::pair<double, double> chunk_times(const analysis::StepSimulation& s, int stage) {
+  double f = 0.0, b = 0.0;
+  for (const auto& op : s.build.graph.ops) {
+    if (op.stream != workload::StreamKind::compute || op.mb != 0 || op.stage != stage) continue;
+    if (op.phase == 'F') f += op.duration.seconds();
+    if (op.phase == 'X') b += op.duration.seconds();
+  }
+  return {f, b};
+}
+
+}  // namespace
+
+TEST_CASE("Metric invariants: compute + exposed + bubble + other = T on every device; streams never overlap") {
+  for (const char* file : {"scenarios/deepseek-v3-dualpipe.yaml", "scenarios/deepseek-v3-1f1b.yaml",
+                           "scenarios/deepseek-v3-zero3.yaml", "scenarios/llama3-405b-1f1b.yaml",
+                           "scenarios/gpt3-175b-a100.yaml"}) {
+    CAPTURE(file);
+    const auto s = analysis::simulate_step(load(file));
+    for (const auto& b : s.metrics.per_device) {
+      CHECK(b.compute + b.exposed_comm + b.bubble + b.other_idle == doctest::Approx(s.metrics.step_s).epsilon(1e-9));
+      CHECK(b.exposed_comm >= 0.0);
+      CHECK(b.bubble >= 0.0);
+      CHECK(b.other_idle >= -1e-12);
+    }
+    const auto& g = s.build.graph;
+    for (int d = 0; d < g.devices; ++d)
+      for (int k = 0; k < workload::kStreams; ++k) {
+        Time last;
+        for (int op : g.streams[d][k]) {
+          CHECK(s.timeline.start[op] >= last);
+          last = s.timeline.end[op];
+          for (int dep : g.ops[op].deps) CHECK(s.timeline.start[op] >= s.timeline.end[dep]);
+        }
+      }
+  }
+}
+
+TEST_CASE("A free network exposes no communication") {
+  for (const char* file : {"scenarios/deepseek-v3-dualpipe.yaml", "scenarios/deepseek-v3-zero3.yaml"}) {
+    const auto s = analysis::simulate_step(load(file, {"network.fidelity=free"}));
+    for (const auto& b : s.metrics.per_device) CHECK(b.exposed_comm == 0.0);
+  }
+}
+
+// The published bubbles are a device's whole idle time: the pipeline waits (bubble) and the
+// drain after its last kernel (other idle, by DESIGN's definitions).
+TEST_CASE("Full simulation, free network, equal stages: 1F1B, GPipe and interleaved idle match their formulas") {
+  for (int p : {4, 8}) {
+    for (Schedule sch : {Schedule::one_f_one_b, Schedule::gpipe}) {
+      CAPTURE(p);
+      const auto s = analysis::simulate_step(equal_stages(sch, p, 2 * p));
+      const auto [f, b] = chunk_times(s, 1);
+      for (int d = 0; d < p; ++d) {
+        const auto& m = s.metrics.per_device[d];
+        CHECK(m.bubble + m.other_idle == doctest::Approx((p - 1) * (f + b)).epsilon(1e-3));
+      }
+    }
+    // Interleaved: chunk times f, b; a device's F + B over its v = 2 chunks is 2(f + b).
+    const auto s = analysis::simulate_step(equal_stages(Schedule::interleaved, p, 2 * p, 2));
+    const auto [f, b] = chunk_times(s, 1);
+    for (int d = 0; d < p; ++d) {
+      const auto& m = s.metrics.per_device[d];
+      CHECK(m.bubble + m.other_idle == doctest::Approx((p - 1) * 2 * (f + b) / 2).epsilon(1e-3));
+    }
+  }
+}
+
+TEST_CASE("DeepSeek-V3 on 2048 GPUs: ZeRO-3 >= 2x DualPipe and mostly exposed communication; DualPipe bubbles less than 1F1B") {
+  const auto dual = analysis::simulate_step(load("scenarios/deepseek-v3-dualpipe.yaml"));
+  const auto one = analysis::simulate_step(load("scenarios/deepseek-v3-1f1b.yaml"));
+  const auto z3 = analysis::simulate_step(load("scenarios/deepseek-v3-zero3.yaml"));
+  CHECK(z3.metrics.step_s >= 2.0 * dual.metrics.step_s);
+  CHECK(z3.metrics.mean.exposed_comm > 0.5 * z3.metrics.step_s);
+  CHECK(dual.metrics.mean.bubble < one.metrics.mean.bubble);
+  CHECK(dual.metrics.step_s < one.metrics.step_s);
+  // Simulation never beats the speed of light.
+  for (const auto* s : {&dual, &one, &z3}) CHECK(s->metrics.step_s >= s->roofline.bound_s * 0.999);
+}
+
+TEST_CASE("Report and trace: valid JSON, every complete event has its fields, byte-identical reruns") {
+  const auto spec = load("scenarios/deepseek-v3-dualpipe.yaml");
+  const auto a = analysis::simulate_step(spec);
+  const auto b = analysis::simulate_step(spec);
+  report::TraceOptions o;
+  o.ranks = {0, 1};
+  const std::string ta = report::chrome_trace(a, spec, o), tb = report::chrome_trace(b, spec, o);
+  CHECK(ta == tb);
+  const test::Json trace = test::parse_json(ta);
+  std::size_t complete = 0, flows = 0, counters = 0;
+  for (const auto& e : trace.at("traceEvents").arr) {
+    const std::string ph = e.at("ph").str;
+    if (ph == "X") {
+      ++complete;
+      for (const char* k : {"name", "ph", "ts", "dur", "pid", "tid"}) CHECK(e.find(k) != nullptr);
+      CHECK(e.at("dur").num >= 0.0);
+    }
+    flows += ph == "s" || ph == "f";
+    counters += ph == "C";
+  }
+  CHECK(complete > 1000);
+  CHECK(flows > 0);
+  CHECK(counters > 0);
+  report::JsonWriter ja, jb;
+  report::step_json(ja, a, spec);
+  report::step_json(jb, b, spec);
+  // Everything but the wall-clock time is identical.
+  auto strip = [](std::string s) { return s.erase(s.find("\"wall_s\""), s.find('\n', s.find("\"wall_s\"")) - s.find("\"wall_s\"")); };
+  CHECK(strip(ja.str()) == strip(jb.str()));
+  const test::Json rep = test::parse_json(ja.str());
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : rep.obj) keys.push_back(k);
+  CHECK(keys == std::vector<std::string>{"scenario", "world_size", "step_time_s", "tokens_per_s_per_gpu", "tflops_per_gpu",
+                                         "mfu", "breakdown_s", "worst_gpu", "per_stage", "roofline", "memory", "sim"});
+}
+
+TEST_CASE("A straggler slows its pipeline rank and the step") {
+  const auto base = analysis::simulate_step(load("scenarios/deepseek-v3-1f1b.yaml"));
+  const auto slow = analysis::simulate_step(load("scenarios/deepseek-v3-1f1b.yaml", {"faults=[{kind: straggler, gpu: 200, slowdown: 1.5}]"}));
+  CHECK(slow.metrics.step_s > base.metrics.step_s);
+  CHECK(slow.metrics.per_device[1].compute == doctest::Approx(1.5 * base.metrics.per_device[1].compute).epsilon(0.01));
+}
