@@ -34,7 +34,7 @@ std::string chrome_trace(const analysis::StepSimulation& s, const workload::Scen
       if (g.ops[d].kind == workload::StepOpKind::pp_send && (consumer[d] < 0 || t.start[i] < t.start[consumer[d]]))
         consumer[d] = static_cast<int>(i);
 
-  JsonWriter w;
+  JsonWriter w(false);
   w.begin_object();
   w.field("displayTimeUnit", "ms");
   w.key("otherData").begin_object();
@@ -114,7 +114,7 @@ std::string chrome_trace(const analysis::StepSimulation& s, const workload::Scen
   }
   w.end_array();
   w.end_object();
-  return w.str();
+  return w.str() + "\n";
 }
 
 }  // namespace stepsim::report

@@ -30,6 +30,7 @@ std::string json_escape(std::string_view s) {
 }
 
 void JsonWriter::newline() {
+  if (!pretty_) return;
   out_ += '\n';
   out_.append(2 * first_.size(), ' ');
 }
@@ -58,7 +59,7 @@ JsonWriter& JsonWriter::end_object() {
   first_.pop_back();
   if (!empty) newline();
   out_ += '}';
-  if (first_.empty()) out_ += '\n';
+  if (first_.empty() && pretty_) out_ += '\n';
   return *this;
 }
 
@@ -81,7 +82,7 @@ JsonWriter& JsonWriter::key(std::string_view k) {
   before_value();
   out_ += '"';
   out_ += json_escape(k);
-  out_ += "\": ";
+  out_ += pretty_ ? "\": " : "\":";
   after_key_ = true;
   return *this;
 }

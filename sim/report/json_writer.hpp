@@ -10,6 +10,8 @@ namespace stepsim::report {
 
 class JsonWriter {
  public:
+  // Compact output (one line, no spaces) for large files such as traces.
+  explicit JsonWriter(bool pretty = true) : pretty_(pretty) {}
   JsonWriter& begin_object();
   JsonWriter& end_object();
   JsonWriter& begin_array();
@@ -32,6 +34,7 @@ class JsonWriter {
   std::string out_;
   std::vector<bool> first_;  // per open container: nothing written yet
   bool after_key_ = false;
+  bool pretty_ = true;
 };
 
 std::string json_escape(std::string_view s);

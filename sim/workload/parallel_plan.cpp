@@ -57,9 +57,10 @@ void check_pipeline(const ScenarioSpec& spec, const ParallelPlan& plan) {
     if (p.schedule == Schedule::dualpipe && p.pp % 2 != 0)
       fail(spec, "parallelism.pp", "DualPipe needs an even pp, got " + str(p.pp),
            "DualPipe pairs stage i with stage pp-1-i on one device; use an even pp");
-    if (m % 2 != 0 || m < 2LL * p.pp)
+    if ((p.schedule == Schedule::dualpipe && m % 2 != 0) || m < 2LL * p.pp)
       fail(spec, "training.global_batch",
-           sched + " needs an even number of micro-batches >= 2*pp = " + str(2LL * p.pp) + ", got " + str(m),
+           sched + " needs " + (p.schedule == Schedule::dualpipe ? "an even number of " : "") +
+               "micro-batches >= 2*pp = " + str(2LL * p.pp) + ", got " + str(m),
            "raise global_batch or lower micro_batch (micro-batches per pipeline = global_batch / (dp * micro_batch))");
   }
 }

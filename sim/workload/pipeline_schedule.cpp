@@ -9,6 +9,7 @@ namespace stepsim::workload {
 
 int PipelineProgram::device_of(int stage, int mb) const {
   if (schedule == Schedule::dualpipe) return mb < micro_batches / 2 ? stage : devices - 1 - stage;
+  if (schedule == Schedule::dualpipev) return stage < devices ? stage : 2 * devices - 1 - stage;
   return stage % devices;
 }
 
@@ -190,6 +191,70 @@ class DualPipeDevice {
   std::deque<StageTask> weights_;
 };
 
+// DualPipeV (the "cut-in-half" DualPipe): one V of 2n stages over n devices, device r holding stage
+// r (going down) and stage 2n-1-r (coming back). Its steps are DualPipe's with the device index
+// in place of the half-rank and the last device, where the V turns, in place of the middle ones.
+void dualpipev(PipelineProgram& p) {
+  const int n = p.devices, m = p.micro_batches;
+  for (int r = 0; r < n; ++r) {
+    Prog& prog = p.per_device[r];
+    const int s0 = r, s1 = 2 * n - 1 - r;
+    int f[2] = {0, 0}, b[2] = {0, 0};
+    std::deque<StageTask> weights;
+    auto stage = [&](int c) { return c == 0 ? s0 : s1; };
+    auto fwd = [&](int c) { prog.push_back(task(PipeOp::F, stage(c), f[c]++)); };
+    auto bwd = [&](int c, bool zero_bubble) {
+      const int j = b[c]++;
+      prog.push_back(task(zero_bubble ? PipeOp::B : PipeOp::BW, stage(c), j));
+      if (zero_bubble) weights.push_back({stage(c), j});
+    };
+    auto weight = [&] {
+      if (weights.empty()) return;
+      prog.push_back({PipeOp::W, weights.front(), {}});
+      weights.pop_front();
+    };
+    auto pair = [&](int cf, int cb) {
+      prog.push_back({PipeOp::FB, {stage(cf), f[cf]++}, {stage(cb), b[cb]++}});
+    };
+    for (int i = 0; i < (n - r - 1) * 2; ++i) fwd(0);
+    for (int i = 0; i < r + 1; ++i) {
+      fwd(0);
+      fwd(1);
+    }
+    for (int i = 0; i < n - r - 1; ++i) {
+      bwd(1, true);
+      weight();
+      fwd(1);
+    }
+    for (int i = 0; i < m - 2 * n + r + 1; ++i) {
+      if (i == 0 && r == n - 1) {  // where the V turns: not overlapped
+        fwd(0);
+        bwd(1, false);
+      } else {
+        pair(0, 1);
+      }
+      pair(1, 0);
+    }
+    for (int i = 0; i < n - r - 1; ++i) {
+      bwd(1, false);
+      pair(1, 0);
+    }
+    bool zb = false;
+    for (int i = 0; i < r + 1; ++i) {
+      if (i == (r + 1) / 2 && r % 2 == 1) zb = true;
+      bwd(1, zb);
+      if (i == (r + 1) / 2 && r % 2 == 0) zb = true;
+      bwd(0, zb);
+    }
+    for (int i = 0; i < n - r - 1; ++i) {
+      weight();
+      bwd(0, true);
+    }
+    for (int i = 0; i < r + 1; ++i) weight();
+    STEPSIM_CHECK(weights.empty(), "DualPipeV left weight gradients pending");
+  }
+}
+
 }  // namespace
 
 PipelineProgram build_pipeline(Schedule schedule, int devices, int micro_batches, int virtual_stages) {
@@ -197,7 +262,9 @@ PipelineProgram build_pipeline(Schedule schedule, int devices, int micro_batches
   p.schedule = schedule;
   p.devices = devices;
   p.micro_batches = micro_batches;
-  p.stages = schedule == Schedule::interleaved ? devices * virtual_stages : devices;
+  p.stages = schedule == Schedule::interleaved ? devices * virtual_stages
+             : schedule == Schedule::dualpipev  ? 2 * devices
+                                                : devices;
   p.per_device.resize(devices);
   switch (schedule) {
     case Schedule::none: one_f_one_b(p, false); break;  // one device: F, B per micro-batch
@@ -211,7 +278,9 @@ PipelineProgram build_pipeline(Schedule schedule, int devices, int micro_batches
       for (int d = 0; d < devices; ++d) DualPipeDevice(p, d, p.per_device[d]).build();
       break;
     case Schedule::dualpipev:
-      STEPSIM_CHECK(false, "DualPipeV schedule not built here");
+      STEPSIM_CHECK(micro_batches >= 2 * devices, "DualPipeV preconditions");
+      dualpipev(p);
+      break;
   }
   return p;
 }

@@ -21,6 +21,8 @@
 //                half at device p-1; device d holds stages d and p-1-d; the eight steps of its
 //                schedule (warm-up forwards; F0F1; B1W1F1; the main F&B loop; B1 F&B; B1B0 with the
 //                second half zero-bubble; W B0; W).
+//   dualpipev    the V-shaped "cut-in-half" DualPipe (Sea AI Lab; deepseek-ai/DualPipe README):
+//                2p stages on p devices, device d holding stages d and 2p-1-d, m >= 2p.
 #pragma once
 
 #include <string>

@@ -35,3 +35,9 @@ TEST_CASE("Text helpers") {
   t.row({"long name", "100"});
   CHECK(t.render("") == "name       value\na              1\nlong name    100\n");
 }
+
+TEST_CASE("Compact mode writes one line") {
+  JsonWriter w(false);
+  w.begin_object().field("a", 1).key("b").begin_array().value(2).value("x").end_array().end_object();
+  CHECK(w.str() == "{\"a\":1,\"b\":[2,\"x\"]}");
+}

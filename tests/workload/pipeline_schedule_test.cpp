@@ -128,3 +128,26 @@ TEST_CASE("No two instructions overlap on one device") {
     last[e.device] = e.end;
   }
 }
+
+// DualPipeV: 2n stages on n devices (PP = 2n stages in the published table). The same counting as
+// for DualPipe holds with the device index r in place of the half-rank: the last two devices (where
+// the V turns) run the most overlapped pairs and meet the published bubble; device r runs n-2-r
+// fewer: idle(r) = (n-1)(F&B + B - 3W) - max(0, n-2-r)(F + B + W - F&B) when F = B = W.
+TEST_CASE("DualPipeV: the published bubble on the last two devices, less on the others") {
+  for (int n : {2, 4, 8})
+    for (int m : {2 * n, 4 * n, 4 * n + 1})
+      for (int fb : {200, 250, 280}) {
+        CAPTURE(n);
+        CAPTURE(m);
+        CAPTURE(fb);
+        const std::int64_t x = 100;
+        const PipelineProgram prog = build_pipeline(Schedule::dualpipev, n, m);
+        CHECK(prog.stages == 2 * n);
+        const PipelineRun r = execute_pipeline(prog, cost(x, x, x, fb));
+        check_complete(prog, r);
+        for (int d = 0; d < n; ++d) {
+          const std::int64_t published = (n - 1) * (fb + 2 * x - 3 * x);
+          CHECK(r.idle(d) == Time::ns(published - std::max<std::int64_t>(0, n - 2 - d) * (3 * x - fb)));
+        }
+      }
+}
