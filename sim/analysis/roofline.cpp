@@ -84,7 +84,6 @@ class Analyzer {
 
   void layer_compute(DeviceWork& w, const LayerCost& layer, double mbs) const {
     const double tokens = tokens_per_gpu(mbs);
-    const double tp = plan_.tp;
     for (const OpCost& op : layer.ops) {
       const bool again = layer.index >= 0 && workload::is_recomputed(op, spec_.training.recompute);
       const double flops = tokens * (op.fwd_flops * (again ? 2.0 : 1.0) + op.b_flops + op.w_flops);
@@ -92,20 +91,11 @@ class Analyzer {
       w.flops[pi] += flops;
       if (flops > 0.0) {
         const auto& rate = dev_.rate(op.precision);
-        double eff = 1.0;
-        if (op.cls == OpClass::gemm) {
-          // Tensor parallelism splits the larger dimension (column- or row-parallel).
-          eff = op.n >= op.k ? dev_.gemm_efficiency_for(op.n / tp, op.k)
-                             : dev_.gemm_efficiency_for(op.n, op.k / tp);
-        }
-        w.compute_s += flops / (rate.achievable_flops * eff);
+        w.compute_s += flops / (rate.achievable_flops * workload::op_efficiency(dev_, op, plan_.tp));
         w.compute_peak_s += flops / rate.peak_flops;
       }
       // Weights local to this GPU, read per micro-batch in forward; backward moves 2× forward.
-      // A lookup reads only the rows of its tokens (counted in io_bytes), not the whole table.
-      const double local_params = op.cls == OpClass::embedding ? 0.0
-                                  : op.routed_expert            ? op.params / plan_.ep
-                                                                : op.params / tp;
+      const double local_params = workload::op_local_params(op, plan_.tp, plan_.ep);
       const double fwd_bytes = tokens * op.io_bytes + mbs * local_params * bytes_per_element(pr_.params);
       w.hbm_bytes += fwd_bytes * (again ? 4.0 : 3.0);
     }
@@ -182,16 +172,7 @@ class Analyzer {
     }
   }
 
-  void optimizer_hbm(DeviceWork& w, int d) const {
-    const auto held = workload::held_params(plan_, cost_, d);
-    const int zero = spec_.parallel.zero;
-    const double local = zero >= 1 ? held.dense / plan_.dp + held.routed / plan_.edp
-                                   : held.dense + held.routed;
-    const double per_param = bytes_per_element(pr_.params) + bytes_per_element(pr_.grads) +
-                             (pr_.master == pr_.params ? 0.0 : bytes_per_element(pr_.master)) +
-                             2.0 * bytes_per_element(pr_.optimizer);
-    w.hbm_bytes += 2.0 * local * per_param;  // read and write every state once
-  }
+  void optimizer_hbm(DeviceWork& w, int d) const { w.hbm_bytes += workload::optimizer_step_bytes(spec_, plan_, cost_, d); }
 
   const ScenarioSpec& spec_;
   const ParallelPlan& plan_;

@@ -32,6 +32,16 @@ HeldParams held_params(const ParallelPlan& plan, const ModelCost& cost, int devi
   return h;
 }
 
+double optimizer_step_bytes(const ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost, int device) {
+  const auto& pr = spec.training.precision;
+  const HeldParams held = held_params(plan, cost, device);
+  const double local = spec.parallel.zero >= 1 ? held.dense / plan.dp + held.routed / plan.edp : held.dense + held.routed;
+  const double per_param = bytes_per_element(pr.params) + bytes_per_element(pr.grads) +
+                           (pr.master == pr.params ? 0.0 : bytes_per_element(pr.master)) +
+                           2.0 * bytes_per_element(pr.optimizer);
+  return 2.0 * local * per_param;
+}
+
 namespace {
 
 MemoryBreakdown for_device(const ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost,

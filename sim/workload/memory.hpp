@@ -44,6 +44,10 @@ HeldParams held_params(const ParallelPlan& plan, const ModelCost& cost, int devi
 const LayerCost& layer_of(const ModelCost& cost, int index);  // -1 embedding, -2 head
 std::vector<int> stage_layer_indices(const ParallelPlan& plan, int stage);  // incl. -1 / -2
 
+// HBM bytes of one optimizer step on a device's GPU: every state of its (ZeRO-sharded) parameters
+// read and written once.
+double optimizer_step_bytes(const ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost, int device);
+
 MemoryBreakdown memory_per_gpu(const ScenarioSpec& spec, const ParallelPlan& plan,
                                const ModelCost& cost);
 

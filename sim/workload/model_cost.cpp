@@ -244,6 +244,16 @@ bool is_recomputed(const OpCost& op, const RecomputeSpec& spec) {
   return false;
 }
 
+double op_efficiency(const hw::DeviceSpec& device, const OpCost& op, int tp) {
+  if (op.cls != OpClass::gemm) return 1.0;
+  return op.n >= op.k ? device.gemm_efficiency_for(op.n / tp, op.k) : device.gemm_efficiency_for(op.n, op.k / tp);
+}
+
+double op_local_params(const OpCost& op, int tp, int ep) {
+  if (op.cls == OpClass::embedding) return 0.0;
+  return op.routed_expert ? op.params / ep : op.params / tp;
+}
+
 ModelCost::Recomputed ModelCost::recompute(const LayerCost& layer, const RecomputeSpec& spec) const {
   Recomputed r;
   r.saved_bytes = layer.input_bytes;

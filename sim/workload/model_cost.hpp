@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/hw/device_spec.hpp"
 #include "sim/workload/model_spec.hpp"
 #include "sim/workload/training_spec.hpp"
 
@@ -64,6 +65,14 @@ struct LayerCost {
 
 // Whether the recompute policy reruns this op's forward in backward.
 bool is_recomputed(const OpCost& op, const RecomputeSpec& spec);
+
+// The GEMM's fraction of the device's achievable rate (1 for other ops). Tensor parallelism
+// splits the larger of N and K (column-parallel layers widen, row-parallel ones narrow).
+double op_efficiency(const hw::DeviceSpec& device, const OpCost& op, int tp);
+
+// Parameters of the op one GPU reads: routed experts split by ep, the rest by tp; an embedding
+// lookup reads only its tokens' rows (counted in io_bytes), not the table.
+double op_local_params(const OpCost& op, int tp, int ep);
 
 class ModelCost {
  public:

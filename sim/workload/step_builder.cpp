@@ -82,11 +82,6 @@ class Builder {
 
   // ---- timing -------------------------------------------------------------------------------
 
-  double efficiency(const OpCost& op) const {
-    if (op.cls != OpClass::gemm) return 1.0;
-    return op.n >= op.k ? dev_.gemm_efficiency_for(op.n / plan_.tp, op.k) : dev_.gemm_efficiency_for(op.n, op.k / plan_.tp);
-  }
-
   Time kernels(const std::vector<const OpCost*>& ops, Pass pass, int layer_index, int device, double& flops) const {
     double seconds = 0.0;
     for (const OpCost* op : ops) {
@@ -100,11 +95,10 @@ class Builder {
         case Pass::weight: f = op->w_flops; break;
       }
       f *= tokens_;
-      const double local = op->cls == OpClass::embedding ? 0.0 : op->routed_expert ? op->params / plan_.ep : op->params / plan_.tp;
-      const double bytes = io + local * bytes_per_element(pr_.params);
+      const double bytes = io + op_local_params(*op, plan_.tp, plan_.ep) * bytes_per_element(pr_.params);
       if (f <= 0.0 && bytes <= 0.0) continue;
       flops += f;
-      seconds += dev_.kernel_seconds(f, op->precision, efficiency(*op), bytes, sm_share_);
+      seconds += dev_.kernel_seconds(f, op->precision, op_efficiency(dev_, *op, plan_.tp), bytes, sm_share_);
     }
     return Time::from_seconds(seconds * slowdown_[device]);
   }
@@ -327,7 +321,7 @@ class Builder {
   }
 
   Running start(int d, char phase, StageTask t, const Chain& c) {
-    Running r{&c, 0, phase, t};
+    Running r{&c, 0, phase, t, -1, -1, {}, {}, {}};
     if (phase == 'F' && t.stage > 0) r.inputs.push_back({'F', t.stage - 1, t.mb});
     if (phase == 'B' || phase == 'X') {
       if (t.stage < prog_->stages - 1) r.inputs.push_back({'B', t.stage + 1, t.mb});
@@ -417,13 +411,10 @@ class Builder {
       const Time t = comm(op, gd, dp_group(d)) + comm(op, gr, edp_group(d));
       if (t > Time()) prev = add(StreamKind::comm, StepOpKind::dp_grads, zero == 0 ? "all-reduce grads" : "reduce-scatter grads", t, gd + gr, prev);
     }
-    // Optimizer: read and write every local state once (memory-bound).
-    const double local = zero >= 1 ? held.dense / plan_.dp + held.routed / plan_.edp : held.dense + held.routed;
-    const double per_param = bytes_per_element(pr_.params) + bytes_per_element(pr_.grads) +
-                             (pr_.master == pr_.params ? 0.0 : bytes_per_element(pr_.master)) +
-                             2.0 * bytes_per_element(pr_.optimizer);
+    // Optimizer: memory-bound, every local state read and written once.
+    const double bytes = optimizer_step_bytes(spec_, plan_, cost_, d);
     prev = add(StreamKind::compute, StepOpKind::optimizer, "optimizer step",
-               Time::from_seconds(dev_.kernel_seconds(0.0, hw::Precision::fp32, 1.0, 2.0 * local * per_param, 1.0)), 0.0, prev);
+               Time::from_seconds(dev_.kernel_seconds(0.0, hw::Precision::fp32, 1.0, bytes, 1.0)), 0.0, prev);
     if (zero == 1 || zero == 2) {
       const double pd = held.dense * bytes_per_element(pr_.params), prd = held.routed * bytes_per_element(pr_.params);
       const Time t = comm(CollectiveOp::all_gather, pd, dp_group(d)) + comm(CollectiveOp::all_gather, prd, edp_group(d));
