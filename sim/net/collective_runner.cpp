@@ -81,8 +81,9 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
         if (!leaves_gpu) continue;
         (k.cls == hw::LinkClass::nic ? ib : nvl) += tr.bytes * tr.multiplicity * p.repeat;
       }
-  r.ib_bytes_per_gpu = ib / group_size;
-  r.nvlink_bytes_per_gpu = nvl / group_size;
+  const int senders = plan.op == CollectiveOp::p2p ? 1 : group_size;  // a p2p has one sender
+  r.ib_bytes_per_gpu = ib / senders;
+  r.nvlink_bytes_per_gpu = nvl / senders;
   return r;
 }
 

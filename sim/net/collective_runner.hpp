@@ -6,7 +6,7 @@
 // reduce-scatter and all-to-all (dispatch/combine too), · 1 for broadcast and p2p.
 // The bottleneck is the class of the link with the highest utilization,
 // bytes(l) / (bandwidth(l) · time). Bytes per GPU over InfiniBand are those leaving through the
-// group's NICs, divided by the group size.
+// group's NICs, divided by the group size (by 1 for p2p, which has one sender).
 #pragma once
 
 #include <string>

@@ -1,6 +1,7 @@
 #include "sim/report/chrome_trace.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include "sim/report/json_writer.hpp"
 
@@ -106,6 +107,26 @@ std::string chrome_trace(const analysis::StepSimulation& s, const workload::Scen
         }
         i = j;
       }
+    }
+    // Link use of this GPU: NVLink and InfiniBand GB/s, stepping at each transfer's start and end.
+    std::vector<std::tuple<engine::Time, double, double>> steps;
+    for (int k : {static_cast<int>(StreamKind::comm), static_cast<int>(StreamKind::p2p)})
+      for (int op : g.streams[d][k]) {
+        const double dt = (t.end[op] - t.start[op]).seconds();
+        if (dt <= 0.0) continue;
+        const double nvl = g.ops[op].nvlink_bytes / dt / 1e9, ib = g.ops[op].ib_bytes / dt / 1e9;
+        steps.emplace_back(t.start[op], nvl, ib);
+        steps.emplace_back(t.end[op], -nvl, -ib);
+      }
+    std::stable_sort(steps.begin(), steps.end(), [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
+    double nvl = 0.0, ib = 0.0;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      nvl += std::get<1>(steps[i]);
+      ib += std::get<2>(steps[i]);
+      if (i + 1 < steps.size() && std::get<0>(steps[i + 1]) == std::get<0>(steps[i])) continue;
+      w.begin_object().field("ph", "C").field("name", "link GB/s (rank " + std::to_string(d) + ")").field("pid", pid(d));
+      w.field("ts", us(std::get<0>(steps[i]))).key("args").begin_object();
+      w.field("nvlink", std::max(0.0, nvl)).field("infiniband", std::max(0.0, ib)).end_object().end_object();
     }
     for (const auto& [time, bytes] : s.memory_timeline[d]) {
       w.begin_object().field("ph", "C").field("name", "memory GB (rank " + std::to_string(d) + ")").field("pid", pid(d));

@@ -3,7 +3,8 @@
 // Process = node, thread = one GPU's stream (compute, comm, p2p): each pipeline rank is shown on
 // its first GPU. Complete events ("X") named by op ("F mb12 L4 attn", "X mb3 L9 dispatch grad")
 // with args (phase, micro-batch, stage, layer, FLOPs, bytes); flow arrows from each pipeline send
-// to the op that consumes it; a counter per pipeline rank of the memory in use. Times are in
+// to the op that consumes it; counters per pipeline rank of the memory in use and of its GPU's
+// NVLink and InfiniBand throughput (each transfer's bytes per GPU over its duration). Times are in
 // microseconds. `ranks` selects pipeline ranks (all when empty); `per_layer` merges a chunk's
 // consecutive compute ops of one layer into one event, for large runs.
 #pragma once

@@ -20,14 +20,22 @@ std::vector<int> stage_layer_indices(const ParallelPlan& plan, int stage) {
   return out;
 }
 
+HeldParams stage_params(const ParallelPlan& plan, const ModelCost& cost, int stage) {
+  HeldParams h;
+  for (int li : stage_layer_indices(plan, stage)) {
+    const auto& l = layer_of(cost, li);
+    h.routed += l.routed_params() / plan.ep;
+    h.dense += (l.params() - l.routed_params()) / plan.tp;
+  }
+  return h;
+}
+
 HeldParams held_params(const ParallelPlan& plan, const ModelCost& cost, int device) {
   HeldParams h;
   for (const auto& ss : plan.device_stages[device]) {
-    for (int li : stage_layer_indices(plan, ss.stage)) {
-      const auto& l = layer_of(cost, li);
-      h.routed += l.routed_params() / plan.ep;
-      h.dense += (l.params() - l.routed_params()) / plan.tp;
-    }
+    const HeldParams s = stage_params(plan, cost, ss.stage);
+    h.dense += s.dense;
+    h.routed += s.routed;
   }
   return h;
 }

@@ -39,6 +39,7 @@ struct HeldParams {
   double routed = 0.0;  // replicated over edp, split by ep
 };
 HeldParams held_params(const ParallelPlan& plan, const ModelCost& cost, int device);
+HeldParams stage_params(const ParallelPlan& plan, const ModelCost& cost, int stage);
 
 // Stage cost helpers shared with the roofline.
 const LayerCost& layer_of(const ModelCost& cost, int index);  // -1 embedding, -2 head

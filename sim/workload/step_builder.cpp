@@ -26,6 +26,7 @@ struct Item {
   int layer = -3;
   bool after_prev = true;   // depends on the previous item of the chain
   bool blocks_next = true;  // the next item depends on it
+  double ib_bytes = 0.0, nvlink_bytes = 0.0;
   int wait_layers_back = -1;  // ZeRO-3 gather: depends on the end of the layer this many layers back
 };
 using Chain = std::vector<Item>;
@@ -107,7 +108,10 @@ class Builder {
     if (group.size() < 2 || bytes <= 0.0 || spec_.fidelity == NetworkFidelity::free) return Time();
     const auto key = std::make_tuple(static_cast<int>(op), static_cast<long long>(bytes), group.front(),
                                      static_cast<int>(group.size()), group.size() > 1 ? group[1] - group[0] : 0);
-    if (auto it = comm_cache_.find(key); it != comm_cache_.end()) return it->second;
+    if (auto it = comm_cache_.find(key); it != comm_cache_.end()) {
+      pending_link_ += it->second.second;
+      return it->second.first;
+    }
     net::PlanOptions o;
     o.top_k = spec_.model.moe.top_k;
     const auto& moe = spec_.model.moe;
@@ -118,7 +122,9 @@ class Builder {
     const auto r = net::run_collective(net::plan_collective(op, bytes, group, topo_, o), bytes,
                                        static_cast<int>(group.size()), topo_, fidelity_);
     net_events_ += r.events;
-    comm_cache_[key] = r.time;
+    const net::LinkBytes link{r.nvlink_bytes_per_gpu, r.ib_bytes_per_gpu};
+    comm_cache_[key] = {r.time, link};
+    pending_link_ += link;
     return r.time;
   }
 
@@ -166,8 +172,9 @@ class Builder {
     return it;
   }
 
-  Item comm_item(StepOpKind kind, const std::string& part, Time t, double bytes, int layer) const {
+  Item comm_item(StepOpKind kind, const std::string& part, Time t, double bytes, int layer) {
     Item it;
+    take_link(it.ib_bytes, it.nvlink_bytes);
     it.stream = StreamKind::comm;
     it.kind = kind;
     it.part = part;
@@ -302,6 +309,8 @@ class Builder {
     op.part = it.part;
     op.flops = it.flops;
     op.bytes = it.bytes;
+    op.ib_bytes = it.ib_bytes;
+    op.nvlink_bytes = it.nvlink_bytes;
     if (it.after_prev && r.prev >= 0) op.deps.push_back(r.prev);
     if (it.wait_layers_back > 0) {
       const int pos = static_cast<int>(r.layer_end.size()) - it.wait_layers_back + 1;
@@ -354,6 +363,7 @@ class Builder {
     op.layer = -3;
     op.part = fwd ? "send activations" : "send gradients";
     op.bytes = s;
+    take_link(op.ib_bytes, op.nvlink_bytes);
     op.peer = to;
     (fwd ? send_f_ : send_b_)[k] = g_.add(std::move(op));
   }
@@ -386,40 +396,55 @@ class Builder {
     finish(d, r);
   }
 
+  // Data-parallel work at the step's end, one bucket per stage the device holds: its gradients
+  // are reduced as soon as its last backward is done (overlapping the other stage's backward),
+  // then the optimizer runs and ZeRO-1/2 gather the updated parameters.
   void data_parallel_end(int d) {
-    const auto held = held_params(plan_, cost_, d);
     const int zero = spec_.parallel.zero;
     const auto& cstream = g_.streams[d][static_cast<int>(StreamKind::compute)];
-    const int last = cstream.empty() ? -1 : cstream.back();
-    auto add = [&](StreamKind s, StepOpKind k, const std::string& part, Time t, double bytes, int dep) {
+    auto add = [&](StreamKind s, StepOpKind k, const std::string& part, Time t, double bytes, std::vector<int> deps, int stage) {
       StepOp op;
       op.device = d;
       op.stream = s;
       op.kind = k;
       op.duration = t;
       op.phase = 'O';
+      op.stage = stage;
       op.layer = -3;
       op.part = part;
       op.bytes = bytes;
-      if (dep >= 0) op.deps.push_back(dep);
+      take_link(op.ib_bytes, op.nvlink_bytes);
+      for (int dep : deps)
+        if (dep >= 0) op.deps.push_back(dep);
       return g_.add(std::move(op));
     };
-    int prev = last;
+    std::vector<int> before_optimizer{cstream.empty() ? -1 : cstream.back()};
     if (zero != 3) {
-      const double gd = held.dense * bytes_per_element(pr_.grads), gr = held.routed * bytes_per_element(pr_.grads);
-      const CollectiveOp op = zero == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
-      const Time t = comm(op, gd, dp_group(d)) + comm(op, gr, edp_group(d));
-      if (t > Time()) prev = add(StreamKind::comm, StepOpKind::dp_grads, zero == 0 ? "all-reduce grads" : "reduce-scatter grads", t, gd + gr, prev);
+      for (const auto& ss : plan_.device_stages[d]) {
+        int last = -1;
+        for (int op : cstream)
+          if (g_.ops[op].stage == ss.stage && g_.ops[op].phase != 'F') last = op;
+        const HeldParams h = stage_params(plan_, cost_, ss.stage);
+        const double gd = h.dense * bytes_per_element(pr_.grads), gr = h.routed * bytes_per_element(pr_.grads);
+        const CollectiveOp op = zero == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
+        const Time t = comm(op, gd, dp_group(d)) + comm(op, gr, edp_group(d));
+        if (t > Time())
+          before_optimizer.push_back(add(StreamKind::comm, StepOpKind::dp_grads,
+                                         zero == 0 ? "all-reduce grads" : "reduce-scatter grads", t, gd + gr, {last}, ss.stage));
+      }
     }
     // Optimizer: memory-bound, every local state read and written once.
     const double bytes = optimizer_step_bytes(spec_, plan_, cost_, d);
-    prev = add(StreamKind::compute, StepOpKind::optimizer, "optimizer step",
-               Time::from_seconds(dev_.kernel_seconds(0.0, hw::Precision::fp32, 1.0, bytes, 1.0)), 0.0, prev);
-    if (zero == 1 || zero == 2) {
-      const double pd = held.dense * bytes_per_element(pr_.params), prd = held.routed * bytes_per_element(pr_.params);
-      const Time t = comm(CollectiveOp::all_gather, pd, dp_group(d)) + comm(CollectiveOp::all_gather, prd, edp_group(d));
-      if (t > Time()) add(StreamKind::comm, StepOpKind::dp_params, "all-gather params", t, pd + prd, prev);
-    }
+    const int opt = add(StreamKind::compute, StepOpKind::optimizer, "optimizer step",
+                        Time::from_seconds(dev_.kernel_seconds(0.0, hw::Precision::fp32, 1.0, bytes, 1.0)), 0.0,
+                        before_optimizer, -1);
+    if (zero == 1 || zero == 2)
+      for (const auto& ss : plan_.device_stages[d]) {
+        const HeldParams h = stage_params(plan_, cost_, ss.stage);
+        const double pd = h.dense * bytes_per_element(pr_.params), pr = h.routed * bytes_per_element(pr_.params);
+        const Time t = comm(CollectiveOp::all_gather, pd, dp_group(d)) + comm(CollectiveOp::all_gather, pr, edp_group(d));
+        if (t > Time()) add(StreamKind::comm, StepOpKind::dp_params, "all-gather params", t, pd + pr, {opt}, ss.stage);
+      }
   }
 
   const ScenarioSpec& spec_;
@@ -436,7 +461,15 @@ class Builder {
   std::vector<int> last_f_, last_b_, send_f_, send_b_;
   std::vector<std::pair<int, std::vector<std::tuple<char, int, int>>>> pending_;
   std::map<std::pair<int, int>, Chain> fwd_cache_, bwd_cache_, bwdw_cache_, w_cache_;
-  std::map<std::tuple<int, long long, int, int, int>, Time> comm_cache_;
+  std::map<std::tuple<int, long long, int, int, int>, std::pair<Time, net::LinkBytes>> comm_cache_;
+  net::LinkBytes pending_link_;  // link bytes of the collectives timed since the last op took them
+
+  // Hands the link bytes of the collectives just timed to the op being made.
+  void take_link(double& ib, double& nvlink) {
+    ib = pending_link_.ib;
+    nvlink = pending_link_.nvlink;
+    pending_link_ = {};
+  }
   std::uint64_t net_events_ = 0;
 };
 

@@ -15,9 +15,10 @@
 // Communication time: each distinct collective is run once on the cluster's network (flow or
 // analytic fidelity) over the groups of the pipeline rank's first replica, and reused.
 // Pipeline sends leave as soon as their chunk is computed (no batching of sends).
-// Data parallelism: after a device's last backward, gradients are reduced over dp (non-expert) and
-// edp (expert) groups (all-reduce for ZeRO-0, reduce-scatter for 1/2), the optimizer runs, and
-// ZeRO-1/2 all-gather the parameters. ZeRO-3 gathers each layer before its forward and again
+// Data parallelism, one bucket per stage a device holds: after the stage's last backward its
+// gradients are reduced over dp (non-expert) and edp (expert) groups (all-reduce for ZeRO-0,
+// reduce-scatter for 1/2), overlapping the device's remaining backward work; then the optimizer
+// runs and ZeRO-1/2 all-gather each stage's parameters. (Per-layer buckets are not modelled.) ZeRO-3 gathers each layer before its forward and again
 // before its backward (at most zero3_prefetch layers ahead) and reduce-scatters its gradients
 // after, every micro-batch.
 #pragma once

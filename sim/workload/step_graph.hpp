@@ -37,6 +37,8 @@ struct StepOp {
   std::string part;       // "attn", "experts", "dispatch", "send", ...
   double flops = 0.0;     // kernels
   double bytes = 0.0;     // communication: bytes per GPU
+  double ib_bytes = 0.0;  // of which sent over InfiniBand, per GPU (network model)
+  double nvlink_bytes = 0.0;
   int peer = -1;          // pp_send: the receiving device
 };
 
