@@ -23,14 +23,31 @@ double stage_activation_bytes(const workload::ScenarioSpec& spec, const workload
 
 }  // namespace
 
-StepSimulation simulate_step(const workload::ScenarioSpec& spec) {
+double estimate_ops(const workload::ScenarioSpec& spec, const workload::ParallelPlan& plan) {
+  // Per micro-batch and stage: forward and backward items (at most ~6 per layer, plus ZeRO-3
+  // gathers), a weight-gradient item per layer, and a pipeline send each way.
+  int max_layers = 0;
+  for (int n : plan.stage_layers) max_layers = std::max(max_layers, n);
+  const double per_chunk = 6.0 * (max_layers + 2) + (spec.parallel.zero == 3 ? 3.0 * (max_layers + 2) : 0.0);
+  return static_cast<double>(plan.micro_batches) * plan.stages * (2.0 * per_chunk + max_layers + 2.0 + 2.0);
+}
+
+StepSimulation simulate_step(const workload::ScenarioSpec& spec, const engine::RunControl* control, double max_ops) {
   const auto t0 = std::chrono::steady_clock::now();
   StepSimulation s;
   s.roofline = roofline(spec);
+  const double ops = estimate_ops(spec, s.roofline.plan);
+  if (ops > max_ops)
+    throw engine::UserError(spec.where.at("training.global_batch"),
+                            "the step would need about " + std::to_string(static_cast<long long>(ops)) +
+                                " simulated operations (" + std::to_string(s.roofline.plan.micro_batches) +
+                                " micro-batches x " + std::to_string(s.roofline.plan.stages) + " stages), more than the limit of " +
+                                std::to_string(static_cast<long long>(max_ops)),
+                            "use fewer or larger micro-batches, or raise the limit with --max-ops");
   const workload::ModelCost cost(spec.model, spec.training);
   s.topology = std::make_unique<hw::Topology>(spec.cluster);
-  s.build = workload::build_step(spec, s.roofline.plan, cost, *s.topology);
-  s.timeline = workload::execute_step(s.build.graph);
+  s.build = workload::build_step(spec, s.roofline.plan, cost, *s.topology, control);
+  s.timeline = workload::execute_step(s.build.graph, control);
   s.metrics = step_metrics(s.build.graph, s.timeline);
   s.model_flops_per_gpu = cost.flops_per_token() * s.roofline.tokens_per_step / s.roofline.world_size;
 

@@ -1,5 +1,6 @@
 // stepsim: a discrete-event simulator of one distributed LLM training step.
-// Exit status: 0 success, 2 user error (bad file, value or option), 70 internal error.
+// Exit status: 0 success, 1 a simulation that cannot finish (deadlock), 2 user error (bad file,
+// value or option), 3 stopped by --max-wall, 70 internal error, 130 interrupted (SIGINT).
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -7,6 +8,8 @@
 #include <iostream>
 
 #include "sim/cli/commands.hpp"
+#include "sim/cli/interrupt.hpp"
+#include "sim/engine/simulator.hpp"
 #include "sim/engine/check.hpp"
 #include "sim/engine/user_error.hpp"
 
@@ -27,6 +30,7 @@ constexpr const char* kUsage =
     "  stepsim collective topologies/h800-256x8-mpft.yaml --op all_reduce --group world --sizes 64MiB,1GiB\n";
 
 int dispatch(int argc, char** argv) {
+  stepsim::cli::install_interrupt_handler();
   auto logger = spdlog::stderr_color_mt("stepsim");
   logger->set_pattern("%^%l%$: %v");
   spdlog::set_default_logger(logger);
@@ -55,6 +59,12 @@ int dispatch(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return dispatch(argc, argv);
+  } catch (const stepsim::engine::Stopped& e) {
+    std::cerr << "stepsim: " << e.what() << "\n";
+    return e.why() == stepsim::engine::Stopped::Why::wall_limit ? 3 : 130;
+  } catch (const stepsim::engine::SimulationError& e) {
+    std::cerr << "stepsim: " << e.what() << "\n";
+    return 1;
   } catch (const stepsim::engine::UserError& e) {
     std::cerr << e.render() << "\n";
     return 2;

@@ -11,6 +11,7 @@
 #include "sim/config/load.hpp"
 #include "sim/report/chrome_trace.hpp"
 #include "sim/report/step_report.hpp"
+#include "sim/cli/interrupt.hpp"
 
 namespace stepsim::cli {
 
@@ -50,13 +51,17 @@ int run_command(const Args& args, bool compare) {
                 "bubble and idle per pipeline rank next to the roofline bound.\n\nOptions");
   std::vector<std::string> files, sets;
   std::string report_file, trace_file, trace_ranks, detail = "op";
+  double max_wall = 0.0, max_ops = 5e7, max_trace_events = 2e7;
   opts.add_options()("help,h", "show this help")("json", "print JSON instead of text")(
-      "set", po::value(&sets)->composing(), "override a field: --set key.path=value (repeatable)");
+      "set", po::value(&sets)->composing(), "override a field: --set key.path=value (repeatable)")(
+      "max-wall", po::value(&max_wall), "stop (exit 3, no output) after this many seconds of wall time")(
+      "max-ops", po::value(&max_ops), "refuse scenarios needing more simulated operations (default 5e7)");
   if (!compare)
     opts.add_options()("report", po::value(&report_file), "also write the JSON report to this file")(
         "trace", po::value(&trace_file), "write a Chrome trace (Perfetto, chrome://tracing) to this file")(
         "trace-ranks", po::value(&trace_ranks), "pipeline ranks in the trace, e.g. 0-3 or 0,15 (default: all)")(
-        "trace-detail", po::value(&detail), "op (every kernel group and transfer) | layer (one event per layer)");
+        "trace-detail", po::value(&detail), "op (every kernel group and transfer) | layer (one event per layer)")(
+        "max-trace-events", po::value(&max_trace_events), "refuse traces with more events (default 2e7)");
   const po::variables_map vm = parse_args(args, opts, files);
   if (vm.count("help")) {
     std::cout << opts << "\n";
@@ -76,8 +81,28 @@ int run_command(const Args& args, bool compare) {
     const int devices = workload::make_plan(specs[0]).pp;
     ranks = parse_ranks(trace_ranks, devices);
   }
+  if (max_wall < 0.0 || max_ops <= 0.0 || max_trace_events <= 0.0)
+    throw engine::UserError(cli, "--max-wall, --max-ops and --max-trace-events must be positive");
+  engine::RunControl control;
+  control.interrupted = &interrupted();
+  if (max_wall > 0.0) {
+    control.budget_s = max_wall;
+    control.deadline = std::chrono::steady_clock::now() +
+                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(max_wall));
+  }
+  if (!trace_file.empty()) {
+    // Refuse a trace too large to open before spending time on it.
+    const auto plan = workload::make_plan(specs[0]);
+    const double shown = ranks.empty() ? plan.pp : static_cast<double>(ranks.size());
+    const double events = analysis::estimate_ops(specs[0], plan) * shown / plan.pp * (detail == "layer" ? 0.4 : 1.0);
+    if (events > max_trace_events)
+      throw engine::UserError({"--trace", 0, 0},
+                              "the trace would hold about " + std::to_string(static_cast<long long>(events)) +
+                                  " events, more than the limit of " + std::to_string(static_cast<long long>(max_trace_events)),
+                              "select pipeline ranks with --trace-ranks, use --trace-detail layer, or raise --max-trace-events");
+  }
   for (std::size_t i = 0; i < specs.size(); ++i) {
-    sims.push_back(analysis::simulate_step(specs[i]));
+    sims.push_back(analysis::simulate_step(specs[i], &control, max_ops));
     const auto& s = sims.back();
     if (s.peak_memory_bytes > s.roofline.memory.capacity)
       spdlog::warn("{}: peak memory {:.1f} GB per GPU exceeds the device's {:.1f} GB", files[i], s.peak_memory_bytes / 1e9,

@@ -24,12 +24,21 @@ RunStats Simulator::run(const RunLimits& limits) {
     }
     now_ = f.time;
     ++stats.events;
+    if (limits.control && (stats.events & 4095) == 0) limits.control->check();
     f.handler->on_event(*this, f.tag);
   }
   executed_ += stats.events;
   if (stats.outcome == RunOutcome::time_limit && limits.until > now_) now_ = limits.until;
   stats.end = now_;
   return stats;
+}
+
+void RunControl::check() const {
+  if (interrupted && interrupted->load(std::memory_order_relaxed))
+    throw Stopped(Stopped::Why::interrupted, "interrupted; no output written");
+  if (std::chrono::steady_clock::now() > deadline)
+    throw Stopped(Stopped::Why::wall_limit, "stopped after the --max-wall budget of " + std::to_string(budget_s) +
+                                               " s; no output written");
 }
 
 void require_finished(const RunStats& stats, const std::vector<std::string>& stuck) {

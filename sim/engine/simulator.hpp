@@ -6,6 +6,8 @@
 // caller names what is stuck and `require_finished` turns that into a SimulationError.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -21,9 +23,29 @@ class SimulationError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The user stopped the run: it exceeded its wall-clock budget or was interrupted (SIGINT).
+class Stopped : public std::runtime_error {
+ public:
+  enum class Why { wall_limit, interrupted };
+  Stopped(Why why, const std::string& what) : std::runtime_error(what), why_(why) {}
+  Why why() const { return why_; }
+
+ private:
+  Why why_;
+};
+
+// Wall-clock budget and interruption flag of a whole command, passed down to every run loop.
+struct RunControl {
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  double budget_s = 0.0;                       // for the message
+  const std::atomic<bool>* interrupted = nullptr;
+  void check() const;  // throws Stopped
+};
+
 struct RunLimits {
   std::uint64_t max_events = UINT64_MAX;
   Time until = Time::max();  // events after this time stay pending
+  const RunControl* control = nullptr;  // checked every few thousand events
 };
 
 enum class RunOutcome { drained, event_budget, time_limit };

@@ -33,7 +33,7 @@ struct Countdown final : hw::FlowListener {
 }  // namespace
 
 CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int group_size, const hw::Topology& topo,
-                                hw::Fidelity fidelity) {
+                                hw::Fidelity fidelity, const engine::RunControl* control) {
   CollectiveResult r;
   r.op = plan.op;
   r.algorithm = plan.algorithm;
@@ -47,7 +47,9 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
     c.outstanding = p.transfers.size();
     std::uint64_t tag = 0;
     for (const Transfer& t : p.transfers) net.start(t.src, t.dst, t.bytes, &c, tag++, t.multiplicity);
-    const auto stats = sim.run();
+    engine::RunLimits limits;
+    limits.control = control;
+    const auto stats = sim.run(limits);
     engine::require_finished(stats, c.outstanding ? std::vector<std::string>{p.name + ": transfers undelivered"}
                                                   : std::vector<std::string>{});
     r.phases.push_back({p.name, sim.now(), p.repeat});

@@ -41,7 +41,7 @@ struct CollectiveResult {
 };
 
 CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int group_size, const hw::Topology& topo,
-                                hw::Fidelity fidelity);
+                                hw::Fidelity fidelity, const engine::RunControl* control = nullptr);
 
 double bus_factor(CollectiveOp op, int n);
 

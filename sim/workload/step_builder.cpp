@@ -35,8 +35,9 @@ enum class Pass { forward, backward, backward_weight, weight };
 
 class Builder {
  public:
-  Builder(const ScenarioSpec& s, const ParallelPlan& p, const ModelCost& c, const hw::Topology& t)
-      : spec_(s), plan_(p), cost_(c), topo_(t), dev_(s.cluster.device), pr_(s.training.precision) {
+  Builder(const ScenarioSpec& s, const ParallelPlan& p, const ModelCost& c, const hw::Topology& t,
+          const engine::RunControl* control)
+      : spec_(s), plan_(p), cost_(c), topo_(t), dev_(s.cluster.device), pr_(s.training.precision), control_(control) {
     tokens_ = plan_.tokens_per_micro_batch / plan_.tp;
     sm_share_ = static_cast<double>(dev_.sms - spec_.parallel.comm_sms) / dev_.sms;
     fidelity_ = s.fidelity == NetworkFidelity::flow ? hw::Fidelity::flow : hw::Fidelity::analytic;
@@ -58,6 +59,7 @@ class Builder {
     send_f_.assign(tasks, -1);
     send_b_.assign(tasks, -1);
     for (int d = 0; d < plan_.pp; ++d) {
+      if (control_) control_->check();
       for (const PipeInstr& i : prog_->per_device[d]) expand(d, i);
       data_parallel_end(d);
     }
@@ -120,7 +122,7 @@ class Builder {
                       ? std::max(1, (moe.topk_groups * ep_nodes + moe.groups - 1) / moe.groups)
                       : 0;
     const auto r = net::run_collective(net::plan_collective(op, bytes, group, topo_, o), bytes,
-                                       static_cast<int>(group.size()), topo_, fidelity_);
+                                       static_cast<int>(group.size()), topo_, fidelity_, control_);
     net_events_ += r.events;
     const net::LinkBytes link{r.nvlink_bytes_per_gpu, r.ib_bytes_per_gpu};
     comm_cache_[key] = {r.time, link};
@@ -453,6 +455,7 @@ class Builder {
   const hw::Topology& topo_;
   const hw::DeviceSpec& dev_;
   const PrecisionPolicy& pr_;
+  const engine::RunControl* control_;
   double tokens_ = 0.0, sm_share_ = 1.0;
   hw::Fidelity fidelity_ = hw::Fidelity::flow;
   std::vector<double> slowdown_;
@@ -475,8 +478,9 @@ class Builder {
 
 }  // namespace
 
-StepBuild build_step(const ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost, const hw::Topology& topo) {
-  return Builder(spec, plan, cost, topo).build();
+StepBuild build_step(const ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost, const hw::Topology& topo,
+                     const engine::RunControl* control) {
+  return Builder(spec, plan, cost, topo, control).build();
 }
 
 }  // namespace stepsim::workload

@@ -25,6 +25,7 @@
 
 #include <cstdint>
 
+#include "sim/engine/simulator.hpp"
 #include "sim/hw/topology.hpp"
 #include "sim/workload/model_cost.hpp"
 #include "sim/workload/parallel_plan.hpp"
@@ -41,6 +42,6 @@ struct StepBuild {
 };
 
 StepBuild build_step(const ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost,
-                     const hw::Topology& topo);
+                     const hw::Topology& topo, const engine::RunControl* control = nullptr);
 
 }  // namespace stepsim::workload

@@ -10,7 +10,7 @@ namespace {
 
 class Runner final : public engine::EventHandler {
  public:
-  explicit Runner(const StepGraph& g) : g_(g) {
+  Runner(const StepGraph& g, const engine::RunControl* control) : g_(g), control_(control) {
     const std::size_t n = g.ops.size();
     tl_.start.assign(n, Time());
     tl_.end.assign(n, Time());
@@ -33,7 +33,9 @@ class Runner final : public engine::EventHandler {
   StepTimeline run() {
     for (int d = 0; d < g_.devices; ++d)
       for (int s = 0; s < kStreams; ++s) try_start(d, s);
-    const auto stats = sim_.run();
+    engine::RunLimits limits;
+    limits.control = control_;
+    const auto stats = sim_.run(limits);
     std::vector<std::string> stuck;
     for (int d = 0; d < g_.devices; ++d)
       for (int s = 0; s < kStreams; ++s)
@@ -75,6 +77,7 @@ class Runner final : public engine::EventHandler {
   }
 
   const StepGraph& g_;
+  const engine::RunControl* control_;
   engine::Simulator sim_;
   StepTimeline tl_;
   std::vector<int> waiting_;
@@ -87,6 +90,8 @@ class Runner final : public engine::EventHandler {
 
 }  // namespace
 
-StepTimeline execute_step(const StepGraph& graph) { return Runner(graph).run(); }
+StepTimeline execute_step(const StepGraph& graph, const engine::RunControl* control) {
+  return Runner(graph, control).run();
+}
 
 }  // namespace stepsim::workload

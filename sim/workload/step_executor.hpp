@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "sim/engine/simulator.hpp"
 #include "sim/workload/step_graph.hpp"
 
 namespace stepsim::workload {
@@ -16,6 +17,6 @@ struct StepTimeline {
   std::uint64_t events = 0;
 };
 
-StepTimeline execute_step(const StepGraph& graph);
+StepTimeline execute_step(const StepGraph& graph, const engine::RunControl* control = nullptr);
 
 }  // namespace stepsim::workload
