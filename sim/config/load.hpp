@@ -25,6 +25,9 @@ hw::DeviceSpec load_device(const std::string& file, const std::vector<Override>&
 hw::ClusterSpec load_cluster(const std::string& file, const std::vector<Override>& overrides = {});
 workload::ModelSpec load_model(const std::string& file, const std::vector<Override>& overrides = {});
 workload::ScenarioSpec load_scenario(const std::string& file, const std::vector<Override>& overrides = {});
+// A scenario given as text; `file` names it and anchors the relative paths it contains.
+workload::ScenarioSpec parse_scenario(const std::string& text, const std::string& file,
+                                      const std::vector<Override>& overrides = {});
 
 enum class FileKind { device, cluster, model, scenario };
 // Guesses what a file holds from its keys (scenario: training/parallelism; cluster: nodes;

@@ -95,10 +95,14 @@ void read_parallelism(const Node& node, workload::ParallelSpec& p) {
 
 }  // namespace
 
-ScenarioSpec load_scenario(const std::string& file, const std::vector<Override>& overrides) {
+namespace {
+
+ScenarioSpec read_scenario(const std::string& file, const std::vector<Override>& overrides,
+                           const std::string* text) {
   ScenarioSpec s;
   s.where.file = {file, 0, 0};
-  const Document doc = Document::load(file, overrides, "", &s.where.keys);
+  const Document doc = text ? Document::parse(*text, file, overrides, "", &s.where.keys)
+                            : Document::load(file, overrides, "", &s.where.keys);
   MapReader r(doc.root());
   s.name = r.get("name").text();
 
@@ -134,6 +138,16 @@ ScenarioSpec load_scenario(const std::string& file, const std::vector<Override>&
   r.finish();
   check_recompute_names(s);
   return s;
+}
+
+}  // namespace
+
+ScenarioSpec load_scenario(const std::string& file, const std::vector<Override>& overrides) {
+  return read_scenario(file, overrides, nullptr);
+}
+
+ScenarioSpec parse_scenario(const std::string& text, const std::string& file, const std::vector<Override>& overrides) {
+  return read_scenario(file, overrides, &text);
 }
 
 FileKind detect_kind(const std::string& file) {

@@ -377,10 +377,17 @@ Document Document::load(const std::string& file, const std::vector<Override>& ov
   std::ostringstream buf;
   buf << in.rdbuf();
   if (in.bad()) throw UserError({file, 0, 0}, "cannot read file", "is it a directory?");
+  return parse(buf.str(), file, overrides, prefix, provenance);
+}
+
+Document Document::parse(const std::string& text, const std::string& file, const std::vector<Override>& overrides,
+                         const std::string& prefix, std::map<std::string, SourceLoc>* provenance) {
+  if (text.size() > kMaxFileBytes)
+    throw UserError({file, 0, 0}, "file larger than 16 MiB", "scenario, model and cluster files are small; is this the right file?");
   YAML::Node root;
   try {
-    check_limits(file, buf.str());
-    root = YAML::Load(buf.str());
+    check_limits(file, text);
+    root = YAML::Load(text);
   } catch (const YAML::ParserException& e) {
     throw UserError({file, e.mark.line + 1, e.mark.column + 1}, "YAML syntax error: " + e.msg,
                     "check indentation, colons and brackets near this position");

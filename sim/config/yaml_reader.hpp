@@ -98,6 +98,9 @@ class Document {
   // "model", "cluster", "cluster.device"); overrides under it are applied.
   static Document load(const std::string& file, const std::vector<Override>& overrides,
                        const std::string& prefix, std::map<std::string, SourceLoc>* provenance);
+  // The same from text already in memory; `file` names it in messages.
+  static Document parse(const std::string& text, const std::string& file, const std::vector<Override>& overrides,
+                        const std::string& prefix, std::map<std::string, SourceLoc>* provenance);
   const Node& root() const { return root_; }
 
  private:

@@ -1,0 +1,11 @@
+// libFuzzer target: the whole `stepsim check` path for a scenario (see fuzz_entry.hpp).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "tests/fuzz/fuzz_entry.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  stepsim::fuzz::check_scenario(std::string(reinterpret_cast<const char*>(data), size));
+  return 0;
+}

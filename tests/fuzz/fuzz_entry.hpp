@@ -1,0 +1,18 @@
+// The code paths the fuzzers drive, shared with the regression tests that replay what they found.
+// Each takes arbitrary bytes and must end in a spec or in engine::UserError; anything else (a crash,
+// another exception, a hang) is a bug.
+#pragma once
+
+#include <string>
+
+namespace stepsim::fuzz {
+
+// The configuration loader: the text read as a scenario, a model (YAML and config.json), a cluster
+// and a device. Returns how many of the four accepted it.
+int load_everything(const std::string& text);
+
+// The whole `stepsim check` path for a scenario: load, validate the layout, roofline, summary.
+// Returns 1 when the scenario is valid.
+int check_scenario(const std::string& text);
+
+}  // namespace stepsim::fuzz
