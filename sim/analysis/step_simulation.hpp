@@ -31,7 +31,7 @@ struct StepSimulation {
 
 // Refuses (engine::UserError) a scenario whose step graph would exceed `max_ops` operations.
 StepSimulation simulate_step(const workload::ScenarioSpec& spec, const engine::RunControl* control = nullptr,
-                             double max_ops = 5e7);
+                             double max_ops = 2e7);
 
 // Operations the step graph will have, estimated from the layout before building it.
 double estimate_ops(const workload::ScenarioSpec& spec, const workload::ParallelPlan& plan);
