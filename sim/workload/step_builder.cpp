@@ -315,7 +315,7 @@ class Builder {
     op.nvlink_bytes = it.nvlink_bytes;
     if (it.after_prev && r.prev >= 0) op.deps.push_back(r.prev);
     if (it.wait_layers_back > 0) {
-      const int pos = static_cast<int>(r.layer_end.size()) - it.wait_layers_back + 1;
+      const int pos = static_cast<int>(r.layer_end.size()) - it.wait_layers_back;
       if (pos >= 0 && pos < static_cast<int>(r.layer_end.size())) op.deps.push_back(r.layer_end[pos]);
     }
     if (r.first < 0 && it.after_prev) {
