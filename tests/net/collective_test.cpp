@@ -120,3 +120,20 @@ TEST_CASE("Groups") {
   CHECK_THROWS_AS(net::parse_group("planet:1", t, "g"), engine::UserError);
   CHECK_THROWS_AS(net::parse_group("3", t, "g"), engine::UserError);
 }
+
+TEST_CASE("On 2048 GPUs too: one NIC at half bandwidth makes a large world ring all-reduce about 2x slower") {
+  net::PlanOptions ring;
+  ring.algorithm = net::AlgorithmChoice::ring;
+  const hw::Topology healthy(cluster("topologies/h800-256x8-mpft.yaml"));
+  const hw::Topology degraded(cluster("topologies/h800-256x8-mpft.yaml",
+                                      {"faults=[{kind: nic_degrade, node: 5, nic: 0, factor: 0.5}]"}));
+  // 16 GiB: large enough that bandwidth, not the 4094 steps' latency, sets the time.
+  const double S = 16.0 * (1 << 30);
+  const auto a = run(healthy, CollectiveOp::all_reduce, S, "world", Fidelity::flow, ring);
+  const auto b = run(degraded, CollectiveOp::all_reduce, S, "world", Fidelity::flow, ring);
+  CHECK(b.time.seconds() / a.time.seconds() == doctest::Approx(2.0).epsilon(0.05));
+  CHECK(a.busbw / 1e9 == doctest::Approx(48.0).epsilon(0.05));  // a flat ring runs at the NIC's rate
+  const auto c = run(healthy, CollectiveOp::all_reduce, S, "node:100", Fidelity::flow);
+  const auto d = run(degraded, CollectiveOp::all_reduce, S, "node:100", Fidelity::flow);
+  CHECK(c.time == d.time);
+}
