@@ -34,11 +34,12 @@ int binding(const workload::StepGraph& g, const workload::StepTimeline& t, int o
   return best;
 }
 
-// Blames the interval [from, to) on the chain that led to `dep` (see the header).
-void blame(const workload::StepGraph& g, const workload::StepTimeline& t, int device, int dep, double from,
-           double to, Blame& b, int depth = 0) {
+// Blames the interval [from, to) on the chain that led to `dep` (see the header). `queue[op]` is
+// the op before it on its stream: a transfer that waited for its stream is blamed on what held it.
+void blame(const workload::StepGraph& g, const workload::StepTimeline& t, const std::vector<int>& queue, int device,
+           int dep, double from, double to, Blame& b, int depth = 0) {
   if (to <= from) return;
-  if (dep < 0) {
+  if (dep < 0 || depth > 256) {
     b.other += to - from;
     return;
   }
@@ -48,9 +49,10 @@ void blame(const workload::StepGraph& g, const workload::StepTimeline& t, int de
     b.exposed += to - s;
     if (s > from) {
       const int up = binding(g, t, dep);
-      // Waiting for its own stream (other transfers ahead of it) is communication too.
-      if (up < 0 || t.end[up].seconds() < s || depth > 64) b.exposed += s - from;
-      else blame(g, t, device, up, from, s, b, depth + 1);
+      const int ahead = queue[dep];
+      const double up_end = up < 0 ? -1.0 : t.end[up].seconds();
+      const double ahead_end = ahead < 0 ? -1.0 : t.end[ahead].seconds();
+      blame(g, t, queue, device, up_end >= ahead_end ? up : ahead, from, s, b, depth + 1);
     }
     return;
   }
@@ -58,7 +60,18 @@ void blame(const workload::StepGraph& g, const workload::StepTimeline& t, int de
   else b.other += to - from;
 }
 
-// Length of the intersection of two interval unions.
+// The union of intervals as disjoint, sorted intervals.
+std::vector<std::pair<double, double>> merged(std::vector<std::pair<double, double>> iv) {
+  std::sort(iv.begin(), iv.end());
+  std::vector<std::pair<double, double>> out;
+  for (const auto& x : iv) {
+    if (!out.empty() && x.first <= out.back().second) out.back().second = std::max(out.back().second, x.second);
+    else out.push_back(x);
+  }
+  return out;
+}
+
+// Length of the intersection of two unions of disjoint intervals.
 double intersect(std::vector<std::pair<double, double>> x, std::vector<std::pair<double, double>> y) {
   std::sort(x.begin(), x.end());
   std::sort(y.begin(), y.end());
@@ -76,6 +89,10 @@ double intersect(std::vector<std::pair<double, double>> x, std::vector<std::pair
 
 StepMetrics step_metrics(const workload::StepGraph& g, const workload::StepTimeline& t) {
   StepMetrics m;
+  std::vector<int> queue(g.ops.size(), -1);
+  for (const auto& device : g.streams)
+    for (const auto& stream : device)
+      for (std::size_t i = 1; i < stream.size(); ++i) queue[stream[i]] = stream[i - 1];
   m.step_s = t.step.seconds();
   m.per_device.resize(g.devices);
   for (int d = 0; d < g.devices; ++d) {
@@ -85,19 +102,19 @@ StepMetrics step_metrics(const workload::StepGraph& g, const workload::StepTimel
     std::vector<std::pair<double, double>> busy, comm;
     for (int op : g.streams[d][static_cast<int>(StreamKind::compute)]) {
       const double s = t.start[op].seconds(), e = t.end[op].seconds();
-      if (s > cursor) blame(g, t, d, binding(g, t, op), cursor, s, bl);
+      if (s > cursor) blame(g, t, queue, d, binding(g, t, op), cursor, s, bl);
       b.compute += e - s;
       busy.push_back({s, e});
       cursor = std::max(cursor, e);
     }
     bl.other += m.step_s - cursor;
-    for (StreamKind s : {StreamKind::comm, StreamKind::p2p})
+    for (StreamKind s : {StreamKind::comm, StreamKind::p2p, StreamKind::dp})
       for (int op : g.streams[d][static_cast<int>(s)])
         if (t.end[op] > t.start[op]) comm.push_back({t.start[op].seconds(), t.end[op].seconds()});
     b.exposed_comm = bl.exposed;
     b.bubble = bl.bubble;
     b.other_idle = bl.other;
-    b.overlapped_comm = comm.empty() ? 0.0 : intersect(busy, comm);
+    b.overlapped_comm = comm.empty() ? 0.0 : intersect(busy, merged(comm));
     m.mean += b;
     if (b.compute < m.per_device[m.worst_device].compute) m.worst_device = d;
   }

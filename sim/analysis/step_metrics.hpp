@@ -4,8 +4,8 @@
 // compute stream ends when the next compute op starts (or at T). The gap is blamed on the
 // dependency of that op that finished last:
 //   - a communication op (collective or pipeline send): the part of the gap while it was in
-//     flight is exposed communication; the part before it started is blamed on what it waited for
-//     (compute on another device: bubble; the communication stream itself: exposed communication);
+//     flight is exposed communication; the part before it started is blamed, in the same way, on
+//     whatever held it back last: its own dependency, or the transfer ahead of it on its stream;
 //   - compute on another device (a pipeline input without transfer time): bubble;
 //   - nothing: other idle (it waited for its own stream only, or the tail after the last op).
 // So compute + exposed + bubble + other = T on every device. Overlapped communication is the time

@@ -64,12 +64,20 @@ StepSimulation simulate_step(const workload::ScenarioSpec& spec, const engine::R
     std::map<std::tuple<char, int, int>, int> last;  // (phase, stage, mb) -> last compute op
     for (int op : g.streams[d][static_cast<int>(workload::StreamKind::compute)]) {
       const auto& o = g.ops[op];
-      if (o.mb >= 0 && (o.phase == 'F' || o.phase == 'B' || o.phase == 'X')) last[{o.phase, o.stage, o.mb}] = op;
+      if (o.mb >= 0 && o.phase != 'O') last[{o.phase, o.stage, o.mb}] = op;
     }
+    // A forward's activations are freed when its backward ends, or its weight gradient when the
+    // schedule splits them (W still reads them).
     std::vector<std::pair<engine::Time, double>> deltas;
     for (const auto& [key, op] : last) {
-      const double b = stage_bytes[std::get<1>(key)];
-      deltas.push_back({s.timeline.end[op], std::get<0>(key) == 'F' ? b : -b});
+      const auto [phase, stage, mb] = key;
+      const double b = stage_bytes[stage];
+      if (phase == 'F') deltas.push_back({s.timeline.end[op], b});
+      if (phase == 'X') deltas.push_back({s.timeline.end[op], -b});
+      if (phase == 'B') {
+        const auto w = last.find({'W', stage, mb});
+        deltas.push_back({s.timeline.end[w == last.end() ? op : w->second], -b});
+      }
     }
     std::stable_sort(deltas.begin(), deltas.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     double live = 0.0, peak = 0.0;

@@ -1,6 +1,7 @@
 #include "sim/net/collective_plan.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -150,8 +151,10 @@ CollectivePlan plan_collective(CollectiveOp op, double s, const std::vector<int>
                                 "use a group of whole nodes, e.g. nodes:0-7");
       plan.algorithm = "node-limited";
       const double g = l.per_node();
+      // Target nodes per token, as in collective_cost.hpp: node-limited, or the expected number of
+      // distinct nodes among top_k uniform picks.
       const double targets = o.max_nodes > 0 ? std::min<double>({double(o.max_nodes), double(k), double(o.top_k)})
-                                             : double(k);
+                                             : k * (1.0 - std::pow(1.0 - 1.0 / k, o.top_k));
       Phase p{to_string(op).data(), {}, 1};
       for (std::size_t j = 0; j < l.nodes.size(); ++j)
         for (std::size_t i = 0; i < l.members[j].size(); ++i) {

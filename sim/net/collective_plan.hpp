@@ -12,7 +12,8 @@
 //   all-to-all (direct): every GPU sends S/n to every other GPU at once.
 //   dispatch / combine (DeepSeek's node-limited all-to-all, combine the reverse): every GPU sends
 //     S·T/k to the GPU of its own index on each other node (T = min(max_nodes, k, top_k) target
-//     nodes, uniform), and every GPU forwards S·top_k/g to each other GPU of its node, concurrently
+//     nodes, or k(1-(1-1/k)^top_k) without a node limit, uniform), and every GPU forwards
+//     S·top_k/g to each other GPU of its node, concurrently
 //     (DeepEP pipelines the two). S is the tokens × hidden bytes a GPU dispatches.
 //   broadcast: a pipelined chain in rank order, S cut into C = 16 chunks: n-2+C steps in which
 //     every hop carries S/C.

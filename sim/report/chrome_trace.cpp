@@ -26,7 +26,7 @@ std::string chrome_trace(const analysis::StepSimulation& s, const workload::Scen
   auto gpu = [&](int d) { return d * plan.dp * plan.tp; };
   auto pid = [&](int d) { return gpu(d) / gpn; };
   auto tid = [&](int d, StreamKind k) { return (gpu(d) % gpn) * workload::kStreams + static_cast<int>(k); };
-  static constexpr const char* kStream[] = {"compute", "comm", "p2p"};
+  static constexpr const char* kStream[] = {"compute", "comm", "p2p", "dp"};
 
   // The first consumer of each pipeline send, for flow arrows.
   std::vector<int> consumer(g.ops.size(), -1);
@@ -91,6 +91,7 @@ std::string chrome_trace(const analysis::StepSimulation& s, const workload::Scen
           while (j + 1 < ops.size()) {
             const StepOp& n = g.ops[ops[j + 1]];
             if (n.layer != op.layer || n.mb != op.mb || n.phase != op.phase || n.stage != op.stage) break;
+            if (t.start[ops[j + 1]] != t.end[ops[j]]) break;  // never hide an idle gap
             ++j;
           }
           std::string name = std::string(1, op.phase) + " mb" + std::to_string(op.mb) + " L" + std::to_string(op.layer);
@@ -110,7 +111,7 @@ std::string chrome_trace(const analysis::StepSimulation& s, const workload::Scen
     }
     // Link use of this GPU: NVLink and InfiniBand GB/s, stepping at each transfer's start and end.
     std::vector<std::tuple<engine::Time, double, double>> steps;
-    for (int k : {static_cast<int>(StreamKind::comm), static_cast<int>(StreamKind::p2p)})
+    for (int k : {static_cast<int>(StreamKind::comm), static_cast<int>(StreamKind::p2p), static_cast<int>(StreamKind::dp)})
       for (int op : g.streams[d][k]) {
         const double dt = (t.end[op] - t.start[op]).seconds();
         if (dt <= 0.0) continue;

@@ -1,6 +1,6 @@
 // The simulated step as a Chrome Trace Event Format file (Perfetto, chrome://tracing).
 //
-// Process = node, thread = one GPU's stream (compute, comm, p2p): each pipeline rank is shown on
+// Process = node, thread = one GPU's stream (compute, comm, p2p, dp): each pipeline rank is shown on
 // its first GPU. Complete events ("X") named by op ("F mb12 L4 attn", "X mb3 L9 dispatch grad")
 // with args (phase, micro-batch, stage, layer, FLOPs, bytes); flow arrows from each pipeline send
 // to the op that consumes it; counters per pipeline rank of the memory in use and of its GPU's

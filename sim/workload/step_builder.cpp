@@ -25,7 +25,9 @@ struct Item {
   std::string part;
   int layer = -3;
   bool after_prev = true;   // depends on the previous item of the chain
-  bool blocks_next = true;  // the next item depends on it
+  bool blocks_next = true;  // the next item depends on it (and later items through it)
+  bool feeds_next = false;  // the next item that follows its predecessor also depends on it
+  bool ends_layer = false;  // the last compute item of its layer in the chain
   double ib_bytes = 0.0, nvlink_bytes = 0.0;
   int wait_layers_back = -1;  // ZeRO-3 gather: depends on the end of the layer this many layers back
 };
@@ -90,14 +92,18 @@ class Builder {
     for (const OpCost* op : ops) {
       const bool again = layer_index >= 0 && pass != Pass::forward && pass != Pass::weight &&
                          is_recomputed(*op, spec_.training.recompute);
-      double f = 0.0, io = tokens_ * op->io_bytes;
+      // Without sequence parallelism, norms and other elementwise ops run on every token on every
+      // tensor-parallel rank; with it they are split like the GEMMs.
+      const bool replicated = op->cls == OpClass::elementwise && plan_.tp > 1 && !spec_.parallel.sequence_parallel;
+      const double tokens = replicated ? tokens_ * plan_.tp : tokens_;
+      double f = 0.0, io = tokens * op->io_bytes;
       switch (pass) {
         case Pass::forward: f = op->fwd_flops; break;
         case Pass::backward: f = op->b_flops + (again ? op->fwd_flops : 0.0); io *= 2; break;
         case Pass::backward_weight: f = op->b_flops + op->w_flops + (again ? op->fwd_flops : 0.0); io *= 3; break;
         case Pass::weight: f = op->w_flops; break;
       }
-      f *= tokens_;
+      f *= tokens;
       const double bytes = io + op_local_params(*op, plan_.tp, plan_.ep) * bytes_per_element(pr_.params);
       if (f <= 0.0 && bytes <= 0.0) continue;
       flops += f;
@@ -196,13 +202,33 @@ class Builder {
     return (l.params() - l.routed_params()) / plan_.tp + l.routed_params() / plan_.ep;
   }
 
+  // ZeRO-3 traffic of one layer: non-expert parameters over dp, expert parameters over edp.
+  Item zero3_item(StepOpKind kind, CollectiveOp op, const std::string& part, int d, const LayerCost& l, double bytes_per) {
+    const double dense = (l.params() - l.routed_params()) / plan_.tp * bytes_per;
+    const double routed = l.routed_params() / plan_.ep * bytes_per;
+    const Time t = comm(op, dense, dp_group(d)) + comm(op, routed, edp_group(d));
+    return comm_item(kind, part, t, dense + routed, l.index);
+  }
+
+  // The gather runs ahead of the layer (on the comm stream) once the layer zero3_prefetch + 1
+  // before it has finished; the layer's first kernel waits for it.
   void zero3_gather(Chain& c, int d, const LayerCost& l) {
     if (spec_.parallel.zero != 3) return;
-    const double s = local_params(l) * bytes_per_element(pr_.params);
-    Item it = comm_item(StepOpKind::zero_gather, "gather params", comm(CollectiveOp::all_gather, s, dp_group(d)), s, l.index);
+    Item it = zero3_item(StepOpKind::zero_gather, CollectiveOp::all_gather, "gather params", d, l, bytes_per_element(pr_.params));
     it.after_prev = false;
+    it.blocks_next = false;
+    it.feeds_next = true;
     it.wait_layers_back = spec_.parallel.zero3_prefetch + 1;
     c.push_back(it);
+  }
+
+  static void mark_layer_ends(Chain& c) {
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      if (c[i].stream != StreamKind::compute) continue;
+      bool last = true;
+      for (std::size_t j = i + 1; j < c.size() && c[j].layer == c[i].layer; ++j) last &= c[j].stream != StreamKind::compute;
+      c[i].ends_layer = last;
+    }
   }
 
   Chain forward_chain(int stage, int d) {
@@ -224,6 +250,7 @@ class Builder {
         if (plan_.tp > 1) c.push_back(tp_item(d, li));
       }
     }
+    mark_layer_ends(c);
     return c;
   }
 
@@ -232,9 +259,10 @@ class Builder {
     Chain c;
     auto layers = stage_layer_indices(plan_, stage);
     std::reverse(layers.begin(), layers.end());
-    for (int li : layers) {
+    if (!layers.empty()) zero3_gather(c, d, layer_of(cost_, layers.front()));
+    for (std::size_t k = 0; k < layers.size(); ++k) {
+      const int li = layers[k];
       const LayerCost& l = layer_of(cost_, li);
-      zero3_gather(c, d, l);
       const auto segs = segments(l);
       if (li < 0) {
         c.push_back(kernel_item(segs[0].first, segs[0].second, pass, li, d));
@@ -243,21 +271,26 @@ class Builder {
         c.push_back(comm_item(StepOpKind::ep_dispatch, "combine grad", comm(CollectiveOp::dispatch, sd, ep_group(d)), sd, li));
         c.push_back(kernel_item(segs[1].first, segs[1].second, pass, li, d));
         c.push_back(comm_item(StepOpKind::ep_combine, "dispatch grad", comm(CollectiveOp::combine, sc, ep_group(d)), sc, li));
-        if (plan_.tp > 1) c.push_back(tp_item(d, li));
         c.push_back(kernel_item(segs[0].first, segs[0].second, pass, li, d));
-      } else {
         if (plan_.tp > 1) c.push_back(tp_item(d, li));
+      } else {
+        // Megatron: the all-reduce of each block's input gradient follows its backward.
         c.push_back(kernel_item(segs[1].first, segs[1].second, pass, li, d));
         if (plan_.tp > 1) c.push_back(tp_item(d, li));
         c.push_back(kernel_item(segs[0].first, segs[0].second, pass, li, d));
+        if (plan_.tp > 1) c.push_back(tp_item(d, li));
       }
+      // ZeRO-3: the next layer's gather is issued before this layer's gradient reduce-scatter, so
+      // on the (in-order) communication stream it can run ahead while this layer computes.
+      if (k + 1 < layers.size()) zero3_gather(c, d, layer_of(cost_, layers[k + 1]));
       if (spec_.parallel.zero == 3 && with_weight) {
-        const double s = local_params(l) * bytes_per_element(pr_.grads);
-        Item it = comm_item(StepOpKind::zero_scatter, "reduce-scatter grads", comm(CollectiveOp::reduce_scatter, s, dp_group(d)), s, li);
+        Item it = zero3_item(StepOpKind::zero_scatter, CollectiveOp::reduce_scatter, "reduce-scatter grads", d, l,
+                             bytes_per_element(pr_.grads));
         it.blocks_next = false;
         c.push_back(it);
       }
     }
+    mark_layer_ends(c);
     return c;
   }
 
@@ -270,6 +303,7 @@ class Builder {
       for (const auto& op : layer_of(cost_, li).ops) ops.push_back(&op);
       c.push_back(kernel_item("weight grad", ops, Pass::weight, li, d));
     }
+    mark_layer_ends(c);
     return c;
   }
 
@@ -293,6 +327,7 @@ class Builder {
     int prev = -1;            // last blocking op
     int first = -1;
     std::vector<int> layer_end;  // op ending each layer position so far
+    std::vector<int> feed;       // ops the next chained item must also wait for
     std::vector<std::tuple<char, int, int>> inputs;  // cross-chunk inputs of the first op
     std::vector<int> local_inputs;
   };
@@ -313,7 +348,11 @@ class Builder {
     op.bytes = it.bytes;
     op.ib_bytes = it.ib_bytes;
     op.nvlink_bytes = it.nvlink_bytes;
-    if (it.after_prev && r.prev >= 0) op.deps.push_back(r.prev);
+    if (it.after_prev) {
+      if (r.prev >= 0) op.deps.push_back(r.prev);
+      op.deps.insert(op.deps.end(), r.feed.begin(), r.feed.end());
+      r.feed.clear();
+    }
     if (it.wait_layers_back > 0) {
       const int pos = static_cast<int>(r.layer_end.size()) - it.wait_layers_back;
       if (pos >= 0 && pos < static_cast<int>(r.layer_end.size())) op.deps.push_back(r.layer_end[pos]);
@@ -327,12 +366,12 @@ class Builder {
       if (!r.inputs.empty()) pending_.push_back({id, r.inputs});
     }
     if (it.blocks_next) r.prev = id;
-    const bool layer_done = r.next == r.chain->size() || (*r.chain)[r.next].layer != it.layer;
-    if (layer_done && it.stream == StreamKind::compute) r.layer_end.push_back(id);
+    if (it.feeds_next) r.feed.push_back(id);
+    if (it.ends_layer) r.layer_end.push_back(id);
   }
 
   Running start(int d, char phase, StageTask t, const Chain& c) {
-    Running r{&c, 0, phase, t, -1, -1, {}, {}, {}};
+    Running r{&c, 0, phase, t, -1, -1, {}, {}, {}, {}};
     if (phase == 'F' && t.stage > 0) r.inputs.push_back({'F', t.stage - 1, t.mb});
     if (phase == 'B' || phase == 'X') {
       if (t.stage < prog_->stages - 1) r.inputs.push_back({'B', t.stage + 1, t.mb});
@@ -421,6 +460,10 @@ class Builder {
       return g_.add(std::move(op));
     };
     std::vector<int> before_optimizer{cstream.empty() ? -1 : cstream.back()};
+    for (StreamKind k : {StreamKind::comm, StreamKind::p2p, StreamKind::dp}) {
+      const auto& s = g_.streams[d][static_cast<int>(k)];
+      if (!s.empty()) before_optimizer.push_back(s.back());  // in-order streams: the last is the latest
+    }
     if (zero != 3) {
       for (const auto& ss : plan_.device_stages[d]) {
         int last = -1;
@@ -431,7 +474,7 @@ class Builder {
         const CollectiveOp op = zero == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
         const Time t = comm(op, gd, dp_group(d)) + comm(op, gr, edp_group(d));
         if (t > Time())
-          before_optimizer.push_back(add(StreamKind::comm, StepOpKind::dp_grads,
+          before_optimizer.push_back(add(StreamKind::dp, StepOpKind::dp_grads,
                                          zero == 0 ? "all-reduce grads" : "reduce-scatter grads", t, gd + gr, {last}, ss.stage));
       }
     }
@@ -445,7 +488,7 @@ class Builder {
         const HeldParams h = stage_params(plan_, cost_, ss.stage);
         const double pd = h.dense * bytes_per_element(pr_.params), pr = h.routed * bytes_per_element(pr_.params);
         const Time t = comm(CollectiveOp::all_gather, pd, dp_group(d)) + comm(CollectiveOp::all_gather, pr, edp_group(d));
-        if (t > Time()) add(StreamKind::comm, StepOpKind::dp_params, "all-gather params", t, pd + pr, {opt}, ss.stage);
+        if (t > Time()) add(StreamKind::dp, StepOpKind::dp_params, "all-gather params", t, pd + pr, {opt}, ss.stage);
       }
   }
 

@@ -15,12 +15,16 @@
 // Communication time: each distinct collective is run once on the cluster's network (flow or
 // analytic fidelity) over the groups of the pipeline rank's first replica, and reused.
 // Pipeline sends leave as soon as their chunk is computed (no batching of sends).
-// Data parallelism, one bucket per stage a device holds: after the stage's last backward its
-// gradients are reduced over dp (non-expert) and edp (expert) groups (all-reduce for ZeRO-0,
-// reduce-scatter for 1/2), overlapping the device's remaining backward work; then the optimizer
-// runs and ZeRO-1/2 all-gather each stage's parameters. (Per-layer buckets are not modelled.) ZeRO-3 gathers each layer before its forward and again
-// before its backward (at most zero3_prefetch layers ahead) and reduce-scatters its gradients
-// after, every micro-batch.
+// Data parallelism, one bucket per stage a device holds, on its own stream: after the stage's last
+// backward its gradients are reduced over dp (non-expert) and edp (expert) groups (all-reduce for
+// ZeRO-0, reduce-scatter for 1/2), overlapping the device's remaining backward work; when all
+// traffic is done the optimizer runs and ZeRO-1/2 all-gather each stage's parameters. (Per-layer
+// buckets are not modelled.) ZeRO-3 gathers each layer (dense over dp, experts over edp) before its
+// forward and again before its backward, at most zero3_prefetch layers ahead, and reduce-scatters
+// its gradients after, every micro-batch, all on the communication stream.
+// Collectives on different streams of a device (layer traffic, pipeline sends, data-parallel
+// buckets) are timed independently: where they overlap in time they do not slow each other down.
+// Without sequence parallelism the elementwise ops are replicated on every tensor-parallel rank.
 #pragma once
 
 #include <cstdint>

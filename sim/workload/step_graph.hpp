@@ -1,8 +1,9 @@
 // One training step as a graph of operations on the pipeline's devices.
 //
-// Each op runs on one stream of one device: `compute` (kernels), `comm` (collectives: expert
-// dispatch/combine, tensor-parallel all-reduce, data-parallel and ZeRO traffic) or `p2p`
-// (pipeline sends). A stream runs its ops one at a time in issue order; an op starts when its
+// Each op runs on one stream of one device: `compute` (kernels), `comm` (collectives in the
+// layers' path: expert dispatch/combine, tensor-parallel all-reduce, ZeRO-3 parameter gathers),
+// `p2p` (pipeline sends) or `dp` (gradient reductions and parameter gathers of data parallelism,
+// which frameworks run on a stream of their own so they overlap the remaining backward). A stream runs its ops one at a time in issue order; an op starts when its
 // stream is free and all its dependencies have finished. Durations are fixed when the graph is
 // built (kernels from the device roofline, collectives from the network model).
 // Device d stands for pipeline rank d: all its data-parallel replicas behave alike, so one is
@@ -17,8 +18,8 @@
 
 namespace stepsim::workload {
 
-enum class StreamKind : std::uint8_t { compute = 0, comm = 1, p2p = 2 };
-inline constexpr int kStreams = 3;
+enum class StreamKind : std::uint8_t { compute = 0, comm = 1, p2p = 2, dp = 3 };
+inline constexpr int kStreams = 4;
 
 enum class StepOpKind : std::uint8_t {
   kernel, ep_dispatch, ep_combine, tp_reduce, pp_send, dp_grads, dp_params, zero_gather, zero_scatter, optimizer
