@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "sim/engine/user_error.hpp"
+#include "sim/workload/collective_timer.hpp"
 #include "sim/workload/model_cost.hpp"
 
 namespace stepsim::analysis {
@@ -117,9 +118,7 @@ class Analyzer {
     if (layer.moe && plan_.ep > 1) {
       const auto& moe = spec_.model.moe;
       const net::GroupShape ep = plan_.ep_group();
-      int max_nodes = 0;
-      if (moe.groups > 0 && moe.topk_groups > 0)
-        max_nodes = std::max(1, static_cast<int>(std::ceil(double(moe.topk_groups) * ep.nodes() / moe.groups)));
+      const int max_nodes = workload::max_target_nodes(moe, ep.nodes());
       const LinkBytes copies = net::node_limited_copies_per_token({moe.top_k, max_nodes, ep});
       // FP8 payloads carry one fp32 scale per 128 elements (DeepSeek's 1x128 tiles).
       auto payload = [&](Precision p) {

@@ -5,7 +5,7 @@
 #include <tuple>
 
 #include "sim/engine/check.hpp"
-#include "sim/net/collective_runner.hpp"
+#include "sim/workload/collective_timer.hpp"
 #include "sim/workload/memory.hpp"
 
 namespace stepsim::workload {
@@ -39,10 +39,10 @@ class Builder {
  public:
   Builder(const ScenarioSpec& s, const ParallelPlan& p, const ModelCost& c, const hw::Topology& t,
           const engine::RunControl* control)
-      : spec_(s), plan_(p), cost_(c), topo_(t), dev_(s.cluster.device), pr_(s.training.precision), control_(control) {
+      : spec_(s), plan_(p), cost_(c), topo_(t), dev_(s.cluster.device), pr_(s.training.precision), control_(control),
+        timer_(s, p, t, control) {
     tokens_ = plan_.tokens_per_micro_batch / plan_.tp;
     sm_share_ = static_cast<double>(dev_.sms - spec_.parallel.comm_sms) / dev_.sms;
-    fidelity_ = s.fidelity == NetworkFidelity::flow ? hw::Fidelity::flow : hw::Fidelity::analytic;
     slowdown_.assign(plan_.pp, 1.0);
     const int per_rank = plan_.dp * plan_.tp;
     for (int g = 0; g < topo_.gpus(); ++g) slowdown_[g / per_rank] = std::max(slowdown_[g / per_rank], topo_.slowdown_of(g));
@@ -76,14 +76,13 @@ class Builder {
         g_.ops[op].deps.push_back(dep);
       }
     out.graph = std::move(g_);
-    out.network_events = net_events_;
-    out.collectives_timed = static_cast<int>(comm_cache_.size());
+    out.network_events = timer_.events();
+    out.collectives_timed = timer_.distinct();
     return out;
   }
 
  private:
   std::size_t task(int stage, int mb) const { return static_cast<std::size_t>(stage) * prog_->micro_batches + mb; }
-  int base_rank(int device) const { return device * plan_.dp * plan_.tp; }
 
   // ---- timing -------------------------------------------------------------------------------
 
@@ -112,39 +111,17 @@ class Builder {
     return Time::from_seconds(seconds * slowdown_[device]);
   }
 
-  Time comm(CollectiveOp op, double bytes, const std::vector<int>& group) {
-    if (group.size() < 2 || bytes <= 0.0 || spec_.fidelity == NetworkFidelity::free) return Time();
-    const auto key = std::make_tuple(static_cast<int>(op), static_cast<long long>(bytes), group.front(),
-                                     static_cast<int>(group.size()), group.size() > 1 ? group[1] - group[0] : 0);
-    if (auto it = comm_cache_.find(key); it != comm_cache_.end()) {
-      pending_link_ += it->second.second;
-      return it->second.first;
-    }
-    net::PlanOptions o;
-    o.top_k = spec_.model.moe.top_k;
-    const auto& moe = spec_.model.moe;
-    const int ep_nodes = plan_.ep_group().nodes();
-    o.max_nodes = moe.groups > 0 && moe.topk_groups > 0
-                      ? std::max(1, (moe.topk_groups * ep_nodes + moe.groups - 1) / moe.groups)
-                      : 0;
-    const auto r = net::run_collective(net::plan_collective(op, bytes, group, topo_, o), bytes,
-                                       static_cast<int>(group.size()), topo_, fidelity_, control_);
-    net_events_ += r.events;
-    const net::LinkBytes link{r.nvlink_bytes_per_gpu, r.ib_bytes_per_gpu};
-    comm_cache_[key] = {r.time, link};
-    pending_link_ += link;
-    return r.time;
+  Time comm(CollectiveOp op, double bytes, const std::vector<int>& group) { return timer_.time(op, bytes, group); }
+  std::vector<int> tp_group(int d) const { return timer_.tp_group(d); }
+  std::vector<int> ep_group(int d) const { return timer_.ep_group(d); }
+  std::vector<int> dp_group(int d) const { return timer_.dp_group(d); }
+  std::vector<int> edp_group(int d) const { return timer_.edp_group(d); }
+  int base_rank(int d) const { return timer_.base_rank(d); }
+  void take_link(double& ib, double& nvlink) {
+    const net::LinkBytes l = timer_.take_link();
+    ib = l.ib;
+    nvlink = l.nvlink;
   }
-
-  std::vector<int> strided(int first, int count, int stride) const {
-    std::vector<int> g;
-    for (int i = 0; i < count; ++i) g.push_back(first + i * stride);
-    return g;
-  }
-  std::vector<int> tp_group(int d) const { return strided(base_rank(d), plan_.tp, 1); }
-  std::vector<int> ep_group(int d) const { return strided(base_rank(d), plan_.ep, 1); }
-  std::vector<int> dp_group(int d) const { return strided(base_rank(d), plan_.dp, plan_.tp); }
-  std::vector<int> edp_group(int d) const { return strided(base_rank(d), plan_.edp, plan_.ep); }
 
   double payload(hw::Precision p) const {
     const double h = spec_.model.hidden;
@@ -500,23 +477,13 @@ class Builder {
   const PrecisionPolicy& pr_;
   const engine::RunControl* control_;
   double tokens_ = 0.0, sm_share_ = 1.0;
-  hw::Fidelity fidelity_ = hw::Fidelity::flow;
   std::vector<double> slowdown_;
   const PipelineProgram* prog_ = nullptr;
   StepGraph g_;
   std::vector<int> last_f_, last_b_, send_f_, send_b_;
   std::vector<std::pair<int, std::vector<std::tuple<char, int, int>>>> pending_;
   std::map<std::pair<int, int>, Chain> fwd_cache_, bwd_cache_, bwdw_cache_, w_cache_;
-  std::map<std::tuple<int, long long, int, int, int>, std::pair<Time, net::LinkBytes>> comm_cache_;
-  net::LinkBytes pending_link_;  // link bytes of the collectives timed since the last op took them
-
-  // Hands the link bytes of the collectives just timed to the op being made.
-  void take_link(double& ib, double& nvlink) {
-    ib = pending_link_.ib;
-    nvlink = pending_link_.nvlink;
-    pending_link_ = {};
-  }
-  std::uint64_t net_events_ = 0;
+  CollectiveTimer timer_;
 };
 
 }  // namespace

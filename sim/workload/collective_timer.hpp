@@ -1,0 +1,57 @@
+// Times the collectives of a simulated step on the cluster's network.
+//
+// Each pipeline rank is simulated by its first replica, so its groups are those of that replica:
+// tp (consecutive ranks), ep (consecutive), dp (stride tp), edp (stride ep) from the rank's first
+// GPU. Every distinct (operation, size, group) is run once on the flow network (or analytically)
+// and reused. The bytes each GPU sends per link class are kept for the op being built, which takes
+// them with take_link() (the trace shows them as link throughput).
+#pragma once
+
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "sim/engine/simulator.hpp"
+#include "sim/hw/flow_network.hpp"
+#include "sim/net/collective_cost.hpp"
+#include "sim/net/collective_plan.hpp"
+#include "sim/workload/parallel_plan.hpp"
+
+namespace stepsim::workload {
+
+// The nodes a token may reach in a dispatch: the model's expert-group limit (groups are nodes
+// when the EP group spans `groups` nodes) scaled to the EP group's nodes; 0 when not limited.
+int max_target_nodes(const MoeSpec& moe, int ep_nodes);
+
+class CollectiveTimer {
+ public:
+  CollectiveTimer(const ScenarioSpec& spec, const ParallelPlan& plan, const hw::Topology& topo,
+                  const engine::RunControl* control);
+
+  engine::Time time(net::CollectiveOp op, double bytes, const std::vector<int>& group);
+  net::LinkBytes take_link();
+
+  int base_rank(int device) const { return device * plan_.dp * plan_.tp; }
+  std::vector<int> tp_group(int device) const { return strided(base_rank(device), plan_.tp, 1); }
+  std::vector<int> ep_group(int device) const { return strided(base_rank(device), plan_.ep, 1); }
+  std::vector<int> dp_group(int device) const { return strided(base_rank(device), plan_.dp, plan_.tp); }
+  std::vector<int> edp_group(int device) const { return strided(base_rank(device), plan_.edp, plan_.ep); }
+
+  std::uint64_t events() const { return events_; }
+  int distinct() const { return static_cast<int>(cache_.size()); }
+
+ private:
+  static std::vector<int> strided(int first, int count, int stride);
+
+  const ScenarioSpec& spec_;
+  const ParallelPlan& plan_;
+  const hw::Topology& topo_;
+  const engine::RunControl* control_;
+  hw::Fidelity fidelity_;
+  net::PlanOptions options_;
+  std::map<std::tuple<int, long long, int, int, int>, std::pair<engine::Time, net::LinkBytes>> cache_;
+  net::LinkBytes pending_;
+  std::uint64_t events_ = 0;
+};
+
+}  // namespace stepsim::workload
