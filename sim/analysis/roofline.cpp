@@ -120,10 +120,7 @@ class Analyzer {
       const net::GroupShape ep = plan_.ep_group();
       const int max_nodes = workload::max_target_nodes(moe, ep.nodes());
       const LinkBytes copies = net::node_limited_copies_per_token({moe.top_k, max_nodes, ep});
-      // FP8 payloads carry one fp32 scale per 128 elements (DeepSeek's 1x128 tiles).
-      auto payload = [&](Precision p) {
-        return h * bytes_per_element(p) + (p == Precision::fp8 ? h / 128.0 * 4.0 : 0.0);
-      };
+      auto payload = [&](Precision p) { return workload::a2a_bytes_per_token(h, p); };
       const std::string how = "node-limited all-to-all over ep=" + std::to_string(ep.size) + " on " +
                               std::to_string(ep.nodes()) + " node(s), " + std::to_string(moe.top_k) +
                               " experts/token" +

@@ -9,19 +9,6 @@
 
 namespace stepsim::analysis {
 
-namespace {
-
-// Activation bytes one micro-batch leaves on a device for one stage, per GPU.
-double stage_activation_bytes(const workload::ScenarioSpec& spec, const workload::ParallelPlan& plan,
-                              const workload::ModelCost& cost, int stage) {
-  double per_token = 0.0;
-  for (int li : workload::stage_layer_indices(plan, stage))
-    per_token += li < 0 ? workload::layer_of(cost, li).input_bytes
-                        : cost.recompute(cost.layers()[li], spec.training.recompute).saved_bytes;
-  return per_token * plan.tokens_per_micro_batch / plan.tp;
-}
-
-}  // namespace
 
 double estimate_ops(const workload::ScenarioSpec& spec, const workload::ParallelPlan& plan) {
   // Per micro-batch and stage: forward and backward items (at most ~6 per layer, plus ZeRO-3
@@ -55,7 +42,7 @@ StepSimulation simulate_step(const workload::ScenarioSpec& spec, const engine::R
   const auto& g = s.build.graph;
   const auto& plan = s.roofline.plan;
   std::vector<double> stage_bytes(s.build.program.stages);
-  for (int st = 0; st < s.build.program.stages; ++st) stage_bytes[st] = stage_activation_bytes(spec, plan, cost, st);
+  for (int st = 0; st < s.build.program.stages; ++st) stage_bytes[st] = workload::stage_activation_bytes(spec, plan, cost, st);
   const auto statics = workload::memory_per_gpu(spec, plan, cost);
   const double fixed = statics.params + statics.grads + statics.optimizer + statics.buffers;
   s.memory_timeline.resize(g.devices);

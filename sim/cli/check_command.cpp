@@ -15,8 +15,7 @@ int check_command(const Args& args) {
                                 "Validates device, cluster, model (YAML or config.json) and scenario files\n"
                                 "and prints what they resolve to.\n\nOptions");
   std::vector<std::string> files, sets;
-  opts.add_options()("help,h", "show this help")(
-      "set", po::value(&sets)->composing(), "override a field: --set key.path=value (repeatable)");
+  add_common_options(opts, sets);
   const po::variables_map vm = parse_args(args, opts, files);
   if (vm.count("help") || files.empty()) {
     std::cout << opts << "\n";

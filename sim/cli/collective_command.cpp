@@ -40,7 +40,8 @@ int collective_command(const Args& args) {
   std::vector<std::string> files, sets;
   std::string op = "all_reduce", group = "world", sizes = "1GiB", fidelity = "flow", algorithm = "auto";
   int top_k = 8, max_nodes = 4;
-  opts.add_options()("help,h", "show this help")(
+  add_common_options(opts, sets);
+  opts.add_options()(
       "op", po::value(&op), "all_reduce | all_gather | reduce_scatter | all_to_all | broadcast | p2p | dispatch | combine")(
       "group", po::value(&group), "world | node:N | nodes:A-B | plane:P | ranks:A-B | 0,1,2,...")(
       "sizes", po::value(&sizes), "comma-separated buffer sizes with units (e.g. 1MiB,1GiB)")(
@@ -48,8 +49,7 @@ int collective_command(const Args& args) {
       "algorithm", po::value(&algorithm), "auto | ring | hierarchical")(
       "top-k", po::value(&top_k), "dispatch/combine: experts per token")(
       "max-nodes", po::value(&max_nodes), "dispatch/combine: nodes a token may reach (0 = no limit)")(
-      "no-bundle", "simulate every transfer, without bundling symmetric ones")("json", "print JSON")(
-      "set", po::value(&sets)->composing(), "override a cluster field: --set key.path=value");
+      "no-bundle", "simulate every transfer, without bundling symmetric ones")("json", "print JSON");
   const po::variables_map vm = parse_args(args, opts, files);
   if (vm.count("help")) {
     std::cout << opts << "\n";

@@ -18,6 +18,11 @@ po::variables_map parse_args(const Args& args, const po::options_description& vi
   return vm;
 }
 
+void add_common_options(po::options_description& opts, std::vector<std::string>& sets) {
+  opts.add_options()("help,h", "show this help")(
+      "set", po::value(&sets)->composing(), "override a field: --set key.path=value (repeatable)");
+}
+
 std::vector<config::Override> parse_overrides(const std::vector<std::string>& sets) {
   std::vector<config::Override> out;
   for (const auto& s : sets) out.push_back(config::parse_override(s));

@@ -19,4 +19,7 @@ boost::program_options::variables_map parse_args(const Args& args,
 
 std::vector<config::Override> parse_overrides(const std::vector<std::string>& sets);
 
+// The options every command has: --help and --set (collected into `sets`).
+void add_common_options(boost::program_options::options_description& opts, std::vector<std::string>& sets);
+
 }  // namespace stepsim::cli

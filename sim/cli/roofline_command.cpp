@@ -23,8 +23,8 @@ int roofline_command(const Args& args) {
       "With several scenarios, a side-by-side comparison follows.\n\nOptions");
   std::vector<std::string> files, sets;
   std::string output;
-  opts.add_options()("help,h", "show this help")("json", "print JSON instead of text")(
-      "set", po::value(&sets)->composing(), "override a field: --set key.path=value (repeatable)")(
+  add_common_options(opts, sets);
+  opts.add_options()("json", "print JSON instead of text")(
       "output,o", po::value(&output), "write the report to this file instead of stdout");
   const po::variables_map vm = parse_args(args, opts, files);
   if (vm.count("help")) {

@@ -52,8 +52,8 @@ int run_command(const Args& args, bool compare) {
   std::vector<std::string> files, sets;
   std::string report_file, trace_file, trace_ranks, detail = "op";
   double max_wall = 0.0, max_ops = 2e7, max_trace_events = 2e7;
-  opts.add_options()("help,h", "show this help")("json", "print JSON instead of text")(
-      "set", po::value(&sets)->composing(), "override a field: --set key.path=value (repeatable)")(
+  add_common_options(opts, sets);
+  opts.add_options()("json", "print JSON instead of text")(
       "max-wall", po::value(&max_wall), "stop (exit 3, no output) after this many seconds of wall time")(
       "max-ops", po::value(&max_ops), "refuse scenarios needing more simulated operations (default 2e7)");
   if (!compare)

@@ -16,8 +16,8 @@ int topo_command(const Args& args) {
                                "Builds the cluster's topology graph and prints its size: GPUs, NICs and switches,\n"
                                "links per class, per-GPU bandwidths, bisection bandwidth, longest route.\n\nOptions");
   std::vector<std::string> files, sets;
-  opts.add_options()("help,h", "show this help")("json", "print JSON")(
-      "set", po::value(&sets)->composing(), "override a field: --set key.path=value (repeatable)");
+  add_common_options(opts, sets);
+  opts.add_options()("json", "print JSON");
   const po::variables_map vm = parse_args(args, opts, files);
   if (vm.count("help")) {
     std::cout << opts << "\n";

@@ -50,6 +50,14 @@ double optimizer_step_bytes(const ScenarioSpec& spec, const ParallelPlan& plan, 
   return 2.0 * local * per_param;
 }
 
+double stage_activation_bytes(const ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost, int stage) {
+  double per_token = 0.0;
+  for (int li : stage_layer_indices(plan, stage))
+    per_token += li < 0 ? layer_of(cost, li).input_bytes
+                        : cost.recompute(cost.layers()[li], spec.training.recompute).saved_bytes;
+  return per_token * plan.tokens_per_micro_batch / plan.tp;
+}
+
 namespace {
 
 MemoryBreakdown for_device(const ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost,
@@ -83,17 +91,8 @@ MemoryBreakdown for_device(const ScenarioSpec& spec, const ParallelPlan& plan, c
 
   // Activations: in-flight micro-batches times the largest stage this device runs.
   double stage_bytes = 0.0;
-  for (const auto& ss : plan.device_stages[device]) {
-    double per_token = 0.0;
-    for (int li : stage_layer_indices(plan, ss.stage)) {
-      if (li < 0) {
-        per_token += layer_of(cost, li).input_bytes;
-        continue;
-      }
-      per_token += cost.recompute(cost.layers()[li], spec.training.recompute).saved_bytes;
-    }
-    stage_bytes = std::max(stage_bytes, per_token * plan.tokens_per_micro_batch / plan.tp);
-  }
+  for (const auto& ss : plan.device_stages[device])
+    stage_bytes = std::max(stage_bytes, stage_activation_bytes(spec, plan, cost, ss.stage));
   mem.activations = stage_bytes * peak_in_flight_micro_batches(spec, plan, device);
   return mem;
 }

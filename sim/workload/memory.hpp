@@ -49,6 +49,10 @@ std::vector<int> stage_layer_indices(const ParallelPlan& plan, int stage);  // i
 // read and written once.
 double optimizer_step_bytes(const ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost, int device);
 
+// Activation bytes one micro-batch leaves on a GPU of `stage` until its backward, under the
+// recompute policy, / tp.
+double stage_activation_bytes(const ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost, int stage);
+
 MemoryBreakdown memory_per_gpu(const ScenarioSpec& spec, const ParallelPlan& plan,
                                const ModelCost& cost);
 

@@ -249,6 +249,10 @@ double op_efficiency(const hw::DeviceSpec& device, const OpCost& op, int tp) {
   return op.n >= op.k ? device.gemm_efficiency_for(op.n / tp, op.k) : device.gemm_efficiency_for(op.n, op.k / tp);
 }
 
+double a2a_bytes_per_token(double hidden, Precision p) {
+  return hidden * bytes_per_element(p) + (p == Precision::fp8 ? hidden / 128.0 * 4.0 : 0.0);
+}
+
 double op_local_params(const OpCost& op, int tp, int ep) {
   if (op.cls == OpClass::embedding) return 0.0;
   return op.routed_expert ? op.params / ep : op.params / tp;

@@ -74,6 +74,10 @@ double op_efficiency(const hw::DeviceSpec& device, const OpCost& op, int tp);
 // lookup reads only its tokens' rows (counted in io_bytes), not the table.
 double op_local_params(const OpCost& op, int tp, int ep);
 
+// Bytes one token's hidden state takes in an expert dispatch or combine at precision p; FP8
+// payloads carry one fp32 scale per 128 elements (DeepSeek's 1x128 tiles).
+double a2a_bytes_per_token(double hidden, Precision p);
+
 class ModelCost {
  public:
   ModelCost(const ModelSpec& model, const TrainingSpec& training);

@@ -125,7 +125,7 @@ class Builder {
 
   double payload(hw::Precision p) const {
     const double h = spec_.model.hidden;
-    return tokens_ * (h * bytes_per_element(p) + (p == hw::Precision::fp8 ? h / 128.0 * 4.0 : 0.0));
+    return tokens_ * a2a_bytes_per_token(h, p);
   }
 
   // ---- chains ---------------------------------------------------------------------------------
