@@ -54,6 +54,7 @@ int run_command(const Args& args, bool compare) {
   double max_wall = 0.0, max_ops = 2e7, max_trace_events = 2e7;
   add_common_options(opts, sets);
   opts.add_options()("json", "print JSON instead of text")(
+      "timing", "show the simulation's own wall time (sim.wall_s); without it every output is byte-identical run to run")(
       "max-wall", po::value(&max_wall), "stop (exit 3, no output) after this many seconds of wall time")(
       "max-ops", po::value(&max_ops), "refuse scenarios needing more simulated operations (default 2e7)");
   if (!compare)
@@ -72,6 +73,7 @@ int run_command(const Args& args, bool compare) {
   if (!compare && files.size() > 1) throw engine::UserError(cli, "run takes one scenario", "use stepsim compare for several");
   if (detail != "op" && detail != "layer") throw engine::UserError({"--trace-detail", 0, 0}, "unknown detail '" + detail + "'", "op or layer");
   const auto overrides = parse_overrides(sets);
+  const bool timing = vm.count("timing") > 0;
 
   std::vector<workload::ScenarioSpec> specs;
   std::vector<analysis::StepSimulation> sims;
@@ -113,12 +115,12 @@ int run_command(const Args& args, bool compare) {
   if (vm.count("json")) {
     report::JsonWriter w;
     if (sims.size() > 1) w.begin_array();
-    for (std::size_t i = 0; i < sims.size(); ++i) report::step_json(w, sims[i], specs[i]);
+    for (std::size_t i = 0; i < sims.size(); ++i) report::step_json(w, sims[i], specs[i], timing);
     if (sims.size() > 1) w.end_array();
     text = w.str();
     if (text.back() != '\n') text += '\n';
   } else {
-    for (std::size_t i = 0; i < sims.size(); ++i) text += report::step_text(sims[i], specs[i]) + "\n";
+    for (std::size_t i = 0; i < sims.size(); ++i) text += report::step_text(sims[i], specs[i], timing) + "\n";
     if (compare) {
       std::vector<const analysis::StepSimulation*> ptrs;
       std::vector<std::string> labels;
@@ -131,7 +133,7 @@ int run_command(const Args& args, bool compare) {
   }
   if (!report_file.empty()) {
     report::JsonWriter w;
-    report::step_json(w, sims[0], specs[0]);
+    report::step_json(w, sims[0], specs[0], timing);
     write_file_atomically(report_file, w.str());
   }
   if (!trace_file.empty()) {

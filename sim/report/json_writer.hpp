@@ -23,6 +23,7 @@ class JsonWriter {
   JsonWriter& value(long long v);
   JsonWriter& value(int v) { return value(static_cast<long long>(v)); }
   JsonWriter& value(bool v);
+  JsonWriter& null();
   template <class T>
   JsonWriter& field(std::string_view k, const T& v) { key(k); return value(v); }
 

@@ -40,7 +40,7 @@ std::string pct(double part, double whole) { return fixed(100.0 * part / whole, 
 
 }  // namespace
 
-void step_json(JsonWriter& w, const analysis::StepSimulation& s, const workload::ScenarioSpec& spec) {
+void step_json(JsonWriter& w, const analysis::StepSimulation& s, const workload::ScenarioSpec& spec, bool timing) {
   const StepFigures f = step_figures(s, spec);
   const auto& r = s.roofline;
   w.begin_object();
@@ -77,7 +77,11 @@ void step_json(JsonWriter& w, const analysis::StepSimulation& s, const workload:
   w.end_object();
   w.key("sim").begin_object();
   w.field("events", static_cast<long long>(s.timeline.events + s.build.network_events));
-  w.field("wall_s", s.wall_s);
+  w.key("wall_s");
+  if (timing)
+    w.value(s.wall_s);
+  else
+    w.null();
   w.field("fidelity", fidelity_name(spec.fidelity));
   w.field("ops", static_cast<long long>(s.build.graph.ops.size()));
   w.field("collectives_timed", s.build.collectives_timed);
@@ -85,7 +89,7 @@ void step_json(JsonWriter& w, const analysis::StepSimulation& s, const workload:
   w.end_object();
 }
 
-std::string step_text(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec) {
+std::string step_text(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec, bool timing) {
   const StepFigures f = step_figures(s, spec);
   const auto& r = s.roofline;
   const double t = s.metrics.step_s;
@@ -109,7 +113,8 @@ std::string step_text(const analysis::StepSimulation& s, const workload::Scenari
   o += "  (each pipeline rank stands for its " + std::to_string(r.plan.dp * r.plan.tp) + " GPUs; worst GPU: rank " +
        std::to_string(f.worst_rank) + ")\n";
   o += "  simulated " + std::to_string(s.build.graph.ops.size()) + " ops, " +
-       std::to_string(s.timeline.events + s.build.network_events) + " events in " + fixed(s.wall_s, 2) + " s (" +
+       std::to_string(s.timeline.events + s.build.network_events) + " events" +
+       (timing ? " in " + fixed(s.wall_s, 2) + " s" : std::string()) + " (" +
        (fidelity_name(spec.fidelity)) + " network, " +
        std::to_string(s.build.collectives_timed) + " distinct collectives)\n";
   return o;

@@ -45,10 +45,18 @@ TEST_CASE("run --json: the documented keys; the trace and report files are writt
   const auto t = stepsim::test::parse_json(slurp(trace));
   CHECK(t.at("traceEvents").arr.size() > 1000);
   CHECK(stepsim::test::parse_json(slurp(report)).at("scenario").str == j.at("scenario").str);
-  // Same scenario again: the trace is byte-identical.
-  const std::string trace2 = (dir / "t2.json").string();
-  REQUIRE(run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml --trace '" + trace2 + "' --trace-ranks 0-1").status == 0);
+  // Same scenario again: report, trace and stdout are byte-identical.
+  const std::string trace2 = (dir / "t2.json").string(), report2 = (dir / "r2.json").string();
+  const auto again = run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml --json --report '" + report2 + "' --trace '" +
+                                 trace2 + "' --trace-ranks 0-1");
+  REQUIRE(again.status == 0);
   CHECK(slurp(trace) == slurp(trace2));
+  CHECK(slurp(report) == slurp(report2));
+  CHECK(again.out == r.out);
+  // --timing adds the simulation's own wall time.
+  const auto timed = run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml --json --timing");
+  REQUIRE(timed.status == 0);
+  CHECK(stepsim::test::parse_json(timed.out).at("sim").at("wall_s").num >= 0.0);
   fs::remove_all(dir);
 }
 
