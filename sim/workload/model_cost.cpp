@@ -114,14 +114,13 @@ struct Builder {
     const double up_n = gated ? 2.0 * ffn : ffn;
     // The up projection keeps its input (dispatched copies for routed experts) and its output.
     const double in_bytes = routed ? copies * h * bytes_per_element(t.precision.dispatch) : 0.0;
-    l.ops.push_back(linear(prefix + "_up", prefix + "_up", up_n, h, in_bytes + copies * up_n * act,
+    const double act_in = bytes_per_element(t.precision.mlp_act_input);
+    l.ops.push_back(linear(prefix + "_up", prefix + "_up", up_n, h, in_bytes + copies * up_n * act_in,
                            copies, owned, g, routed));
     OpCost actf = elementwise(prefix + "_act", gated ? "swiglu" : "gelu", copies * up_n,
                               copies * ffn, copies * ffn * gin);
     l.ops.push_back(actf);
-    // Routed expert outputs are kept for the gate-weight gradient of the combine.
-    const double out_saved = routed ? copies * h * act : 0.0;
-    l.ops.push_back(linear(prefix + "_down", prefix + "_down", h, ffn, out_saved, copies, owned, g, routed));
+    l.ops.push_back(linear(prefix + "_down", prefix + "_down", h, ffn, 0.0, copies, owned, g, routed));
   }
 
   LayerCost layer(int index) const {

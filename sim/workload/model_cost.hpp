@@ -15,8 +15,13 @@
 // HBM bytes (`io_bytes`) count activations read and written by the op in forward; weights are
 // read once per micro-batch per op (see `params`). Backward moves about twice the forward bytes.
 // `saved_bytes` is what the op's output costs in activation memory until backward (GEMM inputs
-// in the GEMM precision, other tensors in the activation precision); recomputing the op drops it
-// and adds its forward FLOPs to backward. Each layer's input is always kept.
+// in the GEMM precision, the MLP activation function's input in `mlp_act_input`, other tensors
+// in the activation precision); recomputing the op drops it and adds its forward FLOPs to
+// backward. Each layer's input is always kept.
+// Routed expert outputs are not kept: the gradient of the combine weight g_k in y = Σ g_k·W_down·a_k
+// is ⟨W_downᵀ·dy, a_k⟩, the down projection's input gradient (computed anyway) dotted with its
+// input a_k (kept, or recomputed with the activation function), so backward needs no copy of the
+// top_k·hidden expert outputs per token.
 //
 // Not modelled: dropout, biases' FLOPs, multi-token prediction layers, FlashAttention's own
 // recomputation of QKᵀ in backward (hardware FLOPs above model FLOPs).

@@ -14,7 +14,9 @@ using hw::Precision;
 // transformer blocks (attention projections, MLP and experts); `head` the embedding and output
 // head; `router` the MoE gate; `attention` the attention core (QK^T, softmax, AV). `activations`
 // is the precision of activations kept for backward and sent between stages; GEMM inputs are
-// kept in the GEMM precision. `dispatch`/`combine` are the all-to-all payloads (DeepSeek: FP8
+// kept in the GEMM precision. `mlp_act_input` is the kept input of the MLP's activation function
+// (the up projection's output; DeepSeek caches it in FP8, arXiv 2412.19437 §3.3.2), by default
+// the activation precision. `dispatch`/`combine` are the all-to-all payloads (DeepSeek: FP8
 // dispatch, BF16 combine, the same in backward). `master` and `optimizer` are per parameter.
 struct PrecisionPolicy {
   Precision gemm = Precision::bf16;
@@ -22,6 +24,7 @@ struct PrecisionPolicy {
   Precision head = Precision::bf16;
   Precision router = Precision::bf16;
   Precision activations = Precision::bf16;
+  Precision mlp_act_input = Precision::bf16;
   Precision dispatch = Precision::bf16;
   Precision combine = Precision::bf16;
   Precision params = Precision::bf16;

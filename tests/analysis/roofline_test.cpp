@@ -57,6 +57,18 @@ TEST_CASE("The seed's verdict: DualPipe compute-bound, ZeRO-3 communication-boun
   CHECK(z3_bf16.comm_to_compute < z3.comm_to_compute);
 }
 
+TEST_CASE("The published DeepSeek-V3 layout fits in an H800; without DeepSeek's memory savings it does not") {
+  // §3.3.2 of arXiv 2412.19437: SwiGLU inputs cached in FP8 and its output recomputed, on top of
+  // recomputing RMSNorm and the MLA up-projections.
+  const auto dual = of("scenarios/deepseek-v3-dualpipe.yaml");
+  CHECK(dual.memory.fits());
+  const auto plain = of("scenarios/deepseek-v3-dualpipe.yaml",
+                        {"training.precision.mlp_act_input=bf16", "training.recompute=[rmsnorm, mla_up_proj]"});
+  CHECK(plain.memory.activations > dual.memory.activations);
+  const auto none = of("scenarios/deepseek-v3-dualpipe.yaml", {"training.recompute=none"});
+  CHECK_FALSE(none.memory.fits());
+}
+
 TEST_CASE("Which link binds ZeRO-3 depends on NVLink: H800 (160 GB/s) NVLink, H100 (393 GB/s) InfiniBand") {
   // Hierarchical all-gather/reduce-scatter: 7/8 of S over NVLink, 1/8 of S over the GPU's NIC.
   const auto h800 = of("scenarios/deepseek-v3-zero3.yaml");

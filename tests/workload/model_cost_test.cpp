@@ -90,6 +90,31 @@ TEST_CASE("Recompute policies drop saved activations and add forward FLOPs") {
         all_saved - op(l, "attn_norm").saved_bytes - op(l, "mlp_norm").saved_bytes);
 }
 
+TEST_CASE("MoE saved activations by hand: FP8 dispatch copies, cached SwiGLU input, no expert outputs") {
+  ModelSpec m = tiny();
+  m.moe = {true, 8, 1, 2, 32, 0, 1, 0, 0};  // 8 experts, 1 shared, top-2, width 32
+  TrainingSpec t = at_seq(32);
+  t.precision.gemm = Precision::fp8;
+  t.precision.dispatch = Precision::fp8;
+  const ModelCost bf16_cache(m, t);
+  t.precision.mlp_act_input = Precision::fp8;
+  const ModelCost fp8_cache(m, t);
+  const LayerCost& a = bf16_cache.layers()[0];
+  const LayerCost& b = fp8_cache.layers()[0];
+  REQUIRE(a.moe);
+  // Up projection: 2 dispatched FP8 copies of the 64-wide input, 2 × (2·32) outputs kept for SwiGLU.
+  CHECK(op(a, "expert_up").saved_bytes == 2 * 64 * 1 + 2 * 64 * 2);
+  CHECK(op(b, "expert_up").saved_bytes == 2 * 64 * 1 + 2 * 64 * 1);
+  CHECK(op(b, "shared_up").saved_bytes == 64 * 1);
+  // SwiGLU output (the down projection's FP8 input): 2 × 32; the expert outputs are not kept.
+  CHECK(op(a, "expert_act").saved_bytes == 2 * 32 * 1);
+  CHECK(op(a, "expert_down").saved_bytes == 0.0);
+  // Recomputing SwiGLU drops its output and adds its (FLOP-free) forward.
+  RecomputeSpec swiglu{RecomputeMode::ops, {"swiglu"}};
+  CHECK(fp8_cache.recompute(b, swiglu).saved_bytes ==
+        fp8_cache.recompute(b, {}).saved_bytes - op(b, "expert_act").saved_bytes - op(b, "shared_act").saved_bytes);
+}
+
 TEST_CASE("DeepSeek-V3 from YAML and from config.json: 671 B, 37.5 B active, 250 GFLOP/token") {
   for (const char* file : {"models/deepseek-v3.yaml", "models/deepseek-v3.config.json"}) {
     CAPTURE(file);
