@@ -166,7 +166,10 @@ ParallelPlan make_plan(const ScenarioSpec& spec) {
   }
   if (p.schedule == Schedule::dualpipev) plan.stages = 2 * p.pp;
   check_pipeline(spec, plan);
-  if (m.layers < plan.stages)
+  // Split units: the layers, plus the embedding and the head where they count as a layer each.
+  const int emb_units = p.account_embedding ? 1 : 0, head_units = p.account_head ? 1 : 0;
+  const int units = m.layers + emb_units + head_units;
+  if (units < plan.stages && p.stage_layers.empty())
     fail(spec, "parallelism.pp",
          "the model has " + str(m.layers) + " layers but the schedule needs " + str(plan.stages) + " stages",
          "every stage needs at least one layer; lower pp (or virtual_stages)");
@@ -175,19 +178,27 @@ ParallelPlan make_plan(const ScenarioSpec& spec) {
       fail(spec, "parallelism.stage_layers",
            "stage_layers lists " + str(p.stage_layers.size()) + " stages, the schedule has " + str(plan.stages));
     const int total = std::accumulate(p.stage_layers.begin(), p.stage_layers.end(), 0);
-    if (total != m.layers || *std::min_element(p.stage_layers.begin(), p.stage_layers.end()) < 1)
+    if (total != m.layers)
       fail(spec, "parallelism.stage_layers",
-           "stage_layers must be >= 1 each and sum to the model's " + str(m.layers) + " layers (sum is " +
-               str(total) + ")");
+           "stage_layers must sum to the model's " + str(m.layers) + " layers (sum is " + str(total) + ")");
+    for (int s = 1; s + 1 < plan.stages; ++s)
+      if (p.stage_layers[s] < 1)
+        fail(spec, "parallelism.stage_layers", "stage " + str(s) + " has no layer",
+             "only the first stage (embedding alone) or the last (head alone) may hold no layer");
     plan.stage_layers = p.stage_layers;
   } else {
     // Balanced: the remainder goes to the middle stages first, away from the embedding and head.
-    plan.stage_layers.assign(plan.stages, m.layers / plan.stages);
+    plan.stage_layers.assign(plan.stages, units / plan.stages);
     std::vector<int> order;
     for (int s = 1; s + 1 < plan.stages; ++s) order.push_back(s);
     order.push_back(0);
     if (plan.stages > 1) order.push_back(plan.stages - 1);
-    for (int i = 0; i < m.layers % plan.stages; ++i) plan.stage_layers[order[i]] += 1;
+    for (int i = 0; i < units % plan.stages; ++i) plan.stage_layers[order[i]] += 1;
+    plan.stage_layers.front() -= emb_units;
+    plan.stage_layers.back() -= head_units;
+    if (plan.stage_layers.front() < 0 || plan.stage_layers.back() < 0)
+      fail(spec, "parallelism.pp", "one stage cannot hold the embedding and the head alone",
+           "lower pp, or set account_embedding/account_head to false");
   }
   plan.stage_first_layer.resize(plan.stages);
   for (int s = 0, first = 0; s < plan.stages; first += plan.stage_layers[s], ++s)

@@ -7,8 +7,9 @@
 // edp = dp·tp/ep ranks (its data-parallel group).
 //
 // The model is cut into `stages` pipeline stages (pp, or pp·v for interleaved, or 2·pp for
-// DualPipeV), layers split evenly unless given; the embedding sits on the first stage and the head
-// on the last. Each pipeline rank (device) runs a list of stages, each for a share of the m
+// DualPipeV), layers split evenly unless given (the embedding and head may count as a layer each
+// in the split, and the first or last stage may hold only the embedding or only the head); the
+// embedding sits on the first stage and the head on the last. Each pipeline rank (device) runs a list of stages, each for a share of the m
 // micro-batches of a step: 1F1B rank i runs stage i for all of them; DualPipe rank i runs stage
 // i for the half entering at the top and stage pp-1-i for the half entering at the bottom.
 #pragma once

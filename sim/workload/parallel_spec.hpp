@@ -23,7 +23,14 @@ struct ParallelSpec {
   int comm_sms = 0;             // SMs held by communication kernels while they run
   bool sequence_parallel = false;
   int zero3_prefetch = 1;       // layers gathered ahead under ZeRO-3
-  std::vector<int> stage_layers;  // explicit layers per stage (empty: balanced)
+  // Transformer layers per stage (empty: balanced). The embedding always sits on the first stage
+  // and the head with the loss on the last (the data flow demands it); the first or last stage may
+  // hold no layer at all, an embedding-only or head-only stage (Megatron-Core's layout "E|t...|L").
+  std::vector<int> stage_layers;
+  // The balanced split counts the embedding (head and loss) as one layer of the first (last) stage
+  // (Megatron's --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split).
+  bool account_embedding = false;
+  bool account_head = false;
 };
 
 }  // namespace stepsim::workload

@@ -154,6 +154,19 @@ TEST_CASE("Report and trace: valid JSON, every complete event has its fields, by
                                          "mfu", "breakdown_s", "worst_gpu", "per_stage", "roofline", "memory", "sim"});
 }
 
+TEST_CASE("Embedding and head placement: an embedding-only first stage; the head counted in the split") {
+  const auto base = analysis::simulate_step(load("scenarios/deepseek-v3-1f1b.yaml"));
+  const auto alone = analysis::simulate_step(
+      load("scenarios/deepseek-v3-1f1b.yaml", {"parallelism.stage_layers=[0,5,5,4,4,4,4,4,4,4,4,4,4,4,4,3]"}));
+  CHECK(alone.metrics.per_device[0].compute < 0.01 * alone.metrics.per_device[1].compute);
+  for (const auto& d : alone.metrics.per_device)
+    CHECK(d.compute + d.exposed_comm + d.bubble + d.other_idle == doctest::Approx(alone.metrics.step_s));
+  // The head costs about a layer: counting it in the split unloads the last rank, the slowest.
+  const auto counted = analysis::simulate_step(load("scenarios/deepseek-v3-1f1b.yaml", {"parallelism.account_head=true"}));
+  CHECK(counted.metrics.per_device[15].compute < base.metrics.per_device[15].compute);
+  CHECK(counted.metrics.step_s < base.metrics.step_s);
+}
+
 TEST_CASE("A straggler slows its pipeline rank and the step") {
   const auto base = analysis::simulate_step(load("scenarios/deepseek-v3-1f1b.yaml"));
   const auto slow = analysis::simulate_step(load("scenarios/deepseek-v3-1f1b.yaml", {"faults=[{kind: straggler, gpu: 200, slowdown: 1.5}]"}));

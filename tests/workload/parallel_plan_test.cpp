@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include "sim/workload/memory.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim::workload;
@@ -32,6 +33,39 @@ TEST_CASE("Uneven layer split gives the remainder to middle stages first") {
   const ParallelPlan p = make_plan(s);
   CHECK(p.stage_layers == std::vector<int>{3, 3, 3, 2});
   CHECK(p.stage_first_layer == std::vector<int>{0, 3, 6, 9});
+}
+
+TEST_CASE("Embedding and head counted as a layer each in the balanced split") {
+  ScenarioSpec s = stepsim::test::small_scenario(4, 8);
+  s.model.layers = 14;
+  s.parallel.pp = 4;
+  s.parallel.schedule = Schedule::one_f_one_b;
+  s.parallel.account_embedding = true;
+  s.parallel.account_head = true;
+  // 16 units over 4 stages: 4 each, the embedding and the head taking one unit of the end stages.
+  CHECK(make_plan(s).stage_layers == std::vector<int>{3, 4, 4, 3});
+  s.parallel.account_embedding = false;
+  // 15 units: 4, 4, 4, 3; the head takes one of the last stage's.
+  CHECK(make_plan(s).stage_layers == std::vector<int>{4, 4, 4, 2});
+  // Four layers on four stages with both counted: the end stages hold the embedding or the head alone.
+  s.model.layers = 4;
+  s.parallel.account_embedding = true;
+  const ParallelPlan p = make_plan(s);
+  CHECK(p.stage_layers == std::vector<int>{0, 2, 2, 0});
+  CHECK(stage_layer_indices(p, 0) == std::vector<int>{-1});
+  CHECK(stage_layer_indices(p, 3) == std::vector<int>{-2});
+}
+
+TEST_CASE("Explicit stage_layers: only the end stages may be empty") {
+  ScenarioSpec s = stepsim::test::small_scenario(4, 8);
+  s.parallel.pp = 4;
+  s.parallel.schedule = Schedule::one_f_one_b;
+  s.parallel.stage_layers = {0, 4, 4, 0};
+  CHECK(make_plan(s).stage_first_layer == std::vector<int>{0, 0, 4, 8});
+  s.parallel.stage_layers = {2, 0, 3, 3};
+  CHECK_THROWS_AS(make_plan(s), stepsim::engine::UserError);
+  s.parallel.stage_layers = {2, 2, 2, 3};
+  CHECK_THROWS_AS(make_plan(s), stepsim::engine::UserError);
 }
 
 TEST_CASE("DualPipe pairs stage i with stage pp-1-i, half the micro-batches each") {
