@@ -1,0 +1,108 @@
+// The rules a Trace Event Format importer (Perfetto's JSON importer, chrome://tracing) applies,
+// checked on simulated steps: complete events on one thread nest (never partly overlap), every
+// flow start and end lies inside a slice of its own thread (the importers bind flows to the
+// enclosing slice and drop unbound ones), every thread and process that has events is named, and
+// timestamps and durations are finite and non-negative.
+#include "sim/report/chrome_trace.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "tests/json_dom.hpp"
+#include "tests/workload/spec_fixture.hpp"
+
+using namespace stepsim;
+
+namespace {
+
+struct Slice {
+  double begin, end;
+};
+
+void check_importable(const std::string& text) {
+  const test::Json trace = test::parse_json(text);
+  std::map<std::pair<double, double>, std::vector<Slice>> slices;  // (pid, tid) -> slices
+  std::set<std::pair<double, double>> named_threads;
+  std::set<double> named_processes;
+  std::vector<const test::Json*> flows;
+  for (const auto& e : trace.at("traceEvents").arr) {
+    const std::string ph = e.at("ph").str;
+    const double pid = e.at("pid").num;
+    if (ph == "M") {
+      if (e.at("name").str == "thread_name") named_threads.insert({pid, e.at("tid").num});
+      if (e.at("name").str == "process_name") named_processes.insert(pid);
+      continue;
+    }
+    const double ts = e.at("ts").num;
+    REQUIRE(std::isfinite(ts));
+    CHECK(ts >= 0.0);
+    if (ph == "X") {
+      const double dur = e.at("dur").num;
+      REQUIRE(std::isfinite(dur));
+      CHECK(dur >= 0.0);
+      slices[{pid, e.at("tid").num}].push_back({ts, ts + dur});
+    } else if (ph == "s" || ph == "f") {
+      CHECK(e.find("id") != nullptr);
+      flows.push_back(&e);
+    } else {
+      CHECK(ph == "C");
+    }
+  }
+  REQUIRE_FALSE(slices.empty());
+  for (auto& [thread, list] : slices) {
+    CHECK(named_threads.count(thread) == 1);
+    CHECK(named_processes.count(thread.first) == 1);
+    std::sort(list.begin(), list.end(),
+              [](const Slice& a, const Slice& b) { return a.begin != b.begin ? a.begin < b.begin : a.end > b.end; });
+    std::vector<double> open;  // ends of the enclosing slices
+    for (const Slice& s : list) {
+      while (!open.empty() && open.back() <= s.begin + 1e-9) open.pop_back();
+      if (!open.empty()) CHECK(s.end <= open.back() + 1e-9);  // nested, not partly overlapping
+      open.push_back(s.end);
+    }
+  }
+  for (const auto* f : flows) {
+    const auto it = slices.find({f->at("pid").num, f->at("tid").num});
+    REQUIRE(it != slices.end());
+    const double ts = f->at("ts").num;
+    CHECK(std::any_of(it->second.begin(), it->second.end(),
+                      [&](const Slice& s) { return s.begin <= ts + 1e-9 && ts <= s.end + 1e-9; }));
+  }
+}
+
+workload::ScenarioSpec pipeline(workload::Schedule schedule) {
+  auto spec = test::small_scenario(4, 8);
+  spec.parallel.pp = 4;
+  spec.parallel.schedule = schedule;
+  spec.training.global_batch = 64;
+  spec.fidelity = workload::NetworkFidelity::flow;
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("Traces of every schedule follow the importers' rules, per op and per layer") {
+  for (auto schedule : {workload::Schedule::one_f_one_b, workload::Schedule::dualpipe, workload::Schedule::zb1p}) {
+    const auto spec = pipeline(schedule);
+    const auto sim = analysis::simulate_step(spec);
+    CAPTURE(static_cast<int>(schedule));
+    report::TraceOptions o;
+    check_importable(report::chrome_trace(sim, spec, o));
+    o.per_layer = true;
+    check_importable(report::chrome_trace(sim, spec, o));
+    o.ranks = {1, 2};
+    check_importable(report::chrome_trace(sim, spec, o));
+  }
+}
+
+TEST_CASE("A ZeRO-3 trace follows the importers' rules") {
+  auto spec = test::small_scenario(2, 8);
+  spec.parallel.zero = 3;
+  spec.training.global_batch = 32;
+  const auto sim = analysis::simulate_step(spec);
+  check_importable(report::chrome_trace(sim, spec, {}));
+}
