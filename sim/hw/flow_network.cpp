@@ -15,6 +15,7 @@ FlowNetwork::FlowNetwork(engine::Simulator& sim, const Topology& topo, Fidelity 
   link_flows_.resize(topo.links().size());
   link_bytes_.assign(topo.links().size(), 0.0);
   link_stamp_.assign(topo.links().size(), 0);
+  link_pos_.assign(topo.links().size(), 0);
 }
 
 double FlowNetwork::link_rate(int link) const {
@@ -155,20 +156,18 @@ void FlowNetwork::recompute() {
         }
     }
   }
-  for (int f : comp_flows) progress(flows_[f]);
+  old_rate_.resize(comp_flows.size());
+  for (std::size_t i = 0; i < comp_flows.size(); ++i) {
+    progress(flows_[comp_flows[i]]);
+    old_rate_[i] = flows_[comp_flows[i]].rate;
+  }
 
   // Progressive filling over the component.
   const auto& links = topo_.links();
   std::vector<double> cap(comp_links.size());
   std::vector<int> unfixed(comp_links.size());
-  // Position of a link in comp_links, by binary search.
-  std::vector<std::pair<int, int>> index(comp_links.size());
-  for (std::size_t i = 0; i < comp_links.size(); ++i) index[i] = {comp_links[i], static_cast<int>(i)};
-  std::sort(index.begin(), index.end());
-  auto pos = [&](int link) {
-    return std::lower_bound(index.begin(), index.end(), std::make_pair(link, -1))->second;
-  };
   for (std::size_t i = 0; i < comp_links.size(); ++i) {
+    link_pos_[comp_links[i]] = static_cast<int>(i);
     cap[i] = links[comp_links[i]].bandwidth;
     unfixed[i] = static_cast<int>(link_flows_[comp_links[i]].size());
   }
@@ -177,23 +176,34 @@ void FlowNetwork::recompute() {
   for (std::size_t i = 0; i < comp_links.size(); ++i)
     if (unfixed[i] > 0) heap.push({cap[i] / unfixed[i], static_cast<int>(i)});
   ++stamp_;  // now marks fixed flows
+  // Fixing a flow at the smallest share s leaves every other link's share c/n no smaller
+  // ((c - s)/(n - 1) >= c/n when s <= c/n), so a link's key in the heap is a lower bound of its
+  // share: a popped link whose share has grown goes back in with its new share, and one popped at
+  // its current share is the true minimum. Each link sits in the heap once.
   while (!heap.empty()) {
-    const auto [share, i] = heap.top();
+    const auto [key, i] = heap.top();
     heap.pop();
-    if (unfixed[i] == 0 || share != cap[i] / unfixed[i]) continue;  // stale
+    if (unfixed[i] == 0) continue;
+    const double share = cap[i] / unfixed[i];
+    if (share != key) {
+      heap.push({share, i});
+      continue;
+    }
     for (int f : link_flows_[comp_links[i]]) {
       if (flow_stamp_[f] == stamp_) continue;
       flow_stamp_[f] = stamp_;
       Flow& fl = flows_[f];
       fl.rate = share;
       for (int l2 : fl.links) {
-        const int j = pos(l2);
+        const int j = link_pos_[l2];
         cap[j] = std::max(0.0, cap[j] - share);
-        if (--unfixed[j] > 0) heap.push({cap[j] / unfixed[j], j});
+        --unfixed[j];
       }
     }
   }
-  for (int f : comp_flows) reschedule(f);
+  // A flow whose rate is unchanged keeps its finish event: it still ends at the same instant.
+  for (std::size_t i = 0; i < comp_flows.size(); ++i)
+    if (flows_[comp_flows[i]].rate != old_rate_[i]) reschedule(comp_flows[i]);
 }
 
 }  // namespace stepsim::hw

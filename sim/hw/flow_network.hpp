@@ -89,6 +89,8 @@ class FlowNetwork final : public engine::EventHandler {
   std::vector<double> link_bytes_;
   std::vector<int> dirty_links_;
   std::vector<std::uint32_t> link_stamp_, flow_stamp_;
+  std::vector<int> link_pos_;     // a link's position in the component being recomputed
+  std::vector<double> old_rate_;  // per component flow, before the recomputation
   std::uint32_t stamp_ = 0;
   bool recompute_pending_ = false;
   std::size_t active_ = 0;
