@@ -107,6 +107,19 @@ int collective_command(const Args& args) {
       w.field("nvlink_gbps_per_gpu", r.time.seconds() > 0 ? r.nvlink_bytes_per_gpu / r.time.seconds() / 1e9 : 0.0);
       w.field("flows_simulated", static_cast<long long>(r.flows));
       w.field("events", static_cast<long long>(r.events));
+      w.key("phases").begin_array();
+      for (const auto& ph : r.phases) {
+        w.begin_object();
+        w.field("name", ph.name);
+        w.field("time_s", ph.time().seconds());
+        w.field("steps", ph.repeat);
+        w.field("sent_bytes_per_gpu", ph.sent_per_gpu);
+        w.field("busbw_gbps", ph.busbw / 1e9);
+        w.field("bottleneck", hw::to_string(ph.bottleneck));
+        w.field("bottleneck_utilization", ph.bottleneck_utilization);
+        w.end_object();
+      }
+      w.end_array();
       w.end_object();
     }
     w.end_array();
@@ -125,6 +138,17 @@ int collective_command(const Args& args) {
            std::to_string(r.flows)});
   }
   std::cout << t.render();
+  const auto& last = rows.back();
+  if (last.phases.size() > 1) {
+    // The phases of the largest size; each phase's busbw is the bytes a GPU sends in it over its time.
+    std::cout << "phases at " << report::binary_bytes(last.bytes) << ":\n";
+    report::TextTable pt({"phase", "steps", "time", "share", "busbw GB/s", "bottleneck"});
+    for (const auto& ph : last.phases)
+      pt.row({ph.name, std::to_string(ph.repeat), report::seconds(ph.time().seconds()),
+              report::fixed(100.0 * ph.time().seconds() / last.time.seconds(), 0) + "%", report::fixed(ph.busbw / 1e9, 2),
+              std::string(hw::to_string(ph.bottleneck)) + " " + report::fixed(100 * ph.bottleneck_utilization, 0) + "%"});
+    std::cout << pt.render();
+  }
   return 0;
 }
 

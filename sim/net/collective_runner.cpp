@@ -52,11 +52,24 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
     const auto stats = sim.run(limits);
     engine::require_finished(stats, c.outstanding ? std::vector<std::string>{p.name + ": transfers undelivered"}
                                                   : std::vector<std::string>{});
-    r.phases.push_back({p.name, sim.now(), p.repeat});
-    r.time += sim.now() * p.repeat;
+    PhaseTiming pt{p.name, sim.now(), p.repeat};
+    const double pt_s = pt.time().seconds();
+    for (const Transfer& t : p.transfers) pt.sent_per_gpu += t.bytes * t.multiplicity * p.repeat;
+    pt.sent_per_gpu /= plan.op == CollectiveOp::p2p ? 1 : group_size;
+    pt.busbw = pt_s > 0.0 ? pt.sent_per_gpu / pt_s : 0.0;
+    for (std::size_t l = 0; l < link_bytes.size(); ++l) {
+      const double b = net.link_bytes()[l] * p.repeat;
+      link_bytes[l] += b;
+      const double u = pt_s > 0.0 && b > 0.0 ? b / (topo.links()[l].bandwidth * pt_s) : 0.0;
+      if (u > pt.bottleneck_utilization) {
+        pt.bottleneck_utilization = u;
+        pt.bottleneck = topo.links()[l].cls;
+      }
+    }
+    r.phases.push_back(pt);
+    r.time += pt.time();
     r.events += stats.events;
     r.flows += p.transfers.size();
-    for (std::size_t l = 0; l < link_bytes.size(); ++l) link_bytes[l] += net.link_bytes()[l] * p.repeat;
   }
   const double t = r.time.seconds();
   if (t > 0.0) {

@@ -7,6 +7,10 @@
 // The bottleneck is the class of the link with the highest utilization,
 // bytes(l) / (bandwidth(l) · time). Bytes per GPU over InfiniBand are those leaving through the
 // group's NICs, divided by the group size (by 1 for p2p, which has one sender).
+// Per phase: its time (all repetitions), the bytes each GPU sends in it, its busbw = those bytes /
+// its time (for a ring phase this is nccl-tests' busbw of that sub-collective, so a hierarchical
+// all-reduce shows its NVLink phases at the NVLink rate and its inter-node phase at the NIC
+// rate), and the class of its most utilized link.
 #pragma once
 
 #include <string>
@@ -21,6 +25,11 @@ struct PhaseTiming {
   std::string name;
   engine::Time step;  // one repetition
   long long repeat = 1;
+  double sent_per_gpu = 0.0;  // bytes, all repetitions
+  double busbw = 0.0;         // bytes/s
+  hw::LinkClass bottleneck = hw::LinkClass::nvlink;
+  double bottleneck_utilization = 0.0;
+  engine::Time time() const { return step * repeat; }
 };
 
 struct CollectiveResult {

@@ -25,8 +25,12 @@ TEST_CASE("collective prints one row per size, in text and JSON") {
   const auto j = run_stepsim("collective topologies/h800-4x8.yaml --op all_reduce --group world --sizes 64MiB --json "
                              "--fidelity analytic");
   REQUIRE(j.status == 0);
-  for (const char* k : {"\"time_s\"", "\"algbw_gbps\"", "\"busbw_gbps\"", "\"bottleneck\"", "\"algorithm\": \"hierarchical\""})
+  for (const char* k : {"\"time_s\"", "\"algbw_gbps\"", "\"busbw_gbps\"", "\"bottleneck\"", "\"algorithm\": \"hierarchical\"",
+                        "\"phases\"", "\"name\": \"inter-node all-reduce\"", "\"sent_bytes_per_gpu\""})
     CHECK(j.out.find(k) != std::string::npos);
+  const auto h = run_stepsim("collective topologies/h800-4x8.yaml --op all_reduce --group world --sizes 64MiB");
+  CHECK(h.out.find("phases at 64 MiB:") != std::string::npos);
+  CHECK(h.out.find("inter-node all-reduce") != std::string::npos);
 }
 
 TEST_CASE("A fault given with --set shows in the collective's result") {

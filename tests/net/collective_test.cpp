@@ -57,6 +57,18 @@ TEST_CASE("Hierarchical all-reduce is the sum of its phases") {
   Time sum;
   for (const auto& p : r.phases) sum += p.step * p.repeat;
   CHECK(r.time == sum);
+  // Each phase's busbw is what a GPU sends in it over its time: (g-1)/g·S over NVLink in the
+  // intra-node phases, 2(k-1)/k·S/g over the NIC in the inter-node one.
+  CHECK(r.phases[0].sent_per_gpu == doctest::Approx(7.0 / 8 * S));
+  CHECK(r.phases[1].sent_per_gpu == doctest::Approx(2.0 * 3 / 4 * S / 8));
+  CHECK(r.phases[0].busbw == doctest::Approx(r.phases[0].sent_per_gpu / (7 * intra)));
+  CHECK(r.phases[1].busbw == doctest::Approx(r.phases[1].sent_per_gpu / (6 * inter)));
+  CHECK(r.phases[0].bottleneck == hw::LinkClass::nvlink);
+  CHECK(r.phases[1].bottleneck == hw::LinkClass::nic);
+  // At 16 GiB latency fades: the NVLink phases run near 160 GB/s, the inter-node one near the NIC's 50.
+  const auto big = run(t, CollectiveOp::all_reduce, 16.0 * (1 << 30), "world", Fidelity::flow);
+  CHECK(big.phases[0].busbw == doctest::Approx(160e9).epsilon(0.01));
+  CHECK(big.phases[1].busbw == doctest::Approx(50e9).epsilon(0.01));
 }
 
 TEST_CASE("busbw of a large ring all-reduce inside one H800 node approaches NVLink") {
