@@ -107,8 +107,9 @@ int collective_command(const Args& args) {
       w.field("nvlink_gbps_per_gpu", r.time.seconds() > 0 ? r.nvlink_bytes_per_gpu / r.time.seconds() / 1e9 : 0.0);
       w.field("flows_simulated", static_cast<long long>(r.flows));
       w.field("events", static_cast<long long>(r.events));
+      // Phases of a collective of several (hierarchical: rings inside and across nodes).
       w.key("phases").begin_array();
-      for (const auto& ph : r.phases) {
+      for (const auto& ph : r.phases.size() > 1 ? r.phases : std::vector<net::PhaseTiming>{}) {
         w.begin_object();
         w.field("name", ph.name);
         w.field("time_s", ph.time().seconds());
@@ -138,7 +139,7 @@ int collective_command(const Args& args) {
            std::to_string(r.flows)});
   }
   std::cout << t.render();
-  const auto& last = rows.back();
+  const auto& last = *std::max_element(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
   if (last.phases.size() > 1) {
     // The phases of the largest size; each phase's busbw is the bytes a GPU sends in it over its time.
     std::cout << "phases at " << report::binary_bytes(last.bytes) << ":\n";

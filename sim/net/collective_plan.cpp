@@ -170,9 +170,17 @@ CollectivePlan plan_collective(CollectiveOp op, double s, const std::vector<int>
     }
     case CollectiveOp::broadcast: {
       plan.algorithm = "chain";
-      constexpr long long kChunks = 16;
-      Phase p{"pipelined chain", {}, n - 2 + kChunks};
-      for (long long i = 0; i + 1 < n; ++i) p.transfers.push_back({group[i], group[i + 1], s / kChunks});
+      // The chunk count that minimizes (n-2+C)(α + S/(Cβ)) on the chain's slowest hop.
+      double alpha = 0.0, beta = INFINITY;
+      for (long long i = 0; i + 1 < n; ++i) {
+        const hw::Route r = t.route(group[i], group[i + 1]);
+        alpha = std::max(alpha, r.latency_s);
+        for (int link : r.links) beta = std::min(beta, t.links()[link].bandwidth);
+      }
+      const double best = alpha > 0.0 && std::isfinite(beta) ? std::sqrt((n - 2) * s / (alpha * beta)) : 1.0;
+      const long long chunks = std::clamp<long long>(std::llround(best), 1, 1 << 20);
+      Phase p{"pipelined chain", {}, n - 2 + chunks, chunks};
+      for (long long i = 0; i + 1 < n; ++i) p.transfers.push_back({group[i], group[i + 1], s / chunks});
       plan.phases.push_back(std::move(p));
       break;
     }

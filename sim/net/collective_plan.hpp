@@ -15,8 +15,9 @@
 //     nodes, or k(1-(1-1/k)^top_k) without a node limit, uniform), and every GPU forwards
 //     S·top_k/g to each other GPU of its node, concurrently
 //     (DeepEP pipelines the two). S is the tokens × hidden bytes a GPU dispatches.
-//   broadcast: a pipelined chain in rank order, S cut into C = 16 chunks: n-2+C steps in which
-//     every hop carries S/C.
+//   broadcast: a pipelined chain in rank order, S cut into C chunks: n-2+C steps in which every
+//     hop carries S/C, C = √((n-2)·S/(α·β)) (rounded, at least 1) minimizing (n-2+C)(α + S/(Cβ))
+//     with α and β the latency and bandwidth of the chain's slowest hop.
 //   p2p: one transfer from the group's first GPU to its last.
 // Bundling: transfers that are translations of one another by whole nodes (same local source
 // and destination index, same node offset, same leaf-crossing) are simulated once, with a
@@ -47,6 +48,10 @@ struct Phase {
   std::string name;
   std::vector<Transfer> transfers;
   long long repeat = 1;
+  // Steps in which each transfer carries its bytes (for byte counts): all of them, except in a
+  // pipelined chain, whose fill and drain steps the plan times as full ones.
+  long long payload_steps() const { return payload_repeat > 0 ? payload_repeat : repeat; }
+  long long payload_repeat = 0;  // 0: `repeat`
 };
 
 struct CollectivePlan {

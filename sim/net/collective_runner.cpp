@@ -54,11 +54,11 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
                                                   : std::vector<std::string>{});
     PhaseTiming pt{p.name, sim.now(), p.repeat};
     const double pt_s = pt.time().seconds();
-    for (const Transfer& t : p.transfers) pt.sent_per_gpu += t.bytes * t.multiplicity * p.repeat;
+    for (const Transfer& t : p.transfers) pt.sent_per_gpu += t.bytes * t.multiplicity * p.payload_steps();
     pt.sent_per_gpu /= plan.op == CollectiveOp::p2p ? 1 : group_size;
     pt.busbw = pt_s > 0.0 ? pt.sent_per_gpu / pt_s : 0.0;
     for (std::size_t l = 0; l < link_bytes.size(); ++l) {
-      const double b = net.link_bytes()[l] * p.repeat;
+      const double b = net.link_bytes()[l] * p.payload_steps();
       link_bytes[l] += b;
       const double u = pt_s > 0.0 && b > 0.0 ? b / (topo.links()[l].bandwidth * pt_s) : 0.0;
       if (u > pt.bottleneck_utilization) {
@@ -94,7 +94,7 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
         const hw::Link& k = topo.links()[link];
         const bool leaves_gpu = (k.cls == hw::LinkClass::nic || k.cls == hw::LinkClass::nvlink) && topo.is_gpu(k.from);
         if (!leaves_gpu) continue;
-        (k.cls == hw::LinkClass::nic ? ib : nvl) += tr.bytes * tr.multiplicity * p.repeat;
+        (k.cls == hw::LinkClass::nic ? ib : nvl) += tr.bytes * tr.multiplicity * p.payload_steps();
       }
   const int senders = plan.op == CollectiveOp::p2p ? 1 : group_size;  // a p2p has one sender
   r.ib_bytes_per_gpu = ib / senders;

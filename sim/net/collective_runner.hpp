@@ -7,10 +7,10 @@
 // The bottleneck is the class of the link with the highest utilization,
 // bytes(l) / (bandwidth(l) · time). Bytes per GPU over InfiniBand are those leaving through the
 // group's NICs, divided by the group size (by 1 for p2p, which has one sender).
-// Per phase: its time (all repetitions), the bytes each GPU sends in it, its busbw = those bytes /
-// its time (for a ring phase this is nccl-tests' busbw of that sub-collective, so a hierarchical
-// all-reduce shows its NVLink phases at the NVLink rate and its inter-node phase at the NIC
-// rate), and the class of its most utilized link.
+// Per phase: its time (all repetitions), the bytes each GPU sends in it (over NVLink and NICs
+// together), those bytes over its time, and the class of its most utilized link. For the ring
+// phases of a hierarchical collective that rate is nccl-tests' busbw of the phase's own
+// sub-collective: the NVLink phases run at the NVLink rate, the inter-node one at the NIC's.
 #pragma once
 
 #include <string>

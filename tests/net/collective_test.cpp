@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "sim/config/load.hpp"
 #include "sim/net/collective_runner.hpp"
 #include "tests/test_support.hpp"
@@ -69,6 +71,19 @@ TEST_CASE("Hierarchical all-reduce is the sum of its phases") {
   const auto big = run(t, CollectiveOp::all_reduce, 16.0 * (1 << 30), "world", Fidelity::flow);
   CHECK(big.phases[0].busbw == doctest::Approx(160e9).epsilon(0.01));
   CHECK(big.phases[1].busbw == doctest::Approx(50e9).epsilon(0.01));
+}
+
+TEST_CASE("Broadcast: a pipelined chain whose chunk count minimizes (n-2+C)(alpha + S/(C beta))") {
+  const hw::Topology t(cluster("topologies/h800-1x8.yaml"));
+  const double S = 1 << 30, n = 8, alpha = 3.3e-6, beta = 160e9;
+  const auto r = run(t, CollectiveOp::broadcast, S, "world", Fidelity::analytic);
+  REQUIRE(r.phases.size() == 1);
+  const double chunks = std::round(std::sqrt((n - 2) * S / (alpha * beta)));
+  CHECK(r.phases[0].repeat == static_cast<long long>(n - 2 + chunks));
+  CHECK(r.time.seconds() == doctest::Approx((n - 2 + chunks) * (alpha + S / chunks / beta)).epsilon(1e-9));
+  CHECK(r.busbw > 0.85 * beta);  // 90%: the pipeline fill and the per-step latency
+  // Each GPU but the last forwards S once: (n-1)/n·S per GPU over NVLink.
+  CHECK(r.nvlink_bytes_per_gpu == doctest::Approx((n - 1) / n * S));
 }
 
 TEST_CASE("busbw of a large ring all-reduce inside one H800 node approaches NVLink") {
