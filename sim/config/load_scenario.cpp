@@ -91,7 +91,10 @@ void read_parallelism(const Node& node, workload::ParallelSpec& p) {
   if (auto sp = r.find("sequence_parallel")) p.sequence_parallel = sp->boolean();
   p.zero3_prefetch = small("zero3_prefetch", 1, 0);
   if (auto sl = r.find("stage_layers"))
-    for (const Node& item : sl->items()) p.stage_layers.push_back(static_cast<int>(item.integer(0, 1 << 20)));
+    for (const Node& item : sl->items()) {
+      p.stage_layers.push_back(static_cast<int>(item.integer(0, 1 << 20)));
+      if (auto* prov = item.context().provenance) (*prov)[item.path()] = item.loc();
+    }
   if (auto a = r.find("account_embedding")) p.account_embedding = a->boolean();
   if (auto a = r.find("account_head")) p.account_head = a->boolean();
   r.finish();

@@ -155,24 +155,29 @@ ParallelPlan make_plan(const ScenarioSpec& spec) {
   plan.tokens_per_micro_batch = static_cast<double>(t.micro_batch) * t.seq_len;
 
   // Stages and layer split.
+  // Split units: the layers, plus the embedding and the head where they count as a layer each.
+  const int emb_units = p.account_embedding ? 1 : 0, head_units = p.account_head ? 1 : 0;
+  const int units = m.layers + emb_units + head_units;
   plan.stages = p.pp;
   if (p.schedule == Schedule::interleaved) {
-    if (1LL * p.pp * p.virtual_stages > m.layers)
+    if (1LL * p.pp * p.virtual_stages > units + (p.stage_layers.empty() ? 0 : 2))
       fail(spec, "parallelism.virtual_stages",
            "pp * virtual_stages = " + str(1LL * p.pp * p.virtual_stages) + " stages exceed the model's " +
                str(m.layers) + " layers",
-           "every stage needs at least one layer");
+           "every stage needs a layer (or the embedding or head alone); lower virtual_stages");
     plan.stages = p.pp * p.virtual_stages;
   }
   if (p.schedule == Schedule::dualpipev) plan.stages = 2 * p.pp;
   check_pipeline(spec, plan);
-  // Split units: the layers, plus the embedding and the head where they count as a layer each.
-  const int emb_units = p.account_embedding ? 1 : 0, head_units = p.account_head ? 1 : 0;
-  const int units = m.layers + emb_units + head_units;
+  if (!p.stage_layers.empty() && (p.account_embedding || p.account_head))
+    fail(spec, p.account_embedding ? "parallelism.account_embedding" : "parallelism.account_head",
+         "account_embedding and account_head shape the balanced split, and stage_layers replaces it",
+         "count the embedding and head in stage_layers instead (0 layers on an end stage leaves it to them)");
   if (units < plan.stages && p.stage_layers.empty())
-    fail(spec, "parallelism.pp",
+    fail(spec, p.schedule == Schedule::interleaved ? "parallelism.virtual_stages" : "parallelism.pp",
          "the model has " + str(m.layers) + " layers but the schedule needs " + str(plan.stages) + " stages",
-         "every stage needs at least one layer; lower pp (or virtual_stages)");
+         "every stage needs a layer (or the embedding or head, with account_embedding/account_head); "
+         "lower pp (or virtual_stages)");
   if (!p.stage_layers.empty()) {
     if (static_cast<int>(p.stage_layers.size()) != plan.stages)
       fail(spec, "parallelism.stage_layers",
@@ -183,7 +188,7 @@ ParallelPlan make_plan(const ScenarioSpec& spec) {
            "stage_layers must sum to the model's " + str(m.layers) + " layers (sum is " + str(total) + ")");
     for (int s = 1; s + 1 < plan.stages; ++s)
       if (p.stage_layers[s] < 1)
-        fail(spec, "parallelism.stage_layers", "stage " + str(s) + " has no layer",
+        fail(spec, "parallelism.stage_layers." + str(s), "stage " + str(s) + " has no layer",
              "only the first stage (embedding alone) or the last (head alone) may hold no layer");
     plan.stage_layers = p.stage_layers;
   } else {
@@ -194,11 +199,9 @@ ParallelPlan make_plan(const ScenarioSpec& spec) {
     order.push_back(0);
     if (plan.stages > 1) order.push_back(plan.stages - 1);
     for (int i = 0; i < units % plan.stages; ++i) plan.stage_layers[order[i]] += 1;
+    // Every stage has at least one unit (units >= stages), so the end stages stay >= 0.
     plan.stage_layers.front() -= emb_units;
     plan.stage_layers.back() -= head_units;
-    if (plan.stage_layers.front() < 0 || plan.stage_layers.back() < 0)
-      fail(spec, "parallelism.pp", "one stage cannot hold the embedding and the head alone",
-           "lower pp, or set account_embedding/account_head to false");
   }
   plan.stage_first_layer.resize(plan.stages);
   for (int s = 0, first = 0; s < plan.stages; first += plan.stage_layers[s], ++s)

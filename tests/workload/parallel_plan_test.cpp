@@ -66,6 +66,21 @@ TEST_CASE("Explicit stage_layers: only the end stages may be empty") {
   CHECK_THROWS_AS(make_plan(s), stepsim::engine::UserError);
   s.parallel.stage_layers = {2, 2, 2, 3};
   CHECK_THROWS_AS(make_plan(s), stepsim::engine::UserError);
+  // The account flags shape the balanced split only; with an explicit one they are a mistake.
+  s.parallel.stage_layers = {0, 4, 4, 0};
+  s.parallel.account_head = true;
+  CHECK_THROWS_AS(make_plan(s), stepsim::engine::UserError);
+}
+
+TEST_CASE("Interleaved: with the embedding and head counted, layers + 2 stages fit (Megatron's layout)") {
+  ScenarioSpec s = stepsim::test::small_scenario(4, 8);
+  s.parallel.pp = 2;
+  s.parallel.schedule = Schedule::interleaved;
+  s.parallel.virtual_stages = 5;  // 10 stages for 8 layers
+  CHECK_THROWS_AS(make_plan(s), stepsim::engine::UserError);
+  s.parallel.account_embedding = true;
+  s.parallel.account_head = true;
+  CHECK(make_plan(s).stage_layers == std::vector<int>{0, 1, 1, 1, 1, 1, 1, 1, 1, 0});
 }
 
 TEST_CASE("DualPipe pairs stage i with stage pp-1-i, half the micro-batches each") {
