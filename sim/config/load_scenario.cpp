@@ -42,7 +42,6 @@ void read_precision(const Node& node, workload::PrecisionPolicy& p) {
       {"master", &p.master},     {"optimizer", &p.optimizer}};
   for (const auto& [key, field] : fields)
     if (auto n = r.find(key)) *field = n->precision();
-  p.mlp_act_input = p.activations;
   if (auto n = r.find("mlp_act_input")) p.mlp_act_input = n->precision();
   r.finish();
 }

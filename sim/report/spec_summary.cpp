@@ -63,6 +63,23 @@ std::string describe(const workload::ScenarioSpec& s) {
        ", ep " + std::to_string(plan.ep) + ", ZeRO-" + std::to_string(s.parallel.zero) + ", schedule " +
        std::string(workload::to_string(s.parallel.schedule)) + ", " + std::to_string(plan.micro_batches) +
        " micro-batches of " + fixed(plan.tokens_per_micro_batch, 0) + " tokens per pipeline\n";
+  std::string split;
+  for (int n : plan.stage_layers) split += (split.empty() ? "" : ",") + std::to_string(n);
+  o += "stages  " + std::to_string(plan.stages) + " of [" + split + "] layers (embedding on the first, head on the last" +
+       (s.parallel.account_embedding || s.parallel.account_head ? ", counted in the split" : "") + ")\n";
+  const auto& pr = s.training.precision;
+  const auto name = [](hw::Precision p) { return std::string(hw::to_string(p)); };
+  o += "train   gemm " + name(pr.gemm) + ", attention " + name(pr.attention) + ", head " + name(pr.head) + ", activations " +
+       name(pr.activations) + ", MLP activation input " + name(pr.mlp_act_input.value_or(pr.activations)) + ", dispatch " +
+       name(pr.dispatch) + ", combine " + name(pr.combine) + "; params " + name(pr.params) + ", grads " + name(pr.grads) +
+       ", master " + name(pr.master) + ", optimizer " + name(pr.optimizer) + "\n";
+  static const char* kRecompute[] = {"none", "full", "selective"};
+  std::string rc;
+  if (s.training.recompute.mode == workload::RecomputeMode::ops)
+    for (const auto& op : s.training.recompute.ops) rc += (rc.empty() ? "" : ", ") + op;
+  else
+    rc = kRecompute[static_cast<int>(s.training.recompute.mode)];
+  o += "        recompute " + rc + "\n";
   o += "bound   " + seconds(r.bound_s) + " per step (roofline), limited by " + std::string(analysis::to_string(r.limited_by)) +
        "; memory " + fixed(r.memory.total() / 1e9, 1) + " of " + fixed(r.memory.capacity / 1e9, 1) + " GB per GPU\n";
   return o;

@@ -114,7 +114,7 @@ struct Builder {
     const double up_n = gated ? 2.0 * ffn : ffn;
     // The up projection keeps its input (dispatched copies for routed experts) and its output.
     const double in_bytes = routed ? copies * h * bytes_per_element(t.precision.dispatch) : 0.0;
-    const double act_in = bytes_per_element(t.precision.mlp_act_input);
+    const double act_in = bytes_per_element(t.precision.mlp_act_input.value_or(t.precision.activations));
     l.ops.push_back(linear(prefix + "_up", prefix + "_up", up_n, h, in_bytes + copies * up_n * act_in,
                            copies, owned, g, routed));
     OpCost actf = elementwise(prefix + "_act", gated ? "swiglu" : "gelu", copies * up_n,

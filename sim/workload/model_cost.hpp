@@ -19,9 +19,11 @@
 // in the activation precision); recomputing the op drops it and adds its forward FLOPs to
 // backward. Each layer's input is always kept.
 // Routed expert outputs are not kept: the gradient of the combine weight g_k in y = Σ g_k·W_down·a_k
-// is ⟨W_downᵀ·dy, a_k⟩, the down projection's input gradient (computed anyway) dotted with its
-// input a_k (kept, or recomputed with the activation function), so backward needs no copy of the
-// top_k·hidden expert outputs per token.
+// is ⟨dy, W_down·a_k⟩ = ⟨W_downᵀ·dy, a_k⟩. The expert computes W_downᵀ·(g_k·dy) for its input
+// gradient anyway, so one dot product with its input a_k (kept, or recomputed with the activation
+// function), divided by g_k, gives it: backward needs no copy of the top_k·hidden expert outputs
+// per token. (Megatron-LM's default unpermute keeps them instead; that costs top_k·hidden
+// activation-precision elements per token and MoE layer more than counted here.)
 //
 // Not modelled: dropout, biases' FLOPs, multi-token prediction layers, FlashAttention's own
 // recomputation of QKᵀ in backward (hardware FLOPs above model FLOPs).

@@ -1,6 +1,7 @@
 // How the model is trained: sequence and batch sizes, precision per tensor class, recomputation.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,7 @@ struct PrecisionPolicy {
   Precision head = Precision::bf16;
   Precision router = Precision::bf16;
   Precision activations = Precision::bf16;
-  Precision mlp_act_input = Precision::bf16;
+  std::optional<Precision> mlp_act_input;  // unset: `activations`
   Precision dispatch = Precision::bf16;
   Precision combine = Precision::bf16;
   Precision params = Precision::bf16;
@@ -37,7 +38,7 @@ enum class RecomputeMode { none, full, selective, ops };
 
 // none: keep every activation backward needs. full: keep only each layer's input and rerun the
 // layer's forward in backward. selective: recompute the attention core (Megatron's choice). ops:
-// recompute the named ops or op groups (e.g. DeepSeek's [rmsnorm, mla_up_proj]).
+// recompute the named ops or op groups (e.g. DeepSeek's [rmsnorm, mla_up_proj, swiglu]).
 struct RecomputeSpec {
   RecomputeMode mode = RecomputeMode::none;
   std::vector<std::string> ops;

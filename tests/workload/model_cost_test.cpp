@@ -106,6 +106,10 @@ TEST_CASE("MoE saved activations by hand: FP8 dispatch copies, cached SwiGLU inp
   CHECK(op(a, "expert_up").saved_bytes == 2 * 64 * 1 + 2 * 64 * 2);
   CHECK(op(b, "expert_up").saved_bytes == 2 * 64 * 1 + 2 * 64 * 1);
   CHECK(op(b, "shared_up").saved_bytes == 64 * 1);
+  // Unset, it follows the activation precision.
+  t.precision.mlp_act_input.reset();
+  t.precision.activations = Precision::fp32;
+  CHECK(op(ModelCost(m, t).layers()[0], "expert_up").saved_bytes == 2 * 64 * 1 + 2 * 64 * 4);
   // SwiGLU output (the down projection's FP8 input): 2 × 32; the expert outputs are not kept.
   CHECK(op(a, "expert_act").saved_bytes == 2 * 32 * 1);
   CHECK(op(a, "expert_down").saved_bytes == 0.0);
