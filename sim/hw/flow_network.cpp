@@ -24,6 +24,13 @@ double FlowNetwork::link_rate(int link) const {
   return r;
 }
 
+std::vector<std::pair<std::uint64_t, double>> FlowNetwork::flow_rates() const {
+  std::vector<std::pair<std::uint64_t, double>> out;
+  for (const Flow& f : flows_)
+    if (f.used && f.active) out.emplace_back(f.tag, f.rate);
+  return out;
+}
+
 int FlowNetwork::allocate() {
   if (!free_.empty()) {
     const int f = free_.back();
@@ -185,6 +192,7 @@ void FlowNetwork::recompute() {
     heap.pop();
     if (unfixed[i] == 0) continue;
     const double share = cap[i] / unfixed[i];
+    STEPSIM_CHECK(std::isfinite(share), "link share is not a number");
     if (share != key) {
       heap.push({share, i});
       continue;
@@ -202,8 +210,10 @@ void FlowNetwork::recompute() {
     }
   }
   // A flow whose rate is unchanged keeps its finish event: it still ends at the same instant.
-  for (std::size_t i = 0; i < comp_flows.size(); ++i)
+  for (std::size_t i = 0; i < comp_flows.size(); ++i) {
+    STEPSIM_CHECK(flows_[comp_flows[i]].rate > 0.0, "active flow without bandwidth");
     if (flows_[comp_flows[i]].rate != old_rate_[i]) reschedule(comp_flows[i]);
+  }
 }
 
 }  // namespace stepsim::hw

@@ -52,6 +52,8 @@ class FlowNetwork final : public engine::EventHandler {
   const std::vector<double>& link_bytes() const { return link_bytes_; }
   // Sum of the current rates of the flows on a link (flow fidelity), bytes/s.
   double link_rate(int link) const;
+  // (tag, rate in bytes/s) of every flow sharing links now, in no particular order.
+  std::vector<std::pair<std::uint64_t, double>> flow_rates() const;
   Fidelity fidelity() const { return fidelity_; }
 
   void on_event(engine::Simulator& sim, std::uint64_t tag) override;
