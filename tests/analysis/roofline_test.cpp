@@ -57,7 +57,7 @@ TEST_CASE("The seed's verdict: DualPipe compute-bound, ZeRO-3 communication-boun
   CHECK(z3_bf16.comm_to_compute < z3.comm_to_compute);
 }
 
-TEST_CASE("The published DeepSeek-V3 layout fits in an H800; without DeepSeek's memory savings it does not") {
+TEST_CASE("The published DeepSeek-V3 layout fits in an H800; its memory savings are what make it fit") {
   // §3.3.2 of arXiv 2412.19437: SwiGLU inputs cached in FP8 and its output recomputed, on top of
   // recomputing RMSNorm and the MLA up-projections.
   const auto dual = of("scenarios/deepseek-v3-dualpipe.yaml");

@@ -23,7 +23,8 @@ struct Slice {
   double begin, end;
 };
 
-void check_importable(const std::string& text) {
+// Checks the rules and returns the number of flow arrows (matched start/end pairs).
+std::size_t check_importable(const std::string& text) {
   const test::Json trace = test::parse_json(text);
   std::map<std::pair<double, double>, std::vector<Slice>> slices;  // (pid, tid) -> slices
   std::set<std::pair<double, double>> named_threads;
@@ -65,13 +66,23 @@ void check_importable(const std::string& text) {
       open.push_back(s.end);
     }
   }
+  std::map<double, std::pair<const test::Json*, const test::Json*>> arrows;  // id -> (start, end)
   for (const auto* f : flows) {
     const auto it = slices.find({f->at("pid").num, f->at("tid").num});
     REQUIRE(it != slices.end());
     const double ts = f->at("ts").num;
     CHECK(std::any_of(it->second.begin(), it->second.end(),
                       [&](const Slice& s) { return s.begin <= ts + 1e-9 && ts <= s.end + 1e-9; }));
+    auto& pair = arrows[f->at("id").num];
+    (f->at("ph").str == "s" ? pair.first : pair.second) = f;
   }
+  for (const auto& [id, pair] : arrows) {
+    CAPTURE(id);
+    REQUIRE(pair.first != nullptr);
+    REQUIRE(pair.second != nullptr);
+    CHECK(pair.first->at("ts").num <= pair.second->at("ts").num);  // an arrow never points back in time
+  }
+  return arrows.size();
 }
 
 workload::ScenarioSpec pipeline(workload::Schedule schedule) {
@@ -86,17 +97,28 @@ workload::ScenarioSpec pipeline(workload::Schedule schedule) {
 }  // namespace
 
 TEST_CASE("Traces of every schedule follow the importers' rules, per op and per layer") {
-  for (auto schedule : {workload::Schedule::one_f_one_b, workload::Schedule::dualpipe, workload::Schedule::zb1p}) {
-    const auto spec = pipeline(schedule);
+  using workload::Schedule;
+  for (auto schedule : {Schedule::gpipe, Schedule::one_f_one_b, Schedule::interleaved, Schedule::zb1p, Schedule::dualpipe,
+                        Schedule::dualpipev}) {
+    auto spec = pipeline(schedule);
+    if (schedule == Schedule::interleaved) spec.parallel.virtual_stages = 2;
+    if (schedule == Schedule::dualpipev) spec.parallel.pp = 2;
     const auto sim = analysis::simulate_step(spec);
-    CAPTURE(static_cast<int>(schedule));
+    CAPTURE(workload::to_string(schedule));
     report::TraceOptions o;
-    check_importable(report::chrome_trace(sim, spec, o));
+    CHECK(check_importable(report::chrome_trace(sim, spec, o)) > 0);  // pipeline sends have arrows
     o.per_layer = true;
-    check_importable(report::chrome_trace(sim, spec, o));
-    o.ranks = {1, 2};
+    CHECK(check_importable(report::chrome_trace(sim, spec, o)) > 0);
+    o.ranks = {0, 1};
     check_importable(report::chrome_trace(sim, spec, o));
   }
+}
+
+TEST_CASE("A trace with an embedding-only first stage and a head-only last stage") {
+  auto spec = pipeline(workload::Schedule::one_f_one_b);
+  spec.parallel.stage_layers = {0, 4, 4, 0};
+  const auto sim = analysis::simulate_step(spec);
+  CHECK(check_importable(report::chrome_trace(sim, spec, {})) > 0);
 }
 
 TEST_CASE("A ZeRO-3 trace follows the importers' rules") {
