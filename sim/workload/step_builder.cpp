@@ -55,6 +55,10 @@ class Builder {
     prog_ = &out.program;
     g_.devices = plan_.pp;
     g_.streams.resize(plan_.pp);
+    if (spec_.fidelity == NetworkFidelity::flow) {
+      g_.nvlink_capacity = spec_.cluster.nvlink.bandwidth;
+      g_.nic_capacity = spec_.cluster.fabric.nic.bandwidth;
+    }
     const std::size_t tasks = static_cast<std::size_t>(prog_->stages) * prog_->micro_batches;
     last_f_.assign(tasks, -1);
     last_b_.assign(tasks, -1);

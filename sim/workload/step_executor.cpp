@@ -1,5 +1,8 @@
 #include "sim/workload/step_executor.hpp"
 
+#include <algorithm>
+
+#include "sim/engine/check.hpp"
 #include "sim/engine/simulator.hpp"
 
 namespace stepsim::workload {
@@ -28,6 +31,7 @@ class Runner final : public engine::EventHandler {
     }
     head_.assign(g.devices, {});
     busy_.assign(g.devices, {});
+    active_.resize(g.devices);
   }
 
   StepTimeline run() {
@@ -51,6 +55,7 @@ class Runner final : public engine::EventHandler {
   void on_event(engine::Simulator& sim, std::uint64_t tag) override {
     const int id = static_cast<int>(tag);
     const StepOp& op = g_.ops[id];
+    if (shares(id)) leave(op.device, id);
     tl_.end[id] = sim.now();
     tl_.step = std::max(tl_.step, sim.now());
     done_[id] = true;
@@ -73,7 +78,89 @@ class Runner final : public engine::EventHandler {
     if (waiting_[id] > 0) return;
     busy_[d][s] = true;
     tl_.start[id] = sim_.now();
-    sim_.after(g_.ops[id].duration, this, static_cast<std::uint64_t>(id));
+    if (shares(id)) join(d, id);
+    else sim_.after(g_.ops[id].duration, this, static_cast<std::uint64_t>(id));
+  }
+
+  // Bandwidth sharing between a device's concurrent communication ops.
+  struct Active {
+    int op;
+    double left = 1.0;   // fraction of the op still to move
+    double speed = 1.0;  // x: fraction of its own (alone) speed
+    Time since;          // when `left` was last brought up to date
+    engine::EventId end;
+  };
+
+  bool shares(int id) const {
+    const StepOp& op = g_.ops[id];
+    return is_communication(op.kind) && op.duration > Time() && (op.ib_bytes > 0.0 || op.nvlink_bytes > 0.0) &&
+           (g_.nvlink_capacity > 0.0 || g_.nic_capacity > 0.0);
+  }
+
+  void progress(std::vector<Active>& act) {
+    for (Active& a : act) {
+      a.left = std::max(0.0, a.left - a.speed * (sim_.now() - a.since).seconds() / g_.ops[a.op].duration.seconds());
+      a.since = sim_.now();
+    }
+  }
+
+  void join(int d, int id) {
+    auto& act = active_[d];
+    progress(act);
+    act.push_back({id, 1.0, 1.0, sim_.now(), sim_.after(g_.ops[id].duration, this, static_cast<std::uint64_t>(id))});
+    if (act.size() > 1) share(act);
+  }
+
+  void leave(int d, int id) {
+    auto& act = active_[d];
+    progress(act);
+    act.erase(std::find_if(act.begin(), act.end(), [&](const Active& a) { return a.op == id; }));
+    if (!act.empty()) share(act);
+  }
+
+  // Progressive filling: raise every unfixed op's x together until a resource is full (fixing
+  // the ops on it) or x reaches 1.
+  void share(std::vector<Active>& act) {
+    const std::size_t n = act.size();
+    std::vector<std::array<double, 2>> demand(n);
+    std::array<double, 2> cap{g_.nvlink_capacity, g_.nic_capacity};
+    for (std::size_t i = 0; i < n; ++i) {
+      const StepOp& op = g_.ops[act[i].op];
+      const double t = op.duration.seconds();
+      demand[i] = {op.nvlink_bytes / t, op.ib_bytes / t};
+      for (int r = 0; r < 2; ++r) cap[r] = std::max(cap[r], demand[i][r]);  // alone, never slowed
+    }
+    std::vector<double> x(n, 1.0);
+    std::vector<bool> fixed(n, false);
+    std::array<double, 2> used{0.0, 0.0};
+    for (std::size_t unfixed = n; unfixed > 0;) {
+      double level = 1.0;
+      int bind = -1;
+      for (int r = 0; r < 2; ++r) {
+        double want = 0.0;
+        for (std::size_t i = 0; i < n; ++i)
+          if (!fixed[i]) want += demand[i][r];
+        if (want > 0.0 && (cap[r] - used[r]) / want < level) {
+          level = (cap[r] - used[r]) / want;
+          bind = r;
+        }
+      }
+      for (std::size_t i = 0; i < n; ++i) {
+        if (fixed[i] || (bind >= 0 && demand[i][bind] <= 0.0)) continue;
+        x[i] = level;
+        fixed[i] = true;
+        --unfixed;
+        for (int r = 0; r < 2; ++r) used[r] += level * demand[i][r];
+      }
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      STEPSIM_CHECK(x[i] > 0.0, "a communication op without bandwidth");
+      if (x[i] == act[i].speed) continue;  // its end stays where it is
+      act[i].speed = x[i];
+      sim_.cancel(act[i].end);
+      const double rest = act[i].left * g_.ops[act[i].op].duration.seconds() / x[i];
+      act[i].end = sim_.after(Time::from_seconds(rest), this, static_cast<std::uint64_t>(act[i].op));
+    }
   }
 
   const StepGraph& g_;
@@ -86,6 +173,7 @@ class Runner final : public engine::EventHandler {
   std::vector<int> dependents_;
   std::vector<std::array<std::size_t, kStreams>> head_;
   std::vector<std::array<bool, kStreams>> busy_;
+  std::vector<std::vector<Active>> active_;  // per device
 };
 
 }  // namespace

@@ -5,7 +5,9 @@
 // `p2p` (pipeline sends) or `dp` (gradient reductions and parameter gathers of data parallelism,
 // which frameworks run on a stream of their own so they overlap the remaining backward). A stream runs its ops one at a time in issue order; an op starts when its
 // stream is free and all its dependencies have finished. Durations are fixed when the graph is
-// built (kernels from the device roofline, collectives from the network model).
+// built (kernels from the device roofline, collectives from the network model, each timed alone);
+// communication ops that run at once on different streams of a device then share its NVLink and
+// NIC bandwidth (see step_executor.hpp).
 // Device d stands for pipeline rank d: all its data-parallel replicas behave alike, so one is
 // simulated and its collectives are timed on the real groups of the cluster.
 #pragma once
@@ -45,6 +47,9 @@ struct StepOp {
 
 struct StepGraph {
   int devices = 0;
+  // Per GPU and direction, bytes/s, shared by a device's concurrent communication ops; 0: they
+  // do not interact (analytic or free network).
+  double nvlink_capacity = 0.0, nic_capacity = 0.0;
   std::vector<StepOp> ops;
   std::vector<std::array<std::vector<int>, kStreams>> streams;  // per device: op ids in issue order
 
