@@ -10,6 +10,7 @@
 #include "sim/cli/output_file.hpp"
 #include "sim/config/load.hpp"
 #include "sim/report/chrome_trace.hpp"
+#include "sim/report/schedule_svg.hpp"
 #include "sim/report/step_report.hpp"
 #include "sim/cli/interrupt.hpp"
 
@@ -50,7 +51,7 @@ int run_command(const Args& args, bool compare) {
                 "devices, over the cluster's network. Reports step time, compute, exposed communication,\n"
                 "bubble and idle per pipeline rank next to the roofline bound.\n\nOptions");
   std::vector<std::string> files, sets;
-  std::string report_file, trace_file, trace_ranks, detail = "op";
+  std::string report_file, trace_file, svg_file, trace_ranks, detail = "op";
   double max_wall = 0.0, max_ops = 2e7, max_trace_events = 2e7;
   add_common_options(opts, sets);
   opts.add_options()("json", "print JSON instead of text")(
@@ -60,6 +61,7 @@ int run_command(const Args& args, bool compare) {
   if (!compare)
     opts.add_options()("report", po::value(&report_file), "also write the JSON report to this file")(
         "trace", po::value(&trace_file), "write a Chrome trace (Perfetto, chrome://tracing) to this file")(
+        "svg", po::value(&svg_file), "write the pipeline schedule diagram (every rank's compute stream) as SVG")(
         "trace-ranks", po::value(&trace_ranks), "pipeline ranks in the trace, e.g. 0-3 or 0,15 (default: all)")(
         "trace-detail", po::value(&detail), "op (every kernel group and transfer) | layer (one event per layer)")(
         "max-trace-events", po::value(&max_trace_events), "refuse traces with more events (default 2e7)");
@@ -142,6 +144,7 @@ int run_command(const Args& args, bool compare) {
     topt.per_layer = detail == "layer";
     write_file_atomically(trace_file, report::chrome_trace(sims[0], specs[0], topt));
   }
+  if (!svg_file.empty()) write_file_atomically(svg_file, report::schedule_svg(sims[0], specs[0]));
   std::cout << text;
   return 0;
 }

@@ -1,0 +1,162 @@
+#include "sim/report/schedule_svg.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+#include <vector>
+
+#include "sim/report/text_table.hpp"
+
+namespace stepsim::report {
+
+namespace {
+
+using engine::Time;
+using workload::StepOp;
+
+constexpr double kLeft = 120, kWidth = 1400, kTop = 56, kRow = 22, kGap = 6;
+constexpr double kBox = 16, kStrip = 4;  // compute boxes, then the communication strip below them
+
+struct Run {
+  std::tuple<char, int, int> key;  // phase, micro-batch, stage
+  Time start, end;
+};
+
+struct Box {
+  std::string cls, label;
+  Time start, end;
+};
+
+std::string escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '&') o += "&amp;";
+    else if (c == '<') o += "&lt;";
+    else if (c == '>') o += "&gt;";
+    else if (c == '"') o += "&quot;";
+    else o += c;
+  }
+  return o;
+}
+
+bool forward(char phase) { return phase == 'F'; }
+bool backward(char phase) { return phase == 'B' || phase == 'X'; }
+
+// The rank's compute stream as boxes (see the header).
+std::vector<Box> boxes_of(const analysis::StepSimulation& s, int device) {
+  const auto& g = s.build.graph;
+  const auto& t = s.timeline;
+  std::vector<Run> runs;
+  for (int id : g.streams[device][static_cast<int>(workload::StreamKind::compute)]) {
+    const StepOp& op = g.ops[id];
+    const auto key = std::make_tuple(op.phase, op.mb, op.stage);
+    if (!runs.empty() && runs.back().key == key && runs.back().end == t.start[id]) runs.back().end = t.end[id];
+    else runs.push_back({key, t.start[id], t.end[id]});
+  }
+  std::vector<Box> out;
+  for (std::size_t i = 0; i < runs.size();) {
+    const auto [phase, mb, stage] = runs[i].key;
+    // An overlapped F&B pair: at least three contiguous runs alternating between a forward and a
+    // backward chunk.
+    std::size_t j = i + 1;
+    if (j < runs.size() && runs[j].start == runs[j - 1].end) {
+      const char other = std::get<0>(runs[j].key);
+      if ((forward(phase) && backward(other)) || (backward(phase) && forward(other)))
+        while (j < runs.size() && runs[j].start == runs[j - 1].end && runs[j].key == runs[i + (j - i) % 2].key) ++j;
+    }
+    if (j - i >= 3) {
+      const int fmb = forward(phase) ? mb : std::get<1>(runs[i + 1].key);
+      const int bmb = forward(phase) ? std::get<1>(runs[i + 1].key) : mb;
+      out.push_back({"FB", std::to_string(fmb) + "/" + std::to_string(bmb), runs[i].start, runs[j - 1].end});
+      i = j;
+      continue;
+    }
+    std::string cls = phase == 'F' ? "F" : phase == 'W' ? "W" : backward(phase) ? "B" : "O";
+    out.push_back({cls, mb >= 0 ? std::to_string(mb) : std::string(), runs[i].start, runs[i].end});
+    ++i;
+  }
+  return out;
+}
+
+// When any communication op of the rank is in flight: the union of their intervals.
+std::vector<std::pair<Time, Time>> communication_of(const analysis::StepSimulation& s, int device) {
+  const auto& g = s.build.graph;
+  std::vector<std::pair<Time, Time>> spans;
+  for (auto k : {workload::StreamKind::comm, workload::StreamKind::p2p, workload::StreamKind::dp})
+    for (int id : g.streams[device][static_cast<int>(k)])
+      if (s.timeline.end[id] > s.timeline.start[id]) spans.emplace_back(s.timeline.start[id], s.timeline.end[id]);
+  std::sort(spans.begin(), spans.end());
+  std::vector<std::pair<Time, Time>> out;
+  for (const auto& sp : spans) {
+    if (!out.empty() && sp.first <= out.back().second) out.back().second = std::max(out.back().second, sp.second);
+    else out.push_back(sp);
+  }
+  return out;
+}
+
+double nice_step(double span) {
+  const double raw = span / 8.0, mag = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0})
+    if (m * mag >= raw) return m * mag;
+  return 10.0 * mag;
+}
+
+}  // namespace
+
+std::string schedule_svg(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec) {
+  const double total = s.metrics.step_s > 0.0 ? s.metrics.step_s : 1.0;
+  const int rows = s.build.graph.devices;
+  const double height = kTop + rows * (kRow + kGap) + 70;
+  auto x = [&](Time t) { return kLeft + t.seconds() / total * kWidth; };
+  std::string o = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + fixed(kLeft + kWidth + 20, 0) + "\" height=\"" +
+                  fixed(height, 0) + "\" font-family=\"monospace\" font-size=\"11\">\n";
+  o += "<style>.F{fill:#4e79a7}.B{fill:#59a14f}.W{fill:#f28e2b}.FB{fill:#b07aa1}.O{fill:#9d9d9d}.C{fill:#e15759}"
+       "text.in{fill:#fff;font-size:9px}</style>\n";
+  o += "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n";
+  o += "<text x=\"10\" y=\"18\" font-size=\"13\">" + escape(spec.name) + "</text>\n";
+  o += "<text x=\"10\" y=\"36\">step " + seconds(total) + ", schedule " + std::string(workload::to_string(spec.parallel.schedule)) +
+       "; per pipeline rank its compute stream, and below it (red) when communication is in flight;"
+       " white above red: waiting on communication; white alone: bubble</text>\n";
+  for (int d = 0; d < rows; ++d) {
+    const double y = kTop + d * (kRow + kGap);
+    o += "<text x=\"10\" y=\"" + fixed(y + kRow * 0.7, 1) + "\">rank " + std::to_string(d) + "</text>\n";
+    o += "<rect x=\"" + fixed(kLeft, 1) + "\" y=\"" + fixed(y, 1) + "\" width=\"" + fixed(kWidth, 1) + "\" height=\"" +
+         fixed(kRow, 1) + "\" fill=\"none\" stroke=\"#ccc\"/>\n";
+    for (const Box& b : boxes_of(s, d)) {
+      const double x0 = x(b.start), w = std::max(x(b.end) - x0, 0.3);
+      o += "<rect class=\"" + b.cls + "\" x=\"" + fixed(x0, 2) + "\" y=\"" + fixed(y, 1) + "\" width=\"" + fixed(w, 2) +
+           "\" height=\"" + fixed(kBox, 1) + "\"/>\n";
+      if (!b.label.empty() && w >= 6.0 * b.label.size() + 2.0)
+        o += "<text class=\"in\" x=\"" + fixed(x0 + 1.5, 2) + "\" y=\"" + fixed(y + kBox * 0.75, 1) + "\">" + b.label + "</text>\n";
+    }
+    for (const auto& [from, to] : communication_of(s, d))
+      o += "<rect class=\"C\" x=\"" + fixed(x(from), 2) + "\" y=\"" + fixed(y + kRow - kStrip, 1) + "\" width=\"" +
+           fixed(std::max(x(to) - x(from), 0.3), 2) + "\" height=\"" + fixed(kStrip, 1) + "\"/>\n";
+  }
+  // Time axis.
+  const double axis_y = kTop + rows * (kRow + kGap) + 4, step = nice_step(total);
+  o += "<line x1=\"" + fixed(kLeft, 1) + "\" y1=\"" + fixed(axis_y, 1) + "\" x2=\"" + fixed(kLeft + kWidth, 1) + "\" y2=\"" +
+       fixed(axis_y, 1) + "\" stroke=\"#000\"/>\n";
+  for (int i = 0; i * step <= total * (1 + 1e-9); ++i) {
+    const double tx = kLeft + i * step / total * kWidth;
+    o += "<line x1=\"" + fixed(tx, 1) + "\" y1=\"" + fixed(axis_y, 1) + "\" x2=\"" + fixed(tx, 1) + "\" y2=\"" +
+         fixed(axis_y + 5, 1) + "\" stroke=\"#000\"/>\n";
+    o += "<text x=\"" + fixed(tx - 10, 1) + "\" y=\"" + fixed(axis_y + 17, 1) + "\">" + seconds(i * step) + "</text>\n";
+  }
+  // Legend.
+  const double ly = axis_y + 38;
+  const std::pair<const char*, const char*> legend[] = {
+      {"F", "forward"}, {"B", "backward (input gradient, or all)"}, {"W", "weight gradient"},
+      {"FB", "overlapped forward/backward pair"}, {"O", "optimizer"}, {"C", "communication in flight"}};
+  double lx = kLeft;
+  for (const auto& [cls, text] : legend) {
+    o += "<rect x=\"" + fixed(lx, 1) + "\" y=\"" + fixed(ly - 10, 1) + "\" width=\"12\" height=\"12\" class=\"" +
+         std::string(cls) + "\"/>\n";
+    o += "<text x=\"" + fixed(lx + 16, 1) + "\" y=\"" + fixed(ly, 1) + "\">" + text + "</text>\n";
+    lx += 24 + 7.0 * std::string(text).size();
+  }
+  o += "</svg>\n";
+  return o;
+}
+
+}  // namespace stepsim::report

@@ -1,0 +1,24 @@
+// The simulated step as a pipeline schedule diagram (SVG), in the style of the figures of the
+// DualPipe and zero-bubble papers: one row per pipeline rank, time to the right, the compute
+// stream's work as boxes coloured by kind and labelled with their micro-batch.
+//
+// A box is a run of the rank's compute ops that follow one another without a gap: a forward chunk
+// (F), an input-gradient or full backward chunk (B), a weight-gradient chunk (W), or, where the
+// ops of a forward and a backward chunk alternate (DualPipe's overlapped pairs), one F&B box
+// labelled "f/b" with both micro-batches. The optimizer step is grey. Below the boxes a thin red
+// strip marks when any communication op of the rank (expert all-to-all, pipeline send, gradient
+// reduction) is in flight. White on the row is the compute stream idle: above red, waiting on
+// communication that is not hidden; alone, pipeline bubble. Boxes narrower than a pixel are still
+// drawn; labels only where they fit.
+// Deterministic: the same step gives the same bytes.
+#pragma once
+
+#include <string>
+
+#include "sim/analysis/step_simulation.hpp"
+
+namespace stepsim::report {
+
+std::string schedule_svg(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec);
+
+}  // namespace stepsim::report

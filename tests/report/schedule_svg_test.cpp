@@ -1,0 +1,58 @@
+#include "sim/report/schedule_svg.hpp"
+
+#include <doctest/doctest.h>
+
+#include "tests/workload/spec_fixture.hpp"
+
+using namespace stepsim;
+using workload::Schedule;
+
+namespace {
+
+// Equal stages, free communication: every chunk's ops run back to back.
+workload::ScenarioSpec equal_stages(Schedule schedule, int pp, int m) {
+  auto spec = test::small_scenario(4, 8);
+  spec.name = "equal <stages> & free network";
+  spec.model.layers = 16;
+  spec.model.vocab = 1;
+  spec.parallel.pp = pp;
+  spec.parallel.tp = 32 / pp;
+  spec.parallel.schedule = schedule;
+  spec.training.global_batch = m;
+  spec.fidelity = workload::NetworkFidelity::free;
+  return spec;
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("1F1B: one forward and one backward box per micro-batch and rank, an optimizer box per rank") {
+  const auto spec = equal_stages(Schedule::one_f_one_b, 4, 8);
+  const auto sim = analysis::simulate_step(spec);
+  const std::string svg = report::schedule_svg(sim, spec);
+  CHECK(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
+  CHECK(svg.size() >= 7);
+  CHECK(svg.substr(svg.size() - 7) == "</svg>\n");
+  CHECK(count(svg, "<rect class=\"F\" x=") == 4 * 8);
+  CHECK(count(svg, "<rect class=\"B\" x=") == 4 * 8);
+  CHECK(count(svg, "<rect class=\"FB\" x=") == 0);
+  CHECK(count(svg, "<rect class=\"O\" x=") == 4);
+  CHECK(count(svg, "<rect class=\"C\" x=") == 0);  // free network: no communication in flight
+  CHECK(svg.find("equal &lt;stages&gt; &amp; free network") != std::string::npos);
+  CHECK(svg == report::schedule_svg(analysis::simulate_step(spec), spec));  // deterministic
+}
+
+TEST_CASE("DualPipe: overlapped forward/backward pairs; ZB1P: weight-gradient boxes; a real network: communication") {
+  const auto dual = equal_stages(Schedule::dualpipe, 4, 8);
+  CHECK(count(report::schedule_svg(analysis::simulate_step(dual), dual), "<rect class=\"FB\" x=") > 0);
+  const auto zb = equal_stages(Schedule::zb1p, 4, 8);
+  CHECK(count(report::schedule_svg(analysis::simulate_step(zb), zb), "<rect class=\"W\" x=") == 4 * 8);
+  auto flow = equal_stages(Schedule::one_f_one_b, 4, 8);
+  flow.fidelity = workload::NetworkFidelity::flow;
+  CHECK(count(report::schedule_svg(analysis::simulate_step(flow), flow), "<rect class=\"C\" x=") > 0);
+}
