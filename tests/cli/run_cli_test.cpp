@@ -23,10 +23,11 @@ TEST_CASE("run --json: the documented keys; the trace and report files are writt
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / "stepsim_run_cli_test";
   fs::create_directories(dir);
-  const std::string trace = (dir / "t.json").string(), report = (dir / "r.json").string();
+  const std::string trace = (dir / "t.json").string(), report = (dir / "r.json").string(), svg = (dir / "s.svg").string();
   const auto r = run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml --json --trace '" + trace + "' --trace-ranks 0-1 --report '" +
-                             report + "'");
+                             report + "' --svg '" + svg + "'");
   REQUIRE(r.status == 0);
+  CHECK(slurp(svg).rfind("<svg ", 0) == 0);
   const auto j = stepsim::test::parse_json(r.out);
   std::vector<std::string> keys;
   for (const auto& [k, v] : j.obj) keys.push_back(k);
