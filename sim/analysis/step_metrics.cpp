@@ -99,7 +99,7 @@ StepMetrics step_metrics(const workload::StepGraph& g, const workload::StepTimel
     Breakdown& b = m.per_device[d];
     Blame bl;
     double cursor = 0.0;
-    std::vector<std::pair<double, double>> busy, comm;
+    std::vector<std::pair<double, double>> busy;
     for (int op : g.streams[d][static_cast<int>(StreamKind::compute)]) {
       const double s = t.start[op].seconds(), e = t.end[op].seconds();
       if (s > cursor) blame(g, t, queue, d, binding(g, t, op), cursor, s, bl);
@@ -108,18 +108,24 @@ StepMetrics step_metrics(const workload::StepGraph& g, const workload::StepTimel
       cursor = std::max(cursor, e);
     }
     bl.other += m.step_s - cursor;
-    for (StreamKind s : {StreamKind::comm, StreamKind::p2p, StreamKind::dp})
-      for (int op : g.streams[d][static_cast<int>(s)])
-        if (t.end[op] > t.start[op]) comm.push_back({t.start[op].seconds(), t.end[op].seconds()});
     b.exposed_comm = bl.exposed;
     b.bubble = bl.bubble;
     b.other_idle = bl.other;
-    b.overlapped_comm = comm.empty() ? 0.0 : intersect(busy, merged(comm));
+    b.overlapped_comm = intersect(busy, communication_in_flight(g, t, d));
     m.mean += b;
     if (b.compute < m.per_device[m.worst_device].compute) m.worst_device = d;
   }
   m.mean = m.mean / std::max(1, g.devices);
   return m;
+}
+
+std::vector<std::pair<double, double>> communication_in_flight(const workload::StepGraph& g,
+                                                               const workload::StepTimeline& t, int device) {
+  std::vector<std::pair<double, double>> comm;
+  for (StreamKind s : {StreamKind::comm, StreamKind::p2p, StreamKind::dp})
+    for (int op : g.streams[device][static_cast<int>(s)])
+      if (t.end[op] > t.start[op]) comm.push_back({t.start[op].seconds(), t.end[op].seconds()});
+  return merged(std::move(comm));
 }
 
 }  // namespace stepsim::analysis

@@ -34,4 +34,9 @@ struct StepMetrics {
 
 StepMetrics step_metrics(const workload::StepGraph& g, const workload::StepTimeline& t);
 
+// When any communication op of `device` (comm, p2p or dp stream) is in flight: the union of their
+// intervals, as sorted disjoint (start, end) pairs in seconds.
+std::vector<std::pair<double, double>> communication_in_flight(const workload::StepGraph& g,
+                                                               const workload::StepTimeline& t, int device);
+
 }  // namespace stepsim::analysis

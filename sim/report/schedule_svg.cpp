@@ -78,22 +78,6 @@ std::vector<Box> boxes_of(const analysis::StepSimulation& s, int device) {
   return out;
 }
 
-// When any communication op of the rank is in flight: the union of their intervals.
-std::vector<std::pair<Time, Time>> communication_of(const analysis::StepSimulation& s, int device) {
-  const auto& g = s.build.graph;
-  std::vector<std::pair<Time, Time>> spans;
-  for (auto k : {workload::StreamKind::comm, workload::StreamKind::p2p, workload::StreamKind::dp})
-    for (int id : g.streams[device][static_cast<int>(k)])
-      if (s.timeline.end[id] > s.timeline.start[id]) spans.emplace_back(s.timeline.start[id], s.timeline.end[id]);
-  std::sort(spans.begin(), spans.end());
-  std::vector<std::pair<Time, Time>> out;
-  for (const auto& sp : spans) {
-    if (!out.empty() && sp.first <= out.back().second) out.back().second = std::max(out.back().second, sp.second);
-    else out.push_back(sp);
-  }
-  return out;
-}
-
 double nice_step(double span) {
   const double raw = span / 8.0, mag = std::pow(10.0, std::floor(std::log10(raw)));
   for (double m : {1.0, 2.0, 5.0})
@@ -107,7 +91,8 @@ std::string schedule_svg(const analysis::StepSimulation& s, const workload::Scen
   const double total = s.metrics.step_s > 0.0 ? s.metrics.step_s : 1.0;
   const int rows = s.build.graph.devices;
   const double height = kTop + rows * (kRow + kGap) + 70;
-  auto x = [&](Time t) { return kLeft + t.seconds() / total * kWidth; };
+  auto xs = [&](double seconds) { return kLeft + seconds / total * kWidth; };
+  auto x = [&](Time t) { return xs(t.seconds()); };
   std::string o = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + fixed(kLeft + kWidth + 20, 0) + "\" height=\"" +
                   fixed(height, 0) + "\" font-family=\"monospace\" font-size=\"11\">\n";
   o += "<style>.F{fill:#4e79a7}.B{fill:#59a14f}.W{fill:#f28e2b}.FB{fill:#b07aa1}.O{fill:#9d9d9d}.C{fill:#e15759}"
@@ -129,9 +114,9 @@ std::string schedule_svg(const analysis::StepSimulation& s, const workload::Scen
       if (!b.label.empty() && w >= 6.0 * b.label.size() + 2.0)
         o += "<text class=\"in\" x=\"" + fixed(x0 + 1.5, 2) + "\" y=\"" + fixed(y + kBox * 0.75, 1) + "\">" + b.label + "</text>\n";
     }
-    for (const auto& [from, to] : communication_of(s, d))
-      o += "<rect class=\"C\" x=\"" + fixed(x(from), 2) + "\" y=\"" + fixed(y + kRow - kStrip, 1) + "\" width=\"" +
-           fixed(std::max(x(to) - x(from), 0.3), 2) + "\" height=\"" + fixed(kStrip, 1) + "\"/>\n";
+    for (const auto& [from, to] : analysis::communication_in_flight(s.build.graph, s.timeline, d))
+      o += "<rect class=\"C\" x=\"" + fixed(xs(from), 2) + "\" y=\"" + fixed(y + kRow - kStrip, 1) + "\" width=\"" +
+           fixed(std::max(xs(to) - xs(from), 0.3), 2) + "\" height=\"" + fixed(kStrip, 1) + "\"/>\n";
   }
   // Time axis.
   const double axis_y = kTop + rows * (kRow + kGap) + 4, step = nice_step(total);
