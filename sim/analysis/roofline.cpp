@@ -39,6 +39,7 @@ struct DeviceWork {
   double hbm_bytes = 0.0;
   std::vector<TrafficRow> traffic;
   LinkBytes comm;
+  double cross_leaf_ib = 0.0;  // of comm.ib, bytes that must leave the GPU's leaf switch
 };
 
 std::string group_text(const char* what, net::GroupShape g, const char* name) {
@@ -126,8 +127,15 @@ class Analyzer {
                               " experts/token" +
                               (max_nodes ? ", <= " + std::to_string(max_nodes) + " nodes/token" : "");
       // Forward and backward each move one dispatch-like and one combine-like exchange.
-      add(w, "ep_dispatch", how, copies * (2.0 * tokens * payload(pr_.dispatch)));
-      add(w, "ep_combine", how, copies * (2.0 * tokens * payload(pr_.combine)));
+      const LinkBytes dispatch = copies * (2.0 * tokens * payload(pr_.dispatch));
+      const LinkBytes combine = copies * (2.0 * tokens * payload(pr_.combine));
+      add(w, "ep_dispatch", how, dispatch);
+      add(w, "ep_combine", how, combine);
+      // Spread evenly over the other nodes of the group, at least (k - L)/(k - 1) of it goes to
+      // nodes beyond the L that share the GPU's leaf.
+      const int k = ep.nodes(), leaf_nodes = spec_.cluster.fabric.switch_ports / 2;
+      if (k > leaf_nodes && leaf_nodes > 0)
+        w.cross_leaf_ib += (dispatch.ib + combine.ib) * (k - leaf_nodes) / (k - 1.0);
     }
   }
 
@@ -209,8 +217,8 @@ Roofline roofline(const ScenarioSpec& spec) {
 
   const Analyzer analyzer(spec, r.plan, cost);
   const auto& cl = spec.cluster;
-  const double ib_rate = cl.fabric.nic.bandwidth / cl.fabric.oversubscription;
-  const double ib_peak = cl.fabric.nic.peak_bandwidth / cl.fabric.oversubscription;
+  const double ib_rate = cl.fabric.nic.bandwidth, ib_peak = cl.fabric.nic.peak_bandwidth;
+  const double uplink_rate = cl.fabric.nic.bandwidth / cl.fabric.oversubscription;  // per GPU, leaf to spine
   double step_flops = 0.0;
   for (int d = 0; d < r.plan.pp; ++d) {
     const DeviceWork w = analyzer.device(d);
@@ -220,7 +228,7 @@ Roofline roofline(const ScenarioSpec& spec) {
     const double compute = w.compute_s / r.sm_share;
     const double hbm = w.hbm_bytes / dev.hbm_bandwidth;
     const double nvl = w.comm.nvlink > 0.0 ? w.comm.nvlink / cl.nvlink.bandwidth : 0.0;
-    const double ib = w.comm.ib > 0.0 ? w.comm.ib / ib_rate : 0.0;
+    const double ib = w.comm.ib > 0.0 ? std::max(w.comm.ib / ib_rate, w.cross_leaf_ib / uplink_rate) : 0.0;
     const std::array<double, 4> t{compute, hbm, nvl, ib};
     const auto it = std::max_element(t.begin(), t.end());
     if (d > 0 && *it <= r.bound_s) continue;
@@ -238,7 +246,7 @@ Roofline roofline(const ScenarioSpec& spec) {
     r.nvlink_s = nvl;
     r.ib_s = ib;
     r.nvlink_peak_s = nvl > 0.0 ? w.comm.nvlink / cl.nvlink.peak_bandwidth : 0.0;
-    r.ib_peak_s = ib > 0.0 ? w.comm.ib / ib_peak : 0.0;
+    r.ib_peak_s = ib > 0.0 ? std::max(w.comm.ib / ib_peak, w.cross_leaf_ib / uplink_rate) : 0.0;
   }
   r.flops_per_gpu_mean = step_flops / r.world_size;
   r.comm_to_compute = std::max(r.nvlink_s, r.ib_s) / r.compute_s;

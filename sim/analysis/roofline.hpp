@@ -10,6 +10,11 @@
 //    implies (net/collective_cost.hpp): tensor-parallel all-reduces, expert dispatch/combine,
 //    pipeline sends, data-parallel gradient and parameter collectives (ZeRO-3: all-gather before
 //    forward and again before backward, reduce-scatter after, every micro-batch, as FSDP does).
+//  - InfiniBand also through the leaf switches' uplinks, which an oversubscription o divides:
+//    the bytes that must leave the leaf (an all-to-all spread over k nodes, L to a leaf, sends at
+//    least (k - L)/(k - 1) of its bytes beyond it) over NIC bandwidth / o. IB time is the larger
+//    of the NIC and uplink times. Rings and pipeline sends are counted at the NIC only, which
+//    keeps the bound a lower bound: most of their hops stay inside a leaf.
 // time(resource) = work / rate; the device's bound is the largest, `limited_by` its resource, and
 // the step's bound is the slowest device's. comm_to_compute = max(NVLink, IB time) / compute time.
 // What the bound leaves out, by design: pipeline bubbles, latency, contention, dependencies and

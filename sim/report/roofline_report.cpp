@@ -100,7 +100,9 @@ std::string roofline_text(const Roofline& r, const workload::ScenarioSpec& spec)
     t.row({"InfiniBand", seconds(r.ib_s), seconds(r.ib_peak_s),
            fixed(cl.fabric.nic.bandwidth / 1e9, 0) + " of " + fixed(cl.fabric.nic.peak_bandwidth / 1e9, 0) +
                " GB/s per GPU and direction" +
-               (cl.fabric.oversubscription > 1 ? ", / " + fixed(cl.fabric.oversubscription, 1) + " oversubscription" : "")});
+               (cl.fabric.oversubscription > 1
+                    ? "; leaf uplinks / " + fixed(cl.fabric.oversubscription, 1) + " for all-to-all bytes leaving the leaf"
+                    : "")});
   o += t.render("    ");
 
   o += "\n  Bound   " + seconds(r.bound_s) + " per step, limited by " + std::string(to_string(r.limited_by)) + "\n";

@@ -169,6 +169,24 @@ TEST_CASE("Embedding and head placement: an embedding-only first stage; the head
   CHECK(counted.metrics.step_s < base.metrics.step_s);
 }
 
+TEST_CASE("Oversubscribed leaves: only all-to-all bytes leaving the leaf slow down; the bound stays below the simulation") {
+  // EP64 spans 8 nodes, inside one 32-node leaf: oversubscription changes neither bound nor step.
+  const auto plain = analysis::simulate_step(load("scenarios/deepseek-v3-dualpipe.yaml"));
+  const auto over = analysis::simulate_step(load("scenarios/deepseek-v3-dualpipe.yaml", {"cluster.fabric.oversubscription=4"}));
+  CHECK(over.roofline.ib_s == plain.roofline.ib_s);
+  CHECK(over.metrics.step_s == plain.metrics.step_s);
+  // EP128 over 16 nodes with 12-node leaves (24-port switches): at least 4/15 of its IB bytes
+  // leave the leaf, through uplinks at a quarter of the NIC rate.
+  const std::vector<std::string> wide{"parallelism.ep=128", "cluster.fabric.switch_ports=24"};
+  std::vector<std::string> wide_over = wide;
+  wide_over.push_back("cluster.fabric.oversubscription=4");
+  const auto a = analysis::simulate_step(load("scenarios/deepseek-v3-dualpipe.yaml", wide));
+  const auto b = analysis::simulate_step(load("scenarios/deepseek-v3-dualpipe.yaml", wide_over));
+  CHECK(b.roofline.ib_s > a.roofline.ib_s);
+  CHECK(b.metrics.step_s > a.metrics.step_s);
+  for (const auto* s : {&plain, &over, &a, &b}) CHECK(s->metrics.step_s >= s->roofline.bound_s);
+}
+
 TEST_CASE("A straggler slows its pipeline rank and the step") {
   const auto base = analysis::simulate_step(load("scenarios/deepseek-v3-1f1b.yaml"));
   const auto slow = analysis::simulate_step(load("scenarios/deepseek-v3-1f1b.yaml", {"faults=[{kind: straggler, gpu: 200, slowdown: 1.5}]"}));
