@@ -74,6 +74,8 @@ int run_command(const Args& args, bool compare) {
   if (files.empty()) throw engine::UserError(cli, std::string(compare ? "compare" : "run") + " needs a scenario file");
   if (!compare && files.size() > 1) throw engine::UserError(cli, "run takes one scenario", "use stepsim compare for several");
   if (detail != "op" && detail != "layer") throw engine::UserError({"--trace-detail", 0, 0}, "unknown detail '" + detail + "'", "op or layer");
+  for (const std::string* f : {&report_file, &trace_file, &svg_file})
+    if (!f->empty()) OutputSet::check_directory(*f);
   const auto overrides = parse_overrides(sets);
   const bool timing = vm.count("timing") > 0;
 
@@ -133,18 +135,20 @@ int run_command(const Args& args, bool compare) {
       text += report::step_comparison_text(ptrs, labels);
     }
   }
+  OutputSet outputs;
   if (!report_file.empty()) {
     report::JsonWriter w;
     report::step_json(w, sims[0], specs[0], timing);
-    write_file_atomically(report_file, w.str());
+    outputs.stage(report_file, w.str());
   }
   if (!trace_file.empty()) {
     report::TraceOptions topt;
     topt.ranks = ranks;
     topt.per_layer = detail == "layer";
-    write_file_atomically(trace_file, report::chrome_trace(sims[0], specs[0], topt));
+    outputs.stage(trace_file, report::chrome_trace(sims[0], specs[0], topt));
   }
-  if (!svg_file.empty()) write_file_atomically(svg_file, report::schedule_svg(sims[0], specs[0]));
+  if (!svg_file.empty()) outputs.stage(svg_file, report::schedule_svg(sims[0], specs[0]));
+  outputs.commit();
   std::cout << text;
   return 0;
 }

@@ -77,6 +77,12 @@ TEST_CASE("run mistakes exit 2 and leave no trace file") {
   CHECK(run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml --trace '" + out.string() + "' --trace-detail kernels").status == 2);
   CHECK(run_stepsim("run tests/cli/bad_inputs/world-size.yaml --trace '" + out.string() + "'").status == 2);
   CHECK_FALSE(fs::exists(out));
+  // One output that cannot be written: none is written.
+  const auto bad_dir = run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml --trace '" + out.string() +
+                                   "' --svg /nonexistent-dir/s.svg");
+  CHECK(bad_dir.status == 2);
+  CHECK(bad_dir.err.find("no directory /nonexistent-dir") != std::string::npos);
+  CHECK_FALSE(fs::exists(out));
   CHECK(run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-1f1b.yaml").status == 2);
   CHECK(run_stepsim("run").status == 2);
 }
