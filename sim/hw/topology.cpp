@@ -195,9 +195,8 @@ Route Topology::route(int a, int b) const {
     return route_is_up(r) ? r : search(a, b);
   }
   STEPSIM_CHECK(!nic_up_.empty(), "nodes without a fabric");
-  int src = a;
-  if (spec_.fabric.kind == FabricKind::multi_plane_fat_tree && local_of(a) != local_of(b)) {
-    src = node_of(a) * spec_.gpus_per_node + local_of(b);  // PXN: onto the destination's plane
+  const int src = fabric_entry(a, b);
+  if (src != a) {  // PXN: onto the destination's plane
     append(r, gpu_up_[a]);
     append(r, gpu_down_[src]);
   }
@@ -215,6 +214,17 @@ Route Topology::route(int a, int b) const {
   append(r, access_down_[b]);
   append(r, nic_down_[b]);
   return route_is_up(r) ? r : search(a, b);
+}
+
+int Topology::fabric_entry(int a, int b) const {
+  if (spec_.fabric.kind == FabricKind::multi_plane_fat_tree && local_of(a) != local_of(b))
+    return node_of(a) * spec_.gpus_per_node + local_of(b);
+  return a;
+}
+
+bool Topology::crosses_spine(int a, int b) const {
+  if (node_of(a) == node_of(b) || leaf_of_gpu_.empty()) return false;
+  return leaf_of_gpu_[fabric_entry(a, b)] != leaf_of_gpu_[b];
 }
 
 Route Topology::search(int a, int b) const {

@@ -73,6 +73,9 @@ class Topology {
   std::array<int, kLinkClasses> link_counts() const;
 
   Route route(int src_gpu, int dst_gpu) const;
+  // Whether the fault-free route between two GPUs of different nodes climbs to a spine (leaves
+  // differ), without building the route.
+  bool crosses_spine(int src_gpu, int dst_gpu) const;
   // Smallest bandwidth along a route (the analytic model's bottleneck) and its link class.
   std::pair<double, LinkClass> bottleneck(const Route& r) const;
   double slowdown_of(int gpu) const;  // straggler factor, 1 when none
@@ -83,6 +86,9 @@ class Topology {
   int longest_route_hops() const;  // over routes from GPU 0 and from the last GPU of node 0
 
  private:
+  // The GPU whose NIC a transfer from `a` to `b` on another node leaves by: `a`, or with PXN the
+  // GPU of a's node on b's plane.
+  int fabric_entry(int a, int b) const;
   int add_vertex(VertexKind k);
   int add_link(int from, int to, LinkClass c, double bw, double lat);
   void build_fabric();

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <tuple>
+#include <utility>
 
 #include "sim/engine/check.hpp"
 #include "sim/engine/user_error.hpp"
@@ -71,24 +73,46 @@ bool has_network_faults(const hw::Topology& t) {
                      [](const hw::FaultSpec& f) { return f.kind != hw::FaultKind::straggler; });
 }
 
-void bundle(Phase& p, const Layout& l, const hw::Topology& t) {
-  std::map<int, int> node_index;
-  for (std::size_t j = 0; j < l.nodes.size(); ++j) node_index[l.nodes[j]] = static_cast<int>(j);
-  const int k = static_cast<int>(l.nodes.size());
-  using Key = std::tuple<int, int, int, bool, double>;
-  std::map<Key, std::size_t> rep;
-  std::vector<Transfer> out;
-  for (const Transfer& tr : p.transfers) {
-    const int offset = (node_index[t.node_of(tr.dst)] - node_index[t.node_of(tr.src)] + k) % k;
-    bool spine = false;
-    if (offset != 0)
-      for (int link : t.route(tr.src, tr.dst).links) spine |= t.links()[link].cls == hw::LinkClass::ib_core;
-    const Key key{t.local_of(tr.src), t.local_of(tr.dst), offset, spine, tr.bytes};
-    const auto [it, fresh] = rep.try_emplace(key, out.size());
-    if (fresh) out.push_back(tr);
-    else out[it->second].multiplicity += tr.multiplicity;
+// Bundles transfers that are translations of one another by whole nodes (see the header): one
+// representative per (local source, local destination, node offset, spine crossing), the first
+// added, with the others' count as multiplicity. Transfers of another size stay apart. O(1) per
+// transfer, so a large all-to-all is bundled as it is generated, never held pair by pair.
+class Bundler {
+ public:
+  Bundler(const Layout& l, const hw::Topology& t)
+      : t_(t), k_(static_cast<int>(l.nodes.size())), g_(t.spec().gpus_per_node), index_(t.spec().nodes, -1),
+        slot_(static_cast<std::size_t>(g_) * g_ * k_ * 2, -1) {
+    for (int j = 0; j < k_; ++j) index_[l.nodes[j]] = j;
   }
-  p.transfers = std::move(out);
+
+  void add(const Transfer& tr) {
+    const int offset = (index_[t_.node_of(tr.dst)] - index_[t_.node_of(tr.src)] + k_) % k_;
+    const bool spine = offset != 0 && t_.crosses_spine(tr.src, tr.dst);
+    int& slot = slot_[((static_cast<std::size_t>(t_.local_of(tr.src)) * g_ + t_.local_of(tr.dst)) * k_ + offset) * 2 + spine];
+    if (slot >= 0 && out_[slot].bytes == tr.bytes) {
+      out_[slot].multiplicity += tr.multiplicity;
+      return;
+    }
+    if (slot < 0) slot = static_cast<int>(out_.size());
+    out_.push_back(tr);
+  }
+  std::vector<Transfer> take() {
+    std::fill(slot_.begin(), slot_.end(), -1);
+    return std::exchange(out_, {});
+  }
+
+ private:
+  const hw::Topology& t_;
+  int k_, g_;
+  std::vector<int> index_;  // group position of each node of the cluster
+  std::vector<int> slot_;   // representative per key, -1: none yet
+  std::vector<Transfer> out_;
+};
+
+void bundle(Phase& p, const Layout& l, const hw::Topology& t) {
+  Bundler b(l, t);
+  for (const Transfer& tr : p.transfers) b.add(tr);
+  p.transfers = b.take();
 }
 
 }  // namespace
@@ -102,6 +126,13 @@ CollectivePlan plan_collective(CollectiveOp op, double s, const std::vector<int>
   CollectivePlan plan;
   plan.op = op;
   const bool can_hier = l.uniform && k > 1 && l.per_node() > 1;
+  // Transfers of the all-to-alls go through the bundler as they are made.
+  const bool bundling = o.bundle && !has_network_faults(t);
+  std::optional<Bundler> bundler;
+  std::vector<Transfer> plain;
+  if (bundling) bundler.emplace(l, t);
+  auto emit = [&](const Transfer& tr) { bundling ? bundler->add(tr) : plain.push_back(tr); };
+  auto take = [&] { return bundling ? bundler->take() : std::move(plain); };
   const bool hier = o.algorithm == AlgorithmChoice::hierarchical ||
                     (o.algorithm == AlgorithmChoice::automatic && can_hier);
   if (hier && !can_hier)
@@ -140,7 +171,8 @@ CollectivePlan plan_collective(CollectiveOp op, double s, const std::vector<int>
       Phase p{"all-to-all", {}, 1};
       for (int a : group)
         for (int b : group)
-          if (a != b) p.transfers.push_back({a, b, s / n});
+          if (a != b) emit({a, b, s / n});
+      p.transfers = take();
       plan.phases.push_back(std::move(p));
       break;
     }
@@ -156,15 +188,16 @@ CollectivePlan plan_collective(CollectiveOp op, double s, const std::vector<int>
       const double targets = o.max_nodes > 0 ? std::min<double>({double(o.max_nodes), double(k), double(o.top_k)})
                                              : k * (1.0 - std::pow(1.0 - 1.0 / k, o.top_k));
       Phase p{to_string(op).data(), {}, 1};
+      const bool reverse = op == CollectiveOp::combine;
+      auto send = [&](int a, int b, double bytes) { emit(reverse ? Transfer{b, a, bytes} : Transfer{a, b, bytes}); };
       for (std::size_t j = 0; j < l.nodes.size(); ++j)
         for (std::size_t i = 0; i < l.members[j].size(); ++i) {
           for (std::size_t m = 0; m < l.nodes.size(); ++m)
-            if (m != j) p.transfers.push_back({l.members[j][i], l.members[m][i], s * targets / k});
+            if (m != j) send(l.members[j][i], l.members[m][i], s * targets / k);
           for (std::size_t i2 = 0; i2 < l.members[j].size(); ++i2)
-            if (i2 != i) p.transfers.push_back({l.members[j][i], l.members[j][i2], s * o.top_k / g});
+            if (i2 != i) send(l.members[j][i], l.members[j][i2], s * o.top_k / g);
         }
-      if (op == CollectiveOp::combine)
-        for (auto& tr : p.transfers) std::swap(tr.src, tr.dst);
+      p.transfers = take();
       plan.phases.push_back(std::move(p));
       break;
     }
@@ -189,8 +222,8 @@ CollectivePlan plan_collective(CollectiveOp op, double s, const std::vector<int>
       plan.phases.push_back({"send", {{group.front(), group.back(), s}}, 1});
       break;
   }
-  if (o.bundle && !has_network_faults(t))
-    for (auto& p : plan.phases) bundle(p, l, t);
+  if (bundling)
+    for (auto& p : plan.phases) bundle(p, l, t);  // a no-op on phases bundled as generated
   return plan;
 }
 

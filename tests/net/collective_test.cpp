@@ -104,6 +104,22 @@ TEST_CASE("EP64 node-limited dispatch over 8 nodes: per-GPU InfiniBand in DeepEP
   CHECK(c.ib_bytes_per_gpu / c.time.seconds() / 1e9 == doctest::Approx(ib).epsilon(0.05));
 }
 
+TEST_CASE("A world all-to-all on 2048 GPUs is planned as bundles: linear in nodes, every pair counted") {
+  const hw::Topology t(cluster("topologies/h800-256x8-mpft.yaml"));
+  const auto g = net::parse_group("world", t, "test");
+  const auto plan = net::plan_collective(CollectiveOp::all_to_all, 1 << 30, g, t);
+  REQUIRE(plan.phases.size() == 1);
+  const auto& tr = plan.phases[0].transfers;
+  CHECK(tr.size() <= 8u * 8u * 256u * 2u);  // (local source, local destination, node offset, spine)
+  double pairs = 0.0;
+  for (const auto& x : tr) pairs += x.multiplicity;
+  CHECK(pairs == 2048.0 * 2047.0);
+  // Without bundling every pair is its own transfer.
+  net::PlanOptions each;
+  each.bundle = false;
+  CHECK(net::plan_collective(CollectiveOp::all_to_all, 1 << 30, g, t, each).phases[0].transfers.size() == 2048u * 2047u);
+}
+
 TEST_CASE("Halving one NIC slows a world ring all-reduce about 2x, not a node-local one") {
   net::PlanOptions ring;
   ring.algorithm = net::AlgorithmChoice::ring;
