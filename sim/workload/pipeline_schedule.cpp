@@ -85,6 +85,30 @@ void interleaved(PipelineProgram& p, int v) {
   }
 }
 
+// The cool-down shared by DualPipe and DualPipeV (the reference's last three steps), for a device
+// `near` steps from its edge and `far` = half - near - 1 from the middle: full backwards of phase 1
+// paired with phase 1's overlapped F&B, then backwards of both phases switching to zero-bubble
+// (B now, W deferred) half-way, then the deferred weight gradients filling the tail.
+template <class Backward, class Pair, class Weight>
+void dualpipe_tail(int far, int near, Backward backward, Pair pair, Weight weight) {
+  for (int i = 0; i < far; ++i) {
+    backward(1, false);
+    pair();
+  }
+  bool zb = false;
+  for (int i = 0; i < near + 1; ++i) {
+    if (i == (near + 1) / 2 && near % 2 == 1) zb = true;
+    backward(1, zb);
+    if (i == (near + 1) / 2 && near % 2 == 0) zb = true;
+    backward(0, zb);
+  }
+  for (int i = 0; i < far; ++i) {
+    weight();
+    backward(0, true);
+  }
+  for (int i = 0; i < near + 1; ++i) weight();
+}
+
 // DualPipe, one device. Phase 0 is the direction entering at device 0 for the first half of the
 // devices and the other one for the second half; counters follow the reference implementation.
 class DualPipeDevice {
@@ -122,22 +146,9 @@ class DualPipeDevice {
       }
       forward_backward(1, 0, true);
     }
-    for (int i = 0; i < half - h - 1; ++i) {
-      backward(1, false);
-      forward_backward(1, 0, true);
-    }
-    bool zb = false;
-    for (int i = 0; i < h + 1; ++i) {
-      if (i == (h + 1) / 2 && h % 2 == 1) zb = true;
-      backward(1, zb);
-      if (i == (h + 1) / 2 && h % 2 == 0) zb = true;
-      backward(0, zb);
-    }
-    for (int i = 0; i < half - h - 1; ++i) {
-      weight();
-      backward(0, true);
-    }
-    for (int i = 0; i < h + 1; ++i) weight();
+    dualpipe_tail(
+        half - h - 1, h, [&](int ph, bool zb) { backward(ph, zb); }, [&] { forward_backward(1, 0, true); },
+        [&] { weight(); });
     STEPSIM_CHECK(weights_.empty(), "DualPipe left weight gradients pending");
   }
 
@@ -235,22 +246,7 @@ void dualpipev(PipelineProgram& p) {
       }
       pair(1, 0);
     }
-    for (int i = 0; i < n - r - 1; ++i) {
-      bwd(1, false);
-      pair(1, 0);
-    }
-    bool zb = false;
-    for (int i = 0; i < r + 1; ++i) {
-      if (i == (r + 1) / 2 && r % 2 == 1) zb = true;
-      bwd(1, zb);
-      if (i == (r + 1) / 2 && r % 2 == 0) zb = true;
-      bwd(0, zb);
-    }
-    for (int i = 0; i < n - r - 1; ++i) {
-      weight();
-      bwd(0, true);
-    }
-    for (int i = 0; i < r + 1; ++i) weight();
+    dualpipe_tail(n - r - 1, r, bwd, [&] { pair(1, 0); }, weight);
     STEPSIM_CHECK(weights.empty(), "DualPipeV left weight gradients pending");
   }
 }
