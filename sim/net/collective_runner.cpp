@@ -40,6 +40,7 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
   r.bytes = bytes;
   r.group_size = group_size;
   std::vector<double> link_bytes(topo.links().size(), 0.0);
+  const int senders = plan.op == CollectiveOp::p2p ? 1 : group_size;  // a p2p has one sender
   for (const Phase& p : plan.phases) {
     engine::Simulator sim;
     hw::FlowNetwork net(sim, topo, fidelity);
@@ -55,7 +56,7 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
     PhaseTiming pt{p.name, sim.now(), p.repeat};
     const double pt_s = pt.time().seconds();
     for (const Transfer& t : p.transfers) pt.sent_per_gpu += t.bytes * t.multiplicity * p.payload_steps();
-    pt.sent_per_gpu /= plan.op == CollectiveOp::p2p ? 1 : group_size;
+    pt.sent_per_gpu /= senders;
     pt.busbw = pt_s > 0.0 ? pt.sent_per_gpu / pt_s : 0.0;
     for (std::size_t l = 0; l < link_bytes.size(); ++l) {
       const double b = net.link_bytes()[l] * p.payload_steps();
@@ -96,7 +97,6 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
         if (!leaves_gpu) continue;
         (k.cls == hw::LinkClass::nic ? ib : nvl) += tr.bytes * tr.multiplicity * p.payload_steps();
       }
-  const int senders = plan.op == CollectiveOp::p2p ? 1 : group_size;  // a p2p has one sender
   r.ib_bytes_per_gpu = ib / senders;
   r.nvlink_bytes_per_gpu = nvl / senders;
   return r;
