@@ -17,10 +17,12 @@ int check_command(const Args& args) {
   std::vector<std::string> files, sets;
   add_common_options(opts, sets);
   const po::variables_map vm = parse_args(args, opts, files);
-  if (vm.count("help") || files.empty()) {
+  if (vm.count("help")) {
     std::cout << opts << "\n";
-    return files.empty() && !vm.count("help") ? 2 : 0;
+    return 0;
   }
+  if (files.empty())
+    throw engine::UserError({"<command line>", 0, 0}, "check needs at least one file", "stepsim check scenarios/deepseek-v3-dualpipe.yaml");
   const std::vector<config::Override> overrides = parse_overrides(sets);
 
   std::string out;

@@ -1,6 +1,8 @@
 // stepsim: a discrete-event simulator of one distributed LLM training step.
 // Exit status: 0 success, 1 a simulation that cannot finish (deadlock), 2 user error (bad file,
-// value or option), 3 stopped by --max-wall, 70 internal error, 130 interrupted (SIGINT).
+// value, option or output path; an estimate above --max-memory; a write error), 3 stopped by
+// --max-wall, 70 internal error, 128 + N interrupted by signal N (SIGINT 130, SIGTERM 143,
+// SIGHUP 129): no output is left in any of these cases but 0.
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -9,6 +11,7 @@
 
 #include "sim/cli/commands.hpp"
 #include "sim/cli/interrupt.hpp"
+#include "sim/cli/output_file.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/engine/check.hpp"
 #include "sim/engine/user_error.hpp"
@@ -47,10 +50,10 @@ int dispatch(int argc, char** argv) {
   if (cmd == "compare") return stepsim::cli::run_command(args, true);
   if (cmd == "collective") return stepsim::cli::collective_command(args);
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
-    std::cout << kUsage;
+    stepsim::cli::write_stdout(kUsage);
     return 0;
   }
-  std::cerr << "stepsim: unknown command '" << cmd << "'\n\n" << kUsage;
+  std::cerr << "stepsim: unknown command '" << cmd << "'\n  hint: stepsim --help lists the commands\n";
   return 2;
 }
 
@@ -58,10 +61,21 @@ int dispatch(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   try {
-    return dispatch(argc, argv);
+    const int status = dispatch(argc, argv);
+    // Commands that print only to stdout end here: a signal that arrived meanwhile still counts,
+    // and output still buffered must reach its destination.
+    stepsim::cli::throw_if_interrupted();
+    stepsim::cli::write_stdout("");
+    return status;
   } catch (const stepsim::engine::Stopped& e) {
     std::cerr << "stepsim: " << e.what() << "\n";
-    return e.why() == stepsim::engine::Stopped::Why::wall_limit ? 3 : 130;
+    if (e.why() == stepsim::engine::Stopped::Why::wall_limit) return 3;
+    return 128 + (stepsim::cli::interrupt_signal() ? stepsim::cli::interrupt_signal() : 2);
+  } catch (const stepsim::engine::TimeOverflow& e) {
+    std::cerr << "stepsim: error: " << e.what()
+              << "\n  hint: the inputs need more than 106 days of simulated time: check bandwidths, rates, latencies, "
+                 "sizes and fault factors\n";
+    return 2;
   } catch (const stepsim::engine::SimulationError& e) {
     std::cerr << "stepsim: " << e.what() << "\n";
     return 1;

@@ -1,8 +1,38 @@
 #include "sim/cli/options.hpp"
 
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+#include "sim/engine/user_error.hpp"
+
 namespace stepsim::cli {
 
 namespace po = boost::program_options;
+
+namespace {
+
+std::string shown(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+std::string quoted(const std::string& text) {
+  std::string out = "'";
+  for (unsigned char c : text.substr(0, 64)) {
+    if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + (text.size() > 64 ? "...'" : "'");
+}
+
+}  // namespace
 
 po::variables_map parse_args(const Args& args, const po::options_description& visible,
                              std::vector<std::string>& files) {
@@ -27,6 +57,63 @@ std::vector<config::Override> parse_overrides(const std::vector<std::string>& se
   std::vector<config::Override> out;
   for (const auto& s : sets) out.push_back(config::parse_override(s));
   return out;
+}
+
+double number_option(const std::string& option, const std::string& text, double lo, double hi) {
+  double v = 0.0;
+  const char* end = text.data() + text.size();
+  const auto [p, ec] = std::from_chars(text.data(), end, v);
+  const std::string range = "a number from " + shown(lo) + " to " + shown(hi);
+  if (ec != std::errc() || p != end || text.empty() || !std::isfinite(v))
+    throw engine::UserError({"--" + option, 0, 0}, "bad value " + quoted(text), range);
+  if (v < lo || v > hi) throw engine::UserError({"--" + option, 0, 0}, "value " + quoted(text) + " out of range", range);
+  return v;
+}
+
+long long integer_option(const std::string& option, const std::string& text, long long lo, long long hi) {
+  long long v = 0;
+  const char* end = text.data() + text.size();
+  const auto [p, ec] = std::from_chars(text.data(), end, v);
+  const std::string range = "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
+  if (ec == std::errc::result_out_of_range)
+    throw engine::UserError({"--" + option, 0, 0}, "value " + quoted(text) + " out of range", range);
+  if (ec != std::errc() || p != end || text.empty())
+    throw engine::UserError({"--" + option, 0, 0}, "bad value " + quoted(text), range);
+  if (v < lo || v > hi) throw engine::UserError({"--" + option, 0, 0}, "value " + quoted(text) + " out of range", range);
+  return v;
+}
+
+double quantity_option(const std::string& option, const std::string& text, config::Dimension dim, double lo, double hi) {
+  const auto q = config::parse_quantity(text, dim);
+  if (!q.value) throw engine::UserError({"--" + option, 0, 0}, q.error, std::string("e.g. ") + std::string(config::example(dim)));
+  if (*q.value < lo || *q.value > hi)
+    throw engine::UserError({"--" + option, 0, 0}, "value " + quoted(text) + " out of range",
+                            "from " + config::format_quantity(lo, dim) + " to " + config::format_quantity(hi, dim));
+  return *q.value;
+}
+
+void require_together(const po::variables_map& vm, const std::string& option, const std::string& needed) {
+  if (vm.count(option) && !vm[option].defaulted() && !vm.count(needed))
+    throw engine::UserError({"--" + option, 0, 0}, "--" + option + " has no effect without --" + needed,
+                            "add --" + needed + " FILE, or drop --" + option);
+}
+
+void add_max_memory_option(po::options_description& opts, std::string& value) {
+  opts.add_options()("max-memory", po::value(&value)->default_value(kDefaultMaxMemory),
+                     "refuse (exit 2) work whose estimated memory exceeds this");
+}
+
+double max_memory_bytes(const std::string& value) {
+  return quantity_option("max-memory", value, config::Dimension::bytes, 1 << 20, 1ull << 50);
+}
+
+void check_memory(double estimate_bytes, double limit_bytes, const std::string& what, const std::string& hint) {
+  if (estimate_bytes <= limit_bytes) return;
+  throw engine::UserError({"--max-memory", 0, 0},
+                          what + " would need about " + config::format_quantity(estimate_bytes, config::Dimension::bytes) +
+                              " of memory, more than the limit of " +
+                              config::format_quantity(limit_bytes, config::Dimension::bytes),
+                          hint + ", or raise --max-memory");
 }
 
 }  // namespace stepsim::cli

@@ -1,5 +1,8 @@
 // Command-line parsing shared by the subcommands: visible options plus positional file names,
-// and the `--set key.path=value` overrides every command accepts.
+// the `--set key.path=value` overrides every command accepts, and strict option values.
+//
+// Numeric option values are read as text and parsed here, whole: "1e3" is a number, "1e3x",
+// "nan", "inf" and values outside the option's range are errors that name the option.
 #pragma once
 
 #include <boost/program_options.hpp>
@@ -7,7 +10,10 @@
 #include <vector>
 
 #include "sim/cli/commands.hpp"
+#include "sim/config/units.hpp"
 #include "sim/config/yaml_reader.hpp"
+#include "sim/engine/time.hpp"
+#include "sim/engine/user_error.hpp"
 
 namespace stepsim::cli {
 
@@ -21,5 +27,39 @@ std::vector<config::Override> parse_overrides(const std::vector<std::string>& se
 
 // The options every command has: --help and --set (collected into `sets`).
 void add_common_options(boost::program_options::options_description& opts, std::vector<std::string>& sets);
+
+// `text`, the value of `option`, as a finite number in [lo, hi]; throws engine::UserError.
+double number_option(const std::string& option, const std::string& text, double lo, double hi);
+// The same for a whole number.
+long long integer_option(const std::string& option, const std::string& text, long long lo, long long hi);
+// A quantity with a unit (e.g. "4GiB"), in [lo, hi] base units.
+double quantity_option(const std::string& option, const std::string& text, config::Dimension dim, double lo, double hi);
+
+// Throws engine::UserError when `option` was given without `needed` (e.g. --trace-ranks without --trace).
+void require_together(const boost::program_options::variables_map& vm, const std::string& option, const std::string& needed);
+
+// --max-memory: the limit on the memory a command may plan to use (default 4 GiB).
+constexpr const char* kDefaultMaxMemory = "4GiB";
+void add_max_memory_option(boost::program_options::options_description& opts, std::string& value);
+double max_memory_bytes(const std::string& value);
+// Refuses (engine::UserError, exit 2) an estimate above the limit, saying what it is made of.
+void check_memory(double estimate_bytes, double limit_bytes, const std::string& what, const std::string& hint);
+
+}  // namespace stepsim::cli
+
+namespace stepsim::cli {
+
+// Runs `work` and reports a simulated time beyond the clock's range as a user error at `file`
+// (the scenario or cluster whose values caused it).
+template <class Work>
+auto with_file(const std::string& file, Work&& work) {
+  try {
+    return work();
+  } catch (const engine::TimeOverflow& e) {
+    throw engine::UserError({file, 0, 0}, e.what(),
+                            "the inputs need more than 106 days of simulated time: check bandwidths, rates, latencies, "
+                            "sizes and fault factors");
+  }
+}
 
 }  // namespace stepsim::cli

@@ -1,57 +1,172 @@
 #include "sim/cli/output_file.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <iostream>
 
+#include "sim/cli/interrupt.hpp"
 #include "sim/engine/user_error.hpp"
 
 namespace stepsim::cli {
 
 namespace fs = std::filesystem;
 
-OutputSet::~OutputSet() {
-  std::error_code ec;
-  for (const auto& [tmp, target] : staged_) fs::remove(tmp, ec);
+namespace {
+
+constexpr std::size_t kChunk = 1 << 20;
+const char* const kPathHint = "name a regular file, or a new file in an existing directory";
+
+engine::UserError bad_output(const std::string& option, const std::string& path, const std::string& why,
+                             const std::string& hint = kPathHint) {
+  return engine::UserError({option, 0, 0}, "cannot write output '" + path + "': " + why, hint);
 }
 
-void OutputSet::check_directory(const std::string& path) {
-  const fs::path dir = fs::path(path).parent_path();
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa {}, sb {};
+  if (::stat(a.c_str(), &sa) != 0 || ::stat(b.c_str(), &sb) != 0) return false;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+std::string kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "it is a directory";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "it is a device, not a regular file";
+  if (S_ISFIFO(mode)) return "it is a FIFO, not a regular file";
+  if (S_ISSOCK(mode)) return "it is a socket, not a regular file";
+  return "it is not a regular file";
+}
+
+}  // namespace
+
+OutputSet::~OutputSet() { discard(); }
+
+void OutputSet::discard() {
+  for (Output& o : outputs_) {
+    if (o.temp.empty()) continue;
+    ::unlink(o.temp.c_str());
+    unregister_temporary(o.slot);
+    o.temp.clear();
+    o.slot = -1;
+  }
+}
+
+void OutputSet::add(const std::string& option, const std::string& path) {
+  if (path.empty()) throw bad_output(option, path, "the path is empty");
+  if (path.find('\0') != std::string::npos) throw bad_output(option, path, "the path contains a NUL byte");
   std::error_code ec;
-  if (!dir.empty() && !fs::is_directory(dir, ec))
-    throw engine::UserError({path, 0, 0}, "cannot write output file: no directory " + dir.string(),
-                            "create the directory first, or write elsewhere");
+  // Symbolic links are followed to the file they name (a dangling one names a new file).
+  const fs::path target = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  if (ec) throw bad_output(option, path, ec.message());
+  struct stat st {};
+  if (::stat(target.c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode)) throw bad_output(option, path, kind_of(st.st_mode));
+  } else {
+    const fs::path dir = target.parent_path();
+    struct stat ds {};
+    if (::stat(dir.c_str(), &ds) != 0 || !S_ISDIR(ds.st_mode))
+      throw bad_output(option, path, "no directory " + fs::path(path).parent_path().string(),
+                       "create the directory first, or write elsewhere");
+  }
+  if (::access(target.parent_path().c_str(), W_OK) != 0)
+    throw bad_output(option, path, "its directory is not writable", "write elsewhere");
+  for (const Output& o : outputs_)
+    if (o.target == target.string() || same_file(o.target, target.string()))
+      throw bad_output(option, path, "it is also the " + o.option + " output", "give each output its own file");
+  outputs_.push_back({option, path, target.string(), {}, -1});
+}
+
+void OutputSet::check_inputs(const std::vector<std::string>& inputs) const {
+  for (const Output& o : outputs_)
+    for (const std::string& in : inputs)
+      if (same_file(o.target, in))
+        throw bad_output(o.option, o.path, "it is an input of this command (" + in + "); refusing to overwrite it",
+                         "write the output to another file");
+}
+
+OutputSet::Output& OutputSet::find(const std::string& path) {
+  for (Output& o : outputs_)
+    if (o.path == path) return o;
+  throw std::logic_error("output staged without being declared: " + path);
 }
 
 void OutputSet::stage(const std::string& path, const std::string& text) {
-  const fs::path target(path);
-  const fs::path tmp = target.parent_path() / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()));
-  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-  if (!out) throw engine::UserError({path, 0, 0}, "cannot write output file", "check that the directory exists and is writable");
-  staged_.emplace_back(tmp.string(), path);
-  out << text;
-  out.flush();
-  if (!out) throw engine::UserError({path, 0, 0}, "failed while writing output file", "is the disk full?");
-}
-
-void OutputSet::commit() {
-  for (std::size_t i = 0; i < staged_.size(); ++i) {
-    std::error_code ec;
-    fs::rename(staged_[i].first, staged_[i].second, ec);
-    if (ec) {
-      const std::string target = staged_[i].second;
-      staged_.erase(staged_.begin(), staged_.begin() + static_cast<std::ptrdiff_t>(i));
-      throw engine::UserError({target, 0, 0}, "cannot replace output file: " + ec.message());
+  Output& o = find(path);
+  throw_if_interrupted();
+  const fs::path target(o.target);
+  const std::string temp = (target.parent_path() / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()))).string();
+  ::unlink(temp.c_str());  // a leftover of an earlier process with this id
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0) throw bad_output(o.option, o.path, std::strerror(errno), "check that its directory is writable");
+  o.temp = temp;
+  o.slot = register_temporary(temp);
+  std::size_t done = 0;
+  while (done < text.size()) {
+    if (interrupted().load()) {
+      ::close(fd);
+      throw_if_interrupted();
     }
+    const std::size_t n = std::min(kChunk, text.size() - done);
+    const ssize_t w = ::write(fd, text.data() + done, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      const std::string why = std::strerror(w < 0 ? errno : EIO);
+      ::close(fd);
+      throw bad_output(o.option, o.path, "write failed: " + why, "is the disk full?");
+    }
+    done += static_cast<std::size_t>(w);
   }
-  staged_.clear();
+  if (::close(fd) != 0) throw bad_output(o.option, o.path, std::string("write failed: ") + std::strerror(errno), "is the disk full?");
+  throw_if_interrupted();
 }
 
-void write_file_atomically(const std::string& path, const std::string& text) {
-  OutputSet out;
-  out.stage(path, text);
-  out.commit();
+void OutputSet::finish(const std::string& stdout_text) {
+  throw_if_interrupted();
+  write_stdout(stdout_text);
+  block_signals_until_exit();
+  throw_if_interrupted();
+  // Keep the files about to be replaced, so that a failed rename can put them back.
+  std::vector<std::string> backups;
+  for (const Output& o : outputs_) {
+    std::string backup;
+    if (!o.temp.empty() && fs::exists(o.target)) {
+      backup = o.temp + ".old";
+      ::unlink(backup.c_str());
+      if (::link(o.target.c_str(), backup.c_str()) != 0) backup.clear();
+    }
+    backups.push_back(backup);
+  }
+  for (std::size_t i = 0; i < outputs_.size(); ++i) {
+    Output& o = outputs_[i];
+    if (o.temp.empty()) continue;
+    if (::rename(o.temp.c_str(), o.target.c_str()) != 0) {
+      const std::string why = std::strerror(errno);
+      for (std::size_t j = 0; j < i; ++j) {
+        if (outputs_[j].temp.empty()) continue;
+        if (backups[j].empty()) ::unlink(outputs_[j].target.c_str());
+        else ::rename(backups[j].c_str(), outputs_[j].target.c_str());
+        outputs_[j].temp.clear();
+      }
+      for (const std::string& b : backups)
+        if (!b.empty()) ::unlink(b.c_str());
+      throw bad_output(o.option, o.path, "cannot replace it: " + why, "write elsewhere");
+    }
+    unregister_temporary(o.slot);
+    o.temp.clear();
+  }
+  for (const std::string& b : backups)
+    if (!b.empty()) ::unlink(b.c_str());
+}
+
+void write_stdout(const std::string& text) {
+  std::cout << text;
+  std::cout.flush();
+  if (!std::cout)
+    throw engine::UserError({"<standard output>", 0, 0}, "cannot write the output",
+                            "is the disk full, or the reading end of a pipe closed?");
 }
 
 }  // namespace stepsim::cli

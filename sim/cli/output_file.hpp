@@ -1,10 +1,16 @@
-// Writing outputs all-or-nothing. Each file's text goes to a temporary file beside its target;
-// only when every output of a command is staged are they renamed over their targets, so a failed
-// run leaves no partial file, no partial set of files, and never replaces a good one.
+// Output files that never destroy and are written all-or-nothing.
+//
+// Every output path is declared before any work (`add`) and checked at once: not empty, a
+// regular file or a new name in an existing directory (never a directory, device, FIFO or
+// socket), not the same file as another output of the command, and (`check_inputs`) not a file
+// the command reads. A symbolic link is written through: its target is replaced, the link kept.
+// Each file's text goes to a temporary file beside its target, written in chunks that check for
+// a signal; `finish` writes standard output, then renames every staged file over its target with
+// the signals blocked. A rename that fails puts back the files already replaced, so a failed or
+// interrupted command leaves no partial file, no partial set and no temporary file.
 #pragma once
 
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace stepsim::cli {
@@ -16,20 +22,32 @@ class OutputSet {
   OutputSet& operator=(const OutputSet&) = delete;
   ~OutputSet();  // removes what was staged and not committed
 
-  // Throws engine::UserError naming the path when its directory does not exist: checked before
-  // a long simulation, so a mistyped path fails at once.
-  static void check_directory(const std::string& path);
-
-  // Writes `text` to the staging file of `path`; throws engine::UserError when it cannot.
+  // Declares the output `path` given by `option` (e.g. "--trace"); throws engine::UserError
+  // naming the option when the path is unusable or names another output's file.
+  void add(const std::string& option, const std::string& path);
+  // Throws engine::UserError when an output is one of `inputs` (files this command reads).
+  void check_inputs(const std::vector<std::string>& inputs) const;
+  // Writes `text` to the temporary file of the declared output `path`.
   void stage(const std::string& path, const std::string& text);
-  // Renames every staged file over its target.
-  void commit();
+  // Writes `stdout_text` to standard output, then commits every staged file. Throws
+  // engine::UserError on a write error and engine::Stopped when a signal has arrived; both leave
+  // no output file.
+  void finish(const std::string& stdout_text);
 
  private:
-  std::vector<std::pair<std::string, std::string>> staged_;  // (temporary, target)
+  struct Output {
+    std::string option;
+    std::string path;    // as the user typed it, for messages
+    std::string target;  // the file replaced: `path` with symbolic links resolved
+    std::string temp;    // staged text, "" until staged
+    int slot = -1;       // in the interrupt handler's table of temporary files
+  };
+  Output& find(const std::string& path);
+  void discard();
+  std::vector<Output> outputs_;
 };
 
-// One file, all-or-nothing.
-void write_file_atomically(const std::string& path, const std::string& text);
+// Writes `text` to standard output; throws engine::UserError when it cannot (disk full, closed pipe).
+void write_stdout(const std::string& text);
 
 }  // namespace stepsim::cli

@@ -25,7 +25,7 @@ int roofline_command(const Args& args) {
   std::string output;
   add_common_options(opts, sets);
   opts.add_options()("json", "print JSON instead of text")(
-      "output,o", po::value(&output), "write the report to this file instead of stdout");
+      "output,o", po::value(&output)->value_name("FILE"), "write the report to this file instead of stdout");
   const po::variables_map vm = parse_args(args, opts, files);
   if (vm.count("help")) {
     std::cout << opts << "\n";
@@ -33,11 +33,14 @@ int roofline_command(const Args& args) {
   }
   if (files.empty()) throw engine::UserError({"<command line>", 0, 0}, "roofline needs a scenario file", "stepsim roofline scenarios/deepseek-v3-dualpipe.yaml");
   const std::vector<config::Override> overrides = parse_overrides(sets);
+  OutputSet outputs;
+  if (vm.count("output")) outputs.add("--output", output);
 
   std::vector<workload::ScenarioSpec> specs;
   std::vector<analysis::Roofline> results;
   for (const auto& f : files) {
     specs.push_back(config::load_scenario(f, overrides));
+    outputs.check_inputs(specs.back().where.files);
     results.push_back(analysis::roofline(specs.back()));
     if (!results.back().memory.fits())
       spdlog::warn("{}: needs {:.1f} GB per GPU, more than the device's {:.1f} GB", f,
@@ -64,8 +67,12 @@ int roofline_command(const Args& args) {
       text += report::roofline_comparison_text(results, labels);
     }
   }
-  if (output.empty()) std::cout << text;
-  else write_file_atomically(output, text);
+  if (output.empty()) {
+    outputs.finish(text);
+  } else {
+    outputs.stage(output, text);
+    outputs.finish("");
+  }
   return 0;
 }
 

@@ -1,6 +1,8 @@
 #include <spdlog/spdlog.h>
 
 #include <boost/program_options.hpp>
+#include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <iostream>
 
@@ -20,24 +22,31 @@ namespace po = boost::program_options;
 
 namespace {
 
+// "0-3,7": ranks and inclusive ranges, each a plain whole number within [0, devices).
 std::vector<int> parse_ranks(const std::string& text, int devices) {
+  const engine::UserError bad({"--trace-ranks", 0, 0}, "bad pipeline rank list '" + text + "'",
+                              "pipeline ranks 0-" + std::to_string(devices - 1) + ", e.g. 0-3 or 0,15");
+  auto rank = [&](const std::string& s) {
+    int v = -1;
+    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || ec != std::errc() || p != s.data() + s.size() || v < 0 || v >= devices) throw bad;
+    return v;
+  };
   std::vector<int> out;
-  for (std::size_t i = 0; i <= text.size();) {
+  std::size_t i = 0;
+  while (true) {
     const auto comma = text.find(',', i);
     const std::string item = text.substr(i, comma == std::string::npos ? std::string::npos : comma - i);
     const auto dash = item.find('-');
-    try {
-      const int a = std::stoi(item.substr(0, dash));
-      const int b = dash == std::string::npos ? a : std::stoi(item.substr(dash + 1));
-      if (a < 0 || b < a || b >= devices) throw std::out_of_range("range");
-      for (int r = a; r <= b; ++r) out.push_back(r);
-    } catch (const std::exception&) {
-      throw engine::UserError({"--trace-ranks", 0, 0}, "bad pipeline rank list '" + text + "'",
-                              "pipeline ranks 0-" + std::to_string(devices - 1) + ", e.g. 0-3 or 0,15");
-    }
+    const int a = rank(item.substr(0, dash));
+    const int b = dash == std::string::npos ? a : rank(item.substr(dash + 1));
+    if (b < a) throw bad;
+    for (int r = a; r <= b; ++r)
+      if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
     if (comma == std::string::npos) break;
     i = comma + 1;
   }
+  std::sort(out.begin(), out.end());
   return out;
 }
 
@@ -52,19 +61,23 @@ int run_command(const Args& args, bool compare) {
                 "bubble and idle per pipeline rank next to the roofline bound.\n\nOptions");
   std::vector<std::string> files, sets;
   std::string report_file, trace_file, svg_file, trace_ranks, detail = "op";
-  double max_wall = 0.0, max_ops = 2e7, max_trace_events = 2e7;
+  std::string max_wall_text, max_ops_text = "2e7", max_trace_text = "2e7", max_memory_text;
   add_common_options(opts, sets);
   opts.add_options()("json", "print JSON instead of text")(
       "timing", "show the simulation's own wall time (sim.wall_s); without it every output is byte-identical run to run")(
-      "max-wall", po::value(&max_wall), "stop (exit 3, no output) after this many seconds of wall time")(
-      "max-ops", po::value(&max_ops), "refuse scenarios needing more simulated operations (default 2e7)");
+      "max-wall", po::value(&max_wall_text)->value_name("SECONDS"),
+      "stop (exit 3, no output) after this many seconds of wall time (default: no limit; at most 1e6)")(
+      "max-ops", po::value(&max_ops_text)->default_value(max_ops_text)->value_name("N"),
+      "refuse scenarios needing more simulated operations (1 to 1e10)");
+  add_max_memory_option(opts, max_memory_text);
   if (!compare)
-    opts.add_options()("report", po::value(&report_file), "also write the JSON report to this file")(
-        "trace", po::value(&trace_file), "write a Chrome trace (Perfetto, chrome://tracing) to this file")(
-        "svg", po::value(&svg_file), "write the pipeline schedule diagram (every rank's compute stream) as SVG")(
-        "trace-ranks", po::value(&trace_ranks), "pipeline ranks in the trace, e.g. 0-3 or 0,15 (default: all)")(
-        "trace-detail", po::value(&detail), "op (every kernel group and transfer) | layer (one event per layer)")(
-        "max-trace-events", po::value(&max_trace_events), "refuse traces with more events (default 2e7)");
+    opts.add_options()("report", po::value(&report_file)->value_name("FILE"), "also write the JSON report to this file")(
+        "trace", po::value(&trace_file)->value_name("FILE"), "write a Chrome trace (Perfetto, chrome://tracing) to this file")(
+        "svg", po::value(&svg_file)->value_name("FILE"), "write the pipeline schedule diagram (every rank's compute stream) as SVG")(
+        "trace-ranks", po::value(&trace_ranks)->value_name("LIST"), "pipeline ranks in the trace, e.g. 0-3 or 0,15 (default: all)")(
+        "trace-detail", po::value(&detail)->default_value(detail), "op (every kernel group and transfer) | layer (one event per layer)")(
+        "max-trace-events", po::value(&max_trace_text)->default_value(max_trace_text)->value_name("N"),
+        "refuse traces with more events (1 to 1e10)");
   const po::variables_map vm = parse_args(args, opts, files);
   if (vm.count("help")) {
     std::cout << opts << "\n";
@@ -74,21 +87,31 @@ int run_command(const Args& args, bool compare) {
   if (files.empty()) throw engine::UserError(cli, std::string(compare ? "compare" : "run") + " needs a scenario file");
   if (!compare && files.size() > 1) throw engine::UserError(cli, "run takes one scenario", "use stepsim compare for several");
   if (detail != "op" && detail != "layer") throw engine::UserError({"--trace-detail", 0, 0}, "unknown detail '" + detail + "'", "op or layer");
-  for (const std::string* f : {&report_file, &trace_file, &svg_file})
-    if (!f->empty()) OutputSet::check_directory(*f);
+  for (const char* o : {"trace-ranks", "trace-detail", "max-trace-events"}) require_together(vm, o, "trace");
+  const double max_wall = vm.count("max-wall") ? number_option("max-wall", max_wall_text, 1e-3, 1e6) : 0.0;
+  const double max_ops = number_option("max-ops", max_ops_text, 1, 1e10);
+  const double max_trace_events = number_option("max-trace-events", max_trace_text, 1, 1e10);
+  const double max_memory = max_memory_bytes(max_memory_text);
+  OutputSet outputs;
+  if (vm.count("report")) outputs.add("--report", report_file);
+  if (vm.count("trace")) outputs.add("--trace", trace_file);
+  if (vm.count("svg")) outputs.add("--svg", svg_file);
   const auto overrides = parse_overrides(sets);
   const bool timing = vm.count("timing") > 0;
 
   std::vector<workload::ScenarioSpec> specs;
   std::vector<analysis::StepSimulation> sims;
-  for (const auto& f : files) specs.push_back(config::load_scenario(f, overrides));
+  std::vector<std::string> inputs;
+  for (const auto& f : files) {
+    specs.push_back(config::load_scenario(f, overrides));
+    inputs.insert(inputs.end(), specs.back().where.files.begin(), specs.back().where.files.end());
+  }
+  outputs.check_inputs(inputs);
   std::vector<int> ranks;
   if (!trace_ranks.empty()) {
     const int devices = workload::make_plan(specs[0]).pp;
     ranks = parse_ranks(trace_ranks, devices);
   }
-  if (max_wall < 0.0 || max_ops <= 0.0 || max_trace_events <= 0.0)
-    throw engine::UserError(cli, "--max-wall, --max-ops and --max-trace-events must be positive");
   engine::RunControl control;
   control.interrupted = &interrupted();
   if (max_wall > 0.0) {
@@ -96,19 +119,28 @@ int run_command(const Args& args, bool compare) {
     control.deadline = std::chrono::steady_clock::now() +
                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(max_wall));
   }
-  if (!trace_file.empty()) {
-    // Refuse a trace too large to open before spending time on it.
-    const auto plan = workload::make_plan(specs[0]);
-    const double shown = ranks.empty() ? plan.pp : static_cast<double>(ranks.size());
-    const double events = analysis::estimate_ops(specs[0], plan) * shown / plan.pp * (detail == "layer" ? 0.4 : 1.0);
-    if (events > max_trace_events)
-      throw engine::UserError({"--trace", 0, 0},
-                              "the trace would hold about " + std::to_string(static_cast<long long>(events)) +
-                                  " events, more than the limit of " + std::to_string(static_cast<long long>(max_trace_events)),
-                              "select pipeline ranks with --trace-ranks, use --trace-detail layer, or raise --max-trace-events");
+  // Refuse what would not fit in memory, or a trace too large to open, before spending time on it.
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const auto plan = workload::make_plan(specs[i]);
+    const double ops = analysis::estimate_ops(specs[i], plan);
+    analysis::check_ops(specs[i], plan, max_ops);
+    double bytes = analysis::estimate_memory_bytes(specs[i], plan);
+    if (i == 0 && !trace_file.empty()) {
+      const double shown = ranks.empty() ? plan.pp : static_cast<double>(ranks.size());
+      const double events = ops * shown / plan.pp * (detail == "layer" ? 0.4 : 1.0);
+      if (events > max_trace_events)
+        throw engine::UserError({"--trace", 0, 0},
+                                "the trace would hold about " + std::to_string(static_cast<long long>(events)) +
+                                    " events, more than the limit of " + std::to_string(static_cast<long long>(max_trace_events)),
+                                "select pipeline ranks with --trace-ranks, use --trace-detail layer, or raise --max-trace-events");
+      bytes += events * report::kTraceBytesPerEvent;
+    }
+    if (i == 0 && !svg_file.empty()) bytes += ops * report::kSvgBytesPerOp;
+    check_memory(bytes, max_memory, files[i] + ": simulating this step" + (i == 0 && (!trace_file.empty() || !svg_file.empty()) ? " and writing its outputs" : ""),
+                 "use fewer or larger micro-batches, select ranks with --trace-ranks");
   }
   for (std::size_t i = 0; i < specs.size(); ++i) {
-    sims.push_back(analysis::simulate_step(specs[i], &control, max_ops));
+    sims.push_back(with_file(files[i], [&] { return analysis::simulate_step(specs[i], &control, max_ops); }));
     const auto& s = sims.back();
     if (s.peak_memory_bytes > s.roofline.memory.capacity)
       spdlog::warn("{}: peak memory {:.1f} GB per GPU exceeds the device's {:.1f} GB", files[i], s.peak_memory_bytes / 1e9,
@@ -135,7 +167,6 @@ int run_command(const Args& args, bool compare) {
       text += report::step_comparison_text(ptrs, labels);
     }
   }
-  OutputSet outputs;
   if (!report_file.empty()) {
     report::JsonWriter w;
     report::step_json(w, sims[0], specs[0], timing);
@@ -148,8 +179,7 @@ int run_command(const Args& args, bool compare) {
     outputs.stage(trace_file, report::chrome_trace(sims[0], specs[0], topt));
   }
   if (!svg_file.empty()) outputs.stage(svg_file, report::schedule_svg(sims[0], specs[0]));
-  outputs.commit();
-  std::cout << text;
+  outputs.finish(text);
   return 0;
 }
 

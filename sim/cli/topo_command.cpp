@@ -16,8 +16,10 @@ int topo_command(const Args& args) {
                                "Builds the cluster's topology graph and prints its size: GPUs, NICs and switches,\n"
                                "links per class, per-GPU bandwidths, bisection bandwidth, longest route.\n\nOptions");
   std::vector<std::string> files, sets;
+  std::string max_memory_text;
   add_common_options(opts, sets);
   opts.add_options()("json", "print JSON");
+  add_max_memory_option(opts, max_memory_text);
   const po::variables_map vm = parse_args(args, opts, files);
   if (vm.count("help")) {
     std::cout << opts << "\n";
@@ -25,7 +27,9 @@ int topo_command(const Args& args) {
   }
   if (files.size() != 1)
     throw engine::UserError({"<command line>", 0, 0}, "topo needs exactly one cluster file", "stepsim topo topologies/h800-256x8-mpft.yaml");
+  const double max_memory = max_memory_bytes(max_memory_text);
   const hw::ClusterSpec spec = config::load_cluster(files[0], parse_overrides(sets));
+  check_memory(hw::Topology::estimate_bytes(spec), max_memory, files[0] + ": building this topology", "describe a smaller cluster");
   const hw::Topology t(spec);
   const auto v = t.vertex_counts();
   const auto l = t.link_counts();

@@ -6,6 +6,13 @@ namespace stepsim::config {
 
 namespace {
 
+// Narrower than a time's or a bandwidth's general range (units.hpp): link and switch latencies
+// and kernel launch overheads are nanoseconds to microseconds; HBM and GDDR deliver hundreds of
+// GB/s (the slowest HBM2 stack alone is over 200 GB/s). Fault factors: a straggler at most 100x
+// slower, a degraded link at least 1/100 of its bandwidth (a link below that is down).
+constexpr Range kLatencyRange{1e-12, 1e-3};
+constexpr Range kHbmRange{1e10, 1e15};
+
 hw::LinkSpec read_link(const Node& node) {
   MapReader r(node);
   hw::LinkSpec l;
@@ -16,7 +23,7 @@ hw::LinkSpec read_link(const Node& node) {
     if (l.peak_bandwidth < l.bandwidth)
       p->fail("peak bandwidth is below the achievable 'bandwidth'", "peak is the datasheet figure, bandwidth the measured one");
   }
-  l.latency_s = r.get("latency").quantity(Dimension::time);
+  l.latency_s = r.get("latency").quantity(Dimension::time, kLatencyRange);
   r.finish();
   return l;
 }
@@ -32,10 +39,10 @@ hw::DeviceSpec read_device(const Node& node) {
   {
     MapReader mem(r.get("memory"));
     d.memory_bytes = mem.get("capacity").quantity(Dimension::bytes);
-    d.hbm_bandwidth = mem.get("bandwidth").quantity(Dimension::bandwidth);
+    d.hbm_bandwidth = mem.get("bandwidth").quantity(Dimension::bandwidth, kHbmRange);
     mem.finish();
   }
-  if (auto lo = r.find("launch_overhead")) d.launch_overhead_s = lo->quantity(Dimension::time);
+  if (auto lo = r.find("launch_overhead")) d.launch_overhead_s = lo->quantity(Dimension::time, kLatencyRange);
   {
     const Node compute = r.get("compute");
     MapReader c(compute);
@@ -81,10 +88,9 @@ hw::ClusterSpec read_cluster(const Node& node, const std::string& dir,
   if (dev.is_map()) {
     c.device = read_device(dev);
   } else {
-    const std::string file = (std::filesystem::path(dir) / dev.text()).lexically_normal().string();
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(file, ec))
-      dev.fail("cannot read file '" + file + "'", "paths are relative to the file that names them");
+    const std::string file = (std::filesystem::path(dir) / dev.text()).string();
+    check_referenced_file(file, dev);
+    c.device_file = file;
     const Document doc = Document::load(file, overrides, prefix.empty() ? "device" : prefix + ".device", nullptr);
     c.device = read_device(doc.root());
   }
@@ -102,7 +108,7 @@ hw::ClusterSpec read_cluster(const Node& node, const std::string& dir,
       c.fabric.switch_ports = static_cast<int>(ports.integer(4, 4096));
       if (c.fabric.switch_ports % 2 != 0) ports.fail("switch_ports must be even (half down, half up)");
       if (auto o = fr.find("oversubscription")) c.fabric.oversubscription = o->number(1.0, 64.0);
-      if (auto sl = fr.find("spine_latency")) c.fabric.spine_latency_s = sl->quantity(Dimension::time);
+      if (auto sl = fr.find("spine_latency")) c.fabric.spine_latency_s = sl->quantity(Dimension::time, kLatencyRange);
       const long long half = c.fabric.switch_ports / 2;
       const long long reach = 2 * half * half;  // endpoints of a two-layer fat-tree
       if (c.fabric.kind == hw::FabricKind::multi_plane_fat_tree) {
@@ -164,9 +170,9 @@ std::vector<hw::FaultSpec> read_faults(const Node& node, const hw::ClusterSpec& 
         f.gpu = index("gpu", c.world_size(), "GPUs");
         break;
     }
-    if (f.kind == FaultKind::straggler) f.factor = r.get("slowdown").number(1.0, 1000.0);
+    if (f.kind == FaultKind::straggler) f.factor = r.get("slowdown").number(1.0, 100.0);
     else if (f.kind == FaultKind::nic_degrade || f.kind == FaultKind::link_degrade || f.kind == FaultKind::nvlink_degrade)
-      f.factor = r.get("factor").number(1e-3, 1.0);
+      f.factor = r.get("factor").number(1e-2, 1.0);
     r.finish();
     out.push_back(f);
   }

@@ -14,10 +14,10 @@ namespace {
 // The file a reference names, relative to the referring file; a missing one is reported at the
 // reference.
 std::string resolve(const std::string& base_file, const Node& ref) {
-  const std::string file = (std::filesystem::path(base_file).parent_path() / ref.text()).lexically_normal().string();
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec))
-    ref.fail("cannot read file '" + file + "'", "paths are relative to the file that names them");
+  // Joined as text and left to the operating system to resolve: ".." after a symbolic link leads
+  // to the link target's parent, as it does in a shell.
+  const std::string file = (std::filesystem::path(base_file).parent_path() / ref.text()).string();
+  check_referenced_file(file, ref);
   return file;
 }
 
@@ -107,6 +107,7 @@ ScenarioSpec read_scenario(const std::string& file, const std::vector<Override>&
                            const std::string* text) {
   ScenarioSpec s;
   s.where.file = {file, 0, 0};
+  if (!text) s.where.files.push_back(file);
   const Document doc = text ? Document::parse(*text, file, overrides, "", &s.where.keys)
                             : Document::load(file, overrides, "", &s.where.keys);
   MapReader r(doc.root());
@@ -117,6 +118,7 @@ ScenarioSpec read_scenario(const std::string& file, const std::vector<Override>&
     s.model = read_model(model);
   } else {
     const std::string mfile = resolve(file, model);
+    s.where.files.push_back(mfile);
     const Document mdoc = Document::load(mfile, overrides, "model", nullptr);
     s.model = std::filesystem::path(mfile).extension() == ".json" ? read_hf_config(mdoc.root())
                                                                   : read_model(mdoc.root());
@@ -127,9 +129,11 @@ ScenarioSpec read_scenario(const std::string& file, const std::vector<Override>&
     s.cluster = read_cluster(cluster, std::filesystem::path(file).parent_path().string(), overrides, "cluster");
   } else {
     const std::string cfile = resolve(file, cluster);
+    s.where.files.push_back(cfile);
     const Document cdoc = Document::load(cfile, overrides, "cluster", nullptr);
     s.cluster = read_cluster(cdoc.root(), std::filesystem::path(cfile).parent_path().string(), overrides, "cluster");
   }
+  if (!s.cluster.device_file.empty()) s.where.files.push_back(s.cluster.device_file);
   if (auto f = r.find("faults")) {
     const auto more = read_faults(*f, s.cluster);
     s.cluster.faults.insert(s.cluster.faults.end(), more.begin(), more.end());

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <utility>
 
 namespace stepsim::config {
@@ -108,6 +109,55 @@ Parsed parse_quantity(std::string_view text, Dimension dim) {
   if (!std::isfinite(number * factor))
     return {std::nullopt, "'" + std::string(text) + "' is too large"};
   return {number * factor, {}};
+}
+
+Range accepted_range(Dimension dim) {
+  switch (dim) {
+    case Dimension::bytes: return {1.0, 1125899906842624.0};
+    case Dimension::bandwidth: return {1e8, 1e15};
+    case Dimension::time: return {1e-12, 1.0};
+    case Dimension::flop_rate: return {1e12, 1e18};
+  }
+  return {};
+}
+
+std::string format_quantity(double value, Dimension dim) {
+  char buf[64];
+  const double a = std::fabs(value);
+  switch (dim) {
+    case Dimension::bytes: {
+      static constexpr std::array<const char*, 6> kUnits{"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+      std::size_t i = 0;
+      double v = value;
+      while (i + 1 < kUnits.size() && std::fabs(v) >= 1024.0) {
+        v /= 1024.0;
+        ++i;
+      }
+      std::snprintf(buf, sizeof buf, i == 0 ? "%.0f %s" : "%.2f %s", v, kUnits[i]);
+      return buf;
+    }
+    case Dimension::time: {
+      if (a >= 1.0) std::snprintf(buf, sizeof buf, "%g s", value);
+      else if (a >= 1e-3) std::snprintf(buf, sizeof buf, "%g ms", value * 1e3);
+      else if (a >= 1e-6) std::snprintf(buf, sizeof buf, "%g us", value * 1e6);
+      else if (a >= 1e-9) std::snprintf(buf, sizeof buf, "%g ns", value * 1e9);
+      else std::snprintf(buf, sizeof buf, "%g ps", value * 1e12);
+      return buf;
+    }
+    case Dimension::bandwidth:
+    case Dimension::flop_rate: {
+      static constexpr std::array<const char*, 7> kPrefix{"", "k", "M", "G", "T", "P", "E"};
+      std::size_t i = 0;
+      double v = value;
+      while (i + 1 < kPrefix.size() && std::fabs(v) >= 1000.0) {
+        v /= 1000.0;
+        ++i;
+      }
+      std::snprintf(buf, sizeof buf, "%g %s%s", v, kPrefix[i], dim == Dimension::bandwidth ? "B/s" : "FLOP/s");
+      return buf;
+    }
+  }
+  return "?";
 }
 
 }  // namespace stepsim::config

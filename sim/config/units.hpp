@@ -29,4 +29,20 @@ struct Parsed {
 };
 Parsed parse_quantity(std::string_view text, Dimension dim);
 
+// The physically sensible range of a quantity read from a file, in base units. Values outside
+// it are refused at load with their file:line:
+//   bytes      1 B .. 1 PiB            (buffers, HBM capacities)
+//   bandwidth  100 MB/s .. 1 PB/s      (1 Gb Ethernet is 125 MB/s; HBM3e is under 10 TB/s)
+//   time       1 ps .. 1 s             (latencies and launch overheads are ns to us)
+//   flop rate  1 TFLOP/s .. 1 EFLOP/s  (an A100's FP64 is 9.7 TFLOP/s; a B200's FP4 is 9 PFLOP/s)
+// Together with the integer ranges of the loaders, they keep every shipped scenario's step far
+// inside the simulated clock's 106 days (a property test checks the corners).
+struct Range {
+  double lo = 0.0, hi = 0.0;
+};
+Range accepted_range(Dimension dim);
+
+// `value` (base units) with a decimal or binary prefix, e.g. "4 GiB", "50 GB/s", "3.3 us".
+std::string format_quantity(double value, Dimension dim);
+
 }  // namespace stepsim::config

@@ -56,6 +56,21 @@ std::optional<std::string> did_you_mean(const std::string& word, const std::vect
   return best;
 }
 
+std::string unreadable_because(const std::string& file) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(file, ec);
+  if (st.type() == std::filesystem::file_type::not_found) return "it does not exist";
+  if (ec) return ec.message();
+  if (st.type() == std::filesystem::file_type::directory) return "it is a directory";
+  if (st.type() != std::filesystem::file_type::regular) return "it is not a regular file";
+  return {};
+}
+
+void check_referenced_file(const std::string& file, const Node& ref) {
+  if (const std::string why = unreadable_because(file); !why.empty())
+    ref.fail("cannot read file '" + file + "': " + why, "paths are relative to the file that names them");
+}
+
 bool is_file_reference(const std::string& key) {
   return key == "model" || key == "cluster" || key == "device";
 }
@@ -146,11 +161,16 @@ bool Node::boolean() const {
   fail("'" + path_ + "' must be true or false, got '" + s + "'");
 }
 
-double Node::quantity(Dimension dim) const {
+double Node::quantity(Dimension dim) const { return quantity(dim, accepted_range(dim)); }
+
+double Node::quantity(Dimension dim, Range r) const {
   const std::string s = text();
   const Parsed p = parse_quantity(s, dim);
   if (!p.value) fail("'" + path_ + "': " + p.error, "write the unit: " + std::string(example(dim)));
   if (*p.value <= 0.0) fail("'" + path_ + "' must be positive, got '" + s + "'");
+  if (*p.value < r.lo || *p.value > r.hi)
+    fail("'" + path_ + "' = '" + s + "' is outside the physically sensible range",
+         std::string(to_string(dim)) + " from " + format_quantity(r.lo, dim) + " to " + format_quantity(r.hi, dim));
   return *p.value;
 }
 
@@ -296,6 +316,7 @@ class LimitChecker final : public YAML::EventHandler {
   void OnNull(const YAML::Mark& m, YAML::anchor_t a) override { leaf(m, a); }
   void OnAlias(const YAML::Mark& m, YAML::anchor_t a) override {
     const double size = a < sizes_.size() ? sizes_[a] : 1.0;
+    aliased_ += size;
     add(m, size);
   }
   void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t a, const std::string& value) override {
@@ -325,9 +346,11 @@ class LimitChecker final : public YAML::EventHandler {
   }
   void add(const YAML::Mark& m, double size) {
     total_ += size;
-    if (total_ > kMaxExpandedNodes)
+    if (total_ > kMaxExpandedNodes && aliased_ > 0.0)
       fail(m, "the document expands to more than 1,000,000 values through aliases (*name)",
            "aliases that repeat anchors which themselves repeat anchors grow exponentially; write the values out");
+    if (total_ > kMaxExpandedNodes)
+      fail(m, "the document holds more than 1,000,000 values", "scenario, model and cluster files hold a few hundred; is this the right file?");
     if (!stack_.empty()) stack_.back().size += size;
   }
   void leaf(const YAML::Mark& m, YAML::anchor_t a) {
@@ -350,6 +373,7 @@ class LimitChecker final : public YAML::EventHandler {
   std::string file_;
   int documents_ = 0;
   double total_ = 0.0;
+  double aliased_ = 0.0;  // values that aliases repeat
   std::vector<Frame> stack_;
   std::vector<double> sizes_;
 };
@@ -366,9 +390,8 @@ void check_limits(const std::string& file, const std::string& text) {
 
 Document Document::load(const std::string& file, const std::vector<Override>& overrides,
                         const std::string& prefix, std::map<std::string, SourceLoc>* provenance) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec))
-    throw UserError({file, 0, 0}, "cannot read file: not a regular file", "check the path (relative paths inside a scenario are relative to the scenario)");
+  if (const std::string why = unreadable_because(file); !why.empty())
+    throw UserError({file, 0, 0}, "cannot read file: " + why, "check the path (relative paths inside a scenario are relative to the scenario)");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw UserError({file, 0, 0}, "cannot read file", "check the path (relative paths inside a scenario are relative to the scenario)");
   std::error_code size_ec;

@@ -63,7 +63,8 @@ class Node {
   long long integer(long long lo = 1, long long hi = (1LL << 53)) const;
   double number(double lo, double hi) const;
   bool boolean() const;
-  double quantity(Dimension dim) const;     // positive, with a unit
+  double quantity(Dimension dim) const;     // with a unit, within accepted_range(dim)
+  double quantity(Dimension dim, Range range) const;  // with a unit, within `range`
   hw::Precision precision() const;
   int choice(const std::vector<std::string>& words) const;  // index of the word
   std::vector<Node> items() const;          // a sequence's elements
@@ -107,6 +108,11 @@ class Document {
   explicit Document(Node root) : root_(std::move(root)) {}
   Node root_;
 };
+
+// Why `file` cannot be read as an input ("it does not exist", "it is a directory", ...), or "".
+std::string unreadable_because(const std::string& file);
+// Fails at `ref` (the key naming `file`) when the file cannot be read.
+void check_referenced_file(const std::string& file, const Node& ref);
 
 // Keys whose scalar value names another file (overrides under them apply to that file).
 bool is_file_reference(const std::string& key);

@@ -7,10 +7,15 @@
 
 namespace stepsim::engine {
 
+void throw_time_overflow(const char* op) {
+  throw TimeOverflow(std::string("simulated time beyond the clock's range of 106 days (int64 picoseconds, in '") + op +
+                     "')");
+}
+
 Time Time::from_seconds(double seconds) {
-  STEPSIM_CHECK(seconds >= 0.0 && std::isfinite(seconds), "time must be finite and >= 0");
+  STEPSIM_CHECK(seconds >= 0.0, "time must be >= 0 and not NaN");
   const double ps = std::ceil(seconds * 1e12 - 1e-6);
-  STEPSIM_CHECK(ps < 9.2e18, "time overflows int64 picoseconds");
+  if (!(ps < 9.2e18)) throw_time_overflow("from seconds");
   return Time(static_cast<std::int64_t>(ps < 0 ? 0 : ps));
 }
 

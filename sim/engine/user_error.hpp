@@ -3,6 +3,7 @@
 // It carries where the mistake is (file:line:column, 1-based; line 0 when only the file is
 // known), what is wrong, and a hint for fixing it. Library code throws it; only `main` catches
 // it, prints `file:line:col: error: message` and `  hint: ...`, and exits with status 2.
+// Control characters in the message (from a user's value) are shown as \xNN escapes.
 #pragma once
 
 #include <stdexcept>

@@ -60,6 +60,7 @@ struct ClusterSpec {
   LinkSpec nvlink;
   FabricSpec fabric;
   std::vector<FaultSpec> faults;
+  std::string device_file;  // the device file it was read from, "" when written inline
 
   int world_size() const { return nodes * gpus_per_node; }
 };

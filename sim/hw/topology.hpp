@@ -57,6 +57,9 @@ class Topology {
  public:
   // Validates the spec and its faults; throws engine::UserError on an impossible one.
   explicit Topology(const ClusterSpec& spec);
+  // Memory the topology of `spec` will take, estimated from its vertex and link counts before
+  // building it (bytes per GPU and per leaf-spine pair measured on this implementation).
+  static double estimate_bytes(const ClusterSpec& spec);
 
   const ClusterSpec& spec() const { return spec_; }
   int gpus() const { return spec_.world_size(); }

@@ -227,6 +227,22 @@ CollectivePlan plan_collective(CollectiveOp op, double s, const std::vector<int>
   return plan;
 }
 
+double estimate_transfers(CollectiveOp op, const std::vector<int>& group, const hw::Topology& topo,
+                          const PlanOptions& options) {
+  const double n = static_cast<double>(group.size());
+  std::vector<int> nodes;
+  for (int gpu : group)
+    if (nodes.empty() || nodes.back() != topo.node_of(gpu)) nodes.push_back(topo.node_of(gpu));
+  const double k = static_cast<double>(nodes.size()), g = n / k;
+  const bool bundled = options.bundle && topo.spec().faults.empty();
+  switch (op) {
+    case CollectiveOp::all_to_all: return bundled ? std::min(n * (n - 1), 2 * g * g * k) : n * (n - 1);
+    case CollectiveOp::dispatch:
+    case CollectiveOp::combine: return n * (k - 1 + g);
+    default: return n;
+  }
+}
+
 std::vector<int> parse_group(const std::string& text, const hw::Topology& t, const std::string& where) {
   auto fail = [&](const std::string& why) -> std::vector<int> {
     throw engine::UserError({where, 0, 0}, "bad group '" + text + "': " + why,

@@ -72,6 +72,11 @@ struct PlanOptions {
 CollectivePlan plan_collective(CollectiveOp op, double bytes, const std::vector<int>& group,
                                const hw::Topology& topo, const PlanOptions& options = {});
 
+// Transfers the plan of `op` over `group` will hold at once (its largest phase, after bundling),
+// estimated from the group's size and node count before planning: for memory checks.
+double estimate_transfers(CollectiveOp op, const std::vector<int>& group, const hw::Topology& topo,
+                          const PlanOptions& options = {});
+
 // A group from text: "world", "node:N", "nodes:A-B", "plane:P", "ranks:A-B" or "A,B,C".
 // Throws engine::UserError (located at `where`) on a malformed or out-of-range group.
 std::vector<int> parse_group(const std::string& text, const hw::Topology& topo, const std::string& where);

@@ -21,6 +21,10 @@ struct TraceOptions {
   bool per_layer = false;
 };
 
+// Memory a trace takes while it is built and written, per estimated event: the DualPipe trace is
+// 160 B per event on disk, twice that while its string grows, rounded up.
+constexpr double kTraceBytesPerEvent = 600.0;
+
 std::string chrome_trace(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec, const TraceOptions& o);
 
 }  // namespace stepsim::report

@@ -19,6 +19,10 @@
 
 namespace stepsim::report {
 
+// Memory the diagram takes per estimated operation: the DualPipe diagram is 16 B per estimated
+// operation on disk, twice that while its string grows, rounded up.
+constexpr double kSvgBytesPerOp = 50.0;
+
 std::string schedule_svg(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec);
 
 }  // namespace stepsim::report

@@ -2,6 +2,9 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <cstdint>
+
 #include "sim/engine/check.hpp"
 
 using stepsim::engine::Time;
@@ -36,4 +39,23 @@ TEST_CASE("Time prints with an adapted unit") {
   CHECK(Time::us(12).to_string() == "12.000 us");
   CHECK(Time::ms(3210).to_string() == "3.210 s");
   CHECK(Time::ps(5).to_string() == "5 ps");
+}
+
+TEST_CASE("Time arithmetic never wraps: a result beyond int64 picoseconds throws TimeOverflow") {
+  using stepsim::engine::TimeOverflow;
+  const Time big = Time::max();
+  CHECK_THROWS_AS(big + Time::ps(1), TimeOverflow);
+  CHECK_THROWS_AS(Time() - big - Time::ps(2), TimeOverflow);
+  CHECK_THROWS_AS(Time::s(5'000'000) * 2, TimeOverflow);
+  CHECK_THROWS_AS(Time::s(10'000'000), TimeOverflow);  // 116 days
+  CHECK_THROWS_AS(Time::ns(INT64_MAX / 100), TimeOverflow);
+  Time t = Time::s(9'000'000);
+  CHECK_THROWS_AS(t += Time::s(300'000), TimeOverflow);
+  CHECK(t == Time::s(9'000'000));  // unchanged by the failed addition
+  CHECK_THROWS_AS(Time::from_seconds(1e300), TimeOverflow);
+  CHECK_THROWS_AS(Time::from_seconds(HUGE_VAL), TimeOverflow);
+  CHECK_THROWS_AS(Time::from_ratio(1e30, 1e-30), TimeOverflow);
+  // The largest representable sums still work.
+  CHECK((Time::max() - Time::ps(1)) + Time::ps(1) == Time::max());
+  CHECK(Time::from_seconds(9.0e6).seconds() == doctest::Approx(9.0e6));
 }

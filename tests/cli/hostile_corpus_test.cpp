@@ -1,0 +1,199 @@
+// The hostile corpus (tests/cli/hostile/): files and command lines that once destroyed a file,
+// printed a wrong number with exit 0 or ended in an internal error. Each runs in a fresh scratch
+// directory; its exit status and message must match, and no file may appear, change or vanish
+// there except the outputs a successful command was asked for (no temporary file either). The
+// shipped inputs must be byte-identical afterwards.
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <vector>
+
+#include "tests/test_support.hpp"
+
+namespace fs = std::filesystem;
+using stepsim::test::source_path;
+
+namespace {
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void spit(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+}
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (std::size_t i = s.find(from); i != std::string::npos; i = s.find(from, i + to.size())) s.replace(i, from.size(), to);
+  return s;
+}
+
+std::string trim(const std::string& s) {
+  const auto a = s.find_first_not_of(' ');
+  const auto b = s.find_last_not_of(' ');
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+// Every entry under `dir`: relative path -> kind and content (links by their target).
+std::map<std::string, std::string> snapshot(const fs::path& dir) {
+  std::map<std::string, std::string> out;
+  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
+    const auto rel = fs::relative(it->path(), dir).string();
+    const auto st = it->symlink_status();
+    if (fs::is_symlink(st)) out[rel] = "link:" + fs::read_symlink(it->path()).string();
+    else if (fs::is_regular_file(st)) out[rel] = "file:" + slurp(it->path());
+    else if (fs::is_directory(st)) out[rel] = "dir";
+    else out[rel] = "special";
+  }
+  return out;
+}
+
+std::map<std::string, std::string> shipped_inputs() {
+  std::map<std::string, std::string> out;
+  for (const char* d : {"scenarios", "models", "topologies"})
+    for (const auto& e : fs::directory_iterator(source_path(d))) out[e.path().string()] = slurp(e.path());
+  return out;
+}
+
+// The scratch directory described at the top of command-lines.txt.
+fs::path make_fixture() {
+  const fs::path dir = fs::temp_directory_path() / ("stepsim_hostile_corpus_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "sub");
+  fs::create_directories(dir / "real" / "deep");
+  std::string s = slurp(source_path("scenarios/deepseek-v3-dualpipe.yaml"));
+  s = replace_all(s, "../models/deepseek-v3.yaml", "m.yaml");
+  s = replace_all(s, "../topologies/h800-256x8-mpft.yaml", "c.yaml");
+  spit(dir / "s.yaml", s);
+  spit(dir / "real" / "deep" / "s2.yaml", replace_all(replace_all(s, "m.yaml", "../../m.yaml"), "c.yaml", "../../c.yaml"));
+  spit(dir / "m.yaml", slurp(source_path("models/deepseek-v3.yaml")));
+  spit(dir / "c.yaml", replace_all(slurp(source_path("topologies/h800-256x8-mpft.yaml")), "device: h800.yaml", "device: d.yaml"));
+  spit(dir / "d.yaml", slurp(source_path("topologies/h800.yaml")));
+  spit(dir / "old.json", "{\"earlier\": true}\n");
+  REQUIRE(::mkfifo((dir / "fifo").c_str(), 0644) == 0);
+  fs::create_directory_symlink("real/deep", dir / "link");
+  fs::create_symlink("s.yaml", dir / "s-link.yaml");
+  fs::create_symlink("old.json", dir / "out-link.json");
+  return dir;
+}
+
+struct Outcome {
+  int status = -1;
+  std::string err;
+};
+
+Outcome run_in(const fs::path& dir, const std::string& args) {
+  const fs::path err = fs::temp_directory_path() / ("stepsim_hostile_err_" + std::to_string(::getpid()));
+  std::string cmd = "cd '" + dir.string() + "' && '" + STEPSIM_BINARY + "' " + args;
+  if (args.find('>') == std::string::npos) cmd += " >/dev/null";
+  cmd += " 2>'" + err.string() + "' </dev/null";
+  const int raw = std::system(cmd.c_str());
+  Outcome o{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(err)};
+  fs::remove(err);
+  return o;
+}
+
+void check_case(const std::string& where, int status, const std::string& fragment, const std::string& args,
+                const std::vector<std::string>& outputs) {
+  const fs::path dir = make_fixture();
+  const auto before = snapshot(dir);
+  const Outcome o = run_in(dir, replace_all(args, "{src}", STEPSIM_SOURCE_DIR));
+  auto after = snapshot(dir);
+  CAPTURE(where);
+  CAPTURE(args);
+  CAPTURE(o.err);
+  CHECK(o.status == status);
+  if (!fragment.empty()) CHECK(o.err.find(fragment) != std::string::npos);
+  if (status != 0) {
+    // One message: an error line and its hint.
+    CHECK(std::count(o.err.begin(), o.err.end(), '\n') <= 2);
+    CHECK(o.err.find("bug in stepsim") == std::string::npos);
+  }
+  for (const auto& out : outputs) {
+    CHECK_MESSAGE(status == 0, "only a successful command may write");
+    CHECK(after.count(out) == 1);
+    after.erase(out);
+  }
+  auto expected = before;
+  for (const auto& out : outputs) expected.erase(out);
+  if (status == 0 && std::find(outputs.begin(), outputs.end(), "old.json") != outputs.end()) {
+    CHECK(fs::is_symlink(dir / "out-link.json"));  // written through, the link kept
+  }
+  CHECK(after == expected);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+
+TEST_CASE("Hostile command lines: exit status, message, and nothing written but the requested outputs") {
+  const auto shipped = shipped_inputs();
+  std::ifstream in(source_path("tests/cli/hostile/command-lines.txt"));
+  REQUIRE(in);
+  std::string line;
+  int n = 0, cases = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> fields;
+    for (std::size_t i = 0;;) {
+      const auto bar = line.find(" | ", i);
+      fields.push_back(trim(line.substr(i, bar == std::string::npos ? std::string::npos : bar - i)));
+      if (bar == std::string::npos) break;
+      i = bar + 3;
+    }
+    REQUIRE_MESSAGE(fields.size() >= 3, "command-lines.txt:" << n);
+    std::vector<std::string> outputs;
+    if (fields.size() > 3) {
+      std::istringstream os(fields[3]);
+      for (std::string o; os >> o;) outputs.push_back(o);
+    }
+    check_case("command-lines.txt:" + std::to_string(n), std::stoi(fields[0]), fields[1], fields[2], outputs);
+    ++cases;
+  }
+  CHECK(cases >= 60);
+  CHECK(shipped_inputs() == shipped);
+}
+
+TEST_CASE("Hostile files: each states its exit status and message in '# expect:'") {
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(source_path("tests/cli/hostile"))) {
+    if (e.path().extension() != ".yaml") continue;
+    std::ifstream in(e.path());
+    std::string first, second;
+    std::getline(in, first);
+    std::getline(in, second);
+    const std::string tag = "# expect: ";
+    REQUIRE_MESSAGE(first.rfind(tag, 0) == 0, e.path().string());
+    const std::string expect = first.substr(tag.size());
+    const auto space = expect.find(' ');
+    std::string args = "check '" + e.path().string() + "'";
+    if (second.rfind("# run: ", 0) == 0) args = replace_all(second.substr(7), "{}", "'" + e.path().string() + "'");
+    check_case(e.path().filename().string(), std::stoi(expect.substr(0, space)), expect.substr(space + 1), args, {});
+    ++files;
+  }
+  CHECK(files >= 8);
+}
+
+TEST_CASE("A document of more than 10^6 plain values is refused for its size, not blamed on aliases") {
+  const fs::path dir = make_fixture();
+  std::string text = "name: many\nvalues: [";
+  for (int i = 0; i < 1'000'001; ++i) text += "1,";
+  text += "1]\n";
+  spit(dir / "many.yaml", text);
+  const Outcome o = run_in(dir, "check many.yaml");
+  CHECK(o.status == 2);
+  CHECK(o.err.find("more than 1,000,000 values") != std::string::npos);
+  CHECK(o.err.find("aliases") == std::string::npos);
+  fs::remove_all(dir);
+}

@@ -1,0 +1,118 @@
+// SIGINT, SIGTERM and SIGHUP, during the simulation and while outputs are being written: the
+// process exits with 128 + the signal's number and leaves no output and no temporary file.
+// The output phase is hit deterministically: the test waits until the trace's temporary file
+// exists (the trace is large enough to take many write chunks) and signals then.
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/test_support.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path scratch(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("stepsim_signals_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+pid_t spawn(const std::vector<std::string>& args) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_RDWR);
+    ::dup2(null, 0);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    if (::chdir(STEPSIM_SOURCE_DIR) != 0) ::_exit(127);
+    std::vector<char*> argv;
+    std::string bin = STEPSIM_BINARY;
+    argv.push_back(bin.data());
+    std::vector<std::string> copy = args;
+    for (auto& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(bin.c_str(), argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+bool has_temporary(const fs::path& dir, const std::string& name) {
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind("." + name + ".tmp", 0) == 0) return true;
+  return false;
+}
+
+// Status of the process, or -1 when it did not end by itself (exit).
+int wait_status(pid_t pid) {
+  int raw = 0;
+  ::waitpid(pid, &raw, 0);
+  return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+}
+
+std::vector<std::string> long_run(const fs::path& dir) {
+  // About 10^6 operations: seconds of simulation, a trace of about 100 MB.
+  return {"run", "scenarios/deepseek-v3-dualpipe.yaml", "--set", "training.global_batch=61440", "--report",
+          (dir / "r.json").string(), "--trace", (dir / "t.json").string(), "--svg", (dir / "s.svg").string()};
+}
+
+}  // namespace
+
+TEST_CASE("A signal during the simulation: exit 128 + N, no output, no temporary file") {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    CAPTURE(sig);
+    const fs::path dir = scratch("sim");
+    auto args = long_run(dir);
+    args[3] = "training.global_batch=614400";  // longer still: the signal lands in the simulation
+    args.insert(args.end(), {"--max-memory", "64GiB", "--max-trace-events", "1e8"});
+    const pid_t pid = spawn(args);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ::kill(pid, sig);
+    CHECK(wait_status(pid) == 128 + sig);
+    CHECK(fs::is_empty(dir));
+    fs::remove_all(dir);
+  }
+}
+
+TEST_CASE("A signal while the outputs are written: exit 128 + N, no output, no temporary file") {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    CAPTURE(sig);
+    const fs::path dir = scratch("write");
+    const pid_t pid = spawn(long_run(dir));
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    bool seen = false;
+    while (!seen && std::chrono::steady_clock::now() < give_up) {
+      seen = has_temporary(dir, "t.json");
+      if (!seen) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    REQUIRE(seen);
+    ::kill(pid, sig);
+    CHECK(wait_status(pid) == 128 + sig);
+    CHECK(fs::is_empty(dir));
+    fs::remove_all(dir);
+  }
+}
+
+TEST_CASE("A second signal ends the process at once and still removes the temporary files") {
+  const fs::path dir = scratch("twice");
+  const pid_t pid = spawn(long_run(dir));
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (!has_temporary(dir, "t.json") && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  ::kill(pid, SIGTERM);
+  ::kill(pid, SIGTERM);
+  const int status = wait_status(pid);
+  CHECK(status == 128 + SIGTERM);
+  CHECK(fs::is_empty(dir));
+  fs::remove_all(dir);
+}
