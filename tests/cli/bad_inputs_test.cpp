@@ -4,8 +4,10 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
-#include <regex>
+#include <string>
+#include <vector>
 
 #include "tests/test_support.hpp"
 

@@ -1,10 +1,12 @@
 // End-to-end: the shipped scenarios through the stepsim binary.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "tests/test_support.hpp"
 
@@ -17,10 +19,14 @@ std::vector<std::string> top_level_keys(const std::string& json) {
   std::vector<std::string> keys;
   std::istringstream in(json);
   std::string line;
-  const std::regex key(R"re(^  "([a-z_]+)": )re");
-  std::smatch m;
-  while (std::getline(in, line))
-    if (std::regex_search(line, m, key)) keys.push_back(m[1]);
+  while (std::getline(in, line)) {
+    // `  "name": ` with a lower-case name, at exactly two spaces of indentation.
+    if (line.size() < 6 || line.compare(0, 3, "  \"") != 0) continue;
+    const auto end = line.find("\": ", 3);
+    if (end == std::string::npos) continue;
+    const std::string name = line.substr(3, end - 3);
+    if (!name.empty() && name.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos) keys.push_back(name);
+  }
   return keys;
 }
 
