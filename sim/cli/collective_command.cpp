@@ -40,11 +40,11 @@ int collective_command(const Args& args) {
   std::string top_k_text = "8", max_nodes_text = "4", max_memory_text;
   add_common_options(opts, sets);
   opts.add_options()(
-      "op", po::value(&op)->default_value(op), "all_reduce | all_gather | reduce_scatter | all_to_all | broadcast | p2p | dispatch | combine")(
-      "group", po::value(&group)->default_value(group), "world | node:N | nodes:A-B | plane:P | ranks:A-B | 0,1,2,...")(
-      "sizes", po::value(&sizes)->default_value(sizes), "comma-separated buffer sizes with units (e.g. 1MiB,1GiB), 1B to 1PiB")(
-      "fidelity", po::value(&fidelity)->default_value(fidelity), "flow (max-min sharing) | analytic (alpha-beta per transfer)")(
-      "algorithm", po::value(&algorithm)->default_value(algorithm), "auto | ring | hierarchical")(
+      "op", po::value(&op)->default_value(op)->value_name("OP"), "all_reduce | all_gather | reduce_scatter | all_to_all | broadcast | p2p | dispatch | combine")(
+      "group", po::value(&group)->default_value(group)->value_name("G"), "world | node:N | nodes:A-B | plane:P | ranks:A-B | 0,1,2,...")(
+      "sizes", po::value(&sizes)->default_value(sizes)->value_name("LIST"), "comma-separated buffer sizes with units (e.g. 1MiB,1GiB), 1B to 1PiB")(
+      "fidelity", po::value(&fidelity)->default_value(fidelity)->value_name("F"), "flow (max-min sharing) | analytic (alpha-beta per transfer)")(
+      "algorithm", po::value(&algorithm)->default_value(algorithm)->value_name("A"), "auto | ring | hierarchical")(
       "top-k", po::value(&top_k_text)->default_value(top_k_text)->value_name("K"), "dispatch/combine: experts per token (1 to 1024)")(
       "max-nodes", po::value(&max_nodes_text)->default_value(max_nodes_text)->value_name("N"),
       "dispatch/combine: nodes a token may reach (0 = no limit)")(

@@ -50,7 +50,7 @@ po::variables_map parse_args(const Args& args, const po::options_description& vi
 
 void add_common_options(po::options_description& opts, std::vector<std::string>& sets) {
   opts.add_options()("help,h", "show this help")(
-      "set", po::value(&sets)->composing(), "override a field: --set key.path=value (repeatable)");
+      "set", po::value(&sets)->composing()->value_name("KEY=VALUE"), "override a field: --set key.path=value (repeatable)");
 }
 
 std::vector<config::Override> parse_overrides(const std::vector<std::string>& sets) {
@@ -99,7 +99,7 @@ void require_together(const po::variables_map& vm, const std::string& option, co
 }
 
 void add_max_memory_option(po::options_description& opts, std::string& value) {
-  opts.add_options()("max-memory", po::value(&value)->default_value(kDefaultMaxMemory),
+  opts.add_options()("max-memory", po::value(&value)->default_value(kDefaultMaxMemory)->value_name("SIZE"),
                      "refuse (exit 2) work whose estimated memory exceeds this");
 }
 

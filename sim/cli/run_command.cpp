@@ -75,7 +75,7 @@ int run_command(const Args& args, bool compare) {
         "trace", po::value(&trace_file)->value_name("FILE"), "write a Chrome trace (Perfetto, chrome://tracing) to this file")(
         "svg", po::value(&svg_file)->value_name("FILE"), "write the pipeline schedule diagram (every rank's compute stream) as SVG")(
         "trace-ranks", po::value(&trace_ranks)->value_name("LIST"), "pipeline ranks in the trace, e.g. 0-3 or 0,15 (default: all)")(
-        "trace-detail", po::value(&detail)->default_value(detail), "op (every kernel group and transfer) | layer (one event per layer)")(
+        "trace-detail", po::value(&detail)->default_value(detail)->value_name("D"), "op (every kernel group and transfer) | layer (one event per layer)")(
         "max-trace-events", po::value(&max_trace_text)->default_value(max_trace_text)->value_name("N"),
         "refuse traces with more events (1 to 1e10)");
   const po::variables_map vm = parse_args(args, opts, files);
