@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sys/wait.h>
 
 #include "tests/test_support.hpp"
@@ -101,5 +102,23 @@ TEST_CASE("--max-wall stops a long run with exit 3; SIGINT stops it cleanly; no 
   CHECK(WIFEXITED(raw));
   CHECK(WEXITSTATUS(raw) != 0);
   CHECK_FALSE(fs::exists(report));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("A write error (file size limit reached) exits 2 with a message and leaves no output") {
+  const fs::path dir = scratch();
+  const std::string report = (dir / "r.json").string(), trace = (dir / "t.json").string();
+  // 1 MB file size limit with SIGXFSZ ignored: writing the 20 MB trace fails with EFBIG.
+  const std::string cmd = "cd '" + std::string(STEPSIM_SOURCE_DIR) + "' && ulimit -f 1000 && trap '' XFSZ && '" +
+                          STEPSIM_BINARY + "' run scenarios/deepseek-v3-dualpipe.yaml --report '" + report + "' --trace '" +
+                          trace + "' >/dev/null 2>'" + (dir / "err").string() + "'";
+  const int raw = std::system(("bash -c \"" + cmd + "\"").c_str());
+  CHECK(WIFEXITED(raw));
+  CHECK(WEXITSTATUS(raw) == 2);
+  std::ifstream in(dir / "err");
+  std::string err((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(err.find("write failed: File too large") != std::string::npos);
+  fs::remove(dir / "err");
+  CHECK(fs::is_empty(dir));
   fs::remove_all(dir);
 }
