@@ -85,8 +85,9 @@ class Analyzer {
   double tokens_per_gpu(double mbs) const { return mbs * plan_.tokens_per_micro_batch / plan_.tp; }
 
   void layer_compute(DeviceWork& w, const LayerCost& layer, double mbs) const {
-    const double tokens = tokens_per_gpu(mbs);
     for (const OpCost& op : layer.ops) {
+      const double tokens =
+          tokens_per_gpu(mbs) * (workload::tp_replicated(op, plan_.tp, spec_.parallel.sequence_parallel) ? plan_.tp : 1);
       const bool again = layer.index >= 0 && workload::is_recomputed(op, spec_.training.recompute);
       const double flops = tokens * (op.fwd_flops * (again ? 2.0 : 1.0) + op.b_flops + op.w_flops);
       const int pi = static_cast<int>(op.precision);
@@ -96,10 +97,11 @@ class Analyzer {
         w.compute_s += flops / (rate.achievable_flops * workload::op_efficiency(dev_, op, plan_.tp));
         w.compute_peak_s += flops / rate.peak_flops;
       }
-      // Weights local to this GPU, read per micro-batch in forward; backward moves 2× forward.
+      // Weights local to this GPU, read per micro-batch in forward; the input gradient moves 2×
+      // the forward's bytes, the weight gradient (ops with weights only) 1×, a recomputation 1×.
       const double local_params = workload::op_local_params(op, plan_.tp, plan_.ep);
       const double fwd_bytes = tokens * op.io_bytes + mbs * local_params * bytes_per_element(pr_.params);
-      w.hbm_bytes += fwd_bytes * (again ? 4.0 : 3.0);
+      w.hbm_bytes += fwd_bytes * (3.0 + (op.w_flops > 0.0 ? 1.0 : 0.0) + (again ? 1.0 : 0.0));
     }
   }
 
@@ -108,10 +110,13 @@ class Analyzer {
     const double tokens = tokens_per_gpu(mbs);
     const double h = spec_.model.hidden;
     const double act = bytes_per_element(pr_.activations);
+    const bool full = spec_.training.recompute.mode == workload::RecomputeMode::full;
+    const bool expert_exchange = layer.moe && plan_.ep > 1;
     if (plan_.tp > 1) {
       // Megatron: 2 all-reduces (or all-gather + reduce-scatter with sequence parallelism) of the
-      // hidden state in forward, 2 in backward, 2 more when the whole layer is recomputed.
-      const double count = spec_.training.recompute.mode == workload::RecomputeMode::full ? 6.0 : 4.0;
+      // hidden state in forward (1 in an MoE layer whose experts are split by ep, not tp), as many
+      // in backward, and as many again when the whole layer is recomputed.
+      const double count = (expert_exchange ? 1.0 : 2.0) * (full ? 3.0 : 2.0);
       const double s = mbs * plan_.tokens_per_micro_batch * h * act;
       add(w, "tp", group_text("all-reduce", plan_.tp_group(), "tp"),
           net::collective_bytes_per_gpu(Collective::all_reduce, s, plan_.tp_group()) * count);
@@ -126,9 +131,11 @@ class Analyzer {
                               std::to_string(ep.nodes()) + " node(s), " + std::to_string(moe.top_k) +
                               " experts/token" +
                               (max_nodes ? ", <= " + std::to_string(max_nodes) + " nodes/token" : "");
-      // Forward and backward each move one dispatch-like and one combine-like exchange.
-      const LinkBytes dispatch = copies * (2.0 * tokens * payload(pr_.dispatch));
-      const LinkBytes combine = copies * (2.0 * tokens * payload(pr_.combine));
+      // Forward and backward each move one dispatch-like and one combine-like exchange; a full
+      // recomputation repeats the forward's.
+      const double passes = full ? 3.0 : 2.0;
+      const LinkBytes dispatch = copies * (passes * tokens * payload(pr_.dispatch));
+      const LinkBytes combine = copies * (passes * tokens * payload(pr_.combine));
       add(w, "ep_dispatch", how, dispatch);
       add(w, "ep_combine", how, combine);
       // Spread evenly over the other nodes of the group, at least (k - L)/(k - 1) of it goes to

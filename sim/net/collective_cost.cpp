@@ -56,13 +56,13 @@ LinkBytes node_limited_copies_per_token(const NodeLimitedA2A& a2a) {
   const double k = a2a.ep.nodes();
   const double e = a2a.ep.gpus_per_node;
   const double top_k = a2a.top_k;
-  double targets;
-  if (a2a.max_nodes > 0) {
-    targets = std::min({static_cast<double>(a2a.max_nodes), k, top_k});
-  } else {
-    targets = k * (1.0 - std::pow(1.0 - 1.0 / k, top_k));
-  }
-  return {top_k * (e - 1) / e, targets * (k - 1) / k};
+  return {top_k * (e - 1) / e, target_nodes_per_token(a2a.top_k, a2a.max_nodes, a2a.ep.nodes()) * (k - 1) / k};
+}
+
+double target_nodes_per_token(int top_k, int max_nodes, int nodes) {
+  const double k = nodes;
+  if (max_nodes > 0 && max_nodes < nodes) return std::min<double>(max_nodes, top_k);
+  return k * (1.0 - std::pow(1.0 - 1.0 / k, top_k));
 }
 
 }  // namespace stepsim::net

@@ -20,8 +20,9 @@
 //  node-limited all-to-all (DeepSeek's dispatch/combine): a token goes once over IB to each of its
 //    T target nodes (at most max_nodes), then over NVLink to the GPUs holding its experts there.
 //    With e = EP GPUs per node and k_ep = EP nodes, per token:
-//      T  = min(max_nodes, k_ep, top_k)            (node-limited; every chosen node gets an expert)
-//      T  = k_ep·(1 - (1 - 1/k_ep)^top_k)          (no node limit: expected distinct nodes)
+//      T  = min(max_nodes, top_k)                  (the limit binds, max_nodes < k_ep: every chosen
+//                                                   node gets an expert)
+//      T  = k_ep·(1 - (1 - 1/k_ep)^top_k)          (otherwise: expected distinct nodes)
 //      IB copies = T·(k_ep-1)/k_ep,   NVLink copies = top_k·(e-1)/e
 //    Copies to one GPU holding two of the token's experts are not merged (an upper estimate).
 // Not modelled here: latency (α) terms, which the simulated collectives add, and switch
@@ -65,5 +66,13 @@ struct NodeLimitedA2A {
 
 // Expected copies of one token sent per link class by a dispatch (or, reversed, a combine).
 LinkBytes node_limited_copies_per_token(const NodeLimitedA2A& a2a);
+
+// T above: the distinct nodes one token's top_k experts lie on, over an expert-parallel group of
+// `nodes` nodes. When the node limit binds (max_nodes < nodes) the router first picks max_nodes
+// nodes by their best experts' scores, so each picked node receives one of the top_k:
+// T = min(max_nodes, top_k). Otherwise the top_k experts fall uniformly over all nodes and T is the
+// expected number of distinct ones, nodes·(1 - (1 - 1/nodes)^top_k) (1.99 for top-8 over 2 nodes,
+// not 2; 3.6 over 4).
+double target_nodes_per_token(int top_k, int max_nodes, int nodes);
 
 }  // namespace stepsim::net

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "sim/engine/check.hpp"
+#include "sim/net/collective_cost.hpp"
 #include "sim/engine/user_error.hpp"
 
 namespace stepsim::net {
@@ -183,10 +184,7 @@ CollectivePlan plan_collective(CollectiveOp op, double s, const std::vector<int>
                                 "use a group of whole nodes, e.g. nodes:0-7");
       plan.algorithm = "node-limited";
       const double g = l.per_node();
-      // Target nodes per token, as in collective_cost.hpp: node-limited, or the expected number of
-      // distinct nodes among top_k uniform picks.
-      const double targets = o.max_nodes > 0 ? std::min<double>({double(o.max_nodes), double(k), double(o.top_k)})
-                                             : k * (1.0 - std::pow(1.0 - 1.0 / k, o.top_k));
+      const double targets = target_nodes_per_token(o.top_k, o.max_nodes, static_cast<int>(k));
       Phase p{to_string(op).data(), {}, 1};
       const bool reverse = op == CollectiveOp::combine;
       auto send = [&](int a, int b, double bytes) { emit(reverse ? Transfer{b, a, bytes} : Transfer{a, b, bytes}); };

@@ -11,8 +11,8 @@
 //     reduce-scatter the mirror image.
 //   all-to-all (direct): every GPU sends S/n to every other GPU at once.
 //   dispatch / combine (DeepSeek's node-limited all-to-all, combine the reverse): every GPU sends
-//     S·T/k to the GPU of its own index on each other node (T = min(max_nodes, k, top_k) target
-//     nodes, or k(1-(1-1/k)^top_k) without a node limit, uniform), and every GPU forwards
+//     S·T/k to the GPU of its own index on each other node (T target nodes per token:
+//     min(max_nodes, top_k) when the limit binds, else k(1-(1-1/k)^top_k); collective_cost.hpp), and every GPU forwards
 //     S·top_k/g to each other GPU of its node, concurrently
 //     (DeepEP pipelines the two). S is the tokens × hidden bytes a GPU dispatches.
 //   broadcast: a pipelined chain in rank order, S cut into C chunks: n-2+C steps in which every

@@ -38,9 +38,11 @@ std::string describe(const hw::ClusterSpec& c) {
   return o + describe(c.device);
 }
 
-std::string describe(const workload::ModelSpec& m) {
-  workload::TrainingSpec t;
-  t.seq_len = 4096;
+namespace {
+
+// FLOPs per token depend on the sequence (the attention core) and on causality: a model file
+// alone is described at sequence 4096, causal; a scenario at its own.
+std::string describe_model(const workload::ModelSpec& m, const workload::TrainingSpec& t) {
   const workload::ModelCost cost(m, t);
   static const char* kAttn[] = {"MHA", "GQA", "MLA"};
   std::string o = "model   " + m.name + ": " + std::to_string(m.layers) + " layers, hidden " + std::to_string(m.hidden) +
@@ -51,14 +53,24 @@ std::string describe(const workload::ModelSpec& m) {
          (m.moe.shared_experts ? " + " + std::to_string(m.moe.shared_experts) + " shared" : "");
   o += "\n        " + fixed(cost.params_total() / 1e9, 2) + " B parameters, " + fixed(cost.params_active() / 1e9, 2) +
        " B active per token, " + fixed(cost.flops_per_token() / 1e9, 1) +
-       " GFLOP per token for training at sequence 4096 (causal attention)\n";
+       " GFLOP per token for training at sequence " + std::to_string(t.seq_len) +
+       (t.causal ? " (causal attention)\n" : " (full attention)\n");
   return o;
+}
+
+}  // namespace
+
+std::string describe(const workload::ModelSpec& m) {
+  workload::TrainingSpec t;
+  t.seq_len = 4096;
+  t.causal = true;
+  return describe_model(m, t);
 }
 
 std::string describe(const workload::ScenarioSpec& s) {
   const auto r = analysis::roofline(s);  // runs every check a simulation would
   const auto& plan = r.plan;
-  std::string o = "scenario " + s.name + "\n" + describe(s.model) + describe(s.cluster);
+  std::string o = "scenario " + s.name + "\n" + describe_model(s.model, s.training) + describe(s.cluster);
   o += "layout  dp " + std::to_string(plan.dp) + " x pp " + std::to_string(plan.pp) + " x tp " + std::to_string(plan.tp) +
        ", ep " + std::to_string(plan.ep) + ", ZeRO-" + std::to_string(s.parallel.zero) + ", schedule " +
        std::string(workload::to_string(s.parallel.schedule)) + ", " + std::to_string(plan.micro_batches) +

@@ -58,7 +58,9 @@ struct Builder {
 
   OpCost norm(std::string name, double dim) const {
     // Output feeds a GEMM, kept in the GEMM precision.
-    return elementwise(std::move(name), norm_name(), dim, dim, dim * gin, norm_params(dim));
+    OpCost op = elementwise(std::move(name), norm_name(), dim, dim, dim * gin, norm_params(dim));
+    op.tp_replicated = true;
+    return op;
   }
 
   OpCost attention_core(double q_heads, double kv_heads, double dqk, double dv) const {

@@ -46,6 +46,11 @@ struct OpCost {
   OpClass cls = OpClass::gemm;
   Precision precision = Precision::bf16;
   bool routed_expert = false;  // parameters sharded by expert parallelism
+  // Whole on every tensor-parallel rank unless sequence parallelism splits it: the norms, whose
+  // tensors span the hidden dimension. Other elementwise ops act on tensor-parallel shards (the
+  // activation function on the column-parallel up projection's output, the loss on
+  // vocabulary-parallel logits) and split like the GEMMs around them.
+  bool tp_replicated = false;
   double copies = 1.0;         // executions per token (top_k for routed experts)
   double n = 0.0, k = 0.0;     // GEMM output and reduction dims of one copy
   double fwd_flops = 0.0;      // per token, all copies
@@ -76,6 +81,12 @@ bool is_recomputed(const OpCost& op, const RecomputeSpec& spec);
 // The GEMM's fraction of the device's achievable rate (1 for other ops). Tensor parallelism
 // splits the larger of N and K (column-parallel layers widen, row-parallel ones narrow).
 double op_efficiency(const hw::DeviceSpec& device, const OpCost& op, int tp);
+
+// Whether each tensor-parallel rank runs the op on every token of the micro-batch (a norm without
+// sequence parallelism) rather than on its share.
+inline bool tp_replicated(const OpCost& op, int tp, bool sequence_parallel) {
+  return op.tp_replicated && tp > 1 && !sequence_parallel;
+}
 
 // Parameters of the op one GPU reads: routed experts split by ep, the rest by tp; an embedding
 // lookup reads only its tokens' rows (counted in io_bytes), not the table.

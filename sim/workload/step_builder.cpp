@@ -6,6 +6,7 @@
 
 #include "sim/engine/check.hpp"
 #include "sim/workload/collective_timer.hpp"
+#include "sim/workload/kernel_time.hpp"
 #include "sim/workload/memory.hpp"
 
 namespace stepsim::workload {
@@ -32,8 +33,6 @@ struct Item {
   int wait_layers_back = -1;  // ZeRO-3 gather: depends on the end of the layer this many layers back
 };
 using Chain = std::vector<Item>;
-
-enum class Pass { forward, backward, backward_weight, weight };
 
 class Builder {
  public:
@@ -91,26 +90,13 @@ class Builder {
   // ---- timing -------------------------------------------------------------------------------
 
   Time kernels(const std::vector<const OpCost*>& ops, Pass pass, int layer_index, int device, double& flops) const {
+    const KernelContext ctx{&dev_, tokens_, plan_.tp, plan_.ep, spec_.parallel.sequence_parallel, pr_.params, sm_share_};
     double seconds = 0.0;
     for (const OpCost* op : ops) {
-      const bool again = layer_index >= 0 && pass != Pass::forward && pass != Pass::weight &&
-                         is_recomputed(*op, spec_.training.recompute);
-      // Without sequence parallelism, norms and other elementwise ops run on every token on every
-      // tensor-parallel rank; with it they are split like the GEMMs.
-      const bool replicated = op->cls == OpClass::elementwise && plan_.tp > 1 && !spec_.parallel.sequence_parallel;
-      const double tokens = replicated ? tokens_ * plan_.tp : tokens_;
-      double f = 0.0, io = tokens * op->io_bytes;
-      switch (pass) {
-        case Pass::forward: f = op->fwd_flops; break;
-        case Pass::backward: f = op->b_flops + (again ? op->fwd_flops : 0.0); io *= 2; break;
-        case Pass::backward_weight: f = op->b_flops + op->w_flops + (again ? op->fwd_flops : 0.0); io *= 3; break;
-        case Pass::weight: f = op->w_flops; break;
-      }
-      f *= tokens;
-      const double bytes = io + op_local_params(*op, plan_.tp, plan_.ep) * bytes_per_element(pr_.params);
-      if (f <= 0.0 && bytes <= 0.0) continue;
-      flops += f;
-      seconds += dev_.kernel_seconds(f, op->precision, op_efficiency(dev_, *op, plan_.tp), bytes, sm_share_);
+      const bool recomputed = layer_index >= 0 && is_recomputed(*op, spec_.training.recompute);
+      const KernelTime k = kernel_time(*op, pass, recomputed, ctx);
+      flops += k.flops;
+      seconds += k.seconds;
     }
     return Time::from_seconds(seconds * slowdown_[device]);
   }
@@ -245,17 +231,29 @@ class Builder {
       const int li = layers[k];
       const LayerCost& l = layer_of(cost_, li);
       const auto segs = segments(l);
+      const bool full = spec_.training.recompute.mode == RecomputeMode::full;
       if (li < 0) {
         c.push_back(kernel_item(segs[0].first, segs[0].second, pass, li, d));
       } else if (l.moe && plan_.ep > 1) {
         const double sd = payload(pr_.dispatch), sc = payload(pr_.combine);
+        if (full) {
+          // The recomputed forward repeats its all-reduce and the experts' exchange.
+          if (plan_.tp > 1) c.push_back(tp_item(d, li));
+          c.push_back(comm_item(StepOpKind::ep_dispatch, "dispatch (recompute)", comm(CollectiveOp::dispatch, sd, ep_group(d)), sd, li));
+          c.push_back(comm_item(StepOpKind::ep_combine, "combine (recompute)", comm(CollectiveOp::combine, sc, ep_group(d)), sc, li));
+        }
         c.push_back(comm_item(StepOpKind::ep_dispatch, "combine grad", comm(CollectiveOp::dispatch, sd, ep_group(d)), sd, li));
         c.push_back(kernel_item(segs[1].first, segs[1].second, pass, li, d));
         c.push_back(comm_item(StepOpKind::ep_combine, "dispatch grad", comm(CollectiveOp::combine, sc, ep_group(d)), sc, li));
         c.push_back(kernel_item(segs[0].first, segs[0].second, pass, li, d));
         if (plan_.tp > 1) c.push_back(tp_item(d, li));
       } else {
-        // Megatron: the all-reduce of each block's input gradient follows its backward.
+        // The recomputed forward repeats the attention's and the MLP's all-reduces; then, as in
+        // Megatron, the all-reduce of each block's input gradient follows its backward.
+        if (full && plan_.tp > 1) {
+          c.push_back(tp_item(d, li));
+          c.push_back(tp_item(d, li));
+        }
         c.push_back(kernel_item(segs[1].first, segs[1].second, pass, li, d));
         if (plan_.tp > 1) c.push_back(tp_item(d, li));
         c.push_back(kernel_item(segs[0].first, segs[0].second, pass, li, d));

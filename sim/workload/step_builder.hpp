@@ -5,13 +5,15 @@
 // [expert dispatch -> experts -> combine] or the dense MLP [-> all-reduce]. Backward runs the
 // mirror image (the combine's transpose sends gradients to the experts in the dispatch precision,
 // the dispatch's transpose returns them in the combine precision), with recomputed ops' forward
-// FLOPs added, and the weight gradient either fused (BW) or as a separate W kernel per layer when
-// the schedule splits it. An overlapped F&B pair (DualPipe) interleaves the two chunks' items so
+// FLOPs added (under full recomputation also the forward's tensor-parallel all-reduces and, for
+// an MoE layer, its dispatch and combine, ahead of the layer's backward), and the weight gradient
+// either fused (BW) or as a separate W kernel per layer (ops with weights only) when the schedule
+// splits it. An overlapped F&B pair (DualPipe) interleaves the two chunks' items so
 // one chunk's communication runs under the other's compute.
-// Kernel time: each op of the cost model is one kernel, timed by DeviceSpec::kernel_seconds with
-// its GEMM shape efficiency, the SMs left by `comm_sms` (held for the whole step when set: DeepSeek
-// partitions them statically) and the device's straggler slowdown (the slowest GPU of the
-// pipeline rank: its replicas wait for it at every expert and data-parallel exchange).
+// Kernel time: each op of the cost model is one kernel (kernel_time.hpp), with the SMs left by
+// `comm_sms` (held for the whole step when set: DeepSeek partitions them statically) and the
+// device's straggler slowdown (the slowest GPU of the pipeline rank: its replicas wait for it at
+// every expert and data-parallel exchange).
 // Communication time: each distinct collective is run once on the cluster's network (flow or
 // analytic fidelity) over the groups of the pipeline rank's first replica, and reused.
 // Pipeline sends leave as soon as their chunk is computed (no batching of sends).
@@ -24,7 +26,8 @@
 // its gradients after, every micro-batch, all on the communication stream.
 // Collectives on different streams of a device (layer traffic, pipeline sends, data-parallel
 // buckets) are timed independently: where they overlap in time they do not slow each other down.
-// Without sequence parallelism the elementwise ops are replicated on every tensor-parallel rank.
+// Kernel times: kernel_time.hpp (without sequence parallelism the norms run on every token on
+// every tensor-parallel rank; the other elementwise ops act on tensor-parallel shards).
 #pragma once
 
 #include <cstdint>

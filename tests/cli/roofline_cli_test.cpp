@@ -113,3 +113,14 @@ TEST_CASE("The default text report compares scenarios and explains the verdict")
   CHECK(r.out.find("spec peak") != std::string::npos);
   CHECK(r.out.find("fastest bound: deepseek-v3-dualpipe") != std::string::npos);
 }
+
+TEST_CASE("check states FLOPs per token at the scenario's own sequence length") {
+  auto r = run_stepsim("check scenarios/gpt3-175b-a100.yaml");
+  CHECK(r.status == 0);
+  CHECK(r.out.find("GFLOP per token for training at sequence 2048 (causal attention)") != std::string::npos);
+  r = run_stepsim("check scenarios/gpt3-175b-a100.yaml --set training.seq_len=8192 --set training.causal=false");
+  CHECK(r.out.find("at sequence 8192 (full attention)") != std::string::npos);
+  // A model file alone is described at the reference sequence.
+  r = run_stepsim("check models/gpt3-175b.yaml");
+  CHECK(r.out.find("at sequence 4096 (causal attention)") != std::string::npos);
+}

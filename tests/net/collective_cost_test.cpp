@@ -60,3 +60,16 @@ TEST_CASE("Point-to-point") {
   CHECK(p2p_bytes(10.0, true).nvlink == 10.0);
   CHECK(p2p_bytes(10.0, false).ib == 10.0);
 }
+
+TEST_CASE("Target nodes per token: node limit where it binds, expected distinct nodes where it does not") {
+  using stepsim::net::target_nodes_per_token;
+  // DeepSeek-V3, EP64 over 8 nodes, at most 4 nodes per token: every chosen node gets an expert.
+  CHECK(target_nodes_per_token(8, 4, 8) == 4.0);
+  CHECK(target_nodes_per_token(2, 4, 8) == 2.0);
+  // EP16 over 2 nodes with a limit of 4: the limit does not bind; 8 uniform picks over 2 nodes
+  // miss one with probability 2 * (1/2)^8.
+  CHECK(target_nodes_per_token(8, 4, 2) == doctest::Approx(2.0 * (1.0 - std::pow(0.5, 8))));
+  CHECK(target_nodes_per_token(8, 8, 8) == doctest::Approx(8.0 * (1.0 - std::pow(7.0 / 8.0, 8))));
+  CHECK(target_nodes_per_token(8, 0, 8) == doctest::Approx(5.251).epsilon(0.001));
+  CHECK(target_nodes_per_token(8, 0, 1) == 1.0);
+}

@@ -1,0 +1,37 @@
+#include "sim/workload/kernel_time.hpp"
+
+namespace stepsim::workload {
+
+KernelTime kernel_time(const OpCost& op, Pass pass, bool recomputed, const KernelContext& ctx) {
+  KernelTime k;
+  const bool weights = op.w_flops > 0.0;
+  if (pass == Pass::weight && !weights) return k;
+  const double tokens = ctx.tokens * (tp_replicated(op, ctx.tp, ctx.sequence_parallel) ? ctx.tp : 1);
+  const double again = recomputed && pass != Pass::forward && pass != Pass::weight ? 1.0 : 0.0;
+  double flops = 0.0, io = 0.0;
+  switch (pass) {
+    case Pass::forward:
+      flops = op.fwd_flops;
+      io = 1.0;
+      break;
+    case Pass::backward:
+      flops = op.b_flops + again * op.fwd_flops;
+      io = 2.0 + again;
+      break;
+    case Pass::backward_weight:
+      flops = op.b_flops + op.w_flops + again * op.fwd_flops;
+      io = (weights ? 3.0 : 2.0) + again;
+      break;
+    case Pass::weight:
+      flops = op.w_flops;
+      io = 1.0;
+      break;
+  }
+  k.flops = flops * tokens;
+  k.bytes = io * tokens * op.io_bytes + op_local_params(op, ctx.tp, ctx.ep) * hw::bytes_per_element(ctx.params);
+  if (k.flops <= 0.0 && k.bytes <= 0.0) return k;
+  k.seconds = ctx.device->kernel_seconds(k.flops, op.precision, op_efficiency(*ctx.device, op, ctx.tp), k.bytes, ctx.sm_share);
+  return k;
+}
+
+}  // namespace stepsim::workload
