@@ -1,4 +1,4 @@
-// Metrics of a simulated step, exactly as DESIGN.md defines them.
+// Metrics of a simulated step: the definitions below are the project's, used by every report.
 //
 // For each device over [0, T]: compute = time its compute stream runs. Every idle gap of the
 // compute stream ends when the next compute op starts (or at T). The gap is blamed on the

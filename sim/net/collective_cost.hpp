@@ -10,7 +10,8 @@
 //  ring (k = 1, or g = 1): each GPU sends (n-1)/n·S per all-gather/reduce-scatter pass, 2 passes
 //    for all-reduce. With k > 1 one ring hop in g crosses nodes; NCCL runs one ring per NIC with
 //    the crossing point rotated, so on average a GPU sends 1/g of its ring bytes over its NIC.
-//  hierarchical (k > 1 and g > 1), the two-level scheme of domain.md §5:
+//  hierarchical (k > 1 and g > 1), the two-level scheme (reduce-scatter inside the node over
+//    NVLink, all-reduce across nodes, each GPU on its own NIC, all-gather inside the node):
 //    all-gather:     IB (k-1)/k · S/g          then NVLink (g-1)/g · S
 //    reduce-scatter: NVLink (g-1)/g · S        then IB (k-1)/k · S/g
 //    all-reduce:     NVLink 2(g-1)/g · S  and  IB 2(k-1)/k · S/g

@@ -1,5 +1,6 @@
 // Bubble oracles: with free communication and equal stages, each schedule's idle time per device
-// against its published formula (domain.md §3), for p in {4, 8, 16} and m in {2p, 4p}.
+// against its published formula (deepseek-ai/DualPipe README's bubble table; Narayanan et al.,
+// arXiv 2104.04473; Qi et al., arXiv 2401.10241), for p in {4, 8, 16} and m in {2p, 4p}.
 #include <doctest/doctest.h>
 
 #include <tuple>
