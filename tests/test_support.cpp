@@ -26,8 +26,8 @@ RunResult run_stepsim(const std::string& args) {
   const int fe = mkstemp(err_tmpl);
   if (fo >= 0) close(fo);
   if (fe >= 0) close(fe);
-  const std::string cmd = std::string("cd '") + STEPSIM_SOURCE_DIR + "' && '" + STEPSIM_BINARY + "' " + args +
-                          " >" + out_tmpl + " 2>" + err_tmpl + " </dev/null";
+  const std::string cmd = std::string("cd '") + STEPSIM_SOURCE_DIR + "' && '" + STEPSIM_BINARY +
+                          "' " + args + " >" + out_tmpl + " 2>" + err_tmpl + " </dev/null";
   const int raw = std::system(cmd.c_str());
   RunResult r;
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;

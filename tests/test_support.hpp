@@ -5,7 +5,9 @@
 
 namespace stepsim::test {
 
-inline std::string source_path(const std::string& rel) { return std::string(STEPSIM_SOURCE_DIR) + "/" + rel; }
+inline std::string source_path(const std::string& rel) {
+  return std::string(STEPSIM_SOURCE_DIR) + "/" + rel;
+}
 
 struct RunResult {
   int status = -1;

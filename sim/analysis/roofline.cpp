@@ -22,10 +22,14 @@ using workload::ScenarioSpec;
 
 std::string_view to_string(Resource r) {
   switch (r) {
-    case Resource::compute: return "compute";
-    case Resource::hbm: return "hbm";
-    case Resource::nvlink: return "nvlink";
-    case Resource::ib: return "ib";
+    case Resource::compute:
+      return "compute";
+    case Resource::hbm:
+      return "hbm";
+    case Resource::nvlink:
+      return "nvlink";
+    case Resource::ib:
+      return "ib";
   }
   return "?";
 }
@@ -63,7 +67,10 @@ void add(DeviceWork& w, std::string kind, std::string collective, LinkBytes b) {
 class Analyzer {
  public:
   Analyzer(const ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost)
-      : spec_(spec), plan_(plan), cost_(cost), dev_(spec.cluster.device),
+      : spec_(spec),
+        plan_(plan),
+        cost_(cost),
+        dev_(spec.cluster.device),
         pr_(spec.training.precision) {}
 
   DeviceWork device(int d) const {
@@ -87,20 +94,23 @@ class Analyzer {
   void layer_compute(DeviceWork& w, const LayerCost& layer, double mbs) const {
     for (const OpCost& op : layer.ops) {
       const double tokens =
-          tokens_per_gpu(mbs) * (workload::tp_replicated(op, plan_.tp, spec_.parallel.sequence_parallel) ? plan_.tp : 1);
+          tokens_per_gpu(mbs) *
+          (workload::tp_replicated(op, plan_.tp, spec_.parallel.sequence_parallel) ? plan_.tp : 1);
       const bool again = layer.index >= 0 && workload::is_recomputed(op, spec_.training.recompute);
       const double flops = tokens * (op.fwd_flops * (again ? 2.0 : 1.0) + op.b_flops + op.w_flops);
       const int pi = static_cast<int>(op.precision);
       w.flops[pi] += flops;
       if (flops > 0.0) {
         const auto& rate = dev_.rate(op.precision);
-        w.compute_s += flops / (rate.achievable_flops * workload::op_efficiency(dev_, op, plan_.tp));
+        w.compute_s +=
+            flops / (rate.achievable_flops * workload::op_efficiency(dev_, op, plan_.tp));
         w.compute_peak_s += flops / rate.peak_flops;
       }
       // Weights local to this GPU, read per micro-batch in forward; the input gradient moves 2×
       // the forward's bytes, the weight gradient (ops with weights only) 1×, a recomputation 1×.
       const double local_params = workload::op_local_params(op, plan_.tp, plan_.ep);
-      const double fwd_bytes = tokens * op.io_bytes + mbs * local_params * bytes_per_element(pr_.params);
+      const double fwd_bytes =
+          tokens * op.io_bytes + mbs * local_params * bytes_per_element(pr_.params);
       w.hbm_bytes += fwd_bytes * (3.0 + (op.w_flops > 0.0 ? 1.0 : 0.0) + (again ? 1.0 : 0.0));
     }
   }
@@ -127,10 +137,10 @@ class Analyzer {
       const int max_nodes = workload::max_target_nodes(moe, ep.nodes());
       const LinkBytes copies = net::node_limited_copies_per_token({moe.top_k, max_nodes, ep});
       auto payload = [&](Precision p) { return workload::a2a_bytes_per_token(h, p); };
-      const std::string how = "node-limited all-to-all over ep=" + std::to_string(ep.size) + " on " +
-                              std::to_string(ep.nodes()) + " node(s), " + std::to_string(moe.top_k) +
-                              " experts/token" +
-                              (max_nodes ? ", <= " + std::to_string(max_nodes) + " nodes/token" : "");
+      const std::string how =
+          "node-limited all-to-all over ep=" + std::to_string(ep.size) + " on " +
+          std::to_string(ep.nodes()) + " node(s), " + std::to_string(moe.top_k) + " experts/token" +
+          (max_nodes ? ", <= " + std::to_string(max_nodes) + " nodes/token" : "");
       // Forward and backward each move one dispatch-like and one combine-like exchange; a full
       // recomputation repeats the forward's.
       const double passes = full ? 3.0 : 2.0;
@@ -161,11 +171,17 @@ class Analyzer {
     const double pb = bytes_per_element(pr_.params), gb = bytes_per_element(pr_.grads);
     const int zero = spec_.parallel.zero;
     const double m = static_cast<double>(plan_.micro_batches);
-    struct Part { double params; net::GroupShape group; const char* name; };
-    for (const Part& part : {Part{held.dense, plan_.dp_group(), "dp"},
-                             Part{held.routed, plan_.edp_group(), "edp"}}) {
+    struct Part {
+      double params;
+      net::GroupShape group;
+      const char* name;
+    };
+    for (const Part& part :
+         {Part{held.dense, plan_.dp_group(), "dp"}, Part{held.routed, plan_.edp_group(), "edp"}}) {
       if (part.params <= 0.0 || part.group.size <= 1) continue;
-      auto bytes = [&](Collective c, double s) { return net::collective_bytes_per_gpu(c, s, part.group); };
+      auto bytes = [&](Collective c, double s) {
+        return net::collective_bytes_per_gpu(c, s, part.group);
+      };
       if (zero == 0) {
         add(w, "dp_grads", group_text("all-reduce", part.group, part.name),
             bytes(Collective::all_reduce, part.params * gb));
@@ -183,7 +199,9 @@ class Analyzer {
     }
   }
 
-  void optimizer_hbm(DeviceWork& w, int d) const { w.hbm_bytes += workload::optimizer_step_bytes(spec_, plan_, cost_, d); }
+  void optimizer_hbm(DeviceWork& w, int d) const {
+    w.hbm_bytes += workload::optimizer_step_bytes(spec_, plan_, cost_, d);
+  }
 
   const ScenarioSpec& spec_;
   const ParallelPlan& plan_;
@@ -195,8 +213,8 @@ class Analyzer {
 void check_precisions(const ScenarioSpec& spec) {
   const auto& pr = spec.training.precision;
   const auto& dev = spec.cluster.device;
-  const std::pair<Precision, const char*> used[] = {{pr.gemm, "gemm"}, {pr.attention, "attention"},
-                                                    {pr.head, "head"}, {pr.router, "router"}};
+  const std::pair<Precision, const char*> used[] = {
+      {pr.gemm, "gemm"}, {pr.attention, "attention"}, {pr.head, "head"}, {pr.router, "router"}};
   for (const auto& [p, key] : used)
     if (!dev.supports(p))
       throw engine::UserError(spec.where.at(std::string("training.precision.") + key),
@@ -225,7 +243,8 @@ Roofline roofline(const ScenarioSpec& spec) {
   const Analyzer analyzer(spec, r.plan, cost);
   const auto& cl = spec.cluster;
   const double ib_rate = cl.fabric.nic.bandwidth, ib_peak = cl.fabric.nic.peak_bandwidth;
-  const double uplink_rate = cl.fabric.nic.bandwidth / cl.fabric.oversubscription;  // per GPU, leaf to spine
+  const double uplink_rate =
+      cl.fabric.nic.bandwidth / cl.fabric.oversubscription;  // per GPU, leaf to spine
   double step_flops = 0.0;
   for (int d = 0; d < r.plan.pp; ++d) {
     const DeviceWork w = analyzer.device(d);
@@ -235,7 +254,8 @@ Roofline roofline(const ScenarioSpec& spec) {
     const double compute = w.compute_s / r.sm_share;
     const double hbm = w.hbm_bytes / dev.hbm_bandwidth;
     const double nvl = w.comm.nvlink > 0.0 ? w.comm.nvlink / cl.nvlink.bandwidth : 0.0;
-    const double ib = w.comm.ib > 0.0 ? std::max(w.comm.ib / ib_rate, w.cross_leaf_ib / uplink_rate) : 0.0;
+    const double ib =
+        w.comm.ib > 0.0 ? std::max(w.comm.ib / ib_rate, w.cross_leaf_ib / uplink_rate) : 0.0;
     const std::array<double, 4> t{compute, hbm, nvl, ib};
     const auto it = std::max_element(t.begin(), t.end());
     if (d > 0 && *it <= r.bound_s) continue;

@@ -49,13 +49,13 @@ struct Roofline {
   double flops_per_token = 0.0;  // training, causal attention, no recompute
   bool causal = true;
 
-  int device = 0;                // pipeline rank of the slowest GPU (reported below)
+  int device = 0;                              // pipeline rank of the slowest GPU (reported below)
   std::array<double, 4> flops_by_precision{};  // per GPU per step, incl. recompute
   double flops_per_gpu = 0.0;
   double flops_per_gpu_mean = 0.0;  // step FLOPs incl. recompute / world
   double sm_share = 1.0;
-  double compute_s = 0.0;        // achievable, shape-aware, sm_share applied
-  double compute_peak_s = 0.0;   // datasheet peak, all SMs
+  double compute_s = 0.0;       // achievable, shape-aware, sm_share applied
+  double compute_peak_s = 0.0;  // datasheet peak, all SMs
   double hbm_bytes = 0.0;
   double hbm_s = 0.0;
   std::vector<TrafficRow> traffic;

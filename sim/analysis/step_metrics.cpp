@@ -36,8 +36,9 @@ int binding(const workload::StepGraph& g, const workload::StepTimeline& t, int o
 
 // Blames the interval [from, to) on the chain that led to `dep` (see the header). `queue[op]` is
 // the op before it on its stream: a transfer that waited for its stream is blamed on what held it.
-void blame(const workload::StepGraph& g, const workload::StepTimeline& t, const std::vector<int>& queue, int device,
-           int dep, double from, double to, Blame& b, int depth = 0) {
+void blame(const workload::StepGraph& g, const workload::StepTimeline& t,
+           const std::vector<int>& queue, int device, int dep, double from, double to, Blame& b,
+           int depth = 0) {
   if (to <= from) return;
   if (dep < 0 || depth > 256) {
     b.other += to - from;
@@ -56,8 +57,10 @@ void blame(const workload::StepGraph& g, const workload::StepTimeline& t, const 
     }
     return;
   }
-  if (d.device != device) b.bubble += to - from;
-  else b.other += to - from;
+  if (d.device != device)
+    b.bubble += to - from;
+  else
+    b.other += to - from;
 }
 
 // The union of intervals as disjoint, sorted intervals.
@@ -65,14 +68,17 @@ std::vector<std::pair<double, double>> merged(std::vector<std::pair<double, doub
   std::sort(iv.begin(), iv.end());
   std::vector<std::pair<double, double>> out;
   for (const auto& x : iv) {
-    if (!out.empty() && x.first <= out.back().second) out.back().second = std::max(out.back().second, x.second);
-    else out.push_back(x);
+    if (!out.empty() && x.first <= out.back().second)
+      out.back().second = std::max(out.back().second, x.second);
+    else
+      out.push_back(x);
   }
   return out;
 }
 
 // Length of the intersection of two unions of disjoint intervals.
-double intersect(std::vector<std::pair<double, double>> x, std::vector<std::pair<double, double>> y) {
+double intersect(std::vector<std::pair<double, double>> x,
+                 std::vector<std::pair<double, double>> y) {
   std::sort(x.begin(), x.end());
   std::sort(y.begin(), y.end());
   double total = 0.0;
@@ -120,7 +126,8 @@ StepMetrics step_metrics(const workload::StepGraph& g, const workload::StepTimel
 }
 
 std::vector<std::pair<double, double>> communication_in_flight(const workload::StepGraph& g,
-                                                               const workload::StepTimeline& t, int device) {
+                                                               const workload::StepTimeline& t,
+                                                               int device) {
   std::vector<std::pair<double, double>> comm;
   for (StreamKind s : {StreamKind::comm, StreamKind::p2p, StreamKind::dp})
     for (int op : g.streams[device][static_cast<int>(s)])

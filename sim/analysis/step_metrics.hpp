@@ -20,7 +20,8 @@
 namespace stepsim::analysis {
 
 struct Breakdown {
-  double compute = 0.0, exposed_comm = 0.0, bubble = 0.0, other_idle = 0.0, overlapped_comm = 0.0;  // seconds
+  double compute = 0.0, exposed_comm = 0.0, bubble = 0.0, other_idle = 0.0,
+         overlapped_comm = 0.0;  // seconds
   Breakdown& operator+=(const Breakdown& o);
   Breakdown operator/(double k) const;
 };
@@ -37,6 +38,7 @@ StepMetrics step_metrics(const workload::StepGraph& g, const workload::StepTimel
 // When any communication op of `device` (comm, p2p or dp stream) is in flight: the union of their
 // intervals, as sorted disjoint (start, end) pairs in seconds.
 std::vector<std::pair<double, double>> communication_in_flight(const workload::StepGraph& g,
-                                                               const workload::StepTimeline& t, int device);
+                                                               const workload::StepTimeline& t,
+                                                               int device);
 
 }  // namespace stepsim::analysis

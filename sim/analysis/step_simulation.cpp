@@ -9,36 +9,42 @@
 
 namespace stepsim::analysis {
 
-
 double estimate_ops(const workload::ScenarioSpec& spec, const workload::ParallelPlan& plan) {
   // Per micro-batch and stage: forward and backward items (at most ~6 per layer, plus ZeRO-3
   // gathers), a weight-gradient item per layer, and a pipeline send each way.
   int max_layers = 0;
   for (int n : plan.stage_layers) max_layers = std::max(max_layers, n);
-  const double per_chunk = 6.0 * (max_layers + 2) + (spec.parallel.zero == 3 ? 3.0 * (max_layers + 2) : 0.0);
-  return static_cast<double>(plan.micro_batches) * plan.stages * (2.0 * per_chunk + max_layers + 2.0 + 2.0);
+  const double per_chunk =
+      6.0 * (max_layers + 2) + (spec.parallel.zero == 3 ? 3.0 * (max_layers + 2) : 0.0);
+  return static_cast<double>(plan.micro_batches) * plan.stages *
+         (2.0 * per_chunk + max_layers + 2.0 + 2.0);
 }
 
-void check_ops(const workload::ScenarioSpec& spec, const workload::ParallelPlan& plan, double max_ops) {
+void check_ops(const workload::ScenarioSpec& spec, const workload::ParallelPlan& plan,
+               double max_ops) {
   const double ops = estimate_ops(spec, plan);
   if (ops > max_ops)
-    throw engine::UserError(spec.where.at("training.global_batch"),
-                            "the step would need about " + std::to_string(static_cast<long long>(ops)) +
-                                " simulated operations (" + std::to_string(plan.micro_batches) + " micro-batches x " +
-                                std::to_string(plan.stages) + " stages), more than the limit of " +
-                                std::to_string(static_cast<long long>(max_ops)),
-                            "use fewer or larger micro-batches, or raise the limit with --max-ops");
+    throw engine::UserError(
+        spec.where.at("training.global_batch"),
+        "the step would need about " + std::to_string(static_cast<long long>(ops)) +
+            " simulated operations (" + std::to_string(plan.micro_batches) + " micro-batches x " +
+            std::to_string(plan.stages) + " stages), more than the limit of " +
+            std::to_string(static_cast<long long>(max_ops)),
+        "use fewer or larger micro-batches, or raise the limit with --max-ops");
 }
 
-double estimate_memory_bytes(const workload::ScenarioSpec& spec, const workload::ParallelPlan& plan) {
+double estimate_memory_bytes(const workload::ScenarioSpec& spec,
+                             const workload::ParallelPlan& plan) {
   // Per estimated operation: the graph's op with its dependency lists, its timeline entry, its
   // events and the memory timeline. Measured: the DualPipe scenario grows by 38.6 MB from 15,360
-  // to 61,440 sequences (153,600 -> 614,400 estimated operations), 84 B each; kept at over twice that.
+  // to 61,440 sequences (153,600 -> 614,400 estimated operations), 84 B each; kept at over twice
+  // that.
   constexpr double kBytesPerOp = 200.0;
   return hw::Topology::estimate_bytes(spec.cluster) + kBytesPerOp * estimate_ops(spec, plan);
 }
 
-StepSimulation simulate_step(const workload::ScenarioSpec& spec, const engine::RunControl* control, double max_ops) {
+StepSimulation simulate_step(const workload::ScenarioSpec& spec, const engine::RunControl* control,
+                             double max_ops) {
   const auto t0 = std::chrono::steady_clock::now();
   StepSimulation s;
   s.roofline = roofline(spec);
@@ -48,13 +54,15 @@ StepSimulation simulate_step(const workload::ScenarioSpec& spec, const engine::R
   s.build = workload::build_step(spec, s.roofline.plan, cost, *s.topology, control);
   s.timeline = workload::execute_step(s.build.graph, control);
   s.metrics = step_metrics(s.build.graph, s.timeline);
-  s.model_flops_per_gpu = cost.flops_per_token() * s.roofline.tokens_per_step / s.roofline.world_size;
+  s.model_flops_per_gpu =
+      cost.flops_per_token() * s.roofline.tokens_per_step / s.roofline.world_size;
 
   // Live activations per device over the timeline.
   const auto& g = s.build.graph;
   const auto& plan = s.roofline.plan;
   std::vector<double> stage_bytes(s.build.program.stages);
-  for (int st = 0; st < s.build.program.stages; ++st) stage_bytes[st] = workload::stage_activation_bytes(spec, plan, cost, st);
+  for (int st = 0; st < s.build.program.stages; ++st)
+    stage_bytes[st] = workload::stage_activation_bytes(spec, plan, cost, st);
   const auto statics = workload::memory_per_gpu(spec, plan, cost);
   const double fixed = statics.params + statics.grads + statics.optimizer + statics.buffers;
   s.memory_timeline.resize(g.devices);
@@ -78,7 +86,8 @@ StepSimulation simulate_step(const workload::ScenarioSpec& spec, const engine::R
         deltas.push_back({s.timeline.end[w == last.end() ? op : w->second], -b});
       }
     }
-    std::stable_sort(deltas.begin(), deltas.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::stable_sort(deltas.begin(), deltas.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
     double live = 0.0, peak = 0.0;
     s.memory_timeline[d].push_back({engine::Time(), fixed});
     for (const auto& [t, delta] : deltas) {

@@ -11,9 +11,10 @@ namespace stepsim::cli {
 namespace po = boost::program_options;
 
 int check_command(const Args& args) {
-  po::options_description opts("stepsim check FILE... [options]\n\n"
-                                "Validates device, cluster, model (YAML or config.json) and scenario files\n"
-                                "and prints what they resolve to.\n\nOptions");
+  po::options_description opts(
+      "stepsim check FILE... [options]\n\n"
+      "Validates device, cluster, model (YAML or config.json) and scenario files\n"
+      "and prints what they resolve to.\n\nOptions");
   std::vector<std::string> files, sets;
   add_common_options(opts, sets);
   const po::variables_map vm = parse_args(args, opts, files);
@@ -22,17 +23,26 @@ int check_command(const Args& args) {
     return 0;
   }
   if (files.empty())
-    throw engine::UserError({"<command line>", 0, 0}, "check needs at least one file", "stepsim check scenarios/deepseek-v3-dualpipe.yaml");
+    throw engine::UserError({"<command line>", 0, 0}, "check needs at least one file",
+                            "stepsim check scenarios/deepseek-v3-dualpipe.yaml");
   const std::vector<config::Override> overrides = parse_overrides(sets);
 
   std::string out;
   for (const auto& f : files) {
     out += f + ": ok\n";
     switch (config::detect_kind(f)) {
-      case config::FileKind::device: out += report::describe(config::load_device(f, overrides)); break;
-      case config::FileKind::cluster: out += report::describe(config::load_cluster(f, overrides)); break;
-      case config::FileKind::model: out += report::describe(config::load_model(f, overrides)); break;
-      case config::FileKind::scenario: out += report::describe(config::load_scenario(f, overrides)); break;
+      case config::FileKind::device:
+        out += report::describe(config::load_device(f, overrides));
+        break;
+      case config::FileKind::cluster:
+        out += report::describe(config::load_cluster(f, overrides));
+        break;
+      case config::FileKind::model:
+        out += report::describe(config::load_model(f, overrides));
+        break;
+      case config::FileKind::scenario:
+        out += report::describe(config::load_scenario(f, overrides));
+        break;
     }
   }
   std::cout << out;

@@ -19,7 +19,8 @@ std::vector<double> parse_sizes(const std::string& text) {
   std::vector<double> out;
   for (std::size_t i = 0; i <= text.size();) {
     const auto comma = text.find(',', i);
-    const std::string item = text.substr(i, comma == std::string::npos ? std::string::npos : comma - i);
+    const std::string item =
+        text.substr(i, comma == std::string::npos ? std::string::npos : comma - i);
     const config::Range r = config::accepted_range(config::Dimension::bytes);
     out.push_back(quantity_option("sizes", item, config::Dimension::bytes, r.lo, r.hi));
     if (comma == std::string::npos) break;
@@ -33,22 +34,31 @@ std::vector<double> parse_sizes(const std::string& text) {
 int collective_command(const Args& args) {
   po::options_description opts(
       "stepsim collective CLUSTER --op OP --group G --sizes LIST [options]\n\n"
-      "Runs one collective on the cluster's network, nccl-tests style: one row per size with time,\n"
+      "Runs one collective on the cluster's network, nccl-tests style: one row per size with "
+      "time,\n"
       "algbw, busbw and the most utilised link class.\n\nOptions");
   std::vector<std::string> files, sets;
-  std::string op = "all_reduce", group = "world", sizes = "1GiB", fidelity = "flow", algorithm = "auto";
+  std::string op = "all_reduce", group = "world", sizes = "1GiB", fidelity = "flow",
+              algorithm = "auto";
   std::string top_k_text = "8", max_nodes_text = "4", max_memory_text;
   add_common_options(opts, sets);
-  opts.add_options()(
-      "op", po::value(&op)->default_value(op)->value_name("OP"), "all_reduce | all_gather | reduce_scatter | all_to_all | broadcast | p2p | dispatch | combine")(
-      "group", po::value(&group)->default_value(group)->value_name("G"), "world | node:N | nodes:A-B | plane:P | ranks:A-B | 0,1,2,...")(
-      "sizes", po::value(&sizes)->default_value(sizes)->value_name("LIST"), "comma-separated buffer sizes with units (e.g. 1MiB,1GiB), 1B to 1PiB")(
-      "fidelity", po::value(&fidelity)->default_value(fidelity)->value_name("F"), "flow (max-min sharing) | analytic (alpha-beta per transfer)")(
-      "algorithm", po::value(&algorithm)->default_value(algorithm)->value_name("A"), "auto | ring | hierarchical")(
-      "top-k", po::value(&top_k_text)->default_value(top_k_text)->value_name("K"), "dispatch/combine: experts per token (1 to 1024)")(
+  opts.add_options()("op", po::value(&op)->default_value(op)->value_name("OP"),
+                     "all_reduce | all_gather | reduce_scatter | all_to_all | broadcast | p2p | "
+                     "dispatch | combine")(
+      "group", po::value(&group)->default_value(group)->value_name("G"),
+      "world | node:N | nodes:A-B | plane:P | ranks:A-B | 0,1,2,...")(
+      "sizes", po::value(&sizes)->default_value(sizes)->value_name("LIST"),
+      "comma-separated buffer sizes with units (e.g. 1MiB,1GiB), 1B to 1PiB")(
+      "fidelity", po::value(&fidelity)->default_value(fidelity)->value_name("F"),
+      "flow (max-min sharing) | analytic (alpha-beta per transfer)")(
+      "algorithm", po::value(&algorithm)->default_value(algorithm)->value_name("A"),
+      "auto | ring | hierarchical")(
+      "top-k", po::value(&top_k_text)->default_value(top_k_text)->value_name("K"),
+      "dispatch/combine: experts per token (1 to 1024)")(
       "max-nodes", po::value(&max_nodes_text)->default_value(max_nodes_text)->value_name("N"),
       "dispatch/combine: nodes a token may reach (0 = no limit)")(
-      "no-bundle", "simulate every transfer, without bundling symmetric ones")("json", "print JSON");
+      "no-bundle", "simulate every transfer, without bundling symmetric ones")("json",
+                                                                               "print JSON");
   add_max_memory_option(opts, max_memory_text);
   const po::variables_map vm = parse_args(args, opts, files);
   if (vm.count("help")) {
@@ -57,20 +67,28 @@ int collective_command(const Args& args) {
   }
   const engine::SourceLoc cli{"<command line>", 0, 0};
   if (files.size() != 1) throw engine::UserError(cli, "collective needs exactly one cluster file");
-  static const std::vector<std::string> kOps{"all_reduce", "all_gather", "reduce_scatter", "all_to_all",
-                                             "broadcast",  "p2p",        "dispatch",       "combine"};
+  static const std::vector<std::string> kOps{"all_reduce", "all_gather", "reduce_scatter",
+                                             "all_to_all", "broadcast",  "p2p",
+                                             "dispatch",   "combine"};
   const auto it = std::find(kOps.begin(), kOps.end(), op);
   if (it == kOps.end()) {
-    std::string hint = "one of all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, p2p, dispatch, combine";
+    std::string hint =
+        "one of all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, p2p, dispatch, "
+        "combine";
     if (auto m = config::did_you_mean(op, kOps)) hint = "did you mean '" + *m + "'?";
     throw engine::UserError({"--op", 0, 0}, "unknown collective '" + op + "'", hint);
   }
   if (fidelity != "flow" && fidelity != "analytic")
-    throw engine::UserError({"--fidelity", 0, 0}, "unknown fidelity '" + fidelity + "'", "flow or analytic");
+    throw engine::UserError({"--fidelity", 0, 0}, "unknown fidelity '" + fidelity + "'",
+                            "flow or analytic");
   net::PlanOptions po_;
-  if (algorithm == "ring") po_.algorithm = net::AlgorithmChoice::ring;
-  else if (algorithm == "hierarchical") po_.algorithm = net::AlgorithmChoice::hierarchical;
-  else if (algorithm != "auto") throw engine::UserError({"--algorithm", 0, 0}, "unknown algorithm '" + algorithm + "'", "auto, ring or hierarchical");
+  if (algorithm == "ring")
+    po_.algorithm = net::AlgorithmChoice::ring;
+  else if (algorithm == "hierarchical")
+    po_.algorithm = net::AlgorithmChoice::hierarchical;
+  else if (algorithm != "auto")
+    throw engine::UserError({"--algorithm", 0, 0}, "unknown algorithm '" + algorithm + "'",
+                            "auto, ring or hierarchical");
   po_.top_k = static_cast<int>(integer_option("top-k", top_k_text, 1, 1024));
   po_.max_nodes = static_cast<int>(integer_option("max-nodes", max_nodes_text, 0, 1 << 20));
   po_.bundle = !vm.count("no-bundle");
@@ -78,7 +96,8 @@ int collective_command(const Args& args) {
   const std::vector<double> size_list = parse_sizes(sizes);
 
   const hw::ClusterSpec spec = config::load_cluster(files[0], parse_overrides(sets));
-  check_memory(hw::Topology::estimate_bytes(spec), max_memory, files[0] + ": building this topology", "simulate a smaller cluster");
+  check_memory(hw::Topology::estimate_bytes(spec), max_memory,
+               files[0] + ": building this topology", "simulate a smaller cluster");
   const hw::Topology topo(spec);
   const std::vector<int> members = net::parse_group(group, topo, "--group");
   const auto cop = static_cast<net::CollectiveOp>(it - kOps.begin());
@@ -86,12 +105,15 @@ int collective_command(const Args& args) {
   // Per transfer: the plan's entry, its flow, route and events. Measured: an unbundled world
   // all-to-all on 2048 GPUs (4.19 M transfers) peaks at 1.35 GB, 320 B each; rounded up.
   constexpr double kBytesPerTransfer = 400.0;
-  check_memory(hw::Topology::estimate_bytes(spec) + kBytesPerTransfer * net::estimate_transfers(cop, members, topo, po_), max_memory,
-               "this collective", po_.bundle ? "use a smaller group" : "drop --no-bundle, or use a smaller group");
+  check_memory(hw::Topology::estimate_bytes(spec) +
+                   kBytesPerTransfer * net::estimate_transfers(cop, members, topo, po_),
+               max_memory, "this collective",
+               po_.bundle ? "use a smaller group" : "drop --no-bundle, or use a smaller group");
   std::vector<net::CollectiveResult> rows;
   for (double s : size_list)
     rows.push_back(with_file(files[0], [&] {
-      return net::run_collective(net::plan_collective(cop, s, members, topo, po_), s, static_cast<int>(members.size()), topo, fid);
+      return net::run_collective(net::plan_collective(cop, s, members, topo, po_), s,
+                                 static_cast<int>(members.size()), topo, fid);
     }));
 
   if (vm.count("json")) {
@@ -112,8 +134,10 @@ int collective_command(const Args& args) {
       w.field("busbw_gbps", r.busbw / 1e9);
       w.field("bottleneck", hw::to_string(r.bottleneck));
       w.field("bottleneck_utilization", r.bottleneck_utilization);
-      w.field("ib_gbps_per_gpu", r.time.seconds() > 0 ? r.ib_bytes_per_gpu / r.time.seconds() / 1e9 : 0.0);
-      w.field("nvlink_gbps_per_gpu", r.time.seconds() > 0 ? r.nvlink_bytes_per_gpu / r.time.seconds() / 1e9 : 0.0);
+      w.field("ib_gbps_per_gpu",
+              r.time.seconds() > 0 ? r.ib_bytes_per_gpu / r.time.seconds() / 1e9 : 0.0);
+      w.field("nvlink_gbps_per_gpu",
+              r.time.seconds() > 0 ? r.nvlink_bytes_per_gpu / r.time.seconds() / 1e9 : 0.0);
       w.field("flows_simulated", static_cast<long long>(r.flows));
       w.field("events", static_cast<long long>(r.events));
       // Phases of a collective of several (hierarchical: rings inside and across nodes).
@@ -137,26 +161,33 @@ int collective_command(const Args& args) {
     std::cout << w.str();
     return 0;
   }
-  std::cout << op << " over " << group << " (" << members.size() << " GPUs) on " << spec.name << ", "
-            << rows.front().algorithm << ", " << fidelity << " fidelity\n";
-  report::TextTable t({"size", "time", "algbw GB/s", "busbw GB/s", "IB GB/s/GPU", "bottleneck", "flows"});
+  std::cout << op << " over " << group << " (" << members.size() << " GPUs) on " << spec.name
+            << ", " << rows.front().algorithm << ", " << fidelity << " fidelity\n";
+  report::TextTable t(
+      {"size", "time", "algbw GB/s", "busbw GB/s", "IB GB/s/GPU", "bottleneck", "flows"});
   for (const auto& r : rows) {
     const double sec = r.time.seconds();
-    t.row({report::binary_bytes(r.bytes), report::seconds(sec), report::fixed(r.algbw / 1e9, 2), report::fixed(r.busbw / 1e9, 2),
+    t.row({report::binary_bytes(r.bytes), report::seconds(sec), report::fixed(r.algbw / 1e9, 2),
+           report::fixed(r.busbw / 1e9, 2),
            report::fixed(sec > 0 ? r.ib_bytes_per_gpu / sec / 1e9 : 0.0, 2),
-           std::string(hw::to_string(r.bottleneck)) + " " + report::fixed(100 * r.bottleneck_utilization, 0) + "%",
+           std::string(hw::to_string(r.bottleneck)) + " " +
+               report::fixed(100 * r.bottleneck_utilization, 0) + "%",
            std::to_string(r.flows)});
   }
   std::cout << t.render();
-  const auto& last = *std::max_element(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
+  const auto& last = *std::max_element(
+      rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
   if (last.phases.size() > 1) {
-    // The phases of the largest size; each phase's busbw is the bytes a GPU sends in it over its time.
+    // The phases of the largest size; each phase's busbw is the bytes a GPU sends in it over its
+    // time.
     std::cout << "phases at " << report::binary_bytes(last.bytes) << ":\n";
     report::TextTable pt({"phase", "steps", "time", "share", "busbw GB/s", "bottleneck"});
     for (const auto& ph : last.phases)
       pt.row({ph.name, std::to_string(ph.repeat), report::seconds(ph.time().seconds()),
-              report::fixed(100.0 * ph.time().seconds() / last.time.seconds(), 0) + "%", report::fixed(ph.busbw / 1e9, 2),
-              std::string(hw::to_string(ph.bottleneck)) + " " + report::fixed(100 * ph.bottleneck_utilization, 0) + "%"});
+              report::fixed(100.0 * ph.time().seconds() / last.time.seconds(), 0) + "%",
+              report::fixed(ph.busbw / 1e9, 2),
+              std::string(hw::to_string(ph.bottleneck)) + " " +
+                  report::fixed(100 * ph.bottleneck_utilization, 0) + "%"});
     std::cout << pt.render();
   }
   return 0;

@@ -18,16 +18,23 @@ namespace {
 constexpr const char* kUsage =
     "usage: stepsim COMMAND [ARGS] [--help]\n\n"
     "commands:\n"
-    "  run SCENARIO           simulate one training step: step time, bubble, exposed communication, trace\n"
+    "  run SCENARIO           simulate one training step: step time, bubble, exposed "
+    "communication, trace\n"
     "  compare SCENARIO...    simulate several scenarios side by side\n"
-    "  roofline SCENARIO...   speed-of-light bound per GPU: compute, HBM, NVLink, InfiniBand, memory\n"
-    "  check FILE...          validate device/cluster/model/scenario files and show what they resolve to\n"
-    "  topo CLUSTER           the cluster's topology: components, links, bandwidths, longest route\n"
-    "  collective CLUSTER     one collective on the simulated network, nccl-tests style (--op, --group, --sizes)\n\n"
+    "  roofline SCENARIO...   speed-of-light bound per GPU: compute, HBM, NVLink, InfiniBand, "
+    "memory\n"
+    "  check FILE...          validate device/cluster/model/scenario files and show what they "
+    "resolve to\n"
+    "  topo CLUSTER           the cluster's topology: components, links, bandwidths, longest "
+    "route\n"
+    "  collective CLUSTER     one collective on the simulated network, nccl-tests style (--op, "
+    "--group, --sizes)\n\n"
     "examples:\n"
     "  stepsim roofline scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-zero3.yaml\n"
-    "  stepsim roofline scenarios/deepseek-v3-zero3.yaml --json --set training.precision.gemm=bf16\n"
-    "  stepsim collective topologies/h800-256x8-mpft.yaml --op all_reduce --group world --sizes 64MiB,1GiB\n";
+    "  stepsim roofline scenarios/deepseek-v3-zero3.yaml --json --set "
+    "training.precision.gemm=bf16\n"
+    "  stepsim collective topologies/h800-256x8-mpft.yaml --op all_reduce --group world --sizes "
+    "64MiB,1GiB\n";
 
 int dispatch(const std::vector<std::string>& argv, std::ostream& err) {
   if (argv.size() < 2) {
@@ -66,7 +73,8 @@ int run_command_line(const std::vector<std::string>& argv, std::ostream& err) {
     return 128 + (interrupt_signal() ? interrupt_signal() : 2);
   } catch (const engine::TimeOverflow& e) {
     err << "stepsim: error: " << e.what()
-        << "\n  hint: the inputs need more than 106 days of simulated time: check bandwidths, rates, latencies, "
+        << "\n  hint: the inputs need more than 106 days of simulated time: check bandwidths, "
+           "rates, latencies, "
            "sizes and fault factors\n";
     return 2;
   } catch (const engine::SimulationError& e) {
@@ -76,10 +84,12 @@ int run_command_line(const std::vector<std::string>& argv, std::ostream& err) {
     err << e.render() << "\n";
     return 2;
   } catch (const boost::program_options::error& e) {
-    err << "stepsim: " << e.what() << "\n  hint: stepsim " << (argv.size() > 1 ? argv[1] : "") << " --help\n";
+    err << "stepsim: " << e.what() << "\n  hint: stepsim " << (argv.size() > 1 ? argv[1] : "")
+        << " --help\n";
     return 2;
   } catch (const std::bad_alloc&) {
-    err << "stepsim: out of memory\n  hint: lower --max-memory so that the estimate refuses such work up front\n";
+    err << "stepsim: out of memory\n  hint: lower --max-memory so that the estimate refuses such "
+           "work up front\n";
     return 1;
   } catch (const engine::InternalError& e) {
     err << "stepsim: " << e.what() << "\n  (this is a bug in stepsim)\n";

@@ -40,9 +40,13 @@ sigset_t handled_set() {
 
 }  // namespace
 
-const std::atomic<bool>& interrupted() { return g_interrupted; }
+const std::atomic<bool>& interrupted() {
+  return g_interrupted;
+}
 
-int interrupt_signal() { return g_signal.load(); }
+int interrupt_signal() {
+  return g_signal.load();
+}
 
 void install_interrupt_handler() {
   struct sigaction sa {};
@@ -55,7 +59,8 @@ void install_interrupt_handler() {
 }
 
 void throw_if_interrupted() {
-  if (g_interrupted.load()) throw engine::Stopped(engine::Stopped::Why::interrupted, "interrupted; no output written");
+  if (g_interrupted.load())
+    throw engine::Stopped(engine::Stopped::Why::interrupted, "interrupted; no output written");
 }
 
 int register_temporary(const std::string& path) {

@@ -1,4 +1,5 @@
-// stepsim: a discrete-event simulator of one distributed LLM training step. Exit statuses: entry.hpp.
+// stepsim: a discrete-event simulator of one distributed LLM training step. Exit statuses:
+// entry.hpp.
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 

@@ -50,7 +50,8 @@ po::variables_map parse_args(const Args& args, const po::options_description& vi
 
 void add_common_options(po::options_description& opts, std::vector<std::string>& sets) {
   opts.add_options()("help,h", "show this help")(
-      "set", po::value(&sets)->composing()->value_name("KEY=VALUE"), "override a field: --set key.path=value (repeatable)");
+      "set", po::value(&sets)->composing()->value_name("KEY=VALUE"),
+      "override a field: --set key.path=value (repeatable)");
 }
 
 std::vector<config::Override> parse_overrides(const std::vector<std::string>& sets) {
@@ -66,40 +67,54 @@ double number_option(const std::string& option, const std::string& text, double 
   const std::string range = "a number from " + shown(lo) + " to " + shown(hi);
   if (ec != std::errc() || p != end || text.empty() || !std::isfinite(v))
     throw engine::UserError({"--" + option, 0, 0}, "bad value " + quoted(text), range);
-  if (v < lo || v > hi) throw engine::UserError({"--" + option, 0, 0}, "value " + quoted(text) + " out of range", range);
+  if (v < lo || v > hi)
+    throw engine::UserError({"--" + option, 0, 0}, "value " + quoted(text) + " out of range",
+                            range);
   return v;
 }
 
-long long integer_option(const std::string& option, const std::string& text, long long lo, long long hi) {
+long long integer_option(const std::string& option, const std::string& text, long long lo,
+                         long long hi) {
   long long v = 0;
   const char* end = text.data() + text.size();
   const auto [p, ec] = std::from_chars(text.data(), end, v);
-  const std::string range = "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
+  const std::string range =
+      "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
   if (ec == std::errc::result_out_of_range)
-    throw engine::UserError({"--" + option, 0, 0}, "value " + quoted(text) + " out of range", range);
+    throw engine::UserError({"--" + option, 0, 0}, "value " + quoted(text) + " out of range",
+                            range);
   if (ec != std::errc() || p != end || text.empty())
     throw engine::UserError({"--" + option, 0, 0}, "bad value " + quoted(text), range);
-  if (v < lo || v > hi) throw engine::UserError({"--" + option, 0, 0}, "value " + quoted(text) + " out of range", range);
+  if (v < lo || v > hi)
+    throw engine::UserError({"--" + option, 0, 0}, "value " + quoted(text) + " out of range",
+                            range);
   return v;
 }
 
-double quantity_option(const std::string& option, const std::string& text, config::Dimension dim, double lo, double hi) {
+double quantity_option(const std::string& option, const std::string& text, config::Dimension dim,
+                       double lo, double hi) {
   const auto q = config::parse_quantity(text, dim);
-  if (!q.value) throw engine::UserError({"--" + option, 0, 0}, q.error, std::string("e.g. ") + std::string(config::example(dim)));
+  if (!q.value)
+    throw engine::UserError({"--" + option, 0, 0}, q.error,
+                            std::string("e.g. ") + std::string(config::example(dim)));
   if (*q.value < lo || *q.value > hi)
-    throw engine::UserError({"--" + option, 0, 0}, "value " + quoted(text) + " out of range",
-                            "from " + config::format_quantity(lo, dim) + " to " + config::format_quantity(hi, dim));
+    throw engine::UserError(
+        {"--" + option, 0, 0}, "value " + quoted(text) + " out of range",
+        "from " + config::format_quantity(lo, dim) + " to " + config::format_quantity(hi, dim));
   return *q.value;
 }
 
-void require_together(const po::variables_map& vm, const std::string& option, const std::string& needed) {
+void require_together(const po::variables_map& vm, const std::string& option,
+                      const std::string& needed) {
   if (vm.count(option) && !vm[option].defaulted() && !vm.count(needed))
-    throw engine::UserError({"--" + option, 0, 0}, "--" + option + " has no effect without --" + needed,
+    throw engine::UserError({"--" + option, 0, 0},
+                            "--" + option + " has no effect without --" + needed,
                             "add --" + needed + " FILE, or drop --" + option);
 }
 
 void add_max_memory_option(po::options_description& opts, std::string& value) {
-  opts.add_options()("max-memory", po::value(&value)->default_value(kDefaultMaxMemory)->value_name("SIZE"),
+  opts.add_options()("max-memory",
+                     po::value(&value)->default_value(kDefaultMaxMemory)->value_name("SIZE"),
                      "refuse (exit 2) work whose estimated memory exceeds this");
 }
 
@@ -107,10 +122,12 @@ double max_memory_bytes(const std::string& value) {
   return quantity_option("max-memory", value, config::Dimension::bytes, 1 << 20, 1ull << 50);
 }
 
-void check_memory(double estimate_bytes, double limit_bytes, const std::string& what, const std::string& hint) {
+void check_memory(double estimate_bytes, double limit_bytes, const std::string& what,
+                  const std::string& hint) {
   if (estimate_bytes <= limit_bytes) return;
   throw engine::UserError({"--max-memory", 0, 0},
-                          what + " would need about " + config::format_quantity(estimate_bytes, config::Dimension::bytes) +
+                          what + " would need about " +
+                              config::format_quantity(estimate_bytes, config::Dimension::bytes) +
                               " of memory, more than the limit of " +
                               config::format_quantity(limit_bytes, config::Dimension::bytes),
                           hint + ", or raise --max-memory");

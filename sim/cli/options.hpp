@@ -19,31 +19,37 @@ namespace stepsim::cli {
 
 // Parses `args` against `visible`; positional arguments go to `files`. Throws
 // boost::program_options::error on unknown or malformed options (exit 2 in main).
-boost::program_options::variables_map parse_args(const Args& args,
-                                                 const boost::program_options::options_description& visible,
-                                                 std::vector<std::string>& files);
+boost::program_options::variables_map parse_args(
+    const Args& args, const boost::program_options::options_description& visible,
+    std::vector<std::string>& files);
 
 std::vector<config::Override> parse_overrides(const std::vector<std::string>& sets);
 
 // The options every command has: --help and --set (collected into `sets`).
-void add_common_options(boost::program_options::options_description& opts, std::vector<std::string>& sets);
+void add_common_options(boost::program_options::options_description& opts,
+                        std::vector<std::string>& sets);
 
 // `text`, the value of `option`, as a finite number in [lo, hi]; throws engine::UserError.
 double number_option(const std::string& option, const std::string& text, double lo, double hi);
 // The same for a whole number.
-long long integer_option(const std::string& option, const std::string& text, long long lo, long long hi);
+long long integer_option(const std::string& option, const std::string& text, long long lo,
+                         long long hi);
 // A quantity with a unit (e.g. "4GiB"), in [lo, hi] base units.
-double quantity_option(const std::string& option, const std::string& text, config::Dimension dim, double lo, double hi);
+double quantity_option(const std::string& option, const std::string& text, config::Dimension dim,
+                       double lo, double hi);
 
-// Throws engine::UserError when `option` was given without `needed` (e.g. --trace-ranks without --trace).
-void require_together(const boost::program_options::variables_map& vm, const std::string& option, const std::string& needed);
+// Throws engine::UserError when `option` was given without `needed` (e.g. --trace-ranks without
+// --trace).
+void require_together(const boost::program_options::variables_map& vm, const std::string& option,
+                      const std::string& needed);
 
 // --max-memory: the limit on the memory a command may plan to use (default 4 GiB).
 constexpr const char* kDefaultMaxMemory = "4GiB";
 void add_max_memory_option(boost::program_options::options_description& opts, std::string& value);
 double max_memory_bytes(const std::string& value);
 // Refuses (engine::UserError, exit 2) an estimate above the limit, saying what it is made of.
-void check_memory(double estimate_bytes, double limit_bytes, const std::string& what, const std::string& hint);
+void check_memory(double estimate_bytes, double limit_bytes, const std::string& what,
+                  const std::string& hint);
 
 }  // namespace stepsim::cli
 
@@ -56,9 +62,10 @@ auto with_file(const std::string& file, Work&& work) {
   try {
     return work();
   } catch (const engine::TimeOverflow& e) {
-    throw engine::UserError({file, 0, 0}, e.what(),
-                            "the inputs need more than 106 days of simulated time: check bandwidths, rates, latencies, "
-                            "sizes and fault factors");
+    throw engine::UserError(
+        {file, 0, 0}, e.what(),
+        "the inputs need more than 106 days of simulated time: check bandwidths, rates, latencies, "
+        "sizes and fault factors");
   }
 }
 

@@ -21,13 +21,14 @@ namespace {
 constexpr std::size_t kChunk = 1 << 20;
 const char* const kPathHint = "name a regular file, or a new file in an existing directory";
 
-engine::UserError bad_output(const std::string& option, const std::string& path, const std::string& why,
-                             const std::string& hint = kPathHint) {
+engine::UserError bad_output(const std::string& option, const std::string& path,
+                             const std::string& why, const std::string& hint = kPathHint) {
   return engine::UserError({option, 0, 0}, "cannot write output '" + path + "': " + why, hint);
 }
 
 bool same_file(const std::string& a, const std::string& b) {
-  struct stat sa {}, sb {};
+  struct stat sa {
+  }, sb{};
   if (::stat(a.c_str(), &sa) != 0 || ::stat(b.c_str(), &sb) != 0) return false;
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
@@ -42,7 +43,9 @@ std::string kind_of(mode_t mode) {
 
 }  // namespace
 
-OutputSet::~OutputSet() { discard(); }
+OutputSet::~OutputSet() {
+  discard();
+}
 
 void OutputSet::discard() {
   for (Output& o : outputs_) {
@@ -56,7 +59,8 @@ void OutputSet::discard() {
 
 void OutputSet::add(const std::string& option, const std::string& path) {
   if (path.empty()) throw bad_output(option, path, "the path is empty");
-  if (path.find('\0') != std::string::npos) throw bad_output(option, path, "the path contains a NUL byte");
+  if (path.find('\0') != std::string::npos)
+    throw bad_output(option, path, "the path contains a NUL byte");
   std::error_code ec;
   // Symbolic links are followed to the file they name (a dangling one names a new file).
   const fs::path target = fs::weakly_canonical(fs::absolute(path, ec), ec);
@@ -75,7 +79,8 @@ void OutputSet::add(const std::string& option, const std::string& path) {
     throw bad_output(option, path, "its directory is not writable", "write elsewhere");
   for (const Output& o : outputs_)
     if (o.target == target.string() || same_file(o.target, target.string()))
-      throw bad_output(option, path, "it is also the " + o.option + " output", "give each output its own file");
+      throw bad_output(option, path, "it is also the " + o.option + " output",
+                       "give each output its own file");
   outputs_.push_back({option, path, target.string(), {}, -1});
 }
 
@@ -83,7 +88,8 @@ void OutputSet::check_inputs(const std::vector<std::string>& inputs) const {
   for (const Output& o : outputs_)
     for (const std::string& in : inputs)
       if (same_file(o.target, in))
-        throw bad_output(o.option, o.path, "it is an input of this command (" + in + "); refusing to overwrite it",
+        throw bad_output(o.option, o.path,
+                         "it is an input of this command (" + in + "); refusing to overwrite it",
                          "write the output to another file");
 }
 
@@ -97,10 +103,14 @@ void OutputSet::stage(const std::string& path, const std::string& text) {
   Output& o = find(path);
   throw_if_interrupted();
   const fs::path target(o.target);
-  const std::string temp = (target.parent_path() / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()))).string();
+  const std::string temp = (target.parent_path() / ("." + target.filename().string() + ".tmp" +
+                                                    std::to_string(::getpid())))
+                               .string();
   ::unlink(temp.c_str());  // a leftover of an earlier process with this id
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-  if (fd < 0) throw bad_output(o.option, o.path, std::strerror(errno), "check that its directory is writable");
+  if (fd < 0)
+    throw bad_output(o.option, o.path, std::strerror(errno),
+                     "check that its directory is writable");
   o.temp = temp;
   o.slot = register_temporary(temp);
   std::size_t done = 0;
@@ -119,7 +129,9 @@ void OutputSet::stage(const std::string& path, const std::string& text) {
     }
     done += static_cast<std::size_t>(w);
   }
-  if (::close(fd) != 0) throw bad_output(o.option, o.path, std::string("write failed: ") + std::strerror(errno), "is the disk full?");
+  if (::close(fd) != 0)
+    throw bad_output(o.option, o.path, std::string("write failed: ") + std::strerror(errno),
+                     "is the disk full?");
   throw_if_interrupted();
 }
 
@@ -146,8 +158,10 @@ void OutputSet::finish(const std::string& stdout_text) {
       const std::string why = std::strerror(errno);
       for (std::size_t j = 0; j < i; ++j) {
         if (outputs_[j].temp.empty()) continue;
-        if (backups[j].empty()) ::unlink(outputs_[j].target.c_str());
-        else ::rename(backups[j].c_str(), outputs_[j].target.c_str());
+        if (backups[j].empty())
+          ::unlink(outputs_[j].target.c_str());
+        else
+          ::rename(backups[j].c_str(), outputs_[j].target.c_str());
         outputs_[j].temp.clear();
       }
       for (const std::string& b : backups)

@@ -47,7 +47,8 @@ class OutputSet {
   std::vector<Output> outputs_;
 };
 
-// Writes `text` to standard output; throws engine::UserError when it cannot (disk full, closed pipe).
+// Writes `text` to standard output; throws engine::UserError when it cannot (disk full, closed
+// pipe).
 void write_stdout(const std::string& text);
 
 }  // namespace stepsim::cli

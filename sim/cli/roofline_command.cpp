@@ -25,13 +25,16 @@ int roofline_command(const Args& args) {
   std::string output;
   add_common_options(opts, sets);
   opts.add_options()("json", "print JSON instead of text")(
-      "output,o", po::value(&output)->value_name("FILE"), "write the report to this file instead of stdout");
+      "output,o", po::value(&output)->value_name("FILE"),
+      "write the report to this file instead of stdout");
   const po::variables_map vm = parse_args(args, opts, files);
   if (vm.count("help")) {
     std::cout << opts << "\n";
     return 0;
   }
-  if (files.empty()) throw engine::UserError({"<command line>", 0, 0}, "roofline needs a scenario file", "stepsim roofline scenarios/deepseek-v3-dualpipe.yaml");
+  if (files.empty())
+    throw engine::UserError({"<command line>", 0, 0}, "roofline needs a scenario file",
+                            "stepsim roofline scenarios/deepseek-v3-dualpipe.yaml");
   const std::vector<config::Override> overrides = parse_overrides(sets);
   OutputSet outputs;
   if (vm.count("output")) outputs.add("--output", output);
@@ -54,13 +57,15 @@ int roofline_command(const Args& args) {
       report::roofline_json(w, results[0], specs[0]);
     } else {
       w.begin_array();
-      for (std::size_t i = 0; i < results.size(); ++i) report::roofline_json(w, results[i], specs[i]);
+      for (std::size_t i = 0; i < results.size(); ++i)
+        report::roofline_json(w, results[i], specs[i]);
       w.end_array();
     }
     text = w.str();
     if (text.back() != '\n') text += '\n';
   } else {
-    for (std::size_t i = 0; i < results.size(); ++i) text += report::roofline_text(results[i], specs[i]) + "\n";
+    for (std::size_t i = 0; i < results.size(); ++i)
+      text += report::roofline_text(results[i], specs[i]) + "\n";
     if (results.size() > 1) {
       std::vector<std::string> labels;
       for (const auto& f : files) labels.push_back(std::filesystem::path(f).stem().string());

@@ -1,20 +1,20 @@
 #include <spdlog/spdlog.h>
 
-#include <boost/program_options.hpp>
 #include <algorithm>
+#include <boost/program_options.hpp>
 #include <charconv>
 #include <filesystem>
 #include <iostream>
 
 #include "sim/analysis/step_simulation.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/cli/interrupt.hpp"
 #include "sim/cli/options.hpp"
 #include "sim/cli/output_file.hpp"
 #include "sim/config/load.hpp"
 #include "sim/report/chrome_trace.hpp"
 #include "sim/report/schedule_svg.hpp"
 #include "sim/report/step_report.hpp"
-#include "sim/cli/interrupt.hpp"
 
 namespace stepsim::cli {
 
@@ -24,19 +24,22 @@ namespace {
 
 // "0-3,7": ranks and inclusive ranges, each a plain whole number within [0, devices).
 std::vector<int> parse_ranks(const std::string& text, int devices) {
-  const engine::UserError bad({"--trace-ranks", 0, 0}, "bad pipeline rank list '" + text + "'",
-                              "pipeline ranks 0-" + std::to_string(devices - 1) + ", e.g. 0-3 or 0,15");
+  const engine::UserError bad(
+      {"--trace-ranks", 0, 0}, "bad pipeline rank list '" + text + "'",
+      "pipeline ranks 0-" + std::to_string(devices - 1) + ", e.g. 0-3 or 0,15");
   auto rank = [&](const std::string& s) {
     int v = -1;
     const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (s.empty() || ec != std::errc() || p != s.data() + s.size() || v < 0 || v >= devices) throw bad;
+    if (s.empty() || ec != std::errc() || p != s.data() + s.size() || v < 0 || v >= devices)
+      throw bad;
     return v;
   };
   std::vector<int> out;
   std::size_t i = 0;
   while (true) {
     const auto comma = text.find(',', i);
-    const std::string item = text.substr(i, comma == std::string::npos ? std::string::npos : comma - i);
+    const std::string item =
+        text.substr(i, comma == std::string::npos ? std::string::npos : comma - i);
     const auto dash = item.find('-');
     const int a = rank(item.substr(0, dash));
     const int b = dash == std::string::npos ? a : rank(item.substr(dash + 1));
@@ -54,29 +57,40 @@ std::vector<int> parse_ranks(const std::string& text, int devices) {
 
 int run_command(const Args& args, bool compare) {
   po::options_description opts(
-      compare ? "stepsim compare SCENARIO... [options]\n\nSimulates each scenario and puts them side by side.\n\nOptions"
+      compare ? "stepsim compare SCENARIO... [options]\n\nSimulates each scenario and puts them "
+                "side by side.\n\nOptions"
               : "stepsim run SCENARIO [options]\n\n"
-                "Simulates one training step: every micro-batch's kernels and collectives on the pipeline's\n"
-                "devices, over the cluster's network. Reports step time, compute, exposed communication,\n"
+                "Simulates one training step: every micro-batch's kernels and collectives on the "
+                "pipeline's\n"
+                "devices, over the cluster's network. Reports step time, compute, exposed "
+                "communication,\n"
                 "bubble and idle per pipeline rank next to the roofline bound.\n\nOptions");
   std::vector<std::string> files, sets;
   std::string report_file, trace_file, svg_file, trace_ranks, detail = "op";
   std::string max_wall_text, max_ops_text = "2e7", max_trace_text = "2e7", max_memory_text;
   add_common_options(opts, sets);
   opts.add_options()("json", "print JSON instead of text")(
-      "timing", "show the simulation's own wall time (sim.wall_s); without it every output is byte-identical run to run")(
-      "max-wall", po::value(&max_wall_text)->value_name("SECONDS"),
-      "stop (exit 3, no output) after this many seconds of wall time (default: no limit; at most 1e6)")(
+      "timing",
+      "show the simulation's own wall time (sim.wall_s); without it every output is byte-identical "
+      "run to run")("max-wall", po::value(&max_wall_text)->value_name("SECONDS"),
+                    "stop (exit 3, no output) after this many seconds of wall time (default: no "
+                    "limit; at most 1e6)")(
       "max-ops", po::value(&max_ops_text)->default_value(max_ops_text)->value_name("N"),
       "refuse scenarios needing more simulated operations (1 to 1e10)");
   add_max_memory_option(opts, max_memory_text);
   if (!compare)
-    opts.add_options()("report", po::value(&report_file)->value_name("FILE"), "also write the JSON report to this file")(
-        "trace", po::value(&trace_file)->value_name("FILE"), "write a Chrome trace (Perfetto, chrome://tracing) to this file")(
-        "svg", po::value(&svg_file)->value_name("FILE"), "write the pipeline schedule diagram (every rank's compute stream) as SVG")(
-        "trace-ranks", po::value(&trace_ranks)->value_name("LIST"), "pipeline ranks in the trace, e.g. 0-3 or 0,15 (default: all)")(
-        "trace-detail", po::value(&detail)->default_value(detail)->value_name("D"), "op (every kernel group and transfer) | layer (one event per layer)")(
-        "max-trace-events", po::value(&max_trace_text)->default_value(max_trace_text)->value_name("N"),
+    opts.add_options()("report", po::value(&report_file)->value_name("FILE"),
+                       "also write the JSON report to this file")(
+        "trace", po::value(&trace_file)->value_name("FILE"),
+        "write a Chrome trace (Perfetto, chrome://tracing) to this file")(
+        "svg", po::value(&svg_file)->value_name("FILE"),
+        "write the pipeline schedule diagram (every rank's compute stream) as SVG")(
+        "trace-ranks", po::value(&trace_ranks)->value_name("LIST"),
+        "pipeline ranks in the trace, e.g. 0-3 or 0,15 (default: all)")(
+        "trace-detail", po::value(&detail)->default_value(detail)->value_name("D"),
+        "op (every kernel group and transfer) | layer (one event per layer)")(
+        "max-trace-events",
+        po::value(&max_trace_text)->default_value(max_trace_text)->value_name("N"),
         "refuse traces with more events (1 to 1e10)");
   const po::variables_map vm = parse_args(args, opts, files);
   if (vm.count("help")) {
@@ -84,11 +98,18 @@ int run_command(const Args& args, bool compare) {
     return 0;
   }
   const engine::SourceLoc cli{"<command line>", 0, 0};
-  if (files.empty()) throw engine::UserError(cli, std::string(compare ? "compare" : "run") + " needs a scenario file");
-  if (!compare && files.size() > 1) throw engine::UserError(cli, "run takes one scenario", "use stepsim compare for several");
-  if (detail != "op" && detail != "layer") throw engine::UserError({"--trace-detail", 0, 0}, "unknown detail '" + detail + "'", "op or layer");
-  for (const char* o : {"trace-ranks", "trace-detail", "max-trace-events"}) require_together(vm, o, "trace");
-  const double max_wall = vm.count("max-wall") ? number_option("max-wall", max_wall_text, 1e-3, 1e6) : 0.0;
+  if (files.empty())
+    throw engine::UserError(cli,
+                            std::string(compare ? "compare" : "run") + " needs a scenario file");
+  if (!compare && files.size() > 1)
+    throw engine::UserError(cli, "run takes one scenario", "use stepsim compare for several");
+  if (detail != "op" && detail != "layer")
+    throw engine::UserError({"--trace-detail", 0, 0}, "unknown detail '" + detail + "'",
+                            "op or layer");
+  for (const char* o : {"trace-ranks", "trace-detail", "max-trace-events"})
+    require_together(vm, o, "trace");
+  const double max_wall =
+      vm.count("max-wall") ? number_option("max-wall", max_wall_text, 1e-3, 1e6) : 0.0;
   const double max_ops = number_option("max-ops", max_ops_text, 1, 1e10);
   const double max_trace_events = number_option("max-trace-events", max_trace_text, 1, 1e10);
   const double max_memory = max_memory_bytes(max_memory_text);
@@ -117,7 +138,8 @@ int run_command(const Args& args, bool compare) {
   if (max_wall > 0.0) {
     control.budget_s = max_wall;
     control.deadline = std::chrono::steady_clock::now() +
-                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(max_wall));
+                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                           std::chrono::duration<double>(max_wall));
   }
   // Refuse what would not fit in memory, or a trace too large to open, before spending time on it.
   for (std::size_t i = 0; i < specs.size(); ++i) {
@@ -130,21 +152,29 @@ int run_command(const Args& args, bool compare) {
       const double events = ops * shown / plan.pp * (detail == "layer" ? 0.4 : 1.0);
       if (events > max_trace_events)
         throw engine::UserError({"--trace", 0, 0},
-                                "the trace would hold about " + std::to_string(static_cast<long long>(events)) +
-                                    " events, more than the limit of " + std::to_string(static_cast<long long>(max_trace_events)),
-                                "select pipeline ranks with --trace-ranks, use --trace-detail layer, or raise --max-trace-events");
+                                "the trace would hold about " +
+                                    std::to_string(static_cast<long long>(events)) +
+                                    " events, more than the limit of " +
+                                    std::to_string(static_cast<long long>(max_trace_events)),
+                                "select pipeline ranks with --trace-ranks, use --trace-detail "
+                                "layer, or raise --max-trace-events");
       bytes += events * report::kTraceBytesPerEvent;
     }
     if (i == 0 && !svg_file.empty()) bytes += ops * report::kSvgBytesPerOp;
-    check_memory(bytes, max_memory, files[i] + ": simulating this step" + (i == 0 && (!trace_file.empty() || !svg_file.empty()) ? " and writing its outputs" : ""),
-                 "use fewer or larger micro-batches, select ranks with --trace-ranks");
+    check_memory(
+        bytes, max_memory,
+        files[i] + ": simulating this step" +
+            (i == 0 && (!trace_file.empty() || !svg_file.empty()) ? " and writing its outputs"
+                                                                  : ""),
+        "use fewer or larger micro-batches, select ranks with --trace-ranks");
   }
   for (std::size_t i = 0; i < specs.size(); ++i) {
-    sims.push_back(with_file(files[i], [&] { return analysis::simulate_step(specs[i], &control, max_ops); }));
+    sims.push_back(
+        with_file(files[i], [&] { return analysis::simulate_step(specs[i], &control, max_ops); }));
     const auto& s = sims.back();
     if (s.peak_memory_bytes > s.roofline.memory.capacity)
-      spdlog::warn("{}: peak memory {:.1f} GB per GPU exceeds the device's {:.1f} GB", files[i], s.peak_memory_bytes / 1e9,
-                   s.roofline.memory.capacity / 1e9);
+      spdlog::warn("{}: peak memory {:.1f} GB per GPU exceeds the device's {:.1f} GB", files[i],
+                   s.peak_memory_bytes / 1e9, s.roofline.memory.capacity / 1e9);
   }
 
   std::string text;
@@ -156,7 +186,8 @@ int run_command(const Args& args, bool compare) {
     text = w.str();
     if (text.back() != '\n') text += '\n';
   } else {
-    for (std::size_t i = 0; i < sims.size(); ++i) text += report::step_text(sims[i], specs[i], timing) + "\n";
+    for (std::size_t i = 0; i < sims.size(); ++i)
+      text += report::step_text(sims[i], specs[i], timing) + "\n";
     if (compare) {
       std::vector<const analysis::StepSimulation*> ptrs;
       std::vector<std::string> labels;

@@ -12,9 +12,10 @@ namespace stepsim::cli {
 namespace po = boost::program_options;
 
 int topo_command(const Args& args) {
-  po::options_description opts("stepsim topo CLUSTER [options]\n\n"
-                               "Builds the cluster's topology graph and prints its size: GPUs, NICs and switches,\n"
-                               "links per class, per-GPU bandwidths, bisection bandwidth, longest route.\n\nOptions");
+  po::options_description opts(
+      "stepsim topo CLUSTER [options]\n\n"
+      "Builds the cluster's topology graph and prints its size: GPUs, NICs and switches,\n"
+      "links per class, per-GPU bandwidths, bisection bandwidth, longest route.\n\nOptions");
   std::vector<std::string> files, sets;
   std::string max_memory_text;
   add_common_options(opts, sets);
@@ -26,10 +27,12 @@ int topo_command(const Args& args) {
     return 0;
   }
   if (files.size() != 1)
-    throw engine::UserError({"<command line>", 0, 0}, "topo needs exactly one cluster file", "stepsim topo topologies/h800-256x8-mpft.yaml");
+    throw engine::UserError({"<command line>", 0, 0}, "topo needs exactly one cluster file",
+                            "stepsim topo topologies/h800-256x8-mpft.yaml");
   const double max_memory = max_memory_bytes(max_memory_text);
   const hw::ClusterSpec spec = config::load_cluster(files[0], parse_overrides(sets));
-  check_memory(hw::Topology::estimate_bytes(spec), max_memory, files[0] + ": building this topology", "describe a smaller cluster");
+  check_memory(hw::Topology::estimate_bytes(spec), max_memory,
+               files[0] + ": building this topology", "describe a smaller cluster");
   const hw::Topology t(spec);
   const auto v = t.vertex_counts();
   const auto l = t.link_counts();
@@ -51,10 +54,12 @@ int topo_command(const Args& args) {
     w.field("switches", vc(VertexKind::leaf) + vc(VertexKind::spine));
     w.field("planes", t.planes());
     w.key("links").begin_object();
-    for (int c = 0; c < hw::kLinkClasses; ++c) w.field(hw::to_string(static_cast<LinkClass>(c)), l[c]);
+    for (int c = 0; c < hw::kLinkClasses; ++c)
+      w.field(hw::to_string(static_cast<LinkClass>(c)), l[c]);
     w.end_object();
     w.field("nvlink_bandwidth_per_gpu", spec.nvlink.bandwidth);
-    w.field("nic_bandwidth_per_gpu", spec.fabric.kind == hw::FabricKind::none ? 0.0 : spec.fabric.nic.bandwidth);
+    w.field("nic_bandwidth_per_gpu",
+            spec.fabric.kind == hw::FabricKind::none ? 0.0 : spec.fabric.nic.bandwidth);
     w.field("bisection_bandwidth", t.bisection_bandwidth());
     w.field("longest_route_hops", hops);
     w.field("faults", static_cast<int>(spec.faults.size()));
@@ -65,21 +70,26 @@ int topo_command(const Args& args) {
   std::cout << spec.name << "\n";
   report::TextTable tab({"component", "count", "notes"});
   tab.left_align_from(2);
-  tab.row({"GPUs", std::to_string(t.gpus()), std::to_string(spec.nodes) + " nodes x " + std::to_string(spec.gpus_per_node)});
+  tab.row({"GPUs", std::to_string(t.gpus()),
+           std::to_string(spec.nodes) + " nodes x " + std::to_string(spec.gpus_per_node)});
   tab.row({"NVSwitches", std::to_string(vc(VertexKind::nvswitch)), "one per node"});
   tab.row({"NICs", std::to_string(vc(VertexKind::nic)), "one per GPU"});
   tab.row({"leaf switches", std::to_string(vc(VertexKind::leaf)),
-           std::to_string(t.leaves_per_plane()) + " per plane, " + std::to_string(t.planes()) + " plane(s)"});
-  tab.row({"spine switches", std::to_string(vc(VertexKind::spine)), std::to_string(t.spines_per_plane()) + " per plane"});
+           std::to_string(t.leaves_per_plane()) + " per plane, " + std::to_string(t.planes()) +
+               " plane(s)"});
+  tab.row({"spine switches", std::to_string(vc(VertexKind::spine)),
+           std::to_string(t.spines_per_plane()) + " per plane"});
   tab.row({"links nvlink", std::to_string(lc(LinkClass::nvlink)), "directed, GPU <-> NVSwitch"});
   tab.row({"links nic", std::to_string(lc(LinkClass::nic)), "directed, GPU <-> NIC"});
   tab.row({"links ib_access", std::to_string(lc(LinkClass::ib_access)), "directed, NIC <-> leaf"});
-  tab.row({"links ib_core", std::to_string(lc(LinkClass::ib_core)), "directed, leaf <-> spine (parallel ports aggregated)"});
+  tab.row({"links ib_core", std::to_string(lc(LinkClass::ib_core)),
+           "directed, leaf <-> spine (parallel ports aggregated)"});
   std::cout << tab.render();
   std::cout << "  per GPU: NVLink " << report::fixed(spec.nvlink.bandwidth / 1e9, 0) << " GB/s";
   if (spec.fabric.kind != hw::FabricKind::none)
     std::cout << ", NIC " << report::fixed(spec.fabric.nic.bandwidth / 1e9, 0) << " GB/s";
-  std::cout << " (per direction)\n  bisection bandwidth: " << report::fixed(t.bisection_bandwidth() / 1e12, 2)
+  std::cout << " (per direction)\n  bisection bandwidth: "
+            << report::fixed(t.bisection_bandwidth() / 1e12, 2)
             << " TB/s\n  longest route: " << hops << " hops\n";
   if (!spec.faults.empty()) std::cout << "  faults applied: " << spec.faults.size() << "\n";
   return 0;

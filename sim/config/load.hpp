@@ -23,8 +23,10 @@ workload::ModelSpec read_hf_config(const Node& node);
 
 hw::DeviceSpec load_device(const std::string& file, const std::vector<Override>& overrides = {});
 hw::ClusterSpec load_cluster(const std::string& file, const std::vector<Override>& overrides = {});
-workload::ModelSpec load_model(const std::string& file, const std::vector<Override>& overrides = {});
-workload::ScenarioSpec load_scenario(const std::string& file, const std::vector<Override>& overrides = {});
+workload::ModelSpec load_model(const std::string& file,
+                               const std::vector<Override>& overrides = {});
+workload::ScenarioSpec load_scenario(const std::string& file,
+                                     const std::vector<Override>& overrides = {});
 // A scenario given as text; `file` names it and anchors the relative paths it contains.
 workload::ScenarioSpec parse_scenario(const std::string& text, const std::string& file,
                                       const std::vector<Override>& overrides = {});

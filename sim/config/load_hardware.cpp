@@ -21,7 +21,8 @@ hw::LinkSpec read_link(const Node& node) {
   if (auto p = r.find("peak")) {
     l.peak_bandwidth = p->quantity(Dimension::bandwidth);
     if (l.peak_bandwidth < l.bandwidth)
-      p->fail("peak bandwidth is below the achievable 'bandwidth'", "peak is the datasheet figure, bandwidth the measured one");
+      p->fail("peak bandwidth is below the achievable 'bandwidth'",
+              "peak is the datasheet figure, bandwidth the measured one");
   }
   l.latency_s = r.get("latency").quantity(Dimension::time, kLatencyRange);
   r.finish();
@@ -42,7 +43,8 @@ hw::DeviceSpec read_device(const Node& node) {
     d.hbm_bandwidth = mem.get("bandwidth").quantity(Dimension::bandwidth, kHbmRange);
     mem.finish();
   }
-  if (auto lo = r.find("launch_overhead")) d.launch_overhead_s = lo->quantity(Dimension::time, kLatencyRange);
+  if (auto lo = r.find("launch_overhead"))
+    d.launch_overhead_s = lo->quantity(Dimension::time, kLatencyRange);
   {
     const Node compute = r.get("compute");
     MapReader c(compute);
@@ -55,13 +57,15 @@ hw::DeviceSpec read_device(const Node& node) {
       cr.peak_flops = rate.get("peak").quantity(Dimension::flop_rate);
       cr.achievable_flops = rate.get("achievable").quantity(Dimension::flop_rate);
       if (cr.achievable_flops > cr.peak_flops)
-        n->fail("achievable rate exceeds the peak", "achievable is a measured rate, at most the datasheet peak");
+        n->fail("achievable rate exceeds the peak",
+                "achievable is a measured rate, at most the datasheet peak");
       rate.finish();
       d.rates[i] = cr;
     }
     c.finish();
     if (!d.supports(hw::Precision::bf16))
-      compute.fail("the device needs at least a bf16 rate under 'compute'", "add bf16: {peak: ..., achievable: ...}");
+      compute.fail("the device needs at least a bf16 rate under 'compute'",
+                   "add bf16: {peak: ..., achievable: ...}");
   }
   if (auto eff = r.find("gemm_efficiency")) {
     for (const Node& item : eff->items()) {
@@ -91,7 +95,8 @@ hw::ClusterSpec read_cluster(const Node& node, const std::string& dir,
     const std::string file = (std::filesystem::path(dir) / dev.text()).string();
     check_referenced_file(file, dev);
     c.device_file = file;
-    const Document doc = Document::load(file, overrides, prefix.empty() ? "device" : prefix + ".device", nullptr);
+    const Document doc =
+        Document::load(file, overrides, prefix.empty() ? "device" : prefix + ".device", nullptr);
     c.device = read_device(doc.root());
   }
   c.nodes = static_cast<int>(r.get("nodes").integer(1, 1 << 20));
@@ -101,14 +106,17 @@ hw::ClusterSpec read_cluster(const Node& node, const std::string& dir,
   if (auto f = r.find("fabric")) {
     MapReader fr(*f);
     const Node kind = fr.get("kind");
-    c.fabric.kind = static_cast<hw::FabricKind>(kind.choice({"none", "multi_plane_fat_tree", "rail_fat_tree"}));
+    c.fabric.kind =
+        static_cast<hw::FabricKind>(kind.choice({"none", "multi_plane_fat_tree", "rail_fat_tree"}));
     if (c.fabric.kind != hw::FabricKind::none) {
       c.fabric.nic = read_link(fr.get("nic"));
       const Node ports = fr.get("switch_ports");
       c.fabric.switch_ports = static_cast<int>(ports.integer(4, 4096));
-      if (c.fabric.switch_ports % 2 != 0) ports.fail("switch_ports must be even (half down, half up)");
+      if (c.fabric.switch_ports % 2 != 0)
+        ports.fail("switch_ports must be even (half down, half up)");
       if (auto o = fr.find("oversubscription")) c.fabric.oversubscription = o->number(1.0, 64.0);
-      if (auto sl = fr.find("spine_latency")) c.fabric.spine_latency_s = sl->quantity(Dimension::time, kLatencyRange);
+      if (auto sl = fr.find("spine_latency"))
+        c.fabric.spine_latency_s = sl->quantity(Dimension::time, kLatencyRange);
       const long long half = c.fabric.switch_ports / 2;
       const long long reach = 2 * half * half;  // endpoints of a two-layer fat-tree
       if (c.fabric.kind == hw::FabricKind::multi_plane_fat_tree) {
@@ -116,24 +124,28 @@ hw::ClusterSpec read_cluster(const Node& node, const std::string& dir,
         c.fabric.planes = static_cast<int>(planes.integer(1, 64));
         if (c.fabric.planes != c.gpus_per_node)
           planes.fail("a multi-plane fabric puts NIC i of every node on plane i: planes (" +
-                          std::to_string(c.fabric.planes) + ") must equal gpus_per_node (" +
-                          std::to_string(c.gpus_per_node) + ")");
+                      std::to_string(c.fabric.planes) + ") must equal gpus_per_node (" +
+                      std::to_string(c.gpus_per_node) + ")");
         if (c.nodes > reach)
-          fr.node().fail(std::to_string(c.nodes) + " nodes exceed one plane's two-layer fat-tree of " +
-                             std::to_string(c.fabric.switch_ports) + "-port switches (" + std::to_string(reach) + " endpoints)",
+          fr.node().fail(std::to_string(c.nodes) +
+                             " nodes exceed one plane's two-layer fat-tree of " +
+                             std::to_string(c.fabric.switch_ports) + "-port switches (" +
+                             std::to_string(reach) + " endpoints)",
                          "use switches with more ports or fewer nodes");
       } else {
         if (auto planes = fr.find("planes")) planes->integer(1, 1);
         if (static_cast<long long>(c.nodes) * c.gpus_per_node > reach)
           fr.node().fail(std::to_string(c.world_size()) + " NICs exceed a two-layer fat-tree of " +
-                             std::to_string(c.fabric.switch_ports) + "-port switches (" + std::to_string(reach) + " endpoints)",
+                             std::to_string(c.fabric.switch_ports) + "-port switches (" +
+                             std::to_string(reach) + " endpoints)",
                          "use switches with more ports, or a multi_plane_fat_tree");
       }
     }
     fr.finish();
   }
   if (c.nodes > 1 && c.fabric.kind == hw::FabricKind::none)
-    node.fail(std::to_string(c.nodes) + " nodes need a scale-out fabric", "add fabric: {kind: multi_plane_fat_tree, ...}");
+    node.fail(std::to_string(c.nodes) + " nodes need a scale-out fabric",
+              "add fabric: {kind: multi_plane_fat_tree, ...}");
   if (auto f = r.find("faults")) c.faults = read_faults(*f, c);
   r.finish();
   return c;
@@ -150,7 +162,8 @@ std::vector<hw::FaultSpec> read_faults(const Node& node, const hw::ClusterSpec& 
         {"nic_down", "nic_degrade", "link_down", "link_degrade", "nvlink_degrade", "straggler"}));
     auto index = [&](const char* key, int count, const char* what) {
       const Node n = r.get(key);
-      if (count <= 0) n.fail(std::string("the cluster has no ") + what, "this fault needs a scale-out fabric");
+      if (count <= 0)
+        n.fail(std::string("the cluster has no ") + what, "this fault needs a scale-out fabric");
       return static_cast<int>(n.integer(0, count - 1));
     };
     switch (f.kind) {
@@ -170,8 +183,10 @@ std::vector<hw::FaultSpec> read_faults(const Node& node, const hw::ClusterSpec& 
         f.gpu = index("gpu", c.world_size(), "GPUs");
         break;
     }
-    if (f.kind == FaultKind::straggler) f.factor = r.get("slowdown").number(1.0, 100.0);
-    else if (f.kind == FaultKind::nic_degrade || f.kind == FaultKind::link_degrade || f.kind == FaultKind::nvlink_degrade)
+    if (f.kind == FaultKind::straggler)
+      f.factor = r.get("slowdown").number(1.0, 100.0);
+    else if (f.kind == FaultKind::nic_degrade || f.kind == FaultKind::link_degrade ||
+             f.kind == FaultKind::nvlink_degrade)
       f.factor = r.get("factor").number(1e-2, 1.0);
     r.finish();
     out.push_back(f);
@@ -185,7 +200,8 @@ hw::DeviceSpec load_device(const std::string& file, const std::vector<Override>&
 
 hw::ClusterSpec load_cluster(const std::string& file, const std::vector<Override>& overrides) {
   const Document doc = Document::load(file, overrides, "", nullptr);
-  return read_cluster(doc.root(), std::filesystem::path(file).parent_path().string(), overrides, "");
+  return read_cluster(doc.root(), std::filesystem::path(file).parent_path().string(), overrides,
+                      "");
 }
 
 }  // namespace stepsim::config

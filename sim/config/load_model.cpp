@@ -27,25 +27,30 @@ void validate(const ModelSpec& m, const Node& where) {
   const auto& a = m.attention;
   if (a.kind != AttentionKind::mla) {
     if (a.kv_heads < 1 || a.heads % a.kv_heads != 0)
-      where.fail("attention heads (" + std::to_string(a.heads) + ") must be a multiple of kv_heads (" +
-                     std::to_string(a.kv_heads) + ")",
-                 "grouped-query attention shares each key/value head among heads / kv_heads query heads");
+      where.fail(
+          "attention heads (" + std::to_string(a.heads) + ") must be a multiple of kv_heads (" +
+              std::to_string(a.kv_heads) + ")",
+          "grouped-query attention shares each key/value head among heads / kv_heads query heads");
   }
   if (m.moe.enabled) {
     const auto& e = m.moe;
     if (e.top_k > e.experts)
-      where.fail("moe.top_k (" + std::to_string(e.top_k) + ") exceeds the " + std::to_string(e.experts) + " routed experts");
-    if (e.groups > 0 && (e.experts % e.groups != 0 || e.topk_groups < 1 || e.topk_groups > e.groups))
+      where.fail("moe.top_k (" + std::to_string(e.top_k) + ") exceeds the " +
+                 std::to_string(e.experts) + " routed experts");
+    if (e.groups > 0 &&
+        (e.experts % e.groups != 0 || e.topk_groups < 1 || e.topk_groups > e.groups))
       where.fail("moe.groups must divide the experts and 1 <= topk_groups <= groups",
                  "DeepSeek-V3: 256 experts in 8 groups, a token reaches at most 4 groups (nodes)");
-    if (e.first_dense_layers > m.layers) where.fail("moe.first_dense_layers exceeds the layer count");
+    if (e.first_dense_layers > m.layers)
+      where.fail("moe.first_dense_layers exceeds the layer count");
   }
   for (int l = 0; l < m.layers; ++l)
     if (!m.is_moe_layer(l) && m.mlp.intermediate < 1)
       where.fail("layer " + std::to_string(l) + " is dense but the model has no dense MLP width",
                  "add mlp: {kind: swiglu, intermediate: ...} (config.json: intermediate_size)");
   if (a.kind != AttentionKind::mla && a.head_dim < 1)
-    where.fail("attention head_dim is 0 (hidden / heads rounds down to 0)", "set attention.head_dim");
+    where.fail("attention head_dim is 0 (hidden / heads rounds down to 0)",
+               "set attention.head_dim");
 }
 
 }  // namespace
@@ -76,9 +81,12 @@ ModelSpec read_model(const Node& node) {
       at.kv_heads = at.heads;
     } else {
       at.head_dim = optional_int(a, "head_dim", m.hidden / at.heads, 1);
-      at.kv_heads = at.kind == AttentionKind::gqa ? positive(a, "kv_heads") : optional_int(a, "kv_heads", at.heads, 1);
+      at.kv_heads = at.kind == AttentionKind::gqa ? positive(a, "kv_heads")
+                                                  : optional_int(a, "kv_heads", at.heads, 1);
       if (at.kind == AttentionKind::mha && at.kv_heads != at.heads)
-        a.get("kv_heads").fail("multi-head attention has kv_heads = heads", "use kind: gqa for fewer key/value heads");
+        a.get("kv_heads")
+            .fail("multi-head attention has kv_heads = heads",
+                  "use kind: gqa for fewer key/value heads");
     }
     a.finish();
   }
@@ -101,7 +109,8 @@ ModelSpec read_model(const Node& node) {
     m.moe.topk_groups = optional_int(e, "topk_groups", 0);
     e.finish();
   } else if (m.mlp.intermediate == 0) {
-    node.fail("the model needs an 'mlp' (dense) or a 'moe' section", "e.g. mlp: {kind: swiglu, intermediate: 14336}");
+    node.fail("the model needs an 'mlp' (dense) or a 'moe' section",
+              "e.g. mlp: {kind: swiglu, intermediate: 14336}");
   }
   r.finish();
   validate(m, node);
@@ -114,7 +123,8 @@ namespace {
 struct Hf {
   MapReader r;
   int need(const std::string& key) {
-    return static_cast<int>(r.get(key).integer(1, key == "num_hidden_layers" || key == "n_layer" ? 10'000 : 1 << 24));
+    return static_cast<int>(
+        r.get(key).integer(1, key == "num_hidden_layers" || key == "n_layer" ? 10'000 : 1 << 24));
   }
   int opt(const std::string& key, int def) {
     auto n = r.find(key);

@@ -29,17 +29,18 @@ void check_recompute_names(const ScenarioSpec& s) {
     if (std::find(known.begin(), known.end(), name) != known.end()) continue;
     std::string hint = "recompute names ops or op groups of this model";
     if (auto m = did_you_mean(name, known)) hint = "did you mean '" + *m + "'?";
-    throw UserError(s.where.at("training.recompute." + std::to_string(i)), "unknown recompute op '" + name + "'", hint);
+    throw UserError(s.where.at("training.recompute." + std::to_string(i)),
+                    "unknown recompute op '" + name + "'", hint);
   }
 }
 
 void read_precision(const Node& node, workload::PrecisionPolicy& p) {
   MapReader r(node);
   const std::pair<const char*, hw::Precision*> fields[] = {
-      {"gemm", &p.gemm},         {"attention", &p.attention}, {"head", &p.head},
-      {"router", &p.router},     {"activations", &p.activations}, {"dispatch", &p.dispatch},
-      {"combine", &p.combine},   {"params", &p.params},       {"grads", &p.grads},
-      {"master", &p.master},     {"optimizer", &p.optimizer}};
+      {"gemm", &p.gemm},       {"attention", &p.attention},     {"head", &p.head},
+      {"router", &p.router},   {"activations", &p.activations}, {"dispatch", &p.dispatch},
+      {"combine", &p.combine}, {"params", &p.params},           {"grads", &p.grads},
+      {"master", &p.master},   {"optimizer", &p.optimizer}};
   for (const auto& [key, field] : fields)
     if (auto n = r.find(key)) *field = n->precision();
   if (auto n = r.find("mlp_act_input")) p.mlp_act_input = n->precision();
@@ -126,12 +127,14 @@ ScenarioSpec read_scenario(const std::string& file, const std::vector<Override>&
 
   const Node cluster = r.get("cluster");
   if (cluster.is_map()) {
-    s.cluster = read_cluster(cluster, std::filesystem::path(file).parent_path().string(), overrides, "cluster");
+    s.cluster = read_cluster(cluster, std::filesystem::path(file).parent_path().string(), overrides,
+                             "cluster");
   } else {
     const std::string cfile = resolve(file, cluster);
     s.where.files.push_back(cfile);
     const Document cdoc = Document::load(cfile, overrides, "cluster", nullptr);
-    s.cluster = read_cluster(cdoc.root(), std::filesystem::path(cfile).parent_path().string(), overrides, "cluster");
+    s.cluster = read_cluster(cdoc.root(), std::filesystem::path(cfile).parent_path().string(),
+                             overrides, "cluster");
   }
   if (!s.cluster.device_file.empty()) s.where.files.push_back(s.cluster.device_file);
   if (auto f = r.find("faults")) {
@@ -140,7 +143,8 @@ ScenarioSpec read_scenario(const std::string& file, const std::vector<Override>&
   }
   if (auto n = r.find("network")) {
     MapReader nr(*n);
-    if (auto f = nr.find("fidelity")) s.fidelity = static_cast<workload::NetworkFidelity>(f->choice({"flow", "analytic", "free"}));
+    if (auto f = nr.find("fidelity"))
+      s.fidelity = static_cast<workload::NetworkFidelity>(f->choice({"flow", "analytic", "free"}));
     nr.finish();
   }
   read_training(r.get("training"), s.training);
@@ -156,7 +160,8 @@ ScenarioSpec load_scenario(const std::string& file, const std::vector<Override>&
   return read_scenario(file, overrides, nullptr);
 }
 
-ScenarioSpec parse_scenario(const std::string& text, const std::string& file, const std::vector<Override>& overrides) {
+ScenarioSpec parse_scenario(const std::string& text, const std::string& file,
+                            const std::vector<Override>& overrides) {
   return read_scenario(file, overrides, &text);
 }
 

@@ -11,20 +11,28 @@ namespace stepsim::config {
 
 std::string_view to_string(Dimension d) {
   switch (d) {
-    case Dimension::bytes: return "a size in bytes";
-    case Dimension::bandwidth: return "a bandwidth";
-    case Dimension::time: return "a time";
-    case Dimension::flop_rate: return "a FLOP rate";
+    case Dimension::bytes:
+      return "a size in bytes";
+    case Dimension::bandwidth:
+      return "a bandwidth";
+    case Dimension::time:
+      return "a time";
+    case Dimension::flop_rate:
+      return "a FLOP rate";
   }
   return "?";
 }
 
 std::string_view example(Dimension d) {
   switch (d) {
-    case Dimension::bytes: return "80GB or 80GiB";
-    case Dimension::bandwidth: return "50GB/s or 400Gb/s";
-    case Dimension::time: return "3.3us";
-    case Dimension::flop_rate: return "989TFLOP/s";
+    case Dimension::bytes:
+      return "80GB or 80GiB";
+    case Dimension::bandwidth:
+      return "50GB/s or 400Gb/s";
+    case Dimension::time:
+      return "3.3us";
+    case Dimension::flop_rate:
+      return "989TFLOP/s";
   }
   return "?";
 }
@@ -33,10 +41,18 @@ namespace {
 
 // Strips a known prefix from the front of `unit`; returns its factor (1 when none).
 double take_prefix(std::string_view& unit, std::string_view base_units) {
-  static constexpr std::array<std::pair<std::string_view, double>, 11> kPrefixes{{
-      {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0},
-      {"Pi", 1125899906842624.0}, {"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"P", 1e15},
-      {"E", 1e18}}};
+  static constexpr std::array<std::pair<std::string_view, double>, 11> kPrefixes{
+      {{"Ki", 1024.0},
+       {"Mi", 1048576.0},
+       {"Gi", 1073741824.0},
+       {"Ti", 1099511627776.0},
+       {"Pi", 1125899906842624.0},
+       {"k", 1e3},
+       {"M", 1e6},
+       {"G", 1e9},
+       {"T", 1e12},
+       {"P", 1e15},
+       {"E", 1e18}}};
   for (const auto& [p, f] : kPrefixes) {
     if (unit.size() > p.size() && unit.substr(0, p.size()) == p) {
       const std::string_view rest = unit.substr(p.size());
@@ -65,12 +81,14 @@ Parsed parse_quantity(std::string_view text, Dimension dim) {
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), number);
   if (ec != std::errc() || end == s.data())
     return {std::nullopt, "'" + std::string(text) + "' is not " + std::string(to_string(dim)) +
-                              " (expected a number with a unit, e.g. " + std::string(example(dim)) + ")"};
+                              " (expected a number with a unit, e.g. " + std::string(example(dim)) +
+                              ")"};
   std::string_view unit(end, s.data() + s.size() - end);
   while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
   if (unit.empty())
     return {std::nullopt, "'" + std::string(text) + "' has no unit (expected " +
-                              std::string(to_string(dim)) + ", e.g. " + std::string(example(dim)) + ")"};
+                              std::string(to_string(dim)) + ", e.g. " + std::string(example(dim)) +
+                              ")"};
   if (!std::isfinite(number))
     return {std::nullopt, "'" + std::string(text) + "' is not a finite number"};
 
@@ -78,20 +96,28 @@ Parsed parse_quantity(std::string_view text, Dimension dim) {
   switch (dim) {
     case Dimension::bytes: {
       const double p = take_prefix(unit, "B|b");
-      if (unit == "B") factor = p;
-      else if (unit == "b") factor = p / 8.0;
+      if (unit == "B")
+        factor = p;
+      else if (unit == "b")
+        factor = p / 8.0;
       break;
     }
     case Dimension::bandwidth: {
       const double p = take_prefix(unit, "B/s|b/s|Bps|bps");
-      if (unit == "B/s" || unit == "Bps") factor = p;
-      else if (unit == "b/s" || unit == "bps") factor = p / 8.0;
+      if (unit == "B/s" || unit == "Bps")
+        factor = p;
+      else if (unit == "b/s" || unit == "bps")
+        factor = p / 8.0;
       break;
     }
     case Dimension::time: {
-      static constexpr std::array<std::pair<std::string_view, double>, 7> kTime{{
-          {"s", 1.0}, {"ms", 1e-3}, {"us", 1e-6}, {"\u00b5s", 1e-6}, {"ns", 1e-9}, {"ps", 1e-12},
-          {"min", 60.0}}};
+      static constexpr std::array<std::pair<std::string_view, double>, 7> kTime{{{"s", 1.0},
+                                                                                 {"ms", 1e-3},
+                                                                                 {"us", 1e-6},
+                                                                                 {"\u00b5s", 1e-6},
+                                                                                 {"ns", 1e-9},
+                                                                                 {"ps", 1e-12},
+                                                                                 {"min", 60.0}}};
       for (const auto& [u, f] : kTime)
         if (unit == u) factor = f;
       break;
@@ -113,10 +139,14 @@ Parsed parse_quantity(std::string_view text, Dimension dim) {
 
 Range accepted_range(Dimension dim) {
   switch (dim) {
-    case Dimension::bytes: return {1.0, 1125899906842624.0};
-    case Dimension::bandwidth: return {1e8, 1e15};
-    case Dimension::time: return {1e-12, 1.0};
-    case Dimension::flop_rate: return {1e12, 1e18};
+    case Dimension::bytes:
+      return {1.0, 1125899906842624.0};
+    case Dimension::bandwidth:
+      return {1e8, 1e15};
+    case Dimension::time:
+      return {1e-12, 1.0};
+    case Dimension::flop_rate:
+      return {1e12, 1e18};
   }
   return {};
 }
@@ -137,11 +167,16 @@ std::string format_quantity(double value, Dimension dim) {
       return buf;
     }
     case Dimension::time: {
-      if (a >= 1.0) std::snprintf(buf, sizeof buf, "%g s", value);
-      else if (a >= 1e-3) std::snprintf(buf, sizeof buf, "%g ms", value * 1e3);
-      else if (a >= 1e-6) std::snprintf(buf, sizeof buf, "%g us", value * 1e6);
-      else if (a >= 1e-9) std::snprintf(buf, sizeof buf, "%g ns", value * 1e9);
-      else std::snprintf(buf, sizeof buf, "%g ps", value * 1e12);
+      if (a >= 1.0)
+        std::snprintf(buf, sizeof buf, "%g s", value);
+      else if (a >= 1e-3)
+        std::snprintf(buf, sizeof buf, "%g ms", value * 1e3);
+      else if (a >= 1e-6)
+        std::snprintf(buf, sizeof buf, "%g us", value * 1e6);
+      else if (a >= 1e-9)
+        std::snprintf(buf, sizeof buf, "%g ns", value * 1e9);
+      else
+        std::snprintf(buf, sizeof buf, "%g ps", value * 1e12);
       return buf;
     }
     case Dimension::bandwidth:
@@ -153,7 +188,8 @@ std::string format_quantity(double value, Dimension dim) {
         v /= 1000.0;
         ++i;
       }
-      std::snprintf(buf, sizeof buf, "%g %s%s", v, kPrefix[i], dim == Dimension::bandwidth ? "B/s" : "FLOP/s");
+      std::snprintf(buf, sizeof buf, "%g %s%s", v, kPrefix[i],
+                    dim == Dimension::bandwidth ? "B/s" : "FLOP/s");
       return buf;
     }
   }

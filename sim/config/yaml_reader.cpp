@@ -1,11 +1,11 @@
 #include "sim/config/yaml_reader.hpp"
 
-#include <algorithm>
-#include <charconv>
-#include <filesystem>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
+#include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -29,7 +29,8 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   for (std::size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      cur[j] =
+          std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
     std::swap(prev, cur);
   }
   return prev[b.size()];
@@ -43,7 +44,8 @@ std::string listing(const std::vector<std::string>& words) {
 
 }  // namespace
 
-std::optional<std::string> did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
+std::optional<std::string> did_you_mean(const std::string& word,
+                                        const std::vector<std::string>& candidates) {
   std::optional<std::string> best;
   std::size_t best_d = std::max<std::size_t>(2, word.size() / 3) + 1;
   for (const auto& c : candidates) {
@@ -68,7 +70,8 @@ std::string unreadable_because(const std::string& file) {
 
 void check_referenced_file(const std::string& file, const Node& ref) {
   if (const std::string why = unreadable_because(file); !why.empty())
-    ref.fail("cannot read file '" + file + "': " + why, "paths are relative to the file that names them");
+    ref.fail("cannot read file '" + file + "': " + why,
+             "paths are relative to the file that names them");
 }
 
 bool is_file_reference(const std::string& key) {
@@ -83,14 +86,16 @@ Override parse_override(const std::string& text) {
   const SourceLoc where{"--set " + text, 0, 0};
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw UserError(where, "--set expects key.path=value", "e.g. --set training.precision.gemm=bf16");
+    throw UserError(where, "--set expects key.path=value",
+                    "e.g. --set training.precision.gemm=bf16");
   Override o;
   o.text = text;
   std::string key = text.substr(0, eq);
   for (std::size_t i = 0; i <= key.size();) {
     const auto dot = key.find('.', i);
     const std::string part = key.substr(i, dot == std::string::npos ? std::string::npos : dot - i);
-    if (part.empty()) throw UserError(where, "empty component in key '" + key + "'", "write keys as a.b.c");
+    if (part.empty())
+      throw UserError(where, "empty component in key '" + key + "'", "write keys as a.b.c");
     o.path.push_back(part);
     if (dot == std::string::npos) break;
     i = dot + 1;
@@ -99,7 +104,8 @@ Override parse_override(const std::string& text) {
     check_limits("--set " + text, text.substr(eq + 1));
     o.value = YAML::Load(text.substr(eq + 1));
   } catch (const YAML::Exception& e) {
-    throw UserError(where, "value is not valid YAML: " + e.msg, "quote strings, write lists as [a, b]");
+    throw UserError(where, "value is not valid YAML: " + e.msg,
+                    "quote strings, write lists as [a, b]");
   }
   if (!o.value.IsDefined() || o.value.IsNull()) o.value = YAML::Node(std::string());
   return o;
@@ -123,7 +129,11 @@ void Node::fail(const std::string& message, const std::string& hint) const {
 }
 
 std::string Node::text() const {
-  if (!node_.IsScalar()) fail("'" + path_ + "' must be a single value, not a " + (node_.IsMap() ? "mapping" : node_.IsSequence() ? "list" : "null"));
+  if (!node_.IsScalar())
+    fail("'" + path_ + "' must be a single value, not a " +
+         (node_.IsMap()        ? "mapping"
+          : node_.IsSequence() ? "list"
+                               : "null"));
   return node_.Scalar();
 }
 
@@ -136,7 +146,8 @@ long long Node::integer(long long lo, long long hi) const {
   if (ec != std::errc() || end != s.data() + s.size())
     fail("'" + path_ + "' must be an integer, got '" + s + "'");
   if (v < lo || v > hi)
-    fail("'" + path_ + "' = " + s + " is out of range", "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    fail("'" + path_ + "' = " + s + " is out of range",
+         "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
   return v;
 }
 
@@ -161,7 +172,9 @@ bool Node::boolean() const {
   fail("'" + path_ + "' must be true or false, got '" + s + "'");
 }
 
-double Node::quantity(Dimension dim) const { return quantity(dim, accepted_range(dim)); }
+double Node::quantity(Dimension dim) const {
+  return quantity(dim, accepted_range(dim));
+}
 
 double Node::quantity(Dimension dim, Range r) const {
   const std::string s = text();
@@ -170,7 +183,8 @@ double Node::quantity(Dimension dim, Range r) const {
   if (*p.value <= 0.0) fail("'" + path_ + "' must be positive, got '" + s + "'");
   if (*p.value < r.lo || *p.value > r.hi)
     fail("'" + path_ + "' = '" + s + "' is outside the physically sensible range",
-         std::string(to_string(dim)) + " from " + format_quantity(r.lo, dim) + " to " + format_quantity(r.hi, dim));
+         std::string(to_string(dim)) + " from " + format_quantity(r.lo, dim) + " to " +
+             format_quantity(r.hi, dim));
   return *p.value;
 }
 
@@ -198,17 +212,21 @@ std::vector<Node> Node::items() const {
 
 MapReader::MapReader(const Node& node) : node_(node) {
   if (!node.yaml().IsMap())
-    node.fail("'" + (node.path().empty() ? std::string("document") : node.path()) + "' must be a mapping of key: value",
+    node.fail("'" + (node.path().empty() ? std::string("document") : node.path()) +
+                  "' must be a mapping of key: value",
               "check the indentation");
   std::set<std::string> seen;
   for (const auto& kv : node.yaml()) {
     const Node key(kv.first, child_path(node.path(), kv.first.Scalar()), node_.shared_context());
     if (!kv.first.IsScalar()) key.fail("keys must be plain words");
-    if (!seen.insert(kv.first.Scalar()).second) key.fail("duplicate key '" + kv.first.Scalar() + "'", "remove one of them");
+    if (!seen.insert(kv.first.Scalar()).second)
+      key.fail("duplicate key '" + kv.first.Scalar() + "'", "remove one of them");
   }
 }
 
-bool MapReader::has(const std::string& key) const { return node_.yaml()[key].IsDefined(); }
+bool MapReader::has(const std::string& key) const {
+  return node_.yaml()[key].IsDefined();
+}
 
 std::optional<Node> MapReader::find(const std::string& key) {
   asked_.insert(key);
@@ -227,10 +245,12 @@ Node MapReader::get(const std::string& key) {
       const std::string k = kv.first.Scalar();
       if (asked_.count(k) || !did_you_mean(k, {key})) continue;
       Node(kv.first, child_path(node_.path(), k), node_.shared_context())
-          .fail("unknown key '" + k + "'" + (node_.path().empty() ? "" : " in '" + node_.path() + "'"),
+          .fail("unknown key '" + k + "'" +
+                    (node_.path().empty() ? "" : " in '" + node_.path() + "'"),
                 "did you mean '" + key + "'?");
     }
-    const std::string where = node_.path().empty() ? std::string("the document") : "'" + node_.path() + "'";
+    const std::string where =
+        node_.path().empty() ? std::string("the document") : "'" + node_.path() + "'";
     node_.fail("missing field '" + key + "' in " + where, "add " + key + ": ...");
   }
   return *n;
@@ -244,7 +264,8 @@ void MapReader::finish() const {
     const Node key(kv.first, child_path(node_.path(), k), node_.shared_context());
     std::string hint = "known keys here: " + listing(known);
     if (auto m = did_you_mean(k, known)) hint = "did you mean '" + *m + "'?";
-    key.fail("unknown key '" + k + "'" + (node_.path().empty() ? "" : " in '" + node_.path() + "'"), hint);
+    key.fail("unknown key '" + k + "'" + (node_.path().empty() ? "" : " in '" + node_.path() + "'"),
+             hint);
   }
 }
 
@@ -261,17 +282,20 @@ void MapReader::reject_unread_overrides() const {
 
 namespace {
 
-void apply(YAML::Node root, const Override& o, std::size_t from, std::map<std::string, std::string>& overridden) {
+void apply(YAML::Node root, const Override& o, std::size_t from,
+           std::map<std::string, std::string>& overridden) {
   YAML::Node cur = root;
   for (std::size_t i = from; i < o.path.size(); ++i) {
     const std::string& seg = o.path[i];
     const bool last = i + 1 == o.path.size();
-    if (cur.IsScalar() && i > from && is_file_reference(o.path[i - 1])) return;  // applied to that file
+    if (cur.IsScalar() && i > from && is_file_reference(o.path[i - 1]))
+      return;  // applied to that file
     if (cur.IsSequence()) {
       std::size_t idx = 0;
       const auto [end, ec] = std::from_chars(seg.data(), seg.data() + seg.size(), idx);
       if (ec != std::errc() || end != seg.data() + seg.size() || idx >= cur.size())
-        throw UserError({"--set " + o.text, 0, 0}, "'" + join(o.path, i) + "' is a list; '" + seg + "' is not an index in it");
+        throw UserError({"--set " + o.text, 0, 0},
+                        "'" + join(o.path, i) + "' is a list; '" + seg + "' is not an index in it");
       if (last) {
         cur[idx] = o.value;
         break;
@@ -280,7 +304,8 @@ void apply(YAML::Node root, const Override& o, std::size_t from, std::map<std::s
       continue;
     }
     if (!cur.IsMap() && !cur.IsNull())
-      throw UserError({"--set " + o.text, 0, 0}, "'" + join(o.path, i) + "' is a single value, not a mapping");
+      throw UserError({"--set " + o.text, 0, 0},
+                      "'" + join(o.path, i) + "' is a single value, not a mapping");
     if (last) {
       cur[seg] = o.value;
       break;
@@ -310,7 +335,9 @@ class LimitChecker final : public YAML::EventHandler {
  public:
   explicit LimitChecker(std::string file) : file_(std::move(file)) {}
   void OnDocumentStart(const YAML::Mark& m) override {
-    if (++documents_ > 1) fail(m, "more than one YAML document in the file", "keep one document (remove '---' separators)");
+    if (++documents_ > 1)
+      fail(m, "more than one YAML document in the file",
+           "keep one document (remove '---' separators)");
   }
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark& m, YAML::anchor_t a) override { leaf(m, a); }
@@ -319,15 +346,24 @@ class LimitChecker final : public YAML::EventHandler {
     aliased_ += size;
     add(m, size);
   }
-  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t a, const std::string& value) override {
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t a,
+                const std::string& value) override {
     if (value.size() > kMaxScalarBytes)
-      fail(m, "a value of " + std::to_string(value.size()) + " bytes exceeds the limit of " + std::to_string(kMaxScalarBytes),
+      fail(m,
+           "a value of " + std::to_string(value.size()) + " bytes exceeds the limit of " +
+               std::to_string(kMaxScalarBytes),
            "scenario values are short; is this the right file?");
     leaf(m, a);
   }
-  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t a, YAML::EmitterStyle::value) override { open(m, a); }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t a,
+                       YAML::EmitterStyle::value) override {
+    open(m, a);
+  }
   void OnSequenceEnd() override { close(); }
-  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t a, YAML::EmitterStyle::value) override { open(m, a); }
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t a,
+                  YAML::EmitterStyle::value) override {
+    open(m, a);
+  }
   void OnMapEnd() override { close(); }
 
  private:
@@ -336,7 +372,8 @@ class LimitChecker final : public YAML::EventHandler {
     double size;
     YAML::Mark mark;
   };
-  [[noreturn]] void fail(const YAML::Mark& m, const std::string& what, const std::string& hint) const {
+  [[noreturn]] void fail(const YAML::Mark& m, const std::string& what,
+                         const std::string& hint) const {
     throw UserError({file_, m.line + 1, m.column + 1}, what, hint);
   }
   void remember(YAML::anchor_t a, double size) {
@@ -348,9 +385,11 @@ class LimitChecker final : public YAML::EventHandler {
     total_ += size;
     if (total_ > kMaxExpandedNodes && aliased_ > 0.0)
       fail(m, "the document expands to more than 1,000,000 values through aliases (*name)",
-           "aliases that repeat anchors which themselves repeat anchors grow exponentially; write the values out");
+           "aliases that repeat anchors which themselves repeat anchors grow exponentially; write "
+           "the values out");
     if (total_ > kMaxExpandedNodes)
-      fail(m, "the document holds more than 1,000,000 values", "scenario, model and cluster files hold a few hundred; is this the right file?");
+      fail(m, "the document holds more than 1,000,000 values",
+           "scenario, model and cluster files hold a few hundred; is this the right file?");
     if (!stack_.empty()) stack_.back().size += size;
   }
   void leaf(const YAML::Mark& m, YAML::anchor_t a) {
@@ -359,7 +398,8 @@ class LimitChecker final : public YAML::EventHandler {
   }
   void open(const YAML::Mark& m, YAML::anchor_t a) {
     if (static_cast<int>(stack_.size()) >= kMaxDepth)
-      fail(m, "the document nests deeper than " + std::to_string(kMaxDepth) + " levels", "scenarios are a few levels deep");
+      fail(m, "the document nests deeper than " + std::to_string(kMaxDepth) + " levels",
+           "scenarios are a few levels deep");
     add(m, 1.0);
     stack_.push_back({a, 1.0, m});
   }
@@ -391,22 +431,30 @@ void check_limits(const std::string& file, const std::string& text) {
 Document Document::load(const std::string& file, const std::vector<Override>& overrides,
                         const std::string& prefix, std::map<std::string, SourceLoc>* provenance) {
   if (const std::string why = unreadable_because(file); !why.empty())
-    throw UserError({file, 0, 0}, "cannot read file: " + why, "check the path (relative paths inside a scenario are relative to the scenario)");
+    throw UserError(
+        {file, 0, 0}, "cannot read file: " + why,
+        "check the path (relative paths inside a scenario are relative to the scenario)");
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw UserError({file, 0, 0}, "cannot read file", "check the path (relative paths inside a scenario are relative to the scenario)");
+  if (!in)
+    throw UserError(
+        {file, 0, 0}, "cannot read file",
+        "check the path (relative paths inside a scenario are relative to the scenario)");
   std::error_code size_ec;
   if (std::filesystem::file_size(file, size_ec) > kMaxFileBytes && !size_ec)
-    throw UserError({file, 0, 0}, "file larger than 16 MiB", "scenario, model and cluster files are small; is this the right file?");
+    throw UserError({file, 0, 0}, "file larger than 16 MiB",
+                    "scenario, model and cluster files are small; is this the right file?");
   std::ostringstream buf;
   buf << in.rdbuf();
   if (in.bad()) throw UserError({file, 0, 0}, "cannot read file", "is it a directory?");
   return parse(buf.str(), file, overrides, prefix, provenance);
 }
 
-Document Document::parse(const std::string& text, const std::string& file, const std::vector<Override>& overrides,
-                         const std::string& prefix, std::map<std::string, SourceLoc>* provenance) {
+Document Document::parse(const std::string& text, const std::string& file,
+                         const std::vector<Override>& overrides, const std::string& prefix,
+                         std::map<std::string, SourceLoc>* provenance) {
   if (text.size() > kMaxFileBytes)
-    throw UserError({file, 0, 0}, "file larger than 16 MiB", "scenario, model and cluster files are small; is this the right file?");
+    throw UserError({file, 0, 0}, "file larger than 16 MiB",
+                    "scenario, model and cluster files are small; is this the right file?");
   YAML::Node root;
   try {
     check_limits(file, text);
@@ -417,7 +465,8 @@ Document Document::parse(const std::string& text, const std::string& file, const
   } catch (const YAML::Exception& e) {
     throw UserError({file, 0, 0}, "cannot parse YAML: " + e.msg);
   }
-  if (!root.IsDefined() || root.IsNull()) throw UserError({file, 1, 1}, "file is empty", "expected a mapping of key: value");
+  if (!root.IsDefined() || root.IsNull())
+    throw UserError({file, 1, 1}, "file is empty", "expected a mapping of key: value");
 
   auto ctx = std::make_shared<Context>();
   ctx->file = file;
@@ -425,7 +474,8 @@ Document Document::parse(const std::string& text, const std::string& file, const
   std::vector<std::string> pre;
   if (!prefix.empty()) pre = parse_override(prefix + "=0").path;
   for (const auto& o : overrides) {
-    if (o.path.size() <= pre.size() || !std::equal(pre.begin(), pre.end(), o.path.begin())) continue;
+    if (o.path.size() <= pre.size() || !std::equal(pre.begin(), pre.end(), o.path.begin()))
+      continue;
     if (!root.IsMap()) continue;
     std::map<std::string, std::string> local;
     apply(root, o, pre.size(), local);

@@ -38,8 +38,8 @@ struct Override {
 Override parse_override(const std::string& text);
 
 struct Context {
-  std::string file;                                   // as the user named it
-  std::map<std::string, std::string> overridden;      // dotted path -> "--set ..." text
+  std::string file;                               // as the user named it
+  std::map<std::string, std::string> overridden;  // dotted path -> "--set ..." text
   std::map<std::string, SourceLoc>* provenance = nullptr;
 };
 
@@ -59,15 +59,15 @@ class Node {
 
   [[noreturn]] void fail(const std::string& message, const std::string& hint = {}) const;
 
-  std::string text() const;                 // any scalar
+  std::string text() const;  // any scalar
   long long integer(long long lo = 1, long long hi = (1LL << 53)) const;
   double number(double lo, double hi) const;
   bool boolean() const;
-  double quantity(Dimension dim) const;     // with a unit, within accepted_range(dim)
+  double quantity(Dimension dim) const;               // with a unit, within accepted_range(dim)
   double quantity(Dimension dim, Range range) const;  // with a unit, within `range`
   hw::Precision precision() const;
   int choice(const std::vector<std::string>& words) const;  // index of the word
-  std::vector<Node> items() const;          // a sequence's elements
+  std::vector<Node> items() const;                          // a sequence's elements
 
  private:
   YAML::Node node_;
@@ -79,12 +79,13 @@ class MapReader {
  public:
   explicit MapReader(const Node& node);  // fails unless a mapping; rejects duplicate keys
   bool has(const std::string& key) const;
-  Node get(const std::string& key);      // required: "missing field" otherwise
+  Node get(const std::string& key);  // required: "missing field" otherwise
   std::optional<Node> find(const std::string& key);
   const Node& node() const { return node_; }
   // Rejects keys never asked for, naming the closest asked-for key.
   void finish() const;
-  // For foreign formats whose other keys are ignored: rejects only keys set by --set and never read.
+  // For foreign formats whose other keys are ignored: rejects only keys set by --set and never
+  // read.
   void reject_unread_overrides() const;
 
  private:
@@ -100,8 +101,9 @@ class Document {
   static Document load(const std::string& file, const std::vector<Override>& overrides,
                        const std::string& prefix, std::map<std::string, SourceLoc>* provenance);
   // The same from text already in memory; `file` names it in messages.
-  static Document parse(const std::string& text, const std::string& file, const std::vector<Override>& overrides,
-                        const std::string& prefix, std::map<std::string, SourceLoc>* provenance);
+  static Document parse(const std::string& text, const std::string& file,
+                        const std::vector<Override>& overrides, const std::string& prefix,
+                        std::map<std::string, SourceLoc>* provenance);
   const Node& root() const { return root_; }
 
  private:
@@ -118,6 +120,7 @@ void check_referenced_file(const std::string& file, const Node& ref);
 bool is_file_reference(const std::string& key);
 
 // The closest of `candidates` to `word` by edit distance, if close enough to be a likely typo.
-std::optional<std::string> did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+std::optional<std::string> did_you_mean(const std::string& word,
+                                        const std::vector<std::string>& candidates);
 
 }  // namespace stepsim::config

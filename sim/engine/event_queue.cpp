@@ -24,7 +24,8 @@ EventId EventQueue::push(Time at, EventHandler* handler, std::uint64_t tag) {
   s.handler = handler;
   s.tag = tag;
   s.alive = true;
-  STEPSIM_CHECK(next_seq_ < (std::uint64_t{1} << (64 - kSlotBits)), "event sequence numbers exhausted");
+  STEPSIM_CHECK(next_seq_ < (std::uint64_t{1} << (64 - kSlotBits)),
+                "event sequence numbers exhausted");
   STEPSIM_CHECK(at.picoseconds() >= 0, "negative event time");
   heap_.push_back(make_entry(at, (next_seq_++ << kSlotBits) | slot));
   sift_up(heap_.size() - 1);

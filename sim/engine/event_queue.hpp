@@ -2,14 +2,14 @@
 //
 // Order is the key (time, sequence): events at the same time run in the order they were
 // scheduled (FIFO), so a run is deterministic. The queue is a 4-ary min-heap of 16-byte keys
-// (time, sequence << 24 | slot) compared as one 128-bit integer; the event itself (its handler and tag) lives in a slab
-// slot reused through a free list, so steady-state scheduling allocates nothing. Cancelling marks
-// the slot dead in O(1); the dead entry is dropped when it reaches the top. An EventId carries the
-// slot's generation, so cancelling an event that already ran (or was cancelled) is a no-op.
-// When dead entries outnumber live ones the heap is rebuilt without them, so a model that cancels
-// and reschedules often keeps memory proportional to its live events.
-// Costs: schedule and pop O(log₄ n), cancel O(1). Limits: 2^24 (16.7 M) pending events and
-// 2^40 (1.1e12) events scheduled per queue, both checked.
+// (time, sequence << 24 | slot) compared as one 128-bit integer; the event itself (its handler and
+// tag) lives in a slab slot reused through a free list, so steady-state scheduling allocates
+// nothing. Cancelling marks the slot dead in O(1); the dead entry is dropped when it reaches the
+// top. An EventId carries the slot's generation, so cancelling an event that already ran (or was
+// cancelled) is a no-op. When dead entries outnumber live ones the heap is rebuilt without them, so
+// a model that cancels and reschedules often keeps memory proportional to its live events. Costs:
+// schedule and pop O(log₄ n), cancel O(1). Limits: 2^24 (16.7 M) pending events and 2^40 (1.1e12)
+// events scheduled per queue, both checked.
 #pragma once
 
 #include <cstdint>
@@ -51,8 +51,8 @@ class EventQueue {
   Fired pop();
   // Pops the earliest live event if it is due at or before `limit`.
   bool pop_until(Time limit, Fired& out);
-  bool empty();                  // drops dead entries at the top first
-  Time next_time();              // earliest live event's time; `empty()` must be false
+  bool empty();      // drops dead entries at the top first
+  Time next_time();  // earliest live event's time; `empty()` must be false
   std::size_t live() const { return live_; }
   std::size_t slab_size() const { return slots_.size(); }
   void reserve(std::size_t n);

@@ -37,14 +37,15 @@ void RunControl::check() const {
   if (interrupted && interrupted->load(std::memory_order_relaxed))
     throw Stopped(Stopped::Why::interrupted, "interrupted; no output written");
   if (std::chrono::steady_clock::now() > deadline)
-    throw Stopped(Stopped::Why::wall_limit, "stopped after the --max-wall budget of " + std::to_string(budget_s) +
-                                               " s; no output written");
+    throw Stopped(Stopped::Why::wall_limit, "stopped after the --max-wall budget of " +
+                                                std::to_string(budget_s) + " s; no output written");
 }
 
 void require_finished(const RunStats& stats, const std::vector<std::string>& stuck) {
   if (stats.outcome == RunOutcome::event_budget)
-    throw SimulationError("event budget exhausted after " + std::to_string(stats.events) + " events at t = " +
-                          stats.end.to_string() + "; raise the budget or simulate less");
+    throw SimulationError("event budget exhausted after " + std::to_string(stats.events) +
+                          " events at t = " + stats.end.to_string() +
+                          "; raise the budget or simulate less");
   if (stuck.empty()) return;
   if (stats.outcome == RunOutcome::time_limit)
     throw SimulationError("time limit reached at t = " + stats.end.to_string() + " with " +

@@ -37,14 +37,14 @@ class Stopped : public std::runtime_error {
 // Wall-clock budget and interruption flag of a whole command, passed down to every run loop.
 struct RunControl {
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
-  double budget_s = 0.0;                       // for the message
+  double budget_s = 0.0;  // for the message
   const std::atomic<bool>* interrupted = nullptr;
   void check() const;  // throws Stopped
 };
 
 struct RunLimits {
   std::uint64_t max_events = UINT64_MAX;
-  Time until = Time::max();  // events after this time stay pending
+  Time until = Time::max();             // events after this time stay pending
   const RunControl* control = nullptr;  // checked every few thousand events
 };
 
@@ -61,7 +61,9 @@ class Simulator {
   Time now() const { return now_; }
   // Schedules `handler->on_event(sim, tag)` at absolute time `at` (>= now).
   EventId at(Time at, EventHandler* handler, std::uint64_t tag = 0);
-  EventId after(Time delay, EventHandler* handler, std::uint64_t tag = 0) { return at(now_ + delay, handler, tag); }
+  EventId after(Time delay, EventHandler* handler, std::uint64_t tag = 0) {
+    return at(now_ + delay, handler, tag);
+  }
   bool cancel(EventId id) { return queue_.cancel(id); }
   std::size_t pending() const { return queue_.live(); }
   std::uint64_t executed() const { return executed_; }

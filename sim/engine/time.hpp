@@ -47,8 +47,14 @@ class Time {
 
   constexpr Time operator+(Time o) const { return Time(add(ps_, o.ps_)); }
   constexpr Time operator-(Time o) const { return Time(sub(ps_, o.ps_)); }
-  constexpr Time& operator+=(Time o) { ps_ = add(ps_, o.ps_); return *this; }
-  constexpr Time& operator-=(Time o) { ps_ = sub(ps_, o.ps_); return *this; }
+  constexpr Time& operator+=(Time o) {
+    ps_ = add(ps_, o.ps_);
+    return *this;
+  }
+  constexpr Time& operator-=(Time o) {
+    ps_ = sub(ps_, o.ps_);
+    return *this;
+  }
   constexpr Time operator*(std::int64_t k) const { return Time(mul(ps_, k)); }
   constexpr auto operator<=>(const Time&) const = default;
 

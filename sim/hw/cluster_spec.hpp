@@ -39,9 +39,9 @@ struct FabricSpec {
 // Stress applied to a cluster. Indices are 0-based; `nic` and `gpu_local` are a GPU's index in its
 // node (NIC i belongs to GPU i); `gpu` is a global GPU rank.
 //  nic_down {node, nic} / nic_degrade {node, nic, factor}: the NIC and its links
-//  link_down {plane, leaf, spine} / link_degrade {..., factor}: one leaf-spine link, both directions
-//  nvlink_degrade {gpu, factor}: one GPU's NVLink port, both directions
-//  straggler {gpu, slowdown}: the GPU computes `slowdown` times slower
+//  link_down {plane, leaf, spine} / link_degrade {..., factor}: one leaf-spine link, both
+//  directions nvlink_degrade {gpu, factor}: one GPU's NVLink port, both directions straggler {gpu,
+//  slowdown}: the GPU computes `slowdown` times slower
 enum class FaultKind { nic_down, nic_degrade, link_down, link_degrade, nvlink_degrade, straggler };
 
 struct FaultSpec {

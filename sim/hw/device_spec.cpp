@@ -15,7 +15,8 @@ const ComputeRate& DeviceSpec::rate(Precision p) const {
 
 double DeviceSpec::kernel_seconds(double flops, Precision p, double efficiency, double hbm_bytes,
                                   double sm_share) const {
-  const double math = flops > 0.0 ? flops / (rate(p).achievable_flops * efficiency * sm_share) : 0.0;
+  const double math =
+      flops > 0.0 ? flops / (rate(p).achievable_flops * efficiency * sm_share) : 0.0;
   const double memory = hbm_bytes > 0.0 ? hbm_bytes / hbm_bandwidth : 0.0;
   return std::max(math, memory) + launch_overhead_s;
 }
@@ -29,7 +30,8 @@ double DeviceSpec::gemm_efficiency_for(double n, double k) const {
     const auto& hi = gemm_efficiency[i];
     if (d > hi.min_dim) continue;
     const auto& lo = gemm_efficiency[i - 1];
-    const double t = (std::log2(d) - std::log2(lo.min_dim)) / (std::log2(hi.min_dim) - std::log2(lo.min_dim));
+    const double t =
+        (std::log2(d) - std::log2(lo.min_dim)) / (std::log2(hi.min_dim) - std::log2(lo.min_dim));
     return lo.efficiency + t * (hi.efficiency - lo.efficiency);
   }
   return gemm_efficiency.back().efficiency;

@@ -32,9 +32,9 @@ struct EfficiencyPoint {
 struct DeviceSpec {
   std::string name;
   int sms = 0;
-  double memory_bytes = 0.0;         // usable HBM capacity
-  double hbm_bandwidth = 0.0;        // bytes/s
-  double launch_overhead_s = 0.0;    // per kernel
+  double memory_bytes = 0.0;       // usable HBM capacity
+  double hbm_bandwidth = 0.0;      // bytes/s
+  double launch_overhead_s = 0.0;  // per kernel
   std::array<std::optional<ComputeRate>, kPrecisionCount> rates;
   std::vector<EfficiencyPoint> gemm_efficiency;  // sorted by min_dim, may be empty (= 1.0)
 
@@ -43,7 +43,8 @@ struct DeviceSpec {
   double gemm_efficiency_for(double n, double k) const;
   // One kernel, its own roofline: max(flops / (achievable(p) · efficiency · sm_share),
   // hbm_bytes / hbm_bandwidth) + launch overhead, in seconds.
-  double kernel_seconds(double flops, Precision p, double efficiency, double hbm_bytes, double sm_share) const;
+  double kernel_seconds(double flops, Precision p, double efficiency, double hbm_bytes,
+                        double sm_share) const;
 };
 
 }  // namespace stepsim::hw

@@ -61,7 +61,8 @@ void FlowNetwork::start(int src, int dst, double bytes, FlowListener* listener, 
     double bw = INFINITY;
     for (int l : fl.links) bw = std::min(bw, topo_.links()[l].bandwidth);
     // One rounding for the whole transfer: α + S/β, up to the next picosecond.
-    const Time t = Time::from_seconds(r.latency_s + (bytes > 0.0 && std::isfinite(bw) ? bytes / bw : 0.0));
+    const Time t =
+        Time::from_seconds(r.latency_s + (bytes > 0.0 && std::isfinite(bw) ? bytes / bw : 0.0));
     fl.done = sim_.after(t, this, tag_of(f, kFinish));
     return;
   }
@@ -71,8 +72,12 @@ void FlowNetwork::start(int src, int dst, double bytes, FlowListener* listener, 
 void FlowNetwork::on_event(engine::Simulator&, std::uint64_t tag) {
   const int f = static_cast<int>(tag >> 2);
   switch (static_cast<EventKind>(tag & 3)) {
-    case kActivate: activate(f); break;
-    case kFinish: finish(f); break;
+    case kActivate:
+      activate(f);
+      break;
+    case kFinish:
+      finish(f);
+      break;
     case kRecompute:
       recompute_pending_ = false;
       recompute();
@@ -101,7 +106,8 @@ void FlowNetwork::activate(int f) {
 
 void FlowNetwork::progress(Flow& fl) {
   const Time now = sim_.now();
-  if (fl.active && now > fl.updated) fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now - fl.updated).seconds());
+  if (fl.active && now > fl.updated)
+    fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now - fl.updated).seconds());
   fl.updated = now;
 }
 

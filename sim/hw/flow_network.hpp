@@ -64,15 +64,17 @@ class FlowNetwork final : public engine::EventHandler {
     double remaining = 0.0;  // bytes
     double rate = 0.0;       // bytes/s
     double multiplicity = 1.0;
-    engine::Time updated;    // when `remaining` was last brought up to date
+    engine::Time updated;  // when `remaining` was last brought up to date
     engine::EventId done;
     FlowListener* listener = nullptr;
     std::uint64_t tag = 0;
-    bool active = false;     // sharing links (after its latency)
+    bool active = false;  // sharing links (after its latency)
     bool used = false;
   };
   enum EventKind : std::uint64_t { kActivate = 0, kFinish = 1, kRecompute = 2 };
-  static std::uint64_t tag_of(int flow, EventKind k) { return (static_cast<std::uint64_t>(flow) << 2) | k; }
+  static std::uint64_t tag_of(int flow, EventKind k) {
+    return (static_cast<std::uint64_t>(flow) << 2) | k;
+  }
 
   int allocate();
   void activate(int f);

@@ -31,7 +31,8 @@ std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser: a fixed, well-spr
 
 [[noreturn]] void bad_fault(const FaultSpec& f, const std::string& what) {
   (void)f;
-  throw engine::UserError({"faults", 0, 0}, what, "indices are 0-based and must exist in the cluster");
+  throw engine::UserError({"faults", 0, 0}, what,
+                          "indices are 0-based and must exist in the cluster");
 }
 
 }  // namespace
@@ -56,7 +57,8 @@ double Topology::estimate_bytes(const ClusterSpec& spec) {
   constexpr double kBytesPerGpu = 1000.0, kBytesPerCoreLink = 300.0, kBase = 16e6;
   const FabricShape f = fabric_shape(spec);
   const double core = static_cast<double>(f.planes) * f.leaves_per_plane * f.spines_per_plane;
-  return kBase + kBytesPerGpu * static_cast<double>(spec.nodes) * spec.gpus_per_node + kBytesPerCoreLink * core;
+  return kBase + kBytesPerGpu * static_cast<double>(spec.nodes) * spec.gpus_per_node +
+         kBytesPerCoreLink * core;
 }
 
 Topology::Topology(const ClusterSpec& spec) : spec_(spec) {
@@ -70,8 +72,10 @@ Topology::Topology(const ClusterSpec& spec) : spec_(spec) {
     for (int i = 0; i < gpn; ++i) {
       const int g = node * gpn + i;
       gpu_vertex_[g] = add_vertex(VertexKind::gpu);
-      gpu_up_[g] = add_link(gpu_vertex_[g], sw, LinkClass::nvlink, spec.nvlink.bandwidth, spec.nvlink.latency_s / 2);
-      gpu_down_[g] = add_link(sw, gpu_vertex_[g], LinkClass::nvlink, spec.nvlink.bandwidth, spec.nvlink.latency_s / 2);
+      gpu_up_[g] = add_link(gpu_vertex_[g], sw, LinkClass::nvlink, spec.nvlink.bandwidth,
+                            spec.nvlink.latency_s / 2);
+      gpu_down_[g] = add_link(sw, gpu_vertex_[g], LinkClass::nvlink, spec.nvlink.bandwidth,
+                              spec.nvlink.latency_s / 2);
     }
   }
   if (spec.fabric.kind != FabricKind::none) build_fabric();
@@ -111,7 +115,8 @@ void Topology::build_fabric() {
   leaf_of_gpu_.resize(n);
   for (int g = 0; g < n; ++g) {
     const int node = g / gpn, local = g % gpn;
-    const int leaf = multi ? local * leaves_per_plane_ + node / half : local * leaves_per_rail + node / half;
+    const int leaf =
+        multi ? local * leaves_per_plane_ + node / half : local * leaves_per_rail + node / half;
     const int nic = add_vertex(VertexKind::nic);
     nic_up_[g] = add_link(gpu_vertex_[g], nic, LinkClass::nic, f.nic.bandwidth, 0.0);
     nic_down_[g] = add_link(nic, gpu_vertex_[g], LinkClass::nic, f.nic.bandwidth, 0.0);
@@ -131,8 +136,10 @@ void Topology::build_fabric() {
     for (int l = 0; l < leaves_per_plane_; ++l) {
       const int leaf = p * leaves_per_plane_ + l;
       for (int s = 0; s < spines_per_plane_; ++s) {
-        core_up_[leaf * spines_per_plane_ + s] = add_link(leaf_v[leaf], spine_v[s], LinkClass::ib_core, up_bw, core_lat);
-        core_down_[leaf * spines_per_plane_ + s] = add_link(spine_v[s], leaf_v[leaf], LinkClass::ib_core, up_bw, core_lat);
+        core_up_[leaf * spines_per_plane_ + s] =
+            add_link(leaf_v[leaf], spine_v[s], LinkClass::ib_core, up_bw, core_lat);
+        core_down_[leaf * spines_per_plane_ + s] =
+            add_link(spine_v[s], leaf_v[leaf], LinkClass::ib_core, up_bw, core_lat);
       }
     }
   }
@@ -142,29 +149,35 @@ void Topology::apply_faults() {
   const int gpn = spec_.gpus_per_node;
   for (const FaultSpec& f : spec_.faults) {
     auto scale = [&](int link, bool down, double factor) {
-      if (down) links_[link].up = false;
-      else links_[link].bandwidth *= factor;
+      if (down)
+        links_[link].up = false;
+      else
+        links_[link].bandwidth *= factor;
     };
     switch (f.kind) {
       case FaultKind::nic_down:
       case FaultKind::nic_degrade: {
-        if (spec_.fabric.kind == FabricKind::none) bad_fault(f, "NIC fault on a cluster without NICs");
+        if (spec_.fabric.kind == FabricKind::none)
+          bad_fault(f, "NIC fault on a cluster without NICs");
         if (f.node < 0 || f.node >= spec_.nodes || f.nic < 0 || f.nic >= gpn)
-          bad_fault(f, "NIC fault names node " + std::to_string(f.node) + " NIC " + std::to_string(f.nic) +
-                           "; the cluster has " + std::to_string(spec_.nodes) + " nodes of " + std::to_string(gpn));
+          bad_fault(f, "NIC fault names node " + std::to_string(f.node) + " NIC " +
+                           std::to_string(f.nic) + "; the cluster has " +
+                           std::to_string(spec_.nodes) + " nodes of " + std::to_string(gpn));
         const int g = f.node * gpn + f.nic;
         const bool down = f.kind == FaultKind::nic_down;
-        for (int l : {nic_up_[g], nic_down_[g], access_up_[g], access_down_[g]}) scale(l, down, f.factor);
+        for (int l : {nic_up_[g], nic_down_[g], access_up_[g], access_down_[g]})
+          scale(l, down, f.factor);
         break;
       }
       case FaultKind::link_down:
       case FaultKind::link_degrade: {
         if (spines_per_plane_ == 0) bad_fault(f, "leaf-spine fault on a fabric without spines");
-        if (f.plane < 0 || f.plane >= planes_ || f.leaf < 0 || f.leaf >= leaves_per_plane_ || f.spine < 0 ||
-            f.spine >= spines_per_plane_)
-          bad_fault(f, "link fault names plane " + std::to_string(f.plane) + " leaf " + std::to_string(f.leaf) +
-                           " spine " + std::to_string(f.spine) + "; the fabric has " + std::to_string(planes_) +
-                           " plane(s) of " + std::to_string(leaves_per_plane_) + " leaves and " +
+        if (f.plane < 0 || f.plane >= planes_ || f.leaf < 0 || f.leaf >= leaves_per_plane_ ||
+            f.spine < 0 || f.spine >= spines_per_plane_)
+          bad_fault(f, "link fault names plane " + std::to_string(f.plane) + " leaf " +
+                           std::to_string(f.leaf) + " spine " + std::to_string(f.spine) +
+                           "; the fabric has " + std::to_string(planes_) + " plane(s) of " +
+                           std::to_string(leaves_per_plane_) + " leaves and " +
                            std::to_string(spines_per_plane_) + " spines");
         const int i = (f.plane * leaves_per_plane_ + f.leaf) * spines_per_plane_ + f.spine;
         const bool down = f.kind == FaultKind::link_down;
@@ -173,19 +186,23 @@ void Topology::apply_faults() {
         break;
       }
       case FaultKind::nvlink_degrade:
-        if (f.gpu < 0 || f.gpu >= gpus()) bad_fault(f, "NVLink fault names GPU " + std::to_string(f.gpu));
+        if (f.gpu < 0 || f.gpu >= gpus())
+          bad_fault(f, "NVLink fault names GPU " + std::to_string(f.gpu));
         scale(gpu_up_[f.gpu], false, f.factor);
         scale(gpu_down_[f.gpu], false, f.factor);
         break;
       case FaultKind::straggler:
-        if (f.gpu < 0 || f.gpu >= gpus()) bad_fault(f, "straggler names GPU " + std::to_string(f.gpu));
+        if (f.gpu < 0 || f.gpu >= gpus())
+          bad_fault(f, "straggler names GPU " + std::to_string(f.gpu));
         slowdown_[f.gpu] *= f.factor;
         break;
     }
   }
 }
 
-double Topology::slowdown_of(int gpu) const { return slowdown_[gpu]; }
+double Topology::slowdown_of(int gpu) const {
+  return slowdown_[gpu];
+}
 
 void Topology::append(Route& r, int link) const {
   r.links.push_back(link);
@@ -215,10 +232,13 @@ Route Topology::route(int a, int b) const {
   append(r, access_up_[src]);
   const int la = leaf_of_gpu_[src], lb = leaf_of_gpu_[b];
   if (la != lb) {
-    const int s0 = static_cast<int>(mix(static_cast<std::uint64_t>(a) * 0x100000001ULL + b) % spines_per_plane_);
+    const int s0 = static_cast<int>(mix(static_cast<std::uint64_t>(a) * 0x100000001ULL + b) %
+                                    spines_per_plane_);
     int s = s0;
     for (int tries = 0; tries < spines_per_plane_; ++tries, s = (s + 1) % spines_per_plane_)
-      if (links_[core_up_[la * spines_per_plane_ + s]].up && links_[core_down_[lb * spines_per_plane_ + s]].up) break;
+      if (links_[core_up_[la * spines_per_plane_ + s]].up &&
+          links_[core_down_[lb * spines_per_plane_ + s]].up)
+        break;
     append(r, core_up_[la * spines_per_plane_ + s]);
     append(r, core_down_[lb * spines_per_plane_ + s]);
   }
@@ -253,7 +273,8 @@ Route Topology::search(int a, int b) const {
   const auto src = static_cast<std::size_t>(gpu_vertex_[a]);
   struct Recorder : boost::default_bfs_visitor {
     std::vector<int>* via;
-    void tree_edge(const Graph::edge_descriptor& e, const boost::filtered_graph<Graph, LiveLink>& g) const {
+    void tree_edge(const Graph::edge_descriptor& e,
+                   const boost::filtered_graph<Graph, LiveLink>& g) const {
       (*via)[boost::target(e, g)] = static_cast<int>(boost::get(boost::edge_index, g, e));
     }
   };
@@ -269,7 +290,8 @@ Route Topology::search(int a, int b) const {
                                 ": the failed links cut it off",
                             "remove a *_down fault, or leave that GPU out of the group");
   Route r;
-  for (std::size_t v = dst; v != src; v = static_cast<std::size_t>(links_[via[v]].from)) r.links.push_back(via[v]);
+  for (std::size_t v = dst; v != src; v = static_cast<std::size_t>(links_[via[v]].from))
+    r.links.push_back(via[v]);
   std::reverse(r.links.begin(), r.links.end());
   for (int l : r.links) r.latency_s += links_[l].latency_s;
   return r;
@@ -296,7 +318,8 @@ std::array<int, kLinkClasses> Topology::link_counts() const {
 
 double Topology::bisection_bandwidth() const {
   const double gpn = spec_.gpus_per_node;
-  if (spec_.nodes == 1 || spec_.fabric.kind == FabricKind::none) return gpn / 2.0 * spec_.nvlink.bandwidth;
+  if (spec_.nodes == 1 || spec_.fabric.kind == FabricKind::none)
+    return gpn / 2.0 * spec_.nvlink.bandwidth;
   const double nics = spec_.world_size() / 2.0 * spec_.fabric.nic.bandwidth;
   if (spines_per_plane_ == 0) return nics;
   double uplinks = 0.0;

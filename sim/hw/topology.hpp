@@ -8,7 +8,8 @@
 //   ib_core    leaf <-> spine, bandwidth / oversubscription
 // Fabrics, with k-port switches (a leaf: k/2 ports down, k/2 up):
 //   multi_plane_fat_tree: NIC i of every node on plane i; per plane L = ⌈nodes / (k/2)⌉ leaves and
-//     ⌈L/2⌉ spines, every leaf linked to every spine with (k/2)/spines ports aggregated in one link.
+//     ⌈L/2⌉ spines, every leaf linked to every spine with (k/2)/spines ports aggregated in one
+//     link.
 //   rail_fat_tree: one plane; the NICs of rail i (GPU i of every node) fill their own leaves;
 //     spines as above over all leaves.
 // Routes are computed on demand in O(hops) from lookup tables, deterministically:
@@ -38,7 +39,9 @@ inline constexpr int kLinkClasses = 4;
 std::string_view to_string(VertexKind k);
 std::string_view to_string(LinkClass c);
 // NVLink and PCIe stay inside a node; the rest is the InfiniBand fabric.
-inline bool is_scale_out(LinkClass c) { return c == LinkClass::ib_access || c == LinkClass::ib_core; }
+inline bool is_scale_out(LinkClass c) {
+  return c == LinkClass::ib_access || c == LinkClass::ib_core;
+}
 
 struct Link {
   int from = 0, to = 0;  // vertex ids
@@ -105,12 +108,13 @@ class Topology {
   std::vector<VertexKind> kinds_;
   std::vector<Link> links_;
   // The same links as a Boost graph (edge property: link id), for searches around faults.
-  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
-                                      boost::property<boost::edge_index_t, int>>;
+  using Graph =
+      boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
+                            boost::property<boost::edge_index_t, int>>;
   Graph graph_;
   // Lookup tables, indexed by GPU or by (plane-local) switch number.
   std::vector<int> gpu_up_, gpu_down_;        // GPU -> NVSwitch, NVSwitch -> GPU
-  std::vector<int> nic_up_, nic_down_;      // GPU -> NIC, NIC -> GPU
+  std::vector<int> nic_up_, nic_down_;        // GPU -> NIC, NIC -> GPU
   std::vector<int> access_up_, access_down_;  // NIC -> leaf, leaf -> NIC
   std::vector<int> leaf_of_gpu_;              // global leaf index (plane * L + l)
   std::vector<int> core_up_, core_down_;      // [leaf * spines + s]: leaf -> spine, spine -> leaf

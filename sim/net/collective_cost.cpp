@@ -28,8 +28,9 @@ LinkBytes one_pass(double s, GroupShape group) {
 }  // namespace
 
 LinkBytes collective_bytes_per_gpu(Collective op, double s, GroupShape group, bool multi_plane) {
-  STEPSIM_CHECK(group.size >= 1 && group.gpus_per_node >= 1 && group.size % group.gpus_per_node == 0,
-                "group shape must tile whole nodes");
+  STEPSIM_CHECK(
+      group.size >= 1 && group.gpus_per_node >= 1 && group.size % group.gpus_per_node == 0,
+      "group shape must tile whole nodes");
   const double n = group.size, g = group.gpus_per_node;
   switch (op) {
     case Collective::all_gather:
@@ -56,7 +57,8 @@ LinkBytes node_limited_copies_per_token(const NodeLimitedA2A& a2a) {
   const double k = a2a.ep.nodes();
   const double e = a2a.ep.gpus_per_node;
   const double top_k = a2a.top_k;
-  return {top_k * (e - 1) / e, target_nodes_per_token(a2a.top_k, a2a.max_nodes, a2a.ep.nodes()) * (k - 1) / k};
+  return {top_k * (e - 1) / e,
+          target_nodes_per_token(a2a.top_k, a2a.max_nodes, a2a.ep.nodes()) * (k - 1) / k};
 }
 
 double target_nodes_per_token(int top_k, int max_nodes, int nodes) {

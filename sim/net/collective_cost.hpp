@@ -35,7 +35,11 @@ namespace stepsim::net {
 struct LinkBytes {
   double nvlink = 0.0;
   double ib = 0.0;
-  LinkBytes& operator+=(const LinkBytes& o) { nvlink += o.nvlink; ib += o.ib; return *this; }
+  LinkBytes& operator+=(const LinkBytes& o) {
+    nvlink += o.nvlink;
+    ib += o.ib;
+    return *this;
+  }
   LinkBytes operator*(double f) const { return {nvlink * f, ib * f}; }
   LinkBytes operator+(const LinkBytes& o) const { return {nvlink + o.nvlink, ib + o.ib}; }
 };
@@ -61,8 +65,8 @@ LinkBytes p2p_bytes(double bytes, bool same_node);
 
 struct NodeLimitedA2A {
   int top_k = 1;
-  int max_nodes = 0;      // 0 = not node-limited
-  GroupShape ep;          // the expert-parallel group
+  int max_nodes = 0;  // 0 = not node-limited
+  GroupShape ep;      // the expert-parallel group
 };
 
 // Expected copies of one token sent per link class by a dispatch (or, reversed, a combine).

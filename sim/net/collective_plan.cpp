@@ -8,14 +8,15 @@
 #include <utility>
 
 #include "sim/engine/check.hpp"
-#include "sim/net/collective_cost.hpp"
 #include "sim/engine/user_error.hpp"
+#include "sim/net/collective_cost.hpp"
 
 namespace stepsim::net {
 
 std::string_view to_string(CollectiveOp op) {
-  static constexpr std::string_view kNames[] = {"all_reduce", "all_gather", "reduce_scatter", "all_to_all",
-                                                "broadcast",  "p2p",        "dispatch",       "combine"};
+  static constexpr std::string_view kNames[] = {"all_reduce", "all_gather", "reduce_scatter",
+                                                "all_to_all", "broadcast",  "p2p",
+                                                "dispatch",   "combine"};
   return kNames[static_cast<int>(op)];
 }
 
@@ -47,9 +48,11 @@ Layout layout_of(const std::vector<int>& group, const hw::Topology& t) {
 }
 
 // Every member sends `bytes` to the next in `ring`.
-Phase ring_step(const std::string& name, const std::vector<int>& ring, double bytes, long long repeat) {
+Phase ring_step(const std::string& name, const std::vector<int>& ring, double bytes,
+                long long repeat) {
   Phase p{name, {}, repeat};
-  for (std::size_t i = 0; i < ring.size(); ++i) p.transfers.push_back({ring[i], ring[(i + 1) % ring.size()], bytes});
+  for (std::size_t i = 0; i < ring.size(); ++i)
+    p.transfers.push_back({ring[i], ring[(i + 1) % ring.size()], bytes});
   return p;
 }
 
@@ -57,7 +60,8 @@ Phase ring_step(const std::string& name, const std::vector<int>& ring, double by
 Phase intra_rings(const std::string& name, const Layout& l, double bytes, long long repeat) {
   Phase p{name, {}, repeat};
   for (const auto& m : l.members)
-    for (std::size_t i = 0; i < m.size(); ++i) p.transfers.push_back({m[i], m[(i + 1) % m.size()], bytes});
+    for (std::size_t i = 0; i < m.size(); ++i)
+      p.transfers.push_back({m[i], m[(i + 1) % m.size()], bytes});
   return p;
 }
 
@@ -65,7 +69,8 @@ Phase inter_rings(const std::string& name, const Layout& l, double bytes, long l
   Phase p{name, {}, repeat};
   const std::size_t k = l.nodes.size();
   for (std::size_t j = 0; j < k; ++j)
-    for (std::size_t i = 0; i < l.members[j].size(); ++i) p.transfers.push_back({l.members[j][i], l.members[(j + 1) % k][i], bytes});
+    for (std::size_t i = 0; i < l.members[j].size(); ++i)
+      p.transfers.push_back({l.members[j][i], l.members[(j + 1) % k][i], bytes});
   return p;
 }
 
@@ -81,7 +86,10 @@ bool has_network_faults(const hw::Topology& t) {
 class Bundler {
  public:
   Bundler(const Layout& l, const hw::Topology& t)
-      : t_(t), k_(static_cast<int>(l.nodes.size())), g_(t.spec().gpus_per_node), index_(t.spec().nodes, -1),
+      : t_(t),
+        k_(static_cast<int>(l.nodes.size())),
+        g_(t.spec().gpus_per_node),
+        index_(t.spec().nodes, -1),
         slot_(static_cast<std::size_t>(g_) * g_ * k_ * 2, -1) {
     for (int j = 0; j < k_; ++j) index_[l.nodes[j]] = j;
   }
@@ -89,7 +97,11 @@ class Bundler {
   void add(const Transfer& tr) {
     const int offset = (index_[t_.node_of(tr.dst)] - index_[t_.node_of(tr.src)] + k_) % k_;
     const bool spine = offset != 0 && t_.crosses_spine(tr.src, tr.dst);
-    int& slot = slot_[((static_cast<std::size_t>(t_.local_of(tr.src)) * g_ + t_.local_of(tr.dst)) * k_ + offset) * 2 + spine];
+    int& slot =
+        slot_[((static_cast<std::size_t>(t_.local_of(tr.src)) * g_ + t_.local_of(tr.dst)) * k_ +
+               offset) *
+                  2 +
+              spine];
     if (slot >= 0 && out_[slot].bytes == tr.bytes) {
       out_[slot].multiplicity += tr.multiplicity;
       return;
@@ -118,9 +130,10 @@ void bundle(Phase& p, const Layout& l, const hw::Topology& t) {
 
 }  // namespace
 
-CollectivePlan plan_collective(CollectiveOp op, double s, const std::vector<int>& group, const hw::Topology& t,
-                               const PlanOptions& o) {
-  STEPSIM_CHECK(!group.empty() && std::is_sorted(group.begin(), group.end()), "group must be sorted, non-empty");
+CollectivePlan plan_collective(CollectiveOp op, double s, const std::vector<int>& group,
+                               const hw::Topology& t, const PlanOptions& o) {
+  STEPSIM_CHECK(!group.empty() && std::is_sorted(group.begin(), group.end()),
+                "group must be sorted, non-empty");
   const Layout l = layout_of(group, t);
   const long long n = static_cast<long long>(group.size());
   const long long k = static_cast<long long>(l.nodes.size());
@@ -137,8 +150,10 @@ CollectivePlan plan_collective(CollectiveOp op, double s, const std::vector<int>
   const bool hier = o.algorithm == AlgorithmChoice::hierarchical ||
                     (o.algorithm == AlgorithmChoice::automatic && can_hier);
   if (hier && !can_hier)
-    throw engine::UserError({"--algorithm", 0, 0}, "a hierarchical collective needs the same GPUs on each of several nodes",
-                            "use --algorithm ring, or a group such as world or nodes:A-B");
+    throw engine::UserError(
+        {"--algorithm", 0, 0},
+        "a hierarchical collective needs the same GPUs on each of several nodes",
+        "use --algorithm ring, or a group such as world or nodes:A-B");
   if (n == 1) {
     plan.algorithm = "none";
     return plan;
@@ -149,7 +164,8 @@ CollectivePlan plan_collective(CollectiveOp op, double s, const std::vector<int>
     case CollectiveOp::reduce_scatter: {
       if (!hier) {
         plan.algorithm = "ring";
-        plan.phases.push_back(ring_step("ring", group, s / n, op == CollectiveOp::all_reduce ? 2 * (n - 1) : n - 1));
+        plan.phases.push_back(
+            ring_step("ring", group, s / n, op == CollectiveOp::all_reduce ? 2 * (n - 1) : n - 1));
         break;
       }
       plan.algorithm = "hierarchical";
@@ -180,14 +196,17 @@ CollectivePlan plan_collective(CollectiveOp op, double s, const std::vector<int>
     case CollectiveOp::dispatch:
     case CollectiveOp::combine: {
       if (!l.uniform)
-        throw engine::UserError({"--group", 0, 0}, "dispatch/combine need the same GPUs on every node of the group",
+        throw engine::UserError({"--group", 0, 0},
+                                "dispatch/combine need the same GPUs on every node of the group",
                                 "use a group of whole nodes, e.g. nodes:0-7");
       plan.algorithm = "node-limited";
       const double g = l.per_node();
       const double targets = target_nodes_per_token(o.top_k, o.max_nodes, static_cast<int>(k));
       Phase p{to_string(op).data(), {}, 1};
       const bool reverse = op == CollectiveOp::combine;
-      auto send = [&](int a, int b, double bytes) { emit(reverse ? Transfer{b, a, bytes} : Transfer{a, b, bytes}); };
+      auto send = [&](int a, int b, double bytes) {
+        emit(reverse ? Transfer{b, a, bytes} : Transfer{a, b, bytes});
+      };
       for (std::size_t j = 0; j < l.nodes.size(); ++j)
         for (std::size_t i = 0; i < l.members[j].size(); ++i) {
           for (std::size_t m = 0; m < l.nodes.size(); ++m)
@@ -208,10 +227,12 @@ CollectivePlan plan_collective(CollectiveOp op, double s, const std::vector<int>
         alpha = std::max(alpha, r.latency_s);
         for (int link : r.links) beta = std::min(beta, t.links()[link].bandwidth);
       }
-      const double best = alpha > 0.0 && std::isfinite(beta) ? std::sqrt((n - 2) * s / (alpha * beta)) : 1.0;
+      const double best =
+          alpha > 0.0 && std::isfinite(beta) ? std::sqrt((n - 2) * s / (alpha * beta)) : 1.0;
       const long long chunks = std::clamp<long long>(std::llround(best), 1, 1 << 20);
       Phase p{"pipelined chain", {}, n - 2 + chunks, chunks};
-      for (long long i = 0; i + 1 < n; ++i) p.transfers.push_back({group[i], group[i + 1], s / chunks});
+      for (long long i = 0; i + 1 < n; ++i)
+        p.transfers.push_back({group[i], group[i + 1], s / chunks});
       plan.phases.push_back(std::move(p));
       break;
     }
@@ -234,20 +255,25 @@ double estimate_transfers(CollectiveOp op, const std::vector<int>& group, const 
   const double k = static_cast<double>(nodes.size()), g = n / k;
   const bool bundled = options.bundle && topo.spec().faults.empty();
   switch (op) {
-    case CollectiveOp::all_to_all: return bundled ? std::min(n * (n - 1), 2 * g * g * k) : n * (n - 1);
+    case CollectiveOp::all_to_all:
+      return bundled ? std::min(n * (n - 1), 2 * g * g * k) : n * (n - 1);
     case CollectiveOp::dispatch:
-    case CollectiveOp::combine: return n * (k - 1 + g);
-    default: return n;
+    case CollectiveOp::combine:
+      return n * (k - 1 + g);
+    default:
+      return n;
   }
 }
 
-std::vector<int> parse_group(const std::string& text, const hw::Topology& t, const std::string& where) {
+std::vector<int> parse_group(const std::string& text, const hw::Topology& t,
+                             const std::string& where) {
   auto fail = [&](const std::string& why) -> std::vector<int> {
     throw engine::UserError({where, 0, 0}, "bad group '" + text + "': " + why,
                             "groups: world, node:N, nodes:A-B, plane:P, ranks:A-B or a list 0,1,2");
   };
   auto number = [&](const std::string& s) {
-    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 9) fail("'" + s + "' is not an index");
+    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 9)
+      fail("'" + s + "' is not an index");
     return std::stoi(s);
   };
   auto range = [&](const std::string& s) {
@@ -282,7 +308,8 @@ std::vector<int> parse_group(const std::string& text, const hw::Topology& t, con
   } else if (colon == std::string::npos) {
     for (std::size_t i = 0; i <= text.size();) {
       const auto comma = text.find(',', i);
-      const int v = number(text.substr(i, comma == std::string::npos ? std::string::npos : comma - i));
+      const int v =
+          number(text.substr(i, comma == std::string::npos ? std::string::npos : comma - i));
       if (v >= t.gpus()) fail("GPU " + std::to_string(v) + " does not exist");
       g.push_back(v);
       if (comma == std::string::npos) break;

@@ -12,9 +12,9 @@
 //   all-to-all (direct): every GPU sends S/n to every other GPU at once.
 //   dispatch / combine (DeepSeek's node-limited all-to-all, combine the reverse): every GPU sends
 //     S·T/k to the GPU of its own index on each other node (T target nodes per token:
-//     min(max_nodes, top_k) when the limit binds, else k(1-(1-1/k)^top_k); collective_cost.hpp), and every GPU forwards
-//     S·top_k/g to each other GPU of its node, concurrently
-//     (DeepEP pipelines the two). S is the tokens × hidden bytes a GPU dispatches.
+//     min(max_nodes, top_k) when the limit binds, else k(1-(1-1/k)^top_k); collective_cost.hpp),
+//     and every GPU forwards S·top_k/g to each other GPU of its node, concurrently (DeepEP
+//     pipelines the two). S is the tokens × hidden bytes a GPU dispatches.
 //   broadcast: a pipelined chain in rank order, S cut into C chunks: n-2+C steps in which every
 //     hop carries S/C, C = √((n-2)·S/(α·β)) (rounded, at least 1) minimizing (n-2+C)(α + S/(Cβ))
 //     with α and β the latency and bandwidth of the chain's slowest hop.
@@ -22,9 +22,10 @@
 // Bundling: transfers that are translations of one another by whole nodes (same local source
 // and destination index, same node offset, same leaf-crossing) are simulated once, with a
 // multiplicity. All-to-alls are bundled as their pairs are generated (O(1) each, never held), so
-// a world all-to-all on 16,384 GPUs keeps about 2·g²·k transfers for k nodes of g GPUs. Exact when those translations do not share links, as on one leaf per plane or
-// any symmetric pattern limited at its ends; it ignores ECMP collisions between bundle members in
-// the spine, which only unbundled runs show. Clusters with faults are never bundled.
+// a world all-to-all on 16,384 GPUs keeps about 2·g²·k transfers for k nodes of g GPUs. Exact when
+// those translations do not share links, as on one leaf per plane or any symmetric pattern limited
+// at its ends; it ignores ECMP collisions between bundle members in the spine, which only unbundled
+// runs show. Clusters with faults are never bundled.
 #pragma once
 
 #include <string>
@@ -34,7 +35,16 @@
 
 namespace stepsim::net {
 
-enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, p2p, dispatch, combine };
+enum class CollectiveOp {
+  all_reduce,
+  all_gather,
+  reduce_scatter,
+  all_to_all,
+  broadcast,
+  p2p,
+  dispatch,
+  combine
+};
 enum class AlgorithmChoice { automatic, ring, hierarchical };
 
 std::string_view to_string(CollectiveOp op);
@@ -79,6 +89,7 @@ double estimate_transfers(CollectiveOp op, const std::vector<int>& group, const 
 
 // A group from text: "world", "node:N", "nodes:A-B", "plane:P", "ranks:A-B" or "A,B,C".
 // Throws engine::UserError (located at `where`) on a malformed or out-of-range group.
-std::vector<int> parse_group(const std::string& text, const hw::Topology& topo, const std::string& where);
+std::vector<int> parse_group(const std::string& text, const hw::Topology& topo,
+                             const std::string& where);
 
 }  // namespace stepsim::net

@@ -8,14 +8,17 @@ using engine::Time;
 
 double bus_factor(CollectiveOp op, int n) {
   switch (op) {
-    case CollectiveOp::all_reduce: return 2.0 * (n - 1) / n;
+    case CollectiveOp::all_reduce:
+      return 2.0 * (n - 1) / n;
     case CollectiveOp::all_gather:
     case CollectiveOp::reduce_scatter:
     case CollectiveOp::all_to_all:
     case CollectiveOp::dispatch:
-    case CollectiveOp::combine: return static_cast<double>(n - 1) / n;
+    case CollectiveOp::combine:
+      return static_cast<double>(n - 1) / n;
     case CollectiveOp::broadcast:
-    case CollectiveOp::p2p: return 1.0;
+    case CollectiveOp::p2p:
+      return 1.0;
   }
   return 1.0;
 }
@@ -32,8 +35,9 @@ struct Countdown final : hw::FlowListener {
 
 }  // namespace
 
-CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int group_size, const hw::Topology& topo,
-                                hw::Fidelity fidelity, const engine::RunControl* control) {
+CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int group_size,
+                                const hw::Topology& topo, hw::Fidelity fidelity,
+                                const engine::RunControl* control) {
   CollectiveResult r;
   r.op = plan.op;
   r.algorithm = plan.algorithm;
@@ -47,15 +51,18 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
     Countdown c;
     c.outstanding = p.transfers.size();
     std::uint64_t tag = 0;
-    for (const Transfer& t : p.transfers) net.start(t.src, t.dst, t.bytes, &c, tag++, t.multiplicity);
+    for (const Transfer& t : p.transfers)
+      net.start(t.src, t.dst, t.bytes, &c, tag++, t.multiplicity);
     engine::RunLimits limits;
     limits.control = control;
     const auto stats = sim.run(limits);
-    engine::require_finished(stats, c.outstanding ? std::vector<std::string>{p.name + ": transfers undelivered"}
-                                                  : std::vector<std::string>{});
+    engine::require_finished(
+        stats, c.outstanding ? std::vector<std::string>{p.name + ": transfers undelivered"}
+                             : std::vector<std::string>{});
     PhaseTiming pt{p.name, sim.now(), p.repeat};
     const double pt_s = pt.time().seconds();
-    for (const Transfer& t : p.transfers) pt.sent_per_gpu += t.bytes * t.multiplicity * p.payload_steps();
+    for (const Transfer& t : p.transfers)
+      pt.sent_per_gpu += t.bytes * t.multiplicity * p.payload_steps();
     pt.sent_per_gpu /= senders;
     pt.busbw = pt_s > 0.0 ? pt.sent_per_gpu / pt_s : 0.0;
     for (std::size_t l = 0; l < link_bytes.size(); ++l) {
@@ -93,7 +100,8 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
     for (const Transfer& tr : p.transfers)
       for (int link : topo.route(tr.src, tr.dst).links) {
         const hw::Link& k = topo.links()[link];
-        const bool leaves_gpu = (k.cls == hw::LinkClass::nic || k.cls == hw::LinkClass::nvlink) && topo.is_gpu(k.from);
+        const bool leaves_gpu =
+            (k.cls == hw::LinkClass::nic || k.cls == hw::LinkClass::nvlink) && topo.is_gpu(k.from);
         if (!leaves_gpu) continue;
         (k.cls == hw::LinkClass::nic ? ib : nvl) += tr.bytes * tr.multiplicity * p.payload_steps();
       }

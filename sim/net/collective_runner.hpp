@@ -49,8 +49,9 @@ struct CollectiveResult {
   std::vector<PhaseTiming> phases;
 };
 
-CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int group_size, const hw::Topology& topo,
-                                hw::Fidelity fidelity, const engine::RunControl* control = nullptr);
+CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int group_size,
+                                const hw::Topology& topo, hw::Fidelity fidelity,
+                                const engine::RunControl* control = nullptr);
 
 double bus_factor(CollectiveOp op, int n);
 

@@ -12,11 +12,14 @@ using workload::StreamKind;
 
 namespace {
 
-double us(engine::Time t) { return static_cast<double>(t.picoseconds()) * 1e-6; }
+double us(engine::Time t) {
+  return static_cast<double>(t.picoseconds()) * 1e-6;
+}
 
 }  // namespace
 
-std::string chrome_trace(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec, const TraceOptions& o) {
+std::string chrome_trace(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec,
+                         const TraceOptions& o) {
   const auto& g = s.build.graph;
   const auto& t = s.timeline;
   const auto& plan = s.roofline.plan;
@@ -25,14 +28,17 @@ std::string chrome_trace(const analysis::StepSimulation& s, const workload::Scen
   for (int r : o.ranks) shown[r] = true;
   auto gpu = [&](int d) { return d * plan.dp * plan.tp; };
   auto pid = [&](int d) { return gpu(d) / gpn; };
-  auto tid = [&](int d, StreamKind k) { return (gpu(d) % gpn) * workload::kStreams + static_cast<int>(k); };
+  auto tid = [&](int d, StreamKind k) {
+    return (gpu(d) % gpn) * workload::kStreams + static_cast<int>(k);
+  };
   static constexpr const char* kStream[] = {"compute", "comm", "p2p", "dp"};
 
   // The first consumer of each pipeline send, for flow arrows.
   std::vector<int> consumer(g.ops.size(), -1);
   for (std::size_t i = 0; i < g.ops.size(); ++i)
     for (int d : g.ops[i].deps)
-      if (g.ops[d].kind == workload::StepOpKind::pp_send && (consumer[d] < 0 || t.start[i] < t.start[consumer[d]]))
+      if (g.ops[d].kind == workload::StepOpKind::pp_send &&
+          (consumer[d] < 0 || t.start[i] < t.start[consumer[d]]))
         consumer[d] = static_cast<int>(i);
 
   JsonWriter w(false);
@@ -41,19 +47,36 @@ std::string chrome_trace(const analysis::StepSimulation& s, const workload::Scen
   w.key("otherData").begin_object();
   w.field("scenario", spec.name);
   w.field("step_time_s", s.metrics.step_s);
-  w.field("note", "each pipeline rank is shown on its first GPU; its data-parallel replicas behave alike");
+  w.field("note",
+          "each pipeline rank is shown on its first GPU; its data-parallel replicas behave alike");
   w.end_object();
   w.key("traceEvents").begin_array();
   for (int d = 0; d < g.devices; ++d) {
     if (!shown[d]) continue;
-    w.begin_object().field("ph", "M").field("name", "process_name").field("pid", pid(d)).field("tid", 0);
+    w.begin_object()
+        .field("ph", "M")
+        .field("name", "process_name")
+        .field("pid", pid(d))
+        .field("tid", 0);
     w.key("args").begin_object().field("name", "node " + std::to_string(pid(d))).end_object();
     w.end_object();
     for (int k = 0; k < workload::kStreams; ++k) {
-      w.begin_object().field("ph", "M").field("name", "thread_name").field("pid", pid(d)).field("tid", tid(d, StreamKind(k)));
-      w.key("args").begin_object().field("name", "GPU " + std::to_string(gpu(d)) + " (pipeline rank " + std::to_string(d) + ") " + kStream[k]).end_object();
+      w.begin_object()
+          .field("ph", "M")
+          .field("name", "thread_name")
+          .field("pid", pid(d))
+          .field("tid", tid(d, StreamKind(k)));
+      w.key("args")
+          .begin_object()
+          .field("name", "GPU " + std::to_string(gpu(d)) + " (pipeline rank " + std::to_string(d) +
+                             ") " + kStream[k])
+          .end_object();
       w.end_object();
-      w.begin_object().field("ph", "M").field("name", "thread_sort_index").field("pid", pid(d)).field("tid", tid(d, StreamKind(k)));
+      w.begin_object()
+          .field("ph", "M")
+          .field("name", "thread_sort_index")
+          .field("pid", pid(d))
+          .field("tid", tid(d, StreamKind(k)));
       w.key("args").begin_object().field("sort_index", tid(d, StreamKind(k))).end_object();
       w.end_object();
     }
@@ -90,28 +113,47 @@ std::string chrome_trace(const analysis::StepSimulation& s, const workload::Scen
         if (o.per_layer && k == static_cast<int>(StreamKind::compute) && op.layer >= 0) {
           while (j + 1 < ops.size()) {
             const StepOp& n = g.ops[ops[j + 1]];
-            if (n.layer != op.layer || n.mb != op.mb || n.phase != op.phase || n.stage != op.stage) break;
+            if (n.layer != op.layer || n.mb != op.mb || n.phase != op.phase || n.stage != op.stage)
+              break;
             if (t.start[ops[j + 1]] != t.end[ops[j]]) break;  // never hide an idle gap
             ++j;
           }
-          std::string name = std::string(1, op.phase) + " mb" + std::to_string(op.mb) + " L" + std::to_string(op.layer);
+          std::string name = std::string(1, op.phase) + " mb" + std::to_string(op.mb) + " L" +
+                             std::to_string(op.layer);
           complete(ops[i], ops[j], name);
         } else {
           complete(ops[i], ops[i], g.name(ops[i]));
         }
-        if (op.kind == workload::StepOpKind::pp_send && consumer[ops[i]] >= 0 && shown[g.ops[consumer[ops[i]]].device]) {
+        if (op.kind == workload::StepOpKind::pp_send && consumer[ops[i]] >= 0 &&
+            shown[g.ops[consumer[ops[i]]].device]) {
           const StepOp& c = g.ops[consumer[ops[i]]];
-          w.begin_object().field("ph", "s").field("id", ops[i]).field("name", "pipeline").field("cat", "pp_send");
-          w.field("ts", us(t.start[ops[i]])).field("pid", pid(d)).field("tid", tid(d, op.stream)).end_object();
-          w.begin_object().field("ph", "f").field("bp", "e").field("id", ops[i]).field("name", "pipeline").field("cat", "pp_send");
-          w.field("ts", us(t.start[consumer[ops[i]]])).field("pid", pid(c.device)).field("tid", tid(c.device, c.stream)).end_object();
+          w.begin_object()
+              .field("ph", "s")
+              .field("id", ops[i])
+              .field("name", "pipeline")
+              .field("cat", "pp_send");
+          w.field("ts", us(t.start[ops[i]]))
+              .field("pid", pid(d))
+              .field("tid", tid(d, op.stream))
+              .end_object();
+          w.begin_object()
+              .field("ph", "f")
+              .field("bp", "e")
+              .field("id", ops[i])
+              .field("name", "pipeline")
+              .field("cat", "pp_send");
+          w.field("ts", us(t.start[consumer[ops[i]]]))
+              .field("pid", pid(c.device))
+              .field("tid", tid(c.device, c.stream))
+              .end_object();
         }
         i = j;
       }
     }
     // Link use of this GPU: NVLink and InfiniBand GB/s, stepping at each transfer's start and end.
     std::vector<std::tuple<engine::Time, double, double>> steps;
-    for (int k : {static_cast<int>(StreamKind::comm), static_cast<int>(StreamKind::p2p), static_cast<int>(StreamKind::dp)})
+    for (int k : {static_cast<int>(StreamKind::comm), static_cast<int>(StreamKind::p2p),
+                  static_cast<int>(StreamKind::dp)})
       for (int op : g.streams[d][k]) {
         const double dt = (t.end[op] - t.start[op]).seconds();
         if (dt <= 0.0) continue;
@@ -119,19 +161,34 @@ std::string chrome_trace(const analysis::StepSimulation& s, const workload::Scen
         steps.emplace_back(t.start[op], nvl, ib);
         steps.emplace_back(t.end[op], -nvl, -ib);
       }
-    std::stable_sort(steps.begin(), steps.end(), [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
+    std::stable_sort(steps.begin(), steps.end(),
+                     [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
     double nvl = 0.0, ib = 0.0;
     for (std::size_t i = 0; i < steps.size(); ++i) {
       nvl += std::get<1>(steps[i]);
       ib += std::get<2>(steps[i]);
       if (i + 1 < steps.size() && std::get<0>(steps[i + 1]) == std::get<0>(steps[i])) continue;
-      w.begin_object().field("ph", "C").field("name", "link GB/s (rank " + std::to_string(d) + ")").field("pid", pid(d));
+      w.begin_object()
+          .field("ph", "C")
+          .field("name", "link GB/s (rank " + std::to_string(d) + ")")
+          .field("pid", pid(d));
       w.field("ts", us(std::get<0>(steps[i]))).key("args").begin_object();
-      w.field("nvlink", std::max(0.0, nvl)).field("infiniband", std::max(0.0, ib)).end_object().end_object();
+      w.field("nvlink", std::max(0.0, nvl))
+          .field("infiniband", std::max(0.0, ib))
+          .end_object()
+          .end_object();
     }
     for (const auto& [time, bytes] : s.memory_timeline[d]) {
-      w.begin_object().field("ph", "C").field("name", "memory GB (rank " + std::to_string(d) + ")").field("pid", pid(d));
-      w.field("ts", us(time)).key("args").begin_object().field("in_use", bytes / 1e9).end_object().end_object();
+      w.begin_object()
+          .field("ph", "C")
+          .field("name", "memory GB (rank " + std::to_string(d) + ")")
+          .field("pid", pid(d));
+      w.field("ts", us(time))
+          .key("args")
+          .begin_object()
+          .field("in_use", bytes / 1e9)
+          .end_object()
+          .end_object();
     }
   }
   w.end_array();

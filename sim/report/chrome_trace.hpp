@@ -1,7 +1,7 @@
 // The simulated step as a Chrome Trace Event Format file (Perfetto, chrome://tracing).
 //
-// Process = node, thread = one GPU's stream (compute, comm, p2p, dp): each pipeline rank is shown on
-// its first GPU. Complete events ("X") named by op ("F mb12 L4 attn", "X mb3 L9 dispatch grad")
+// Process = node, thread = one GPU's stream (compute, comm, p2p, dp): each pipeline rank is shown
+// on its first GPU. Complete events ("X") named by op ("F mb12 L4 attn", "X mb3 L9 dispatch grad")
 // with args (phase, micro-batch, stage, layer, FLOPs, bytes); flow arrows from each pipeline send
 // to the op that consumes it; counters per pipeline rank of the memory in use and of its GPU's
 // NVLink and InfiniBand throughput (each transfer's bytes per GPU over its duration). Times are in
@@ -25,6 +25,7 @@ struct TraceOptions {
 // 160 B per event on disk, twice that while its string grows, rounded up.
 constexpr double kTraceBytesPerEvent = 600.0;
 
-std::string chrome_trace(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec, const TraceOptions& o);
+std::string chrome_trace(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec,
+                         const TraceOptions& o);
 
 }  // namespace stepsim::report

@@ -10,7 +10,9 @@ using hw::Precision;
 
 namespace {
 
-std::string gb(double bytes) { return fixed(bytes / 1e9, 1) + " GB"; }
+std::string gb(double bytes) {
+  return fixed(bytes / 1e9, 1) + " GB";
+}
 
 std::string verdict(const Roofline& r) {
   switch (r.limited_by) {
@@ -23,7 +25,8 @@ std::string verdict(const Roofline& r) {
     case Resource::ib:
       return std::string(r.limited_by == Resource::ib ? "InfiniBand" : "NVLink") +
              "-bound: communication needs " + fixed(r.comm_to_compute, 2) +
-             "x the compute time; no overlap can hide it, faster arithmetic would only widen the gap";
+             "x the compute time; no overlap can hide it, faster arithmetic would only widen the "
+             "gap";
   }
   return "";
 }
@@ -42,11 +45,14 @@ std::string roofline_text(const Roofline& r, const workload::ScenarioSpec& spec)
   std::string o;
   o += r.scenario + "\n";
   o += "  model   " + spec.model.name + ": " + fixed(r.params_total / 1e9, 1) + " B parameters, " +
-       fixed(r.params_active / 1e9, 1) + " B active per token, " + fixed(r.flops_per_token / 1e9, 1) +
-       " GFLOP per token for training (" + (r.causal ? "causal" : "full") + " attention)\n";
-  o += "  layout  " + std::to_string(r.world_size) + " GPUs = dp " + std::to_string(p.dp) + " x pp " +
-       std::to_string(p.pp) + " x tp " + std::to_string(p.tp) +
-       (p.ep > 1 ? ", ep " + std::to_string(p.ep) + " (experts replicated " + std::to_string(p.edp) + "x)" : "") +
+       fixed(r.params_active / 1e9, 1) + " B active per token, " +
+       fixed(r.flops_per_token / 1e9, 1) + " GFLOP per token for training (" +
+       (r.causal ? "causal" : "full") + " attention)\n";
+  o += "  layout  " + std::to_string(r.world_size) + " GPUs = dp " + std::to_string(p.dp) +
+       " x pp " + std::to_string(p.pp) + " x tp " + std::to_string(p.tp) +
+       (p.ep > 1 ? ", ep " + std::to_string(p.ep) + " (experts replicated " +
+                       std::to_string(p.edp) + "x)"
+                 : "") +
        ", ZeRO-" + std::to_string(spec.parallel.zero) + ", schedule " +
        std::string(workload::to_string(spec.parallel.schedule)) + "\n";
   o += "  step    " + std::to_string(spec.training.global_batch) + " sequences x " +
@@ -56,15 +62,17 @@ std::string roofline_text(const Roofline& r, const workload::ScenarioSpec& spec)
   if (p.pp > 1) {
     std::string split;
     for (int n : p.stage_layers) split += (split.empty() ? "" : ",") + std::to_string(n);
-    o += "  stages  " + std::to_string(p.stages) + " stages of [" + split + "] layers; figures below are for pipeline rank " +
-         std::to_string(r.device) + ", the slowest\n";
+    o += "  stages  " + std::to_string(p.stages) + " stages of [" + split +
+         "] layers; figures below are for pipeline rank " + std::to_string(r.device) +
+         ", the slowest\n";
   }
 
   o += "\n  Work per GPU per step\n";
   std::string by_prec;
   for (int i = 0; i < hw::kPrecisionCount; ++i)
     if (r.flops_by_precision[i] > 0)
-      by_prec += (by_prec.empty() ? "" : ", ") + std::string(hw::to_string(static_cast<Precision>(i))) + " " +
+      by_prec += (by_prec.empty() ? "" : ", ") +
+                 std::string(hw::to_string(static_cast<Precision>(i))) + " " +
                  si(r.flops_by_precision[i], "FLOP");
   o += "    FLOPs  " + si(r.flops_per_gpu, "FLOP") + " (" + by_prec + "; mean over all GPUs " +
        si(r.flops_per_gpu_mean, "FLOP") + ", recompute included)\n";
@@ -74,7 +82,8 @@ std::string roofline_text(const Roofline& r, const workload::ScenarioSpec& spec)
     o += "\n  Communication per GPU per step (bytes sent; as many received)\n";
     TextTable t({"traffic", "NVLink", "InfiniBand", "how"});
     t.left_align_from(3);
-    for (const auto& row : r.traffic) t.row({row.kind, gb(row.bytes.nvlink), gb(row.bytes.ib), row.collective});
+    for (const auto& row : r.traffic)
+      t.row({row.kind, gb(row.bytes.nvlink), gb(row.bytes.ib), row.collective});
     t.row({"total", gb(r.comm_bytes.nvlink), gb(r.comm_bytes.ib), ""});
     o += t.render("    ");
   }
@@ -89,34 +98,40 @@ std::string roofline_text(const Roofline& r, const workload::ScenarioSpec& spec)
   rates += " TFLOP/s";
   if (!cl.device.gemm_efficiency.empty()) rates += "; GEMM shape efficiency";
   if (r.sm_share < 1.0)
-    rates += "; " + std::to_string(cl.device.sms - spec.parallel.comm_sms) + "/" + std::to_string(cl.device.sms) +
-             " SMs (comm_sms " + std::to_string(spec.parallel.comm_sms) + ")";
+    rates += "; " + std::to_string(cl.device.sms - spec.parallel.comm_sms) + "/" +
+             std::to_string(cl.device.sms) + " SMs (comm_sms " +
+             std::to_string(spec.parallel.comm_sms) + ")";
   t.row({"compute", seconds(r.compute_s), seconds(r.compute_peak_s), rates});
-  t.row({"HBM", seconds(r.hbm_s), seconds(r.hbm_s), fixed(cl.device.hbm_bandwidth / 1e12, 2) + " TB/s"});
+  t.row({"HBM", seconds(r.hbm_s), seconds(r.hbm_s),
+         fixed(cl.device.hbm_bandwidth / 1e12, 2) + " TB/s"});
   t.row({"NVLink", seconds(r.nvlink_s), seconds(r.nvlink_peak_s),
          fixed(cl.nvlink.bandwidth / 1e9, 0) + " of " + fixed(cl.nvlink.peak_bandwidth / 1e9, 0) +
              " GB/s per GPU and direction"});
   if (cl.fabric.kind != hw::FabricKind::none)
     t.row({"InfiniBand", seconds(r.ib_s), seconds(r.ib_peak_s),
-           fixed(cl.fabric.nic.bandwidth / 1e9, 0) + " of " + fixed(cl.fabric.nic.peak_bandwidth / 1e9, 0) +
-               " GB/s per GPU and direction" +
+           fixed(cl.fabric.nic.bandwidth / 1e9, 0) + " of " +
+               fixed(cl.fabric.nic.peak_bandwidth / 1e9, 0) + " GB/s per GPU and direction" +
                (cl.fabric.oversubscription > 1
-                    ? "; leaf uplinks / " + fixed(cl.fabric.oversubscription, 1) + " for all-to-all bytes leaving the leaf"
+                    ? "; leaf uplinks / " + fixed(cl.fabric.oversubscription, 1) +
+                          " for all-to-all bytes leaving the leaf"
                     : "")});
   o += t.render("    ");
 
-  o += "\n  Bound   " + seconds(r.bound_s) + " per step, limited by " + std::string(to_string(r.limited_by)) + "\n";
+  o += "\n  Bound   " + seconds(r.bound_s) + " per step, limited by " +
+       std::string(to_string(r.limited_by)) + "\n";
   o += "          " + verdict(r) + "\n";
   const auto& m = r.memory;
-  o += "  Memory  " + fixed(m.total() / 1e9, 1) + " GB of " + fixed(m.capacity / 1e9, 1) + " GB per GPU: " +
-       (m.fits() ? "fits" : "DOES NOT FIT") + " (params " + fixed(m.params / 1e9, 1) + ", grads " +
-       fixed(m.grads / 1e9, 1) + ", optimizer " + fixed(m.optimizer / 1e9, 1) + ", activations " +
-       fixed(m.activations / 1e9, 1) + (m.buffers > 0 ? ", ZeRO-3 buffers " + fixed(m.buffers / 1e9, 1) : "") +
+  o += "  Memory  " + fixed(m.total() / 1e9, 1) + " GB of " + fixed(m.capacity / 1e9, 1) +
+       " GB per GPU: " + (m.fits() ? "fits" : "DOES NOT FIT") + " (params " +
+       fixed(m.params / 1e9, 1) + ", grads " + fixed(m.grads / 1e9, 1) + ", optimizer " +
+       fixed(m.optimizer / 1e9, 1) + ", activations " + fixed(m.activations / 1e9, 1) +
+       (m.buffers > 0 ? ", ZeRO-3 buffers " + fixed(m.buffers / 1e9, 1) : "") +
        " GB; pipeline rank " + std::to_string(m.device) + ")\n";
   return o;
 }
 
-std::string roofline_comparison_text(const std::vector<Roofline>& rs, const std::vector<std::string>& labels) {
+std::string roofline_comparison_text(const std::vector<Roofline>& rs,
+                                     const std::vector<std::string>& labels) {
   std::vector<std::string> header{"per GPU per step"};
   for (const auto& l : labels) header.push_back(l);
   TextTable t(header);
@@ -138,7 +153,8 @@ std::string roofline_comparison_text(const std::vector<Roofline>& rs, const std:
   std::size_t best = 0;
   for (std::size_t i = 1; i < rs.size(); ++i)
     if (rs[i].bound_s < rs[best].bound_s) best = i;
-  return "Comparison (times at achievable rates)\n" + t.render() + "  fastest bound: " + labels[best] + "\n";
+  return "Comparison (times at achievable rates)\n" + t.render() +
+         "  fastest bound: " + labels[best] + "\n";
 }
 
 void roofline_json(JsonWriter& out, const Roofline& r, const workload::ScenarioSpec& spec) {

@@ -13,6 +13,7 @@ namespace stepsim::report {
 std::string roofline_text(const analysis::Roofline& r, const workload::ScenarioSpec& spec);
 std::string roofline_comparison_text(const std::vector<analysis::Roofline>& rs,
                                      const std::vector<std::string>& labels);
-void roofline_json(JsonWriter& out, const analysis::Roofline& r, const workload::ScenarioSpec& spec);
+void roofline_json(JsonWriter& out, const analysis::Roofline& r,
+                   const workload::ScenarioSpec& spec);
 
 }  // namespace stepsim::report

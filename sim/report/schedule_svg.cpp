@@ -30,17 +30,26 @@ struct Box {
 std::string escape(const std::string& s) {
   std::string o;
   for (char c : s) {
-    if (c == '&') o += "&amp;";
-    else if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '"') o += "&quot;";
-    else o += c;
+    if (c == '&')
+      o += "&amp;";
+    else if (c == '<')
+      o += "&lt;";
+    else if (c == '>')
+      o += "&gt;";
+    else if (c == '"')
+      o += "&quot;";
+    else
+      o += c;
   }
   return o;
 }
 
-bool forward(char phase) { return phase == 'F'; }
-bool backward(char phase) { return phase == 'B' || phase == 'X'; }
+bool forward(char phase) {
+  return phase == 'F';
+}
+bool backward(char phase) {
+  return phase == 'B' || phase == 'X';
+}
 
 // The rank's compute stream as boxes (see the header).
 std::vector<Box> boxes_of(const analysis::StepSimulation& s, int device) {
@@ -50,8 +59,10 @@ std::vector<Box> boxes_of(const analysis::StepSimulation& s, int device) {
   for (int id : g.streams[device][static_cast<int>(workload::StreamKind::compute)]) {
     const StepOp& op = g.ops[id];
     const auto key = std::make_tuple(op.phase, op.mb, op.stage);
-    if (!runs.empty() && runs.back().key == key && runs.back().end == t.start[id]) runs.back().end = t.end[id];
-    else runs.push_back({key, t.start[id], t.end[id]});
+    if (!runs.empty() && runs.back().key == key && runs.back().end == t.start[id])
+      runs.back().end = t.end[id];
+    else
+      runs.push_back({key, t.start[id], t.end[id]});
   }
   std::vector<Box> out;
   for (std::size_t i = 0; i < runs.size();) {
@@ -62,12 +73,15 @@ std::vector<Box> boxes_of(const analysis::StepSimulation& s, int device) {
     if (j < runs.size() && runs[j].start == runs[j - 1].end) {
       const char other = std::get<0>(runs[j].key);
       if ((forward(phase) && backward(other)) || (backward(phase) && forward(other)))
-        while (j < runs.size() && runs[j].start == runs[j - 1].end && runs[j].key == runs[i + (j - i) % 2].key) ++j;
+        while (j < runs.size() && runs[j].start == runs[j - 1].end &&
+               runs[j].key == runs[i + (j - i) % 2].key)
+          ++j;
     }
     if (j - i >= 3) {
       const int fmb = forward(phase) ? mb : std::get<1>(runs[i + 1].key);
       const int bmb = forward(phase) ? std::get<1>(runs[i + 1].key) : mb;
-      out.push_back({"FB", std::to_string(fmb) + "/" + std::to_string(bmb), runs[i].start, runs[j - 1].end});
+      out.push_back(
+          {"FB", std::to_string(fmb) + "/" + std::to_string(bmb), runs[i].start, runs[j - 1].end});
       i = j;
       continue;
     }
@@ -93,50 +107,59 @@ std::string schedule_svg(const analysis::StepSimulation& s, const workload::Scen
   const double height = kTop + rows * (kRow + kGap) + 70;
   auto xs = [&](double seconds) { return kLeft + seconds / total * kWidth; };
   auto x = [&](Time t) { return xs(t.seconds()); };
-  std::string o = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + fixed(kLeft + kWidth + 20, 0) + "\" height=\"" +
-                  fixed(height, 0) + "\" font-family=\"monospace\" font-size=\"11\">\n";
-  o += "<style>.F{fill:#4e79a7}.B{fill:#59a14f}.W{fill:#f28e2b}.FB{fill:#b07aa1}.O{fill:#9d9d9d}.C{fill:#e15759}"
+  std::string o = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+                  fixed(kLeft + kWidth + 20, 0) + "\" height=\"" + fixed(height, 0) +
+                  "\" font-family=\"monospace\" font-size=\"11\">\n";
+  o += "<style>.F{fill:#4e79a7}.B{fill:#59a14f}.W{fill:#f28e2b}.FB{fill:#b07aa1}.O{fill:#9d9d9d}.C{"
+       "fill:#e15759}"
        "text.in{fill:#fff;font-size:9px}</style>\n";
   o += "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n";
   o += "<text x=\"10\" y=\"18\" font-size=\"13\">" + escape(spec.name) + "</text>\n";
-  o += "<text x=\"10\" y=\"36\">step " + seconds(total) + ", schedule " + std::string(workload::to_string(spec.parallel.schedule)) +
+  o += "<text x=\"10\" y=\"36\">step " + seconds(total) + ", schedule " +
+       std::string(workload::to_string(spec.parallel.schedule)) +
        "; per pipeline rank its compute stream, and below it (red) when communication is in flight;"
        " white above red: waiting on communication; white alone: bubble</text>\n";
   for (int d = 0; d < rows; ++d) {
     const double y = kTop + d * (kRow + kGap);
-    o += "<text x=\"10\" y=\"" + fixed(y + kRow * 0.7, 1) + "\">rank " + std::to_string(d) + "</text>\n";
-    o += "<rect x=\"" + fixed(kLeft, 1) + "\" y=\"" + fixed(y, 1) + "\" width=\"" + fixed(kWidth, 1) + "\" height=\"" +
-         fixed(kRow, 1) + "\" fill=\"none\" stroke=\"#ccc\"/>\n";
+    o += "<text x=\"10\" y=\"" + fixed(y + kRow * 0.7, 1) + "\">rank " + std::to_string(d) +
+         "</text>\n";
+    o += "<rect x=\"" + fixed(kLeft, 1) + "\" y=\"" + fixed(y, 1) + "\" width=\"" +
+         fixed(kWidth, 1) + "\" height=\"" + fixed(kRow, 1) +
+         "\" fill=\"none\" stroke=\"#ccc\"/>\n";
     for (const Box& b : boxes_of(s, d)) {
       const double x0 = x(b.start), w = std::max(x(b.end) - x0, 0.3);
-      o += "<rect class=\"" + b.cls + "\" x=\"" + fixed(x0, 2) + "\" y=\"" + fixed(y, 1) + "\" width=\"" + fixed(w, 2) +
-           "\" height=\"" + fixed(kBox, 1) + "\"/>\n";
+      o += "<rect class=\"" + b.cls + "\" x=\"" + fixed(x0, 2) + "\" y=\"" + fixed(y, 1) +
+           "\" width=\"" + fixed(w, 2) + "\" height=\"" + fixed(kBox, 1) + "\"/>\n";
       if (!b.label.empty() && w >= 6.0 * b.label.size() + 2.0)
-        o += "<text class=\"in\" x=\"" + fixed(x0 + 1.5, 2) + "\" y=\"" + fixed(y + kBox * 0.75, 1) + "\">" + b.label + "</text>\n";
+        o += "<text class=\"in\" x=\"" + fixed(x0 + 1.5, 2) + "\" y=\"" +
+             fixed(y + kBox * 0.75, 1) + "\">" + b.label + "</text>\n";
     }
     for (const auto& [from, to] : analysis::communication_in_flight(s.build.graph, s.timeline, d))
-      o += "<rect class=\"C\" x=\"" + fixed(xs(from), 2) + "\" y=\"" + fixed(y + kRow - kStrip, 1) + "\" width=\"" +
-           fixed(std::max(xs(to) - xs(from), 0.3), 2) + "\" height=\"" + fixed(kStrip, 1) + "\"/>\n";
+      o += "<rect class=\"C\" x=\"" + fixed(xs(from), 2) + "\" y=\"" + fixed(y + kRow - kStrip, 1) +
+           "\" width=\"" + fixed(std::max(xs(to) - xs(from), 0.3), 2) + "\" height=\"" +
+           fixed(kStrip, 1) + "\"/>\n";
   }
   // Time axis.
   const double axis_y = kTop + rows * (kRow + kGap) + 4, step = nice_step(total);
-  o += "<line x1=\"" + fixed(kLeft, 1) + "\" y1=\"" + fixed(axis_y, 1) + "\" x2=\"" + fixed(kLeft + kWidth, 1) + "\" y2=\"" +
-       fixed(axis_y, 1) + "\" stroke=\"#000\"/>\n";
+  o += "<line x1=\"" + fixed(kLeft, 1) + "\" y1=\"" + fixed(axis_y, 1) + "\" x2=\"" +
+       fixed(kLeft + kWidth, 1) + "\" y2=\"" + fixed(axis_y, 1) + "\" stroke=\"#000\"/>\n";
   for (int i = 0; i * step <= total * (1 + 1e-9); ++i) {
     const double tx = kLeft + i * step / total * kWidth;
-    o += "<line x1=\"" + fixed(tx, 1) + "\" y1=\"" + fixed(axis_y, 1) + "\" x2=\"" + fixed(tx, 1) + "\" y2=\"" +
-         fixed(axis_y + 5, 1) + "\" stroke=\"#000\"/>\n";
-    o += "<text x=\"" + fixed(tx - 10, 1) + "\" y=\"" + fixed(axis_y + 17, 1) + "\">" + seconds(i * step) + "</text>\n";
+    o += "<line x1=\"" + fixed(tx, 1) + "\" y1=\"" + fixed(axis_y, 1) + "\" x2=\"" + fixed(tx, 1) +
+         "\" y2=\"" + fixed(axis_y + 5, 1) + "\" stroke=\"#000\"/>\n";
+    o += "<text x=\"" + fixed(tx - 10, 1) + "\" y=\"" + fixed(axis_y + 17, 1) + "\">" +
+         seconds(i * step) + "</text>\n";
   }
   // Legend.
   const double ly = axis_y + 38;
   const std::pair<const char*, const char*> legend[] = {
-      {"F", "forward"}, {"B", "backward (input gradient, or all)"}, {"W", "weight gradient"},
-      {"FB", "overlapped forward/backward pair"}, {"O", "optimizer"}, {"C", "communication in flight"}};
+      {"F", "forward"},         {"B", "backward (input gradient, or all)"},
+      {"W", "weight gradient"}, {"FB", "overlapped forward/backward pair"},
+      {"O", "optimizer"},       {"C", "communication in flight"}};
   double lx = kLeft;
   for (const auto& [cls, text] : legend) {
-    o += "<rect x=\"" + fixed(lx, 1) + "\" y=\"" + fixed(ly - 10, 1) + "\" width=\"12\" height=\"12\" class=\"" +
-         std::string(cls) + "\"/>\n";
+    o += "<rect x=\"" + fixed(lx, 1) + "\" y=\"" + fixed(ly - 10, 1) +
+         "\" width=\"12\" height=\"12\" class=\"" + std::string(cls) + "\"/>\n";
     o += "<text x=\"" + fixed(lx + 16, 1) + "\" y=\"" + fixed(ly, 1) + "\">" + text + "</text>\n";
     lx += 24 + 7.0 * std::string(text).size();
   }

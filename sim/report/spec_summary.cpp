@@ -8,33 +8,39 @@
 namespace stepsim::report {
 
 std::string describe(const hw::DeviceSpec& d) {
-  std::string o = "device  " + d.name + ": " + std::to_string(d.sms) + " SMs, " + fixed(d.memory_bytes / 1e9, 2) +
-                  " GB HBM at " + fixed(d.hbm_bandwidth / 1e12, 2) + " TB/s\n";
+  std::string o = "device  " + d.name + ": " + std::to_string(d.sms) + " SMs, " +
+                  fixed(d.memory_bytes / 1e9, 2) + " GB HBM at " +
+                  fixed(d.hbm_bandwidth / 1e12, 2) + " TB/s\n";
   for (int i = 0; i < hw::kPrecisionCount; ++i) {
     const auto p = static_cast<hw::Precision>(i);
     if (!d.supports(p)) continue;
     const auto& r = d.rate(p);
-    o += "        " + std::string(hw::to_string(p)) + ": " + fixed(r.achievable_flops / 1e12, 0) + " TFLOP/s achievable of " +
-         fixed(r.peak_flops / 1e12, 0) + " peak (" + fixed(100.0 * r.achievable_flops / r.peak_flops, 1) + "%)\n";
+    o += "        " + std::string(hw::to_string(p)) + ": " + fixed(r.achievable_flops / 1e12, 0) +
+         " TFLOP/s achievable of " + fixed(r.peak_flops / 1e12, 0) + " peak (" +
+         fixed(100.0 * r.achievable_flops / r.peak_flops, 1) + "%)\n";
   }
   if (!d.gemm_efficiency.empty())
-    o += "        GEMM efficiency from " + fixed(d.gemm_efficiency.front().efficiency, 2) + " (min(N,K) <= " +
-         fixed(d.gemm_efficiency.front().min_dim, 0) + ") to " + fixed(d.gemm_efficiency.back().efficiency, 2) +
+    o += "        GEMM efficiency from " + fixed(d.gemm_efficiency.front().efficiency, 2) +
+         " (min(N,K) <= " + fixed(d.gemm_efficiency.front().min_dim, 0) + ") to " +
+         fixed(d.gemm_efficiency.back().efficiency, 2) +
          " (>= " + fixed(d.gemm_efficiency.back().min_dim, 0) + ")\n";
   return o;
 }
 
 std::string describe(const hw::ClusterSpec& c) {
   static const char* kFabric[] = {"none", "multi-plane fat-tree", "rail-optimized fat-tree"};
-  std::string o = "cluster " + c.name + ": " + std::to_string(c.nodes) + " nodes x " + std::to_string(c.gpus_per_node) +
-                  " GPUs = " + std::to_string(c.world_size()) + " GPUs\n";
-  o += "        NVLink " + fixed(c.nvlink.bandwidth / 1e9, 0) + " GB/s per direction per GPU (peak " +
-       fixed(c.nvlink.peak_bandwidth / 1e9, 0) + "), " + fixed(c.nvlink.latency_s * 1e6, 1) + " us\n";
+  std::string o = "cluster " + c.name + ": " + std::to_string(c.nodes) + " nodes x " +
+                  std::to_string(c.gpus_per_node) + " GPUs = " + std::to_string(c.world_size()) +
+                  " GPUs\n";
+  o += "        NVLink " + fixed(c.nvlink.bandwidth / 1e9, 0) +
+       " GB/s per direction per GPU (peak " + fixed(c.nvlink.peak_bandwidth / 1e9, 0) + "), " +
+       fixed(c.nvlink.latency_s * 1e6, 1) + " us\n";
   if (c.fabric.kind != hw::FabricKind::none)
     o += "        fabric " + std::string(kFabric[static_cast<int>(c.fabric.kind)]) + ", " +
          std::to_string(c.fabric.planes) + " plane(s), " + std::to_string(c.fabric.switch_ports) +
          "-port switches, NIC " + fixed(c.fabric.nic.bandwidth / 1e9, 0) + " GB/s per GPU, " +
-         fixed(c.fabric.nic.latency_s * 1e6, 1) + " us, oversubscription " + fixed(c.fabric.oversubscription, 1) + "\n";
+         fixed(c.fabric.nic.latency_s * 1e6, 1) + " us, oversubscription " +
+         fixed(c.fabric.oversubscription, 1) + "\n";
   return o + describe(c.device);
 }
 
@@ -45,16 +51,18 @@ namespace {
 std::string describe_model(const workload::ModelSpec& m, const workload::TrainingSpec& t) {
   const workload::ModelCost cost(m, t);
   static const char* kAttn[] = {"MHA", "GQA", "MLA"};
-  std::string o = "model   " + m.name + ": " + std::to_string(m.layers) + " layers, hidden " + std::to_string(m.hidden) +
-                  ", " + kAttn[static_cast<int>(m.attention.kind)] + " " + std::to_string(m.attention.heads) + " heads";
-  if (m.attention.kind == workload::AttentionKind::gqa) o += " (" + std::to_string(m.attention.kv_heads) + " kv)";
+  std::string o = "model   " + m.name + ": " + std::to_string(m.layers) + " layers, hidden " +
+                  std::to_string(m.hidden) + ", " + kAttn[static_cast<int>(m.attention.kind)] +
+                  " " + std::to_string(m.attention.heads) + " heads";
+  if (m.attention.kind == workload::AttentionKind::gqa)
+    o += " (" + std::to_string(m.attention.kv_heads) + " kv)";
   if (m.moe.enabled)
     o += ", MoE " + std::to_string(m.moe.experts) + " experts top-" + std::to_string(m.moe.top_k) +
          (m.moe.shared_experts ? " + " + std::to_string(m.moe.shared_experts) + " shared" : "");
-  o += "\n        " + fixed(cost.params_total() / 1e9, 2) + " B parameters, " + fixed(cost.params_active() / 1e9, 2) +
-       " B active per token, " + fixed(cost.flops_per_token() / 1e9, 1) +
-       " GFLOP per token for training at sequence " + std::to_string(t.seq_len) +
-       (t.causal ? " (causal attention)\n" : " (full attention)\n");
+  o += "\n        " + fixed(cost.params_total() / 1e9, 2) + " B parameters, " +
+       fixed(cost.params_active() / 1e9, 2) + " B active per token, " +
+       fixed(cost.flops_per_token() / 1e9, 1) + " GFLOP per token for training at sequence " +
+       std::to_string(t.seq_len) + (t.causal ? " (causal attention)\n" : " (full attention)\n");
   return o;
 }
 
@@ -70,21 +78,27 @@ std::string describe(const workload::ModelSpec& m) {
 std::string describe(const workload::ScenarioSpec& s) {
   const auto r = analysis::roofline(s);  // runs every check a simulation would
   const auto& plan = r.plan;
-  std::string o = "scenario " + s.name + "\n" + describe_model(s.model, s.training) + describe(s.cluster);
-  o += "layout  dp " + std::to_string(plan.dp) + " x pp " + std::to_string(plan.pp) + " x tp " + std::to_string(plan.tp) +
-       ", ep " + std::to_string(plan.ep) + ", ZeRO-" + std::to_string(s.parallel.zero) + ", schedule " +
-       std::string(workload::to_string(s.parallel.schedule)) + ", " + std::to_string(plan.micro_batches) +
-       " micro-batches of " + fixed(plan.tokens_per_micro_batch, 0) + " tokens per pipeline\n";
+  std::string o =
+      "scenario " + s.name + "\n" + describe_model(s.model, s.training) + describe(s.cluster);
+  o += "layout  dp " + std::to_string(plan.dp) + " x pp " + std::to_string(plan.pp) + " x tp " +
+       std::to_string(plan.tp) + ", ep " + std::to_string(plan.ep) + ", ZeRO-" +
+       std::to_string(s.parallel.zero) + ", schedule " +
+       std::string(workload::to_string(s.parallel.schedule)) + ", " +
+       std::to_string(plan.micro_batches) + " micro-batches of " +
+       fixed(plan.tokens_per_micro_batch, 0) + " tokens per pipeline\n";
   std::string split;
   for (int n : plan.stage_layers) split += (split.empty() ? "" : ",") + std::to_string(n);
-  o += "stages  " + std::to_string(plan.stages) + " of [" + split + "] layers (embedding on the first, head on the last" +
-       (s.parallel.account_embedding || s.parallel.account_head ? ", counted in the split" : "") + ")\n";
+  o += "stages  " + std::to_string(plan.stages) + " of [" + split +
+       "] layers (embedding on the first, head on the last" +
+       (s.parallel.account_embedding || s.parallel.account_head ? ", counted in the split" : "") +
+       ")\n";
   const auto& pr = s.training.precision;
   const auto name = [](hw::Precision p) { return std::string(hw::to_string(p)); };
-  o += "train   gemm " + name(pr.gemm) + ", attention " + name(pr.attention) + ", head " + name(pr.head) + ", activations " +
-       name(pr.activations) + ", MLP activation input " + name(pr.mlp_act_input.value_or(pr.activations)) + ", dispatch " +
-       name(pr.dispatch) + ", combine " + name(pr.combine) + "; params " + name(pr.params) + ", grads " + name(pr.grads) +
-       ", master " + name(pr.master) + ", optimizer " + name(pr.optimizer) + "\n";
+  o += "train   gemm " + name(pr.gemm) + ", attention " + name(pr.attention) + ", head " +
+       name(pr.head) + ", activations " + name(pr.activations) + ", MLP activation input " +
+       name(pr.mlp_act_input.value_or(pr.activations)) + ", dispatch " + name(pr.dispatch) +
+       ", combine " + name(pr.combine) + "; params " + name(pr.params) + ", grads " +
+       name(pr.grads) + ", master " + name(pr.master) + ", optimizer " + name(pr.optimizer) + "\n";
   static const char* kRecompute[] = {"none", "full", "selective"};
   std::string rc;
   if (s.training.recompute.mode == workload::RecomputeMode::ops)
@@ -92,8 +106,10 @@ std::string describe(const workload::ScenarioSpec& s) {
   else
     rc = kRecompute[static_cast<int>(s.training.recompute.mode)];
   o += "        recompute " + rc + "\n";
-  o += "bound   " + seconds(r.bound_s) + " per step (roofline), limited by " + std::string(analysis::to_string(r.limited_by)) +
-       "; memory " + fixed(r.memory.total() / 1e9, 1) + " of " + fixed(r.memory.capacity / 1e9, 1) + " GB per GPU\n";
+  o += "bound   " + seconds(r.bound_s) + " per step (roofline), limited by " +
+       std::string(analysis::to_string(r.limited_by)) + "; memory " +
+       fixed(r.memory.total() / 1e9, 1) + " of " + fixed(r.memory.capacity / 1e9, 1) +
+       " GB per GPU\n";
   return o;
 }
 

@@ -29,18 +29,24 @@ void breakdown_json(JsonWriter& w, const Breakdown& b) {
 
 std::string fidelity_name(workload::NetworkFidelity f) {
   switch (f) {
-    case workload::NetworkFidelity::flow: return "flow";
-    case workload::NetworkFidelity::analytic: return "analytic";
-    case workload::NetworkFidelity::free: return "free";
+    case workload::NetworkFidelity::flow:
+      return "flow";
+    case workload::NetworkFidelity::analytic:
+      return "analytic";
+    case workload::NetworkFidelity::free:
+      return "free";
   }
   return "?";
 }
 
-std::string pct(double part, double whole) { return fixed(100.0 * part / whole, 1) + "%"; }
+std::string pct(double part, double whole) {
+  return fixed(100.0 * part / whole, 1) + "%";
+}
 
 }  // namespace
 
-void step_json(JsonWriter& w, const analysis::StepSimulation& s, const workload::ScenarioSpec& spec, bool timing) {
+void step_json(JsonWriter& w, const analysis::StepSimulation& s, const workload::ScenarioSpec& spec,
+               bool timing) {
   const StepFigures f = step_figures(s, spec);
   const auto& r = s.roofline;
   w.begin_object();
@@ -89,34 +95,40 @@ void step_json(JsonWriter& w, const analysis::StepSimulation& s, const workload:
   w.end_object();
 }
 
-std::string step_text(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec, bool timing) {
+std::string step_text(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec,
+                      bool timing) {
   const StepFigures f = step_figures(s, spec);
   const auto& r = s.roofline;
   const double t = s.metrics.step_s;
   std::string o = r.scenario + "\n";
   o += "  step time " + seconds(t) + " (roofline bound " + seconds(r.bound_s) + ", limited by " +
-       std::string(analysis::to_string(r.limited_by)) + "; simulated / bound = " + fixed(t / r.bound_s, 2) + ")\n";
-  o += "  per GPU   " + fixed(f.tokens_per_s_per_gpu, 0) + " tokens/s, " + fixed(f.tflops_per_gpu, 0) +
-       " TFLOP/s of model FLOPs, MFU " + fixed(100 * f.mfu, 1) + "% of the BF16 dense peak (" +
-       (spec.training.causal ? "causal" : "full") + " attention)\n";
-  o += "  memory    peak " + fixed(s.peak_memory_bytes / 1e9, 1) + " GB of " + fixed(r.memory.capacity / 1e9, 1) +
-       " GB per GPU" + (s.peak_memory_bytes <= r.memory.capacity ? "" : " (DOES NOT FIT)") + "\n\n";
-  TextTable tab({"pipeline rank", "compute", "exposed comm", "bubble", "other idle", "overlapped comm"});
+       std::string(analysis::to_string(r.limited_by)) +
+       "; simulated / bound = " + fixed(t / r.bound_s, 2) + ")\n";
+  o += "  per GPU   " + fixed(f.tokens_per_s_per_gpu, 0) + " tokens/s, " +
+       fixed(f.tflops_per_gpu, 0) + " TFLOP/s of model FLOPs, MFU " + fixed(100 * f.mfu, 1) +
+       "% of the BF16 dense peak (" + (spec.training.causal ? "causal" : "full") + " attention)\n";
+  o += "  memory    peak " + fixed(s.peak_memory_bytes / 1e9, 1) + " GB of " +
+       fixed(r.memory.capacity / 1e9, 1) + " GB per GPU" +
+       (s.peak_memory_bytes <= r.memory.capacity ? "" : " (DOES NOT FIT)") + "\n\n";
+  TextTable tab(
+      {"pipeline rank", "compute", "exposed comm", "bubble", "other idle", "overlapped comm"});
   auto row = [&](const std::string& name, const Breakdown& b) {
-    tab.row({name, seconds(b.compute) + " " + pct(b.compute, t), seconds(b.exposed_comm) + " " + pct(b.exposed_comm, t),
-             seconds(b.bubble) + " " + pct(b.bubble, t), seconds(b.other_idle) + " " + pct(b.other_idle, t),
-             seconds(b.overlapped_comm)});
+    tab.row({name, seconds(b.compute) + " " + pct(b.compute, t),
+             seconds(b.exposed_comm) + " " + pct(b.exposed_comm, t),
+             seconds(b.bubble) + " " + pct(b.bubble, t),
+             seconds(b.other_idle) + " " + pct(b.other_idle, t), seconds(b.overlapped_comm)});
   };
-  for (std::size_t d = 0; d < s.metrics.per_device.size(); ++d) row(std::to_string(d), s.metrics.per_device[d]);
+  for (std::size_t d = 0; d < s.metrics.per_device.size(); ++d)
+    row(std::to_string(d), s.metrics.per_device[d]);
   row("mean", s.metrics.mean);
   o += tab.render();
-  o += "  (each pipeline rank stands for its " + std::to_string(r.plan.dp * r.plan.tp) + " GPUs; worst GPU: rank " +
-       std::to_string(f.worst_rank) + ")\n";
+  o += "  (each pipeline rank stands for its " + std::to_string(r.plan.dp * r.plan.tp) +
+       " GPUs; worst GPU: rank " + std::to_string(f.worst_rank) + ")\n";
   o += "  simulated " + std::to_string(s.build.graph.ops.size()) + " ops, " +
        std::to_string(s.timeline.events + s.build.network_events) + " events" +
        (timing ? " in " + fixed(s.wall_s, 2) + " s" : std::string()) + " (" +
-       (fidelity_name(spec.fidelity)) + " network, " +
-       std::to_string(s.build.collectives_timed) + " distinct collectives)\n";
+       (fidelity_name(spec.fidelity)) + " network, " + std::to_string(s.build.collectives_timed) +
+       " distinct collectives)\n";
   return o;
 }
 
@@ -132,22 +144,32 @@ std::string step_comparison_text(const std::vector<const analysis::StepSimulatio
   };
   add("step time", [](const analysis::StepSimulation& s) { return seconds(s.metrics.step_s); });
   add("compute", [](const analysis::StepSimulation& s) { return seconds(s.metrics.mean.compute); });
-  add("exposed comm", [](const analysis::StepSimulation& s) { return seconds(s.metrics.mean.exposed_comm); });
+  add("exposed comm",
+      [](const analysis::StepSimulation& s) { return seconds(s.metrics.mean.exposed_comm); });
   add("bubble", [](const analysis::StepSimulation& s) { return seconds(s.metrics.mean.bubble); });
-  add("other idle", [](const analysis::StepSimulation& s) { return seconds(s.metrics.mean.other_idle); });
-  add("overlapped comm", [](const analysis::StepSimulation& s) { return seconds(s.metrics.mean.overlapped_comm); });
-  add("roofline bound", [](const analysis::StepSimulation& s) { return seconds(s.roofline.bound_s); });
-  add("sim / bound", [](const analysis::StepSimulation& s) { return fixed(s.metrics.step_s / s.roofline.bound_s, 2); });
+  add("other idle",
+      [](const analysis::StepSimulation& s) { return seconds(s.metrics.mean.other_idle); });
+  add("overlapped comm",
+      [](const analysis::StepSimulation& s) { return seconds(s.metrics.mean.overlapped_comm); });
+  add("roofline bound",
+      [](const analysis::StepSimulation& s) { return seconds(s.roofline.bound_s); });
+  add("sim / bound", [](const analysis::StepSimulation& s) {
+    return fixed(s.metrics.step_s / s.roofline.bound_s, 2);
+  });
   add("tokens/s", [](const analysis::StepSimulation& s) {
     return fixed(s.roofline.tokens_per_step / s.metrics.step_s / s.roofline.world_size, 0);
   });
   add("peak memory (GB)", [](const analysis::StepSimulation& s) {
-    return fixed(s.peak_memory_bytes / 1e9, 1) + (s.peak_memory_bytes <= s.roofline.memory.capacity ? "" : " (too big)");
+    return fixed(s.peak_memory_bytes / 1e9, 1) +
+           (s.peak_memory_bytes <= s.roofline.memory.capacity ? "" : " (too big)");
   });
   std::size_t best = 0;
   for (std::size_t i = 1; i < runs.size(); ++i)
-    if (runs[i]->roofline.tokens_per_step / runs[i]->metrics.step_s > runs[best]->roofline.tokens_per_step / runs[best]->metrics.step_s) best = i;
-  return "Comparison (mean per GPU)\n" + t.render() + "  best: " + labels[best] + " (most tokens per second per GPU)\n";
+    if (runs[i]->roofline.tokens_per_step / runs[i]->metrics.step_s >
+        runs[best]->roofline.tokens_per_step / runs[best]->metrics.step_s)
+      best = i;
+  return "Comparison (mean per GPU)\n" + t.render() + "  best: " + labels[best] +
+         " (most tokens per second per GPU)\n";
 }
 
 }  // namespace stepsim::report

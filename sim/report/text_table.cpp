@@ -21,8 +21,10 @@ std::string TextTable::render(const std::string& indent) const {
       const std::size_t pad = width[i] - std::min(width[i], c.size());
       const bool left = i == 0 || i >= first_left_;
       if (i > 0) s += "  ";
-      if (left) s += c + (i + 1 < width.size() ? std::string(pad, ' ') : "");
-      else s += std::string(pad, ' ') + c;
+      if (left)
+        s += c + (i + 1 < width.size() ? std::string(pad, ' ') : "");
+      else
+        s += std::string(pad, ' ') + c;
     }
     while (!s.empty() && s.back() == ' ') s.pop_back();
     return s + "\n";

@@ -9,13 +9,18 @@ namespace stepsim::workload {
 
 int max_target_nodes(const MoeSpec& moe, int ep_nodes) {
   if (moe.groups <= 0 || moe.topk_groups <= 0) return 0;
-  return std::max(1, static_cast<int>(std::ceil(static_cast<double>(moe.topk_groups) * ep_nodes / moe.groups)));
+  return std::max(
+      1, static_cast<int>(std::ceil(static_cast<double>(moe.topk_groups) * ep_nodes / moe.groups)));
 }
 
-CollectiveTimer::CollectiveTimer(const ScenarioSpec& spec, const ParallelPlan& plan, const hw::Topology& topo,
-                                 const engine::RunControl* control)
-    : spec_(spec), plan_(plan), topo_(topo), control_(control),
-      fidelity_(spec.fidelity == NetworkFidelity::flow ? hw::Fidelity::flow : hw::Fidelity::analytic) {
+CollectiveTimer::CollectiveTimer(const ScenarioSpec& spec, const ParallelPlan& plan,
+                                 const hw::Topology& topo, const engine::RunControl* control)
+    : spec_(spec),
+      plan_(plan),
+      topo_(topo),
+      control_(control),
+      fidelity_(spec.fidelity == NetworkFidelity::flow ? hw::Fidelity::flow
+                                                       : hw::Fidelity::analytic) {
   options_.top_k = spec.model.moe.top_k;
   options_.max_nodes = max_target_nodes(spec.model.moe, plan.ep_group().nodes());
 }
@@ -26,10 +31,13 @@ std::vector<int> CollectiveTimer::strided(int first, int count, int stride) {
   return g;
 }
 
-engine::Time CollectiveTimer::time(net::CollectiveOp op, double bytes, const std::vector<int>& group) {
-  if (group.size() < 2 || bytes <= 0.0 || spec_.fidelity == NetworkFidelity::free) return engine::Time();
-  const auto key = std::make_tuple(static_cast<int>(op), static_cast<long long>(bytes), group.front(),
-                                   static_cast<int>(group.size()), group[1] - group[0]);
+engine::Time CollectiveTimer::time(net::CollectiveOp op, double bytes,
+                                   const std::vector<int>& group) {
+  if (group.size() < 2 || bytes <= 0.0 || spec_.fidelity == NetworkFidelity::free)
+    return engine::Time();
+  const auto key =
+      std::make_tuple(static_cast<int>(op), static_cast<long long>(bytes), group.front(),
+                      static_cast<int>(group.size()), group[1] - group[0]);
   if (auto it = cache_.find(key); it != cache_.end()) {
     pending_ += it->second.second;
     return it->second.first;

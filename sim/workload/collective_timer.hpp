@@ -34,8 +34,12 @@ class CollectiveTimer {
   int base_rank(int device) const { return device * plan_.dp * plan_.tp; }
   std::vector<int> tp_group(int device) const { return strided(base_rank(device), plan_.tp, 1); }
   std::vector<int> ep_group(int device) const { return strided(base_rank(device), plan_.ep, 1); }
-  std::vector<int> dp_group(int device) const { return strided(base_rank(device), plan_.dp, plan_.tp); }
-  std::vector<int> edp_group(int device) const { return strided(base_rank(device), plan_.edp, plan_.ep); }
+  std::vector<int> dp_group(int device) const {
+    return strided(base_rank(device), plan_.dp, plan_.tp);
+  }
+  std::vector<int> edp_group(int device) const {
+    return strided(base_rank(device), plan_.edp, plan_.ep);
+  }
 
   std::uint64_t events() const { return events_; }
   int distinct() const { return static_cast<int>(cache_.size()); }
@@ -49,7 +53,8 @@ class CollectiveTimer {
   const engine::RunControl* control_;
   hw::Fidelity fidelity_;
   net::PlanOptions options_;
-  std::map<std::tuple<int, long long, int, int, int>, std::pair<engine::Time, net::LinkBytes>> cache_;
+  std::map<std::tuple<int, long long, int, int, int>, std::pair<engine::Time, net::LinkBytes>>
+      cache_;
   net::LinkBytes pending_;
   std::uint64_t events_ = 0;
 };

@@ -6,7 +6,8 @@ KernelTime kernel_time(const OpCost& op, Pass pass, bool recomputed, const Kerne
   KernelTime k;
   const bool weights = op.w_flops > 0.0;
   if (pass == Pass::weight && !weights) return k;
-  const double tokens = ctx.tokens * (tp_replicated(op, ctx.tp, ctx.sequence_parallel) ? ctx.tp : 1);
+  const double tokens =
+      ctx.tokens * (tp_replicated(op, ctx.tp, ctx.sequence_parallel) ? ctx.tp : 1);
   const double again = recomputed && pass != Pass::forward && pass != Pass::weight ? 1.0 : 0.0;
   double flops = 0.0, io = 0.0;
   switch (pass) {
@@ -28,9 +29,11 @@ KernelTime kernel_time(const OpCost& op, Pass pass, bool recomputed, const Kerne
       break;
   }
   k.flops = flops * tokens;
-  k.bytes = io * tokens * op.io_bytes + op_local_params(op, ctx.tp, ctx.ep) * hw::bytes_per_element(ctx.params);
+  k.bytes = io * tokens * op.io_bytes +
+            op_local_params(op, ctx.tp, ctx.ep) * hw::bytes_per_element(ctx.params);
   if (k.flops <= 0.0 && k.bytes <= 0.0) return k;
-  k.seconds = ctx.device->kernel_seconds(k.flops, op.precision, op_efficiency(*ctx.device, op, ctx.tp), k.bytes, ctx.sm_share);
+  k.seconds = ctx.device->kernel_seconds(
+      k.flops, op.precision, op_efficiency(*ctx.device, op, ctx.tp), k.bytes, ctx.sm_share);
   return k;
 }
 

@@ -15,7 +15,8 @@ const LayerCost& layer_of(const ModelCost& cost, int index) {
 std::vector<int> stage_layer_indices(const ParallelPlan& plan, int stage) {
   std::vector<int> out;
   if (stage == 0) out.push_back(-1);
-  for (int i = 0; i < plan.stage_layers[stage]; ++i) out.push_back(plan.stage_first_layer[stage] + i);
+  for (int i = 0; i < plan.stage_layers[stage]; ++i)
+    out.push_back(plan.stage_first_layer[stage] + i);
   if (stage == plan.stages - 1) out.push_back(-2);
   return out;
 }
@@ -40,17 +41,20 @@ HeldParams held_params(const ParallelPlan& plan, const ModelCost& cost, int devi
   return h;
 }
 
-double optimizer_step_bytes(const ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost, int device) {
+double optimizer_step_bytes(const ScenarioSpec& spec, const ParallelPlan& plan,
+                            const ModelCost& cost, int device) {
   const auto& pr = spec.training.precision;
   const HeldParams held = held_params(plan, cost, device);
-  const double local = spec.parallel.zero >= 1 ? held.dense / plan.dp + held.routed / plan.edp : held.dense + held.routed;
+  const double local = spec.parallel.zero >= 1 ? held.dense / plan.dp + held.routed / plan.edp
+                                               : held.dense + held.routed;
   const double per_param = bytes_per_element(pr.params) + bytes_per_element(pr.grads) +
                            (pr.master == pr.params ? 0.0 : bytes_per_element(pr.master)) +
                            2.0 * bytes_per_element(pr.optimizer);
   return 2.0 * local * per_param;
 }
 
-double stage_activation_bytes(const ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost, int stage) {
+double stage_activation_bytes(const ScenarioSpec& spec, const ParallelPlan& plan,
+                              const ModelCost& cost, int stage) {
   double per_token = 0.0;
   for (int li : stage_layer_indices(plan, stage))
     per_token += li < 0 ? layer_of(cost, li).input_bytes
@@ -60,8 +64,8 @@ double stage_activation_bytes(const ScenarioSpec& spec, const ParallelPlan& plan
 
 namespace {
 
-MemoryBreakdown for_device(const ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost,
-                           int device) {
+MemoryBreakdown for_device(const ScenarioSpec& spec, const ParallelPlan& plan,
+                           const ModelCost& cost, int device) {
   const auto& pr = spec.training.precision;
   const int zero = spec.parallel.zero;
   const HeldParams h = held_params(plan, cost, device);
@@ -84,8 +88,10 @@ MemoryBreakdown for_device(const ScenarioSpec& spec, const ParallelPlan& plan, c
   if (zero == 3) {
     double largest = 0.0;
     for (const auto& l : cost.layers())
-      largest = std::max(largest, (l.params() - l.routed_params()) / plan.tp + l.routed_params() / plan.ep);
-    largest = std::max({largest, cost.embedding().params() / plan.tp, cost.head().params() / plan.tp});
+      largest = std::max(largest,
+                         (l.params() - l.routed_params()) / plan.tp + l.routed_params() / plan.ep);
+    largest =
+        std::max({largest, cost.embedding().params() / plan.tp, cost.head().params() / plan.tp});
     mem.buffers = largest * ((spec.parallel.zero3_prefetch + 1) * pb + gb);
   }
 

@@ -22,13 +22,13 @@
 namespace stepsim::workload {
 
 struct MemoryBreakdown {
-  double params = 0.0;       // bytes
+  double params = 0.0;  // bytes
   double grads = 0.0;
-  double optimizer = 0.0;    // master copy + moments
+  double optimizer = 0.0;  // master copy + moments
   double activations = 0.0;
-  double buffers = 0.0;      // ZeRO-3 gathered layers
+  double buffers = 0.0;  // ZeRO-3 gathered layers
   double capacity = 0.0;
-  int device = 0;            // pipeline rank it was computed for
+  int device = 0;  // pipeline rank it was computed for
   double total() const { return params + grads + optimizer + activations + buffers; }
   bool fits() const { return total() <= capacity; }
 };
@@ -42,16 +42,18 @@ HeldParams held_params(const ParallelPlan& plan, const ModelCost& cost, int devi
 HeldParams stage_params(const ParallelPlan& plan, const ModelCost& cost, int stage);
 
 // Stage cost helpers shared with the roofline.
-const LayerCost& layer_of(const ModelCost& cost, int index);  // -1 embedding, -2 head
+const LayerCost& layer_of(const ModelCost& cost, int index);                // -1 embedding, -2 head
 std::vector<int> stage_layer_indices(const ParallelPlan& plan, int stage);  // incl. -1 / -2
 
 // HBM bytes of one optimizer step on a device's GPU: every state of its (ZeRO-sharded) parameters
 // read and written once.
-double optimizer_step_bytes(const ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost, int device);
+double optimizer_step_bytes(const ScenarioSpec& spec, const ParallelPlan& plan,
+                            const ModelCost& cost, int device);
 
 // Activation bytes one micro-batch leaves on a GPU of `stage` until its backward, under the
 // recompute policy, / tp.
-double stage_activation_bytes(const ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost, int stage);
+double stage_activation_bytes(const ScenarioSpec& spec, const ParallelPlan& plan,
+                              const ModelCost& cost, int stage);
 
 MemoryBreakdown memory_per_gpu(const ScenarioSpec& spec, const ParallelPlan& plan,
                                const ModelCost& cost);

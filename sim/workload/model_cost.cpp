@@ -12,8 +12,8 @@ using hw::bytes_per_element;
 struct Builder {
   const ModelSpec& m;
   const TrainingSpec& t;
-  double act;   // bytes per activation element
-  double gin;   // bytes per GEMM-input element
+  double act;  // bytes per activation element
+  double gin;  // bytes per GEMM-input element
 
   // A linear layer N×K, `copies` times per token.
   OpCost linear(std::string name, std::string group, double n, double k, double saved_elems,
@@ -87,7 +87,8 @@ struct Builder {
       if (a.q_lora_rank > 0) {
         l.ops.push_back(linear("q_down", "q_down", a.q_lora_rank, h, a.q_lora_rank * act, 1, 1, g));
         l.ops.push_back(norm("q_norm", a.q_lora_rank));
-        l.ops.push_back(linear("q_up", "mla_up_proj", heads * qk, a.q_lora_rank, heads * qk * act, 1, 1, g));
+        l.ops.push_back(
+            linear("q_up", "mla_up_proj", heads * qk, a.q_lora_rank, heads * qk * act, 1, 1, g));
       } else {
         l.ops.push_back(linear("q_proj", "q_proj", heads * qk, h, heads * qk * act, 1, 1, g));
       }
@@ -95,7 +96,8 @@ struct Builder {
       l.ops.push_back(linear("kv_down", "kv_down", kv_down_n, h, kv_down_n * act, 1, 1, g));
       l.ops.push_back(norm("kv_norm", a.kv_lora_rank));
       const double kv_up_n = heads * (a.qk_nope_head_dim + a.v_head_dim);
-      l.ops.push_back(linear("kv_up", "mla_up_proj", kv_up_n, a.kv_lora_rank, kv_up_n * act, 1, 1, g));
+      l.ops.push_back(
+          linear("kv_up", "mla_up_proj", kv_up_n, a.kv_lora_rank, kv_up_n * act, 1, 1, g));
       l.ops.push_back(attention_core(heads, heads, qk, a.v_head_dim));
       l.ops.push_back(linear("out_proj", "out_proj", h, heads * a.v_head_dim, h * act, 1, 1, g));
     } else {
@@ -116,13 +118,15 @@ struct Builder {
     const double up_n = gated ? 2.0 * ffn : ffn;
     // The up projection keeps its input (dispatched copies for routed experts) and its output.
     const double in_bytes = routed ? copies * h * bytes_per_element(t.precision.dispatch) : 0.0;
-    const double act_in = bytes_per_element(t.precision.mlp_act_input.value_or(t.precision.activations));
-    l.ops.push_back(linear(prefix + "_up", prefix + "_up", up_n, h, in_bytes + copies * up_n * act_in,
-                           copies, owned, g, routed));
+    const double act_in =
+        bytes_per_element(t.precision.mlp_act_input.value_or(t.precision.activations));
+    l.ops.push_back(linear(prefix + "_up", prefix + "_up", up_n, h,
+                           in_bytes + copies * up_n * act_in, copies, owned, g, routed));
     OpCost actf = elementwise(prefix + "_act", gated ? "swiglu" : "gelu", copies * up_n,
                               copies * ffn, copies * ffn * gin);
     l.ops.push_back(actf);
-    l.ops.push_back(linear(prefix + "_down", prefix + "_down", h, ffn, 0.0, copies, owned, g, routed));
+    l.ops.push_back(
+        linear(prefix + "_down", prefix + "_down", h, ffn, 0.0, copies, owned, g, routed));
   }
 
   LayerCost layer(int index) const {
@@ -139,7 +143,8 @@ struct Builder {
       router.params = router.active_params = static_cast<double>(e.experts) * m.hidden;
       l.ops.push_back(router);
       mlp(l, "expert", e.intermediate, e.top_k, e.experts, true);
-      if (e.shared_experts > 0) mlp(l, "shared", double(e.intermediate) * e.shared_experts, 1, 1, false);
+      if (e.shared_experts > 0)
+        mlp(l, "shared", double(e.intermediate) * e.shared_experts, 1, 1, false);
     } else {
       mlp(l, "mlp", m.mlp.intermediate, 1, 1, false);
     }
@@ -155,7 +160,8 @@ struct Builder {
     op.cls = OpClass::embedding;
     op.precision = t.precision.head;
     op.params = double(m.vocab) * m.hidden + double(m.learned_positions) * m.hidden;
-    // The table counts as activated (as in DeepSeek's 37 B); a tied table is counted once, at the head.
+    // The table counts as activated (as in DeepSeek's 37 B); a tied table is counted once, at the
+    // head.
     op.active_params = op.params - (m.tie_embeddings ? double(m.vocab) * m.hidden : 0.0);
     op.io_bytes = 2.0 * m.hidden * act;
     l.ops.push_back(op);
@@ -188,14 +194,18 @@ double sum(const std::vector<OpCost>& ops, F f) {
 
 }  // namespace
 
-double LayerCost::params() const { return sum(ops, [](const OpCost& o) { return o.params; }); }
+double LayerCost::params() const {
+  return sum(ops, [](const OpCost& o) { return o.params; });
+}
 double LayerCost::routed_params() const {
   return sum(ops, [](const OpCost& o) { return o.routed_expert ? o.params : 0.0; });
 }
 double LayerCost::active_params() const {
   return sum(ops, [](const OpCost& o) { return o.active_params; });
 }
-double LayerCost::fwd_flops() const { return sum(ops, [](const OpCost& o) { return o.fwd_flops; }); }
+double LayerCost::fwd_flops() const {
+  return sum(ops, [](const OpCost& o) { return o.fwd_flops; });
+}
 double LayerCost::train_flops() const {
   return sum(ops, [](const OpCost& o) { return o.fwd_flops + o.b_flops + o.w_flops; });
 }
@@ -235,9 +245,12 @@ double ModelCost::flops_per_token() const {
 
 bool is_recomputed(const OpCost& op, const RecomputeSpec& spec) {
   switch (spec.mode) {
-    case RecomputeMode::none: return false;
-    case RecomputeMode::full: return true;
-    case RecomputeMode::selective: return op.group == "attn_core";
+    case RecomputeMode::none:
+      return false;
+    case RecomputeMode::full:
+      return true;
+    case RecomputeMode::selective:
+      return op.group == "attn_core";
     case RecomputeMode::ops:
       return std::find(spec.ops.begin(), spec.ops.end(), op.name) != spec.ops.end() ||
              std::find(spec.ops.begin(), spec.ops.end(), op.group) != spec.ops.end();
@@ -247,7 +260,8 @@ bool is_recomputed(const OpCost& op, const RecomputeSpec& spec) {
 
 double op_efficiency(const hw::DeviceSpec& device, const OpCost& op, int tp) {
   if (op.cls != OpClass::gemm) return 1.0;
-  return op.n >= op.k ? device.gemm_efficiency_for(op.n / tp, op.k) : device.gemm_efficiency_for(op.n, op.k / tp);
+  return op.n >= op.k ? device.gemm_efficiency_for(op.n / tp, op.k)
+                      : device.gemm_efficiency_for(op.n, op.k / tp);
 }
 
 double a2a_bytes_per_token(double hidden, Precision p) {
@@ -259,12 +273,15 @@ double op_local_params(const OpCost& op, int tp, int ep) {
   return op.routed_expert ? op.params / ep : op.params / tp;
 }
 
-ModelCost::Recomputed ModelCost::recompute(const LayerCost& layer, const RecomputeSpec& spec) const {
+ModelCost::Recomputed ModelCost::recompute(const LayerCost& layer,
+                                           const RecomputeSpec& spec) const {
   Recomputed r;
   r.saved_bytes = layer.input_bytes;
   for (const auto& op : layer.ops) {
-    if (is_recomputed(op, spec)) r.extra_flops += op.fwd_flops;
-    else r.saved_bytes += op.saved_bytes;
+    if (is_recomputed(op, spec))
+      r.extra_flops += op.fwd_flops;
+    else
+      r.saved_bytes += op.saved_bytes;
   }
   return r;
 }

@@ -18,11 +18,11 @@
 // in the GEMM precision, the MLP activation function's input in `mlp_act_input`, other tensors
 // in the activation precision); recomputing the op drops it and adds its forward FLOPs to
 // backward. Each layer's input is always kept.
-// Routed expert outputs are not kept: the gradient of the combine weight g_k in y = Σ g_k·W_down·a_k
-// is ⟨dy, W_down·a_k⟩ = ⟨W_downᵀ·dy, a_k⟩. The expert computes W_downᵀ·(g_k·dy) for its input
-// gradient anyway, so one dot product with its input a_k (kept, or recomputed with the activation
-// function), divided by g_k, gives it: backward needs no copy of the top_k·hidden expert outputs
-// per token. (Megatron-LM's default unpermute keeps them instead; that costs top_k·hidden
+// Routed expert outputs are not kept: the gradient of the combine weight g_k in y = Σ
+// g_k·W_down·a_k is ⟨dy, W_down·a_k⟩ = ⟨W_downᵀ·dy, a_k⟩. The expert computes W_downᵀ·(g_k·dy) for
+// its input gradient anyway, so one dot product with its input a_k (kept, or recomputed with the
+// activation function), divided by g_k, gives it: backward needs no copy of the top_k·hidden expert
+// outputs per token. (Megatron-LM's default unpermute keeps them instead; that costs top_k·hidden
 // activation-precision elements per token and MoE layer more than counted here.)
 //
 // Not modelled: dropout, biases' FLOPs, multi-token prediction layers, FlashAttention's own
@@ -41,8 +41,8 @@ namespace stepsim::workload {
 enum class OpClass { gemm, attention_core, elementwise, embedding };
 
 struct OpCost {
-  std::string name;    // e.g. "q_up", "expert_down"
-  std::string group;   // recompute group, e.g. "rmsnorm", "mla_up_proj", "attn_core", "swiglu"
+  std::string name;   // e.g. "q_up", "expert_down"
+  std::string group;  // recompute group, e.g. "rmsnorm", "mla_up_proj", "attn_core", "swiglu"
   OpClass cls = OpClass::gemm;
   Precision precision = Precision::bf16;
   bool routed_expert = false;  // parameters sharded by expert parallelism
@@ -51,9 +51,9 @@ struct OpCost {
   // activation function on the column-parallel up projection's output, the loss on
   // vocabulary-parallel logits) and split like the GEMMs around them.
   bool tp_replicated = false;
-  double copies = 1.0;         // executions per token (top_k for routed experts)
-  double n = 0.0, k = 0.0;     // GEMM output and reduction dims of one copy
-  double fwd_flops = 0.0;      // per token, all copies
+  double copies = 1.0;      // executions per token (top_k for routed experts)
+  double n = 0.0, k = 0.0;  // GEMM output and reduction dims of one copy
+  double fwd_flops = 0.0;   // per token, all copies
   double b_flops = 0.0;
   double w_flops = 0.0;
   double params = 0.0;         // parameters owned by the op
@@ -63,7 +63,7 @@ struct OpCost {
 };
 
 struct LayerCost {
-  int index = 0;          // 0-based transformer layer; -1 for the embedding, -2 for the head
+  int index = 0;  // 0-based transformer layer; -1 for the embedding, -2 for the head
   bool moe = false;
   std::vector<OpCost> ops;
   double input_bytes = 0.0;  // per token, always kept for backward
@@ -106,8 +106,8 @@ class ModelCost {
   const LayerCost& head() const { return head_; }
 
   double params_total() const;
-  double params_active() const;         // per token, embedding and head included
-  double flops_per_token() const;       // training: forward + backward, no recompute
+  double params_active() const;    // per token, embedding and head included
+  double flops_per_token() const;  // training: forward + backward, no recompute
   double forward_flops_per_token() const;
 
   // Recompute applied to one layer: activation bytes kept per token, FLOPs added to backward.

@@ -14,8 +14,8 @@ enum class NormKind { rmsnorm, layernorm };
 struct AttentionSpec {
   AttentionKind kind = AttentionKind::mha;
   int heads = 0;
-  int kv_heads = 0;   // mha: = heads
-  int head_dim = 0;   // mha/gqa
+  int kv_heads = 0;  // mha: = heads
+  int head_dim = 0;  // mha/gqa
   // mla
   int q_lora_rank = 0;  // 0: q projected directly from the hidden state
   int kv_lora_rank = 0;
@@ -23,7 +23,9 @@ struct AttentionSpec {
   int qk_rope_head_dim = 0;
   int v_head_dim = 0;
 
-  int qk_dim() const { return kind == AttentionKind::mla ? qk_nope_head_dim + qk_rope_head_dim : head_dim; }
+  int qk_dim() const {
+    return kind == AttentionKind::mla ? qk_nope_head_dim + qk_rope_head_dim : head_dim;
+  }
   int v_dim() const { return kind == AttentionKind::mla ? v_head_dim : head_dim; }
 };
 
@@ -34,7 +36,7 @@ struct MlpSpec {
 
 struct MoeSpec {
   bool enabled = false;
-  int experts = 0;             // routed experts
+  int experts = 0;  // routed experts
   int shared_experts = 0;
   int top_k = 0;
   int intermediate = 0;        // per expert

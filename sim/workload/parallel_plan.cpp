@@ -24,7 +24,9 @@ net::GroupShape shape_of(int size, int stride, int gpn) {
   return {size, per_node};
 }
 
-std::string str(long long v) { return std::to_string(v); }
+std::string str(long long v) {
+  return std::to_string(v);
+}
 
 void check_pipeline(const ScenarioSpec& spec, const ParallelPlan& plan) {
   const auto& p = spec.parallel;
@@ -45,9 +47,10 @@ void check_pipeline(const ScenarioSpec& spec, const ParallelPlan& plan) {
            "set virtual_stages: 2 (model chunks per device) or use schedule: 1f1b");
     if (m % p.pp != 0)
       fail(spec, "training.global_batch",
-           "interleaved 1F1B needs the micro-batch count (" + str(m) + ") to be a multiple of pp (" +
-               str(p.pp) + ")",
-           "change global_batch or micro_batch so that global_batch / (dp * micro_batch) divides by pp");
+           "interleaved 1F1B needs the micro-batch count (" + str(m) +
+               ") to be a multiple of pp (" + str(p.pp) + ")",
+           "change global_batch or micro_batch so that global_batch / (dp * micro_batch) divides "
+           "by pp");
   } else if (p.virtual_stages != 1) {
     fail(spec, "parallelism.virtual_stages",
          "virtual_stages applies to the interleaved schedule only, not '" + sched + "'",
@@ -61,17 +64,28 @@ void check_pipeline(const ScenarioSpec& spec, const ParallelPlan& plan) {
       fail(spec, "training.global_batch",
            sched + " needs " + (p.schedule == Schedule::dualpipe ? "an even number of " : "") +
                "micro-batches >= 2*pp = " + str(2LL * p.pp) + ", got " + str(m),
-           "raise global_batch or lower micro_batch (micro-batches per pipeline = global_batch / (dp * micro_batch))");
+           "raise global_batch or lower micro_batch (micro-batches per pipeline = global_batch / "
+           "(dp * micro_batch))");
   }
 }
 
 }  // namespace
 
-net::GroupShape ParallelPlan::tp_group() const { return shape_of(tp, 1, gpus_per_node); }
-net::GroupShape ParallelPlan::dp_group() const { return shape_of(dp, tp, gpus_per_node); }
-net::GroupShape ParallelPlan::ep_group() const { return shape_of(ep, 1, gpus_per_node); }
-net::GroupShape ParallelPlan::edp_group() const { return shape_of(edp, ep, gpus_per_node); }
-bool ParallelPlan::stage_neighbours_on_same_node() const { return dp * tp < gpus_per_node; }
+net::GroupShape ParallelPlan::tp_group() const {
+  return shape_of(tp, 1, gpus_per_node);
+}
+net::GroupShape ParallelPlan::dp_group() const {
+  return shape_of(dp, tp, gpus_per_node);
+}
+net::GroupShape ParallelPlan::ep_group() const {
+  return shape_of(ep, 1, gpus_per_node);
+}
+net::GroupShape ParallelPlan::edp_group() const {
+  return shape_of(edp, ep, gpus_per_node);
+}
+bool ParallelPlan::stage_neighbours_on_same_node() const {
+  return dp * tp < gpus_per_node;
+}
 
 ParallelPlan make_plan(const ScenarioSpec& spec) {
   const auto& p = spec.parallel;
@@ -86,25 +100,32 @@ ParallelPlan make_plan(const ScenarioSpec& spec) {
 
   for (const char* key : {"pp", "tp", "ep"}) {
     const int v = key[0] == 'p' ? p.pp : key[0] == 't' ? p.tp : p.ep;
-    if (v < 1) fail(spec, std::string("parallelism.") + key, std::string(key) + " must be >= 1, got " + str(v));
+    if (v < 1)
+      fail(spec, std::string("parallelism.") + key,
+           std::string(key) + " must be >= 1, got " + str(v));
   }
   if (p.tp > plan.gpus_per_node)
     fail(spec, "parallelism.tp",
-         "tp = " + str(p.tp) + " spans more than one node (" + str(plan.gpus_per_node) + " GPUs per node)",
+         "tp = " + str(p.tp) + " spans more than one node (" + str(plan.gpus_per_node) +
+             " GPUs per node)",
          "tensor parallelism needs NVLink bandwidth; keep tp <= GPUs per node");
   if (plan.gpus_per_node % p.tp != 0)
-    fail(spec, "parallelism.tp",
-         "tp = " + str(p.tp) + " does not divide the " + str(plan.gpus_per_node) + " GPUs of a node",
-         "a tensor-parallel group must sit inside one NVLink island");
+    fail(
+        spec, "parallelism.tp",
+        "tp = " + str(p.tp) + " does not divide the " + str(plan.gpus_per_node) + " GPUs of a node",
+        "a tensor-parallel group must sit inside one NVLink island");
   if (p.pp > plan.world || p.ep > plan.world)
     fail(spec, p.pp > plan.world ? "parallelism.pp" : "parallelism.ep",
          "parallel degree exceeds the " + str(plan.world) + " GPUs of the cluster");
   if (p.virtual_stages > m.layers)
-    fail(spec, "parallelism.virtual_stages", "virtual_stages exceeds the model's " + str(m.layers) + " layers");
+    fail(spec, "parallelism.virtual_stages",
+         "virtual_stages exceeds the model's " + str(m.layers) + " layers");
   if (plan.world % (1LL * p.pp * p.tp) != 0)
     fail(spec, "parallelism",
-         "world size " + str(plan.world) + " is not divisible by pp * tp = " + str(1LL * p.pp * p.tp),
-         "the cluster has " + str(plan.world) + " GPUs; choose pp and tp so that pp * tp divides it");
+         "world size " + str(plan.world) +
+             " is not divisible by pp * tp = " + str(1LL * p.pp * p.tp),
+         "the cluster has " + str(plan.world) +
+             " GPUs; choose pp and tp so that pp * tp divides it");
   plan.dp = plan.world / (p.pp * p.tp);
   if (p.dp != 0 && p.dp != plan.dp)
     fail(spec, "parallelism.dp",
@@ -112,12 +133,14 @@ ParallelPlan make_plan(const ScenarioSpec& spec) {
              " * " + str(p.tp) + " = " + str(static_cast<long long>(p.dp) * p.pp * p.tp),
          "dp may be left out: it is derived as world / (pp * tp) = " + str(plan.dp));
   if (p.tp > 1 && m.attention.heads % p.tp != 0)
-    fail(spec, "parallelism.tp",
-         "tp = " + str(p.tp) + " does not divide the " + str(m.attention.heads) + " attention heads",
-         "tensor parallelism splits attention heads; pick a divisor of the head count");
+    fail(
+        spec, "parallelism.tp",
+        "tp = " + str(p.tp) + " does not divide the " + str(m.attention.heads) + " attention heads",
+        "tensor parallelism splits attention heads; pick a divisor of the head count");
   if (p.ep > 1) {
     if (!m.moe.enabled)
-      fail(spec, "parallelism.ep", "ep = " + str(p.ep) + " but model '" + m.name + "' has no MoE layers",
+      fail(spec, "parallelism.ep",
+           "ep = " + str(p.ep) + " but model '" + m.name + "' has no MoE layers",
            "expert parallelism needs routed experts; set ep: 1");
     if ((plan.dp * p.tp) % p.ep != 0)
       fail(spec, "parallelism.ep",
@@ -126,22 +149,25 @@ ParallelPlan make_plan(const ScenarioSpec& spec) {
     if (m.moe.experts % p.ep != 0)
       fail(spec, "parallelism.ep",
            str(m.moe.experts) + " routed experts are not divisible by ep = " + str(p.ep),
-           "each GPU of an EP group holds experts / ep experts; pick a divisor of " + str(m.moe.experts));
+           "each GPU of an EP group holds experts / ep experts; pick a divisor of " +
+               str(m.moe.experts));
   }
   plan.edp = plan.dp * p.tp / p.ep;
   if (p.zero < 0 || p.zero > 3)
     fail(spec, "parallelism.zero", "zero must be 0, 1, 2 or 3, got " + str(p.zero));
   if (p.zero >= 2 && p.pp > 1)
     fail(spec, "parallelism.zero",
-         "ZeRO-" + str(p.zero) + " shards gradients across micro-batches, which pipeline parallelism "
-         "(pp = " + str(p.pp) + ") cannot combine with",
+         "ZeRO-" + str(p.zero) +
+             " shards gradients across micro-batches, which pipeline parallelism "
+             "(pp = " +
+             str(p.pp) + ") cannot combine with",
          "use zero: 1 with a pipeline, or pp: 1 with ZeRO-2/3 (as DeepSpeed and Megatron do)");
-  if (p.zero3_prefetch < 0)
-    fail(spec, "parallelism.zero3_prefetch", "zero3_prefetch must be >= 0");
+  if (p.zero3_prefetch < 0) fail(spec, "parallelism.zero3_prefetch", "zero3_prefetch must be >= 0");
   if (p.comm_sms < 0 || p.comm_sms >= spec.cluster.device.sms)
     fail(spec, "parallelism.comm_sms",
          "comm_sms = " + str(p.comm_sms) + " must be in [0, " + str(spec.cluster.device.sms) + ")",
-         "the device has " + str(spec.cluster.device.sms) + " SMs; DeepSeek gives 20 of 132 to all-to-all");
+         "the device has " + str(spec.cluster.device.sms) +
+             " SMs; DeepSeek gives 20 of 132 to all-to-all");
 
   // Micro-batches.
   const long long per_step = static_cast<long long>(plan.dp) * t.micro_batch;
@@ -162,30 +188,37 @@ ParallelPlan make_plan(const ScenarioSpec& spec) {
   if (p.schedule == Schedule::interleaved) {
     if (1LL * p.pp * p.virtual_stages > units + (p.stage_layers.empty() ? 0 : 2))
       fail(spec, "parallelism.virtual_stages",
-           "pp * virtual_stages = " + str(1LL * p.pp * p.virtual_stages) + " stages exceed the model's " +
-               str(m.layers) + " layers",
+           "pp * virtual_stages = " + str(1LL * p.pp * p.virtual_stages) +
+               " stages exceed the model's " + str(m.layers) + " layers",
            "every stage needs a layer (or the embedding or head alone); lower virtual_stages");
     plan.stages = p.pp * p.virtual_stages;
   }
   if (p.schedule == Schedule::dualpipev) plan.stages = 2 * p.pp;
   check_pipeline(spec, plan);
   if (!p.stage_layers.empty() && (p.account_embedding || p.account_head))
-    fail(spec, p.account_embedding ? "parallelism.account_embedding" : "parallelism.account_head",
-         "account_embedding and account_head shape the balanced split, and stage_layers replaces it",
-         "count the embedding and head in stage_layers instead (0 layers on an end stage leaves it to them)");
+    fail(
+        spec, p.account_embedding ? "parallelism.account_embedding" : "parallelism.account_head",
+        "account_embedding and account_head shape the balanced split, and stage_layers replaces it",
+        "count the embedding and head in stage_layers instead (0 layers on an end stage leaves it "
+        "to them)");
   if (units < plan.stages && p.stage_layers.empty())
-    fail(spec, p.schedule == Schedule::interleaved ? "parallelism.virtual_stages" : "parallelism.pp",
-         "the model has " + str(m.layers) + " layers but the schedule needs " + str(plan.stages) + " stages",
-         "every stage needs a layer (or the embedding or head, with account_embedding/account_head); "
+    fail(spec,
+         p.schedule == Schedule::interleaved ? "parallelism.virtual_stages" : "parallelism.pp",
+         "the model has " + str(m.layers) + " layers but the schedule needs " + str(plan.stages) +
+             " stages",
+         "every stage needs a layer (or the embedding or head, with "
+         "account_embedding/account_head); "
          "lower pp (or virtual_stages)");
   if (!p.stage_layers.empty()) {
     if (static_cast<int>(p.stage_layers.size()) != plan.stages)
       fail(spec, "parallelism.stage_layers",
-           "stage_layers lists " + str(p.stage_layers.size()) + " stages, the schedule has " + str(plan.stages));
+           "stage_layers lists " + str(p.stage_layers.size()) + " stages, the schedule has " +
+               str(plan.stages));
     const int total = std::accumulate(p.stage_layers.begin(), p.stage_layers.end(), 0);
     if (total != m.layers)
       fail(spec, "parallelism.stage_layers",
-           "stage_layers must sum to the model's " + str(m.layers) + " layers (sum is " + str(total) + ")");
+           "stage_layers must sum to the model's " + str(m.layers) + " layers (sum is " +
+               str(total) + ")");
     for (int s = 1; s + 1 < plan.stages; ++s)
       if (p.stage_layers[s] < 1)
         fail(spec, "parallelism.stage_layers." + str(s), "stage " + str(s) + " has no layer",
@@ -228,20 +261,26 @@ ParallelPlan make_plan(const ScenarioSpec& spec) {
   return plan;
 }
 
-double peak_in_flight_micro_batches(const ScenarioSpec& spec, const ParallelPlan& plan, int device) {
+double peak_in_flight_micro_batches(const ScenarioSpec& spec, const ParallelPlan& plan,
+                                    int device) {
   const double pp = plan.pp, m = static_cast<double>(plan.micro_batches);
   switch (spec.parallel.schedule) {
-    case Schedule::none: return 1.0;
-    case Schedule::gpipe: return m;
+    case Schedule::none:
+      return 1.0;
+    case Schedule::gpipe:
+      return m;
     case Schedule::one_f_one_b:
-    case Schedule::zb1p: return std::min(m, pp - device);
+    case Schedule::zb1p:
+      return std::min(m, pp - device);
     case Schedule::interleaved: {
       // Megatron: (pp - d - 1)·2 + (v - 1)·pp warm-up chunks, plus the one in flight.
       const double v = spec.parallel.virtual_stages;
       return std::min(m * v, (pp - device - 1) * 2.0 + (v - 1.0) * pp + 1.0);
     }
-    case Schedule::dualpipe: return pp + 1.0;          // DualPipe README: PP+1 per device
-    case Schedule::dualpipev: return 2.0 * pp + 1.0;   // PP+1 with PP = 2·pp chunks
+    case Schedule::dualpipe:
+      return pp + 1.0;  // DualPipe README: PP+1 per device
+    case Schedule::dualpipev:
+      return 2.0 * pp + 1.0;  // PP+1 with PP = 2·pp chunks
   }
   return 1.0;
 }

@@ -9,9 +9,10 @@
 // The model is cut into `stages` pipeline stages (pp, or pp·v for interleaved, or 2·pp for
 // DualPipeV), layers split evenly unless given (the embedding and head may count as a layer each
 // in the split, and the first or last stage may hold only the embedding or only the head); the
-// embedding sits on the first stage and the head on the last. Each pipeline rank (device) runs a list of stages, each for a share of the m
-// micro-batches of a step: 1F1B rank i runs stage i for all of them; DualPipe rank i runs stage
-// i for the half entering at the top and stage pp-1-i for the half entering at the bottom.
+// embedding sits on the first stage and the head on the last. Each pipeline rank (device) runs a
+// list of stages, each for a share of the m micro-batches of a step: 1F1B rank i runs stage i for
+// all of them; DualPipe rank i runs stage i for the half entering at the top and stage pp-1-i for
+// the half entering at the bottom.
 #pragma once
 
 #include <vector>
@@ -28,7 +29,7 @@ struct StageShare {
 
 struct ParallelPlan {
   int world = 1, dp = 1, pp = 1, tp = 1, ep = 1;
-  int edp = 1;           // data-parallel degree of a routed expert: dp·tp/ep
+  int edp = 1;  // data-parallel degree of a routed expert: dp·tp/ep
   int gpus_per_node = 1;
   int stages = 1;
   std::vector<int> stage_layers;       // layers per stage
@@ -38,7 +39,7 @@ struct ParallelPlan {
   std::vector<std::vector<StageShare>> device_stages;  // per pipeline rank
 
   net::GroupShape tp_group() const;
-  net::GroupShape dp_group() const;   // replicas of a non-expert parameter
+  net::GroupShape dp_group() const;  // replicas of a non-expert parameter
   net::GroupShape ep_group() const;
   net::GroupShape edp_group() const;  // replicas of a routed-expert parameter
   bool stage_neighbours_on_same_node() const;

@@ -13,7 +13,8 @@ namespace {
 
 enum Kind : std::uint64_t { kF = 0, kB = 1, kW = 2 };
 std::uint64_t key(Kind k, int stage, int mb) {
-  return (static_cast<std::uint64_t>(k) << 56) | (static_cast<std::uint64_t>(stage) << 32) | static_cast<std::uint32_t>(mb);
+  return (static_cast<std::uint64_t>(k) << 56) | (static_cast<std::uint64_t>(stage) << 32) |
+         static_cast<std::uint32_t>(mb);
 }
 
 class Executor final : public engine::EventHandler {
@@ -28,7 +29,8 @@ class Executor final : public engine::EventHandler {
     std::vector<std::string> stuck;
     for (int d = 0; d < p_.devices; ++d)
       if (dev_[d].pc < p_.per_device[d].size())
-        stuck.push_back("device " + std::to_string(d) + ": " + to_string(p_.per_device[d][dev_[d].pc]));
+        stuck.push_back("device " + std::to_string(d) + ": " +
+                        to_string(p_.per_device[d][dev_[d].pc]));
     engine::require_finished(stats, stuck);
     run_.events = stats.events;
     return std::move(run_);
@@ -48,7 +50,7 @@ class Executor final : public engine::EventHandler {
   struct Device {
     std::size_t pc = 0;
     bool busy = false;
-    bool advancing = false;  // guards re-entry through zero-delay messages
+    bool advancing = false;             // guards re-entry through zero-delay messages
     std::vector<std::uint64_t> posted;  // receives posted, awaited by the next compute
     Time start;
   };
@@ -65,7 +67,8 @@ class Executor final : public engine::EventHandler {
 
   struct PairHash {
     std::size_t operator()(const std::pair<std::uint64_t, int>& p) const {
-      return std::hash<std::uint64_t>()(p.first * 1315423911u + static_cast<std::uint64_t>(p.second));
+      return std::hash<std::uint64_t>()(p.first * 1315423911u +
+                                        static_cast<std::uint64_t>(p.second));
     }
   };
 
@@ -89,10 +92,12 @@ class Executor final : public engine::EventHandler {
   // The cross-device inputs of a compute task, and its local prerequisites.
   bool inputs_ready(int d, PipeOp op, StageTask t) const {
     const bool backward = op == PipeOp::B || op == PipeOp::BW;
-    if (op == PipeOp::F && t.stage > 0 && !p_.explicit_comm && !has(key(kF, t.stage - 1, t.mb), d)) return false;
+    if (op == PipeOp::F && t.stage > 0 && !p_.explicit_comm && !has(key(kF, t.stage - 1, t.mb), d))
+      return false;
     if (backward) {
       if (!local_.count(key(kF, t.stage, t.mb))) return false;
-      if (t.stage < p_.stages - 1 && !p_.explicit_comm && !has(key(kB, t.stage + 1, t.mb), d)) return false;
+      if (t.stage < p_.stages - 1 && !p_.explicit_comm && !has(key(kB, t.stage + 1, t.mb), d))
+        return false;
     }
     if (op == PipeOp::W && !local_.count(key(kB, t.stage, t.mb))) return false;
     return true;
@@ -100,12 +105,18 @@ class Executor final : public engine::EventHandler {
 
   Time duration(const PipeInstr& i) const {
     switch (i.op) {
-      case PipeOp::F: return cost_.forward(i.a.stage, i.a.mb);
-      case PipeOp::B: return cost_.input_grad(i.a.stage, i.a.mb);
-      case PipeOp::W: return cost_.weight_grad(i.a.stage, i.a.mb);
-      case PipeOp::BW: return cost_.input_grad(i.a.stage, i.a.mb) + cost_.weight_grad(i.a.stage, i.a.mb);
-      case PipeOp::FB: return cost_.overlapped(i.a, i.b);
-      default: return Time();
+      case PipeOp::F:
+        return cost_.forward(i.a.stage, i.a.mb);
+      case PipeOp::B:
+        return cost_.input_grad(i.a.stage, i.a.mb);
+      case PipeOp::W:
+        return cost_.weight_grad(i.a.stage, i.a.mb);
+      case PipeOp::BW:
+        return cost_.input_grad(i.a.stage, i.a.mb) + cost_.weight_grad(i.a.stage, i.a.mb);
+      case PipeOp::FB:
+        return cost_.overlapped(i.a, i.b);
+      default:
+        return Time();
     }
   }
 
@@ -136,7 +147,8 @@ class Executor final : public engine::EventHandler {
           dv.posted.push_back(key(kB, i.a.stage + 1, i.a.mb));
           ++dv.pc;
           continue;
-        default: break;
+        default:
+          break;
       }
       for (std::uint64_t k : dv.posted)
         if (!has(k, d)) return;
@@ -164,8 +176,11 @@ class Executor final : public engine::EventHandler {
         if (op == PipeOp::BW) local_[key(kW, t.stage, t.mb)] = true;
         if (!p_.explicit_comm) publish(kB, t.stage, t.mb, d);
         break;
-      case PipeOp::W: local_[key(kW, t.stage, t.mb)] = true; break;
-      default: break;
+      case PipeOp::W:
+        local_[key(kW, t.stage, t.mb)] = true;
+        break;
+      default:
+        break;
     }
   }
 

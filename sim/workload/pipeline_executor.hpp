@@ -21,8 +21,8 @@ namespace stepsim::workload {
 class PipelineCost {
  public:
   virtual engine::Time forward(int stage, int mb) const = 0;
-  virtual engine::Time input_grad(int stage, int mb) const = 0;   // B
-  virtual engine::Time weight_grad(int stage, int mb) const = 0;  // W
+  virtual engine::Time input_grad(int stage, int mb) const = 0;         // B
+  virtual engine::Time weight_grad(int stage, int mb) const = 0;        // W
   virtual engine::Time overlapped(StageTask f, StageTask b) const = 0;  // F&B
   virtual engine::Time send(int from_device, int to_device, bool activation) const = 0;
 
@@ -37,7 +37,9 @@ struct UniformPipelineCost final : PipelineCost {
   engine::Time input_grad(int, int) const override { return b; }
   engine::Time weight_grad(int, int) const override { return w; }
   engine::Time overlapped(StageTask, StageTask) const override { return fb; }
-  engine::Time send(int from, int to, bool) const override { return from == to ? engine::Time() : message; }
+  engine::Time send(int from, int to, bool) const override {
+    return from == to ? engine::Time() : message;
+  }
 };
 
 struct ExecutedInstr {
@@ -47,8 +49,8 @@ struct ExecutedInstr {
 };
 
 struct PipelineRun {
-  engine::Time step;                   // T
-  std::vector<engine::Time> busy;      // per device
+  engine::Time step;               // T
+  std::vector<engine::Time> busy;  // per device
   std::vector<ExecutedInstr> timeline;
   std::uint64_t events = 0;
   engine::Time idle(int device) const { return step - busy[device]; }

@@ -14,7 +14,8 @@ int PipelineProgram::device_of(int stage, int mb) const {
 }
 
 std::string to_string(const PipeInstr& i) {
-  static constexpr const char* kNames[] = {"F", "B", "W", "BW", "F&B", "send F", "send B", "recv F", "recv B"};
+  static constexpr const char* kNames[] = {"F",      "B",      "W",      "BW",    "F&B",
+                                           "send F", "send B", "recv F", "recv B"};
   std::string s = kNames[static_cast<int>(i.op)];
   s += " s" + std::to_string(i.a.stage) + " mb" + std::to_string(i.a.mb);
   if (i.op == PipeOp::FB) s += " + s" + std::to_string(i.b.stage) + " mb" + std::to_string(i.b.mb);
@@ -25,7 +26,9 @@ namespace {
 
 using Prog = std::vector<PipeInstr>;
 
-PipeInstr task(PipeOp op, int stage, int mb) { return {op, {stage, mb}, {}}; }
+PipeInstr task(PipeOp op, int stage, int mb) {
+  return {op, {stage, mb}, {}};
+}
 
 void gpipe(PipelineProgram& p) {
   for (int d = 0; d < p.devices; ++d) {
@@ -62,7 +65,8 @@ void one_f_one_b(PipelineProgram& p, bool split) {
       backward(b, false);
     }
     for (; b < m; ++b) backward(b, true);
-    for (; !pending.empty(); pending.pop_front()) prog.push_back(task(PipeOp::W, d, pending.front()));
+    for (; !pending.empty(); pending.pop_front())
+      prog.push_back(task(PipeOp::W, d, pending.front()));
   }
 }
 
@@ -70,12 +74,16 @@ void interleaved(PipelineProgram& p, int v) {
   const int pp = p.devices, total = p.micro_batches * v;
   // The k-th forward (backward) of a device: chunk and micro-batch, in groups of pp micro-batches.
   auto fwd = [&](int k) { return std::pair{(k % (pp * v)) / pp, k / (pp * v) * pp + k % pp}; };
-  auto bwd = [&](int k) { return std::pair{v - 1 - (k % (pp * v)) / pp, k / (pp * v) * pp + k % pp}; };
+  auto bwd = [&](int k) {
+    return std::pair{v - 1 - (k % (pp * v)) / pp, k / (pp * v) * pp + k % pp};
+  };
   for (int d = 0; d < pp; ++d) {
     Prog& prog = p.per_device[d];
     const int warm = std::min((pp - d - 1) * 2 + (v - 1) * pp, total);
     int f = 0, b = 0;
-    auto push = [&](PipeOp op, std::pair<int, int> cj) { prog.push_back(task(op, cj.first * pp + d, cj.second)); };
+    auto push = [&](PipeOp op, std::pair<int, int> cj) {
+      prog.push_back(task(op, cj.first * pp + d, cj.second));
+    };
     for (; f < warm; ++f) push(PipeOp::F, fwd(f));
     for (; f < total; ++f, ++b) {
       push(PipeOp::F, fwd(f));
@@ -114,7 +122,11 @@ void dualpipe_tail(int far, int near, Backward backward, Pair pair, Weight weigh
 class DualPipeDevice {
  public:
   DualPipeDevice(const PipelineProgram& p, int d, Prog& out)
-      : p_(p), d_(d), out_(out), second_(d >= p.devices / 2), half_rank_(std::min(d, p.devices - 1 - d)),
+      : p_(p),
+        d_(d),
+        out_(out),
+        second_(d >= p.devices / 2),
+        half_rank_(std::min(d, p.devices - 1 - d)),
         middle_(d == p.devices / 2 - 1 || d == p.devices / 2) {}
 
   void build() {
@@ -147,8 +159,8 @@ class DualPipeDevice {
       forward_backward(1, 0, true);
     }
     dualpipe_tail(
-        half - h - 1, h, [&](int ph, bool zb) { backward(ph, zb); }, [&] { forward_backward(1, 0, true); },
-        [&] { weight(); });
+        half - h - 1, h, [&](int ph, bool zb) { backward(ph, zb); },
+        [&] { forward_backward(1, 0, true); }, [&] { weight(); });
     STEPSIM_CHECK(weights_.empty(), "DualPipe left weight gradients pending");
   }
 
@@ -159,11 +171,21 @@ class DualPipeDevice {
   bool first(int direction) const { return stage(direction) == 0; }
   bool last(int direction) const { return stage(direction) == p_.devices - 1; }
 
-  void emit(PipeOp op, int direction, int k) { out_.push_back(task(op, stage(direction), mb(direction, k))); }
-  void recv_f(int ph) { if (!first(dir(ph))) emit(PipeOp::recv_f, dir(ph), recv_f_[ph]++); }
-  void send_f(int ph) { if (!last(dir(ph))) emit(PipeOp::send_f, dir(ph), send_f_[ph]++); }
-  void recv_b(int ph) { if (!last(dir(ph))) emit(PipeOp::recv_b, dir(ph), recv_b_[ph]++); }
-  void send_b(int ph) { if (!first(dir(ph))) emit(PipeOp::send_b, dir(ph), send_b_[ph]++); }
+  void emit(PipeOp op, int direction, int k) {
+    out_.push_back(task(op, stage(direction), mb(direction, k)));
+  }
+  void recv_f(int ph) {
+    if (!first(dir(ph))) emit(PipeOp::recv_f, dir(ph), recv_f_[ph]++);
+  }
+  void send_f(int ph) {
+    if (!last(dir(ph))) emit(PipeOp::send_f, dir(ph), send_f_[ph]++);
+  }
+  void recv_b(int ph) {
+    if (!last(dir(ph))) emit(PipeOp::recv_b, dir(ph), recv_b_[ph]++);
+  }
+  void send_b(int ph) {
+    if (!first(dir(ph))) emit(PipeOp::send_b, dir(ph), send_b_[ph]++);
+  }
 
   void forward(int ph, bool recv = true, bool send = true) {
     if (recv) recv_f(ph);
@@ -181,7 +203,8 @@ class DualPipeDevice {
     if (recv0) recv_f(ph0);
     recv_b(ph1);
     const int k0 = f_[ph0]++, k1 = b_[ph1]++;
-    out_.push_back({PipeOp::FB, {stage(dir(ph0)), mb(dir(ph0), k0)}, {stage(dir(ph1)), mb(dir(ph1), k1)}});
+    out_.push_back(
+        {PipeOp::FB, {stage(dir(ph0)), mb(dir(ph0), k0)}, {stage(dir(ph1)), mb(dir(ph1), k1)}});
     send_f(ph0);
     send_b(ph1);
   }
@@ -246,30 +269,43 @@ void dualpipev(PipelineProgram& p) {
       }
       pair(1, 0);
     }
-    dualpipe_tail(n - r - 1, r, bwd, [&] { pair(1, 0); }, weight);
+    dualpipe_tail(
+        n - r - 1, r, bwd, [&] { pair(1, 0); }, weight);
     STEPSIM_CHECK(weights.empty(), "DualPipeV left weight gradients pending");
   }
 }
 
 }  // namespace
 
-PipelineProgram build_pipeline(Schedule schedule, int devices, int micro_batches, int virtual_stages) {
+PipelineProgram build_pipeline(Schedule schedule, int devices, int micro_batches,
+                               int virtual_stages) {
   PipelineProgram p;
   p.schedule = schedule;
   p.devices = devices;
   p.micro_batches = micro_batches;
   p.stages = schedule == Schedule::interleaved ? devices * virtual_stages
-             : schedule == Schedule::dualpipev  ? 2 * devices
-                                                : devices;
+             : schedule == Schedule::dualpipev ? 2 * devices
+                                               : devices;
   p.per_device.resize(devices);
   switch (schedule) {
-    case Schedule::none: one_f_one_b(p, false); break;  // one device: F, B per micro-batch
-    case Schedule::gpipe: gpipe(p); break;
-    case Schedule::one_f_one_b: one_f_one_b(p, false); break;
-    case Schedule::zb1p: one_f_one_b(p, true); break;
-    case Schedule::interleaved: interleaved(p, virtual_stages); break;
+    case Schedule::none:
+      one_f_one_b(p, false);
+      break;  // one device: F, B per micro-batch
+    case Schedule::gpipe:
+      gpipe(p);
+      break;
+    case Schedule::one_f_one_b:
+      one_f_one_b(p, false);
+      break;
+    case Schedule::zb1p:
+      one_f_one_b(p, true);
+      break;
+    case Schedule::interleaved:
+      interleaved(p, virtual_stages);
+      break;
     case Schedule::dualpipe:
-      STEPSIM_CHECK(devices % 2 == 0 && micro_batches % 2 == 0 && micro_batches >= 2 * devices, "DualPipe preconditions");
+      STEPSIM_CHECK(devices % 2 == 0 && micro_batches % 2 == 0 && micro_batches >= 2 * devices,
+                    "DualPipe preconditions");
       p.explicit_comm = true;
       for (int d = 0; d < devices; ++d) DualPipeDevice(p, d, p.per_device[d]).build();
       break;

@@ -11,8 +11,9 @@
 // as it is computed.
 // Schedules (p devices, m micro-batches):
 //   gpipe        all m forwards, then all m backwards (BW).
-//   1f1b         p-d-1 warm-up forwards on device d, then one forward / one backward, then the rest.
-//   interleaved  Megatron's: v chunks per device (stage c·p + d on device d), micro-batches in
+//   1f1b         p-d-1 warm-up forwards on device d, then one forward / one backward, then the
+//   rest. interleaved  Megatron's: v chunks per device (stage c·p + d on device d), micro-batches
+//   in
 //                groups of p, (p-d-1)·2 + (v-1)·p warm-up forwards.
 //   zb1p         1F1B with B and W split; device d keeps up to d weight gradients pending and runs
 //                each once more than d are pending, the rest at the end (zero-bubble H1: bubble
@@ -57,7 +58,8 @@ struct PipelineProgram {
 };
 
 // Builds the instruction lists; preconditions (pp, m, v) are checked by make_plan.
-PipelineProgram build_pipeline(Schedule schedule, int devices, int micro_batches, int virtual_stages = 1);
+PipelineProgram build_pipeline(Schedule schedule, int devices, int micro_batches,
+                               int virtual_stages = 1);
 
 std::string to_string(const PipeInstr& i);
 

@@ -18,7 +18,7 @@ namespace stepsim::workload {
 struct Provenance {
   engine::SourceLoc file;                         // the scenario file itself
   std::map<std::string, engine::SourceLoc> keys;  // "parallelism.pp" -> where it was set
-  std::vector<std::string> files;                 // every file read: scenario, model, cluster, device
+  std::vector<std::string> files;  // every file read: scenario, model, cluster, device
   // Where `path` was set, else the closest enclosing key, else the file.
   engine::SourceLoc at(const std::string& path) const;
 };

@@ -30,7 +30,8 @@ struct Item {
   bool feeds_next = false;  // the next item that follows its predecessor also depends on it
   bool ends_layer = false;  // the last compute item of its layer in the chain
   double ib_bytes = 0.0, nvlink_bytes = 0.0;
-  int wait_layers_back = -1;  // ZeRO-3 gather: depends on the end of the layer this many layers back
+  int wait_layers_back =
+      -1;  // ZeRO-3 gather: depends on the end of the layer this many layers back
 };
 using Chain = std::vector<Item>;
 
@@ -38,19 +39,27 @@ class Builder {
  public:
   Builder(const ScenarioSpec& s, const ParallelPlan& p, const ModelCost& c, const hw::Topology& t,
           const engine::RunControl* control)
-      : spec_(s), plan_(p), cost_(c), topo_(t), dev_(s.cluster.device), pr_(s.training.precision), control_(control),
+      : spec_(s),
+        plan_(p),
+        cost_(c),
+        topo_(t),
+        dev_(s.cluster.device),
+        pr_(s.training.precision),
+        control_(control),
         timer_(s, p, t, control) {
     tokens_ = plan_.tokens_per_micro_batch / plan_.tp;
     sm_share_ = static_cast<double>(dev_.sms - spec_.parallel.comm_sms) / dev_.sms;
     slowdown_.assign(plan_.pp, 1.0);
     const int per_rank = plan_.dp * plan_.tp;
-    for (int g = 0; g < topo_.gpus(); ++g) slowdown_[g / per_rank] = std::max(slowdown_[g / per_rank], topo_.slowdown_of(g));
+    for (int g = 0; g < topo_.gpus(); ++g)
+      slowdown_[g / per_rank] = std::max(slowdown_[g / per_rank], topo_.slowdown_of(g));
   }
 
   StepBuild build() {
     StepBuild out;
-    out.program = build_pipeline(spec_.parallel.schedule, plan_.pp, static_cast<int>(plan_.micro_batches),
-                                 spec_.parallel.virtual_stages);
+    out.program =
+        build_pipeline(spec_.parallel.schedule, plan_.pp, static_cast<int>(plan_.micro_batches),
+                       spec_.parallel.virtual_stages);
     prog_ = &out.program;
     g_.devices = plan_.pp;
     g_.streams.resize(plan_.pp);
@@ -85,12 +94,17 @@ class Builder {
   }
 
  private:
-  std::size_t task(int stage, int mb) const { return static_cast<std::size_t>(stage) * prog_->micro_batches + mb; }
+  std::size_t task(int stage, int mb) const {
+    return static_cast<std::size_t>(stage) * prog_->micro_batches + mb;
+  }
 
   // ---- timing -------------------------------------------------------------------------------
 
-  Time kernels(const std::vector<const OpCost*>& ops, Pass pass, int layer_index, int device, double& flops) const {
-    const KernelContext ctx{&dev_, tokens_, plan_.tp, plan_.ep, spec_.parallel.sequence_parallel, pr_.params, sm_share_};
+  Time kernels(const std::vector<const OpCost*>& ops, Pass pass, int layer_index, int device,
+               double& flops) const {
+    const KernelContext ctx{
+        &dev_,      tokens_,  plan_.tp, plan_.ep, spec_.parallel.sequence_parallel,
+        pr_.params, sm_share_};
     double seconds = 0.0;
     for (const OpCost* op : ops) {
       const bool recomputed = layer_index >= 0 && is_recomputed(*op, spec_.training.recompute);
@@ -101,7 +115,9 @@ class Builder {
     return Time::from_seconds(seconds * slowdown_[device]);
   }
 
-  Time comm(CollectiveOp op, double bytes, const std::vector<int>& group) { return timer_.time(op, bytes, group); }
+  Time comm(CollectiveOp op, double bytes, const std::vector<int>& group) {
+    return timer_.time(op, bytes, group);
+  }
   std::vector<int> tp_group(int d) const { return timer_.tp_group(d); }
   std::vector<int> ep_group(int d) const { return timer_.ep_group(d); }
   std::vector<int> dp_group(int d) const { return timer_.dp_group(d); }
@@ -120,7 +136,8 @@ class Builder {
 
   // ---- chains ---------------------------------------------------------------------------------
 
-  static std::vector<std::pair<std::string, std::vector<const OpCost*>>> segments(const LayerCost& l) {
+  static std::vector<std::pair<std::string, std::vector<const OpCost*>>> segments(
+      const LayerCost& l) {
     std::vector<std::pair<std::string, std::vector<const OpCost*>>> s;
     if (l.index < 0) {
       s.push_back({l.index == -1 ? "embed" : "head", {}});
@@ -139,7 +156,8 @@ class Builder {
     return s;
   }
 
-  Item kernel_item(const std::string& part, const std::vector<const OpCost*>& ops, Pass pass, int layer, int device) const {
+  Item kernel_item(const std::string& part, const std::vector<const OpCost*>& ops, Pass pass,
+                   int layer, int device) const {
     Item it;
     it.part = part;
     it.layer = layer;
@@ -160,8 +178,10 @@ class Builder {
   }
 
   Item tp_item(int d, int layer) {
-    const double s = plan_.tokens_per_micro_batch * spec_.model.hidden * bytes_per_element(pr_.activations);
-    return comm_item(StepOpKind::tp_reduce, "tp all-reduce", comm(CollectiveOp::all_reduce, s, tp_group(d)), s, layer);
+    const double s =
+        plan_.tokens_per_micro_batch * spec_.model.hidden * bytes_per_element(pr_.activations);
+    return comm_item(StepOpKind::tp_reduce, "tp all-reduce",
+                     comm(CollectiveOp::all_reduce, s, tp_group(d)), s, layer);
   }
 
   // Parameters of a layer one GPU holds unsharded: non-expert split by tp, experts by ep.
@@ -170,7 +190,8 @@ class Builder {
   }
 
   // ZeRO-3 traffic of one layer: non-expert parameters over dp, expert parameters over edp.
-  Item zero3_item(StepOpKind kind, CollectiveOp op, const std::string& part, int d, const LayerCost& l, double bytes_per) {
+  Item zero3_item(StepOpKind kind, CollectiveOp op, const std::string& part, int d,
+                  const LayerCost& l, double bytes_per) {
     const double dense = (l.params() - l.routed_params()) / plan_.tp * bytes_per;
     const double routed = l.routed_params() / plan_.ep * bytes_per;
     const Time t = comm(op, dense, dp_group(d)) + comm(op, routed, edp_group(d));
@@ -181,7 +202,8 @@ class Builder {
   // before it has finished; the layer's first kernel waits for it.
   void zero3_gather(Chain& c, int d, const LayerCost& l) {
     if (spec_.parallel.zero != 3) return;
-    Item it = zero3_item(StepOpKind::zero_gather, CollectiveOp::all_gather, "gather params", d, l, bytes_per_element(pr_.params));
+    Item it = zero3_item(StepOpKind::zero_gather, CollectiveOp::all_gather, "gather params", d, l,
+                         bytes_per_element(pr_.params));
     it.after_prev = false;
     it.blocks_next = false;
     it.feeds_next = true;
@@ -193,7 +215,8 @@ class Builder {
     for (std::size_t i = 0; i < c.size(); ++i) {
       if (c[i].stream != StreamKind::compute) continue;
       bool last = true;
-      for (std::size_t j = i + 1; j < c.size() && c[j].layer == c[i].layer; ++j) last &= c[j].stream != StreamKind::compute;
+      for (std::size_t j = i + 1; j < c.size() && c[j].layer == c[i].layer; ++j)
+        last &= c[j].stream != StreamKind::compute;
       c[i].ends_layer = last;
     }
   }
@@ -209,9 +232,11 @@ class Builder {
       if (plan_.tp > 1) c.push_back(tp_item(d, li));
       if (l.moe && plan_.ep > 1) {
         const double sd = payload(pr_.dispatch), sc = payload(pr_.combine);
-        c.push_back(comm_item(StepOpKind::ep_dispatch, "dispatch", comm(CollectiveOp::dispatch, sd, ep_group(d)), sd, li));
+        c.push_back(comm_item(StepOpKind::ep_dispatch, "dispatch",
+                              comm(CollectiveOp::dispatch, sd, ep_group(d)), sd, li));
         c.push_back(kernel_item(segs[1].first, segs[1].second, Pass::forward, li, d));
-        c.push_back(comm_item(StepOpKind::ep_combine, "combine", comm(CollectiveOp::combine, sc, ep_group(d)), sc, li));
+        c.push_back(comm_item(StepOpKind::ep_combine, "combine",
+                              comm(CollectiveOp::combine, sc, ep_group(d)), sc, li));
       } else {
         c.push_back(kernel_item(segs[1].first, segs[1].second, Pass::forward, li, d));
         if (plan_.tp > 1) c.push_back(tp_item(d, li));
@@ -239,12 +264,16 @@ class Builder {
         if (full) {
           // The recomputed forward repeats its all-reduce and the experts' exchange.
           if (plan_.tp > 1) c.push_back(tp_item(d, li));
-          c.push_back(comm_item(StepOpKind::ep_dispatch, "dispatch (recompute)", comm(CollectiveOp::dispatch, sd, ep_group(d)), sd, li));
-          c.push_back(comm_item(StepOpKind::ep_combine, "combine (recompute)", comm(CollectiveOp::combine, sc, ep_group(d)), sc, li));
+          c.push_back(comm_item(StepOpKind::ep_dispatch, "dispatch (recompute)",
+                                comm(CollectiveOp::dispatch, sd, ep_group(d)), sd, li));
+          c.push_back(comm_item(StepOpKind::ep_combine, "combine (recompute)",
+                                comm(CollectiveOp::combine, sc, ep_group(d)), sc, li));
         }
-        c.push_back(comm_item(StepOpKind::ep_dispatch, "combine grad", comm(CollectiveOp::dispatch, sd, ep_group(d)), sd, li));
+        c.push_back(comm_item(StepOpKind::ep_dispatch, "combine grad",
+                              comm(CollectiveOp::dispatch, sd, ep_group(d)), sd, li));
         c.push_back(kernel_item(segs[1].first, segs[1].second, pass, li, d));
-        c.push_back(comm_item(StepOpKind::ep_combine, "dispatch grad", comm(CollectiveOp::combine, sc, ep_group(d)), sc, li));
+        c.push_back(comm_item(StepOpKind::ep_combine, "dispatch grad",
+                              comm(CollectiveOp::combine, sc, ep_group(d)), sc, li));
         c.push_back(kernel_item(segs[0].first, segs[0].second, pass, li, d));
         if (plan_.tp > 1) c.push_back(tp_item(d, li));
       } else {
@@ -263,8 +292,8 @@ class Builder {
       // on the (in-order) communication stream it can run ahead while this layer computes.
       if (k + 1 < layers.size()) zero3_gather(c, d, layer_of(cost_, layers[k + 1]));
       if (spec_.parallel.zero == 3 && with_weight) {
-        Item it = zero3_item(StepOpKind::zero_scatter, CollectiveOp::reduce_scatter, "reduce-scatter grads", d, l,
-                             bytes_per_element(pr_.grads));
+        Item it = zero3_item(StepOpKind::zero_scatter, CollectiveOp::reduce_scatter,
+                             "reduce-scatter grads", d, l, bytes_per_element(pr_.grads));
         it.blocks_next = false;
         c.push_back(it);
       }
@@ -286,9 +315,11 @@ class Builder {
     return c;
   }
 
-  const Chain& cached(std::map<std::pair<int, int>, Chain>& cache, int stage, int d, Chain (Builder::*make)(int, int)) {
+  const Chain& cached(std::map<std::pair<int, int>, Chain>& cache, int stage, int d,
+                      Chain (Builder::*make)(int, int)) {
     auto it = cache.find({stage, d});
-    if (it == cache.end()) it = cache.emplace(std::make_pair(stage, d), (this->*make)(stage, d)).first;
+    if (it == cache.end())
+      it = cache.emplace(std::make_pair(stage, d), (this->*make)(stage, d)).first;
     return it->second;
   }
   Chain fwd(int s, int d) { return forward_chain(s, d); }
@@ -303,10 +334,10 @@ class Builder {
     std::size_t next = 0;
     char phase;
     StageTask t;
-    int prev = -1;            // last blocking op
+    int prev = -1;  // last blocking op
     int first = -1;
-    std::vector<int> layer_end;  // op ending each layer position so far
-    std::vector<int> feed;       // ops the next chained item must also wait for
+    std::vector<int> layer_end;                      // op ending each layer position so far
+    std::vector<int> feed;                           // ops the next chained item must also wait for
     std::vector<std::tuple<char, int, int>> inputs;  // cross-chunk inputs of the first op
     std::vector<int> local_inputs;
   };
@@ -334,7 +365,8 @@ class Builder {
     }
     if (it.wait_layers_back > 0) {
       const int pos = static_cast<int>(r.layer_end.size()) - it.wait_layers_back;
-      if (pos >= 0 && pos < static_cast<int>(r.layer_end.size())) op.deps.push_back(r.layer_end[pos]);
+      if (pos >= 0 && pos < static_cast<int>(r.layer_end.size()))
+        op.deps.push_back(r.layer_end[pos]);
     }
     if (r.first < 0 && it.after_prev) {
       for (int dep : r.local_inputs) op.deps.push_back(dep);
@@ -375,7 +407,9 @@ class Builder {
     op.device = d;
     op.stream = StreamKind::p2p;
     op.kind = StepOpKind::pp_send;
-    op.duration = comm(CollectiveOp::p2p, s, {std::min(base_rank(d), base_rank(to)), std::max(base_rank(d), base_rank(to))});
+    op.duration =
+        comm(CollectiveOp::p2p, s,
+             {std::min(base_rank(d), base_rank(to)), std::max(base_rank(d), base_rank(to))});
     op.deps = {r.prev};
     op.phase = r.phase;
     op.mb = r.t.mb;
@@ -390,10 +424,18 @@ class Builder {
 
   void expand(int d, const PipeInstr& i) {
     switch (i.op) {
-      case PipeOp::F: run_one(d, 'F', i.a, cached(fwd_cache_, i.a.stage, d, &Builder::fwd)); break;
-      case PipeOp::B: run_one(d, 'B', i.a, cached(bwd_cache_, i.a.stage, d, &Builder::bwd)); break;
-      case PipeOp::BW: run_one(d, 'X', i.a, cached(bwdw_cache_, i.a.stage, d, &Builder::bwd_w)); break;
-      case PipeOp::W: run_one(d, 'W', i.a, cached(w_cache_, i.a.stage, d, &Builder::wgt)); break;
+      case PipeOp::F:
+        run_one(d, 'F', i.a, cached(fwd_cache_, i.a.stage, d, &Builder::fwd));
+        break;
+      case PipeOp::B:
+        run_one(d, 'B', i.a, cached(bwd_cache_, i.a.stage, d, &Builder::bwd));
+        break;
+      case PipeOp::BW:
+        run_one(d, 'X', i.a, cached(bwdw_cache_, i.a.stage, d, &Builder::bwd_w));
+        break;
+      case PipeOp::W:
+        run_one(d, 'W', i.a, cached(w_cache_, i.a.stage, d, &Builder::wgt));
+        break;
       case PipeOp::FB: {
         Running f = start(d, 'F', i.a, cached(fwd_cache_, i.a.stage, d, &Builder::fwd));
         Running b = start(d, 'X', i.b, cached(bwdw_cache_, i.b.stage, d, &Builder::bwd_w));
@@ -406,7 +448,8 @@ class Builder {
         finish(d, b);
         break;
       }
-      default: break;  // sends and receives: outputs leave as soon as they are computed
+      default:
+        break;  // sends and receives: outputs leave as soon as they are computed
     }
   }
 
@@ -422,7 +465,8 @@ class Builder {
   void data_parallel_end(int d) {
     const int zero = spec_.parallel.zero;
     const auto& cstream = g_.streams[d][static_cast<int>(StreamKind::compute)];
-    auto add = [&](StreamKind s, StepOpKind k, const std::string& part, Time t, double bytes, std::vector<int> deps, int stage) {
+    auto add = [&](StreamKind s, StepOpKind k, const std::string& part, Time t, double bytes,
+                   std::vector<int> deps, int stage) {
       StepOp op;
       op.device = d;
       op.stream = s;
@@ -441,7 +485,8 @@ class Builder {
     std::vector<int> before_optimizer{cstream.empty() ? -1 : cstream.back()};
     for (StreamKind k : {StreamKind::comm, StreamKind::p2p, StreamKind::dp}) {
       const auto& s = g_.streams[d][static_cast<int>(k)];
-      if (!s.empty()) before_optimizer.push_back(s.back());  // in-order streams: the last is the latest
+      if (!s.empty())
+        before_optimizer.push_back(s.back());  // in-order streams: the last is the latest
     }
     if (zero != 3) {
       for (const auto& ss : plan_.device_stages[d]) {
@@ -449,25 +494,32 @@ class Builder {
         for (int op : cstream)
           if (g_.ops[op].stage == ss.stage && g_.ops[op].phase != 'F') last = op;
         const HeldParams h = stage_params(plan_, cost_, ss.stage);
-        const double gd = h.dense * bytes_per_element(pr_.grads), gr = h.routed * bytes_per_element(pr_.grads);
+        const double gd = h.dense * bytes_per_element(pr_.grads),
+                     gr = h.routed * bytes_per_element(pr_.grads);
         const CollectiveOp op = zero == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
         const Time t = comm(op, gd, dp_group(d)) + comm(op, gr, edp_group(d));
         if (t > Time())
           before_optimizer.push_back(add(StreamKind::dp, StepOpKind::dp_grads,
-                                         zero == 0 ? "all-reduce grads" : "reduce-scatter grads", t, gd + gr, {last}, ss.stage));
+                                         zero == 0 ? "all-reduce grads" : "reduce-scatter grads", t,
+                                         gd + gr, {last}, ss.stage));
       }
     }
     // Optimizer: memory-bound, every local state read and written once.
     const double bytes = optimizer_step_bytes(spec_, plan_, cost_, d);
-    const int opt = add(StreamKind::compute, StepOpKind::optimizer, "optimizer step",
-                        Time::from_seconds(dev_.kernel_seconds(0.0, hw::Precision::fp32, 1.0, bytes, 1.0)), 0.0,
-                        before_optimizer, -1);
+    const int opt =
+        add(StreamKind::compute, StepOpKind::optimizer, "optimizer step",
+            Time::from_seconds(dev_.kernel_seconds(0.0, hw::Precision::fp32, 1.0, bytes, 1.0)), 0.0,
+            before_optimizer, -1);
     if (zero == 1 || zero == 2)
       for (const auto& ss : plan_.device_stages[d]) {
         const HeldParams h = stage_params(plan_, cost_, ss.stage);
-        const double pd = h.dense * bytes_per_element(pr_.params), pr = h.routed * bytes_per_element(pr_.params);
-        const Time t = comm(CollectiveOp::all_gather, pd, dp_group(d)) + comm(CollectiveOp::all_gather, pr, edp_group(d));
-        if (t > Time()) add(StreamKind::dp, StepOpKind::dp_params, "all-gather params", t, pd + pr, {opt}, ss.stage);
+        const double pd = h.dense * bytes_per_element(pr_.params),
+                     pr = h.routed * bytes_per_element(pr_.params);
+        const Time t = comm(CollectiveOp::all_gather, pd, dp_group(d)) +
+                       comm(CollectiveOp::all_gather, pr, edp_group(d));
+        if (t > Time())
+          add(StreamKind::dp, StepOpKind::dp_params, "all-gather params", t, pd + pr, {opt},
+              ss.stage);
       }
   }
 
@@ -490,8 +542,8 @@ class Builder {
 
 }  // namespace
 
-StepBuild build_step(const ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost, const hw::Topology& topo,
-                     const engine::RunControl* control) {
+StepBuild build_step(const ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost,
+                     const hw::Topology& topo, const engine::RunControl* control) {
   return Builder(spec, plan, cost, topo, control).build();
 }
 

@@ -45,7 +45,8 @@ class Runner final : public engine::EventHandler {
       for (int s = 0; s < kStreams; ++s)
         if (head_[d][s] < g_.streams[d][s].size()) {
           const int op = g_.streams[d][s][head_[d][s]];
-          stuck.push_back("device " + std::to_string(d) + ": " + g_.name(op) + " (" + std::string(to_string(g_.ops[op].kind)) + ")");
+          stuck.push_back("device " + std::to_string(d) + ": " + g_.name(op) + " (" +
+                          std::string(to_string(g_.ops[op].kind)) + ")");
         }
     engine::require_finished(stats, stuck);
     tl_.events = stats.events;
@@ -78,8 +79,10 @@ class Runner final : public engine::EventHandler {
     if (waiting_[id] > 0) return;
     busy_[d][s] = true;
     tl_.start[id] = sim_.now();
-    if (shares(id)) join(d, id);
-    else sim_.after(g_.ops[id].duration, this, static_cast<std::uint64_t>(id));
+    if (shares(id))
+      join(d, id);
+    else
+      sim_.after(g_.ops[id].duration, this, static_cast<std::uint64_t>(id));
   }
 
   // Bandwidth sharing between a device's concurrent communication ops.
@@ -93,13 +96,15 @@ class Runner final : public engine::EventHandler {
 
   bool shares(int id) const {
     const StepOp& op = g_.ops[id];
-    return is_communication(op.kind) && op.duration > Time() && (op.ib_bytes > 0.0 || op.nvlink_bytes > 0.0) &&
+    return is_communication(op.kind) && op.duration > Time() &&
+           (op.ib_bytes > 0.0 || op.nvlink_bytes > 0.0) &&
            (g_.nvlink_capacity > 0.0 || g_.nic_capacity > 0.0);
   }
 
   void progress(std::vector<Active>& act) {
     for (Active& a : act) {
-      a.left = std::max(0.0, a.left - a.speed * (sim_.now() - a.since).seconds() / g_.ops[a.op].duration.seconds());
+      a.left = std::max(0.0, a.left - a.speed * (sim_.now() - a.since).seconds() /
+                                          g_.ops[a.op].duration.seconds());
       a.since = sim_.now();
     }
   }
@@ -107,7 +112,8 @@ class Runner final : public engine::EventHandler {
   void join(int d, int id) {
     auto& act = active_[d];
     progress(act);
-    act.push_back({id, 1.0, 1.0, sim_.now(), sim_.after(g_.ops[id].duration, this, static_cast<std::uint64_t>(id))});
+    act.push_back({id, 1.0, 1.0, sim_.now(),
+                   sim_.after(g_.ops[id].duration, this, static_cast<std::uint64_t>(id))});
     if (act.size() > 1) share(act);
   }
 
@@ -159,7 +165,8 @@ class Runner final : public engine::EventHandler {
       act[i].speed = x[i];
       sim_.cancel(act[i].end);
       const double rest = act[i].left * g_.ops[act[i].op].duration.seconds() / x[i];
-      act[i].end = sim_.after(Time::from_seconds(rest), this, static_cast<std::uint64_t>(act[i].op));
+      act[i].end =
+          sim_.after(Time::from_seconds(rest), this, static_cast<std::uint64_t>(act[i].op));
     }
   }
 

@@ -3,8 +3,9 @@
 namespace stepsim::workload {
 
 std::string_view to_string(StepOpKind k) {
-  static constexpr std::string_view kNames[] = {"kernel",   "ep_dispatch", "ep_combine",  "tp_reduce",    "pp_send",
-                                                "dp_grads", "dp_params",   "zero_gather", "zero_scatter", "optimizer"};
+  static constexpr std::string_view kNames[] = {
+      "kernel",   "ep_dispatch", "ep_combine",  "tp_reduce",    "pp_send",
+      "dp_grads", "dp_params",   "zero_gather", "zero_scatter", "optimizer"};
   return kNames[static_cast<int>(k)];
 }
 
@@ -19,9 +20,12 @@ std::string StepGraph::name(int id) const {
   const StepOp& o = ops[id];
   std::string s(1, o.phase);
   if (o.mb >= 0) s += " mb" + std::to_string(o.mb);
-  if (o.layer >= 0) s += " L" + std::to_string(o.layer);
-  else if (o.layer == -1) s += " embed";
-  else if (o.layer == -2) s += " head";
+  if (o.layer >= 0)
+    s += " L" + std::to_string(o.layer);
+  else if (o.layer == -1)
+    s += " embed";
+  else if (o.layer == -2)
+    s += " head";
   if (!o.part.empty()) s += " " + o.part;
   return s;
 }

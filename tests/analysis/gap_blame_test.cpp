@@ -6,8 +6,8 @@
 //   device 1 p2p                                    P [7,8] (after K2; K3 waits for it)
 // Device 0: gap [2,5] waits on C: exposed communication 3; gap [6,8] waits on P, which itself
 // waited on K2 of device 1 until 7: exposed 1 (P in flight) and bubble 1 (before P could start).
-// Device 1: gap [0,6] waits on K1, compute on another device: bubble 6; [7,9] after its last kernel:
-// other idle 2. Each device: compute + exposed + bubble + other idle = T = 9.
+// Device 1: gap [0,6] waits on K1, compute on another device: bubble 6; [7,9] after its last
+// kernel: other idle 2. Each device: compute + exposed + bubble + other idle = T = 9.
 #include <doctest/doctest.h>
 
 #include "sim/analysis/step_metrics.hpp"
@@ -15,10 +15,10 @@
 
 using namespace stepsim;
 using namespace stepsim::workload;
-using engine::Time;
 using analysis::Breakdown;
-using analysis::StepMetrics;
 using analysis::step_metrics;
+using analysis::StepMetrics;
+using engine::Time;
 
 namespace {
 
@@ -34,7 +34,9 @@ int add(StepGraph& g, int device, StreamKind s, StepOpKind k, int ms, std::vecto
 
 }  // namespace
 
-TEST_CASE("Idle gaps are blamed on exposed communication, bubble or other idle by the chain that held them") {
+TEST_CASE(
+    "Idle gaps are blamed on exposed communication, bubble or other idle by the chain that held "
+    "them") {
   StepGraph g;
   g.devices = 2;
   g.streams.resize(2);
@@ -70,8 +72,8 @@ TEST_CASE("Communication under compute is overlapped, not exposed") {
   g.streams.resize(1);
   const int k0 = add(g, 0, StreamKind::compute, StepOpKind::kernel, 2);
   const int c = add(g, 0, StreamKind::comm, StepOpKind::tp_reduce, 3, {k0});  // [2,5]
-  add(g, 0, StreamKind::compute, StepOpKind::kernel, 4, {k0});                // [2,6], independent of c
-  add(g, 0, StreamKind::compute, StepOpKind::kernel, 1, {c});                 // [6,7]
+  add(g, 0, StreamKind::compute, StepOpKind::kernel, 4, {k0});  // [2,6], independent of c
+  add(g, 0, StreamKind::compute, StepOpKind::kernel, 1, {c});   // [6,7]
   const StepMetrics m = step_metrics(g, execute_step(g));
   const Breakdown& d = m.per_device[0];
   CHECK(m.step_s == doctest::Approx(7e-3));

@@ -24,7 +24,7 @@ TEST_CASE("Closed form on one node: compute = FLOPs / achievable rate, no NIC tr
   const workload::ModelCost cost(s.model, s.training);
   const double tokens_per_gpu = 64.0 * 1024 / 8;
   CHECK(r.flops_per_gpu == doctest::Approx(cost.flops_per_token() * tokens_per_gpu));
-  CHECK(r.compute_s == doctest::Approx(r.flops_per_gpu / 500e12));   // no efficiency table, all SMs
+  CHECK(r.compute_s == doctest::Approx(r.flops_per_gpu / 500e12));  // no efficiency table, all SMs
   CHECK(r.compute_peak_s == doctest::Approx(r.flops_per_gpu / 1000e12));
   CHECK(r.ib_s == 0.0);
   // Plain DP: one ring all-reduce of fp32 gradients inside the node: 2·7/8·4·P bytes.
@@ -45,7 +45,8 @@ TEST_CASE("The seed's verdict: DualPipe compute-bound, ZeRO-3 communication-boun
   CHECK(dual.limited_by == analysis::Resource::compute);
   CHECK(dual.comm_to_compute < 1.0);
   CHECK(dual.world_size == 2048);
-  CHECK(dual.flops_per_gpu_mean == doctest::Approx(7.7e15).epsilon(0.05));  // 250 GFLOP × 62.9 M / 2048 + recompute
+  CHECK(dual.flops_per_gpu_mean ==
+        doctest::Approx(7.7e15).epsilon(0.05));  // 250 GFLOP × 62.9 M / 2048 + recompute
 
   const auto z3 = of("scenarios/deepseek-v3-zero3.yaml");
   CHECK(z3.comm_to_compute >= 2.0);
@@ -57,24 +58,29 @@ TEST_CASE("The seed's verdict: DualPipe compute-bound, ZeRO-3 communication-boun
   CHECK(z3_bf16.comm_to_compute < z3.comm_to_compute);
 }
 
-TEST_CASE("The published DeepSeek-V3 layout fits in an H800; its memory savings are what make it fit") {
+TEST_CASE(
+    "The published DeepSeek-V3 layout fits in an H800; its memory savings are what make it fit") {
   // §3.3.2 of arXiv 2412.19437: SwiGLU inputs cached in FP8 and its output recomputed, on top of
   // recomputing RMSNorm and the MLA up-projections.
   const auto dual = of("scenarios/deepseek-v3-dualpipe.yaml");
   CHECK(dual.memory.fits());
-  const auto plain = of("scenarios/deepseek-v3-dualpipe.yaml",
-                        {"training.precision.mlp_act_input=bf16", "training.recompute=[rmsnorm, mla_up_proj]"});
+  const auto plain =
+      of("scenarios/deepseek-v3-dualpipe.yaml",
+         {"training.precision.mlp_act_input=bf16", "training.recompute=[rmsnorm, mla_up_proj]"});
   CHECK(plain.memory.activations > dual.memory.activations);
   const auto none = of("scenarios/deepseek-v3-dualpipe.yaml", {"training.recompute=none"});
   CHECK_FALSE(none.memory.fits());
 }
 
-TEST_CASE("Which link binds ZeRO-3 depends on NVLink: H800 (160 GB/s) NVLink, H100 (393 GB/s) InfiniBand") {
+TEST_CASE(
+    "Which link binds ZeRO-3 depends on NVLink: H800 (160 GB/s) NVLink, H100 (393 GB/s) "
+    "InfiniBand") {
   // Hierarchical all-gather/reduce-scatter: 7/8 of S over NVLink, 1/8 of S over the GPU's NIC.
   const auto h800 = of("scenarios/deepseek-v3-zero3.yaml");
   CHECK(h800.limited_by == analysis::Resource::nvlink);
   CHECK(h800.comm_bytes.nvlink == doctest::Approx(7.0 * h800.comm_bytes.ib).epsilon(0.01));
-  const auto h100 = of("scenarios/deepseek-v3-zero3.yaml", {"cluster=../topologies/h100-256x8-rail.yaml"});
+  const auto h100 =
+      of("scenarios/deepseek-v3-zero3.yaml", {"cluster=../topologies/h100-256x8-rail.yaml"});
   CHECK(h100.limited_by == analysis::Resource::ib);
   CHECK(h100.ib_s == doctest::Approx(h800.ib_s));
 }
@@ -87,6 +93,7 @@ TEST_CASE("ZeRO-3 moves 3x the parameters per micro-batch (1.5x plain DP's all-r
   s.training.precision.grads = hw::Precision::bf16;
   const analysis::Roofline z3 = analysis::roofline(s);
   const double m = static_cast<double>(z3.plan.micro_batches);
-  // Plain DP with fp32 grads: 2·(7/8)·4P = 7P. ZeRO-3 with bf16: 3·(7/8)·2P = 5.25P per micro-batch.
+  // Plain DP with fp32 grads: 2·(7/8)·4P = 7P. ZeRO-3 with bf16: 3·(7/8)·2P = 5.25P per
+  // micro-batch.
   CHECK(z3.comm_bytes.nvlink == doctest::Approx(dp * m * 0.75));
 }

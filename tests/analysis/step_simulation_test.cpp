@@ -51,7 +51,9 @@ std::pair<double, double> chunk_times(const analysis::StepSimulation& s, int sta
 
 // The split of idle time into its categories is checked on a hand-built program
 // (gap_blame_test.cpp); here, on the shipped scenarios, what can be checked independently of it.
-TEST_CASE("Metric invariants: compute is the sum of compute kernels; T is the last op's end; streams never overlap") {
+TEST_CASE(
+    "Metric invariants: compute is the sum of compute kernels; T is the last op's end; streams "
+    "never overlap") {
   for (const char* file : {"scenarios/deepseek-v3-dualpipe.yaml", "scenarios/deepseek-v3-1f1b.yaml",
                            "scenarios/deepseek-v3-zero3.yaml", "scenarios/llama3-405b-1f1b.yaml",
                            "scenarios/gpt3-175b-a100.yaml"}) {
@@ -85,7 +87,8 @@ TEST_CASE("Metric invariants: compute is the sum of compute kernels; T is the la
 }
 
 TEST_CASE("A free network exposes no communication") {
-  for (const char* file : {"scenarios/deepseek-v3-dualpipe.yaml", "scenarios/deepseek-v3-zero3.yaml"}) {
+  for (const char* file :
+       {"scenarios/deepseek-v3-dualpipe.yaml", "scenarios/deepseek-v3-zero3.yaml"}) {
     const auto s = analysis::simulate_step(load(file, {"network.fidelity=free"}));
     for (const auto& b : s.metrics.per_device) CHECK(b.exposed_comm == 0.0);
   }
@@ -93,7 +96,9 @@ TEST_CASE("A free network exposes no communication") {
 
 // The published bubbles are a device's whole idle time: the pipeline waits (bubble) and the
 // drain after its last kernel (other idle, by DESIGN's definitions).
-TEST_CASE("Full simulation, free network, equal stages: 1F1B, GPipe and interleaved idle match their formulas") {
+TEST_CASE(
+    "Full simulation, free network, equal stages: 1F1B, GPipe and interleaved idle match their "
+    "formulas") {
   for (int p : {4, 8}) {
     for (Schedule sch : {Schedule::one_f_one_b, Schedule::gpipe}) {
       CAPTURE(p);
@@ -114,7 +119,9 @@ TEST_CASE("Full simulation, free network, equal stages: 1F1B, GPipe and interlea
   }
 }
 
-TEST_CASE("DeepSeek-V3 on 2048 GPUs: ZeRO-3 >= 2x DualPipe and mostly exposed communication; DualPipe bubbles less than 1F1B") {
+TEST_CASE(
+    "DeepSeek-V3 on 2048 GPUs: ZeRO-3 >= 2x DualPipe and mostly exposed communication; DualPipe "
+    "bubbles less than 1F1B") {
   const auto dual = analysis::simulate_step(load("scenarios/deepseek-v3-dualpipe.yaml"));
   const auto one = analysis::simulate_step(load("scenarios/deepseek-v3-1f1b.yaml"));
   const auto z3 = analysis::simulate_step(load("scenarios/deepseek-v3-zero3.yaml"));
@@ -126,7 +133,8 @@ TEST_CASE("DeepSeek-V3 on 2048 GPUs: ZeRO-3 >= 2x DualPipe and mostly exposed co
   for (const auto* s : {&dual, &one, &z3}) CHECK(s->metrics.step_s >= s->roofline.bound_s * 0.999);
 }
 
-TEST_CASE("Report and trace: valid JSON, every complete event has its fields, byte-identical reruns") {
+TEST_CASE(
+    "Report and trace: valid JSON, every complete event has its fields, byte-identical reruns") {
   const auto spec = load("scenarios/deepseek-v3-dualpipe.yaml");
   const auto a = analysis::simulate_step(spec);
   const auto b = analysis::simulate_step(spec);
@@ -162,27 +170,36 @@ TEST_CASE("Report and trace: valid JSON, every complete event has its fields, by
   CHECK(timed_rep.at("sim").at("wall_s").num >= 0.0);
   std::vector<std::string> keys;
   for (const auto& [k, v] : rep.obj) keys.push_back(k);
-  CHECK(keys == std::vector<std::string>{"scenario", "world_size", "step_time_s", "tokens_per_s_per_gpu", "tflops_per_gpu",
-                                         "mfu", "breakdown_s", "worst_gpu", "per_stage", "roofline", "memory", "sim"});
+  CHECK(keys == std::vector<std::string>{"scenario", "world_size", "step_time_s",
+                                         "tokens_per_s_per_gpu", "tflops_per_gpu", "mfu",
+                                         "breakdown_s", "worst_gpu", "per_stage", "roofline",
+                                         "memory", "sim"});
 }
 
-TEST_CASE("Embedding and head placement: an embedding-only first stage; the head counted in the split") {
+TEST_CASE(
+    "Embedding and head placement: an embedding-only first stage; the head counted in the split") {
   const auto base = analysis::simulate_step(load("scenarios/deepseek-v3-1f1b.yaml"));
-  const auto alone = analysis::simulate_step(
-      load("scenarios/deepseek-v3-1f1b.yaml", {"parallelism.stage_layers=[0,5,5,4,4,4,4,4,4,4,4,4,4,4,4,3]"}));
+  const auto alone =
+      analysis::simulate_step(load("scenarios/deepseek-v3-1f1b.yaml",
+                                   {"parallelism.stage_layers=[0,5,5,4,4,4,4,4,4,4,4,4,4,4,4,3]"}));
   CHECK(alone.metrics.per_device[0].compute < 0.01 * alone.metrics.per_device[1].compute);
   for (const auto& d : alone.metrics.per_device)
-    CHECK(d.compute + d.exposed_comm + d.bubble + d.other_idle == doctest::Approx(alone.metrics.step_s));
+    CHECK(d.compute + d.exposed_comm + d.bubble + d.other_idle ==
+          doctest::Approx(alone.metrics.step_s));
   // The head costs about a layer: counting it in the split unloads the last rank, the slowest.
-  const auto counted = analysis::simulate_step(load("scenarios/deepseek-v3-1f1b.yaml", {"parallelism.account_head=true"}));
+  const auto counted = analysis::simulate_step(
+      load("scenarios/deepseek-v3-1f1b.yaml", {"parallelism.account_head=true"}));
   CHECK(counted.metrics.per_device[15].compute < base.metrics.per_device[15].compute);
   CHECK(counted.metrics.step_s < base.metrics.step_s);
 }
 
-TEST_CASE("Oversubscribed leaves: only all-to-all bytes leaving the leaf slow down; the bound stays below the simulation") {
+TEST_CASE(
+    "Oversubscribed leaves: only all-to-all bytes leaving the leaf slow down; the bound stays "
+    "below the simulation") {
   // EP64 spans 8 nodes, inside one 32-node leaf: oversubscription changes neither bound nor step.
   const auto plain = analysis::simulate_step(load("scenarios/deepseek-v3-dualpipe.yaml"));
-  const auto over = analysis::simulate_step(load("scenarios/deepseek-v3-dualpipe.yaml", {"cluster.fabric.oversubscription=4"}));
+  const auto over = analysis::simulate_step(
+      load("scenarios/deepseek-v3-dualpipe.yaml", {"cluster.fabric.oversubscription=4"}));
   CHECK(over.roofline.ib_s == plain.roofline.ib_s);
   CHECK(over.metrics.step_s == plain.metrics.step_s);
   // EP128 over 16 nodes with 12-node leaves (24-port switches): at least 4/15 of its IB bytes
@@ -199,9 +216,11 @@ TEST_CASE("Oversubscribed leaves: only all-to-all bytes leaving the leaf slow do
 
 TEST_CASE("A straggler slows its pipeline rank and the step") {
   const auto base = analysis::simulate_step(load("scenarios/deepseek-v3-1f1b.yaml"));
-  const auto slow = analysis::simulate_step(load("scenarios/deepseek-v3-1f1b.yaml", {"faults=[{kind: straggler, gpu: 200, slowdown: 1.5}]"}));
+  const auto slow = analysis::simulate_step(load(
+      "scenarios/deepseek-v3-1f1b.yaml", {"faults=[{kind: straggler, gpu: 200, slowdown: 1.5}]"}));
   CHECK(slow.metrics.step_s > base.metrics.step_s);
-  CHECK(slow.metrics.per_device[1].compute == doctest::Approx(1.5 * base.metrics.per_device[1].compute).epsilon(0.01));
+  CHECK(slow.metrics.per_device[1].compute ==
+        doctest::Approx(1.5 * base.metrics.per_device[1].compute).epsilon(0.01));
 }
 
 TEST_CASE("ZeRO-3 prefetch overlaps parameter gathers with the previous layers' compute") {
@@ -219,6 +238,7 @@ TEST_CASE("ZeRO-3 prefetch overlaps parameter gathers with the previous layers' 
   CHECK(two.metrics.step_s <= one.metrics.step_s);
   for (const auto* r : {&none, &one, &two}) {
     const auto& b = r->metrics.per_device[0];
-    CHECK(b.compute + b.exposed_comm + b.bubble + b.other_idle == doctest::Approx(r->metrics.step_s).epsilon(1e-9));
+    CHECK(b.compute + b.exposed_comm + b.bubble + b.other_idle ==
+          doctest::Approx(r->metrics.step_s).epsilon(1e-9));
   }
 }

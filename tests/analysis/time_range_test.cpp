@@ -31,7 +31,8 @@ std::string num(double v) {
 }
 
 // Overrides for one draw; `corner` puts every quantity at its slowest end instead.
-std::vector<Override> draw(std::mt19937_64& rng, const stepsim::workload::ScenarioSpec& base, bool corner) {
+std::vector<Override> draw(std::mt19937_64& rng, const stepsim::workload::ScenarioSpec& base,
+                           bool corner) {
   std::vector<std::string> sets;
   auto pick = [&](double lo, double hi, bool slow_is_high) {
     return corner ? (slow_is_high ? hi : lo) : log_uniform(rng, lo, hi);
@@ -61,11 +62,18 @@ std::vector<Override> draw(std::mt19937_64& rng, const stepsim::workload::Scenar
   std::string list = "faults=[";
   for (int f = 0; f < faults; ++f) {
     if (f) list += ", ";
-    const int gpu = corner ? 0 : std::uniform_int_distribution<int>(0, base.cluster.world_size() - 1)(rng);
-    if (f == 0) list += "{kind: straggler, gpu: " + std::to_string(gpu) + ", slowdown: " + num(pick(1.0, 100.0, true)) + "}";
-    else if (fabric) list += "{kind: nic_degrade, node: " + std::to_string(gpu / base.cluster.gpus_per_node) + ", nic: " +
-                             std::to_string(gpu % base.cluster.gpus_per_node) + ", factor: " + num(pick(0.01, 1.0, false)) + "}";
-    else list += "{kind: nvlink_degrade, gpu: " + std::to_string(gpu) + ", factor: " + num(pick(0.01, 1.0, false)) + "}";
+    const int gpu =
+        corner ? 0 : std::uniform_int_distribution<int>(0, base.cluster.world_size() - 1)(rng);
+    if (f == 0)
+      list += "{kind: straggler, gpu: " + std::to_string(gpu) +
+              ", slowdown: " + num(pick(1.0, 100.0, true)) + "}";
+    else if (fabric)
+      list += "{kind: nic_degrade, node: " + std::to_string(gpu / base.cluster.gpus_per_node) +
+              ", nic: " + std::to_string(gpu % base.cluster.gpus_per_node) +
+              ", factor: " + num(pick(0.01, 1.0, false)) + "}";
+    else
+      list += "{kind: nvlink_degrade, gpu: " + std::to_string(gpu) +
+              ", factor: " + num(pick(0.01, 1.0, false)) + "}";
   }
   sets.push_back(list + "]");
   std::vector<Override> out;
@@ -75,10 +83,12 @@ std::vector<Override> draw(std::mt19937_64& rng, const stepsim::workload::Scenar
 
 }  // namespace
 
-TEST_CASE("Quantities within the accepted ranges never overflow the clock on the shipped scenarios") {
+TEST_CASE(
+    "Quantities within the accepted ranges never overflow the clock on the shipped scenarios") {
   std::mt19937_64 rng(20261130);
   int runs = 0;
-  for (const auto& e : std::filesystem::directory_iterator(stepsim::test::source_path("scenarios"))) {
+  for (const auto& e :
+       std::filesystem::directory_iterator(stepsim::test::source_path("scenarios"))) {
     if (e.path().extension() != ".yaml") continue;
     const auto base = stepsim::config::load_scenario(e.path().string());
     for (int i = 0; i < 6; ++i) {

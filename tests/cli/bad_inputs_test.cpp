@@ -3,8 +3,8 @@
 // stepsim must exit 2 with `file:line:` in its message and leave no output file behind.
 #include <doctest/doctest.h>
 
-#include <filesystem>
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -40,7 +40,8 @@ TEST_CASE("Bad inputs: exit 2, one message at file:line, no output file") {
   const fs::path dir = source_path("tests/cli/bad_inputs");
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(dir))
-    if (entry.path().extension() == ".yaml" && entry.path().string().find(".cluster.") == std::string::npos)
+    if (entry.path().extension() == ".yaml" &&
+        entry.path().string().find(".cluster.") == std::string::npos)
       files.push_back(entry.path());
   std::sort(files.begin(), files.end());
   CHECK(files.size() >= 20);
@@ -74,7 +75,8 @@ TEST_CASE("Bad inputs: exit 2, one message at file:line, no output file") {
 }
 
 TEST_CASE("Bad command-line overrides are reported against the --set") {
-  auto r = run_stepsim("roofline scenarios/deepseek-v3-dualpipe.yaml --set cluster.nvlink.bandwidth=fast");
+  auto r = run_stepsim(
+      "roofline scenarios/deepseek-v3-dualpipe.yaml --set cluster.nvlink.bandwidth=fast");
   CHECK(r.status == 2);
   CHECK(r.err.find("--set cluster.nvlink.bandwidth=fast: error:") == 0);
   r = run_stepsim("roofline scenarios/deepseek-v3-dualpipe.yaml --set parallelism.shedule=1f1b");
@@ -99,7 +101,8 @@ TEST_CASE("Hostile sizes are refused, not overflowed or allocated") {
   r = run_stepsim(s + "--set model.layers=1000000000");
   CHECK(r.status == 2);
   CHECK(r.err.find("out of range") != std::string::npos);
-  r = run_stepsim(s + "--set parallelism.schedule=interleaved --set parallelism.virtual_stages=8388608");
+  r = run_stepsim(
+      s + "--set parallelism.schedule=interleaved --set parallelism.virtual_stages=8388608");
   CHECK(r.status == 2);
   r = run_stepsim(s + "--set cluster.device.compute.fp8.peak=1e300EFLOP/s");
   CHECK(r.status == 2);
@@ -107,7 +110,10 @@ TEST_CASE("Hostile sizes are refused, not overflowed or allocated") {
   r = run_stepsim("roofline scenarios");
   CHECK(r.status == 2);
   CHECK(r.err.find("it is a directory") != std::string::npos);
-  r = run_stepsim("roofline scenarios/deepseek-v3-dualpipe.yaml --set model=../models/deepseek-v3.config.json --set model.hidden=5");
+  r = run_stepsim(
+      "roofline scenarios/deepseek-v3-dualpipe.yaml --set model=../models/deepseek-v3.config.json "
+      "--set model.hidden=5");
   CHECK(r.status == 2);
-  CHECK(r.err.find("'hidden' is not read from scenarios/../models/deepseek-v3.config.json") != std::string::npos);
+  CHECK(r.err.find("'hidden' is not read from scenarios/../models/deepseek-v3.config.json") !=
+        std::string::npos);
 }

@@ -34,7 +34,8 @@ TEST_CASE("Every entry of docs/errors.md prints exactly its documented message a
   }
   CHECK(entries >= 35);
   // Every bad input file is in the catalogue (tools/errors-doc regenerates it).
-  for (const auto& f : std::filesystem::directory_iterator(stepsim::test::source_path("tests/cli/bad_inputs"))) {
+  for (const auto& f :
+       std::filesystem::directory_iterator(stepsim::test::source_path("tests/cli/bad_inputs"))) {
     const std::string name = f.path().filename().string();
     if (f.path().extension() != ".yaml" || name.find(".cluster.") != std::string::npos) continue;
     CAPTURE(name);

@@ -35,7 +35,8 @@ void spit(const fs::path& p, const std::string& text) {
 }
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (std::size_t i = s.find(from); i != std::string::npos; i = s.find(from, i + to.size())) s.replace(i, from.size(), to);
+  for (std::size_t i = s.find(from); i != std::string::npos; i = s.find(from, i + to.size()))
+    s.replace(i, from.size(), to);
   return s;
 }
 
@@ -48,13 +49,18 @@ std::string trim(const std::string& s) {
 // Every entry under `dir`: relative path -> kind and content (links by their target).
 std::map<std::string, std::string> snapshot(const fs::path& dir) {
   std::map<std::string, std::string> out;
-  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
+  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator();
+       ++it) {
     const auto rel = fs::relative(it->path(), dir).string();
     const auto st = it->symlink_status();
-    if (fs::is_symlink(st)) out[rel] = "link:" + fs::read_symlink(it->path()).string();
-    else if (fs::is_regular_file(st)) out[rel] = "file:" + slurp(it->path());
-    else if (fs::is_directory(st)) out[rel] = "dir";
-    else out[rel] = "special";
+    if (fs::is_symlink(st))
+      out[rel] = "link:" + fs::read_symlink(it->path()).string();
+    else if (fs::is_regular_file(st))
+      out[rel] = "file:" + slurp(it->path());
+    else if (fs::is_directory(st))
+      out[rel] = "dir";
+    else
+      out[rel] = "special";
   }
   return out;
 }
@@ -62,13 +68,15 @@ std::map<std::string, std::string> snapshot(const fs::path& dir) {
 std::map<std::string, std::string> shipped_inputs() {
   std::map<std::string, std::string> out;
   for (const char* d : {"scenarios", "models", "topologies"})
-    for (const auto& e : fs::directory_iterator(source_path(d))) out[e.path().string()] = slurp(e.path());
+    for (const auto& e : fs::directory_iterator(source_path(d)))
+      out[e.path().string()] = slurp(e.path());
   return out;
 }
 
 // The scratch directory described at the top of command-lines.txt.
 fs::path make_fixture() {
-  const fs::path dir = fs::temp_directory_path() / ("stepsim_hostile_corpus_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("stepsim_hostile_corpus_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir / "sub");
   fs::create_directories(dir / "real" / "deep");
@@ -76,9 +84,11 @@ fs::path make_fixture() {
   s = replace_all(s, "../models/deepseek-v3.yaml", "m.yaml");
   s = replace_all(s, "../topologies/h800-256x8-mpft.yaml", "c.yaml");
   spit(dir / "s.yaml", s);
-  spit(dir / "real" / "deep" / "s2.yaml", replace_all(replace_all(s, "m.yaml", "../../m.yaml"), "c.yaml", "../../c.yaml"));
+  spit(dir / "real" / "deep" / "s2.yaml",
+       replace_all(replace_all(s, "m.yaml", "../../m.yaml"), "c.yaml", "../../c.yaml"));
   spit(dir / "m.yaml", slurp(source_path("models/deepseek-v3.yaml")));
-  spit(dir / "c.yaml", replace_all(slurp(source_path("topologies/h800-256x8-mpft.yaml")), "device: h800.yaml", "device: d.yaml"));
+  spit(dir / "c.yaml", replace_all(slurp(source_path("topologies/h800-256x8-mpft.yaml")),
+                                   "device: h800.yaml", "device: d.yaml"));
   spit(dir / "d.yaml", slurp(source_path("topologies/h800.yaml")));
   spit(dir / "old.json", "{\"earlier\": true}\n");
   REQUIRE(::mkfifo((dir / "fifo").c_str(), 0644) == 0);
@@ -94,7 +104,8 @@ struct Outcome {
 };
 
 Outcome run_in(const fs::path& dir, const std::string& args) {
-  const fs::path err = fs::temp_directory_path() / ("stepsim_hostile_err_" + std::to_string(::getpid()));
+  const fs::path err =
+      fs::temp_directory_path() / ("stepsim_hostile_err_" + std::to_string(::getpid()));
   std::string cmd = "cd '" + dir.string() + "' && '" + STEPSIM_BINARY + "' " + args;
   if (args.find('>') == std::string::npos) cmd += " >/dev/null";
   cmd += " 2>'" + err.string() + "' </dev/null";
@@ -104,8 +115,8 @@ Outcome run_in(const fs::path& dir, const std::string& args) {
   return o;
 }
 
-void check_case(const std::string& where, int status, const std::string& fragment, const std::string& args,
-                const std::vector<std::string>& outputs) {
+void check_case(const std::string& where, int status, const std::string& fragment,
+                const std::string& args, const std::vector<std::string>& outputs) {
   const fs::path dir = make_fixture();
   const auto before = snapshot(dir);
   const Outcome o = run_in(dir, replace_all(args, "{src}", STEPSIM_SOURCE_DIR));
@@ -136,7 +147,8 @@ void check_case(const std::string& where, int status, const std::string& fragmen
 
 }  // namespace
 
-TEST_CASE("Hostile command lines: exit status, message, and nothing written but the requested outputs") {
+TEST_CASE(
+    "Hostile command lines: exit status, message, and nothing written but the requested outputs") {
   const auto shipped = shipped_inputs();
   std::ifstream in(source_path("tests/cli/hostile/command-lines.txt"));
   REQUIRE(in);
@@ -148,7 +160,8 @@ TEST_CASE("Hostile command lines: exit status, message, and nothing written but 
     std::vector<std::string> fields;
     for (std::size_t i = 0;;) {
       const auto bar = line.find(" | ", i);
-      fields.push_back(trim(line.substr(i, bar == std::string::npos ? std::string::npos : bar - i)));
+      fields.push_back(
+          trim(line.substr(i, bar == std::string::npos ? std::string::npos : bar - i)));
       if (bar == std::string::npos) break;
       i = bar + 3;
     }
@@ -158,7 +171,8 @@ TEST_CASE("Hostile command lines: exit status, message, and nothing written but 
       std::istringstream os(fields[3]);
       for (std::string o; os >> o;) outputs.push_back(o);
     }
-    check_case("command-lines.txt:" + std::to_string(n), std::stoi(fields[0]), fields[1], fields[2], outputs);
+    check_case("command-lines.txt:" + std::to_string(n), std::stoi(fields[0]), fields[1], fields[2],
+               outputs);
     ++cases;
   }
   CHECK(cases >= 60);
@@ -178,14 +192,17 @@ TEST_CASE("Hostile files: each states its exit status and message in '# expect:'
     const std::string expect = first.substr(tag.size());
     const auto space = expect.find(' ');
     std::string args = "check '" + e.path().string() + "'";
-    if (second.rfind("# run: ", 0) == 0) args = replace_all(second.substr(7), "{}", "'" + e.path().string() + "'");
-    check_case(e.path().filename().string(), std::stoi(expect.substr(0, space)), expect.substr(space + 1), args, {});
+    if (second.rfind("# run: ", 0) == 0)
+      args = replace_all(second.substr(7), "{}", "'" + e.path().string() + "'");
+    check_case(e.path().filename().string(), std::stoi(expect.substr(0, space)),
+               expect.substr(space + 1), args, {});
     ++files;
   }
   CHECK(files >= 8);
 }
 
-TEST_CASE("A document of more than 10^6 plain values is refused for its size, not blamed on aliases") {
+TEST_CASE(
+    "A document of more than 10^6 plain values is refused for its size, not blamed on aliases") {
   const fs::path dir = make_fixture();
   std::string text = "name: many\nvalues: [";
   for (int i = 0; i < 1'000'001; ++i) text += "1,";

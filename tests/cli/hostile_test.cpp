@@ -2,11 +2,11 @@
 // never a crash, a hang or a partial output file.
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <sys/wait.h>
 
 #include "tests/test_support.hpp"
 
@@ -74,13 +74,16 @@ TEST_CASE("Huge files and huge scalars are refused") {
 TEST_CASE("10^9 micro-batches and oversized traces are refused before simulating") {
   const fs::path out = scratch() / "trace.json";
   // dp = 128: 128e9 sequences are 10^9 micro-batches per pipeline.
-  auto t = timed("run scenarios/deepseek-v3-dualpipe.yaml --set training.global_batch=128000000000");
+  auto t =
+      timed("run scenarios/deepseek-v3-dualpipe.yaml --set training.global_batch=128000000000");
   CHECK(t.r.status == 2);
   CHECK(t.r.err.find("simulated operations") != std::string::npos);
   CHECK(t.r.err.find("--max-ops") != std::string::npos);
   CHECK(t.seconds < 10.0);
-  t = timed("run scenarios/deepseek-v3-dualpipe.yaml --set training.global_batch=153600 --max-trace-events 100000 --trace '" +
-            out.string() + "'");
+  t = timed(
+      "run scenarios/deepseek-v3-dualpipe.yaml --set training.global_batch=153600 "
+      "--max-trace-events 100000 --trace '" +
+      out.string() + "'");
   CHECK(t.r.status == 2);
   CHECK(t.r.err.find("--trace-ranks") != std::string::npos);
   CHECK_FALSE(fs::exists(out));
@@ -90,14 +93,17 @@ TEST_CASE("10^9 micro-batches and oversized traces are refused before simulating
 TEST_CASE("--max-wall stops a long run with exit 3; SIGINT stops it cleanly; no output is left") {
   const fs::path dir = scratch();
   const std::string report = (dir / "report.json").string();
-  const std::string long_run = "run scenarios/deepseek-v3-dualpipe.yaml --set training.global_batch=640000 --report '" + report + "'";
+  const std::string long_run =
+      "run scenarios/deepseek-v3-dualpipe.yaml --set training.global_batch=640000 --report '" +
+      report + "'";
   auto t = timed(long_run + " --max-wall 0.2");
   CHECK(t.r.status == 3);
   CHECK(t.r.err.find("--max-wall") != std::string::npos);
   CHECK_FALSE(fs::exists(report));
   // SIGINT after 0.3 s (timeout's --preserve-status returns stepsim's own status).
-  const std::string cmd = "cd '" + std::string(STEPSIM_SOURCE_DIR) + "' && timeout --preserve-status -s INT 0.3 '" +
-                          STEPSIM_BINARY + "' " + long_run + " >/dev/null 2>&1";
+  const std::string cmd = "cd '" + std::string(STEPSIM_SOURCE_DIR) +
+                          "' && timeout --preserve-status -s INT 0.3 '" + STEPSIM_BINARY + "' " +
+                          long_run + " >/dev/null 2>&1";
   const int raw = std::system(cmd.c_str());
   CHECK(WIFEXITED(raw));
   CHECK(WEXITSTATUS(raw) != 0);
@@ -109,9 +115,10 @@ TEST_CASE("A write error (file size limit reached) exits 2 with a message and le
   const fs::path dir = scratch();
   const std::string report = (dir / "r.json").string(), trace = (dir / "t.json").string();
   // 1 MB file size limit with SIGXFSZ ignored: writing the 20 MB trace fails with EFBIG.
-  const std::string cmd = "cd '" + std::string(STEPSIM_SOURCE_DIR) + "' && ulimit -f 1000 && trap '' XFSZ && '" +
-                          STEPSIM_BINARY + "' run scenarios/deepseek-v3-dualpipe.yaml --report '" + report + "' --trace '" +
-                          trace + "' >/dev/null 2>'" + (dir / "err").string() + "'";
+  const std::string cmd = "cd '" + std::string(STEPSIM_SOURCE_DIR) +
+                          "' && ulimit -f 1000 && trap '' XFSZ && '" + STEPSIM_BINARY +
+                          "' run scenarios/deepseek-v3-dualpipe.yaml --report '" + report +
+                          "' --trace '" + trace + "' >/dev/null 2>'" + (dir / "err").string() + "'";
   const int raw = std::system(("bash -c \"" + cmd + "\"").c_str());
   CHECK(WIFEXITED(raw));
   CHECK(WEXITSTATUS(raw) == 2);

@@ -18,23 +18,29 @@ TEST_CASE("topo reports the 16,384-GPU multi-plane fabric") {
 }
 
 TEST_CASE("collective prints one row per size, in text and JSON") {
-  const auto r = run_stepsim("collective topologies/h800-1x8.yaml --op all_gather --group world --sizes 1MiB,1GiB");
+  const auto r = run_stepsim(
+      "collective topologies/h800-1x8.yaml --op all_gather --group world --sizes 1MiB,1GiB");
   REQUIRE(r.status == 0);
   CHECK(r.out.find("1 MiB") != std::string::npos);
   CHECK(r.out.find("1 GiB") != std::string::npos);
-  const auto j = run_stepsim("collective topologies/h800-4x8.yaml --op all_reduce --group world --sizes 64MiB --json "
-                             "--fidelity analytic");
+  const auto j = run_stepsim(
+      "collective topologies/h800-4x8.yaml --op all_reduce --group world --sizes 64MiB --json "
+      "--fidelity analytic");
   REQUIRE(j.status == 0);
-  for (const char* k : {"\"time_s\"", "\"algbw_gbps\"", "\"busbw_gbps\"", "\"bottleneck\"", "\"algorithm\": \"hierarchical\"",
-                        "\"phases\"", "\"name\": \"inter-node all-reduce\"", "\"sent_bytes_per_gpu\""})
+  for (const char* k : {"\"time_s\"", "\"algbw_gbps\"", "\"busbw_gbps\"", "\"bottleneck\"",
+                        "\"algorithm\": \"hierarchical\"", "\"phases\"",
+                        "\"name\": \"inter-node all-reduce\"", "\"sent_bytes_per_gpu\""})
     CHECK(j.out.find(k) != std::string::npos);
-  const auto h = run_stepsim("collective topologies/h800-4x8.yaml --op all_reduce --group world --sizes 64MiB");
+  const auto h = run_stepsim(
+      "collective topologies/h800-4x8.yaml --op all_reduce --group world --sizes 64MiB");
   CHECK(h.out.find("phases at 64 MiB:") != std::string::npos);
   CHECK(h.out.find("inter-node all-reduce") != std::string::npos);
 }
 
 TEST_CASE("A fault given with --set shows in the collective's result") {
-  const std::string base = "collective topologies/h800-4x8.yaml --op all_reduce --group world --algorithm ring --sizes 1GiB --json";
+  const std::string base =
+      "collective topologies/h800-4x8.yaml --op all_reduce --group world --algorithm ring --sizes "
+      "1GiB --json";
   const auto a = run_stepsim(base);
   const auto b = run_stepsim(base + " --set 'faults=[{kind: nic_down, node: 1, nic: 0}]'");
   REQUIRE(a.status == 0);
@@ -47,12 +53,19 @@ TEST_CASE("collective and topo mistakes exit 2 with a message") {
   CHECK(run_stepsim("collective topologies/h800-1x8.yaml --group node:5").status == 2);
   CHECK(run_stepsim("collective topologies/h800-1x8.yaml --sizes 10").status == 2);
   CHECK(run_stepsim("collective topologies/h800-1x8.yaml --fidelity exact").status == 2);
-  CHECK(run_stepsim("collective topologies/h800-4x8.yaml --set 'faults=[{kind: nic_down, node: 9, nic: 0}]'").status == 2);
+  CHECK(
+      run_stepsim(
+          "collective topologies/h800-4x8.yaml --set 'faults=[{kind: nic_down, node: 9, nic: 0}]'")
+          .status == 2);
   CHECK(run_stepsim("topo").status == 2);
-  const auto cut = run_stepsim("collective topologies/h800-4x8.yaml --group world --set 'faults=[{kind: nic_down, node: 1, nic: 0}, "
-                               "{kind: nic_down, node: 1, nic: 1}, {kind: nic_down, node: 1, nic: 2}, {kind: nic_down, node: 1, nic: 3}, "
-                               "{kind: nic_down, node: 1, nic: 4}, {kind: nic_down, node: 1, nic: 5}, {kind: nic_down, node: 1, nic: 6}, "
-                               "{kind: nic_down, node: 1, nic: 7}]'");
+  const auto cut = run_stepsim(
+      "collective topologies/h800-4x8.yaml --group world --set 'faults=[{kind: nic_down, node: 1, "
+      "nic: 0}, "
+      "{kind: nic_down, node: 1, nic: 1}, {kind: nic_down, node: 1, nic: 2}, {kind: nic_down, "
+      "node: 1, nic: 3}, "
+      "{kind: nic_down, node: 1, nic: 4}, {kind: nic_down, node: 1, nic: 5}, {kind: nic_down, "
+      "node: 1, nic: 6}, "
+      "{kind: nic_down, node: 1, nic: 7}]'");
   CHECK(cut.status == 2);
   CHECK(cut.err.find("cannot reach") != std::string::npos);
 }

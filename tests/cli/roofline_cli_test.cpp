@@ -25,7 +25,8 @@ std::vector<std::string> top_level_keys(const std::string& json) {
     const auto end = line.find("\": ", 3);
     if (end == std::string::npos) continue;
     const std::string name = line.substr(3, end - 3);
-    if (!name.empty() && name.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos) keys.push_back(name);
+    if (!name.empty() && name.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos)
+      keys.push_back(name);
   }
   return keys;
 }
@@ -48,16 +49,18 @@ std::string string_after(const std::string& json, const std::string& k) {
 TEST_CASE("roofline --json has the documented top-level keys and verdicts") {
   const auto r = run_stepsim("roofline scenarios/deepseek-v3-zero3.yaml --json");
   REQUIRE(r.status == 0);
-  const std::vector<std::string> required{"scenario", "world_size", "tokens_per_step", "model", "flops_per_gpu",
-                                          "compute_s", "compute_peak_s", "hbm_s", "comm_s", "bound_s",
-                                          "limited_by", "comm_to_compute", "memory"};
+  const std::vector<std::string> required{
+      "scenario",   "world_size",      "tokens_per_step", "model",  "flops_per_gpu",
+      "compute_s",  "compute_peak_s",  "hbm_s",           "comm_s", "bound_s",
+      "limited_by", "comm_to_compute", "memory"};
   const auto keys = top_level_keys(r.out);
   for (const auto& k : required) {
     CAPTURE(k);
     CHECK(std::find(keys.begin(), keys.end(), k) != keys.end());
   }
-  for (const char* k : {"params_total", "params_active", "flops_per_token", "params_gb", "grads_gb", "optimizer_gb",
-                        "activations_gb", "total_gb", "capacity_gb", "fits", "nvlink", "ib"})
+  for (const char* k :
+       {"params_total", "params_active", "flops_per_token", "params_gb", "grads_gb", "optimizer_gb",
+        "activations_gb", "total_gb", "capacity_gb", "fits", "nvlink", "ib"})
     CHECK(r.out.find(std::string("\"") + k + "\": ") != std::string::npos);
   CHECK(number_after(r.out, "world_size") == 2048);
   CHECK(number_after(r.out, "comm_to_compute") >= 2.0);
@@ -66,7 +69,8 @@ TEST_CASE("roofline --json has the documented top-level keys and verdicts") {
   REQUIRE(d.status == 0);
   CHECK(string_after(d.out, "limited_by") == "compute");
 
-  const auto bf16 = run_stepsim("roofline scenarios/deepseek-v3-zero3.yaml --json --set training.precision.gemm=bf16");
+  const auto bf16 = run_stepsim(
+      "roofline scenarios/deepseek-v3-zero3.yaml --json --set training.precision.gemm=bf16");
   REQUIRE(bf16.status == 0);
   CHECK(number_after(bf16.out, "comm_to_compute") < number_after(r.out, "comm_to_compute"));
 }
@@ -90,13 +94,16 @@ TEST_CASE("Every shipped scenario, model and topology checks clean and runs") {
 }
 
 TEST_CASE("Same scenario, byte-identical report; --output writes the same bytes") {
-  const auto a = run_stepsim("roofline scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-zero3.yaml --json");
-  const auto b = run_stepsim("roofline scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-zero3.yaml --json");
+  const auto a = run_stepsim(
+      "roofline scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-zero3.yaml --json");
+  const auto b = run_stepsim(
+      "roofline scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-zero3.yaml --json");
   REQUIRE(a.status == 0);
   CHECK(a.out == b.out);
   const auto path = std::filesystem::temp_directory_path() / "stepsim_roofline_test.json";
-  const auto c = run_stepsim("roofline scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-zero3.yaml --json -o '" +
-                             path.string() + "'");
+  const auto c = run_stepsim(
+      "roofline scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-zero3.yaml --json -o '" +
+      path.string() + "'");
   REQUIRE(c.status == 0);
   std::ifstream in(path);
   std::stringstream s;
@@ -106,7 +113,8 @@ TEST_CASE("Same scenario, byte-identical report; --output writes the same bytes"
 }
 
 TEST_CASE("The default text report compares scenarios and explains the verdict") {
-  const auto r = run_stepsim("roofline scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-zero3.yaml");
+  const auto r =
+      run_stepsim("roofline scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-zero3.yaml");
   REQUIRE(r.status == 0);
   CHECK(r.out.find("Comparison") != std::string::npos);
   CHECK(r.out.find("compute-bound") != std::string::npos);
@@ -117,8 +125,11 @@ TEST_CASE("The default text report compares scenarios and explains the verdict")
 TEST_CASE("check states FLOPs per token at the scenario's own sequence length") {
   auto r = run_stepsim("check scenarios/gpt3-175b-a100.yaml");
   CHECK(r.status == 0);
-  CHECK(r.out.find("GFLOP per token for training at sequence 2048 (causal attention)") != std::string::npos);
-  r = run_stepsim("check scenarios/gpt3-175b-a100.yaml --set training.seq_len=8192 --set training.causal=false");
+  CHECK(r.out.find("GFLOP per token for training at sequence 2048 (causal attention)") !=
+        std::string::npos);
+  r = run_stepsim(
+      "check scenarios/gpt3-175b-a100.yaml --set training.seq_len=8192 --set "
+      "training.causal=false");
   CHECK(r.out.find("at sequence 8192 (full attention)") != std::string::npos);
   // A model file alone is described at the reference sequence.
   r = run_stepsim("check models/gpt3-175b.yaml");

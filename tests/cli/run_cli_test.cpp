@@ -23,23 +23,27 @@ TEST_CASE("run --json: the documented keys; the trace and report files are writt
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / "stepsim_run_cli_test";
   fs::create_directories(dir);
-  const std::string trace = (dir / "t.json").string(), report = (dir / "r.json").string(), svg = (dir / "s.svg").string();
-  const auto r = run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml --json --trace '" + trace + "' --trace-ranks 0-1 --report '" +
-                             report + "' --svg '" + svg + "'");
+  const std::string trace = (dir / "t.json").string(), report = (dir / "r.json").string(),
+                    svg = (dir / "s.svg").string();
+  const auto r = run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml --json --trace '" + trace +
+                             "' --trace-ranks 0-1 --report '" + report + "' --svg '" + svg + "'");
   REQUIRE(r.status == 0);
   CHECK(slurp(svg).rfind("<svg ", 0) == 0);
   const auto j = stepsim::test::parse_json(r.out);
   std::vector<std::string> keys;
   for (const auto& [k, v] : j.obj) keys.push_back(k);
-  CHECK(keys == std::vector<std::string>{"scenario", "world_size", "step_time_s", "tokens_per_s_per_gpu", "tflops_per_gpu",
-                                         "mfu", "breakdown_s", "worst_gpu", "per_stage", "roofline", "memory", "sim"});
+  CHECK(keys == std::vector<std::string>{"scenario", "world_size", "step_time_s",
+                                         "tokens_per_s_per_gpu", "tflops_per_gpu", "mfu",
+                                         "breakdown_s", "worst_gpu", "per_stage", "roofline",
+                                         "memory", "sim"});
   for (const char* k : {"compute", "exposed_comm", "bubble", "other_idle", "overlapped_comm"}) {
     CHECK(j.at("breakdown_s").find(k) != nullptr);
     CHECK(j.at("worst_gpu").find(k) != nullptr);
   }
   CHECK(j.at("worst_gpu").find("rank") != nullptr);
   CHECK(j.at("per_stage").arr.size() == 16);
-  for (const char* k : {"bound_s", "limited_by", "ratio"}) CHECK(j.at("roofline").find(k) != nullptr);
+  for (const char* k : {"bound_s", "limited_by", "ratio"})
+    CHECK(j.at("roofline").find(k) != nullptr);
   for (const char* k : {"peak_gb", "capacity_gb", "fits"}) CHECK(j.at("memory").find(k) != nullptr);
   for (const char* k : {"events", "wall_s", "fidelity"}) CHECK(j.at("sim").find(k) != nullptr);
   CHECK(j.at("world_size").num == 2048);
@@ -48,8 +52,8 @@ TEST_CASE("run --json: the documented keys; the trace and report files are writt
   CHECK(stepsim::test::parse_json(slurp(report)).at("scenario").str == j.at("scenario").str);
   // Same scenario again: report, trace and stdout are byte-identical.
   const std::string trace2 = (dir / "t2.json").string(), report2 = (dir / "r2.json").string();
-  const auto again = run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml --json --report '" + report2 + "' --trace '" +
-                                 trace2 + "' --trace-ranks 0-1");
+  const auto again = run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml --json --report '" +
+                                 report2 + "' --trace '" + trace2 + "' --trace-ranks 0-1");
   REQUIRE(again.status == 0);
   CHECK(slurp(trace) == slurp(trace2));
   CHECK(slurp(report) == slurp(report2));
@@ -57,13 +61,15 @@ TEST_CASE("run --json: the documented keys; the trace and report files are writt
   // --timing adds the simulation's own wall time.
   const auto timed = run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml --json --timing");
   REQUIRE(timed.status == 0);
-  CHECK(stepsim::test::parse_json(timed.out).at("sim").at("wall_s").type == stepsim::test::Json::Type::number);
+  CHECK(stepsim::test::parse_json(timed.out).at("sim").at("wall_s").type ==
+        stepsim::test::Json::Type::number);
   CHECK(j.at("sim").at("wall_s").type == stepsim::test::Json::Type::null);
   fs::remove_all(dir);
 }
 
 TEST_CASE("compare puts scenarios side by side and marks the best") {
-  const auto r = run_stepsim("compare scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-1f1b.yaml");
+  const auto r =
+      run_stepsim("compare scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-1f1b.yaml");
   REQUIRE(r.status == 0);
   CHECK(r.out.find("Comparison") != std::string::npos);
   CHECK(r.out.find("best: deepseek-v3-dualpipe") != std::string::npos);
@@ -73,16 +79,22 @@ TEST_CASE("run mistakes exit 2 and leave no trace file") {
   namespace fs = std::filesystem;
   const fs::path out = fs::temp_directory_path() / "stepsim_no_trace.json";
   fs::remove(out);
-  CHECK(run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml --trace '" + out.string() + "' --trace-ranks 99").status == 2);
-  CHECK(run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml --trace '" + out.string() + "' --trace-detail kernels").status == 2);
-  CHECK(run_stepsim("run tests/cli/bad_inputs/world-size.yaml --trace '" + out.string() + "'").status == 2);
+  CHECK(run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml --trace '" + out.string() +
+                    "' --trace-ranks 99")
+            .status == 2);
+  CHECK(run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml --trace '" + out.string() +
+                    "' --trace-detail kernels")
+            .status == 2);
+  CHECK(run_stepsim("run tests/cli/bad_inputs/world-size.yaml --trace '" + out.string() + "'")
+            .status == 2);
   CHECK_FALSE(fs::exists(out));
   // One output that cannot be written: none is written.
-  const auto bad_dir = run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml --trace '" + out.string() +
-                                   "' --svg /nonexistent-dir/s.svg");
+  const auto bad_dir = run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml --trace '" +
+                                   out.string() + "' --svg /nonexistent-dir/s.svg");
   CHECK(bad_dir.status == 2);
   CHECK(bad_dir.err.find("no directory /nonexistent-dir") != std::string::npos);
   CHECK_FALSE(fs::exists(out));
-  CHECK(run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-1f1b.yaml").status == 2);
+  CHECK(run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-1f1b.yaml")
+            .status == 2);
   CHECK(run_stepsim("run").status == 2);
 }

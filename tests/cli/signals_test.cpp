@@ -21,7 +21,8 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path scratch(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("stepsim_signals_" + name + "_" + std::to_string(::getpid()));
+  const fs::path d =
+      fs::temp_directory_path() / ("stepsim_signals_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -62,8 +63,11 @@ int wait_status(pid_t pid) {
 
 std::vector<std::string> long_run(const fs::path& dir) {
   // About 10^6 operations: seconds of simulation, a trace of about 100 MB.
-  return {"run", "scenarios/deepseek-v3-dualpipe.yaml", "--set", "training.global_batch=61440", "--report",
-          (dir / "r.json").string(), "--trace", (dir / "t.json").string(), "--svg", (dir / "s.svg").string()};
+  return {"run",      "scenarios/deepseek-v3-dualpipe.yaml",
+          "--set",    "training.global_batch=61440",
+          "--report", (dir / "r.json").string(),
+          "--trace",  (dir / "t.json").string(),
+          "--svg",    (dir / "s.svg").string()};
 }
 
 }  // namespace

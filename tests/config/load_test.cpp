@@ -27,12 +27,12 @@ TEST_CASE("The DualPipe scenario resolves to the published configuration") {
 }
 
 TEST_CASE("--set overrides fields in the scenario and in the files it names") {
-  const auto s = config::load_scenario(
-      source_path("scenarios/deepseek-v3-dualpipe.yaml"),
-      {config::parse_override("parallelism.schedule=1f1b"), config::parse_override("model.layers=60"),
-       config::parse_override("cluster.nvlink.bandwidth=100GB/s"),
-       config::parse_override("cluster.device.sms=100"),
-       config::parse_override("training.recompute=[rmsnorm]")});
+  const auto s = config::load_scenario(source_path("scenarios/deepseek-v3-dualpipe.yaml"),
+                                       {config::parse_override("parallelism.schedule=1f1b"),
+                                        config::parse_override("model.layers=60"),
+                                        config::parse_override("cluster.nvlink.bandwidth=100GB/s"),
+                                        config::parse_override("cluster.device.sms=100"),
+                                        config::parse_override("training.recompute=[rmsnorm]")});
   CHECK(s.parallel.schedule == workload::Schedule::one_f_one_b);
   CHECK(s.model.layers == 60);
   CHECK(s.cluster.nvlink.bandwidth == 100e9);
@@ -50,15 +50,17 @@ TEST_CASE("Override syntax errors") {
 TEST_CASE("Every shipped file loads") {
   for (const char* f : {"topologies/h800.yaml", "topologies/h100.yaml", "topologies/a100.yaml"})
     CHECK_NOTHROW(config::load_device(source_path(f)));
-  for (const char* f : {"topologies/h800-1x8.yaml", "topologies/h800-4x8.yaml", "topologies/h800-256x8-mpft.yaml",
-                        "topologies/h800-2048x8-mpft.yaml", "topologies/a100-64x8-dgx.yaml",
-                        "topologies/h100-256x8-rail.yaml"})
+  for (const char* f : {"topologies/h800-1x8.yaml", "topologies/h800-4x8.yaml",
+                        "topologies/h800-256x8-mpft.yaml", "topologies/h800-2048x8-mpft.yaml",
+                        "topologies/a100-64x8-dgx.yaml", "topologies/h100-256x8-rail.yaml"})
     CHECK_NOTHROW(config::load_cluster(source_path(f)));
-  CHECK(config::load_cluster(source_path("topologies/h800-2048x8-mpft.yaml")).world_size() == 16384);
+  CHECK(config::load_cluster(source_path("topologies/h800-2048x8-mpft.yaml")).world_size() ==
+        16384);
   CHECK(config::detect_kind(source_path("topologies/h800.yaml")) == config::FileKind::device);
   CHECK(config::detect_kind(source_path("topologies/h800-4x8.yaml")) == config::FileKind::cluster);
   CHECK(config::detect_kind(source_path("models/gpt3-175b.yaml")) == config::FileKind::model);
-  CHECK(config::detect_kind(source_path("scenarios/deepseek-v3-zero3.yaml")) == config::FileKind::scenario);
+  CHECK(config::detect_kind(source_path("scenarios/deepseek-v3-zero3.yaml")) ==
+        config::FileKind::scenario);
 }
 
 TEST_CASE("did-you-mean suggests close words only") {

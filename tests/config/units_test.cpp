@@ -10,7 +10,9 @@ double v(const char* s, Dimension d) {
   REQUIRE_MESSAGE(p.value.has_value(), p.error);
   return *p.value;
 }
-std::string err(const char* s, Dimension d) { return parse_quantity(s, d).error; }
+std::string err(const char* s, Dimension d) {
+  return parse_quantity(s, d).error;
+}
 }  // namespace
 
 TEST_CASE("Sizes: SI and binary prefixes, bytes and bits") {

@@ -86,7 +86,8 @@ TEST_CASE("Cancel-heavy use keeps the slab proportional to live events") {
 TEST_CASE("Compaction keeps the order of the survivors") {
   EventQueue q;
   std::vector<EventId> ids;
-  for (int i = 0; i < 1000; ++i) ids.push_back(q.push(Time::ps(1000 - i % 97), nullptr, static_cast<std::uint64_t>(i)));
+  for (int i = 0; i < 1000; ++i)
+    ids.push_back(q.push(Time::ps(1000 - i % 97), nullptr, static_cast<std::uint64_t>(i)));
   for (int i = 0; i < 1000; i += 2) q.cancel(ids[static_cast<std::size_t>(i)]);
   Time last;
   std::size_t n = 0;

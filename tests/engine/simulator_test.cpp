@@ -1,5 +1,5 @@
-#include "sim/engine/check.hpp"
 #include "sim/engine/simulator.hpp"
+#include "sim/engine/check.hpp"
 
 #include <doctest/doctest.h>
 
@@ -43,7 +43,8 @@ TEST_CASE("Event budget and time limit stop the run with events left") {
   RunStats s = sim.run(lim);
   CHECK(s.outcome == RunOutcome::event_budget);
   CHECK(s.events == 10);
-  CHECK_THROWS_WITH_AS(require_finished(s, {}), doctest::Contains("event budget exhausted"), SimulationError);
+  CHECK_THROWS_WITH_AS(require_finished(s, {}), doctest::Contains("event budget exhausted"),
+                       SimulationError);
   lim = {};
   lim.until = Time::us(20);
   s = sim.run(lim);
@@ -68,9 +69,10 @@ TEST_CASE("A drained run with work outstanding is a deadlock naming the stuck it
   Simulator sim;
   const RunStats s = sim.run();
   CHECK_NOTHROW(require_finished(s, {}));
-  CHECK_THROWS_WITH_AS(require_finished(s, {"rank 3: recv mb 7 from stage 2", "rank 4: F mb 7"}),
-                       doctest::Contains("2 item(s) still waiting: rank 3: recv mb 7 from stage 2, rank 4: F mb 7"),
-                       SimulationError);
+  CHECK_THROWS_WITH_AS(
+      require_finished(s, {"rank 3: recv mb 7 from stage 2", "rank 4: F mb 7"}),
+      doctest::Contains("2 item(s) still waiting: rank 3: recv mb 7 from stage 2, rank 4: F mb 7"),
+      SimulationError);
 }
 
 TEST_CASE("Scheduling in the past is an internal error") {

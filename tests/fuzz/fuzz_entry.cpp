@@ -38,12 +38,19 @@ int accepts(F f) {
 
 int load_everything(const std::string& text) {
   int ok = accepts([&] { config::parse_scenario(text, kScenario); });
-  ok += accepts([&] { config::read_model(config::Document::parse(text, "model.yaml", {}, "", nullptr).root()); });
-  ok += accepts([&] { config::read_hf_config(config::Document::parse(text, "config.json", {}, "", nullptr).root()); });
   ok += accepts([&] {
-    config::read_cluster(config::Document::parse(text, kTopology, {}, "", nullptr).root(), STEPSIM_SOURCE_DIR "/topologies", {}, "");
+    config::read_model(config::Document::parse(text, "model.yaml", {}, "", nullptr).root());
   });
-  ok += accepts([&] { config::read_device(config::Document::parse(text, "device.yaml", {}, "", nullptr).root()); });
+  ok += accepts([&] {
+    config::read_hf_config(config::Document::parse(text, "config.json", {}, "", nullptr).root());
+  });
+  ok += accepts([&] {
+    config::read_cluster(config::Document::parse(text, kTopology, {}, "", nullptr).root(),
+                         STEPSIM_SOURCE_DIR "/topologies", {}, "");
+  });
+  ok += accepts([&] {
+    config::read_device(config::Document::parse(text, "device.yaml", {}, "", nullptr).root());
+  });
   return ok;
 }
 
@@ -68,9 +75,12 @@ std::string slurp(const fs::path& p) {
 std::map<std::string, std::string> snapshot(const fs::path& dir) {
   std::map<std::string, std::string> out;
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
+  for (auto it = fs::recursive_directory_iterator(dir, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
     const auto st = it->symlink_status();
-    out[it->path().string()] = fs::is_regular_file(st) ? slurp(it->path()) : fs::is_directory(st) ? "<dir>" : "<other>";
+    out[it->path().string()] = fs::is_regular_file(st) ? slurp(it->path())
+                               : fs::is_directory(st)  ? "<dir>"
+                                                       : "<other>";
   }
   return out;
 }
@@ -92,8 +102,10 @@ struct Scratch {
   void restore(const std::map<std::string, std::string>& now) {
     for (const auto& [path, content] : now) {
       const auto it = pristine.find(path);
-      if (it == pristine.end()) fs::remove_all(path);
-      else if (it->second != content && it->second != "<dir>") std::ofstream(path, std::ios::binary) << it->second;
+      if (it == pristine.end())
+        fs::remove_all(path);
+      else if (it->second != content && it->second != "<dir>")
+        std::ofstream(path, std::ios::binary) << it->second;
     }
     fs::current_path(dir);
   }
@@ -109,12 +121,15 @@ int command_line(const std::string& text) {
   for (std::string a; std::getline(in, a);) argv.push_back(a);
   if (argv.size() > 64) return 2;
   auto given = [&](const std::string& opt) {
-    return std::any_of(argv.begin(), argv.end(), [&](const std::string& a) { return a.rfind(opt, 0) == 0; });
+    return std::any_of(argv.begin(), argv.end(),
+                       [&](const std::string& a) { return a.rfind(opt, 0) == 0; });
   };
   if (argv.size() > 1) {
     const std::string cmd = argv[1];
-    if ((cmd == "run" || cmd == "compare") && !given("--max-wall")) argv.insert(argv.end(), {"--max-wall", "5"});
-    if ((cmd == "run" || cmd == "compare" || cmd == "topo" || cmd == "collective") && !given("--max-memory"))
+    if ((cmd == "run" || cmd == "compare") && !given("--max-wall"))
+      argv.insert(argv.end(), {"--max-wall", "5"});
+    if ((cmd == "run" || cmd == "compare" || cmd == "topo" || cmd == "collective") &&
+        !given("--max-memory"))
       argv.insert(argv.end(), {"--max-memory", "256MiB"});
   }
   std::streambuf* const out = std::cout.rdbuf(&null);
@@ -128,7 +143,8 @@ int command_line(const std::string& text) {
     std::abort();
   }
   if (status != 0 && now != scratch.pristine) {
-    std::cerr << "failed command (status " << status << ") left or changed files for input:\n" << text << "\n";
+    std::cerr << "failed command (status " << status << ") left or changed files for input:\n"
+              << text << "\n";
     std::abort();
   }
   scratch.restore(now);

@@ -1,6 +1,6 @@
 // The code paths the fuzzers drive, shared with the regression tests that replay what they found.
-// Each takes arbitrary bytes and must end in a spec or in engine::UserError; anything else (a crash,
-// another exception, a hang) is a bug.
+// Each takes arbitrary bytes and must end in a spec or in engine::UserError; anything else (a
+// crash, another exception, a hang) is a bug.
 #pragma once
 
 #include <string>

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <vector>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "tests/fuzz/fuzz_entry.hpp"
 #include "tests/test_support.hpp"
@@ -14,7 +14,8 @@
 TEST_CASE("Fuzzer regressions and hostile inputs end in a spec or a user error") {
   namespace fs = std::filesystem;
   int replayed = 0;
-  for (const char* dir : {"tests/fuzz/regressions", "tests/cli/hostile", "tests/cli/bad_inputs", "scenarios"}) {
+  for (const char* dir :
+       {"tests/fuzz/regressions", "tests/cli/hostile", "tests/cli/bad_inputs", "scenarios"}) {
     for (const auto& e : fs::directory_iterator(stepsim::test::source_path(dir))) {
       std::ifstream in(e.path(), std::ios::binary);
       std::stringstream s;
@@ -35,11 +36,14 @@ TEST_CASE("Fuzzer regressions and hostile inputs end in a spec or a user error")
   }
 }
 
-TEST_CASE("Command-line seeds and regressions end in an exit status other than 70, leaving nothing when they fail") {
+TEST_CASE(
+    "Command-line seeds and regressions end in an exit status other than 70, leaving nothing when "
+    "they fail") {
   namespace fs = std::filesystem;
   int replayed = 0;
   std::vector<fs::path> inputs;
-  for (const auto& e : fs::directory_iterator(stepsim::test::source_path("tests/fuzz/cli-seeds"))) inputs.push_back(e.path());
+  for (const auto& e : fs::directory_iterator(stepsim::test::source_path("tests/fuzz/cli-seeds")))
+    inputs.push_back(e.path());
   std::sort(inputs.begin(), inputs.end());
   for (const auto& p : inputs) {
     std::ifstream in(p, std::ios::binary);

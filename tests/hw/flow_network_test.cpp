@@ -68,8 +68,8 @@ TEST_CASE("Flow: a flow limited elsewhere leaves its share to the others") {
   engine::Simulator sim;
   FlowNetwork net(sim, t, Fidelity::flow);
   Done d;
-  net.start(0, 1, 0.75e9, &d, 1);   // gets 75 GB/s of GPU 1's 100
-  net.start(2, 1, 0.25e9, &d, 2);   // capped at 25 GB/s by its own port
+  net.start(0, 1, 0.75e9, &d, 1);  // gets 75 GB/s of GPU 1's 100
+  net.start(2, 1, 0.25e9, &d, 2);  // capped at 25 GB/s by its own port
   sim.run();
   CHECK(d.at[1].seconds() == doctest::Approx(2e-6 + 0.01).epsilon(1e-6));
   CHECK(d.at[2].seconds() == doctest::Approx(2e-6 + 0.01).epsilon(1e-6));
@@ -119,12 +119,15 @@ TEST_CASE("Flow: no link is ever above capacity under a random load") {
     CHECK(sim.now().seconds() >= net.link_bytes()[l] / t.links()[l].bandwidth);
 }
 
-TEST_CASE("Flow: a recomputation that leaves a flow's rate unchanged keeps its end; a later one changes it") {
+TEST_CASE(
+    "Flow: a recomputation that leaves a flow's rate unchanged keeps its end; a later one changes "
+    "it") {
   const Topology t(two_nodes());
   engine::Simulator sim;
   FlowNetwork net(sim, t, Fidelity::flow);
   Done d;
-  net.start(0, 1, 2.0e9, &d, 1);  // shares GPU 0's port with flow 3 and GPU 1's with flow 2: 50 GB/s
+  net.start(0, 1, 2.0e9, &d,
+            1);  // shares GPU 0's port with flow 3 and GPU 1's with flow 2: 50 GB/s
   net.start(2, 1, 0.5e9, &d, 2);  // 50 GB/s, ends at 10 ms; flow 1 stays at 50 (GPU 0's port)
   net.start(0, 3, 1.0e9, &d, 3);  // 50 GB/s, ends at 20 ms; flow 1 then runs at 100
   sim.run();
@@ -145,7 +148,9 @@ TEST_CASE("Flow: rates are max-min fair after every event under a random load") 
   Done d;
   std::map<std::uint64_t, std::vector<int>> routes;
   std::uint64_t tag = 0, state = 12345;
-  auto next = [&] { return state = state * 6364136223846793005ULL + 1442695040888963407ULL, state >> 33; };
+  auto next = [&] {
+    return state = state * 6364136223846793005ULL + 1442695040888963407ULL, state >> 33;
+  };
   for (int i = 0; i < 120; ++i) {
     const int src = static_cast<int>(next() % 16), dst = static_cast<int>(next() % 16);
     if (src == dst) continue;
@@ -154,7 +159,8 @@ TEST_CASE("Flow: rates are max-min fair after every event under a random load") 
   }
   std::size_t checked = 0;
   while (sim.pending() > 0) {
-    // To the next instant, then everything at it (the recomputation follows the events that cause it).
+    // To the next instant, then everything at it (the recomputation follows the events that cause
+    // it).
     engine::RunLimits one;
     one.max_events = 1;
     sim.run(one);
@@ -168,7 +174,8 @@ TEST_CASE("Flow: rates are max-min fair after every event under a random load") 
     for (const auto& [f, r] : rates) {
       bool bottleneck = false;
       for (int l : routes[f])
-        bottleneck |= net.link_rate(l) >= t.links()[l].bandwidth * (1 - 1e-9) && r >= fastest[l] * (1 - 1e-9);
+        bottleneck |=
+            net.link_rate(l) >= t.links()[l].bandwidth * (1 - 1e-9) && r >= fastest[l] * (1 - 1e-9);
       CHECK(bottleneck);
       ++checked;
     }

@@ -24,7 +24,9 @@ ClusterSpec cluster(int nodes, FabricKind kind = FabricKind::multi_plane_fat_tre
   return c;
 }
 
-int count(const Topology& t, VertexKind k) { return t.vertex_counts()[static_cast<int>(k)]; }
+int count(const Topology& t, VertexKind k) {
+  return t.vertex_counts()[static_cast<int>(k)];
+}
 
 }  // namespace
 
@@ -36,7 +38,8 @@ TEST_CASE("2048 nodes x 8 GPUs on 8 planes of 64-port switches: 16,384 NICs, 768
   CHECK(count(t, VertexKind::leaf) == 512);
   CHECK(count(t, VertexKind::spine) == 256);
   CHECK(count(t, VertexKind::leaf) + count(t, VertexKind::spine) == 768);
-  // Links, one per direction: NVLink and PCIe 2 per GPU, access 2 per NIC, core 2 per leaf-spine pair.
+  // Links, one per direction: NVLink and PCIe 2 per GPU, access 2 per NIC, core 2 per leaf-spine
+  // pair.
   const auto lc = t.link_counts();
   CHECK(lc[static_cast<int>(LinkClass::nvlink)] == 2 * 16384);
   CHECK(lc[static_cast<int>(LinkClass::ib_access)] == 2 * 16384);
@@ -47,10 +50,10 @@ TEST_CASE("2048 nodes x 8 GPUs on 8 planes of 64-port switches: 16,384 NICs, 768
 TEST_CASE("Routes: hop counts, planes and PXN") {
   const Topology t(cluster(64));  // 2 leaves per plane
   CHECK(t.route(3, 3).links.empty());
-  CHECK(t.route(0, 5).links.size() == 2);          // NVLink through the switch
-  CHECK(t.route(0, 8).links.size() == 4);          // same plane, same leaf: GPU-NIC-leaf-NIC-GPU
-  CHECK(t.route(0, 8 * 40).links.size() == 6);     // node 40 is under the plane's second leaf
-  const Route pxn = t.route(0, 8 * 40 + 3);        // other plane, other leaf
+  CHECK(t.route(0, 5).links.size() == 2);       // NVLink through the switch
+  CHECK(t.route(0, 8).links.size() == 4);       // same plane, same leaf: GPU-NIC-leaf-NIC-GPU
+  CHECK(t.route(0, 8 * 40).links.size() == 6);  // node 40 is under the plane's second leaf
+  const Route pxn = t.route(0, 8 * 40 + 3);     // other plane, other leaf
   REQUIRE(pxn.links.size() == 8);
   CHECK(t.links()[pxn.links[0]].cls == LinkClass::nvlink);  // first onto GPU 3 of node 0
   CHECK(t.links()[pxn.links[1]].to == t.links()[t.route(3, 8 * 40 + 3).links[0]].from);
@@ -111,8 +114,8 @@ TEST_CASE("Rail-optimized fat-tree: one plane, rails on their own leaves") {
   CHECK(t.planes() == 1);
   CHECK(count(t, VertexKind::leaf) == 64);
   CHECK(count(t, VertexKind::spine) == 32);
-  CHECK(t.route(0, 8).links.size() == 4);       // same rail, same leaf
-  CHECK(t.route(0, 9).links.size() == 6);       // other rail: through a spine, no PXN
+  CHECK(t.route(0, 8).links.size() == 4);  // same rail, same leaf
+  CHECK(t.route(0, 9).links.size() == 6);  // other rail: through a spine, no PXN
 }
 
 TEST_CASE("Oversubscription divides the leaf uplinks") {

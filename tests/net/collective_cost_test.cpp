@@ -44,7 +44,8 @@ TEST_CASE("Direct all-to-all splits by peer location; multi-plane adds PXN hops"
   CHECK(mp.ib == doctest::Approx(800.0));
 }
 
-TEST_CASE("Node-limited dispatch copies per token (DeepSeek-V3: EP64 on 8 nodes, top-8, <= 4 nodes)") {
+TEST_CASE(
+    "Node-limited dispatch copies per token (DeepSeek-V3: EP64 on 8 nodes, top-8, <= 4 nodes)") {
   const LinkBytes c = node_limited_copies_per_token({8, 4, GroupShape{64, 8}});
   CHECK(c.ib == doctest::Approx(4.0 * 7.0 / 8.0));  // 3.5 remote nodes
   CHECK(c.nvlink == doctest::Approx(8.0 * 7.0 / 8.0));
@@ -61,7 +62,9 @@ TEST_CASE("Point-to-point") {
   CHECK(p2p_bytes(10.0, false).ib == 10.0);
 }
 
-TEST_CASE("Target nodes per token: node limit where it binds, expected distinct nodes where it does not") {
+TEST_CASE(
+    "Target nodes per token: node limit where it binds, expected distinct nodes where it does "
+    "not") {
   using stepsim::net::target_nodes_per_token;
   // DeepSeek-V3, EP64 over 8 nodes, at most 4 nodes per token: every chosen node gets an expert.
   CHECK(target_nodes_per_token(8, 4, 8) == 4.0);

@@ -19,10 +19,11 @@ hw::ClusterSpec cluster(const char* file, const std::vector<std::string>& sets =
   return config::load_cluster(test::source_path(file), o);
 }
 
-net::CollectiveResult run(const hw::Topology& t, CollectiveOp op, double bytes, const std::string& group,
-                          Fidelity f, net::PlanOptions o = {}) {
+net::CollectiveResult run(const hw::Topology& t, CollectiveOp op, double bytes,
+                          const std::string& group, Fidelity f, net::PlanOptions o = {}) {
   const auto g = net::parse_group(group, t, "test");
-  return net::run_collective(net::plan_collective(op, bytes, g, t, o), bytes, static_cast<int>(g.size()), t, f);
+  return net::run_collective(net::plan_collective(op, bytes, g, t, o), bytes,
+                             static_cast<int>(g.size()), t, f);
 }
 
 }  // namespace
@@ -32,9 +33,13 @@ TEST_CASE("Analytic ring collectives equal the alpha-beta formulas within 1 ps p
   const double S = 1 << 30, n = 8, alpha = 3.3e-6, beta = 160e9;
   net::PlanOptions ring;
   ring.algorithm = net::AlgorithmChoice::ring;
-  struct Case { CollectiveOp op; double steps; };
-  for (const Case c : {Case{CollectiveOp::all_reduce, 2 * (n - 1)}, Case{CollectiveOp::all_gather, n - 1},
-                       Case{CollectiveOp::reduce_scatter, n - 1}}) {
+  struct Case {
+    CollectiveOp op;
+    double steps;
+  };
+  for (const Case c :
+       {Case{CollectiveOp::all_reduce, 2 * (n - 1)}, Case{CollectiveOp::all_gather, n - 1},
+        Case{CollectiveOp::reduce_scatter, n - 1}}) {
     CAPTURE(net::to_string(c.op));
     const auto r = run(t, c.op, S, "world", Fidelity::analytic, ring);
     const double formula = c.steps * (alpha + S / n / beta);
@@ -66,7 +71,8 @@ TEST_CASE("Hierarchical all-reduce is the sum of its phases") {
   CHECK(r.phases[1].busbw == doctest::Approx(r.phases[1].sent_per_gpu / (6 * inter)));
   CHECK(r.phases[0].bottleneck == hw::LinkClass::nvlink);
   CHECK(r.phases[1].bottleneck == hw::LinkClass::nic);
-  // At 16 GiB latency fades: the NVLink phases run near 160 GB/s, the inter-node one near the NIC's 50.
+  // At 16 GiB latency fades: the NVLink phases run near 160 GB/s, the inter-node one near the
+  // NIC's 50.
   const auto big = run(t, CollectiveOp::all_reduce, 16.0 * (1 << 30), "world", Fidelity::flow);
   CHECK(big.phases[0].busbw == doctest::Approx(160e9).epsilon(0.01));
   CHECK(big.phases[1].busbw == doctest::Approx(50e9).epsilon(0.01));
@@ -79,7 +85,8 @@ TEST_CASE("Broadcast: a pipelined chain whose chunk count minimizes (n-2+C)(alph
   REQUIRE(r.phases.size() == 1);
   const double chunks = std::round(std::sqrt((n - 2) * S / (alpha * beta)));
   CHECK(r.phases[0].repeat == static_cast<long long>(n - 2 + chunks));
-  CHECK(r.time.seconds() == doctest::Approx((n - 2 + chunks) * (alpha + S / chunks / beta)).epsilon(1e-9));
+  CHECK(r.time.seconds() ==
+        doctest::Approx((n - 2 + chunks) * (alpha + S / chunks / beta)).epsilon(1e-9));
   CHECK(r.busbw > 0.85 * beta);  // 90%: the pipeline fill and the per-step latency
   // Each GPU but the last forwards S once: (n-1)/n·S per GPU over NVLink.
   CHECK(r.nvlink_bytes_per_gpu == doctest::Approx((n - 1) / n * S));
@@ -92,18 +99,21 @@ TEST_CASE("busbw of a large ring all-reduce inside one H800 node approaches NVLi
   CHECK(r.bottleneck == hw::LinkClass::nvlink);
 }
 
-TEST_CASE("EP64 node-limited dispatch over 8 nodes: per-GPU InfiniBand in DeepEP's measured range") {
+TEST_CASE(
+    "EP64 node-limited dispatch over 8 nodes: per-GPU InfiniBand in DeepEP's measured range") {
   const hw::Topology t(cluster("topologies/h800-256x8-mpft.yaml"));
   const double bytes = 4096.0 * 7168 * 1.0;  // 4096 tokens x 7168 hidden, FP8
   const auto r = run(t, CollectiveOp::dispatch, bytes, "nodes:0-7", Fidelity::flow);
   const double ib = r.ib_bytes_per_gpu / r.time.seconds() / 1e9;
-  CHECK(ib >= 43.0);  // DeepEP, H800: 43-58 GB/s per GPU on RDMA for EP 16-64 (deepseek-ai/DeepEP README)
+  CHECK(ib >=
+        43.0);  // DeepEP, H800: 43-58 GB/s per GPU on RDMA for EP 16-64 (deepseek-ai/DeepEP README)
   CHECK(ib <= 58.0);
   const auto c = run(t, CollectiveOp::combine, 2 * bytes, "nodes:0-7", Fidelity::flow);
   CHECK(c.ib_bytes_per_gpu / c.time.seconds() / 1e9 == doctest::Approx(ib).epsilon(0.05));
 }
 
-TEST_CASE("A world all-to-all on 2048 GPUs is planned as bundles: linear in nodes, every pair counted") {
+TEST_CASE(
+    "A world all-to-all on 2048 GPUs is planned as bundles: linear in nodes, every pair counted") {
   const hw::Topology t(cluster("topologies/h800-256x8-mpft.yaml"));
   const auto g = net::parse_group("world", t, "test");
   const auto plan = net::plan_collective(CollectiveOp::all_to_all, 1 << 30, g, t);
@@ -116,7 +126,9 @@ TEST_CASE("A world all-to-all on 2048 GPUs is planned as bundles: linear in node
   // Without bundling every pair is its own transfer.
   net::PlanOptions each;
   each.bundle = false;
-  CHECK(net::plan_collective(CollectiveOp::all_to_all, 1 << 30, g, t, each).phases[0].transfers.size() == 2048u * 2047u);
+  CHECK(net::plan_collective(CollectiveOp::all_to_all, 1 << 30, g, t, each)
+            .phases[0]
+            .transfers.size() == 2048u * 2047u);
 }
 
 TEST_CASE("Halving one NIC slows a world ring all-reduce about 2x, not a node-local one") {
@@ -124,8 +136,8 @@ TEST_CASE("Halving one NIC slows a world ring all-reduce about 2x, not a node-lo
   ring.algorithm = net::AlgorithmChoice::ring;
   const hw::Topology healthy(cluster("topologies/h800-4x8.yaml"));
   // The ring crosses nodes from GPU 7 of a node onto plane 0 (PXN), through NIC 0 of each node.
-  const hw::Topology degraded(cluster("topologies/h800-4x8.yaml",
-                                      {"faults=[{kind: nic_degrade, node: 1, nic: 0, factor: 0.5}]"}));
+  const hw::Topology degraded(cluster(
+      "topologies/h800-4x8.yaml", {"faults=[{kind: nic_degrade, node: 1, nic: 0, factor: 0.5}]"}));
   const double S = 1 << 30;
   const auto a = run(healthy, CollectiveOp::all_reduce, S, "world", Fidelity::flow, ring);
   const auto b = run(degraded, CollectiveOp::all_reduce, S, "world", Fidelity::flow, ring);
@@ -139,8 +151,9 @@ TEST_CASE("Bundled and unbundled runs agree") {
   const hw::Topology t(cluster("topologies/h800-4x8.yaml"));
   net::PlanOptions flat;
   flat.bundle = false;
-  for (const CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::all_to_all,
-                                CollectiveOp::dispatch, CollectiveOp::combine}) {
+  for (const CollectiveOp op :
+       {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::all_to_all,
+        CollectiveOp::dispatch, CollectiveOp::combine}) {
     CAPTURE(net::to_string(op));
     const auto b = run(t, op, 64.0 * (1 << 20), "world", Fidelity::flow);
     const auto u = run(t, op, 64.0 * (1 << 20), "world", Fidelity::flow, flat);
@@ -163,18 +176,22 @@ TEST_CASE("Groups") {
   CHECK_THROWS_AS(net::parse_group("3", t, "g"), engine::UserError);
 }
 
-TEST_CASE("On 2048 GPUs too: one NIC at half bandwidth makes a large world ring all-reduce about 2x slower") {
+TEST_CASE(
+    "On 2048 GPUs too: one NIC at half bandwidth makes a large world ring all-reduce about 2x "
+    "slower") {
   net::PlanOptions ring;
   ring.algorithm = net::AlgorithmChoice::ring;
   const hw::Topology healthy(cluster("topologies/h800-256x8-mpft.yaml"));
-  const hw::Topology degraded(cluster("topologies/h800-256x8-mpft.yaml",
-                                      {"faults=[{kind: nic_degrade, node: 5, nic: 0, factor: 0.5}]"}));
+  const hw::Topology degraded(
+      cluster("topologies/h800-256x8-mpft.yaml",
+              {"faults=[{kind: nic_degrade, node: 5, nic: 0, factor: 0.5}]"}));
   // 16 GiB: large enough that bandwidth, not the 4094 steps' latency, sets the time.
   const double S = 16.0 * (1 << 30);
   const auto a = run(healthy, CollectiveOp::all_reduce, S, "world", Fidelity::flow, ring);
   const auto b = run(degraded, CollectiveOp::all_reduce, S, "world", Fidelity::flow, ring);
   CHECK(b.time.seconds() / a.time.seconds() == doctest::Approx(2.0).epsilon(0.05));
-  CHECK(a.busbw / 1e9 == doctest::Approx(48.0).epsilon(0.05));  // a flat ring runs at the NIC's rate
+  CHECK(a.busbw / 1e9 ==
+        doctest::Approx(48.0).epsilon(0.05));  // a flat ring runs at the NIC's rate
   const auto c = run(healthy, CollectiveOp::all_reduce, S, "node:100", Fidelity::flow);
   const auto d = run(degraded, CollectiveOp::all_reduce, S, "node:100", Fidelity::flow);
   CHECK(c.time == d.time);

@@ -57,8 +57,9 @@ std::size_t check_importable(const std::string& text) {
   for (auto& [thread, list] : slices) {
     CHECK(named_threads.count(thread) == 1);
     CHECK(named_processes.count(thread.first) == 1);
-    std::sort(list.begin(), list.end(),
-              [](const Slice& a, const Slice& b) { return a.begin != b.begin ? a.begin < b.begin : a.end > b.end; });
+    std::sort(list.begin(), list.end(), [](const Slice& a, const Slice& b) {
+      return a.begin != b.begin ? a.begin < b.begin : a.end > b.end;
+    });
     std::vector<double> open;  // ends of the enclosing slices
     for (const Slice& s : list) {
       while (!open.empty() && open.back() <= s.begin + 1e-9) open.pop_back();
@@ -80,7 +81,8 @@ std::size_t check_importable(const std::string& text) {
     CAPTURE(id);
     REQUIRE(pair.first != nullptr);
     REQUIRE(pair.second != nullptr);
-    CHECK(pair.first->at("ts").num <= pair.second->at("ts").num);  // an arrow never points back in time
+    CHECK(pair.first->at("ts").num <=
+          pair.second->at("ts").num);  // an arrow never points back in time
   }
   return arrows.size();
 }
@@ -98,8 +100,8 @@ workload::ScenarioSpec pipeline(workload::Schedule schedule) {
 
 TEST_CASE("Traces of every schedule follow the importers' rules, per op and per layer") {
   using workload::Schedule;
-  for (auto schedule : {Schedule::gpipe, Schedule::one_f_one_b, Schedule::interleaved, Schedule::zb1p, Schedule::dualpipe,
-                        Schedule::dualpipev}) {
+  for (auto schedule : {Schedule::gpipe, Schedule::one_f_one_b, Schedule::interleaved,
+                        Schedule::zb1p, Schedule::dualpipe, Schedule::dualpipev}) {
     auto spec = pipeline(schedule);
     if (schedule == Schedule::interleaved) spec.parallel.virtual_stages = 2;
     if (schedule == Schedule::dualpipev) spec.parallel.pp = 2;

@@ -16,7 +16,8 @@ TEST_CASE("JSON writer: nesting, escaping, shortest round-trip numbers") {
   w.key("empty").begin_object().end_object();
   w.end_object();
   CHECK(w.str() ==
-        "{\n  \"a\": 1,\n  \"b\": 0.1,\n  \"s\": \"x\\\"y\\n\",\n  \"list\": [\n    1.5,\n    true\n  ],\n"
+        "{\n  \"a\": 1,\n  \"b\": 0.1,\n  \"s\": \"x\\\"y\\n\",\n  \"list\": [\n    1.5,\n    "
+        "true\n  ],\n"
         "  \"empty\": {}\n}\n");
 }
 
@@ -38,6 +39,13 @@ TEST_CASE("Text helpers") {
 
 TEST_CASE("Compact mode writes one line") {
   JsonWriter w(false);
-  w.begin_object().field("a", 1).key("b").begin_array().value(2).value("x").end_array().end_object();
+  w.begin_object()
+      .field("a", 1)
+      .key("b")
+      .begin_array()
+      .value(2)
+      .value("x")
+      .end_array()
+      .end_object();
   CHECK(w.str() == "{\"a\":1,\"b\":[2,\"x\"]}");
 }

@@ -19,7 +19,9 @@ const OpCost& op_named(const LayerCost& l, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("GPT-3 175B on A100, TP8 without sequence parallelism: the GELU is split by tp, the norms are not") {
+TEST_CASE(
+    "GPT-3 175B on A100, TP8 without sequence parallelism: the GELU is split by tp, the norms are "
+    "not") {
   const auto s = config::load_scenario(test::source_path("scenarios/gpt3-175b-a100.yaml"));
   REQUIRE(s.parallel.tp == 8);
   REQUIRE_FALSE(s.parallel.sequence_parallel);
@@ -29,13 +31,17 @@ TEST_CASE("GPT-3 175B on A100, TP8 without sequence parallelism: the GELU is spl
   const KernelContext ctx{&dev, tokens, 8, 1, false, Precision::bf16, 1.0};
   // GELU over the column-parallel up projection's 49152/8 outputs: read and write 2 B each.
   const double gelu_bytes = 2048.0 * (49152.0 + 49152.0) * 2.0 / 8.0;
-  const KernelTime gelu = kernel_time(op_named(cost.layers()[0], "mlp_act"), Pass::forward, false, ctx);
+  const KernelTime gelu =
+      kernel_time(op_named(cost.layers()[0], "mlp_act"), Pass::forward, false, ctx);
   CHECK(gelu.bytes == doctest::Approx(gelu_bytes));
   CHECK(gelu.seconds == doctest::Approx(gelu_bytes / dev.hbm_bandwidth + dev.launch_overhead_s));
-  CHECK(gelu.seconds * 1e6 == doctest::Approx(27.7).epsilon(0.01));  // was 200.5 us: charged tp times over
+  CHECK(gelu.seconds * 1e6 ==
+        doctest::Approx(27.7).epsilon(0.01));  // was 200.5 us: charged tp times over
   // The LayerNorm before it runs on all 2048 tokens on every rank (read and write 12288 values).
-  const KernelTime norm = kernel_time(op_named(cost.layers()[0], "mlp_norm"), Pass::forward, false, ctx);
-  const double norm_acts = 2048.0 * 2.0 * 12288 * 2.0, norm_params = 2.0 * 12288 / 8 * 2.0;  // gain and bias
+  const KernelTime norm =
+      kernel_time(op_named(cost.layers()[0], "mlp_norm"), Pass::forward, false, ctx);
+  const double norm_acts = 2048.0 * 2.0 * 12288 * 2.0,
+               norm_params = 2.0 * 12288 / 8 * 2.0;  // gain and bias
   CHECK(norm.bytes == doctest::Approx(norm_acts + norm_params));
   // With sequence parallelism the norm is split too.
   KernelContext sp = ctx;
@@ -56,8 +62,10 @@ TEST_CASE("The weight-gradient pass launches kernels only for ops with weights")
     CHECK(w.bytes == 0.0);
     // Its input gradient still costs: 2x the forward's bytes, and the weight gradient nothing more.
     const double fwd = kernel_time(op_named(moe, weightless), Pass::forward, false, ctx).bytes;
-    CHECK(kernel_time(op_named(moe, weightless), Pass::backward, false, ctx).bytes == doctest::Approx(2 * fwd));
-    CHECK(kernel_time(op_named(moe, weightless), Pass::backward_weight, false, ctx).bytes == doctest::Approx(2 * fwd));
+    CHECK(kernel_time(op_named(moe, weightless), Pass::backward, false, ctx).bytes ==
+          doctest::Approx(2 * fwd));
+    CHECK(kernel_time(op_named(moe, weightless), Pass::backward_weight, false, ctx).bytes ==
+          doctest::Approx(2 * fwd));
   }
   const KernelTime w = kernel_time(op_named(moe, "q_up"), Pass::weight, false, ctx);
   CHECK(w.seconds > 0.0);

@@ -7,7 +7,8 @@
 using namespace stepsim::workload;
 
 TEST_CASE("ZeRO stages 0-3 shard optimizer state, then gradients, then parameters") {
-  ScenarioSpec s = stepsim::test::small_scenario(1, 8);  // dp 8, bf16 params, fp32 grads/master/moments
+  ScenarioSpec s =
+      stepsim::test::small_scenario(1, 8);  // dp 8, bf16 params, fp32 grads/master/moments
   const ModelCost cost(s.model, s.training);
   const double P = cost.params_total();
   double largest_layer = 0.0;
@@ -52,7 +53,8 @@ TEST_CASE("Activations: one micro-batch of every layer without a pipeline") {
   ScenarioSpec s = stepsim::test::small_scenario(1, 8);
   const ModelCost cost(s.model, s.training);
   double per_token = cost.head().input_bytes;
-  for (const auto& l : cost.layers()) per_token += cost.recompute(l, s.training.recompute).saved_bytes;
+  for (const auto& l : cost.layers())
+    per_token += cost.recompute(l, s.training.recompute).saved_bytes;
   const MemoryBreakdown m = memory_per_gpu(s, make_plan(s), cost);
   CHECK(m.activations == doctest::Approx(per_token * 1024));
 }

@@ -53,7 +53,7 @@ TEST_CASE("Hand-computed costs of a tiny dense model") {
   CHECK(op(l, "attn_core").w_flops == 0.0);
   CHECK(op(l, "mlp_up").fwd_flops == 2.0 * 256 * 64);  // gate + up fused
   CHECK(op(l, "mlp_down").fwd_flops == 2.0 * 64 * 128);
-  CHECK(op(l, "attn_norm").fwd_flops == 0.0);          // elementwise: bytes only
+  CHECK(op(l, "attn_norm").fwd_flops == 0.0);  // elementwise: bytes only
   CHECK(l.params() == 12288 + 4096 + 16384 + 8192 + 128);
   CHECK(l.fwd_flops() == 24576 + 4096 + 8192 + 32768 + 16384);
   CHECK(c.params_total() == 2 * 41088 + 6400 + 6400 + 64);
@@ -90,7 +90,8 @@ TEST_CASE("Recompute policies drop saved activations and add forward FLOPs") {
         all_saved - op(l, "attn_norm").saved_bytes - op(l, "mlp_norm").saved_bytes);
 }
 
-TEST_CASE("MoE saved activations by hand: FP8 dispatch copies, cached SwiGLU input, no expert outputs") {
+TEST_CASE(
+    "MoE saved activations by hand: FP8 dispatch copies, cached SwiGLU input, no expert outputs") {
   ModelSpec m = tiny();
   m.moe = {true, 8, 1, 2, 32, 0, 1, 0, 0};  // 8 experts, 1 shared, top-2, width 32
   TrainingSpec t = at_seq(32);
@@ -102,7 +103,8 @@ TEST_CASE("MoE saved activations by hand: FP8 dispatch copies, cached SwiGLU inp
   const LayerCost& a = bf16_cache.layers()[0];
   const LayerCost& b = fp8_cache.layers()[0];
   REQUIRE(a.moe);
-  // Up projection: 2 dispatched FP8 copies of the 64-wide input, 2 × (2·32) outputs kept for SwiGLU.
+  // Up projection: 2 dispatched FP8 copies of the 64-wide input, 2 × (2·32) outputs kept for
+  // SwiGLU.
   CHECK(op(a, "expert_up").saved_bytes == 2 * 64 * 1 + 2 * 64 * 2);
   CHECK(op(b, "expert_up").saved_bytes == 2 * 64 * 1 + 2 * 64 * 1);
   CHECK(op(b, "shared_up").saved_bytes == 64 * 1);
@@ -115,8 +117,9 @@ TEST_CASE("MoE saved activations by hand: FP8 dispatch copies, cached SwiGLU inp
   CHECK(op(a, "expert_down").saved_bytes == 0.0);
   // Recomputing SwiGLU drops its output and adds its (FLOP-free) forward.
   RecomputeSpec swiglu{RecomputeMode::ops, {"swiglu"}};
-  CHECK(fp8_cache.recompute(b, swiglu).saved_bytes ==
-        fp8_cache.recompute(b, {}).saved_bytes - op(b, "expert_act").saved_bytes - op(b, "shared_act").saved_bytes);
+  CHECK(fp8_cache.recompute(b, swiglu).saved_bytes == fp8_cache.recompute(b, {}).saved_bytes -
+                                                          op(b, "expert_act").saved_bytes -
+                                                          op(b, "shared_act").saved_bytes);
 }
 
 TEST_CASE("DeepSeek-V3 from YAML and from config.json: 671 B, 37.5 B active, 250 GFLOP/token") {
@@ -130,7 +133,8 @@ TEST_CASE("DeepSeek-V3 from YAML and from config.json: 671 B, 37.5 B active, 250
     // MLA per layer: q_a + q_b + kv_a + kv_b + o ≈ 187.1 M (+ two small norms).
     double mla = 0.0;
     for (const auto& o : c.layers()[0].ops)
-      if (o.name == "q_down" || o.name == "q_up" || o.name == "kv_down" || o.name == "kv_up" || o.name == "out_proj")
+      if (o.name == "q_down" || o.name == "q_up" || o.name == "kv_down" || o.name == "kv_up" ||
+          o.name == "out_proj")
         mla += o.params;
     CHECK(mla == doctest::Approx(187.1e6).epsilon(0.001));
     CHECK(c.layers()[2].moe == false);
@@ -139,7 +143,11 @@ TEST_CASE("DeepSeek-V3 from YAML and from config.json: 671 B, 37.5 B active, 250
 }
 
 TEST_CASE("Other shipped models match their published sizes") {
-  struct Case { const char* file; double total; double active; };
+  struct Case {
+    const char* file;
+    double total;
+    double active;
+  };
   for (const Case& k : {Case{"models/llama-3.1-405b.yaml", 405e9, 405e9},
                         Case{"models/gpt3-175b.yaml", 175e9, 175e9},
                         Case{"models/mixtral-8x22b.yaml", 141e9, 39e9}}) {

@@ -21,7 +21,7 @@ TEST_CASE("dp is derived from world / (pp * tp); micro-batches from the global b
   CHECK(p.stage_layers == std::vector<int>{2, 2, 2, 2});
   CHECK(p.tp_group().gpus_per_node == 2);
   CHECK(p.dp_group().size == 4);
-  CHECK(p.dp_group().nodes() == 1);   // dp·tp = 8 fills a node
+  CHECK(p.dp_group().nodes() == 1);  // dp·tp = 8 fills a node
   CHECK_FALSE(p.stage_neighbours_on_same_node());
 }
 
@@ -47,7 +47,8 @@ TEST_CASE("Embedding and head counted as a layer each in the balanced split") {
   s.parallel.account_embedding = false;
   // 15 units: 4, 4, 4, 3; the head takes one of the last stage's.
   CHECK(make_plan(s).stage_layers == std::vector<int>{4, 4, 4, 2});
-  // Four layers on four stages with both counted: the end stages hold the embedding or the head alone.
+  // Four layers on four stages with both counted: the end stages hold the embedding or the head
+  // alone.
   s.model.layers = 4;
   s.parallel.account_embedding = true;
   const ParallelPlan p = make_plan(s);
@@ -72,7 +73,8 @@ TEST_CASE("Explicit stage_layers: only the end stages may be empty") {
   CHECK_THROWS_AS(make_plan(s), stepsim::engine::UserError);
 }
 
-TEST_CASE("Interleaved: with the embedding and head counted, layers + 2 stages fit (Megatron's layout)") {
+TEST_CASE(
+    "Interleaved: with the embedding and head counted, layers + 2 stages fit (Megatron's layout)") {
   ScenarioSpec s = stepsim::test::small_scenario(4, 8);
   s.parallel.pp = 2;
   s.parallel.schedule = Schedule::interleaved;

@@ -23,7 +23,8 @@ UniformPipelineCost cost(std::int64_t f, std::int64_t b, std::int64_t w, std::in
 
 // Every forward, backward and weight task of every (stage, micro-batch) ran exactly once.
 void check_complete(const PipelineProgram& p, const PipelineRun& r) {
-  std::vector<int> f(static_cast<std::size_t>(p.stages) * p.micro_batches), b(f.size()), w(f.size());
+  std::vector<int> f(static_cast<std::size_t>(p.stages) * p.micro_batches), b(f.size()),
+      w(f.size());
   auto at = [&](StageTask t) { return static_cast<std::size_t>(t.stage) * p.micro_batches + t.mb; };
   for (const auto& e : r.timeline) {
     const auto& i = e.instr;
@@ -56,7 +57,8 @@ TEST_CASE("1F1B and GPipe: bubble (p-1)(F+B) on every device") {
 TEST_CASE("ZB1P: bubble (p-1)(F+B-2W), B the full backward, on every device") {
   for (int p : {4, 8, 16})
     for (int m : {2 * p, 4 * p})
-      for (auto [f, b, w] : {std::tuple{100, 100, 100}, std::tuple{100, 130, 70}, std::tuple{120, 90, 80}}) {
+      for (auto [f, b, w] :
+           {std::tuple{100, 100, 100}, std::tuple{100, 130, 70}, std::tuple{120, 90, 80}}) {
         CAPTURE(p);
         CAPTURE(m);
         const PipelineProgram prog = build_pipeline(Schedule::zb1p, p, m);
@@ -103,7 +105,8 @@ TEST_CASE("DualPipe: the published bubble on the middle devices, less on the out
         for (int d = 0; d < p; ++d) {
           const std::int64_t h = std::min(d, p - 1 - d);
           const std::int64_t published = (P - 1) * (fb + 2 * x - 3 * x);
-          CHECK(r.idle(d) == Time::ns(published - std::max<std::int64_t>(0, P - 2 - h) * (3 * x - fb)));
+          CHECK(r.idle(d) ==
+                Time::ns(published - std::max<std::int64_t>(0, P - 2 - h) * (3 * x - fb)));
         }
       }
 }
@@ -148,7 +151,8 @@ TEST_CASE("DualPipeV: the published bubble on the last two devices, less on the 
         check_complete(prog, r);
         for (int d = 0; d < n; ++d) {
           const std::int64_t published = (n - 1) * (fb + 2 * x - 3 * x);
-          CHECK(r.idle(d) == Time::ns(published - std::max<std::int64_t>(0, n - 2 - d) * (3 * x - fb)));
+          CHECK(r.idle(d) ==
+                Time::ns(published - std::max<std::int64_t>(0, n - 2 - d) * (3 * x - fb)));
         }
       }
 }

@@ -34,9 +34,10 @@ inline workload::ScenarioSpec small_scenario(int nodes, int gpus) {
   s.training.seq_len = 1024;
   s.training.global_batch = 64;
   s.training.micro_batch = 1;
-  for (const char* k : {"parallelism", "parallelism.pp", "parallelism.tp", "parallelism.ep", "parallelism.dp",
-                        "parallelism.zero", "parallelism.schedule", "parallelism.virtual_stages",
-                        "parallelism.stage_layers", "parallelism.comm_sms", "training.global_batch"})
+  for (const char* k :
+       {"parallelism", "parallelism.pp", "parallelism.tp", "parallelism.ep", "parallelism.dp",
+        "parallelism.zero", "parallelism.schedule", "parallelism.virtual_stages",
+        "parallelism.stage_layers", "parallelism.comm_sms", "training.global_batch"})
     s.where.keys[k] = {std::string("where:") + k, 1, 1};
   return s;
 }

@@ -17,7 +17,8 @@ StepGraph one_device() {
   return g;
 }
 
-int add(StepGraph& g, StreamKind s, StepOpKind k, Time d, double ib, double nvlink, std::vector<int> deps = {}) {
+int add(StepGraph& g, StreamKind s, StepOpKind k, Time d, double ib, double nvlink,
+        std::vector<int> deps = {}) {
   StepOp op;
   op.stream = s;
   op.kind = k;
@@ -48,7 +49,8 @@ TEST_CASE("Concurrent communication ops of a device share its NIC, max-min fair"
   StepGraph g = one_device();
   const int a = add(g, StreamKind::comm, StepOpKind::ep_dispatch, Time::ms(10), 0.3e9, 0);
   const int b = add(g, StreamKind::p2p, StepOpKind::pp_send, Time::ms(10), 0.3e9, 0);
-  const int c = add(g, StreamKind::dp, StepOpKind::dp_grads, Time::ms(10), 0, 1.0e9);  // NVLink only: unaffected
+  const int c = add(g, StreamKind::dp, StepOpKind::dp_grads, Time::ms(10), 0,
+                    1.0e9);  // NVLink only: unaffected
   const StepTimeline t = execute_step(g);
   CHECK(t.end[a].seconds() == doctest::Approx(0.012).epsilon(1e-9));
   CHECK(t.end[b].seconds() == doctest::Approx(0.012).epsilon(1e-9));
@@ -74,6 +76,7 @@ TEST_CASE("Sharing starts and stops with the overlap; an op alone keeps its own 
 
 TEST_CASE("An op that alone uses more than the nominal capacity is not slowed by it") {
   StepGraph g = one_device();
-  const int a = add(g, StreamKind::comm, StepOpKind::ep_dispatch, Time::ms(10), 0.6e9, 0);  // 60 GB/s
+  const int a =
+      add(g, StreamKind::comm, StepOpKind::ep_dispatch, Time::ms(10), 0.6e9, 0);  // 60 GB/s
   CHECK(execute_step(g).end[a] == Time::ms(10));
 }
