@@ -20,7 +20,7 @@ FlowNetwork::FlowNetwork(engine::Simulator& sim, const Topology& topo, Fidelity 
 
 double FlowNetwork::link_rate(int link) const {
   double r = 0.0;
-  for (int f : link_flows_[link]) r += flows_[f].rate;
+  for (int f : link_flows_[link]) r += flows_[f].rate * weight(flows_[f], link);
   return r;
 }
 
@@ -42,9 +42,13 @@ int FlowNetwork::allocate() {
   return static_cast<int>(flows_.size() - 1);
 }
 
+double FlowNetwork::weight(const Flow& f, int link) const {
+  return topo_.links()[link].cls == LinkClass::ib_core ? f.core_weight : 1.0;
+}
+
 void FlowNetwork::start(int src, int dst, double bytes, FlowListener* listener, std::uint64_t tag,
-                        double multiplicity) {
-  STEPSIM_CHECK(bytes >= 0.0 && multiplicity >= 1.0, "bad flow");
+                        double multiplicity, double core_weight) {
+  STEPSIM_CHECK(bytes >= 0.0 && multiplicity >= 1.0 && core_weight >= 1.0, "bad flow");
   const Route r = topo_.route(src, dst);
   const int f = allocate();
   Flow& fl = flows_[f];
@@ -52,11 +56,12 @@ void FlowNetwork::start(int src, int dst, double bytes, FlowListener* listener, 
   fl.remaining = bytes;
   fl.rate = 0.0;
   fl.multiplicity = multiplicity;
+  fl.core_weight = core_weight;
   fl.listener = listener;
   fl.tag = tag;
   fl.active = false;
   fl.used = true;
-  for (int l : fl.links) link_bytes_[l] += bytes;
+  for (int l : fl.links) link_bytes_[l] += bytes * weight(fl, l);
   if (fidelity_ == Fidelity::analytic || fl.links.empty() || bytes == 0.0) {
     double bw = INFINITY;
     for (int l : fl.links) bw = std::min(bw, topo_.links()[l].bandwidth);
@@ -177,17 +182,19 @@ void FlowNetwork::recompute() {
 
   // Progressive filling over the component.
   const auto& links = topo_.links();
-  std::vector<double> cap(comp_links.size());
+  // unfixed: the flows not yet fixed on each link; load: their summed weights.
+  std::vector<double> cap(comp_links.size()), load(comp_links.size(), 0.0);
   std::vector<int> unfixed(comp_links.size());
   for (std::size_t i = 0; i < comp_links.size(); ++i) {
     link_pos_[comp_links[i]] = static_cast<int>(i);
     cap[i] = links[comp_links[i]].bandwidth;
     unfixed[i] = static_cast<int>(link_flows_[comp_links[i]].size());
+    for (int f : link_flows_[comp_links[i]]) load[i] += weight(flows_[f], comp_links[i]);
   }
   using Item = std::pair<double, int>;  // (share, position)
   std::priority_queue<Item, std::vector<Item>, std::greater<>> heap;
   for (std::size_t i = 0; i < comp_links.size(); ++i)
-    if (unfixed[i] > 0) heap.push({cap[i] / unfixed[i], static_cast<int>(i)});
+    if (unfixed[i] > 0) heap.push({cap[i] / load[i], static_cast<int>(i)});
   ++stamp_;  // now marks fixed flows
   // Fixing a flow at the smallest share s leaves every other link's share c/n no smaller
   // ((c - s)/(n - 1) >= c/n when s <= c/n), so a link's key in the heap is a lower bound of its
@@ -197,7 +204,7 @@ void FlowNetwork::recompute() {
     const auto [key, i] = heap.top();
     heap.pop();
     if (unfixed[i] == 0) continue;
-    const double share = cap[i] / unfixed[i];
+    const double share = load[i] > 0.0 ? cap[i] / load[i] : INFINITY;
     STEPSIM_CHECK(std::isfinite(share), "link share is not a number");
     if (share != key) {
       heap.push({share, i});
@@ -210,8 +217,10 @@ void FlowNetwork::recompute() {
       fl.rate = share;
       for (int l2 : fl.links) {
         const int j = link_pos_[l2];
-        cap[j] = std::max(0.0, cap[j] - share);
+        const double w = weight(fl, l2);
+        cap[j] = std::max(0.0, cap[j] - share * w);
         --unfixed[j];
+        load[j] = unfixed[j] == 0 ? 0.0 : std::max(static_cast<double>(unfixed[j]), load[j] - w);
       }
     }
   }

@@ -12,9 +12,12 @@
 //   flows reachable from the changed links is recomputed, once per instant (all changes at the same
 //   simulated time are batched). Flows that would finish within kFinishTolerance of each other
 //   finish together, so symmetric transfers cost one recomputation, not one each.
-// A flow may stand for `multiplicity` identical transfers on link-disjoint, equivalent routes (a
-// bundle): it is simulated once, on the links of its representative route; the replicas' links
-// are not tracked, so per-link statistics describe the representatives.
+// A flow may stand for `multiplicity` identical transfers on equivalent routes (a bundle): it is
+// simulated once, on the links of its representative route. Its siblings' own GPU, NIC and access
+// links are not tracked, but the leaf-spine links they share are: there the flow counts
+// `core_weight` times (weighted max-min: a link's share is its capacity over the summed weights of
+// its unfixed flows, and a fixed flow takes weight x rate of every link it crosses), so the
+// bundle's load on shared uplinks is the load of all its members.
 // Link utilization: bytes carried per link over the run, for reports.
 // Not modelled: packets, congestion control, incast buffers, per-hop store-and-forward.
 #pragma once
@@ -45,7 +48,7 @@ class FlowNetwork final : public engine::EventHandler {
 
   // Starts `bytes` from `src` to `dst` now; calls listener->on_flow_done(sim, tag) on delivery.
   void start(int src_gpu, int dst_gpu, double bytes, FlowListener* listener, std::uint64_t tag,
-             double multiplicity = 1.0);
+             double multiplicity = 1.0, double core_weight = 1.0);
 
   std::size_t active_flows() const { return active_; }
   std::uint64_t recomputations() const { return recomputations_; }
@@ -64,7 +67,8 @@ class FlowNetwork final : public engine::EventHandler {
     double remaining = 0.0;  // bytes
     double rate = 0.0;       // bytes/s
     double multiplicity = 1.0;
-    engine::Time updated;  // when `remaining` was last brought up to date
+    double core_weight = 1.0;  // weight on ib_core links
+    engine::Time updated;      // when `remaining` was last brought up to date
     engine::EventId done;
     FlowListener* listener = nullptr;
     std::uint64_t tag = 0;
@@ -76,6 +80,7 @@ class FlowNetwork final : public engine::EventHandler {
     return (static_cast<std::uint64_t>(flow) << 2) | k;
   }
 
+  double weight(const Flow& f, int link) const;
   int allocate();
   void activate(int f);
   void finish(int f);

@@ -82,6 +82,8 @@ class Topology {
   // Whether the fault-free route between two GPUs of different nodes climbs to a spine (leaves
   // differ), without building the route.
   bool crosses_spine(int src_gpu, int dst_gpu) const;
+  // The leaf of the GPU's NIC (global index: plane · leaves per plane + leaf); -1 without a fabric.
+  int leaf_of(int gpu) const { return leaf_of_gpu_.empty() ? -1 : leaf_of_gpu_[gpu]; }
   // Smallest bandwidth along a route (the analytic model's bottleneck) and its link class.
   std::pair<double, LinkClass> bottleneck(const Route& r) const;
   double slowdown_of(int gpu) const;  // straggler factor, 1 when none

@@ -90,8 +90,17 @@ class Bundler {
         k_(static_cast<int>(l.nodes.size())),
         g_(t.spec().gpus_per_node),
         index_(t.spec().nodes, -1),
-        slot_(static_cast<std::size_t>(g_) * g_ * k_ * 2, -1) {
+        slot_(static_cast<std::size_t>(g_) * g_ * k_ * 2, -1),
+        leaves_(g_, 1) {
     for (int j = 0; j < k_; ++j) index_[l.nodes[j]] = j;
+    // Distinct leaves the group's nodes occupy at each GPU index (one per plane or rail).
+    for (int i = 0; i < g_; ++i) {
+      std::vector<int> seen;
+      for (int node : l.nodes) seen.push_back(t.leaf_of(node * g_ + i));
+      std::sort(seen.begin(), seen.end());
+      leaves_[i] =
+          std::max<int>(1, static_cast<int>(std::unique(seen.begin(), seen.end()) - seen.begin()));
+    }
   }
 
   void add(const Transfer& tr) {
@@ -111,14 +120,22 @@ class Bundler {
   }
   std::vector<Transfer> take() {
     std::fill(slot_.begin(), slot_.end(), -1);
+    const bool pxn = t_.spec().fabric.kind == hw::FabricKind::multi_plane_fat_tree;
+    for (Transfer& tr : out_) {
+      if (tr.multiplicity <= 1.0 || !t_.crosses_spine(tr.src, tr.dst)) continue;
+      // The NIC a transfer leaves by: its own, or with PXN the one on the destination's plane.
+      const int index = pxn ? t_.local_of(tr.dst) : t_.local_of(tr.src);
+      tr.core_weight = std::max(1.0, tr.multiplicity / leaves_[index]);
+    }
     return std::exchange(out_, {});
   }
 
  private:
   const hw::Topology& t_;
   int k_, g_;
-  std::vector<int> index_;  // group position of each node of the cluster
-  std::vector<int> slot_;   // representative per key, -1: none yet
+  std::vector<int> index_;   // group position of each node of the cluster
+  std::vector<int> slot_;    // representative per key, -1: none yet
+  std::vector<int> leaves_;  // per GPU index: leaves the group's nodes occupy
   std::vector<Transfer> out_;
 };
 

@@ -52,7 +52,7 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
     c.outstanding = p.transfers.size();
     std::uint64_t tag = 0;
     for (const Transfer& t : p.transfers)
-      net.start(t.src, t.dst, t.bytes, &c, tag++, t.multiplicity);
+      net.start(t.src, t.dst, t.bytes, &c, tag++, t.multiplicity, t.core_weight);
     engine::RunLimits limits;
     limits.control = control;
     const auto stats = sim.run(limits);
