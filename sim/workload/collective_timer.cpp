@@ -23,6 +23,40 @@ CollectiveTimer::CollectiveTimer(const ScenarioSpec& spec, const ParallelPlan& p
                                                        : hw::Fidelity::analytic) {
   options_.top_k = spec.model.moe.top_k;
   options_.max_nodes = max_target_nodes(spec.model.moe, plan.ep_group().nodes());
+  for (const auto& f : spec.cluster.faults) network_faults_ |= f.kind != hw::FaultKind::straggler;
+}
+
+std::vector<std::vector<int>> CollectiveTimer::siblings(const std::vector<int>& group) const {
+  const int block = plan_.dp * plan_.tp;
+  const int first = group.front(), base = first / block * block;
+  std::vector<std::vector<int>> out;
+  auto shifted = [&](int by) {
+    std::vector<int> g = group;
+    for (int& r : g) r += by;
+    out.push_back(std::move(g));
+  };
+  const int stride = group[1] - group[0];
+  if (group.back() >= base + block) {
+    for (int j = 0; j < block; ++j) shifted(j - (first - base));  // pipeline sends: rank to rank
+  } else if (stride == 1) {
+    const int n = static_cast<int>(group.size());
+    for (int start = base; start + n <= base + block; start += n) shifted(start - first);
+  } else {
+    for (int i = 0; i < stride; ++i) shifted(base + i - first);  // dp / edp: one per offset
+  }
+  return out;
+}
+
+std::pair<engine::Time, net::LinkBytes> CollectiveTimer::run(net::CollectiveOp op, double bytes,
+                                                             const std::vector<int>& group) {
+  const auto key =
+      std::make_tuple(static_cast<int>(op), static_cast<long long>(bytes), group.front(),
+                      static_cast<int>(group.size()), group[1] - group[0]);
+  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+  const auto r = net::run_collective(net::plan_collective(op, bytes, group, topo_, options_), bytes,
+                                     static_cast<int>(group.size()), topo_, fidelity_, control_);
+  events_ += r.events;
+  return cache_[key] = {r.time, net::LinkBytes{r.nvlink_bytes_per_gpu, r.ib_bytes_per_gpu}};
 }
 
 std::vector<int> CollectiveTimer::strided(int first, int count, int stride) {
@@ -35,20 +69,14 @@ engine::Time CollectiveTimer::time(net::CollectiveOp op, double bytes,
                                    const std::vector<int>& group) {
   if (group.size() < 2 || bytes <= 0.0 || spec_.fidelity == NetworkFidelity::free)
     return engine::Time();
-  const auto key =
-      std::make_tuple(static_cast<int>(op), static_cast<long long>(bytes), group.front(),
-                      static_cast<int>(group.size()), group[1] - group[0]);
-  if (auto it = cache_.find(key); it != cache_.end()) {
-    pending_ += it->second.second;
-    return it->second.first;
-  }
-  const auto r = net::run_collective(net::plan_collective(op, bytes, group, topo_, options_), bytes,
-                                     static_cast<int>(group.size()), topo_, fidelity_, control_);
-  events_ += r.events;
-  const net::LinkBytes link{r.nvlink_bytes_per_gpu, r.ib_bytes_per_gpu};
-  cache_[key] = {r.time, link};
-  pending_ += link;
-  return r.time;
+  auto slowest = run(op, bytes, group);
+  if (network_faults_)
+    for (const auto& g : siblings(group)) {
+      const auto s = run(op, bytes, g);
+      if (s.first > slowest.first) slowest = s;
+    }
+  pending_ += slowest.second;
+  return slowest.first;
 }
 
 net::LinkBytes CollectiveTimer::take_link() {

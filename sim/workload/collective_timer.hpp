@@ -5,6 +5,15 @@
 // GPU. Every distinct (operation, size, group) is run once on the flow network (or analytically)
 // and reused. The bytes each GPU sends per link class are kept for the op being built, which takes
 // them with take_link() (the trace shows them as link throughput).
+// Faults where they are: on a cluster with a NIC, link or NVLink fault, a collective is also run on
+// every sibling group of the pipeline rank (the same collective of the other replicas: the other
+// tp or ep groups of its block of dp x tp GPUs, its other dp or edp groups, the pipeline sends of
+// the other replicas) and takes the slowest: the rank's representative waits for its slowest
+// replica, as the coupling collectives (the data-parallel reduction, the expert exchange, the next
+// stage's input) make every replica do. A fault thus slows the step wherever it sits, and two
+// positions the layout makes equivalent give the same step. An approximation: the slowest replica
+// is assumed to be slowest in every collective (exact for one fault; an upper bound for faults in
+// different replicas), and sibling groups are still timed one at a time, not sharing the fabric.
 #pragma once
 
 #include <map>
@@ -46,6 +55,10 @@ class CollectiveTimer {
 
  private:
   static std::vector<int> strided(int first, int count, int stride);
+  // The groups of the other replicas that run the same collective as `group` (itself included).
+  std::vector<std::vector<int>> siblings(const std::vector<int>& group) const;
+  std::pair<engine::Time, net::LinkBytes> run(net::CollectiveOp op, double bytes,
+                                              const std::vector<int>& group);
 
   const ScenarioSpec& spec_;
   const ParallelPlan& plan_;
@@ -53,6 +66,7 @@ class CollectiveTimer {
   const engine::RunControl* control_;
   hw::Fidelity fidelity_;
   net::PlanOptions options_;
+  bool network_faults_ = false;
   std::map<std::tuple<int, long long, int, int, int>, std::pair<engine::Time, net::LinkBytes>>
       cache_;
   net::LinkBytes pending_;

@@ -1,0 +1,46 @@
+// Faults are seen where they are: a fault in any replica of a pipeline rank slows the step as the
+// same fault in its first replica does, equivalent positions give the same step, and no fault
+// makes the step faster. DeepSeek-V3 with DualPipe on 256 nodes: pipeline rank r holds nodes
+// 16r..16r+15, two expert-parallel groups of 8 nodes each.
+#include <doctest/doctest.h>
+
+#include "sim/analysis/step_simulation.hpp"
+#include "sim/config/load.hpp"
+#include "tests/test_support.hpp"
+
+using namespace stepsim;
+
+namespace {
+
+double step(const std::string& faults) {
+  std::vector<config::Override> o{config::parse_override("faults=[" + faults + "]")};
+  const auto spec =
+      config::load_scenario(test::source_path("scenarios/deepseek-v3-dualpipe.yaml"), o);
+  return analysis::simulate_step(spec).metrics.step_s;
+}
+
+}  // namespace
+
+TEST_CASE("A NIC fault slows the step wherever it sits, and equivalent positions agree") {
+  const double healthy = step("");
+  // Node 200 is in the second expert group of pipeline rank 12, outside the rank's first replica.
+  const double at200 = step("{kind: nic_down, node: 200, nic: 3}");
+  CHECK(at200 > healthy * 1.05);
+  CHECK(step("{kind: nic_down, node: 192, nic: 3}") == at200);  // first expert group, same rank
+  CHECK(step("{kind: nic_down, node: 0, nic: 3}") == step("{kind: nic_down, node: 8, nic: 3}"));
+  CHECK(step("{kind: nic_degrade, node: 100, nic: 3, factor: 0.1}") ==
+        step("{kind: nic_degrade, node: 108, nic: 3, factor: 0.1}"));
+}
+
+TEST_CASE("No fault makes the step faster") {
+  const double healthy = step("");
+  for (const char* f :
+       {"{kind: nic_down, node: 37, nic: 5}", "{kind: nic_degrade, node: 250, nic: 0, factor: 0.5}",
+        "{kind: link_down, plane: 2, leaf: 1, spine: 0}",
+        "{kind: link_degrade, plane: 7, leaf: 3, spine: 2, factor: 0.25}",
+        "{kind: nvlink_degrade, gpu: 1605, factor: 0.5}",
+        "{kind: straggler, gpu: 999, slowdown: 1.2}"}) {
+    CAPTURE(f);
+    CHECK(step(f) >= healthy);
+  }
+}
