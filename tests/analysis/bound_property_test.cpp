@@ -1,0 +1,71 @@
+// Property: the roofline bound never exceeds the simulated step. Both count the same work (the
+// roofline at achievable rates with no latency, no bubble and perfect overlap), so a bound above
+// the simulation means the two derivations disagree. Random small layouts (up to 64 GPUs: pp,
+// tp, ep, ZeRO stage, schedule, micro-batches, recomputation, sequence parallelism, fidelity);
+// invalid ones are skipped.
+#include <doctest/doctest.h>
+
+#include <random>
+
+#include "sim/analysis/step_simulation.hpp"
+#include "sim/engine/user_error.hpp"
+#include "tests/workload/spec_fixture.hpp"
+
+using namespace stepsim;
+using workload::Schedule;
+
+TEST_CASE("The roofline bound is at most the simulated step on 200 random layouts") {
+  std::mt19937_64 rng(7);
+  auto pick = [&](std::initializer_list<int> v) {
+    return *(v.begin() + std::uniform_int_distribution<std::size_t>(0, v.size() - 1)(rng));
+  };
+  int simulated = 0, tries = 0;
+  while (simulated < 200 && tries < 5000) {
+    ++tries;
+    const int nodes = pick({1, 2, 4, 8});
+    workload::ScenarioSpec s = test::small_scenario(nodes, 8);
+    s.model.layers = pick({4, 8, 12});
+    if (pick({0, 1})) {
+      s.model.moe.enabled = true;
+      s.model.moe.experts = pick({8, 16, 64});
+      s.model.moe.top_k = pick({1, 2, 4});
+      s.model.moe.intermediate = 1024;
+      s.model.moe.shared_experts = pick({0, 1});
+      s.model.moe.first_dense_layers = pick({0, 1});
+      s.model.moe.every = 1;
+    }
+    auto& p = s.parallel;
+    p.pp = pick({1, 2, 4});
+    p.tp = pick({1, 2, 4, 8});
+    p.ep = s.model.moe.enabled ? pick({1, 2, 4, 8, 16}) : 1;
+    p.zero = pick({0, 1, 2, 3});
+    p.schedule = p.pp == 1 ? Schedule::none : static_cast<Schedule>(pick({1, 2, 3, 4, 5, 6}));
+    p.virtual_stages = p.schedule == Schedule::interleaved ? 2 : 1;
+    p.sequence_parallel = p.tp > 1 && pick({0, 1});
+    p.comm_sms = pick({0, 0, 20});
+    s.training.seq_len = pick({512, 1024, 2048});
+    s.training.global_batch = pick({16, 32, 64, 128});
+    s.training.recompute.mode = static_cast<workload::RecomputeMode>(pick({0, 1, 2}));
+    s.fidelity = static_cast<workload::NetworkFidelity>(pick({0, 0, 1}));
+    analysis::StepSimulation sim;
+    try {
+      sim = analysis::simulate_step(s);
+    } catch (const engine::UserError&) {
+      continue;  // an invalid layout
+    }
+    CAPTURE(nodes);
+    CAPTURE(p.pp);
+    CAPTURE(p.tp);
+    CAPTURE(p.ep);
+    CAPTURE(p.zero);
+    CAPTURE(static_cast<int>(p.schedule));
+    CAPTURE(s.model.moe.enabled);
+    CAPTURE(static_cast<int>(s.training.recompute.mode));
+    CAPTURE(p.sequence_parallel);
+    CAPTURE(s.training.global_batch);
+    CHECK(sim.roofline.bound_s <= sim.metrics.step_s * (1 + 1e-9));
+    ++simulated;
+  }
+  MESSAGE(simulated << " layouts simulated of " << tries << " drawn");
+  CHECK(simulated == 200);
+}
