@@ -23,7 +23,32 @@ CollectiveTimer::CollectiveTimer(const ScenarioSpec& spec, const ParallelPlan& p
                                                        : hw::Fidelity::analytic) {
   options_.top_k = spec.model.moe.top_k;
   options_.max_nodes = max_target_nodes(spec.model.moe, plan.ep_group().nodes());
-  for (const auto& f : spec.cluster.faults) network_faults_ |= f.kind != hw::FaultKind::straggler;
+  for (const auto& f : spec.cluster.faults) {
+    switch (f.kind) {
+      case hw::FaultKind::straggler:
+        break;
+      case hw::FaultKind::nic_down:
+      case hw::FaultKind::nic_degrade:
+        faulted_nodes_.push_back(f.node);
+        break;
+      case hw::FaultKind::nvlink_degrade:
+        faulted_nodes_.push_back(f.gpu / spec.cluster.gpus_per_node);
+        break;
+      case hw::FaultKind::link_down:
+      case hw::FaultKind::link_degrade:
+        fabric_fault_ = true;
+        break;
+    }
+  }
+}
+
+bool CollectiveTimer::touches_fault(const std::vector<int>& group) const {
+  if (fabric_fault_) return true;
+  const int gpn = spec_.cluster.gpus_per_node;
+  for (int r : group)
+    if (std::find(faulted_nodes_.begin(), faulted_nodes_.end(), r / gpn) != faulted_nodes_.end())
+      return true;
+  return false;
 }
 
 std::vector<std::vector<int>> CollectiveTimer::siblings(const std::vector<int>& group) const {
@@ -70,8 +95,9 @@ engine::Time CollectiveTimer::time(net::CollectiveOp op, double bytes,
   if (group.size() < 2 || bytes <= 0.0 || spec_.fidelity == NetworkFidelity::free)
     return engine::Time();
   auto slowest = run(op, bytes, group);
-  if (network_faults_)
+  if (fabric_fault_ || !faulted_nodes_.empty())
     for (const auto& g : siblings(group)) {
+      if (!touches_fault(g)) continue;  // a fault-free sibling runs as the representative does
       const auto s = run(op, bytes, g);
       if (s.first > slowest.first) slowest = s;
     }

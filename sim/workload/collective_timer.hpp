@@ -14,6 +14,8 @@
 // positions the layout makes equivalent give the same step. An approximation: the slowest replica
 // is assumed to be slowest in every collective (exact for one fault; an upper bound for faults in
 // different replicas), and sibling groups are still timed one at a time, not sharing the fabric.
+// Only siblings a fault can touch are timed (a GPU on a faulted node; any, for a link fault): the
+// others run as the representative does.
 #pragma once
 
 #include <map>
@@ -57,6 +59,9 @@ class CollectiveTimer {
   static std::vector<int> strided(int first, int count, int stride);
   // The groups of the other replicas that run the same collective as `group` (itself included).
   std::vector<std::vector<int>> siblings(const std::vector<int>& group) const;
+  // Whether a fault can change how `group`'s collective runs: it has a GPU on a node with a NIC or
+  // NVLink fault, or the fabric has a link fault (routes may cross it).
+  bool touches_fault(const std::vector<int>& group) const;
   std::pair<engine::Time, net::LinkBytes> run(net::CollectiveOp op, double bytes,
                                               const std::vector<int>& group);
 
@@ -66,7 +71,8 @@ class CollectiveTimer {
   const engine::RunControl* control_;
   hw::Fidelity fidelity_;
   net::PlanOptions options_;
-  bool network_faults_ = false;
+  std::vector<int> faulted_nodes_;  // nodes with a NIC or NVLink fault
+  bool fabric_fault_ = false;       // a leaf-spine link fault: any group may route through it
   std::map<std::tuple<int, long long, int, int, int>, std::pair<engine::Time, net::LinkBytes>>
       cache_;
   net::LinkBytes pending_;
