@@ -41,32 +41,13 @@ void check_pipeline(const ScenarioSpec& spec, const ParallelPlan& plan) {
   if (p.pp < 2)
     fail(spec, "parallelism.pp", "schedule '" + sched + "' needs pp >= 2, got " + str(p.pp),
          "set schedule: none for data/tensor parallelism only");
-  if (p.schedule == Schedule::interleaved) {
-    if (p.virtual_stages < 2)
-      fail(spec, "parallelism.virtual_stages", "interleaved 1F1B needs virtual_stages >= 2",
-           "set virtual_stages: 2 (model chunks per device) or use schedule: 1f1b");
-    if (m % p.pp != 0)
-      fail(spec, "training.global_batch",
-           "interleaved 1F1B needs the micro-batch count (" + str(m) +
-               ") to be a multiple of pp (" + str(p.pp) + ")",
-           "change global_batch or micro_batch so that global_batch / (dp * micro_batch) divides "
-           "by pp");
-  } else if (p.virtual_stages != 1) {
+  const ScheduleDef& def = schedule_def(p.schedule);
+  if (!def.uses_virtual_stages && p.virtual_stages != 1)
     fail(spec, "parallelism.virtual_stages",
          "virtual_stages applies to the interleaved schedule only, not '" + sched + "'",
          "remove virtual_stages or set schedule: interleaved");
-  }
-  if (p.schedule == Schedule::dualpipe || p.schedule == Schedule::dualpipev) {
-    if (p.schedule == Schedule::dualpipe && p.pp % 2 != 0)
-      fail(spec, "parallelism.pp", "DualPipe needs an even pp, got " + str(p.pp),
-           "DualPipe pairs stage i with stage pp-1-i on one device; use an even pp");
-    if ((p.schedule == Schedule::dualpipe && m % 2 != 0) || m < 2LL * p.pp)
-      fail(spec, "training.global_batch",
-           sched + " needs " + (p.schedule == Schedule::dualpipe ? "an even number of " : "") +
-               "micro-batches >= 2*pp = " + str(2LL * p.pp) + ", got " + str(m),
-           "raise global_batch or lower micro_batch (micro-batches per pipeline = global_batch / "
-           "(dp * micro_batch))");
-  }
+  if (const auto issue = def.check(p.pp, m, p.virtual_stages))
+    fail(spec, issue->key, issue->message, issue->hint);
 }
 
 }  // namespace
@@ -184,16 +165,13 @@ ParallelPlan make_plan(const ScenarioSpec& spec) {
   // Split units: the layers, plus the embedding and the head where they count as a layer each.
   const int emb_units = p.account_embedding ? 1 : 0, head_units = p.account_head ? 1 : 0;
   const int units = m.layers + emb_units + head_units;
-  plan.stages = p.pp;
-  if (p.schedule == Schedule::interleaved) {
-    if (1LL * p.pp * p.virtual_stages > units + (p.stage_layers.empty() ? 0 : 2))
-      fail(spec, "parallelism.virtual_stages",
-           "pp * virtual_stages = " + str(1LL * p.pp * p.virtual_stages) +
-               " stages exceed the model's " + str(m.layers) + " layers",
-           "every stage needs a layer (or the embedding or head alone); lower virtual_stages");
-    plan.stages = p.pp * p.virtual_stages;
-  }
-  if (p.schedule == Schedule::dualpipev) plan.stages = 2 * p.pp;
+  plan.stages = schedule_def(p.schedule).stages(p.pp, p.virtual_stages);
+  if (schedule_def(p.schedule).uses_virtual_stages &&
+      plan.stages > units + (p.stage_layers.empty() ? 0 : 2))
+    fail(spec, "parallelism.virtual_stages",
+         "pp * virtual_stages = " + str(plan.stages) + " stages exceed the model's " +
+             str(m.layers) + " layers",
+         "every stage needs a layer (or the embedding or head alone); lower virtual_stages");
   check_pipeline(spec, plan);
   if (!p.stage_layers.empty() && (p.account_embedding || p.account_head))
     fail(
@@ -203,7 +181,8 @@ ParallelPlan make_plan(const ScenarioSpec& spec) {
         "to them)");
   if (units < plan.stages && p.stage_layers.empty())
     fail(spec,
-         p.schedule == Schedule::interleaved ? "parallelism.virtual_stages" : "parallelism.pp",
+         schedule_def(p.schedule).uses_virtual_stages ? "parallelism.virtual_stages"
+                                                      : "parallelism.pp",
          "the model has " + str(m.layers) + " layers but the schedule needs " + str(plan.stages) +
              " stages",
          "every stage needs a layer (or the embedding or head, with "
@@ -242,47 +221,16 @@ ParallelPlan make_plan(const ScenarioSpec& spec) {
 
   // Which stages each pipeline rank runs, and for which share of the micro-batches.
   plan.device_stages.assign(p.pp, {});
-  for (int d = 0; d < p.pp; ++d) {
-    auto& ds = plan.device_stages[d];
-    switch (p.schedule) {
-      case Schedule::interleaved:
-        for (int v = 0; v < p.virtual_stages; ++v) ds.push_back({d + v * p.pp, 1.0});
-        break;
-      case Schedule::dualpipe:
-        ds = {{d, 0.5}, {p.pp - 1 - d, 0.5}};
-        break;
-      case Schedule::dualpipev:
-        ds = {{d, 1.0}, {2 * p.pp - 1 - d, 1.0}};
-        break;
-      default:
-        ds = {{d, 1.0}};
-    }
-  }
+  for (int d = 0; d < p.pp; ++d)
+    plan.device_stages[d] = schedule_def(p.schedule).device_stages(d, p.pp, p.virtual_stages);
   return plan;
 }
 
 double peak_in_flight_micro_batches(const ScenarioSpec& spec, const ParallelPlan& plan,
                                     int device) {
-  const double pp = plan.pp, m = static_cast<double>(plan.micro_batches);
-  switch (spec.parallel.schedule) {
-    case Schedule::none:
-      return 1.0;
-    case Schedule::gpipe:
-      return m;
-    case Schedule::one_f_one_b:
-    case Schedule::zb1p:
-      return std::min(m, pp - device);
-    case Schedule::interleaved: {
-      // Megatron: (pp - d - 1)·2 + (v - 1)·pp warm-up chunks, plus the one in flight.
-      const double v = spec.parallel.virtual_stages;
-      return std::min(m * v, (pp - device - 1) * 2.0 + (v - 1.0) * pp + 1.0);
-    }
-    case Schedule::dualpipe:
-      return pp + 1.0;  // DualPipe README: PP+1 per device
-    case Schedule::dualpipev:
-      return 2.0 * pp + 1.0;  // PP+1 with PP = 2·pp chunks
-  }
-  return 1.0;
+  return schedule_def(spec.parallel.schedule)
+      .peak_in_flight(plan.pp, static_cast<double>(plan.micro_batches),
+                      spec.parallel.virtual_stages, device);
 }
 
 }  // namespace stepsim::workload

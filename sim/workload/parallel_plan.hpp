@@ -19,13 +19,9 @@
 
 #include "sim/net/collective_cost.hpp"
 #include "sim/workload/scenario_spec.hpp"
+#include "sim/workload/schedule/schedule.hpp"
 
 namespace stepsim::workload {
-
-struct StageShare {
-  int stage = 0;
-  double share = 1.0;  // fraction of the micro-batches that pass this device for this stage
-};
 
 struct ParallelPlan {
   int world = 1, dp = 1, pp = 1, tp = 1, ep = 1;

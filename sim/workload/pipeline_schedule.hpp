@@ -9,21 +9,7 @@
 // DualPipe does, the list carries explicit sends and receives: a stage's output leaves only at its
 // send, and a compute waits for every receive posted before it; elsewhere an output leaves as soon
 // as it is computed.
-// Schedules (p devices, m micro-batches):
-//   gpipe        all m forwards, then all m backwards (BW).
-//   1f1b         p-d-1 warm-up forwards on device d, then one forward / one backward, then the
-//   rest. interleaved  Megatron's: v chunks per device (stage c·p + d on device d), micro-batches
-//   in
-//                groups of p, (p-d-1)·2 + (v-1)·p warm-up forwards.
-//   zb1p         1F1B with B and W split; device d keeps up to d weight gradients pending and runs
-//                each once more than d are pending, the rest at the end (zero-bubble H1: bubble
-//                (p-1)(F+B-2W) with B the full backward, verified for every device in the tests).
-//   dualpipe     DeepSeek's (deepseek-ai/DualPipe): half the micro-batches enter at device 0,
-//                half at device p-1; device d holds stages d and p-1-d; the eight steps of its
-//                schedule (warm-up forwards; F0F1; B1W1F1; the main F&B loop; B1 F&B; B1B0 with the
-//                second half zero-bubble; W B0; W).
-//   dualpipev    the V-shaped "cut-in-half" DualPipe (Sea AI Lab; deepseek-ai/DualPipe README):
-//                2p stages on p devices, device d holding stages d and 2p-1-d, m >= 2p.
+// The schedules themselves, one file each, are in schedule/ (schedule.hpp: the registry).
 #pragma once
 
 #include <string>

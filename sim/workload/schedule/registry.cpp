@@ -1,0 +1,65 @@
+#include <array>
+
+#include "sim/engine/check.hpp"
+#include "sim/workload/schedule/schedule.hpp"
+
+namespace stepsim::workload {
+
+extern const ScheduleDef kNoSchedule, kGpipe, kOneFOneB, kInterleaved, kZb1p, kDualPipe, kDualPipeV;
+
+namespace {
+
+// In the order of the Schedule enum.
+const std::vector<const ScheduleDef*> kRegistry{&kNoSchedule, &kGpipe,    &kOneFOneB, &kInterleaved,
+                                                &kZb1p,       &kDualPipe, &kDualPipeV};
+
+}  // namespace
+
+const std::vector<const ScheduleDef*>& all_schedules() {
+  return kRegistry;
+}
+
+const ScheduleDef& schedule_def(Schedule s) {
+  const auto i = static_cast<std::size_t>(s);
+  STEPSIM_CHECK(i < kRegistry.size() && kRegistry[i]->id == s,
+                "schedule missing from the registry");
+  return *kRegistry[i];
+}
+
+std::vector<std::string> schedule_words() {
+  std::vector<std::string> out;
+  for (const ScheduleDef* d : kRegistry) out.emplace_back(d->word);
+  return out;
+}
+
+std::string_view to_string(Schedule s) {
+  return schedule_def(s).word;
+}
+
+std::optional<Schedule> parse_schedule(std::string_view s) {
+  for (const ScheduleDef* d : kRegistry)
+    if (d->word == s) return d->id;
+  return std::nullopt;
+}
+
+int stages_pp(int pp, int) {
+  return pp;
+}
+
+int device_of_stage(const PipelineProgram& p, int stage, int) {
+  return stage % p.devices;
+}
+
+std::vector<StageShare> one_stage(int d, int, int) {
+  return {{d, 1.0}};
+}
+
+std::optional<ScheduleIssue> no_issue(int, long long, int) {
+  return std::nullopt;
+}
+
+PipeInstr task(PipeOp op, int stage, int mb) {
+  return {op, {stage, mb}, {}};
+}
+
+}  // namespace stepsim::workload

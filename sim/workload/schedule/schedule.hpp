@@ -1,0 +1,67 @@
+// Pipeline schedules, one file each, in one registry.
+//
+// A ScheduleDef is everything the rest of stepsim knows of a schedule: its word in scenarios and
+// reports, how many stages it cuts the model into and how it lays them over the pipeline devices,
+// what it requires of pp, the micro-batch count m and the virtual stages v, the instruction lists
+// it issues (pipeline_schedule.hpp), and the micro-batches of activations a device holds at its
+// peak (for memory). registry.cpp lists them in the order of the Schedule enum.
+// Adding a schedule: its file defining a ScheduleDef, a value in the Schedule enum
+// (parallel_spec.hpp), a line in registry.cpp, and its test.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/workload/parallel_spec.hpp"
+#include "sim/workload/pipeline_schedule.hpp"
+
+namespace stepsim::workload {
+
+// What a layout lacks for a schedule: the scenario key to blame, the message and a hint.
+struct ScheduleIssue {
+  std::string key, message, hint;
+};
+
+// A stage a pipeline device runs, and the share of the micro-batches it runs it for.
+struct StageShare {
+  int stage = 0;
+  double share = 1.0;
+};
+
+struct ScheduleDef {
+  Schedule id;
+  std::string_view word;
+  // Stages of the model for pp devices and v virtual stages.
+  int (*stages)(int pp, int v);
+  // The device running `stage` for micro-batch `mb`, in a program of p.devices and p.micro_batches.
+  int (*device_of)(const PipelineProgram& p, int stage, int mb);
+  // The stages device d runs (pp devices, v virtual stages).
+  std::vector<StageShare> (*device_stages)(int d, int pp, int v);
+  // What (pp, m, v) lack for this schedule, beyond the common rules (pp >= 2, v only where the
+  // schedule uses it), or nothing.
+  std::optional<ScheduleIssue> (*check)(int pp, long long m, int v);
+  // Fills p.per_device (p.devices, p.stages, p.micro_batches set); preconditions checked.
+  void (*build)(PipelineProgram& p, int v);
+  // Micro-batches of activations device d holds at its peak.
+  double (*peak_in_flight)(double pp, double m, double v, int d);
+  bool uses_virtual_stages = false;
+};
+
+const ScheduleDef& schedule_def(Schedule s);
+const std::vector<const ScheduleDef*>& all_schedules();
+// The schedules' words, in enum order (for config choices and messages).
+std::vector<std::string> schedule_words();
+
+// Shared by the definitions: a device runs stage d alone, for every micro-batch.
+int stages_pp(int pp, int v);
+int device_of_stage(const PipelineProgram& p, int stage, int mb);
+std::vector<StageShare> one_stage(int d, int pp, int v);
+std::optional<ScheduleIssue> no_issue(int pp, long long m, int v);
+PipeInstr task(PipeOp op, int stage, int mb);
+// 1F1B on every device; with `split`, B and W apart and device d keeps up to d weight gradients
+// pending (ZB1P).
+void build_one_f_one_b(PipelineProgram& p, bool split);
+
+}  // namespace stepsim::workload

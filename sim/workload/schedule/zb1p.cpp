@@ -1,0 +1,23 @@
+// ZB1P, zero-bubble H1 (Qi et al., arXiv 2401.10241): 1F1B with the backward split into the input
+// gradient B and the weight gradient W; device d keeps up to d weight gradients pending and runs
+// one each time more are, the rest at the end. Bubble (p-1)(F+B-2W) with B the full backward;
+// memory in flight as 1F1B's.
+#include <algorithm>
+
+#include "sim/workload/schedule/schedule.hpp"
+
+namespace stepsim::workload {
+
+extern const ScheduleDef kZb1p;
+const ScheduleDef kZb1p{
+    Schedule::zb1p,
+    "zb1p",
+    stages_pp,
+    device_of_stage,
+    one_stage,
+    no_issue,
+    [](PipelineProgram& p, int) { build_one_f_one_b(p, true); },
+    [](double pp, double m, double, int d) { return std::min(m, pp - d); },
+};
+
+}  // namespace stepsim::workload
