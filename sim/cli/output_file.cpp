@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -115,9 +116,11 @@ void OutputSet::stage(const std::string& path, const std::string& text) {
   o.slot = register_temporary(temp);
   std::size_t done = 0;
   while (done < text.size()) {
-    if (interrupted().load()) {
+    if (interrupted().load() ||
+        (control_ && std::chrono::steady_clock::now() > control_->deadline)) {
       ::close(fd);
       throw_if_interrupted();
+      control_->check();
     }
     const std::size_t n = std::min(kChunk, text.size() - done);
     const ssize_t w = ::write(fd, text.data() + done, n);
@@ -137,6 +140,7 @@ void OutputSet::stage(const std::string& path, const std::string& text) {
 
 void OutputSet::finish(const std::string& stdout_text) {
   throw_if_interrupted();
+  if (control_) control_->check();
   write_stdout(stdout_text);
   block_signals_until_exit();
   throw_if_interrupted();

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/engine/simulator.hpp"
+
 namespace stepsim::cli {
 
 class OutputSet {
@@ -27,6 +29,9 @@ class OutputSet {
   void add(const std::string& option, const std::string& path);
   // Throws engine::UserError when an output is one of `inputs` (files this command reads).
   void check_inputs(const std::vector<std::string>& inputs) const;
+  // A wall-clock budget (--max-wall) that the output phase honours too: checked between chunks and
+  // before the commit (engine::Stopped, exit 3).
+  void set_control(const engine::RunControl* control) { control_ = control; }
   // Writes `text` to the temporary file of the declared output `path`.
   void stage(const std::string& path, const std::string& text);
   // Writes `stdout_text` to standard output, then commits every staged file. Throws
@@ -45,6 +50,7 @@ class OutputSet {
   Output& find(const std::string& path);
   void discard();
   std::vector<Output> outputs_;
+  const engine::RunControl* control_ = nullptr;
 };
 
 // Writes `text` to standard output; throws engine::UserError when it cannot (disk full, closed

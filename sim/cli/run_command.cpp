@@ -198,6 +198,7 @@ int run_command(const Args& args, bool compare) {
       text += report::step_comparison_text(ptrs, labels);
     }
   }
+  outputs.set_control(&control);
   if (!report_file.empty()) {
     report::JsonWriter w;
     report::step_json(w, sims[0], specs[0], timing);

@@ -128,6 +128,8 @@ int command_line(const std::string& text) {
     const std::string cmd = argv[1];
     if ((cmd == "run" || cmd == "compare") && !given("--max-wall"))
       argv.insert(argv.end(), {"--max-wall", "5"});
+    if (cmd == "run" && given("--trace") && !given("--max-trace-events"))
+      argv.insert(argv.end(), {"--max-trace-events", "50000"});
     if ((cmd == "run" || cmd == "compare" || cmd == "topo" || cmd == "collective") &&
         !given("--max-memory"))
       argv.insert(argv.end(), {"--max-memory", "256MiB"});

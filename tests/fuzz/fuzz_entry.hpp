@@ -17,10 +17,11 @@ int check_scenario(const std::string& text);
 
 // A whole command line: `text` split at line breaks into arguments after "stepsim" (e.g.
 // "run\nscenarios/deepseek-v3-dualpipe.yaml\n--json"), run in a scratch directory holding copies of
-// the shipped scenarios, models and topologies. Run and compare get --max-wall 5, and the commands
-// that build topologies --max-memory 256MiB, unless the input sets them. Aborts (a finding) on
-// exit status 70, and when a command that failed left a file behind or changed one. Returns the
-// exit status.
+// the shipped scenarios, models and topologies. Run and compare get --max-wall 5, a run with a
+// trace --max-trace-events 50000, and the commands that build topologies --max-memory 256MiB,
+// unless the input sets them (sanitized builds are slow: a full DualPipe trace takes 30 s). Aborts
+// (a finding) on exit status 70, and when a command that failed left a file behind or changed one.
+// Returns the exit status.
 int command_line(const std::string& text);
 
 }  // namespace stepsim::fuzz
