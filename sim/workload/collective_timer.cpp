@@ -43,11 +43,18 @@ CollectiveTimer::CollectiveTimer(const ScenarioSpec& spec, const ParallelPlan& p
 }
 
 bool CollectiveTimer::touches_fault(const std::vector<int>& group) const {
-  if (fabric_fault_) return true;
   const int gpn = spec_.cluster.gpus_per_node;
   for (int r : group)
     if (std::find(faulted_nodes_.begin(), faulted_nodes_.end(), r / gpn) != faulted_nodes_.end())
       return true;
+  if (!fabric_fault_) return false;
+  // A leaf-spine fault touches only traffic that climbs to a spine: a group whose nodes reach more
+  // than one leaf at some GPU index (plane or rail).
+  for (int l = 0; l < gpn; ++l) {
+    const int leaf = topo_.leaf_of(group.front() / gpn * gpn + l);
+    for (int r : group)
+      if (topo_.leaf_of(r / gpn * gpn + l) != leaf) return true;
+  }
   return false;
 }
 

@@ -14,8 +14,8 @@
 // positions the layout makes equivalent give the same step. An approximation: the slowest replica
 // is assumed to be slowest in every collective (exact for one fault; an upper bound for faults in
 // different replicas), and sibling groups are still timed one at a time, not sharing the fabric.
-// Only siblings a fault can touch are timed (a GPU on a faulted node; any, for a link fault): the
-// others run as the representative does.
+// Only siblings a fault can touch are timed (a GPU on a faulted node; for a leaf-spine fault, a
+// group that spans leaves): the others run as the representative does.
 #pragma once
 
 #include <map>
@@ -60,7 +60,7 @@ class CollectiveTimer {
   // The groups of the other replicas that run the same collective as `group` (itself included).
   std::vector<std::vector<int>> siblings(const std::vector<int>& group) const;
   // Whether a fault can change how `group`'s collective runs: it has a GPU on a node with a NIC or
-  // NVLink fault, or the fabric has a link fault (routes may cross it).
+  // NVLink fault, or the fabric has a link fault and the group spans leaves (routes may cross it).
   bool touches_fault(const std::vector<int>& group) const;
   std::pair<engine::Time, net::LinkBytes> run(net::CollectiveOp op, double bytes,
                                               const std::vector<int>& group);
