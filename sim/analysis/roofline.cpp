@@ -106,12 +106,14 @@ class Analyzer {
             flops / (rate.achievable_flops * workload::op_efficiency(dev_, op, plan_.tp));
         w.compute_peak_s += flops / rate.peak_flops;
       }
-      // Weights local to this GPU, read per micro-batch in forward; the input gradient moves 2×
-      // the forward's bytes, the weight gradient (ops with weights only) 1×, a recomputation 1×.
+      // Activations as kernel_time.hpp moves them: the input gradient 2x the forward's bytes, the
+      // weight gradient (ops with weights only) 1x, a recomputation 1x. The GPU's weights are read
+      // by the forward kernel and by the backward one, per micro-batch (a schedule that runs the
+      // weight gradient as a kernel of its own reads them once more, which this bound leaves out).
       const double local_params = workload::op_local_params(op, plan_.tp, plan_.ep);
-      const double fwd_bytes =
-          tokens * op.io_bytes + mbs * local_params * bytes_per_element(pr_.params);
-      w.hbm_bytes += fwd_bytes * (3.0 + (op.w_flops > 0.0 ? 1.0 : 0.0) + (again ? 1.0 : 0.0));
+      w.hbm_bytes +=
+          tokens * op.io_bytes * (3.0 + (op.w_flops > 0.0 ? 1.0 : 0.0) + (again ? 1.0 : 0.0)) +
+          2.0 * mbs * local_params * bytes_per_element(pr_.params);
     }
   }
 

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "sim/cli/commands.hpp"
+#include "sim/cli/interrupt.hpp"
 #include "sim/cli/options.hpp"
 #include "sim/config/load.hpp"
 #include "sim/config/units.hpp"
@@ -110,10 +111,12 @@ int collective_command(const Args& args) {
                max_memory, "this collective",
                po_.bundle ? "use a smaller group" : "drop --no-bundle, or use a smaller group");
   std::vector<net::CollectiveResult> rows;
+  engine::RunControl control;  // a signal stops a long collective at its next check
+  control.interrupted = &interrupted();
   for (double s : size_list)
     rows.push_back(with_file(files[0], [&] {
       return net::run_collective(net::plan_collective(cop, s, members, topo, po_), s,
-                                 static_cast<int>(members.size()), topo, fid);
+                                 static_cast<int>(members.size()), topo, fid, &control);
     }));
 
   if (vm.count("json")) {

@@ -24,7 +24,7 @@ extern "C" void on_signal(int sig) {
   if (g_interrupted.exchange(true)) {
     for (int i = 0; i < kSlots; ++i)
       if (g_used[i].load()) ::unlink(g_paths[i].data());
-    ::_exit(128 + g_signal.load());
+    ::_exit(128 + sig);
   }
   g_signal.store(sig);
 }
@@ -52,10 +52,13 @@ void install_interrupt_handler() {
   struct sigaction sa {};
   sa.sa_handler = on_signal;
   sa.sa_mask = handled_set();  // one handler at a time
+  sa.sa_flags = SA_RESTART;    // a blocked write resumes; the flag is checked after it
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
   // Writing to a closed pipe is reported as a write error, not a silent death that would leave
   // staged temporary files behind.
   signal(SIGPIPE, SIG_IGN);
+  // Likewise a file size limit reached while writing an output: EFBIG, reported, not a kill.
+  signal(SIGXFSZ, SIG_IGN);
 }
 
 void throw_if_interrupted() {

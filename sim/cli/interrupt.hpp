@@ -1,7 +1,9 @@
 // SIGINT, SIGTERM and SIGHUP: the first one asks the command to stop at its next check (the
 // simulation loop, each chunk of an output file, the moment before outputs are committed); the
 // command then exits with 128 + the signal's number, leaving no output and no temporary file.
-// A second signal ends the process at once, after removing the temporary files of staged outputs.
+// A second signal ends the process at once (128 + its number), after removing the temporary files
+// of staged outputs. SIGPIPE and SIGXFSZ are ignored: a closed pipe or a file size limit is a
+// write error, reported and cleaned up like any other.
 //
 // Temporary files are registered here (a fixed table, so that the handler only reads memory
 // and calls unlink(), both async-signal-safe). Once a command starts renaming its outputs into

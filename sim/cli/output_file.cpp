@@ -107,13 +107,21 @@ void OutputSet::stage(const std::string& path, const std::string& text) {
   const std::string temp = (target.parent_path() / ("." + target.filename().string() + ".tmp" +
                                                     std::to_string(::getpid())))
                                .string();
-  ::unlink(temp.c_str());  // a leftover of an earlier process with this id
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-  if (fd < 0)
-    throw bad_output(o.option, o.path, std::strerror(errno),
-                     "check that its directory is writable");
+  // Registered before it exists, so that a second signal removes it whatever the moment.
   o.temp = temp;
   o.slot = register_temporary(temp);
+  ::unlink(temp.c_str());  // a leftover of an earlier process with this id
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    const int err = errno;
+    unregister_temporary(o.slot);
+    o.temp.clear();
+    o.slot = -1;
+    throw bad_output(o.option, o.path, std::strerror(err), "check that its directory is writable");
+  }
+  // A replaced file keeps its permissions.
+  struct stat st {};
+  if (::stat(o.target.c_str(), &st) == 0) ::fchmod(fd, st.st_mode & 07777);
   std::size_t done = 0;
   while (done < text.size()) {
     if (interrupted().load() ||
@@ -126,15 +134,18 @@ void OutputSet::stage(const std::string& path, const std::string& text) {
     const ssize_t w = ::write(fd, text.data() + done, n);
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) {
-      const std::string why = std::strerror(w < 0 ? errno : EIO);
+      const int err = w < 0 ? errno : EIO;
       ::close(fd);
-      throw bad_output(o.option, o.path, "write failed: " + why, "is the disk full?");
+      throw bad_output(o.option, o.path, std::string("write failed: ") + std::strerror(err),
+                       "is the disk full?");
     }
     done += static_cast<std::size_t>(w);
   }
-  if (::close(fd) != 0)
-    throw bad_output(o.option, o.path, std::string("write failed: ") + std::strerror(errno),
+  if (::close(fd) != 0) {
+    const int err = errno;
+    throw bad_output(o.option, o.path, std::string("write failed: ") + std::strerror(err),
                      "is the disk full?");
+  }
   throw_if_interrupted();
 }
 
@@ -144,44 +155,64 @@ void OutputSet::finish(const std::string& stdout_text) {
   write_stdout(stdout_text);
   block_signals_until_exit();
   throw_if_interrupted();
-  // Keep the files about to be replaced, so that a failed rename can put them back.
-  std::vector<std::string> backups;
-  for (const Output& o : outputs_) {
-    std::string backup;
-    if (!o.temp.empty() && fs::exists(o.target)) {
-      backup = o.temp + ".old";
-      ::unlink(backup.c_str());
-      if (::link(o.target.c_str(), backup.c_str()) != 0) backup.clear();
+  // Keep a hard link to every file about to be replaced, so that a failed rename can put it back;
+  // where none can be made, refuse before replacing anything.
+  const std::size_t n = outputs_.size();
+  std::vector<std::string> backups(n);
+  auto drop_backups = [&] {
+    for (const std::string& b : backups)
+      if (!b.empty()) ::unlink(b.c_str());
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    const Output& o = outputs_[i];
+    std::error_code ec;
+    if (o.temp.empty() || !fs::exists(o.target, ec)) continue;
+    backups[i] = o.temp + ".old";
+    ::unlink(backups[i].c_str());
+    if (::link(o.target.c_str(), backups[i].c_str()) != 0) {
+      const int err = errno;
+      backups[i].clear();
+      drop_backups();
+      throw bad_output(
+          o.option, o.path,
+          std::string("cannot keep the file it replaces until the others are written: ") +
+              std::strerror(err),
+          "write to a new file name");
     }
-    backups.push_back(backup);
   }
-  for (std::size_t i = 0; i < outputs_.size(); ++i) {
+  std::vector<char> renamed(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
     Output& o = outputs_[i];
     if (o.temp.empty()) continue;
     if (::rename(o.temp.c_str(), o.target.c_str()) != 0) {
-      const std::string why = std::strerror(errno);
+      const int err = errno;
+      // Put back what was already replaced; remove what was new.
       for (std::size_t j = 0; j < i; ++j) {
-        if (outputs_[j].temp.empty()) continue;
+        if (!renamed[j]) continue;
         if (backups[j].empty())
           ::unlink(outputs_[j].target.c_str());
         else
           ::rename(backups[j].c_str(), outputs_[j].target.c_str());
-        outputs_[j].temp.clear();
+        backups[j].clear();
       }
-      for (const std::string& b : backups)
-        if (!b.empty()) ::unlink(b.c_str());
-      throw bad_output(o.option, o.path, "cannot replace it: " + why, "write elsewhere");
+      drop_backups();
+      throw bad_output(o.option, o.path, std::string("cannot replace it: ") + std::strerror(err),
+                       "write elsewhere");
     }
+    renamed[i] = 1;
+  }
+  for (Output& o : outputs_) {
     unregister_temporary(o.slot);
     o.temp.clear();
+    o.slot = -1;
   }
-  for (const std::string& b : backups)
-    if (!b.empty()) ::unlink(b.c_str());
+  drop_backups();
 }
 
 void write_stdout(const std::string& text) {
   std::cout << text;
   std::cout.flush();
+  throw_if_interrupted();  // a signal that broke the write is reported as the signal
   if (!std::cout)
     throw engine::UserError({"<standard output>", 0, 0}, "cannot write the output",
                             "is the disk full, or the reading end of a pipe closed?");

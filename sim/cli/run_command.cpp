@@ -142,6 +142,8 @@ int run_command(const Args& args, bool compare) {
                            std::chrono::duration<double>(max_wall));
   }
   // Refuse what would not fit in memory, or a trace too large to open, before spending time on it.
+  // The simulations of a comparison stay in memory together: their estimates add up.
+  double total_bytes = 0.0;
   for (std::size_t i = 0; i < specs.size(); ++i) {
     const auto plan = workload::make_plan(specs[i]);
     const double ops = analysis::estimate_ops(specs[i], plan);
@@ -161,9 +163,11 @@ int run_command(const Args& args, bool compare) {
       bytes += events * report::kTraceBytesPerEvent;
     }
     if (i == 0 && !svg_file.empty()) bytes += ops * report::kSvgBytesPerOp;
+    total_bytes += bytes;
     check_memory(
-        bytes, max_memory,
-        files[i] + ": simulating this step" +
+        total_bytes, max_memory,
+        files[i] +
+            (i > 0 ? ": simulating this step after the ones before it" : ": simulating this step") +
             (i == 0 && (!trace_file.empty() || !svg_file.empty()) ? " and writing its outputs"
                                                                   : ""),
         "use fewer or larger micro-batches, select ranks with --trace-ranks");

@@ -143,7 +143,8 @@ void FlowNetwork::reschedule(int f) {
   // Rounded up to the tolerance grid: flows ending within it finish at one instant, together.
   const std::int64_t grid = kFinishTolerance.picoseconds();
   const std::int64_t end = (sim_.now() + Time::from_ratio(fl.remaining, fl.rate)).picoseconds();
-  fl.done = sim_.at(Time::ps((end + grid - 1) / grid * grid), this, tag_of(f, kFinish));
+  const std::int64_t up = end % grid == 0 ? 0 : grid - end % grid;
+  fl.done = sim_.at(Time::ps(end) + Time::ps(up), this, tag_of(f, kFinish));
 }
 
 void FlowNetwork::recompute() {

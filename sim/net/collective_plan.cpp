@@ -270,7 +270,7 @@ double estimate_transfers(CollectiveOp op, const std::vector<int>& group, const 
   for (int gpu : group)
     if (nodes.empty() || nodes.back() != topo.node_of(gpu)) nodes.push_back(topo.node_of(gpu));
   const double k = static_cast<double>(nodes.size()), g = n / k;
-  const bool bundled = options.bundle && topo.spec().faults.empty();
+  const bool bundled = options.bundle && !has_network_faults(topo);
   switch (op) {
     case CollectiveOp::all_to_all:
       return bundled ? std::min(n * (n - 1), 2 * g * g * k) : n * (n - 1);

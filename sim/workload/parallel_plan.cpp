@@ -165,13 +165,14 @@ ParallelPlan make_plan(const ScenarioSpec& spec) {
   // Split units: the layers, plus the embedding and the head where they count as a layer each.
   const int emb_units = p.account_embedding ? 1 : 0, head_units = p.account_head ? 1 : 0;
   const int units = m.layers + emb_units + head_units;
-  plan.stages = schedule_def(p.schedule).stages(p.pp, p.virtual_stages);
+  // Checked in 64 bits before the schedule computes its stage count in int.
   if (schedule_def(p.schedule).uses_virtual_stages &&
-      plan.stages > units + (p.stage_layers.empty() ? 0 : 2))
+      1LL * p.pp * p.virtual_stages > units + (p.stage_layers.empty() ? 0 : 2))
     fail(spec, "parallelism.virtual_stages",
-         "pp * virtual_stages = " + str(plan.stages) + " stages exceed the model's " +
-             str(m.layers) + " layers",
+         "pp * virtual_stages = " + str(1LL * p.pp * p.virtual_stages) +
+             " stages exceed the model's " + str(m.layers) + " layers",
          "every stage needs a layer (or the embedding or head alone); lower virtual_stages");
+  plan.stages = schedule_def(p.schedule).stages(p.pp, p.virtual_stages);
   check_pipeline(spec, plan);
   if (!p.stage_layers.empty() && (p.account_embedding || p.account_head))
     fail(
