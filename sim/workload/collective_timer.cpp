@@ -101,15 +101,50 @@ engine::Time CollectiveTimer::time(net::CollectiveOp op, double bytes,
                                    const std::vector<int>& group) {
   if (group.size() < 2 || bytes <= 0.0 || spec_.fidelity == NetworkFidelity::free)
     return engine::Time();
-  auto slowest = run(op, bytes, group);
-  if (fabric_fault_ || !faulted_nodes_.empty())
-    for (const auto& g : siblings(group)) {
-      if (!touches_fault(g)) continue;  // a fault-free sibling runs as the representative does
-      const auto s = run(op, bytes, g);
-      if (s.first > slowest.first) slowest = s;
+  const auto base = run(op, bytes, group);
+  engine::Time slowest = base.first;
+  const auto groups = siblings(group);
+  if (groups.size() > 1) {
+    // Faults: each touched sibling alone (a fault can only slow it)...
+    if (fabric_fault_ || !faulted_nodes_.empty())
+      for (const auto& g : groups)
+        if (touches_fault(g)) slowest = std::max(slowest, run(op, bytes, g).first);
+    // ...and all of them at once, sharing the fabric (flow fidelity: the analytic model has no
+    // sharing to see).
+    if (fidelity_ == hw::Fidelity::flow) slowest = std::max(slowest, together(op, bytes, groups));
+  }
+  pending_ += base.second;
+  return slowest;
+}
+
+engine::Time CollectiveTimer::together(net::CollectiveOp op, double bytes,
+                                       const std::vector<std::vector<int>>& groups) {
+  const auto& g0 = groups.front();
+  const auto key = std::make_tuple(static_cast<int>(op), static_cast<long long>(bytes), g0.front(),
+                                   static_cast<int>(g0.size()), g0[1] - g0[0]);
+  if (auto it = together_cache_.find(key); it != together_cache_.end()) return it->second;
+  net::CollectivePlan plan = net::plan_collective(op, bytes, g0, topo_, options_);
+  engine::Time t;
+  bool aligned = true;
+  for (std::size_t i = 1; i < groups.size() && aligned; ++i) {
+    net::CollectivePlan other = net::plan_collective(op, bytes, groups[i], topo_, options_);
+    aligned = other.phases.size() == plan.phases.size();
+    for (std::size_t p = 0; aligned && p < plan.phases.size(); ++p) {
+      aligned = other.phases[p].repeat == plan.phases[p].repeat;
+      auto& into = plan.phases[p].transfers;
+      into.insert(into.end(), other.phases[p].transfers.begin(), other.phases[p].transfers.end());
     }
-  pending_ += slowest.second;
-  return slowest.first;
+  }
+  if (aligned) {
+    const auto r = net::run_collective(plan, bytes, static_cast<int>(g0.size() * groups.size()),
+                                       topo_, fidelity_, control_);
+    events_ += r.events;
+    t = r.time;
+  } else {
+    // Phases that do not line up (siblings planned by different algorithms): each alone.
+    for (const auto& g : groups) t = std::max(t, run(op, bytes, g).first);
+  }
+  return together_cache_[key] = t;
 }
 
 net::LinkBytes CollectiveTimer::take_link() {

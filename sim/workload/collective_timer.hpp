@@ -5,17 +5,20 @@
 // GPU. Every distinct (operation, size, group) is run once on the flow network (or analytically)
 // and reused. The bytes each GPU sends per link class are kept for the op being built, which takes
 // them with take_link() (the trace shows them as link throughput).
-// Faults where they are: on a cluster with a NIC, link or NVLink fault, a collective is also run on
-// every sibling group of the pipeline rank (the same collective of the other replicas: the other
-// tp or ep groups of its block of dp x tp GPUs, its other dp or edp groups, the pipeline sends of
-// the other replicas) and takes the slowest: the rank's representative waits for its slowest
-// replica, as the coupling collectives (the data-parallel reduction, the expert exchange, the next
-// stage's input) make every replica do. A fault thus slows the step wherever it sits, and two
-// positions the layout makes equivalent give the same step. An approximation: the slowest replica
-// is assumed to be slowest in every collective (exact for one fault; an upper bound for faults in
-// different replicas), and sibling groups are still timed one at a time, not sharing the fabric.
-// Only siblings a fault can touch are timed (a GPU on a faulted node; for a leaf-spine fault, a
-// group that spans leaves): the others run as the representative does.
+// The other replicas: every replica of a pipeline rank runs the same collective at the same moment
+// on its own groups, the rank's sibling groups (the other tp or ep groups of its block of dp x tp
+// GPUs, its other dp or edp groups, the other replicas' pipeline sends). With flow fidelity the
+// siblings' collectives run together on one network, so they share the leaf uplinks and spines
+// they cross (an oversubscribed fabric slows the replicas' pipeline sends between leaves), and
+// the rank takes the time of the slowest: its representative waits for its slowest replica, as
+// the coupling collectives (the data-parallel reduction, the expert exchange, the next stage's
+// input) make every replica do. On a cluster with a NIC, link or NVLink fault, each sibling the
+// fault can touch (a GPU on a faulted node; for a leaf-spine fault, a group that spans leaves) is
+// also timed alone. A fault thus slows the step wherever it sits, and two positions the layout
+// makes equivalent give the same step. Approximations: the slowest replica is assumed slowest in
+// every collective (exact for one fault, an upper bound for faults in different replicas), and
+// collectives of different kinds that overlap in time (one rank's expert exchange, another's
+// gradient reduction) still do not share the fabric.
 #pragma once
 
 #include <map>
@@ -62,6 +65,9 @@ class CollectiveTimer {
   // Whether a fault can change how `group`'s collective runs: it has a GPU on a node with a NIC or
   // NVLink fault, or the fabric has a link fault and the group spans leaves (routes may cross it).
   bool touches_fault(const std::vector<int>& group) const;
+  // The sibling groups' collectives all at once on one network: the time until the last ends.
+  engine::Time together(net::CollectiveOp op, double bytes,
+                        const std::vector<std::vector<int>>& groups);
   std::pair<engine::Time, net::LinkBytes> run(net::CollectiveOp op, double bytes,
                                               const std::vector<int>& group);
 
@@ -75,6 +81,7 @@ class CollectiveTimer {
   bool fabric_fault_ = false;       // a leaf-spine link fault: any group may route through it
   std::map<std::tuple<int, long long, int, int, int>, std::pair<engine::Time, net::LinkBytes>>
       cache_;
+  std::map<std::tuple<int, long long, int, int, int>, engine::Time> together_cache_;
   net::LinkBytes pending_;
   std::uint64_t events_ = 0;
 };

@@ -44,3 +44,20 @@ TEST_CASE("No fault makes the step faster") {
     CHECK(step(f) >= healthy);
   }
 }
+
+TEST_CASE(
+    "The replicas' concurrent collectives share the fabric: oversubscription slows what crosses "
+    "leaves") {
+  auto at = [](const char* scenario, int oversubscription) {
+    std::vector<config::Override> o{config::parse_override("cluster.fabric.oversubscription=" +
+                                                           std::to_string(oversubscription))};
+    return analysis::simulate_step(config::load_scenario(test::source_path(scenario), o))
+        .metrics.step_s;
+  };
+  // DualPipe: the 128 replicas' pipeline sends between ranks on different leaves, 16 nodes'
+  // worth per plane through uplinks of 32 x 50 GB/s / 4.
+  CHECK(at("scenarios/deepseek-v3-dualpipe.yaml", 4) >
+        at("scenarios/deepseek-v3-dualpipe.yaml", 1));
+  // ZeRO-3 over all GPUs: one hierarchical ring per plane, whose few leaf-crossing flows fit.
+  CHECK(at("scenarios/deepseek-v3-zero3.yaml", 4) == at("scenarios/deepseek-v3-zero3.yaml", 1));
+}

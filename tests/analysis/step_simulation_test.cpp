@@ -194,14 +194,16 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "Oversubscribed leaves: only all-to-all bytes leaving the leaf slow down; the bound stays "
-    "below the simulation") {
-  // EP64 spans 8 nodes, inside one 32-node leaf: oversubscription changes neither bound nor step.
+    "Oversubscribed leaves: only bytes leaving the leaf slow down; the bound stays below the "
+    "simulation") {
+  // EP64 spans 8 nodes, inside one 32-node leaf: the bound, which counts all-to-all bytes, does
+  // not move; the step does, a little, through the replicas' pipeline sends between ranks on
+  // different leaves (fault_position_test.cpp).
   const auto plain = analysis::simulate_step(load("scenarios/deepseek-v3-dualpipe.yaml"));
   const auto over = analysis::simulate_step(
       load("scenarios/deepseek-v3-dualpipe.yaml", {"cluster.fabric.oversubscription=4"}));
   CHECK(over.roofline.ib_s == plain.roofline.ib_s);
-  CHECK(over.metrics.step_s == plain.metrics.step_s);
+  CHECK(over.metrics.step_s >= plain.metrics.step_s);
   // EP128 over 16 nodes with 12-node leaves (24-port switches): at least 4/15 of its IB bytes
   // leave the leaf, through uplinks at a quarter of the NIC rate.
   const std::vector<std::string> wide{"parallelism.ep=128", "cluster.fabric.switch_ports=24"};
