@@ -32,8 +32,29 @@ KernelTime kernel_time(const OpCost& op, Pass pass, bool recomputed, const Kerne
   k.bytes = io * tokens * op.io_bytes +
             op_local_params(op, ctx.tp, ctx.ep) * hw::bytes_per_element(ctx.params);
   if (k.flops <= 0.0 && k.bytes <= 0.0) return k;
-  k.seconds = ctx.device->kernel_seconds(
-      k.flops, op.precision, op_efficiency(*ctx.device, op, ctx.tp), k.bytes, ctx.sm_share);
+  hw::Kernel kernel;
+  switch (op.cls) {
+    case OpClass::gemm:
+      kernel.cls = hw::KernelClass::gemm;
+      break;
+    case OpClass::attention_core:
+      kernel.cls = hw::KernelClass::attention;
+      break;
+    case OpClass::elementwise:
+      kernel.cls = hw::KernelClass::elementwise;
+      break;
+    case OpClass::embedding:
+      kernel.cls = hw::KernelClass::embedding;
+      break;
+  }
+  kernel.precision = op.precision;
+  kernel.flops = k.flops;
+  kernel.hbm_bytes = k.bytes;
+  // Tensor parallelism splits the larger of N and K (column-parallel layers widen, row-parallel
+  // ones narrow).
+  kernel.n = op.n >= op.k ? op.n / ctx.tp : op.n;
+  kernel.k = op.n >= op.k ? op.k : op.k / ctx.tp;
+  k.seconds = ctx.model->seconds(kernel, ctx.sm_share);
   return k;
 }
 

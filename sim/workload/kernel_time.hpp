@@ -7,13 +7,13 @@
 //   backward (B)     FLOPs t·b (+ t·fwd when recomputed)     HBM 2·t·io (+ t·io recomputed)
 //   weight (W)       FLOPs t·w             HBM t·io          only ops with weights (w > 0)
 //   B and W fused    the sum of the two
-// plus the GPU's share of the op's weights read once per pass. The kernel then takes
-// DeviceSpec::kernel_seconds: the larger of FLOPs at the achievable rate (times the GEMM's shape
-// efficiency and the SMs left by communication kernels) and bytes at the HBM bandwidth, plus the
-// launch overhead. Ops with neither FLOPs nor bytes in a pass launch nothing.
+// plus the GPU's share of the op's weights read once per pass. The kernel's time is the device's
+// KernelModel's (hw/kernel_model.hpp), given its class, precision, FLOPs, bytes, the GEMM's N and
+// K on this GPU (tensor parallelism splits the larger) and the SMs left by communication kernels.
+// Ops with neither FLOPs nor bytes in a pass launch nothing.
 #pragma once
 
-#include "sim/hw/device_spec.hpp"
+#include "sim/hw/kernel_model.hpp"
 #include "sim/workload/model_cost.hpp"
 
 namespace stepsim::workload {
@@ -21,7 +21,7 @@ namespace stepsim::workload {
 enum class Pass { forward, backward, backward_weight, weight };
 
 struct KernelContext {
-  const hw::DeviceSpec* device = nullptr;
+  const hw::KernelModel* model = nullptr;
   double tokens = 0.0;  // tokens of the micro-batch on this GPU (split by tp)
   int tp = 1, ep = 1;
   bool sequence_parallel = false;

@@ -44,6 +44,7 @@ class Builder {
         cost_(c),
         topo_(t),
         dev_(s.cluster.device),
+        kernels_(s.cluster.device),
         pr_(s.training.precision),
         control_(control),
         timer_(s, p, t, control) {
@@ -103,7 +104,7 @@ class Builder {
   Time kernels(const std::vector<const OpCost*>& ops, Pass pass, int layer_index, int device,
                double& flops) const {
     const KernelContext ctx{
-        &dev_,      tokens_,  plan_.tp, plan_.ep, spec_.parallel.sequence_parallel,
+        &kernels_,  tokens_,  plan_.tp, plan_.ep, spec_.parallel.sequence_parallel,
         pr_.params, sm_share_};
     double seconds = 0.0;
     for (const OpCost* op : ops) {
@@ -506,10 +507,10 @@ class Builder {
     }
     // Optimizer: memory-bound, every local state read and written once.
     const double bytes = optimizer_step_bytes(spec_, plan_, cost_, d);
-    const int opt =
-        add(StreamKind::compute, StepOpKind::optimizer, "optimizer step",
-            Time::from_seconds(dev_.kernel_seconds(0.0, hw::Precision::fp32, 1.0, bytes, 1.0)), 0.0,
-            before_optimizer, -1);
+    const int opt = add(StreamKind::compute, StepOpKind::optimizer, "optimizer step",
+                        Time::from_seconds(kernels_.seconds(
+                            {hw::KernelClass::memory, hw::Precision::fp32, 0.0, bytes}, 1.0)),
+                        0.0, before_optimizer, -1);
     if (zero == 1 || zero == 2)
       for (const auto& ss : plan_.device_stages[d]) {
         const HeldParams h = stage_params(plan_, cost_, ss.stage);
@@ -528,6 +529,7 @@ class Builder {
   const ModelCost& cost_;
   const hw::Topology& topo_;
   const hw::DeviceSpec& dev_;
+  hw::RooflineKernelModel kernels_;  // the time of every kernel of the step
   const PrecisionPolicy& pr_;
   const engine::RunControl* control_;
   double tokens_ = 0.0, sm_share_ = 1.0;

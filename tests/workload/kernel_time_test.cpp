@@ -28,7 +28,8 @@ TEST_CASE(
   const ModelCost cost(s.model, s.training);
   const auto& dev = s.cluster.device;
   const double tokens = 2048.0 / 8;  // one sequence per micro-batch, split over tp
-  const KernelContext ctx{&dev, tokens, 8, 1, false, Precision::bf16, 1.0};
+  const hw::RooflineKernelModel model(dev);
+  const KernelContext ctx{&model, tokens, 8, 1, false, Precision::bf16, 1.0};
   // GELU over the column-parallel up projection's 49152/8 outputs: read and write 2 B each.
   const double gelu_bytes = 2048.0 * (49152.0 + 49152.0) * 2.0 / 8.0;
   const KernelTime gelu =
@@ -53,7 +54,8 @@ TEST_CASE(
 TEST_CASE("The weight-gradient pass launches kernels only for ops with weights") {
   const auto s = config::load_scenario(test::source_path("scenarios/deepseek-v3-dualpipe.yaml"));
   const ModelCost cost(s.model, s.training);
-  const KernelContext ctx{&s.cluster.device, 4096.0, 1, 64, false, Precision::bf16, 1.0};
+  const hw::RooflineKernelModel model(s.cluster.device);
+  const KernelContext ctx{&model, 4096.0, 1, 64, false, Precision::bf16, 1.0};
   const LayerCost& moe = cost.layers().back();
   for (const char* weightless : {"attn_core", "expert_act", "shared_act"}) {
     CAPTURE(weightless);

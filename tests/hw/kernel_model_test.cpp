@@ -1,0 +1,28 @@
+#include "sim/hw/kernel_model.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace stepsim::hw;
+
+TEST_CASE("The roofline kernel model: the slower of math and memory, plus the launch") {
+  DeviceSpec d;
+  d.sms = 132;
+  d.hbm_bandwidth = 3e12;
+  d.launch_overhead_s = 3e-6;
+  d.rates[static_cast<int>(Precision::bf16)] = ComputeRate{1000e12, 800e12};
+  d.gemm_efficiency = {{512, 0.5}, {4096, 0.9}};
+  const RooflineKernelModel m(d);
+  // A GEMM with min(N, K) = 4096 runs at 0.9 of the achievable rate, on the SMs left to it.
+  Kernel g{KernelClass::gemm, Precision::bf16, 1e12, 1e6, 8192, 4096};
+  CHECK(m.seconds(g, 1.0) == doctest::Approx(1e12 / (800e12 * 0.9) + 3e-6));
+  CHECK(m.seconds(g, 0.5) == doctest::Approx(1e12 / (800e12 * 0.9 * 0.5) + 3e-6));
+  // A narrow GEMM: the table's lower end.
+  g.k = 256;
+  CHECK(m.seconds(g, 1.0) == doctest::Approx(1e12 / (800e12 * 0.5) + 3e-6));
+  // Attention is not a GEMM of the table: the achievable rate itself.
+  const Kernel a{KernelClass::attention, Precision::bf16, 1e12, 1e6, 0, 0};
+  CHECK(m.seconds(a, 1.0) == doctest::Approx(1e12 / 800e12 + 3e-6));
+  // A memory-bound kernel: bytes at the HBM bandwidth.
+  const Kernel e{KernelClass::elementwise, Precision::bf16, 0.0, 3e9, 0, 0};
+  CHECK(m.seconds(e, 1.0) == doctest::Approx(1e-3 + 3e-6));
+}
