@@ -212,6 +212,7 @@ int run_command(const Args& args, bool compare) {
     report::TraceOptions topt;
     topt.ranks = ranks;
     topt.per_layer = detail == "layer";
+    topt.control = &control;
     outputs.stage(trace_file, report::chrome_trace(sims[0], specs[0], topt));
   }
   if (!svg_file.empty()) outputs.stage(svg_file, report::schedule_svg(sims[0], specs[0]));

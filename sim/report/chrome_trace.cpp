@@ -105,6 +105,7 @@ std::string chrome_trace(const analysis::StepSimulation& s, const workload::Scen
   };
   for (int d = 0; d < g.devices; ++d) {
     if (!shown[d]) continue;
+    if (o.control) o.control->check();
     for (int k = 0; k < workload::kStreams; ++k) {
       const auto& ops = g.streams[d][k];
       for (std::size_t i = 0; i < ops.size(); ++i) {
@@ -161,6 +162,7 @@ std::string chrome_trace(const analysis::StepSimulation& s, const workload::Scen
         steps.emplace_back(t.start[op], nvl, ib);
         steps.emplace_back(t.end[op], -nvl, -ib);
       }
+    if (o.control) o.control->check();
     std::stable_sort(steps.begin(), steps.end(),
                      [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
     double nvl = 0.0, ib = 0.0;

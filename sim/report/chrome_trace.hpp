@@ -19,6 +19,10 @@ namespace stepsim::report {
 struct TraceOptions {
   std::vector<int> ranks;
   bool per_layer = false;
+  // The command's wall-clock budget and signal flag, checked once per pipeline rank and before
+  // each sort (engine::Stopped): a large trace cannot outlast --max-wall by more than one rank's
+  // work.
+  const engine::RunControl* control = nullptr;
 };
 
 // Memory a trace takes while it is built and written, per estimated event: the DualPipe trace is
