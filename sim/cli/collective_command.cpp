@@ -41,7 +41,7 @@ int collective_command(const Args& args) {
   std::vector<std::string> files, sets;
   std::string op = "all_reduce", group = "world", sizes = "1GiB", fidelity = "flow",
               algorithm = "auto";
-  std::string top_k_text = "8", max_nodes_text = "4", max_memory_text;
+  std::string top_k_text = "8", max_nodes_text = "4", max_memory_text, max_wall_text;
   add_common_options(opts, sets);
   opts.add_options()("op", po::value(&op)->default_value(op)->value_name("OP"),
                      "all_reduce | all_gather | reduce_scatter | all_to_all | broadcast | p2p | "
@@ -60,6 +60,7 @@ int collective_command(const Args& args) {
       "dispatch/combine: nodes a token may reach (0 = no limit)")(
       "no-bundle", "simulate every transfer, without bundling symmetric ones")("json",
                                                                                "print JSON");
+  add_max_wall_option(opts, max_wall_text);
   add_max_memory_option(opts, max_memory_text);
   const po::variables_map vm = parse_args(args, opts, files);
   if (vm.count("help")) {
@@ -94,6 +95,7 @@ int collective_command(const Args& args) {
   po_.max_nodes = static_cast<int>(integer_option("max-nodes", max_nodes_text, 0, 1 << 20));
   po_.bundle = !vm.count("no-bundle");
   const double max_memory = max_memory_bytes(max_memory_text);
+  const engine::RunControl control = run_control(vm, max_wall_text);
   const std::vector<double> size_list = parse_sizes(sizes);
 
   const hw::ClusterSpec spec = config::load_cluster(files[0], parse_overrides(sets));
@@ -111,8 +113,6 @@ int collective_command(const Args& args) {
                max_memory, "this collective",
                po_.bundle ? "use a smaller group" : "drop --no-bundle, or use a smaller group");
   std::vector<net::CollectiveResult> rows;
-  engine::RunControl control;  // a signal stops a long collective at its next check
-  control.interrupted = &interrupted();
   for (double s : size_list)
     rows.push_back(with_file(files[0], [&] {
       return net::run_collective(net::plan_collective(cop, s, members, topo, po_), s,

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "sim/cli/interrupt.hpp"
 #include "sim/engine/user_error.hpp"
 
 namespace stepsim::cli {
@@ -110,6 +111,24 @@ void require_together(const po::variables_map& vm, const std::string& option,
     throw engine::UserError({"--" + option, 0, 0},
                             "--" + option + " has no effect without --" + needed,
                             "add --" + needed + " FILE, or drop --" + option);
+}
+
+void add_max_wall_option(po::options_description& opts, std::string& value) {
+  opts.add_options()("max-wall", po::value(&value)->value_name("SECONDS"),
+                     "stop (exit 3, no output) after this many seconds of wall time (default: no "
+                     "limit; at most 1e6)");
+}
+
+engine::RunControl run_control(const po::variables_map& vm, const std::string& max_wall) {
+  engine::RunControl control;
+  control.interrupted = &interrupted();
+  if (!vm.count("max-wall")) return control;
+  const double seconds = number_option("max-wall", max_wall, 1e-3, 1e6);
+  control.budget_s = seconds;
+  control.deadline = std::chrono::steady_clock::now() +
+                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                         std::chrono::duration<double>(seconds));
+  return control;
 }
 
 void add_max_memory_option(po::options_description& opts, std::string& value) {

@@ -12,6 +12,7 @@
 #include "sim/cli/commands.hpp"
 #include "sim/config/units.hpp"
 #include "sim/config/yaml_reader.hpp"
+#include "sim/engine/simulator.hpp"
 #include "sim/engine/time.hpp"
 #include "sim/engine/user_error.hpp"
 
@@ -47,6 +48,12 @@ void require_together(const boost::program_options::variables_map& vm, const std
 constexpr const char* kDefaultMaxMemory = "4GiB";
 void add_max_memory_option(boost::program_options::options_description& opts, std::string& value);
 double max_memory_bytes(const std::string& value);
+// --max-wall: a wall-clock budget for the whole command (exit 3, no output); none by default.
+void add_max_wall_option(boost::program_options::options_description& opts, std::string& value);
+// The command's run control: the signal flag, and the --max-wall deadline when given.
+engine::RunControl run_control(const boost::program_options::variables_map& vm,
+                               const std::string& max_wall);
+
 // Refuses (engine::UserError, exit 2) an estimate above the limit, saying what it is made of.
 void check_memory(double estimate_bytes, double limit_bytes, const std::string& what,
                   const std::string& hint);

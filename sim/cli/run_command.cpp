@@ -72,11 +72,10 @@ int run_command(const Args& args, bool compare) {
   opts.add_options()("json", "print JSON instead of text")(
       "timing",
       "show the simulation's own wall time (sim.wall_s); without it every output is byte-identical "
-      "run to run")("max-wall", po::value(&max_wall_text)->value_name("SECONDS"),
-                    "stop (exit 3, no output) after this many seconds of wall time (default: no "
-                    "limit; at most 1e6)")(
-      "max-ops", po::value(&max_ops_text)->default_value(max_ops_text)->value_name("N"),
-      "refuse scenarios needing more simulated operations (1 to 1e10)");
+      "run to run")("max-ops",
+                    po::value(&max_ops_text)->default_value(max_ops_text)->value_name("N"),
+                    "refuse scenarios needing more simulated operations (1 to 1e10)");
+  add_max_wall_option(opts, max_wall_text);
   add_max_memory_option(opts, max_memory_text);
   if (!compare)
     opts.add_options()("report", po::value(&report_file)->value_name("FILE"),
@@ -108,8 +107,7 @@ int run_command(const Args& args, bool compare) {
                             "op or layer");
   for (const char* o : {"trace-ranks", "trace-detail", "max-trace-events"})
     require_together(vm, o, "trace");
-  const double max_wall =
-      vm.count("max-wall") ? number_option("max-wall", max_wall_text, 1e-3, 1e6) : 0.0;
+  engine::RunControl control = run_control(vm, max_wall_text);
   const double max_ops = number_option("max-ops", max_ops_text, 1, 1e10);
   const double max_trace_events = number_option("max-trace-events", max_trace_text, 1, 1e10);
   const double max_memory = max_memory_bytes(max_memory_text);
@@ -132,14 +130,6 @@ int run_command(const Args& args, bool compare) {
   if (!trace_ranks.empty()) {
     const int devices = workload::make_plan(specs[0]).pp;
     ranks = parse_ranks(trace_ranks, devices);
-  }
-  engine::RunControl control;
-  control.interrupted = &interrupted();
-  if (max_wall > 0.0) {
-    control.budget_s = max_wall;
-    control.deadline = std::chrono::steady_clock::now() +
-                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                           std::chrono::duration<double>(max_wall));
   }
   // Refuse what would not fit in memory, or a trace too large to open, before spending time on it.
   // The simulations of a comparison stay in memory together: their estimates add up.
