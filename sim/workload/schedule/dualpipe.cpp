@@ -137,11 +137,7 @@ std::optional<ScheduleIssue> check(int pp, long long m, int) {
     return ScheduleIssue{"parallelism.pp", "DualPipe needs an even pp, got " + std::to_string(pp),
                          "DualPipe pairs stage i with stage pp-1-i on one device; use an even pp"};
   if (m % 2 != 0 || m < 2LL * pp)
-    return ScheduleIssue{"training.global_batch",
-                         "dualpipe needs an even number of micro-batches >= 2*pp = " +
-                             std::to_string(2LL * pp) + ", got " + std::to_string(m),
-                         "raise global_batch or lower micro_batch (micro-batches per pipeline = "
-                         "global_batch / (dp * micro_batch))"};
+    return too_few_micro_batches("dualpipe", "an even number of ", pp, m);
   return std::nullopt;
 }
 

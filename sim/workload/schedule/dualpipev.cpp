@@ -70,12 +70,7 @@ void build(PipelineProgram& p, int) {
 }
 
 std::optional<ScheduleIssue> check(int pp, long long m, int) {
-  if (m < 2LL * pp)
-    return ScheduleIssue{"training.global_batch",
-                         "dualpipev needs micro-batches >= 2*pp = " + std::to_string(2LL * pp) +
-                             ", got " + std::to_string(m),
-                         "raise global_batch or lower micro_batch (micro-batches per pipeline = "
-                         "global_batch / (dp * micro_batch))"};
+  if (m < 2LL * pp) return too_few_micro_batches("dualpipev", "", pp, m);
   return std::nullopt;
 }
 

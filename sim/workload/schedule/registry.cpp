@@ -58,6 +58,16 @@ std::optional<ScheduleIssue> no_issue(int, long long, int) {
   return std::nullopt;
 }
 
+ScheduleIssue too_few_micro_batches(std::string_view word, std::string_view what, int pp,
+                                    long long m) {
+  return {
+      "training.global_batch",
+      std::string(word) + " needs " + std::string(what) +
+          "micro-batches >= 2*pp = " + std::to_string(2LL * pp) + ", got " + std::to_string(m),
+      "raise global_batch or lower micro_batch (micro-batches per pipeline = global_batch / (dp * "
+      "micro_batch))"};
+}
+
 PipeInstr task(PipeOp op, int stage, int mb) {
   return {op, {stage, mb}, {}};
 }

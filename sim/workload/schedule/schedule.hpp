@@ -59,6 +59,10 @@ int stages_pp(int pp, int v);
 int device_of_stage(const PipelineProgram& p, int stage, int mb);
 std::vector<StageShare> one_stage(int d, int pp, int v);
 std::optional<ScheduleIssue> no_issue(int pp, long long m, int v);
+// "<word> needs <what>micro-batches >= 2*pp", blamed on training.global_batch (DualPipe,
+// DualPipeV).
+ScheduleIssue too_few_micro_batches(std::string_view word, std::string_view what, int pp,
+                                    long long m);
 PipeInstr task(PipeOp op, int stage, int mb);
 // 1F1B on every device; with `split`, B and W apart and device d keeps up to d weight gradients
 // pending (ZB1P).
