@@ -79,16 +79,74 @@ std::vector<std::vector<int>> CollectiveTimer::siblings(const std::vector<int>& 
   return out;
 }
 
-std::pair<engine::Time, net::LinkBytes> CollectiveTimer::run(net::CollectiveOp op, double bytes,
-                                                             const std::vector<int>& group) {
+CollectiveTimer::Timed CollectiveTimer::run(net::CollectiveOp op, double bytes,
+                                            const std::vector<int>& group) {
   const auto key =
       std::make_tuple(static_cast<int>(op), static_cast<long long>(bytes), group.front(),
                       static_cast<int>(group.size()), group[1] - group[0]);
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-  const auto r = net::run_collective(net::plan_collective(op, bytes, group, topo_, options_), bytes,
-                                     static_cast<int>(group.size()), topo_, fidelity_, control_);
+  const net::CollectivePlan plan = net::plan_collective(op, bytes, group, topo_, options_);
+  const auto r =
+      net::run_collective(plan, bytes, static_cast<int>(group.size()), topo_, fidelity_, control_);
   events_ += r.events;
-  return cache_[key] = {r.time, net::LinkBytes{r.nvlink_bytes_per_gpu, r.ib_bytes_per_gpu}};
+  return cache_[key] = {r.time, net::LinkBytes{r.nvlink_bytes_per_gpu, r.ib_bytes_per_gpu},
+                        profile(op, bytes, {group})};
+}
+
+int CollectiveTimer::profile(net::CollectiveOp op, double bytes,
+                             const std::vector<std::vector<int>>& groups) {
+  if (fidelity_ != hw::Fidelity::flow) return -1;
+  // Every member's transfer on its own links, so that ops of any kind meet where their traffic
+  // does; bundled (representatives, core_weight on the leaf-spine links) beyond kMaxTransfers.
+  constexpr double kMaxTransfers = 4e6;
+  net::PlanOptions each = options_;
+  each.bundle = false;
+  double transfers = 0.0;
+  for (const auto& g : groups) transfers += net::estimate_transfers(op, g, topo_, each);
+  if (transfers > kMaxTransfers) each.bundle = true;
+  scratch_.resize(topo_.links().size(), 0.0);
+  for (const auto& g : groups) {
+    if (control_) control_->check();
+    const net::CollectivePlan plan = net::plan_collective(op, bytes, g, topo_, each);
+    for (const net::Phase& ph : plan.phases)
+      for (const net::Transfer& t : ph.transfers) {
+        const double b = t.bytes * static_cast<double>(ph.payload_steps());
+        if (b <= 0.0 || t.src == t.dst) continue;
+        for (int l : topo_.route(t.src, t.dst).links) {
+          if (scratch_[l] == 0.0) touched_.push_back(l);
+          scratch_[l] += topo_.links()[l].cls == hw::LinkClass::ib_core ? b * t.core_weight : b;
+        }
+      }
+  }
+  std::sort(touched_.begin(), touched_.end());
+  std::vector<LinkLoad> p;
+  p.reserve(touched_.size());
+  for (int l : touched_) {
+    p.push_back({l, scratch_[l]});
+    scratch_[l] = 0.0;
+  }
+  touched_.clear();
+  if (p.empty()) return -1;
+  profiles_.push_back(std::move(p));
+  return static_cast<int>(profiles_.size()) - 1;
+}
+
+int CollectiveTimer::take_load() {
+  std::vector<int> parts;
+  for (int p : pending_loads_)
+    if (p >= 0) parts.push_back(p);
+  pending_loads_.clear();
+  if (parts.empty()) return -1;
+  if (parts.size() == 1) return parts.front();
+  if (auto it = sums_.find(parts); it != sums_.end()) return it->second;
+  std::map<int, double> sum;
+  for (int p : parts)
+    for (const LinkLoad& l : profiles_[p]) sum[l.link] += l.bytes;
+  std::vector<LinkLoad> out;
+  out.reserve(sum.size());
+  for (const auto& [link, b] : sum) out.push_back({link, b});
+  profiles_.push_back(std::move(out));
+  return sums_[parts] = static_cast<int>(profiles_.size()) - 1;
 }
 
 std::vector<int> CollectiveTimer::strided(int first, int count, int stride) {
@@ -101,24 +159,30 @@ engine::Time CollectiveTimer::time(net::CollectiveOp op, double bytes,
                                    const std::vector<int>& group) {
   if (group.size() < 2 || bytes <= 0.0 || spec_.fidelity == NetworkFidelity::free)
     return engine::Time();
-  const auto base = run(op, bytes, group);
-  engine::Time slowest = base.first;
+  const Timed base = run(op, bytes, group);
+  engine::Time slowest = base.time;
+  int load = base.load;
   const auto groups = siblings(group);
   if (groups.size() > 1) {
     // Faults: each touched sibling alone (a fault can only slow it)...
     if (fabric_fault_ || !faulted_nodes_.empty())
       for (const auto& g : groups)
-        if (touches_fault(g)) slowest = std::max(slowest, run(op, bytes, g).first);
+        if (touches_fault(g)) slowest = std::max(slowest, run(op, bytes, g).time);
     // ...and all of them at once, sharing the fabric (flow fidelity: the analytic model has no
     // sharing to see).
-    if (fidelity_ == hw::Fidelity::flow) slowest = std::max(slowest, together(op, bytes, groups));
+    if (fidelity_ == hw::Fidelity::flow) {
+      const Timed all = together(op, bytes, groups);
+      slowest = std::max(slowest, all.time);
+      load = all.load;
+    }
   }
-  pending_ += base.second;
+  pending_ += base.link;
+  pending_loads_.push_back(load);
   return slowest;
 }
 
-engine::Time CollectiveTimer::together(net::CollectiveOp op, double bytes,
-                                       const std::vector<std::vector<int>>& groups) {
+CollectiveTimer::Timed CollectiveTimer::together(net::CollectiveOp op, double bytes,
+                                                 const std::vector<std::vector<int>>& groups) {
   const auto& g0 = groups.front();
   const auto key = std::make_tuple(static_cast<int>(op), static_cast<long long>(bytes), g0.front(),
                                    static_cast<int>(g0.size()), g0[1] - g0[0]);
@@ -142,9 +206,9 @@ engine::Time CollectiveTimer::together(net::CollectiveOp op, double bytes,
     t = r.time;
   } else {
     // Phases that do not line up (siblings planned by different algorithms): each alone.
-    for (const auto& g : groups) t = std::max(t, run(op, bytes, g).first);
+    for (const auto& g : groups) t = std::max(t, run(op, bytes, g).time);
   }
-  return together_cache_[key] = t;
+  return together_cache_[key] = {t, {}, profile(op, bytes, groups)};
 }
 
 net::LinkBytes CollectiveTimer::take_link() {

@@ -16,9 +16,9 @@
 // fault can touch (a GPU on a faulted node; for a leaf-spine fault, a group that spans leaves) is
 // also timed alone. A fault thus slows the step wherever it sits, and two positions the layout
 // makes equivalent give the same step. Approximations: the slowest replica is assumed slowest in
-// every collective (exact for one fault, an upper bound for faults in different replicas), and
-// collectives of different kinds that overlap in time (one rank's expert exchange, another's
-// gradient reduction) still do not share the fabric.
+// every collective (exact for one fault, an upper bound for faults in different replicas).
+// Collectives of different kinds that overlap in time (one rank's expert exchange, another's
+// gradient reduction) share the fabric in the executor, through their load profiles.
 #pragma once
 
 #include <map>
@@ -30,6 +30,7 @@
 #include "sim/net/collective_cost.hpp"
 #include "sim/net/collective_plan.hpp"
 #include "sim/workload/parallel_plan.hpp"
+#include "sim/workload/step_graph.hpp"
 
 namespace stepsim::workload {
 
@@ -44,6 +45,10 @@ class CollectiveTimer {
 
   engine::Time time(net::CollectiveOp op, double bytes, const std::vector<int>& group);
   net::LinkBytes take_link();
+  // The load profile of the collectives timed since the last call (their sum when there are
+  // several), an index into profiles(); -1 when they load no link.
+  int take_load();
+  std::vector<std::vector<LinkLoad>> take_profiles() { return std::move(profiles_); }
 
   int base_rank(int device) const { return device * plan_.dp * plan_.tp; }
   std::vector<int> tp_group(int device) const { return strided(base_rank(device), plan_.tp, 1); }
@@ -65,11 +70,17 @@ class CollectiveTimer {
   // Whether a fault can change how `group`'s collective runs: it has a GPU on a node with a NIC or
   // NVLink fault, or the fabric has a link fault and the group spans leaves (routes may cross it).
   bool touches_fault(const std::vector<int>& group) const;
-  // The sibling groups' collectives all at once on one network: the time until the last ends.
-  engine::Time together(net::CollectiveOp op, double bytes,
-                        const std::vector<std::vector<int>>& groups);
-  std::pair<engine::Time, net::LinkBytes> run(net::CollectiveOp op, double bytes,
-                                              const std::vector<int>& group);
+  struct Timed {
+    engine::Time time;
+    net::LinkBytes link;  // bytes per GPU and link class
+    int load = -1;        // profile
+  };
+  // The sibling groups' collectives all at once on one network: the time until the last ends,
+  // and the load of them all.
+  Timed together(net::CollectiveOp op, double bytes, const std::vector<std::vector<int>>& groups);
+  Timed run(net::CollectiveOp op, double bytes, const std::vector<int>& group);
+  // The link loads of the groups' collectives as a new profile (flow fidelity; -1 otherwise).
+  int profile(net::CollectiveOp op, double bytes, const std::vector<std::vector<int>>& groups);
 
   const ScenarioSpec& spec_;
   const ParallelPlan& plan_;
@@ -79,10 +90,14 @@ class CollectiveTimer {
   net::PlanOptions options_;
   std::vector<int> faulted_nodes_;  // nodes with a NIC or NVLink fault
   bool fabric_fault_ = false;       // a leaf-spine link fault: any group may route through it
-  std::map<std::tuple<int, long long, int, int, int>, std::pair<engine::Time, net::LinkBytes>>
-      cache_;
-  std::map<std::tuple<int, long long, int, int, int>, engine::Time> together_cache_;
+  std::map<std::tuple<int, long long, int, int, int>, Timed> cache_;
+  std::map<std::tuple<int, long long, int, int, int>, Timed> together_cache_;
   net::LinkBytes pending_;
+  std::vector<int> pending_loads_;
+  std::vector<std::vector<LinkLoad>> profiles_;
+  std::map<std::vector<int>, int> sums_;  // profiles summed from several
+  std::vector<double> scratch_;           // per link, while a profile is summed
+  std::vector<int> touched_;
   std::uint64_t events_ = 0;
 };
 

@@ -30,6 +30,7 @@ struct Item {
   bool feeds_next = false;  // the next item that follows its predecessor also depends on it
   bool ends_layer = false;  // the last compute item of its layer in the chain
   double ib_bytes = 0.0, nvlink_bytes = 0.0;
+  int load = -1;
   int wait_layers_back =
       -1;  // ZeRO-3 gather: depends on the end of the layer this many layers back
 };
@@ -64,10 +65,8 @@ class Builder {
     prog_ = &out.program;
     g_.devices = plan_.pp;
     g_.streams.resize(plan_.pp);
-    if (spec_.fidelity == NetworkFidelity::flow) {
-      g_.nvlink_capacity = spec_.cluster.nvlink.bandwidth;
-      g_.nic_capacity = spec_.cluster.fabric.nic.bandwidth;
-    }
+    if (spec_.fidelity == NetworkFidelity::flow)
+      for (const hw::Link& l : topo_.links()) g_.link_capacity.push_back(l.up ? l.bandwidth : 0.0);
     const std::size_t tasks = static_cast<std::size_t>(prog_->stages) * prog_->micro_batches;
     last_f_.assign(tasks, -1);
     last_b_.assign(tasks, -1);
@@ -88,6 +87,8 @@ class Builder {
         STEPSIM_CHECK(dep >= 0, "missing producer of a pipeline input");
         g_.ops[op].deps.push_back(dep);
       }
+    g_.loads = timer_.take_profiles();
+    if (!g_.link_capacity.empty()) g_.merge_equivalent_links();
     out.graph = std::move(g_);
     out.network_events = timer_.events();
     out.collectives_timed = timer_.distinct();
@@ -124,10 +125,11 @@ class Builder {
   std::vector<int> dp_group(int d) const { return timer_.dp_group(d); }
   std::vector<int> edp_group(int d) const { return timer_.edp_group(d); }
   int base_rank(int d) const { return timer_.base_rank(d); }
-  void take_link(double& ib, double& nvlink) {
+  void take_link(double& ib, double& nvlink, int& load) {
     const net::LinkBytes l = timer_.take_link();
     ib = l.ib;
     nvlink = l.nvlink;
+    load = timer_.take_load();
   }
 
   double payload(hw::Precision p) const {
@@ -168,7 +170,7 @@ class Builder {
 
   Item comm_item(StepOpKind kind, const std::string& part, Time t, double bytes, int layer) {
     Item it;
-    take_link(it.ib_bytes, it.nvlink_bytes);
+    take_link(it.ib_bytes, it.nvlink_bytes, it.load);
     it.stream = StreamKind::comm;
     it.kind = kind;
     it.part = part;
@@ -359,6 +361,7 @@ class Builder {
     op.bytes = it.bytes;
     op.ib_bytes = it.ib_bytes;
     op.nvlink_bytes = it.nvlink_bytes;
+    op.load = it.load;
     if (it.after_prev) {
       if (r.prev >= 0) op.deps.push_back(r.prev);
       op.deps.insert(op.deps.end(), r.feed.begin(), r.feed.end());
@@ -418,7 +421,7 @@ class Builder {
     op.layer = -3;
     op.part = fwd ? "send activations" : "send gradients";
     op.bytes = s;
-    take_link(op.ib_bytes, op.nvlink_bytes);
+    take_link(op.ib_bytes, op.nvlink_bytes, op.load);
     op.peer = to;
     (fwd ? send_f_ : send_b_)[k] = g_.add(std::move(op));
   }
@@ -478,7 +481,7 @@ class Builder {
       op.layer = -3;
       op.part = part;
       op.bytes = bytes;
-      take_link(op.ib_bytes, op.nvlink_bytes);
+      take_link(op.ib_bytes, op.nvlink_bytes, op.load);
       for (int dep : deps)
         if (dep >= 0) op.deps.push_back(dep);
       return g_.add(std::move(op));

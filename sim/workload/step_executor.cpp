@@ -31,7 +31,10 @@ class Runner final : public engine::EventHandler {
     }
     head_.assign(g.devices, {});
     busy_.assign(g.devices, {});
-    active_.resize(g.devices);
+    slot_of_.assign(n, -1);
+    total_.assign(g.link_capacity.size(), 0.0);
+    on_link_.resize(g.link_capacity.size());
+    link_stamp_.assign(g.link_capacity.size(), 0);
   }
 
   StepTimeline run() {
@@ -56,7 +59,7 @@ class Runner final : public engine::EventHandler {
   void on_event(engine::Simulator& sim, std::uint64_t tag) override {
     const int id = static_cast<int>(tag);
     const StepOp& op = g_.ops[id];
-    if (shares(id)) leave(op.device, id);
+    if (shares(id)) leave(id);
     tl_.end[id] = sim.now();
     tl_.step = std::max(tl_.step, sim.now());
     done_[id] = true;
@@ -80,93 +83,163 @@ class Runner final : public engine::EventHandler {
     busy_[d][s] = true;
     tl_.start[id] = sim_.now();
     if (shares(id))
-      join(d, id);
+      join(id);
     else
       sim_.after(g_.ops[id].duration, this, static_cast<std::uint64_t>(id));
   }
 
-  // Bandwidth sharing between a device's concurrent communication ops.
+  // ---- the live fabric ----------------------------------------------------------------------
+
   struct Active {
-    int op;
-    double left = 1.0;   // fraction of the op still to move
-    double speed = 1.0;  // x: fraction of its own (alone) speed
-    Time since;          // when `left` was last brought up to date
+    int op = -1;
+    double left = 1.0;     // fraction of the op still to move
+    double speed = 1.0;    // x: fraction of its own speed
+    double seconds = 0.0;  // T: its time at its own speed
+    Time since;            // when `left` was last brought up to date
     engine::EventId end;
   };
 
   bool shares(int id) const {
     const StepOp& op = g_.ops[id];
-    return is_communication(op.kind) && op.duration > Time() &&
-           (op.ib_bytes > 0.0 || op.nvlink_bytes > 0.0) &&
-           (g_.nvlink_capacity > 0.0 || g_.nic_capacity > 0.0);
+    return is_communication(op.kind) && op.duration > Time() && op.load >= 0 &&
+           !g_.link_capacity.empty();
   }
 
-  void progress(std::vector<Active>& act) {
-    for (Active& a : act) {
-      a.left = std::max(0.0, a.left - a.speed * (sim_.now() - a.since).seconds() /
-                                          g_.ops[a.op].duration.seconds());
-      a.since = sim_.now();
+  const std::vector<LinkLoad>& profile(int slot) const {
+    return g_.loads[g_.ops[act_[slot].op].load];
+  }
+
+  // a_cl: what the op in `slot` asks of `link` at its own speed, bytes/s.
+  double demand(int slot, int link) const {
+    const auto& p = profile(slot);
+    const auto it = std::lower_bound(p.begin(), p.end(), link,
+                                     [](const LinkLoad& l, int k) { return l.link < k; });
+    return it != p.end() && it->link == link ? it->bytes / act_[slot].seconds : 0.0;
+  }
+
+  // A link's capacity for sharing: never below what one op alone asks of it.
+  double capacity(int link) const {
+    double c = g_.link_capacity[link];
+    for (int s : on_link_[link]) c = std::max(c, demand(s, link));
+    return c;
+  }
+
+  bool binds(int link) const {
+    constexpr double kSlack = 1e-9;
+    return total_[link] > g_.link_capacity[link] * (1.0 + kSlack) &&
+           total_[link] > capacity(link) * (1.0 + kSlack);
+  }
+
+  void join(int id) {
+    int slot;
+    if (free_.empty()) {
+      slot = static_cast<int>(act_.size());
+      act_.emplace_back();
+      slot_stamp_.push_back(0);
+      slot_pos_.push_back(0);
+    } else {
+      slot = free_.back();
+      free_.pop_back();
     }
-  }
-
-  void join(int d, int id) {
-    auto& act = active_[d];
-    progress(act);
-    act.push_back({id, 1.0, 1.0, sim_.now(),
-                   sim_.after(g_.ops[id].duration, this, static_cast<std::uint64_t>(id))});
-    if (act.size() > 1) share(act);
-  }
-
-  void leave(int d, int id) {
-    auto& act = active_[d];
-    progress(act);
-    act.erase(std::find_if(act.begin(), act.end(), [&](const Active& a) { return a.op == id; }));
-    if (!act.empty()) share(act);
-  }
-
-  // Progressive filling: raise every unfixed op's x together until a resource is full (fixing
-  // the ops on it) or x reaches 1.
-  void share(std::vector<Active>& act) {
-    const std::size_t n = act.size();
-    std::vector<std::array<double, 2>> demand(n);
-    std::array<double, 2> cap{g_.nvlink_capacity, g_.nic_capacity};
-    for (std::size_t i = 0; i < n; ++i) {
-      const StepOp& op = g_.ops[act[i].op];
-      const double t = op.duration.seconds();
-      demand[i] = {op.nvlink_bytes / t, op.ib_bytes / t};
-      for (int r = 0; r < 2; ++r) cap[r] = std::max(cap[r], demand[i][r]);  // alone, never slowed
+    Active& a = act_[slot];
+    a = Active{id,         1.0,
+               1.0,        g_.ops[id].duration.seconds(),
+               sim_.now(), sim_.after(g_.ops[id].duration, this, static_cast<std::uint64_t>(id))};
+    slot_of_[id] = slot;
+    std::vector<int> seeds;
+    for (const LinkLoad& l : profile(slot)) {
+      total_[l.link] += l.bytes / a.seconds;
+      on_link_[l.link].push_back(slot);
+      if (binds(l.link)) seeds.push_back(l.link);
     }
-    std::vector<double> x(n, 1.0);
-    std::vector<bool> fixed(n, false);
-    std::array<double, 2> used{0.0, 0.0};
-    for (std::size_t unfixed = n; unfixed > 0;) {
+    if (!seeds.empty()) resolve(seeds);
+  }
+
+  void leave(int id) {
+    const int slot = slot_of_[id];
+    std::vector<int> seeds;
+    for (const LinkLoad& l : profile(slot))
+      if (binds(l.link)) seeds.push_back(l.link);
+    for (const LinkLoad& l : profile(slot)) {
+      auto& on = on_link_[l.link];
+      on.erase(std::find(on.begin(), on.end(), slot));
+      total_[l.link] = on.empty() ? 0.0 : total_[l.link] - l.bytes / act_[slot].seconds;
+    }
+    slot_of_[id] = -1;
+    act_[slot].op = -1;
+    free_.push_back(slot);
+    if (!seeds.empty()) resolve(seeds);
+  }
+
+  // Re-solves the ops reachable from `seeds` through binding links (weighted progressive
+  // filling over those links); the others keep their speed.
+  void resolve(const std::vector<int>& seeds) {
+    ++stamp_;
+    std::vector<int> slots, links;
+    auto add_slot = [&](int s) {
+      if (slot_stamp_[s] == stamp_) return;
+      slot_stamp_[s] = stamp_;
+      slots.push_back(s);
+    };
+    for (int l : seeds)
+      for (int s : on_link_[l]) add_slot(s);
+    for (std::size_t i = 0; i < slots.size(); ++i)
+      for (const LinkLoad& l : profile(slots[i])) {
+        if (link_stamp_[l.link] == stamp_ || !binds(l.link)) continue;
+        link_stamp_[l.link] = stamp_;
+        links.push_back(l.link);
+        for (int s : on_link_[l.link]) add_slot(s);
+      }
+    // Demands on the binding links, both ways.
+    for (std::size_t i = 0; i < slots.size(); ++i) slot_pos_[slots[i]] = static_cast<int>(i);
+    std::vector<std::vector<std::pair<int, double>>> by_link(links.size()), by_slot(slots.size());
+    std::vector<double> cap(links.size()), used(links.size(), 0.0);
+    for (std::size_t k = 0; k < links.size(); ++k) {
+      cap[k] = capacity(links[k]);
+      for (int s : on_link_[links[k]]) {
+        const double d = demand(s, links[k]);
+        by_link[k].push_back({slot_pos_[s], d});
+        by_slot[slot_pos_[s]].push_back({static_cast<int>(k), d});
+      }
+    }
+    std::vector<double> x(slots.size(), 1.0);
+    std::vector<bool> fixed(slots.size(), false);
+    for (std::size_t unfixed = slots.size(); unfixed > 0;) {
       double level = 1.0;
       int bind = -1;
-      for (int r = 0; r < 2; ++r) {
+      for (std::size_t k = 0; k < links.size(); ++k) {
         double want = 0.0;
-        for (std::size_t i = 0; i < n; ++i)
-          if (!fixed[i]) want += demand[i][r];
-        if (want > 0.0 && (cap[r] - used[r]) / want < level) {
-          level = (cap[r] - used[r]) / want;
-          bind = r;
+        for (const auto& [i, d] : by_link[k])
+          if (!fixed[i]) want += d;
+        if (want > 0.0 && (cap[k] - used[k]) / want < level) {
+          level = (cap[k] - used[k]) / want;
+          bind = static_cast<int>(k);
         }
       }
-      for (std::size_t i = 0; i < n; ++i) {
-        if (fixed[i] || (bind >= 0 && demand[i][bind] <= 0.0)) continue;
+      level = std::max(level, 1e-12);
+      auto fix = [&](int i) {
         x[i] = level;
         fixed[i] = true;
         --unfixed;
-        for (int r = 0; r < 2; ++r) used[r] += level * demand[i][r];
+        for (const auto& [k, d] : by_slot[i]) used[k] += level * d;
+      };
+      if (bind < 0) {
+        for (std::size_t i = 0; i < slots.size(); ++i)
+          if (!fixed[i]) fix(static_cast<int>(i));
+      } else {
+        for (const auto& [i, d] : by_link[bind])
+          if (!fixed[i] && d > 0.0) fix(i);
       }
     }
-    for (std::size_t i = 0; i < n; ++i) {
-      STEPSIM_CHECK(x[i] > 0.0, "a communication op without bandwidth");
-      if (x[i] == act[i].speed) continue;  // its end stays where it is
-      act[i].speed = x[i];
-      sim_.cancel(act[i].end);
-      const double rest = act[i].left * g_.ops[act[i].op].duration.seconds() / x[i];
-      act[i].end =
-          sim_.after(Time::from_seconds(rest), this, static_cast<std::uint64_t>(act[i].op));
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+      Active& a = act_[slots[i]];
+      if (x[i] == a.speed) continue;  // its end stays where it is
+      a.left = std::max(0.0, a.left - a.speed * (sim_.now() - a.since).seconds() / a.seconds);
+      a.since = sim_.now();
+      a.speed = x[i];
+      sim_.cancel(a.end);
+      a.end = sim_.after(Time::from_seconds(a.left * a.seconds / a.speed), this,
+                         static_cast<std::uint64_t>(a.op));
     }
   }
 
@@ -180,7 +253,12 @@ class Runner final : public engine::EventHandler {
   std::vector<int> dependents_;
   std::vector<std::array<std::size_t, kStreams>> head_;
   std::vector<std::array<bool, kStreams>> busy_;
-  std::vector<std::vector<Active>> active_;  // per device
+  std::vector<Active> act_;  // communication ops in flight on the fabric, by slot
+  std::vector<int> free_, slot_of_, slot_pos_;
+  std::vector<double> total_;              // per link: Σ a_cl over the ops in flight
+  std::vector<std::vector<int>> on_link_;  // per link: the slots on it
+  std::vector<std::uint32_t> link_stamp_, slot_stamp_;
+  std::uint32_t stamp_ = 0;
 };
 
 }  // namespace

@@ -1,12 +1,22 @@
 // Executes a step graph on the event engine: every stream of every device runs its ops in issue
 // order, each starting when its stream is free and its dependencies are done.
-// Communication ops running at once on different streams of one device (an expert all-to-all,
-// a pipeline send, a data-parallel reduction) share the device's NVLink port and NIC. Op c,
-// timed alone at T_c, moves a_cr = bytes_r(c) / T_c over resource r; together the ops run at a
-// fraction x_c <= 1 of their own speed, max-min fair under Σ_c x_c·a_cr <= capacity_r (progressive
-// filling over the two resources; an op alone is never slowed). Rates change only when such an op
-// starts or ends; an op's end moves with them. A fluid approximation: latency-bound ops, which
-// use little bandwidth on average, overlap freely; traffic of other devices is not seen.
+//
+// One live fabric: communication ops in flight anywhere in the step (every device's expert
+// exchange, tensor-parallel all-reduce, pipeline send, data-parallel reduction, each standing for
+// its sibling groups of all replicas) share the links of the topology. Op c, timed at T_c with
+// its siblings and nothing else, moves L_cl bytes over link l (its load profile), so at its own
+// speed it asks a_cl = L_cl / T_c of the link. Together the ops in flight run at a fraction
+// x_c <= 1 of their own speed, max-min fair under Σ_c x_c·a_cl <= C_l for every link (weighted
+// progressive filling: raise every unfixed x together until a link is full, fix the ops on it,
+// repeat; as SimGrid's lmm solves parallel tasks). An op alone is never slowed: a link's capacity
+// counts as max(C_l, max_c a_cl). Only links whose summed demand at full speed exceeds that
+// capacity can bind; the executor keeps them as it goes (a sum per link, updated as ops start and
+// end) and re-solves only the ops those links connect to the op that started or ended. Rates
+// change only then; an op's end moves with them.
+// A fluid approximation at the granularity of whole collectives: an op loads its links evenly
+// over its run (its phases' bursts and its latency-bound steps are averaged), and a bundle of
+// symmetric transfers loads its representative's own links, so two ops share a GPU's or NIC's
+// links where their representatives coincide (the leaf-spine links carry every member's load).
 // A graph that cannot finish (a dependency cycle through the streams' orders) is a deadlock
 // naming the stuck ops.
 #pragma once

@@ -1,5 +1,8 @@
 #include "sim/workload/step_graph.hpp"
 
+#include <algorithm>
+#include <map>
+
 namespace stepsim::workload {
 
 std::string_view to_string(StepOpKind k) {
@@ -14,6 +17,34 @@ int StepGraph::add(StepOp op) {
   streams[op.device][static_cast<int>(op.stream)].push_back(id);
   ops.push_back(std::move(op));
   return id;
+}
+
+void StepGraph::merge_equivalent_links() {
+  // A link's signature: its capacity and its (profile, bytes) pairs in profile order.
+  std::vector<std::vector<std::pair<int, double>>> sig(link_capacity.size());
+  for (std::size_t p = 0; p < loads.size(); ++p)
+    for (const LinkLoad& l : loads[p]) sig[l.link].push_back({static_cast<int>(p), l.bytes});
+  std::map<std::pair<double, std::vector<std::pair<int, double>>>, int> classes;
+  std::vector<int> class_of(link_capacity.size(), -1);
+  std::vector<double> capacity;
+  for (std::size_t l = 0; l < sig.size(); ++l) {
+    if (sig[l].empty()) continue;
+    auto [it, added] = classes.try_emplace({link_capacity[l], std::move(sig[l])},
+                                           static_cast<int>(capacity.size()));
+    if (added) capacity.push_back(link_capacity[l]);
+    class_of[l] = it->second;
+  }
+  for (auto& profile : loads) {
+    std::vector<LinkLoad> merged;
+    for (const LinkLoad& l : profile) merged.push_back({class_of[l.link], l.bytes});
+    std::sort(merged.begin(), merged.end(),
+              [](const LinkLoad& a, const LinkLoad& b) { return a.link < b.link; });
+    merged.erase(std::unique(merged.begin(), merged.end(),
+                             [](const LinkLoad& a, const LinkLoad& b) { return a.link == b.link; }),
+                 merged.end());
+    profile = std::move(merged);
+  }
+  link_capacity = std::move(capacity);
 }
 
 std::string StepGraph::name(int id) const {

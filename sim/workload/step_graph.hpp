@@ -6,10 +6,11 @@
 // which frameworks run on a stream of their own so they overlap the remaining backward). A stream
 // runs its ops one at a time in issue order; an op starts when its stream is free and all its
 // dependencies have finished. Durations are fixed when the graph is built (kernels from the device
-// roofline, collectives from the network model, each timed alone); communication ops that run at
-// once on different streams of a device then share its NVLink and NIC bandwidth (see
-// step_executor.hpp). Device d stands for pipeline rank d: all its data-parallel replicas behave
-// alike, so one is simulated and its collectives are timed on the real groups of the cluster.
+// roofline, collectives from the network model, each timed with its sibling groups); every
+// communication op also carries its load on the fabric's links (a profile: bytes per link), so
+// ops that run at once anywhere in the step share the links they cross (see step_executor.hpp).
+// Device d stands for pipeline rank d: all its data-parallel replicas behave alike, so one is
+// simulated and its collectives are timed on the real groups of the cluster.
 #pragma once
 
 #include <array>
@@ -55,17 +56,31 @@ struct StepOp {
   double ib_bytes = 0.0;                // of which sent over InfiniBand, per GPU (network model)
   double nvlink_bytes = 0.0;
   int peer = -1;  // pp_send: the receiving device
+  int load = -1;  // communication: its profile in StepGraph::loads; -1: it shares no link
+};
+
+// Bytes an op moves over one link of the topology during its run (all repetitions).
+struct LinkLoad {
+  int link = 0;
+  double bytes = 0.0;
 };
 
 struct StepGraph {
   int devices = 0;
-  // Per GPU and direction, bytes/s, shared by a device's concurrent communication ops; 0: they
-  // do not interact (analytic or free network).
-  double nvlink_capacity = 0.0, nic_capacity = 0.0;
+  // Bytes/s of every link (faults applied), shared by the communication ops in flight; empty:
+  // they do not interact (analytic or free network). After merge_equivalent_links(), a "link" is
+  // a class of topology links that every profile loads alike and that have one capacity.
+  std::vector<double> link_capacity;
+  std::vector<std::vector<LinkLoad>> loads;  // profiles, sorted by link, shared by ops
   std::vector<StepOp> ops;
   std::vector<std::array<std::vector<int>, kStreams>> streams;  // per device: op ids in issue order
 
-  int add(StepOp op);              // appends to its device's stream; returns its id
+  int add(StepOp op);  // appends to its device's stream; returns its id
+  // Merges links that have the same capacity and the same bytes in every profile into one: a
+  // symmetric layout loads all its GPUs' NVLink and NIC links alike, so the executor solves a
+  // few classes where the topology has thousands of links. Exact: a class's constraint is the
+  // one every member link would impose.
+  void merge_equivalent_links();
   std::string name(int op) const;  // e.g. "F mb12 L4 attn"
 };
 

@@ -8,23 +8,26 @@ using engine::Time;
 
 namespace {
 
-StepGraph one_device() {
+// Links 0 and 1: two NICs of 50 GB/s; link 2: an NVLink port of 160 GB/s.
+StepGraph devices(int n) {
   StepGraph g;
-  g.devices = 1;
-  g.streams.resize(1);
-  g.nvlink_capacity = 160e9;
-  g.nic_capacity = 50e9;
+  g.devices = n;
+  g.streams.resize(n);
+  g.link_capacity = {50e9, 50e9, 160e9};
   return g;
 }
 
-int add(StepGraph& g, StreamKind s, StepOpKind k, Time d, double ib, double nvlink,
-        std::vector<int> deps = {}) {
+int add(StepGraph& g, StreamKind s, StepOpKind k, Time d, std::vector<LinkLoad> load,
+        std::vector<int> deps = {}, int device = 0) {
   StepOp op;
+  op.device = device;
   op.stream = s;
   op.kind = k;
   op.duration = d;
-  op.ib_bytes = ib;
-  op.nvlink_bytes = nvlink;
+  if (!load.empty()) {
+    op.load = static_cast<int>(g.loads.size());
+    g.loads.push_back(std::move(load));
+  }
   op.deps = std::move(deps);
   return g.add(std::move(op));
 }
@@ -32,10 +35,10 @@ int add(StepGraph& g, StreamKind s, StepOpKind k, Time d, double ib, double nvli
 }  // namespace
 
 TEST_CASE("Streams run in order; an op waits for its dependencies") {
-  StepGraph g = one_device();
-  const int a = add(g, StreamKind::compute, StepOpKind::kernel, Time::ms(2), 0, 0);
-  const int b = add(g, StreamKind::compute, StepOpKind::kernel, Time::ms(3), 0, 0);
-  const int c = add(g, StreamKind::comm, StepOpKind::ep_dispatch, Time::ms(1), 0, 0, {a});
+  StepGraph g = devices(1);
+  const int a = add(g, StreamKind::compute, StepOpKind::kernel, Time::ms(2), {});
+  const int b = add(g, StreamKind::compute, StepOpKind::kernel, Time::ms(3), {});
+  const int c = add(g, StreamKind::comm, StepOpKind::ep_dispatch, Time::ms(1), {}, {a});
   const StepTimeline t = execute_step(g);
   CHECK(t.end[a] == Time::ms(2));
   CHECK(t.start[b] == Time::ms(2));
@@ -43,40 +46,95 @@ TEST_CASE("Streams run in order; an op waits for its dependencies") {
   CHECK(t.step == Time::ms(5));
 }
 
-TEST_CASE("Concurrent communication ops of a device share its NIC, max-min fair") {
-  // Each alone moves 0.3 GB in 10 ms: 30 GB/s of the 50 GB/s NIC. Together they want 60 GB/s, so
-  // both run at 50/60 of their speed and take 12 ms.
-  StepGraph g = one_device();
-  const int a = add(g, StreamKind::comm, StepOpKind::ep_dispatch, Time::ms(10), 0.3e9, 0);
-  const int b = add(g, StreamKind::p2p, StepOpKind::pp_send, Time::ms(10), 0.3e9, 0);
-  const int c = add(g, StreamKind::dp, StepOpKind::dp_grads, Time::ms(10), 0,
-                    1.0e9);  // NVLink only: unaffected
+TEST_CASE("Communication ops in flight share the links they cross, max-min fair") {
+  // Each alone moves 0.3 GB over NIC 0 in 10 ms: 30 GB/s of its 50 GB/s. Together they want
+  // 60 GB/s, so both run at 50/60 of their speed and take 12 ms. The third crosses NIC 1 and the
+  // NVLink port only: unaffected.
+  StepGraph g = devices(1);
+  const int a = add(g, StreamKind::comm, StepOpKind::ep_dispatch, Time::ms(10), {{0, 0.3e9}});
+  const int b = add(g, StreamKind::p2p, StepOpKind::pp_send, Time::ms(10), {{0, 0.3e9}});
+  const int c =
+      add(g, StreamKind::dp, StepOpKind::dp_grads, Time::ms(10), {{1, 0.3e9}, {2, 1.0e9}});
   const StepTimeline t = execute_step(g);
   CHECK(t.end[a].seconds() == doctest::Approx(0.012).epsilon(1e-9));
   CHECK(t.end[b].seconds() == doctest::Approx(0.012).epsilon(1e-9));
   CHECK(t.end[c] == Time::ms(10));
 }
 
+TEST_CASE("Ops of different devices meet on a shared link") {
+  // Device 0's reduction and device 1's send both cross NIC 0 (a leaf uplink, say): the same
+  // 50/60 as on one device. Device 1's other op, on NIC 1, keeps its time.
+  StepGraph g = devices(2);
+  const int a = add(g, StreamKind::dp, StepOpKind::dp_grads, Time::ms(10), {{0, 0.3e9}}, {}, 0);
+  const int b = add(g, StreamKind::p2p, StepOpKind::pp_send, Time::ms(10), {{0, 0.3e9}}, {}, 1);
+  const int c =
+      add(g, StreamKind::comm, StepOpKind::ep_dispatch, Time::ms(10), {{1, 0.3e9}}, {}, 1);
+  const StepTimeline t = execute_step(g);
+  CHECK(t.end[a].seconds() == doctest::Approx(0.012).epsilon(1e-9));
+  CHECK(t.end[b].seconds() == doctest::Approx(0.012).epsilon(1e-9));
+  CHECK(t.end[c] == Time::ms(10));
+}
+
+TEST_CASE("Max-min: an op slowed on one link leaves the rest of another to the ops there") {
+  // a and b share NIC 0 (each asks 40 GB/s: x = 50/80 = 0.625, 16 ms). b also crosses NIC 1,
+  // where c asks 20 GB/s: 40 + 20 would not fit, but b, held to 25 GB/s by NIC 0, leaves c its
+  // full speed. (A proportional share of NIC 1 would have slowed c.)
+  StepGraph g = devices(1);
+  const int a = add(g, StreamKind::comm, StepOpKind::ep_dispatch, Time::ms(10), {{0, 0.4e9}});
+  const int b =
+      add(g, StreamKind::p2p, StepOpKind::pp_send, Time::ms(10), {{0, 0.4e9}, {1, 0.4e9}});
+  const int c = add(g, StreamKind::dp, StepOpKind::dp_grads, Time::ms(10), {{1, 0.2e9}});
+  const StepTimeline t = execute_step(g);
+  CHECK(t.end[a].seconds() == doctest::Approx(0.016).epsilon(1e-9));
+  CHECK(t.end[b].seconds() == doctest::Approx(0.016).epsilon(1e-9));
+  CHECK(t.end[c] == Time::ms(10));  // 25 + 20 GB/s fit in NIC 1
+}
+
 TEST_CASE("Sharing starts and stops with the overlap; an op alone keeps its own time") {
   // a runs alone for 5 ms (half done), then with b at 50/60 speed: its other half takes 6 ms, to
   // 11 ms. b has done 5/6 of 6 ms = half by then and finishes alone 5 ms later, at 16 ms.
-  StepGraph g = one_device();
-  const int k = add(g, StreamKind::compute, StepOpKind::kernel, Time::ms(5), 0, 0);
-  const int a = add(g, StreamKind::comm, StepOpKind::ep_dispatch, Time::ms(10), 0.3e9, 0);
-  const int b = add(g, StreamKind::p2p, StepOpKind::pp_send, Time::ms(10), 0.3e9, 0, {k});
+  StepGraph g = devices(1);
+  const int k = add(g, StreamKind::compute, StepOpKind::kernel, Time::ms(5), {});
+  const int a = add(g, StreamKind::comm, StepOpKind::ep_dispatch, Time::ms(10), {{0, 0.3e9}});
+  const int b = add(g, StreamKind::p2p, StepOpKind::pp_send, Time::ms(10), {{0, 0.3e9}}, {k});
   const StepTimeline t = execute_step(g);
   CHECK(t.end[a].seconds() == doctest::Approx(0.011).epsilon(1e-9));
   CHECK(t.end[b].seconds() == doctest::Approx(0.016).epsilon(1e-9));
   // Without capacities (analytic or free network) the ops do not interact.
-  g.nvlink_capacity = g.nic_capacity = 0.0;
+  g.link_capacity.clear();
   const StepTimeline alone = execute_step(g);
   CHECK(alone.end[a] == Time::ms(10));
   CHECK(alone.end[b] == Time::ms(15));
 }
 
 TEST_CASE("An op that alone uses more than the nominal capacity is not slowed by it") {
-  StepGraph g = one_device();
+  StepGraph g = devices(1);
   const int a =
-      add(g, StreamKind::comm, StepOpKind::ep_dispatch, Time::ms(10), 0.6e9, 0);  // 60 GB/s
+      add(g, StreamKind::comm, StepOpKind::ep_dispatch, Time::ms(10), {{0, 0.6e9}});  // 60 GB/s
   CHECK(execute_step(g).end[a] == Time::ms(10));
+}
+
+TEST_CASE("Merging equivalent links changes no time") {
+  // Two symmetric ops over NICs 0 and 1 (alike in both profiles) and one over NIC 0 only: NICs 0
+  // and 1 stay apart (the third op loads them differently); the NVLink port merges with nothing.
+  StepGraph g = devices(1);
+  add(g, StreamKind::comm, StepOpKind::ep_dispatch, Time::ms(10), {{0, 0.3e9}, {1, 0.3e9}});
+  add(g, StreamKind::p2p, StepOpKind::pp_send, Time::ms(10), {{0, 0.3e9}, {1, 0.3e9}, {2, 1e9}});
+  add(g, StreamKind::dp, StepOpKind::dp_grads, Time::ms(4), {{0, 0.1e9}});
+  StepGraph merged = g;
+  merged.merge_equivalent_links();
+  CHECK(merged.link_capacity.size() == 3);
+  const StepTimeline a = execute_step(g), b = execute_step(merged);
+  for (std::size_t i = 0; i < g.ops.size(); ++i) CHECK(a.end[i] == b.end[i]);
+  // Without the third op NICs 0 and 1 are one class.
+  StepGraph two = devices(1);
+  add(two, StreamKind::comm, StepOpKind::ep_dispatch, Time::ms(10), {{0, 0.3e9}, {1, 0.3e9}});
+  add(two, StreamKind::p2p, StepOpKind::pp_send, Time::ms(10), {{0, 0.3e9}, {1, 0.3e9}});
+  StepGraph two_merged = two;
+  two_merged.merge_equivalent_links();
+  CHECK(two_merged.link_capacity.size() == 1);
+  const StepTimeline c = execute_step(two), d = execute_step(two_merged);
+  CHECK(c.end[0] == d.end[0]);
+  CHECK(c.end[1] == d.end[1]);
+  CHECK(c.end[0].seconds() == doctest::Approx(0.012).epsilon(1e-9));
 }
