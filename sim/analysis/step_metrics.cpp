@@ -16,6 +16,10 @@ Breakdown& Breakdown::operator+=(const Breakdown& o) {
   return *this;
 }
 
+Breakdown Breakdown::operator*(double k) const {
+  return {compute * k, exposed_comm * k, bubble * k, other_idle * k, overlapped_comm * k};
+}
+
 Breakdown Breakdown::operator/(double k) const {
   return {compute / k, exposed_comm / k, bubble / k, other_idle / k, overlapped_comm / k};
 }
@@ -101,6 +105,11 @@ StepMetrics step_metrics(const workload::StepGraph& g, const workload::StepTimel
       for (std::size_t i = 1; i < stream.size(); ++i) queue[stream[i]] = stream[i - 1];
   m.step_s = t.step.seconds();
   m.per_device.resize(g.devices);
+  // The mean is over GPUs: device d weighs gpus_of(d), relative to the smallest (exactly 1 each
+  // when all stand for as many GPUs).
+  int fewest = g.devices > 0 ? g.gpus_of(0) : 1;
+  for (int d = 1; d < g.devices; ++d) fewest = std::min(fewest, g.gpus_of(d));
+  double weights = 0.0;
   for (int d = 0; d < g.devices; ++d) {
     Breakdown& b = m.per_device[d];
     Blame bl;
@@ -118,10 +127,22 @@ StepMetrics step_metrics(const workload::StepGraph& g, const workload::StepTimel
     b.bubble = bl.bubble;
     b.other_idle = bl.other;
     b.overlapped_comm = intersect(busy, communication_in_flight(g, t, d));
-    m.mean += b;
+    const double w = static_cast<double>(g.gpus_of(d)) / fewest;
+    m.mean += b * w;
+    weights += w;
     if (b.compute < m.per_device[m.worst_device].compute) m.worst_device = d;
   }
-  m.mean = m.mean / std::max(1, g.devices);
+  m.mean = m.mean / std::max(1.0, weights);
+  int ranks = 0;
+  for (int d = 0; d < g.devices; ++d) ranks = std::max(ranks, g.rank_of(d) + 1);
+  m.per_rank.assign(ranks, Breakdown{});
+  std::vector<double> rank_weights(ranks, 0.0);
+  for (int d = 0; d < g.devices; ++d) {
+    const double w = static_cast<double>(g.gpus_of(d)) / fewest;
+    m.per_rank[g.rank_of(d)] += m.per_device[d] * w;
+    rank_weights[g.rank_of(d)] += w;
+  }
+  for (int r = 0; r < ranks; ++r) m.per_rank[r] = m.per_rank[r] / rank_weights[r];
   return m;
 }
 

@@ -24,11 +24,13 @@ struct Breakdown {
          overlapped_comm = 0.0;  // seconds
   Breakdown& operator+=(const Breakdown& o);
   Breakdown operator/(double k) const;
+  Breakdown operator*(double k) const;
 };
 
 struct StepMetrics {
   double step_s = 0.0;
   std::vector<Breakdown> per_device;
+  std::vector<Breakdown> per_rank;  // per pipeline rank: its devices' mean over their GPUs
   Breakdown mean;
   int worst_device = 0;  // the most compute-starved: least compute share of T
 };

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "sim/workload/memory.hpp"
+#include "sim/workload/symmetry.hpp"
 
 namespace stepsim::analysis {
 
@@ -17,7 +18,8 @@ double estimate_ops(const workload::ScenarioSpec& spec, const workload::Parallel
   const double per_chunk =
       6.0 * (max_layers + 2) + (spec.parallel.zero == 3 ? 3.0 * (max_layers + 2) : 0.0);
   return static_cast<double>(plan.micro_batches) * plan.stages *
-         (2.0 * per_chunk + max_layers + 2.0 + 2.0);
+         (2.0 * per_chunk + max_layers + 2.0 + 2.0) *
+         workload::estimate_classes(plan, spec.cluster, spec.exact);
 }
 
 void check_ops(const workload::ScenarioSpec& spec, const workload::ParallelPlan& plan,

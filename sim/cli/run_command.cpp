@@ -70,6 +70,9 @@ int run_command(const Args& args, bool compare) {
   std::string max_wall_text, max_ops_text = "2e7", max_trace_text = "2e7", max_memory_text;
   add_common_options(opts, sets);
   opts.add_options()("json", "print JSON instead of text")(
+      "exact",
+      "simulate every cell of GPUs (tensor- and expert-parallel groups) on its own, without "
+      "merging the ones that behave alike into symmetry classes")(
       "timing",
       "show the simulation's own wall time (sim.wall_s); without it every output is byte-identical "
       "run to run")("max-ops",
@@ -123,6 +126,7 @@ int run_command(const Args& args, bool compare) {
   std::vector<std::string> inputs;
   for (const auto& f : files) {
     specs.push_back(config::load_scenario(f, overrides));
+    specs.back().exact = vm.count("exact") > 0;
     inputs.insert(inputs.end(), specs.back().where.files.begin(), specs.back().where.files.end());
   }
   outputs.check_inputs(inputs);

@@ -22,13 +22,6 @@ std::string_view to_string(LinkClass c) {
 
 namespace {
 
-std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser: a fixed, well-spread ECMP hash
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
 [[noreturn]] void bad_fault(const FaultSpec& f, const std::string& what) {
   (void)f;
   throw engine::UserError({"faults", 0, 0}, what,
@@ -232,8 +225,8 @@ Route Topology::route(int a, int b) const {
   append(r, access_up_[src]);
   const int la = leaf_of_gpu_[src], lb = leaf_of_gpu_[b];
   if (la != lb) {
-    const int s0 = static_cast<int>(mix(static_cast<std::uint64_t>(a) * 0x100000001ULL + b) %
-                                    spines_per_plane_);
+    // Destination routing: the destination's port on its leaf picks the spine.
+    const int s0 = node_of(b) % (spec_.fabric.switch_ports / 2) % spines_per_plane_;
     int s = s0;
     for (int tries = 0; tries < spines_per_plane_; ++tries, s = (s + 1) % spines_per_plane_)
       if (links_[core_up_[la * spines_per_plane_ + s]].up &&

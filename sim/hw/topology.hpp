@@ -16,7 +16,12 @@
 //   same node: GPU → NVSwitch → GPU.
 //   other node: on a multi-plane fabric, traffic for a GPU of plane p first crosses NVLink to
 //   the source node's GPU p (PXN), then NIC → leaf [→ spine → leaf] → NIC → GPU. Among spines,
-//   ECMP picks hash(src, dst) mod spines, skipping spines whose links are down.
+//   the destination picks: InfiniBand switches forward by destination (linear forwarding tables),
+//   and OpenSM's fat-tree routing engine spreads a leaf's destinations over its up-ports for a
+//   congestion-free "shift" pattern (NVIDIA, MLNX_OFED "NVIDIA SM" manual: Fat-tree Routing
+//   Algorithm). With uplinks cabled round-robin to the spines, the destination at port p of its
+//   leaf is reached through spine p mod spines, from every leaf; down spines are skipped. Routes
+//   of layouts shifted by whole leaves' ports are thus translations of one another.
 // A route that would cross a failed link falls back to a breadth-first search over the live
 // links (GPUs may forward over NVLink); no path at all is a user error naming both GPUs.
 // Not modelled: multi-path within one flow (adaptive routing), switch buffers, PCIe switches.

@@ -25,8 +25,10 @@ std::string chrome_trace(const analysis::StepSimulation& s, const workload::Scen
   const auto& plan = s.roofline.plan;
   const int gpn = spec.cluster.gpus_per_node;
   std::vector<bool> shown(g.devices, o.ranks.empty());
-  for (int r : o.ranks) shown[r] = true;
-  auto gpu = [&](int d) { return d * plan.dp * plan.tp; };
+  for (int d = 0; d < g.devices; ++d)
+    for (int r : o.ranks)
+      if (g.rank_of(d) == r) shown[d] = true;
+  auto gpu = [&](int d) { return g.info.empty() ? d * plan.dp * plan.tp : g.info[d].first_gpu; };
   auto pid = [&](int d) { return gpu(d) / gpn; };
   auto tid = [&](int d, StreamKind k) {
     return (gpu(d) % gpn) * workload::kStreams + static_cast<int>(k);
@@ -47,8 +49,12 @@ std::string chrome_trace(const analysis::StepSimulation& s, const workload::Scen
   w.key("otherData").begin_object();
   w.field("scenario", spec.name);
   w.field("step_time_s", s.metrics.step_s);
-  w.field("note",
-          "each pipeline rank is shown on its first GPU; its data-parallel replicas behave alike");
+  w.field(
+      "note",
+      g.classes == 1
+          ? "each pipeline rank is shown on its first GPU; its data-parallel replicas behave alike"
+          : "each symmetry class of a pipeline rank is shown on its first GPU; the GPUs of its "
+            "cells behave alike");
   w.end_object();
   w.key("traceEvents").begin_array();
   for (int d = 0; d < g.devices; ++d) {
@@ -68,8 +74,8 @@ std::string chrome_trace(const analysis::StepSimulation& s, const workload::Scen
           .field("tid", tid(d, StreamKind(k)));
       w.key("args")
           .begin_object()
-          .field("name", "GPU " + std::to_string(gpu(d)) + " (pipeline rank " + std::to_string(d) +
-                             ") " + kStream[k])
+          .field("name", "GPU " + std::to_string(gpu(d)) + " (pipeline rank " + g.label(d) + ") " +
+                             kStream[k])
           .end_object();
       w.end_object();
       w.begin_object()

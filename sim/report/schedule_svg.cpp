@@ -121,7 +121,7 @@ std::string schedule_svg(const analysis::StepSimulation& s, const workload::Scen
        " white above red: waiting on communication; white alone: bubble</text>\n";
   for (int d = 0; d < rows; ++d) {
     const double y = kTop + d * (kRow + kGap);
-    o += "<text x=\"10\" y=\"" + fixed(y + kRow * 0.7, 1) + "\">rank " + std::to_string(d) +
+    o += "<text x=\"10\" y=\"" + fixed(y + kRow * 0.7, 1) + "\">rank " + s.build.graph.label(d) +
          "</text>\n";
     o += "<rect x=\"" + fixed(kLeft, 1) + "\" y=\"" + fixed(y, 1) + "\" width=\"" +
          fixed(kWidth, 1) + "\" height=\"" + fixed(kRow, 1) +

@@ -13,7 +13,9 @@ StepFigures step_figures(const analysis::StepSimulation& s, const workload::Scen
   f.tokens_per_s_per_gpu = s.roofline.tokens_per_step / t / s.roofline.world_size;
   f.tflops_per_gpu = s.model_flops_per_gpu / t / 1e12;
   f.mfu = s.model_flops_per_gpu / (t * spec.cluster.device.rate(hw::Precision::bf16).peak_flops);
-  f.worst_rank = s.metrics.worst_device * p.dp * p.tp;
+  const auto& g = s.build.graph;
+  f.worst_rank = g.info.empty() ? s.metrics.worst_device * p.dp * p.tp
+                                : g.info[s.metrics.worst_device].first_gpu;
   return f;
 }
 
@@ -64,9 +66,21 @@ void step_json(JsonWriter& w, const analysis::StepSimulation& s, const workload:
   breakdown_json(w, s.metrics.per_device[s.metrics.worst_device]);
   w.end_object();
   w.key("per_stage").begin_array();
-  for (std::size_t d = 0; d < s.metrics.per_device.size(); ++d) {
+  for (std::size_t r = 0; r < s.metrics.per_rank.size(); ++r) {
     w.begin_object();
-    w.field("pipeline_rank", static_cast<int>(d));
+    w.field("pipeline_rank", static_cast<int>(r));
+    breakdown_json(w, s.metrics.per_rank[r]);
+    w.end_object();
+  }
+  w.end_array();
+  const auto& g = s.build.graph;
+  w.key("per_class").begin_array();
+  for (int d = 0; d < g.devices; ++d) {
+    w.begin_object();
+    w.field("pipeline_rank", g.rank_of(d));
+    w.field("cells", g.info.empty() ? std::string() : g.info[d].cells);
+    w.field("gpus", g.gpus_of(d));
+    w.field("first_gpu", g.info.empty() ? 0 : g.info[d].first_gpu);
     breakdown_json(w, s.metrics.per_device[d]);
     w.end_object();
   }
@@ -118,12 +132,19 @@ std::string step_text(const analysis::StepSimulation& s, const workload::Scenari
              seconds(b.bubble) + " " + pct(b.bubble, t),
              seconds(b.other_idle) + " " + pct(b.other_idle, t), seconds(b.overlapped_comm)});
   };
-  for (std::size_t d = 0; d < s.metrics.per_device.size(); ++d)
-    row(std::to_string(d), s.metrics.per_device[d]);
+  for (std::size_t r = 0; r < s.metrics.per_rank.size(); ++r)
+    row(std::to_string(r), s.metrics.per_rank[r]);
   row("mean", s.metrics.mean);
   o += tab.render();
-  o += "  (each pipeline rank stands for its " + std::to_string(r.plan.dp * r.plan.tp) +
-       " GPUs; worst GPU: rank " + std::to_string(f.worst_rank) + ")\n";
+  if (s.build.graph.classes == 1)
+    o += "  (each pipeline rank stands for its " + std::to_string(r.plan.dp * r.plan.tp) +
+         " GPUs; worst GPU: rank " + std::to_string(f.worst_rank) + ")\n";
+  else
+    o += "  (a row is the mean over the GPUs of a pipeline rank, simulated as " +
+         std::to_string(s.build.graph.classes) + " symmetry classes of cells of " +
+         std::to_string(s.build.graph.cell) + " GPUs (--json: per_class); worst GPU: rank " +
+         std::to_string(f.worst_rank) + ", cells " +
+         s.build.graph.info[s.metrics.worst_device].cells + ")\n";
   o += "  simulated " + std::to_string(s.build.graph.ops.size()) + " ops, " +
        std::to_string(s.timeline.events + s.build.network_events) + " events" +
        (timing ? " in " + fixed(s.wall_s, 2) + " s" : std::string()) + " (" +

@@ -14,10 +14,12 @@ int max_target_nodes(const MoeSpec& moe, int ep_nodes) {
 }
 
 CollectiveTimer::CollectiveTimer(const ScenarioSpec& spec, const ParallelPlan& plan,
-                                 const hw::Topology& topo, const engine::RunControl* control)
+                                 const hw::Topology& topo, const Symmetry& symmetry,
+                                 const engine::RunControl* control)
     : spec_(spec),
       plan_(plan),
       topo_(topo),
+      sym_(symmetry),
       control_(control),
       fidelity_(spec.fidelity == NetworkFidelity::flow ? hw::Fidelity::flow
                                                        : hw::Fidelity::analytic) {
@@ -59,7 +61,7 @@ bool CollectiveTimer::touches_fault(const std::vector<int>& group) const {
 }
 
 std::vector<std::vector<int>> CollectiveTimer::siblings(const std::vector<int>& group) const {
-  const int block = plan_.dp * plan_.tp;
+  const int block = sym_.block;
   const int first = group.front(), base = first / block * block;
   std::vector<std::vector<int>> out;
   auto shifted = [&](int by) {
@@ -68,11 +70,18 @@ std::vector<std::vector<int>> CollectiveTimer::siblings(const std::vector<int>& 
     out.push_back(std::move(g));
   };
   const int stride = group[1] - group[0];
+  const int rank = first / block;
   if (group.back() >= base + block) {
-    for (int j = 0; j < block; ++j) shifted(j - (first - base));  // pipeline sends: rank to rank
+    // Pipeline sends, from the first GPU of the class's first cell: every GPU of its cells.
+    for (int j : *cells_)
+      for (int o = 0; o < sym_.cell; ++o) shifted(sym_.first_gpu(rank, j) + o - first);
   } else if (stride == 1) {
+    // tp or ep groups, inside a cell: every group of the class's cells.
     const int n = static_cast<int>(group.size());
-    for (int start = base; start + n <= base + block; start += n) shifted(start - first);
+    for (int j : *cells_)
+      for (int start = sym_.first_gpu(rank, j); start + n <= sym_.first_gpu(rank, j) + sym_.cell;
+           start += n)
+        shifted(start - first);
   } else {
     for (int i = 0; i < stride; ++i) shifted(base + i - first);  // dp / edp: one per offset
   }

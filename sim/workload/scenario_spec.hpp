@@ -34,6 +34,7 @@ struct ScenarioSpec {
   hw::ClusterSpec cluster;
   TrainingSpec training;
   ParallelSpec parallel;
+  bool exact = false;  // simulate every cell of GPUs, without symmetry classes (symmetry.hpp)
   Provenance where;
 };
 

@@ -8,6 +8,7 @@
 #include "sim/workload/collective_timer.hpp"
 #include "sim/workload/kernel_time.hpp"
 #include "sim/workload/memory.hpp"
+#include "sim/workload/symmetry.hpp"
 
 namespace stepsim::workload {
 
@@ -29,6 +30,7 @@ struct Item {
   bool blocks_next = true;  // the next item depends on it (and later items through it)
   bool feeds_next = false;  // the next item that follows its predecessor also depends on it
   bool ends_layer = false;  // the last compute item of its layer in the chain
+  bool couples = false;     // a collective over data-parallel groups: couples the classes
   double ib_bytes = 0.0, nvlink_bytes = 0.0;
   int load = -1;
   int wait_layers_back =
@@ -48,13 +50,19 @@ class Builder {
         kernels_(s.cluster.device),
         pr_(s.training.precision),
         control_(control),
-        timer_(s, p, t, control) {
+        sym_(make_symmetry(p, t, s.exact)),
+        classes_(sym_.size()),
+        timer_(s, p, t, sym_, control) {
     tokens_ = plan_.tokens_per_micro_batch / plan_.tp;
     sm_share_ = static_cast<double>(dev_.sms - spec_.parallel.comm_sms) / dev_.sms;
-    slowdown_.assign(plan_.pp, 1.0);
-    const int per_rank = plan_.dp * plan_.tp;
-    for (int g = 0; g < topo_.gpus(); ++g)
-      slowdown_[g / per_rank] = std::max(slowdown_[g / per_rank], topo_.slowdown_of(g));
+    // A class runs at the pace of its slowest GPU: its cells wait for it at every exchange.
+    slowdown_.assign(plan_.pp * classes_, 1.0);
+    for (int r = 0; r < plan_.pp; ++r)
+      for (int k = 0; k < classes_; ++k)
+        for (int j : sym_.classes[k])
+          for (int g = sym_.first_gpu(r, j); g < sym_.first_gpu(r, j) + sym_.cell; ++g)
+            slowdown_[r * classes_ + k] =
+                std::max(slowdown_[r * classes_ + k], topo_.slowdown_of(g));
   }
 
   StepBuild build() {
@@ -63,24 +71,39 @@ class Builder {
         build_pipeline(spec_.parallel.schedule, plan_.pp, static_cast<int>(plan_.micro_batches),
                        spec_.parallel.virtual_stages);
     prog_ = &out.program;
-    g_.devices = plan_.pp;
-    g_.streams.resize(plan_.pp);
+    g_.devices = plan_.pp * classes_;
+    g_.classes = classes_;
+    g_.cell = sym_.cell;
+    g_.streams.resize(g_.devices);
+    for (int r = 0; r < plan_.pp; ++r)
+      for (int k = 0; k < classes_; ++k)
+        g_.info.push_back({r, k, sym_.gpus(k), sym_.first_gpu(r, sym_.classes[k].front()),
+                           columns(sym_.classes[k])});
     if (spec_.fidelity == NetworkFidelity::flow)
       for (const hw::Link& l : topo_.links()) g_.link_capacity.push_back(l.up ? l.bandwidth : 0.0);
-    const std::size_t tasks = static_cast<std::size_t>(prog_->stages) * prog_->micro_batches;
+    const std::size_t tasks =
+        static_cast<std::size_t>(prog_->stages) * prog_->micro_batches * classes_;
     last_f_.assign(tasks, -1);
     last_b_.assign(tasks, -1);
     send_f_.assign(tasks, -1);
     send_b_.assign(tasks, -1);
-    for (int d = 0; d < plan_.pp; ++d) {
-      if (control_) control_->check();
-      for (const PipeInstr& i : prog_->per_device[d]) expand(d, i);
-      data_parallel_end(d);
+    for (int r = 0; r < plan_.pp; ++r) {
+      rank_couples_.clear();
+      for (int k = 0; k < classes_; ++k) {
+        if (control_) control_->check();
+        rank_ = r;
+        cls_ = k;
+        couples_made_ = 0;
+        timer_.select(r, sym_.classes[k]);
+        const int d = r * classes_ + k;
+        for (const PipeInstr& i : prog_->per_device[r]) expand(d, i);
+        data_parallel_end(d);
+      }
     }
     // Cross-device inputs, now that every chunk exists.
     for (const auto& [op, need] : pending_)
       for (const auto& [kind, stage, mb] : need) {
-        const std::size_t t = task(stage, mb);
+        const std::size_t t = task(stage, mb, g_.info[g_.ops[op].device].cls);
         const int src = kind == 'F' ? send_f_[t] : send_b_[t];
         const int local = kind == 'F' ? last_f_[t] : last_b_[t];
         const int dep = src >= 0 ? src : local;
@@ -96,8 +119,45 @@ class Builder {
   }
 
  private:
-  std::size_t task(int stage, int mb) const {
-    return static_cast<std::size_t>(stage) * prog_->micro_batches + mb;
+  std::size_t task(int stage, int mb, int cls) const {
+    return (static_cast<std::size_t>(stage) * prog_->micro_batches + mb) * classes_ + cls;
+  }
+  std::size_t task(int stage, int mb) const { return task(stage, mb, cls_); }
+
+  // "0,2-5"
+  static std::string columns(const std::vector<int>& cells) {
+    std::string s;
+    for (std::size_t i = 0; i < cells.size();) {
+      std::size_t j = i;
+      while (j + 1 < cells.size() && cells[j + 1] == cells[j] + 1) ++j;
+      s += (s.empty() ? "" : ",") + std::to_string(cells[i]) +
+           (j > i ? "-" + std::to_string(cells[j]) : std::string());
+      i = j + 1;
+    }
+    return s;
+  }
+
+  // A collective over data-parallel groups on a rank with several classes: each class's copy
+  // joins the rank's n-th coupling; the first copy carries the fabric load of them all.
+  void couple(StepOp& op) {
+    if (classes_ == 1) return;
+    if (cls_ == 0) {
+      op.couple = static_cast<int>(g_.couples.size());
+      g_.couples.emplace_back();
+      rank_couples_.push_back(op.couple);
+    } else {
+      STEPSIM_CHECK(couples_made_ < static_cast<int>(rank_couples_.size()),
+                    "classes of one rank built different collectives");
+      op.couple = rank_couples_[couples_made_];
+      op.load = -1;
+    }
+    ++couples_made_;
+  }
+  int add_op(StepOp op) {
+    const int c = op.couple;
+    const int id = g_.add(std::move(op));
+    if (c >= 0) g_.couples[c].push_back(id);
+    return id;
   }
 
   // ---- timing -------------------------------------------------------------------------------
@@ -120,11 +180,10 @@ class Builder {
   Time comm(CollectiveOp op, double bytes, const std::vector<int>& group) {
     return timer_.time(op, bytes, group);
   }
-  std::vector<int> tp_group(int d) const { return timer_.tp_group(d); }
-  std::vector<int> ep_group(int d) const { return timer_.ep_group(d); }
-  std::vector<int> dp_group(int d) const { return timer_.dp_group(d); }
-  std::vector<int> edp_group(int d) const { return timer_.edp_group(d); }
-  int base_rank(int d) const { return timer_.base_rank(d); }
+  std::vector<int> tp_group(int) const { return timer_.tp_group(); }
+  std::vector<int> ep_group(int) const { return timer_.ep_group(); }
+  std::vector<int> dp_group(int) const { return timer_.dp_group(); }
+  std::vector<int> edp_group(int) const { return timer_.edp_group(); }
   void take_link(double& ib, double& nvlink, int& load) {
     const net::LinkBytes l = timer_.take_link();
     ib = l.ib;
@@ -198,7 +257,9 @@ class Builder {
     const double dense = (l.params() - l.routed_params()) / plan_.tp * bytes_per;
     const double routed = l.routed_params() / plan_.ep * bytes_per;
     const Time t = comm(op, dense, dp_group(d)) + comm(op, routed, edp_group(d));
-    return comm_item(kind, part, t, dense + routed, l.index);
+    Item it = comm_item(kind, part, t, dense + routed, l.index);
+    it.couples = true;
+    return it;
   }
 
   // The gather runs ahead of the layer (on the comm stream) once the layer zero3_prefetch + 1
@@ -362,6 +423,7 @@ class Builder {
     op.ib_bytes = it.ib_bytes;
     op.nvlink_bytes = it.nvlink_bytes;
     op.load = it.load;
+    if (it.couples) couple(op);
     if (it.after_prev) {
       if (r.prev >= 0) op.deps.push_back(r.prev);
       op.deps.insert(op.deps.end(), r.feed.begin(), r.feed.end());
@@ -375,7 +437,7 @@ class Builder {
     if (r.first < 0 && it.after_prev) {
       for (int dep : r.local_inputs) op.deps.push_back(dep);
     }
-    const int id = g_.add(std::move(op));
+    const int id = add_op(std::move(op));
     if (r.first < 0 && it.after_prev) {
       r.first = id;
       if (!r.inputs.empty()) pending_.push_back({id, r.inputs});
@@ -405,15 +467,16 @@ class Builder {
     const int to_stage = fwd ? r.t.stage + 1 : r.t.stage - 1;
     if (to_stage < 0 || to_stage >= prog_->stages) return;
     const int to = prog_->device_of(to_stage, r.t.mb);
-    if (to == d) return;
+    if (to == rank_) return;
     const double s = tokens_ * spec_.model.hidden * bytes_per_element(pr_.activations);
     StepOp op;
     op.device = d;
     op.stream = StreamKind::p2p;
     op.kind = StepOpKind::pp_send;
+    const int from_gpu = sym_.first_gpu(rank_, sym_.classes[cls_].front()),
+              to_gpu = sym_.first_gpu(to, sym_.classes[cls_].front());
     op.duration =
-        comm(CollectiveOp::p2p, s,
-             {std::min(base_rank(d), base_rank(to)), std::max(base_rank(d), base_rank(to))});
+        comm(CollectiveOp::p2p, s, {std::min(from_gpu, to_gpu), std::max(from_gpu, to_gpu)});
     op.deps = {r.prev};
     op.phase = r.phase;
     op.mb = r.t.mb;
@@ -422,7 +485,7 @@ class Builder {
     op.part = fwd ? "send activations" : "send gradients";
     op.bytes = s;
     take_link(op.ib_bytes, op.nvlink_bytes, op.load);
-    op.peer = to;
+    op.peer = to * classes_ + cls_;
     (fwd ? send_f_ : send_b_)[k] = g_.add(std::move(op));
   }
 
@@ -482,9 +545,10 @@ class Builder {
       op.part = part;
       op.bytes = bytes;
       take_link(op.ib_bytes, op.nvlink_bytes, op.load);
+      if (s == StreamKind::dp) couple(op);
       for (int dep : deps)
         if (dep >= 0) op.deps.push_back(dep);
-      return g_.add(std::move(op));
+      return add_op(std::move(op));
     };
     std::vector<int> before_optimizer{cstream.empty() ? -1 : cstream.back()};
     for (StreamKind k : {StreamKind::comm, StreamKind::p2p, StreamKind::dp}) {
@@ -493,7 +557,7 @@ class Builder {
         before_optimizer.push_back(s.back());  // in-order streams: the last is the latest
     }
     if (zero != 3) {
-      for (const auto& ss : plan_.device_stages[d]) {
+      for (const auto& ss : plan_.device_stages[rank_]) {
         int last = -1;
         for (int op : cstream)
           if (g_.ops[op].stage == ss.stage && g_.ops[op].phase != 'F') last = op;
@@ -509,13 +573,13 @@ class Builder {
       }
     }
     // Optimizer: memory-bound, every local state read and written once.
-    const double bytes = optimizer_step_bytes(spec_, plan_, cost_, d);
+    const double bytes = optimizer_step_bytes(spec_, plan_, cost_, rank_);
     const int opt = add(StreamKind::compute, StepOpKind::optimizer, "optimizer step",
                         Time::from_seconds(kernels_.seconds(
                             {hw::KernelClass::memory, hw::Precision::fp32, 0.0, bytes}, 1.0)),
                         0.0, before_optimizer, -1);
     if (zero == 1 || zero == 2)
-      for (const auto& ss : plan_.device_stages[d]) {
+      for (const auto& ss : plan_.device_stages[rank_]) {
         const HeldParams h = stage_params(plan_, cost_, ss.stage);
         const double pd = h.dense * bytes_per_element(pr_.params),
                      pr = h.routed * bytes_per_element(pr_.params);
@@ -536,6 +600,11 @@ class Builder {
   const PrecisionPolicy& pr_;
   const engine::RunControl* control_;
   double tokens_ = 0.0, sm_share_ = 1.0;
+  Symmetry sym_;
+  int classes_ = 1;
+  int rank_ = 0, cls_ = 0;         // the device being built
+  std::vector<int> rank_couples_;  // the couplings of the rank being built, in order
+  int couples_made_ = 0;           // by the device being built
   std::vector<double> slowdown_;
   const PipelineProgram* prog_ = nullptr;
   StepGraph g_;

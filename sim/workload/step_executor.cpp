@@ -32,6 +32,7 @@ class Runner final : public engine::EventHandler {
     head_.assign(g.devices, {});
     busy_.assign(g.devices, {});
     slot_of_.assign(n, -1);
+    couple_count_.assign(g.couples.size(), 0);
     total_.assign(g.link_capacity.size(), 0.0);
     on_link_.resize(g.link_capacity.size());
     link_stamp_.assign(g.link_capacity.size(), 0);
@@ -56,12 +57,22 @@ class Runner final : public engine::EventHandler {
     return std::move(tl_);
   }
 
-  void on_event(engine::Simulator& sim, std::uint64_t tag) override {
+  void on_event(engine::Simulator&, std::uint64_t tag) override {
     const int id = static_cast<int>(tag);
-    const StepOp& op = g_.ops[id];
     if (shares(id)) leave(id);
-    tl_.end[id] = sim.now();
-    tl_.step = std::max(tl_.step, sim.now());
+    const int c = g_.ops[id].couple;
+    if (c < 0) return complete(id);
+    // A coupled collective ends when its last copy has.
+    if (++couple_count_[c] < static_cast<int>(g_.couples[c].size())) return;
+    couple_count_[c] = 0;
+    for (int copy : g_.couples[c]) complete(copy);
+  }
+
+ private:
+  void complete(int id) {
+    const StepOp& op = g_.ops[id];
+    tl_.end[id] = sim_.now();
+    tl_.step = std::max(tl_.step, sim_.now());
     done_[id] = true;
     const int s = static_cast<int>(op.stream);
     busy_[op.device][s] = false;
@@ -73,7 +84,6 @@ class Runner final : public engine::EventHandler {
     try_start(op.device, s);
   }
 
- private:
   void try_start(int d, int s) {
     if (busy_[d][s]) return;
     const auto& stream = g_.streams[d][s];
@@ -81,6 +91,15 @@ class Runner final : public engine::EventHandler {
     const int id = stream[head_[d][s]];
     if (waiting_[id] > 0) return;
     busy_[d][s] = true;
+    const int c = g_.ops[id].couple;
+    if (c < 0) return begin(id);
+    // A coupled collective starts when every copy is ready (and its stream free).
+    if (++couple_count_[c] < static_cast<int>(g_.couples[c].size())) return;
+    couple_count_[c] = 0;
+    for (int copy : g_.couples[c]) begin(copy);
+  }
+
+  void begin(int id) {
     tl_.start[id] = sim_.now();
     if (shares(id))
       join(id);
@@ -253,7 +272,8 @@ class Runner final : public engine::EventHandler {
   std::vector<int> dependents_;
   std::vector<std::array<std::size_t, kStreams>> head_;
   std::vector<std::array<bool, kStreams>> busy_;
-  std::vector<Active> act_;  // communication ops in flight on the fabric, by slot
+  std::vector<int> couple_count_;  // copies ready (before the start) or finished (after)
+  std::vector<Active> act_;        // communication ops in flight on the fabric, by slot
   std::vector<int> free_, slot_of_, slot_pos_;
   std::vector<double> total_;              // per link: Σ a_cl over the ops in flight
   std::vector<std::vector<int>> on_link_;  // per link: the slots on it

@@ -17,6 +17,9 @@
 // over its run (its phases' bursts and its latency-bound steps are averaged), and a bundle of
 // symmetric transfers loads its representative's own links, so two ops share a GPU's or NIC's
 // links where their representatives coincide (the leaf-spine links carry every member's load).
+// Coupled ops (the copies of one data-parallel collective on a rank's symmetry classes) start
+// together, when the last of them is ready with its stream free, and end together, when the last
+// has moved its bytes: the collective waits for its slowest member.
 // A graph that cannot finish (a dependency cycle through the streams' orders) is a deadlock
 // naming the stuck ops.
 #pragma once

@@ -47,6 +47,12 @@ void StepGraph::merge_equivalent_links() {
   link_capacity = std::move(capacity);
 }
 
+std::string StepGraph::label(int device) const {
+  std::string s = std::to_string(rank_of(device));
+  if (classes > 1 && !info.empty()) s += " (cells " + info[device].cells + ")";
+  return s;
+}
+
 std::string StepGraph::name(int id) const {
   const StepOp& o = ops[id];
   std::string s(1, o.phase);

@@ -9,8 +9,10 @@
 // roofline, collectives from the network model, each timed with its sibling groups); every
 // communication op also carries its load on the fabric's links (a profile: bytes per link), so
 // ops that run at once anywhere in the step share the links they cross (see step_executor.hpp).
-// Device d stands for pipeline rank d: all its data-parallel replicas behave alike, so one is
-// simulated and its collectives are timed on the real groups of the cluster.
+// A device is one symmetry class of one pipeline rank (symmetry.hpp): the GPUs of the rank that
+// behave alike, simulated once; without faults, one class per rank, and device d is pipeline
+// rank d. The copies of a data-parallel collective on a rank's classes are coupled: they start
+// together when all are ready and end together.
 #pragma once
 
 #include <array>
@@ -55,8 +57,18 @@ struct StepOp {
   double bytes = 0.0;                   // communication: bytes per GPU
   double ib_bytes = 0.0;                // of which sent over InfiniBand, per GPU (network model)
   double nvlink_bytes = 0.0;
-  int peer = -1;  // pp_send: the receiving device
-  int load = -1;  // communication: its profile in StepGraph::loads; -1: it shares no link
+  int peer = -1;    // pp_send: the receiving device
+  int load = -1;    // communication: its profile in StepGraph::loads; -1: it shares no link
+  int couple = -1;  // a collective coupling classes: its index in StepGraph::couples
+};
+
+// What a device stands for.
+struct DeviceInfo {
+  int rank = 0;       // pipeline rank
+  int cls = 0;        // symmetry class
+  int gpus = 1;       // GPUs it stands for
+  int first_gpu = 0;  // global rank of its representative
+  std::string cells;  // its columns, e.g. "0,2-5" (symmetry.hpp)
 };
 
 // Bytes an op moves over one link of the topology during its run (all repetitions).
@@ -67,6 +79,10 @@ struct LinkLoad {
 
 struct StepGraph {
   int devices = 0;
+  int classes = 1;                        // per pipeline rank; device = rank·classes + class
+  int cell = 1;                           // GPUs per cell (symmetry.hpp)
+  std::vector<DeviceInfo> info;           // per device
+  std::vector<std::vector<int>> couples;  // ops that run as one collective over classes
   // Bytes/s of every link (faults applied), shared by the communication ops in flight; empty:
   // they do not interact (analytic or free network). After merge_equivalent_links(), a "link" is
   // a class of topology links that every profile loads alike and that have one capacity.
@@ -82,6 +98,10 @@ struct StepGraph {
   // one every member link would impose.
   void merge_equivalent_links();
   std::string name(int op) const;  // e.g. "F mb12 L4 attn"
+  // Pipeline rank, GPUs stood for, and "12" or, with several classes, "12 (cells 0,2-5)".
+  int rank_of(int device) const { return info.empty() ? device : info[device].rank; }
+  int gpus_of(int device) const { return info.empty() ? 1 : info[device].gpus; }
+  std::string label(int device) const;
 };
 
 }  // namespace stepsim::workload

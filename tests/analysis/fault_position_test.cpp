@@ -1,7 +1,8 @@
 // Faults are seen where they are: a fault in any replica of a pipeline rank slows the step as the
-// same fault in its first replica does, equivalent positions give the same step, and no fault
-// makes the step faster. DeepSeek-V3 with DualPipe on 256 nodes: pipeline rank r holds nodes
-// 16r..16r+15, two expert-parallel groups of 8 nodes each.
+// same fault in its first replica does, equivalent positions give the same step, no fault makes
+// the step faster, and the symmetry classes give what --exact (every cell simulated) gives.
+// DeepSeek-V3 with DualPipe on 256 nodes: pipeline rank r holds nodes 16r..16r+15, two
+// expert-parallel groups of 8 nodes each.
 #include <doctest/doctest.h>
 
 #include "sim/analysis/step_simulation.hpp"
@@ -12,10 +13,10 @@ using namespace stepsim;
 
 namespace {
 
-double step(const std::string& faults) {
+double step(const std::string& faults, bool exact = false) {
   std::vector<config::Override> o{config::parse_override("faults=[" + faults + "]")};
-  const auto spec =
-      config::load_scenario(test::source_path("scenarios/deepseek-v3-dualpipe.yaml"), o);
+  auto spec = config::load_scenario(test::source_path("scenarios/deepseek-v3-dualpipe.yaml"), o);
+  spec.exact = exact;
   return analysis::simulate_step(spec).metrics.step_s;
 }
 
@@ -32,8 +33,9 @@ TEST_CASE("A NIC fault slows the step wherever it sits, and equivalent positions
         step("{kind: nic_degrade, node: 108, nic: 3, factor: 0.1}"));
 }
 
-TEST_CASE("No fault makes the step faster") {
+TEST_CASE("No fault makes the step faster, and --exact agrees for every kind") {
   const double healthy = step("");
+  CHECK(step("", true) == doctest::Approx(healthy).epsilon(1e-9));
   for (const char* f :
        {"{kind: nic_down, node: 37, nic: 5}", "{kind: nic_degrade, node: 250, nic: 0, factor: 0.5}",
         "{kind: link_down, plane: 2, leaf: 1, spine: 0}",
@@ -41,7 +43,9 @@ TEST_CASE("No fault makes the step faster") {
         "{kind: nvlink_degrade, gpu: 1605, factor: 0.5}",
         "{kind: straggler, gpu: 999, slowdown: 1.2}"}) {
     CAPTURE(f);
-    CHECK(step(f) >= healthy);
+    const double t = step(f);
+    CHECK(t >= healthy);
+    CHECK(step(f, true) == doctest::Approx(t).epsilon(1e-9));
   }
 }
 

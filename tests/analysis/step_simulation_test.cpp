@@ -172,8 +172,8 @@ TEST_CASE(
   for (const auto& [k, v] : rep.obj) keys.push_back(k);
   CHECK(keys == std::vector<std::string>{"scenario", "world_size", "step_time_s",
                                          "tokens_per_s_per_gpu", "tflops_per_gpu", "mfu",
-                                         "breakdown_s", "worst_gpu", "per_stage", "roofline",
-                                         "memory", "sim"});
+                                         "breakdown_s", "worst_gpu", "per_stage", "per_class",
+                                         "roofline", "memory", "sim"});
 }
 
 TEST_CASE(
@@ -221,8 +221,18 @@ TEST_CASE("A straggler slows its pipeline rank and the step") {
   const auto slow = analysis::simulate_step(load(
       "scenarios/deepseek-v3-1f1b.yaml", {"faults=[{kind: straggler, gpu: 200, slowdown: 1.5}]"}));
   CHECK(slow.metrics.step_s > base.metrics.step_s);
-  CHECK(slow.metrics.per_device[1].compute ==
+  // GPU 200 is in cell 1 (GPUs 192-255) of rank 1: that column is a class of its own.
+  const auto& g = slow.build.graph;
+  int device = -1;
+  for (int d = 0; d < g.devices; ++d)
+    if (g.rank_of(d) == 1 && g.info[d].first_gpu == 192) device = d;
+  REQUIRE(device >= 0);
+  CHECK(g.info[device].cells == "1");
+  CHECK(slow.metrics.per_device[device].compute ==
         doctest::Approx(1.5 * base.metrics.per_device[1].compute).epsilon(0.01));
+  // The other column's rank 1 runs at its own pace.
+  CHECK(slow.metrics.per_device[device - 1].compute ==
+        doctest::Approx(base.metrics.per_device[1].compute).epsilon(1e-6));
 }
 
 TEST_CASE("ZeRO-3 prefetch overlaps parameter gathers with the previous layers' compute") {

@@ -34,14 +34,18 @@ TEST_CASE("run --json: the documented keys; the trace and report files are writt
   for (const auto& [k, v] : j.obj) keys.push_back(k);
   CHECK(keys == std::vector<std::string>{"scenario", "world_size", "step_time_s",
                                          "tokens_per_s_per_gpu", "tflops_per_gpu", "mfu",
-                                         "breakdown_s", "worst_gpu", "per_stage", "roofline",
-                                         "memory", "sim"});
+                                         "breakdown_s", "worst_gpu", "per_stage", "per_class",
+                                         "roofline", "memory", "sim"});
   for (const char* k : {"compute", "exposed_comm", "bubble", "other_idle", "overlapped_comm"}) {
     CHECK(j.at("breakdown_s").find(k) != nullptr);
     CHECK(j.at("worst_gpu").find(k) != nullptr);
   }
   CHECK(j.at("worst_gpu").find("rank") != nullptr);
   CHECK(j.at("per_stage").arr.size() == 16);
+  CHECK(j.at("per_class").arr.size() == 16);  // no fault: one class per rank
+  for (const char* k : {"pipeline_rank", "cells", "gpus", "first_gpu", "compute"})
+    CHECK(j.at("per_class").arr[0].find(k) != nullptr);
+  CHECK(j.at("per_class").arr[0].at("gpus").num == 128);
   for (const char* k : {"bound_s", "limited_by", "ratio"})
     CHECK(j.at("roofline").find(k) != nullptr);
   for (const char* k : {"peak_gb", "capacity_gb", "fits"}) CHECK(j.at("memory").find(k) != nullptr);

@@ -1,0 +1,115 @@
+#include "sim/workload/symmetry.hpp"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+namespace stepsim::workload {
+
+namespace {
+
+struct Layout {
+  int block, cell, cells, gpn, half, spines;
+};
+
+Layout layout_of(const ParallelPlan& plan, const hw::ClusterSpec& cluster) {
+  const int cell = std::lcm(plan.tp, plan.ep), block = plan.dp * plan.tp;
+  return {block,
+          cell,
+          block / cell,
+          cluster.gpus_per_node,
+          std::max(1, cluster.fabric.switch_ports / 2),
+          hw::fabric_shape(cluster).spines_per_plane};
+}
+
+// Where traffic may cross the spines, the spine a transfer takes depends on its destination's
+// port on its leaf (hw/topology.hpp): a column's routes are fixed by the leaf (node / (k/2), the
+// same in every plane or rail) and the port modulo the spines of each of its nodes, rank by rank.
+std::vector<int> signature(const Layout& l, int pp, int j) {
+  std::vector<int> sig;
+  if (l.spines == 0) return sig;
+  for (int r = 0; r < pp; ++r) {
+    const int first = r * l.block + j * l.cell;
+    for (int n = first / l.gpn; n <= (first + l.cell - 1) / l.gpn; ++n) {
+      sig.push_back(n / l.half);
+      sig.push_back(n % l.half % l.spines);
+    }
+  }
+  return sig;
+}
+
+// Classes of the untouched columns: one per signature.
+std::map<std::vector<int>, std::vector<int>> merged(const Layout& l, int pp,
+                                                    const std::vector<bool>& touched) {
+  std::map<std::vector<int>, std::vector<int>> by;
+  for (int j = 0; j < l.cells; ++j)
+    if (!touched[j]) by[signature(l, pp, j)].push_back(j);
+  return by;
+}
+
+}  // namespace
+
+Symmetry make_symmetry(const ParallelPlan& plan, const hw::Topology& topo, bool exact) {
+  const Layout l = layout_of(plan, topo.spec());
+  Symmetry s;
+  s.block = l.block;
+  s.cell = l.cell;
+  s.cells = l.cells;
+  const int gpn = l.gpn;
+  // Nodes a network fault acts on.
+  std::vector<bool> node_touched(topo.spec().nodes, false);
+  std::vector<int> faulted_leaves;
+  for (const auto& f : topo.spec().faults) switch (f.kind) {
+      case hw::FaultKind::nic_down:
+      case hw::FaultKind::nic_degrade:
+        node_touched[f.node] = true;
+        break;
+      case hw::FaultKind::nvlink_degrade:
+        node_touched[f.gpu / gpn] = true;
+        break;
+      case hw::FaultKind::link_down:
+      case hw::FaultKind::link_degrade:
+        faulted_leaves.push_back(f.plane * topo.leaves_per_plane() + f.leaf);
+        break;
+      case hw::FaultKind::straggler:
+        break;
+    }
+  if (!faulted_leaves.empty())
+    for (int g = 0; g < topo.gpus(); ++g)
+      for (int leaf : faulted_leaves)
+        if (topo.leaf_of(g) == leaf) node_touched[g / gpn] = true;
+  std::vector<bool> touched(s.cells, exact);
+  for (int j = 0; j < s.cells; ++j)
+    for (int r = 0; r < plan.pp && !touched[j]; ++r)
+      for (int g = s.first_gpu(r, j); g < s.first_gpu(r, j) + s.cell && !touched[j]; ++g)
+        touched[j] = node_touched[g / gpn] || topo.slowdown_of(g) != 1.0;
+  for (int j = 0; j < s.cells; ++j)
+    if (touched[j]) s.classes.push_back({j});
+  for (auto& [sig, cells] : merged(l, plan.pp, touched)) s.classes.push_back(std::move(cells));
+  std::sort(s.classes.begin(), s.classes.end());
+  return s;
+}
+
+int estimate_classes(const ParallelPlan& plan, const hw::ClusterSpec& cluster, bool exact) {
+  const Layout l = layout_of(plan, cluster);
+  if (exact) return l.cells;
+  long long classes =
+      static_cast<long long>(merged(l, plan.pp, std::vector<bool>(l.cells, false)).size());
+  for (const auto& f : cluster.faults) switch (f.kind) {
+      case hw::FaultKind::straggler:
+        classes += 1;
+        break;
+      case hw::FaultKind::nic_down:
+      case hw::FaultKind::nic_degrade:
+      case hw::FaultKind::nvlink_degrade:
+        classes += cluster.gpus_per_node;  // the cells of one node, at most
+        break;
+      case hw::FaultKind::link_down:
+      case hw::FaultKind::link_degrade:
+        classes += std::min(l.half * cluster.gpus_per_node, l.cells);  // the cells under a leaf
+        break;
+    }
+  return static_cast<int>(std::min<long long>(classes, l.cells));
+}
+
+}  // namespace stepsim::workload

@@ -1,0 +1,49 @@
+// Symmetry classes: which GPUs of a step behave alike, so that one representative is simulated
+// for each class.
+//
+// A pipeline rank's block of dp·tp GPUs (rank = stage_rank·dp·tp + ...) splits into cells of
+// lcm(tp, ep) consecutive GPUs: every tensor- and expert-parallel group lies inside one cell, so
+// a cell's layers couple no other cell; cells meet only in the data-parallel collectives (over
+// dp and edp, which take one GPU per replica), and cell j of rank r sends its pipeline traffic to
+// cell j of the next rank. Cell j of every rank forms a column; a class is a set of columns.
+// Columns that no fault and no straggler touches see identical hardware: they run identical
+// timelines, so they share one class whose representative stands for all of them (its
+// collectives are timed with all its columns' groups together, and its load on the fabric is
+// theirs). A column is touched when one of its GPUs, on any rank, is a straggler or sits on a
+// node with a NIC or NVLink fault or under a leaf with a faulted leaf-spine link (PXN lets a node's
+// traffic leave by any of its NICs, so faults act per node). Each touched column is a class of its
+// own. Where traffic crosses the spines, the spine a transfer takes depends on its destination's
+// port on its leaf (hw/topology.hpp), so untouched columns merge only when each of their nodes,
+// rank by rank, sits under the same leaf at the same port modulo the spines: then their
+// transfers cross the same leaf-spine links in the same pattern. `exact` gives every column a class
+// of its own: nothing is reduced. The classes of a rank meet in its data-parallel collectives,
+// which start when the last class is ready and end when the last has finished (the executor's
+// coupling, step_executor.hpp).
+#pragma once
+
+#include <vector>
+
+#include "sim/hw/topology.hpp"
+#include "sim/workload/parallel_plan.hpp"
+
+namespace stepsim::workload {
+
+struct Symmetry {
+  int cell = 1;                           // GPUs per cell
+  int cells = 1;                          // cells per pipeline rank
+  int block = 1;                          // GPUs per pipeline rank: dp·tp
+  std::vector<std::vector<int>> classes;  // the columns of each class, ascending; ordered by first
+
+  int size() const { return static_cast<int>(classes.size()); }
+  // First GPU of `cell` on pipeline rank `rank`.
+  int first_gpu(int rank, int cell_index) const { return rank * block + cell_index * cell; }
+  int gpus(int cls) const { return static_cast<int>(classes[cls].size()) * cell; }
+};
+
+Symmetry make_symmetry(const ParallelPlan& plan, const hw::Topology& topo, bool exact);
+
+// An upper bound on the classes make_symmetry() will form, from the layout and the faults alone
+// (before the topology is built): for memory and size checks.
+int estimate_classes(const ParallelPlan& plan, const hw::ClusterSpec& cluster, bool exact);
+
+}  // namespace stepsim::workload
