@@ -6,7 +6,7 @@
 
 #include "sim/engine/check.hpp"
 #include "sim/workload/collective_timer.hpp"
-#include "sim/workload/kernel_time.hpp"
+#include "sim/workload/layer_chains.hpp"
 #include "sim/workload/memory.hpp"
 #include "sim/workload/symmetry.hpp"
 
@@ -18,26 +18,6 @@ using net::CollectiveOp;
 
 namespace {
 
-// One item of a chunk: a run of kernels or one collective, in chain order.
-struct Item {
-  StreamKind stream = StreamKind::compute;
-  StepOpKind kind = StepOpKind::kernel;
-  Time duration;
-  double flops = 0.0, bytes = 0.0;
-  std::string part;
-  int layer = -3;
-  bool after_prev = true;   // depends on the previous item of the chain
-  bool blocks_next = true;  // the next item depends on it (and later items through it)
-  bool feeds_next = false;  // the next item that follows its predecessor also depends on it
-  bool ends_layer = false;  // the last compute item of its layer in the chain
-  bool couples = false;     // a collective over data-parallel groups: couples the classes
-  double ib_bytes = 0.0, nvlink_bytes = 0.0;
-  int load = -1;
-  int wait_layers_back =
-      -1;  // ZeRO-3 gather: depends on the end of the layer this many layers back
-};
-using Chain = std::vector<Item>;
-
 class Builder {
  public:
   Builder(const ScenarioSpec& s, const ParallelPlan& p, const ModelCost& c, const hw::Topology& t,
@@ -46,15 +26,12 @@ class Builder {
         plan_(p),
         cost_(c),
         topo_(t),
-        dev_(s.cluster.device),
-        kernels_(s.cluster.device),
         pr_(s.training.precision),
         control_(control),
         sym_(make_symmetry(p, t, s.exact)),
         classes_(sym_.size()),
-        timer_(s, p, t, sym_, control) {
-    tokens_ = plan_.tokens_per_micro_batch / plan_.tp;
-    sm_share_ = static_cast<double>(dev_.sms - spec_.parallel.comm_sms) / dev_.sms;
+        timer_(s, p, t, sym_, control),
+        chains_(s, p, c, timer_) {
     // A class runs at the pace of its slowest GPU: its cells wait for it at every exchange.
     slowdown_.assign(plan_.pp * classes_, 1.0);
     for (int r = 0; r < plan_.pp; ++r)
@@ -160,225 +137,6 @@ class Builder {
     return id;
   }
 
-  // ---- timing -------------------------------------------------------------------------------
-
-  Time kernels(const std::vector<const OpCost*>& ops, Pass pass, int layer_index, int device,
-               double& flops) const {
-    const KernelContext ctx{
-        &kernels_,  tokens_,  plan_.tp, plan_.ep, spec_.parallel.sequence_parallel,
-        pr_.params, sm_share_};
-    double seconds = 0.0;
-    for (const OpCost* op : ops) {
-      const bool recomputed = layer_index >= 0 && is_recomputed(*op, spec_.training.recompute);
-      const KernelTime k = kernel_time(*op, pass, recomputed, ctx);
-      flops += k.flops;
-      seconds += k.seconds;
-    }
-    return Time::from_seconds(seconds * slowdown_[device]);
-  }
-
-  Time comm(CollectiveOp op, double bytes, const std::vector<int>& group) {
-    return timer_.time(op, bytes, group);
-  }
-  std::vector<int> tp_group(int) const { return timer_.tp_group(); }
-  std::vector<int> ep_group(int) const { return timer_.ep_group(); }
-  std::vector<int> dp_group(int) const { return timer_.dp_group(); }
-  std::vector<int> edp_group(int) const { return timer_.edp_group(); }
-  void take_link(double& ib, double& nvlink, int& load) {
-    const net::LinkBytes l = timer_.take_link();
-    ib = l.ib;
-    nvlink = l.nvlink;
-    load = timer_.take_load();
-  }
-
-  double payload(hw::Precision p) const {
-    const double h = spec_.model.hidden;
-    return tokens_ * a2a_bytes_per_token(h, p);
-  }
-
-  // ---- chains ---------------------------------------------------------------------------------
-
-  static std::vector<std::pair<std::string, std::vector<const OpCost*>>> segments(
-      const LayerCost& l) {
-    std::vector<std::pair<std::string, std::vector<const OpCost*>>> s;
-    if (l.index < 0) {
-      s.push_back({l.index == -1 ? "embed" : "head", {}});
-      for (const auto& op : l.ops) s.back().second.push_back(&op);
-      return s;
-    }
-    s.push_back({"attn", {}});
-    bool second = false;
-    for (const auto& op : l.ops) {
-      if (!second && (op.name == "mlp_norm" ? !l.moe : op.routed_expert)) {
-        s.push_back({l.moe ? "experts" : "mlp", {}});
-        second = true;
-      }
-      s.back().second.push_back(&op);
-    }
-    return s;
-  }
-
-  Item kernel_item(const std::string& part, const std::vector<const OpCost*>& ops, Pass pass,
-                   int layer, int device) const {
-    Item it;
-    it.part = part;
-    it.layer = layer;
-    it.duration = kernels(ops, pass, layer, device, it.flops);
-    return it;
-  }
-
-  Item comm_item(StepOpKind kind, const std::string& part, Time t, double bytes, int layer) {
-    Item it;
-    take_link(it.ib_bytes, it.nvlink_bytes, it.load);
-    it.stream = StreamKind::comm;
-    it.kind = kind;
-    it.part = part;
-    it.duration = t;
-    it.bytes = bytes;
-    it.layer = layer;
-    return it;
-  }
-
-  Item tp_item(int d, int layer) {
-    const double s =
-        plan_.tokens_per_micro_batch * spec_.model.hidden * bytes_per_element(pr_.activations);
-    return comm_item(StepOpKind::tp_reduce, "tp all-reduce",
-                     comm(CollectiveOp::all_reduce, s, tp_group(d)), s, layer);
-  }
-
-  // Parameters of a layer one GPU holds unsharded: non-expert split by tp, experts by ep.
-  double local_params(const LayerCost& l) const {
-    return (l.params() - l.routed_params()) / plan_.tp + l.routed_params() / plan_.ep;
-  }
-
-  // ZeRO-3 traffic of one layer: non-expert parameters over dp, expert parameters over edp.
-  Item zero3_item(StepOpKind kind, CollectiveOp op, const std::string& part, int d,
-                  const LayerCost& l, double bytes_per) {
-    const double dense = (l.params() - l.routed_params()) / plan_.tp * bytes_per;
-    const double routed = l.routed_params() / plan_.ep * bytes_per;
-    const Time t = comm(op, dense, dp_group(d)) + comm(op, routed, edp_group(d));
-    Item it = comm_item(kind, part, t, dense + routed, l.index);
-    it.couples = true;
-    return it;
-  }
-
-  // The gather runs ahead of the layer (on the comm stream) once the layer zero3_prefetch + 1
-  // before it has finished; the layer's first kernel waits for it.
-  void zero3_gather(Chain& c, int d, const LayerCost& l) {
-    if (spec_.parallel.zero != 3) return;
-    Item it = zero3_item(StepOpKind::zero_gather, CollectiveOp::all_gather, "gather params", d, l,
-                         bytes_per_element(pr_.params));
-    it.after_prev = false;
-    it.blocks_next = false;
-    it.feeds_next = true;
-    it.wait_layers_back = spec_.parallel.zero3_prefetch + 1;
-    c.push_back(it);
-  }
-
-  static void mark_layer_ends(Chain& c) {
-    for (std::size_t i = 0; i < c.size(); ++i) {
-      if (c[i].stream != StreamKind::compute) continue;
-      bool last = true;
-      for (std::size_t j = i + 1; j < c.size() && c[j].layer == c[i].layer; ++j)
-        last &= c[j].stream != StreamKind::compute;
-      c[i].ends_layer = last;
-    }
-  }
-
-  Chain forward_chain(int stage, int d) {
-    Chain c;
-    for (int li : stage_layer_indices(plan_, stage)) {
-      const LayerCost& l = layer_of(cost_, li);
-      zero3_gather(c, d, l);
-      const auto segs = segments(l);
-      c.push_back(kernel_item(segs[0].first, segs[0].second, Pass::forward, li, d));
-      if (li < 0) continue;
-      if (plan_.tp > 1) c.push_back(tp_item(d, li));
-      if (l.moe && plan_.ep > 1) {
-        const double sd = payload(pr_.dispatch), sc = payload(pr_.combine);
-        c.push_back(comm_item(StepOpKind::ep_dispatch, "dispatch",
-                              comm(CollectiveOp::dispatch, sd, ep_group(d)), sd, li));
-        c.push_back(kernel_item(segs[1].first, segs[1].second, Pass::forward, li, d));
-        c.push_back(comm_item(StepOpKind::ep_combine, "combine",
-                              comm(CollectiveOp::combine, sc, ep_group(d)), sc, li));
-      } else {
-        c.push_back(kernel_item(segs[1].first, segs[1].second, Pass::forward, li, d));
-        if (plan_.tp > 1) c.push_back(tp_item(d, li));
-      }
-    }
-    mark_layer_ends(c);
-    return c;
-  }
-
-  Chain backward_chain(int stage, int d, bool with_weight) {
-    const Pass pass = with_weight ? Pass::backward_weight : Pass::backward;
-    Chain c;
-    auto layers = stage_layer_indices(plan_, stage);
-    std::reverse(layers.begin(), layers.end());
-    if (!layers.empty()) zero3_gather(c, d, layer_of(cost_, layers.front()));
-    for (std::size_t k = 0; k < layers.size(); ++k) {
-      const int li = layers[k];
-      const LayerCost& l = layer_of(cost_, li);
-      const auto segs = segments(l);
-      const bool full = spec_.training.recompute.mode == RecomputeMode::full;
-      if (li < 0) {
-        c.push_back(kernel_item(segs[0].first, segs[0].second, pass, li, d));
-      } else if (l.moe && plan_.ep > 1) {
-        const double sd = payload(pr_.dispatch), sc = payload(pr_.combine);
-        if (full) {
-          // The recomputed forward repeats its all-reduce and the experts' exchange.
-          if (plan_.tp > 1) c.push_back(tp_item(d, li));
-          c.push_back(comm_item(StepOpKind::ep_dispatch, "dispatch (recompute)",
-                                comm(CollectiveOp::dispatch, sd, ep_group(d)), sd, li));
-          c.push_back(comm_item(StepOpKind::ep_combine, "combine (recompute)",
-                                comm(CollectiveOp::combine, sc, ep_group(d)), sc, li));
-        }
-        c.push_back(comm_item(StepOpKind::ep_dispatch, "combine grad",
-                              comm(CollectiveOp::dispatch, sd, ep_group(d)), sd, li));
-        c.push_back(kernel_item(segs[1].first, segs[1].second, pass, li, d));
-        c.push_back(comm_item(StepOpKind::ep_combine, "dispatch grad",
-                              comm(CollectiveOp::combine, sc, ep_group(d)), sc, li));
-        c.push_back(kernel_item(segs[0].first, segs[0].second, pass, li, d));
-        if (plan_.tp > 1) c.push_back(tp_item(d, li));
-      } else {
-        // The recomputed forward repeats the attention's and the MLP's all-reduces; then, as in
-        // Megatron, the all-reduce of each block's input gradient follows its backward.
-        if (full && plan_.tp > 1) {
-          c.push_back(tp_item(d, li));
-          c.push_back(tp_item(d, li));
-        }
-        c.push_back(kernel_item(segs[1].first, segs[1].second, pass, li, d));
-        if (plan_.tp > 1) c.push_back(tp_item(d, li));
-        c.push_back(kernel_item(segs[0].first, segs[0].second, pass, li, d));
-        if (plan_.tp > 1) c.push_back(tp_item(d, li));
-      }
-      // ZeRO-3: the next layer's gather is issued before this layer's gradient reduce-scatter, so
-      // on the (in-order) communication stream it can run ahead while this layer computes.
-      if (k + 1 < layers.size()) zero3_gather(c, d, layer_of(cost_, layers[k + 1]));
-      if (spec_.parallel.zero == 3 && with_weight) {
-        Item it = zero3_item(StepOpKind::zero_scatter, CollectiveOp::reduce_scatter,
-                             "reduce-scatter grads", d, l, bytes_per_element(pr_.grads));
-        it.blocks_next = false;
-        c.push_back(it);
-      }
-    }
-    mark_layer_ends(c);
-    return c;
-  }
-
-  Chain weight_chain(int stage, int d) {
-    Chain c;
-    auto layers = stage_layer_indices(plan_, stage);
-    std::reverse(layers.begin(), layers.end());
-    for (int li : layers) {
-      std::vector<const OpCost*> ops;
-      for (const auto& op : layer_of(cost_, li).ops) ops.push_back(&op);
-      c.push_back(kernel_item("weight grad", ops, Pass::weight, li, d));
-    }
-    mark_layer_ends(c);
-    return c;
-  }
-
   const Chain& cached(std::map<std::pair<int, int>, Chain>& cache, int stage, int d,
                       Chain (Builder::*make)(int, int)) {
     auto it = cache.find({stage, d});
@@ -386,10 +144,14 @@ class Builder {
       it = cache.emplace(std::make_pair(stage, d), (this->*make)(stage, d)).first;
     return it->second;
   }
-  Chain fwd(int s, int d) { return forward_chain(s, d); }
-  Chain bwd(int s, int d) { return backward_chain(s, d, false); }
-  Chain bwd_w(int s, int d) { return backward_chain(s, d, true); }
-  Chain wgt(int s, int d) { return weight_chain(s, d); }
+  Chain fwd(int s, int d) { return chains_.forward(s, slowdown_[d]); }
+  Chain bwd(int s, int d) { return chains_.backward(s, slowdown_[d], false); }
+  Chain bwd_w(int s, int d) { return chains_.backward(s, slowdown_[d], true); }
+  Chain wgt(int s, int d) { return chains_.weight(s, slowdown_[d]); }
+  Time comm(CollectiveOp op, double bytes, const std::vector<int>& group) {
+    return chains_.comm(op, bytes, group);
+  }
+  void take_link(double& ib, double& nvlink, int& load) { chains_.take_link(ib, nvlink, load); }
 
   // ---- instantiation --------------------------------------------------------------------------
 
@@ -468,7 +230,8 @@ class Builder {
     if (to_stage < 0 || to_stage >= prog_->stages) return;
     const int to = prog_->device_of(to_stage, r.t.mb);
     if (to == rank_) return;
-    const double s = tokens_ * spec_.model.hidden * bytes_per_element(pr_.activations);
+    const double s = plan_.tokens_per_micro_batch / plan_.tp * spec_.model.hidden *
+                     bytes_per_element(pr_.activations);
     StepOp op;
     op.device = d;
     op.stream = StreamKind::p2p;
@@ -565,7 +328,7 @@ class Builder {
         const double gd = h.dense * bytes_per_element(pr_.grads),
                      gr = h.routed * bytes_per_element(pr_.grads);
         const CollectiveOp op = zero == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
-        const Time t = comm(op, gd, dp_group(d)) + comm(op, gr, edp_group(d));
+        const Time t = comm(op, gd, timer_.dp_group()) + comm(op, gr, timer_.edp_group());
         if (t > Time())
           before_optimizer.push_back(add(StreamKind::dp, StepOpKind::dp_grads,
                                          zero == 0 ? "all-reduce grads" : "reduce-scatter grads", t,
@@ -575,7 +338,7 @@ class Builder {
     // Optimizer: memory-bound, every local state read and written once.
     const double bytes = optimizer_step_bytes(spec_, plan_, cost_, rank_);
     const int opt = add(StreamKind::compute, StepOpKind::optimizer, "optimizer step",
-                        Time::from_seconds(kernels_.seconds(
+                        Time::from_seconds(chains_.kernel_model().seconds(
                             {hw::KernelClass::memory, hw::Precision::fp32, 0.0, bytes}, 1.0)),
                         0.0, before_optimizer, -1);
     if (zero == 1 || zero == 2)
@@ -583,8 +346,8 @@ class Builder {
         const HeldParams h = stage_params(plan_, cost_, ss.stage);
         const double pd = h.dense * bytes_per_element(pr_.params),
                      pr = h.routed * bytes_per_element(pr_.params);
-        const Time t = comm(CollectiveOp::all_gather, pd, dp_group(d)) +
-                       comm(CollectiveOp::all_gather, pr, edp_group(d));
+        const Time t = comm(CollectiveOp::all_gather, pd, timer_.dp_group()) +
+                       comm(CollectiveOp::all_gather, pr, timer_.edp_group());
         if (t > Time())
           add(StreamKind::dp, StepOpKind::dp_params, "all-gather params", t, pd + pr, {opt},
               ss.stage);
@@ -595,11 +358,8 @@ class Builder {
   const ParallelPlan& plan_;
   const ModelCost& cost_;
   const hw::Topology& topo_;
-  const hw::DeviceSpec& dev_;
-  hw::RooflineKernelModel kernels_;  // the time of every kernel of the step
   const PrecisionPolicy& pr_;
   const engine::RunControl* control_;
-  double tokens_ = 0.0, sm_share_ = 1.0;
   Symmetry sym_;
   int classes_ = 1;
   int rank_ = 0, cls_ = 0;         // the device being built
@@ -612,6 +372,7 @@ class Builder {
   std::vector<std::pair<int, std::vector<std::tuple<char, int, int>>>> pending_;
   std::map<std::pair<int, int>, Chain> fwd_cache_, bwd_cache_, bwdw_cache_, w_cache_;
   CollectiveTimer timer_;
+  LayerChains chains_;
 };
 
 }  // namespace
