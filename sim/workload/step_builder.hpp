@@ -1,33 +1,21 @@
-// Builds the step graph of a scenario: the pipeline schedule's instructions expanded into kernels
-// and communication per layer and micro-batch, plus the data-parallel work of the step's end.
+// Builds the step graph of a scenario: the pipeline schedule's instructions expanded into the
+// chains of each chunk (layer_chains.hpp) for every device, plus the data-parallel work of the
+// step's end.
 //
-// Per layer, forward: attention (with the MoE router) -> [tensor-parallel all-reduce] ->
-// [expert dispatch -> experts -> combine] or the dense MLP [-> all-reduce]. Backward runs the
-// mirror image (the combine's transpose sends gradients to the experts in the dispatch precision,
-// the dispatch's transpose returns them in the combine precision), with recomputed ops' forward
-// FLOPs added (under full recomputation also the forward's tensor-parallel all-reduces and, for
-// an MoE layer, its dispatch and combine, ahead of the layer's backward), and the weight gradient
-// either fused (BW) or as a separate W kernel per layer (ops with weights only) when the schedule
-// splits it. An overlapped F&B pair (DualPipe) interleaves the two chunks' items so
-// one chunk's communication runs under the other's compute.
-// Kernel time: each op of the cost model is one kernel (kernel_time.hpp), with the SMs left by
-// `comm_sms` (held for the whole step when set: DeepSeek partitions them statically) and the
-// device's straggler slowdown (the slowest GPU of the pipeline rank: its replicas wait for it at
-// every expert and data-parallel exchange).
-// Communication time: each distinct collective is run once on the cluster's network (flow or
-// analytic fidelity) over the groups of the pipeline rank's first replica, and reused.
-// Pipeline sends leave as soon as their chunk is computed (no batching of sends).
+// Devices: every symmetry class of every pipeline rank (symmetry.hpp); each runs the rank's
+// instruction list, its kernels slowed by the slowest GPU of its cells, its collectives timed on
+// its representative cell's groups with the class's sibling groups (collective_timer.hpp), each
+// carrying its load on the fabric's links for the executor's live fabric (step_executor.hpp).
+// An overlapped F&B pair (DualPipe) interleaves the two chunks' items so one chunk's
+// communication runs under the other's compute. Pipeline sends go from a class to the same
+// class of the next rank and leave as soon as their chunk is computed (no batching of sends).
 // Data parallelism, one bucket per stage a device holds, on its own stream: after the stage's last
 // backward its gradients are reduced over dp (non-expert) and edp (expert) groups (all-reduce for
 // ZeRO-0, reduce-scatter for 1/2), overlapping the device's remaining backward work; when all
 // traffic is done the optimizer runs and ZeRO-1/2 all-gather each stage's parameters. (Per-layer
-// buckets are not modelled.) ZeRO-3 gathers each layer (dense over dp, experts over edp) before its
-// forward and again before its backward, at most zero3_prefetch layers ahead, and reduce-scatters
-// its gradients after, every micro-batch, all on the communication stream.
-// Collectives on different streams of a device (layer traffic, pipeline sends, data-parallel
-// buckets) are timed independently: where they overlap in time they do not slow each other down.
-// Kernel times: kernel_time.hpp (without sequence parallelism the norms run on every token on
-// every tensor-parallel rank; the other elementwise ops act on tensor-parallel shards).
+// buckets are not modelled.) These collectives, and ZeRO-3's per-layer gathers and
+// reduce-scatters, span every class of the rank: their copies are coupled (StepOp::couple), so
+// they start when the last class is ready and end together.
 #pragma once
 
 #include <cstdint>
