@@ -11,7 +11,7 @@ namespace stepsim::analysis {
 
 using hw::bytes_per_element;
 using hw::Precision;
-using net::Collective;
+using net::CollectiveOp;
 using net::LinkBytes;
 using workload::LayerCost;
 using workload::ModelCost;
@@ -47,9 +47,10 @@ struct DeviceWork {
 };
 
 std::string group_text(const char* what, net::GroupShape g, const char* name) {
-  const bool hier = net::algorithm_for(g) == net::Algorithm::hierarchical;
-  return std::string(what) + (hier ? " (hierarchical)" : " (ring)") + " over " + name + "=" +
-         std::to_string(g.size) + " on " + std::to_string(g.nodes()) + " node(s)";
+  // The reductions share one algorithm choice: what `auto` runs an all-reduce with.
+  return std::string(what) + " (" +
+         std::string(net::algorithm_for(net::CollectiveOp::all_reduce, g)) + ") over " + name +
+         "=" + std::to_string(g.size) + " on " + std::to_string(g.nodes()) + " node(s)";
 }
 
 void add(DeviceWork& w, std::string kind, std::string collective, LinkBytes b) {
@@ -131,7 +132,7 @@ class Analyzer {
       const double count = (expert_exchange ? 1.0 : 2.0) * (full ? 3.0 : 2.0);
       const double s = mbs * plan_.tokens_per_micro_batch * h * act;
       add(w, "tp", group_text("all-reduce", plan_.tp_group(), "tp"),
-          net::collective_bytes_per_gpu(Collective::all_reduce, s, plan_.tp_group()) * count);
+          net::collective_bytes_per_gpu(CollectiveOp::all_reduce, s, plan_.tp_group()) * count);
     }
     if (layer.moe && plan_.ep > 1) {
       const auto& moe = spec_.model.moe;
@@ -181,22 +182,22 @@ class Analyzer {
     for (const Part& part :
          {Part{held.dense, plan_.dp_group(), "dp"}, Part{held.routed, plan_.edp_group(), "edp"}}) {
       if (part.params <= 0.0 || part.group.size <= 1) continue;
-      auto bytes = [&](Collective c, double s) {
+      auto bytes = [&](CollectiveOp c, double s) {
         return net::collective_bytes_per_gpu(c, s, part.group);
       };
       if (zero == 0) {
         add(w, "dp_grads", group_text("all-reduce", part.group, part.name),
-            bytes(Collective::all_reduce, part.params * gb));
+            bytes(CollectiveOp::all_reduce, part.params * gb));
       } else if (zero <= 2) {
         add(w, "dp_grads", group_text("reduce-scatter", part.group, part.name),
-            bytes(Collective::reduce_scatter, part.params * gb));
+            bytes(CollectiveOp::reduce_scatter, part.params * gb));
         add(w, "dp_params", group_text("all-gather", part.group, part.name),
-            bytes(Collective::all_gather, part.params * pb));
+            bytes(CollectiveOp::all_gather, part.params * pb));
       } else {
         add(w, "dp_grads", group_text("reduce-scatter per micro-batch", part.group, part.name),
-            bytes(Collective::reduce_scatter, part.params * gb) * m);
+            bytes(CollectiveOp::reduce_scatter, part.params * gb) * m);
         add(w, "dp_params", group_text("all-gather x2 per micro-batch", part.group, part.name),
-            bytes(Collective::all_gather, part.params * pb) * (2.0 * m));
+            bytes(CollectiveOp::all_gather, part.params * pb) * (2.0 * m));
       }
     }
   }

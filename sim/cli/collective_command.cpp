@@ -6,6 +6,7 @@
 #include "sim/cli/options.hpp"
 #include "sim/config/load.hpp"
 #include "sim/config/units.hpp"
+#include "sim/net/algorithm/algorithm.hpp"
 #include "sim/net/collective_runner.hpp"
 #include "sim/report/json_writer.hpp"
 #include "sim/report/text_table.hpp"
@@ -53,7 +54,7 @@ int collective_command(const Args& args) {
       "fidelity", po::value(&fidelity)->default_value(fidelity)->value_name("F"),
       "flow (max-min sharing) | analytic (alpha-beta per transfer)")(
       "algorithm", po::value(&algorithm)->default_value(algorithm)->value_name("A"),
-      "auto | ring | hierarchical")(
+      "auto, or a registered algorithm: hierarchical, ring, direct, node-limited, chain, p2p")(
       "top-k", po::value(&top_k_text)->default_value(top_k_text)->value_name("K"),
       "dispatch/combine: experts per token (1 to 1024)")(
       "max-nodes", po::value(&max_nodes_text)->default_value(max_nodes_text)->value_name("N"),
@@ -84,13 +85,10 @@ int collective_command(const Args& args) {
     throw engine::UserError({"--fidelity", 0, 0}, "unknown fidelity '" + fidelity + "'",
                             "flow or analytic");
   net::PlanOptions po_;
-  if (algorithm == "ring")
-    po_.algorithm = net::AlgorithmChoice::ring;
-  else if (algorithm == "hierarchical")
-    po_.algorithm = net::AlgorithmChoice::hierarchical;
-  else if (algorithm != "auto")
+  if (algorithm != "auto" && !net::find_algorithm(algorithm))
     throw engine::UserError({"--algorithm", 0, 0}, "unknown algorithm '" + algorithm + "'",
-                            "auto, ring or hierarchical");
+                            net::algorithm_names());
+  po_.algorithm = algorithm;
   po_.top_k = static_cast<int>(integer_option("top-k", top_k_text, 1, 1024));
   po_.max_nodes = static_cast<int>(integer_option("max-nodes", max_nodes_text, 0, 1 << 20));
   po_.bundle = !vm.count("no-bundle");

@@ -1,24 +1,10 @@
 // Collectives planned as phases of point-to-point transfers, for the flow network to execute.
 //
 // A phase is a set of concurrent transfers, repeated `repeat` times back to back (the identical
-// steps of a ring); phases run one after another. Algorithms, for a group of n GPUs on k nodes
-// with g = n/k on each, buffer S (conventions of collective_cost.hpp):
-//   ring all-gather / reduce-scatter: n-1 steps, every GPU sends S/n to the next in rank order;
-//     all-reduce: 2(n-1) such steps. Time (analytic) = steps · (α + S/(n·β)).
-//   hierarchical (k > 1, g > 1): all-reduce = intra-node ring reduce-scatter (g-1 steps of S/g),
-//     per-plane ring all-reduce across nodes (2(k-1) steps of S/(g·k)), intra-node all-gather;
-//     all-gather = inter-node ring (k-1 steps of S/n) then intra-node (g-1 steps of S/g);
-//     reduce-scatter the mirror image.
-//   all-to-all (direct): every GPU sends S/n to every other GPU at once.
-//   dispatch / combine (DeepSeek's node-limited all-to-all, combine the reverse): every GPU sends
-//     S·T/k to the GPU of its own index on each other node (T target nodes per token:
-//     min(max_nodes, top_k) when the limit binds, else k(1-(1-1/k)^top_k); collective_cost.hpp),
-//     and every GPU forwards S·top_k/g to each other GPU of its node, concurrently (DeepEP
-//     pipelines the two). S is the tokens × hidden bytes a GPU dispatches.
-//   broadcast: a pipelined chain in rank order, S cut into C chunks: n-2+C steps in which every
-//     hop carries S/C, C = √((n-2)·S/(α·β)) (rounded, at least 1) minimizing (n-2+C)(α + S/(Cβ))
-//     with α and β the latency and bandwidth of the chain's slowest hop.
-//   p2p: one transfer from the group's first GPU to its last.
+// steps of a ring); phases run one after another. The algorithms (ring, hierarchical, direct
+// all-to-all, DeepSeek's node-limited dispatch/combine, the pipelined chain broadcast, p2p) are one
+// file each under algorithm/, registered in algorithm/registry.cpp; `PlanOptions::algorithm`
+// names one or is "auto" (the first registered that runs the operation and fits the group).
 // Bundling: transfers that are translations of one another by whole nodes (same local source
 // and destination index, same node offset, same leaf-crossing) are simulated once, with a
 // multiplicity. All-to-alls are bundled as their pairs are generated (O(1) each, never held), so
@@ -27,12 +13,12 @@
 // its uplinks to the spines. A representative therefore weighs on its leaf-spine links as all the
 // members that leave its leaf: core_weight = m/L for m members over the L leaves the group's nodes
 // occupy (at the GPU index whose NIC the transfer leaves by; members assumed spread evenly over
-// them). ECMP spreads the representatives over a leaf's S uplinks as it would spread the members,
-// so each uplink carries its share of the whole load: an oversubscribed fabric slows a bundled
-// collective as it slows the unbundled one (a world all-to-all on 64 nodes at 4:1: 42.95 ms both
-// ways). By symmetry every leaf sends what it receives; the representatives, all sent from the
+// them). Routing spreads the representatives over a leaf's S uplinks as it would spread the
+// members, so each uplink carries its share of the whole load: an oversubscribed fabric slows a
+// bundled collective as it slows the unbundled one (a world all-to-all on 64 nodes at 4:1: 42.95 ms
+// both ways). By symmetry every leaf sends what it receives; the representatives, all sent from the
 // group's first nodes, load their source leaf's uplinks fully and the destination downlinks only
-// in part, which a symmetric pattern does not notice. It ignores the unevenness of ECMP collisions,
+// in part, which a symmetric pattern does not notice. It ignores the unevenness of collisions,
 // which only unbundled runs show. Clusters with faults are never bundled.
 #pragma once
 
@@ -40,22 +26,9 @@
 #include <vector>
 
 #include "sim/hw/topology.hpp"
+#include "sim/net/collective_cost.hpp"
 
 namespace stepsim::net {
-
-enum class CollectiveOp {
-  all_reduce,
-  all_gather,
-  reduce_scatter,
-  all_to_all,
-  broadcast,
-  p2p,
-  dispatch,
-  combine
-};
-enum class AlgorithmChoice { automatic, ring, hierarchical };
-
-std::string_view to_string(CollectiveOp op);
 
 struct Transfer {
   int src = 0, dst = 0;
@@ -83,7 +56,7 @@ struct CollectivePlan {
 };
 
 struct PlanOptions {
-  AlgorithmChoice algorithm = AlgorithmChoice::automatic;
+  std::string algorithm = "auto";  // or a registered algorithm's name (algorithm/algorithm.hpp)
   bool bundle = true;
   int top_k = 8;      // dispatch/combine
   int max_nodes = 4;  // dispatch/combine; 0 = not node-limited

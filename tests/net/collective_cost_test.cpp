@@ -8,38 +8,38 @@ using namespace stepsim::net;
 
 TEST_CASE("Ring inside one node: (n-1)/n per pass, all on NVLink") {
   const GroupShape node{8, 8};
-  CHECK(algorithm_for(node) == Algorithm::ring);
-  const LinkBytes ag = collective_bytes_per_gpu(Collective::all_gather, 800.0, node);
+  CHECK(algorithm_for(CollectiveOp::all_reduce, node) == "ring");
+  const LinkBytes ag = collective_bytes_per_gpu(CollectiveOp::all_gather, 800.0, node);
   CHECK(ag.nvlink == doctest::Approx(700.0));
   CHECK(ag.ib == 0.0);
-  const LinkBytes ar = collective_bytes_per_gpu(Collective::all_reduce, 800.0, node);
+  const LinkBytes ar = collective_bytes_per_gpu(CollectiveOp::all_reduce, 800.0, node);
   CHECK(ar.nvlink == doctest::Approx(1400.0));  // 2(n-1)/n · S
 }
 
 TEST_CASE("Ring with one GPU per node: everything over the NIC") {
   const GroupShape g{16, 1};
-  const LinkBytes rs = collective_bytes_per_gpu(Collective::reduce_scatter, 1600.0, g);
+  const LinkBytes rs = collective_bytes_per_gpu(CollectiveOp::reduce_scatter, 1600.0, g);
   CHECK(rs.ib == doctest::Approx(1500.0));
   CHECK(rs.nvlink == 0.0);
 }
 
 TEST_CASE("Hierarchical all-reduce: NVLink 2(g-1)/g·S, IB 2(k-1)/k·S/g") {
   const GroupShape g{32, 8};  // 4 nodes x 8
-  CHECK(algorithm_for(g) == Algorithm::hierarchical);
-  const LinkBytes ar = collective_bytes_per_gpu(Collective::all_reduce, 1024.0, g);
+  CHECK(algorithm_for(CollectiveOp::all_reduce, g) == "hierarchical");
+  const LinkBytes ar = collective_bytes_per_gpu(CollectiveOp::all_reduce, 1024.0, g);
   CHECK(ar.nvlink == doctest::Approx(2.0 * 7.0 / 8.0 * 1024.0));
   CHECK(ar.ib == doctest::Approx(2.0 * 3.0 / 4.0 * 1024.0 / 8.0));
-  const LinkBytes ag = collective_bytes_per_gpu(Collective::all_gather, 1024.0, g);
+  const LinkBytes ag = collective_bytes_per_gpu(CollectiveOp::all_gather, 1024.0, g);
   CHECK(ag.nvlink == doctest::Approx(7.0 / 8.0 * 1024.0));
   CHECK(ag.ib == doctest::Approx(3.0 / 4.0 * 128.0));
 }
 
 TEST_CASE("Direct all-to-all splits by peer location; multi-plane adds PXN hops") {
   const GroupShape g{16, 8};  // 2 nodes
-  const LinkBytes a = collective_bytes_per_gpu(Collective::all_to_all, 1600.0, g);
+  const LinkBytes a = collective_bytes_per_gpu(CollectiveOp::all_to_all, 1600.0, g);
   CHECK(a.nvlink == doctest::Approx(700.0));  // 7 local peers x 100
   CHECK(a.ib == doctest::Approx(800.0));      // 8 remote peers x 100
-  const LinkBytes mp = collective_bytes_per_gpu(Collective::all_to_all, 1600.0, g, true);
+  const LinkBytes mp = collective_bytes_per_gpu(CollectiveOp::all_to_all, 1600.0, g, true);
   CHECK(mp.nvlink == doctest::Approx(700.0 + 800.0 * 7.0 / 8.0));
   CHECK(mp.ib == doctest::Approx(800.0));
 }

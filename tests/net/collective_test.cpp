@@ -32,7 +32,7 @@ TEST_CASE("Analytic ring collectives equal the alpha-beta formulas within 1 ps p
   const hw::Topology t(cluster("topologies/h800-1x8.yaml"));
   const double S = 1 << 30, n = 8, alpha = 3.3e-6, beta = 160e9;
   net::PlanOptions ring;
-  ring.algorithm = net::AlgorithmChoice::ring;
+  ring.algorithm = "ring";
   struct Case {
     CollectiveOp op;
     double steps;
@@ -133,7 +133,7 @@ TEST_CASE(
 
 TEST_CASE("Halving one NIC slows a world ring all-reduce about 2x, not a node-local one") {
   net::PlanOptions ring;
-  ring.algorithm = net::AlgorithmChoice::ring;
+  ring.algorithm = "ring";
   const hw::Topology healthy(cluster("topologies/h800-4x8.yaml"));
   // The ring crosses nodes from GPU 7 of a node onto plane 0 (PXN), through NIC 0 of each node.
   const hw::Topology degraded(cluster(
@@ -180,7 +180,7 @@ TEST_CASE(
     "On 2048 GPUs too: one NIC at half bandwidth makes a large world ring all-reduce about 2x "
     "slower") {
   net::PlanOptions ring;
-  ring.algorithm = net::AlgorithmChoice::ring;
+  ring.algorithm = "ring";
   const hw::Topology healthy(cluster("topologies/h800-256x8-mpft.yaml"));
   const hw::Topology degraded(
       cluster("topologies/h800-256x8-mpft.yaml",

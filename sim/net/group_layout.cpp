@@ -1,0 +1,96 @@
+#include "sim/net/group_layout.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace stepsim::net {
+
+int GroupLayout::size() const {
+  int n = 0;
+  for (const auto& m : members) n += static_cast<int>(m.size());
+  return n;
+}
+
+GroupLayout layout_of(const std::vector<int>& group, const hw::Topology& t) {
+  GroupLayout l;
+  for (int g : group) {
+    if (l.nodes.empty() || l.nodes.back() != t.node_of(g)) {
+      l.nodes.push_back(t.node_of(g));
+      l.members.emplace_back();
+    }
+    l.members.back().push_back(g);
+  }
+  for (const auto& m : l.members) {
+    if (m.size() != l.members.front().size()) l.uniform = false;
+    for (std::size_t i = 0; l.uniform && i < m.size(); ++i)
+      if (t.local_of(m[i]) != t.local_of(l.members.front()[i])) l.uniform = false;
+  }
+  return l;
+}
+
+bool has_network_faults(const hw::Topology& t) {
+  return std::any_of(t.spec().faults.begin(), t.spec().faults.end(),
+                     [](const hw::FaultSpec& f) { return f.kind != hw::FaultKind::straggler; });
+}
+
+TransferSink::TransferSink(const GroupLayout& l, const hw::Topology& t, bool bundle)
+    : t_(t),
+      bundle_(bundle && !has_network_faults(t)),
+      k_(static_cast<int>(l.nodes.size())),
+      g_(t.spec().gpus_per_node) {
+  if (!bundle_) return;
+  index_.assign(t.spec().nodes, -1);
+  slot_.assign(static_cast<std::size_t>(g_) * g_ * k_ * 2, -1);
+  leaves_.assign(g_, 1);
+  for (int j = 0; j < k_; ++j) index_[l.nodes[j]] = j;
+  // Distinct leaves the group's nodes occupy at each GPU index (one per plane or rail).
+  for (int i = 0; i < g_; ++i) {
+    std::vector<int> seen;
+    for (int node : l.nodes) seen.push_back(t.leaf_of(node * g_ + i));
+    std::sort(seen.begin(), seen.end());
+    leaves_[i] =
+        std::max<int>(1, static_cast<int>(std::unique(seen.begin(), seen.end()) - seen.begin()));
+  }
+}
+
+void TransferSink::add(const Transfer& tr) {
+  if (!bundle_) {
+    out_.push_back(tr);
+    return;
+  }
+  const int offset = (index_[t_.node_of(tr.dst)] - index_[t_.node_of(tr.src)] + k_) % k_;
+  const bool spine = offset != 0 && t_.crosses_spine(tr.src, tr.dst);
+  int& slot =
+      slot_[((static_cast<std::size_t>(t_.local_of(tr.src)) * g_ + t_.local_of(tr.dst)) * k_ +
+             offset) *
+                2 +
+            spine];
+  if (slot >= 0 && out_[slot].bytes == tr.bytes) {
+    out_[slot].multiplicity += tr.multiplicity;
+    return;
+  }
+  if (slot < 0) slot = static_cast<int>(out_.size());
+  out_.push_back(tr);
+}
+
+std::vector<Transfer> TransferSink::take() {
+  if (bundle_) {
+    std::fill(slot_.begin(), slot_.end(), -1);
+    const bool pxn = t_.spec().fabric.kind == hw::FabricKind::multi_plane_fat_tree;
+    for (Transfer& tr : out_) {
+      if (tr.multiplicity <= 1.0 || !t_.crosses_spine(tr.src, tr.dst)) continue;
+      // The NIC a transfer leaves by: its own, or with PXN the one on the destination's plane.
+      const int index = pxn ? t_.local_of(tr.dst) : t_.local_of(tr.src);
+      tr.core_weight = std::max(1.0, tr.multiplicity / leaves_[index]);
+    }
+  }
+  return std::exchange(out_, {});
+}
+
+void bundle(Phase& p, const GroupLayout& l, const hw::Topology& t) {
+  TransferSink b(l, t, true);
+  for (const Transfer& tr : p.transfers) b.add(tr);
+  p.transfers = b.take();
+}
+
+}  // namespace stepsim::net

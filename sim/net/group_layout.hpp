@@ -1,0 +1,54 @@
+// A collective's group as the topology sees it, and where an algorithm puts the transfers it
+// plans.
+//
+// GroupLayout: the group's nodes in rank order and its GPUs on each; uniform when every node has
+// the same local indices (the shape hierarchical algorithms need).
+// TransferSink: collects transfers, bundled as they come when bundling is on (collective_plan.hpp
+// explains bundling: one representative per class of transfers that are translations of one
+// another by whole nodes, with the others' count as multiplicity and a core_weight on the
+// leaf-spine links). O(1) per transfer, so a large all-to-all is never held pair by pair.
+// Clusters with network faults are never bundled.
+#pragma once
+
+#include <vector>
+
+#include "sim/hw/topology.hpp"
+#include "sim/net/collective_cost.hpp"
+#include "sim/net/collective_plan.hpp"
+
+namespace stepsim::net {
+
+struct GroupLayout {
+  std::vector<int> nodes;
+  std::vector<std::vector<int>> members;  // per node, sorted global ranks
+  bool uniform = true;                    // same local indices on every node
+  int per_node() const { return static_cast<int>(members.front().size()); }
+  int size() const;
+  GroupShape shape() const { return {size(), per_node()}; }
+};
+
+GroupLayout layout_of(const std::vector<int>& group, const hw::Topology& t);
+
+bool has_network_faults(const hw::Topology& t);
+
+class TransferSink {
+ public:
+  TransferSink(const GroupLayout& l, const hw::Topology& t, bool bundle);
+  bool bundling() const { return bundle_; }
+  void add(const Transfer& tr);
+  std::vector<Transfer> take();
+
+ private:
+  const hw::Topology& t_;
+  bool bundle_;
+  int k_, g_;
+  std::vector<int> index_;   // group position of each node of the cluster
+  std::vector<int> slot_;    // representative per key, -1: none yet
+  std::vector<int> leaves_;  // per GPU index: leaves the group's nodes occupy
+  std::vector<Transfer> out_;
+};
+
+// Rebundles a phase planned transfer by transfer (a no-op on one bundled as it was generated).
+void bundle(Phase& p, const GroupLayout& l, const hw::Topology& t);
+
+}  // namespace stepsim::net
