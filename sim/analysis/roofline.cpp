@@ -6,6 +6,7 @@
 #include "sim/engine/user_error.hpp"
 #include "sim/workload/collective_timer.hpp"
 #include "sim/workload/model_cost.hpp"
+#include "sim/workload/pipeline_schedule.hpp"
 
 namespace stepsim::analysis {
 
@@ -72,7 +73,13 @@ class Analyzer {
         plan_(plan),
         cost_(cost),
         dev_(spec.cluster.device),
-        pr_(spec.training.precision) {}
+        pr_(spec.training.precision) {
+    multi_plane_ = spec.cluster.fabric.kind == hw::FabricKind::multi_plane_fat_tree;
+    program_.schedule = spec.parallel.schedule;
+    program_.devices = plan.pp;
+    program_.stages = plan.stages;
+    program_.micro_batches = static_cast<int>(std::min<long long>(plan.micro_batches, 1 << 30));
+  }
 
   DeviceWork device(int d) const {
     DeviceWork w;
@@ -82,7 +89,7 @@ class Analyzer {
         layer_compute(w, workload::layer_of(cost_, li), mbs);
         layer_traffic(w, workload::layer_of(cost_, li), mbs);
       }
-      pipeline_traffic(w, ss, mbs);
+      pipeline_traffic(w, d, ss, mbs);
     }
     data_parallel_traffic(w, d);
     optimizer_hbm(w, d);
@@ -159,14 +166,33 @@ class Analyzer {
     }
   }
 
-  void pipeline_traffic(DeviceWork& w, const workload::StageShare& ss, double mbs) const {
+  // A stage's activations go forward to the next stage and its input gradients back to the
+  // previous one, on whichever device holds the neighbour stage for the same micro-batch: none
+  // when it is the device itself (DualPipeV's turn), over NVLink when both ranks' GPUs share a
+  // node, else over InfiniBand.
+  void pipeline_traffic(DeviceWork& w, int d, const workload::StageShare& ss, double mbs) const {
     if (plan_.stages <= 1) return;
     const double s = tokens_per_gpu(mbs) * spec_.model.hidden * bytes_per_element(pr_.activations);
-    const double sends = (ss.stage < plan_.stages - 1 ? 1.0 : 0.0) + (ss.stage > 0 ? 1.0 : 0.0);
-    add(w, "pp_activations",
-        "point-to-point to neighbour stages" +
-            std::string(plan_.stage_neighbours_on_same_node() ? " (same node)" : " (other node)"),
-        net::p2p_bytes(s * sends, plan_.stage_neighbours_on_same_node()));
+    const long long m = program_.micro_batches;
+    int mb = -1;  // a micro-batch of this share (DualPipe splits them by half)
+    for (long long k : {0LL, m / 2, m - 1})
+      if (mb < 0 && program_.device_of(ss.stage, static_cast<int>(k)) == d)
+        mb = static_cast<int>(k);
+    if (mb < 0) return;
+    for (int to_stage : {ss.stage + 1, ss.stage - 1}) {
+      if (to_stage < 0 || to_stage >= plan_.stages) continue;
+      const int to = program_.device_of(to_stage, mb);
+      if (to == d) continue;
+      const int block = plan_.dp * plan_.tp, gpn = plan_.gpus_per_node;
+      const bool same_node = block < gpn && d * block / gpn == to * block / gpn;
+      LinkBytes b = net::p2p_bytes(s, same_node);
+      // PXN: to a GPU of another plane, over NVLink to the sender's node's GPU on that plane.
+      if (!same_node && multi_plane_ && (to - d) * block % gpn != 0) b.nvlink += s;
+      add(w, "pp_activations",
+          std::string("point-to-point to neighbour stages") +
+              (same_node ? " (same node)" : " (other node)"),
+          b);
+    }
   }
 
   void data_parallel_traffic(DeviceWork& w, int d) const {
@@ -211,6 +237,8 @@ class Analyzer {
   const ModelCost& cost_;
   const hw::DeviceSpec& dev_;
   const workload::PrecisionPolicy& pr_;
+  workload::PipelineProgram program_;  // for device_of: which device holds a stage
+  bool multi_plane_ = false;
 };
 
 void check_precisions(const ScenarioSpec& spec) {
@@ -261,6 +289,7 @@ Roofline roofline(const ScenarioSpec& spec) {
         w.comm.ib > 0.0 ? std::max(w.comm.ib / ib_rate, w.cross_leaf_ib / uplink_rate) : 0.0;
     const std::array<double, 4> t{compute, hbm, nvl, ib};
     const auto it = std::max_element(t.begin(), t.end());
+    r.per_rank.push_back({flops, w.comm, *it});
     if (d > 0 && *it <= r.bound_s) continue;
     r.device = d;
     r.bound_s = *it;

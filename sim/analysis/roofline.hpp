@@ -6,10 +6,13 @@
 //    their SMs; also at the datasheet peak (no efficiency, all SMs) for comparison;
 //  - HBM: activation bytes in and out of every op plus weights read once per micro-batch, backward
 //    2× forward, recomputed ops once more, the optimizer step once;
-//  - NVLink and InfiniBand: bytes per traffic kind from the collective algorithms the layout
-//    implies (net/collective_cost.hpp): tensor-parallel all-reduces, expert dispatch/combine,
-//    pipeline sends, data-parallel gradient and parameter collectives (ZeRO-3: all-gather before
+//  - NVLink and InfiniBand: bytes per traffic kind from the closed forms of the collective
+//    algorithms the layout implies (net/algorithm/): tensor-parallel all-reduces, expert
+//    dispatch/combine, pipeline sends (to the device holding the neighbour stage: none on the same
+//    device, NVLink on the same node, else InfiniBand, plus an NVLink hop with PXN when the
+//    planes differ), data-parallel gradient and parameter collectives (ZeRO-3: all-gather before
 //    forward and again before backward, reduce-scatter after, every micro-batch, as FSDP does).
+//    The simulated step moves exactly these bytes and FLOPs, device by device (a property test).
 //  - InfiniBand also through the leaf switches' uplinks, which an oversubscription o divides:
 //    the bytes that must leave the leaf (an all-to-all spread over k nodes, L to a leaf, sends at
 //    least (k - L)/(k - 1) of its bytes beyond it) over NIC bandwidth / o. IB time is the larger
@@ -40,6 +43,13 @@ struct TrafficRow {
   net::LinkBytes bytes;    // per GPU per step
 };
 
+// The work of one GPU of a pipeline rank over the step, as the bound counts it.
+struct RankWork {
+  double flops = 0.0;  // incl. recompute
+  net::LinkBytes comm;
+  double bound_s = 0.0;
+};
+
 struct Roofline {
   std::string scenario;
   int world_size = 0;
@@ -65,6 +75,7 @@ struct Roofline {
   double bound_s = 0.0;
   Resource limited_by = Resource::compute;
   double comm_to_compute = 0.0;
+  std::vector<RankWork> per_rank;
   workload::MemoryBreakdown memory;
   workload::ParallelPlan plan;
 };

@@ -1,18 +1,55 @@
-// Property: the roofline bound never exceeds the simulated step. Both count the same work (the
-// roofline at achievable rates with no latency, no bubble and perfect overlap), so a bound above
-// the simulation means the two derivations disagree. Random small layouts (up to 64 GPUs: pp,
+// Property: the roofline and the simulation count the same work, and the bound never exceeds the
+// simulated step. For every simulated device, the FLOPs of its kernels and the NVLink and
+// InfiniBand bytes per GPU of its collectives sum to the roofline's figures for its pipeline rank;
+// the roofline takes them at achievable rates with no latency, no bubble and perfect overlap, so a
+// bound above the simulation means the two disagree. Random small layouts (up to 64 GPUs: pp,
 // tp, ep, ZeRO stage, schedule, micro-batches, recomputation, sequence parallelism, fidelity);
 // invalid ones are skipped.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <random>
 
 #include "sim/analysis/step_simulation.hpp"
+#include "sim/config/load.hpp"
 #include "sim/engine/user_error.hpp"
+#include "tests/test_support.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim;
 using workload::Schedule;
+
+namespace {
+
+void check_same_work(const analysis::StepSimulation& sim) {
+  CHECK(sim.roofline.bound_s <= sim.metrics.step_s * (1 + 1e-9));
+  const auto& g = sim.build.graph;
+  std::vector<analysis::RankWork> work(g.devices);
+  for (const auto& op : g.ops) {
+    work[op.device].flops += op.flops;
+    work[op.device].comm += {op.nvlink_bytes, op.ib_bytes};
+  }
+  for (int d = 0; d < g.devices; ++d) {
+    const analysis::RankWork& roof = sim.roofline.per_rank.at(g.rank_of(d));
+    CAPTURE(d);
+    CHECK(work[d].flops == doctest::Approx(roof.flops).epsilon(1e-9));
+    CHECK(work[d].comm.nvlink == doctest::Approx(roof.comm.nvlink).epsilon(1e-9));
+    CHECK(work[d].comm.ib == doctest::Approx(roof.comm.ib).epsilon(1e-9));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("Every shipped scenario: the roofline counts the simulation's work, below its step") {
+  int scenarios = 0;
+  for (const auto& e : std::filesystem::directory_iterator(test::source_path("scenarios"))) {
+    if (e.path().extension() != ".yaml") continue;
+    CAPTURE(e.path().string());
+    check_same_work(analysis::simulate_step(config::load_scenario(e.path().string(), {})));
+    ++scenarios;
+  }
+  CHECK(scenarios >= 6);
+}
 
 TEST_CASE("The roofline bound is at most the simulated step on 200 random layouts") {
   std::mt19937_64 rng(7);
@@ -63,7 +100,7 @@ TEST_CASE("The roofline bound is at most the simulated step on 200 random layout
     CAPTURE(static_cast<int>(s.training.recompute.mode));
     CAPTURE(p.sequence_parallel);
     CAPTURE(s.training.global_batch);
-    CHECK(sim.roofline.bound_s <= sim.metrics.step_s * (1 + 1e-9));
+    check_same_work(sim);
     ++simulated;
   }
   MESSAGE(simulated << " layouts simulated of " << tries << " drawn");
