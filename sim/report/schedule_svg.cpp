@@ -104,11 +104,15 @@ double nice_step(double span) {
 std::string schedule_svg(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec) {
   const double total = s.metrics.step_s > 0.0 ? s.metrics.step_s : 1.0;
   const int rows = s.build.graph.devices;
+  // Room for the longest row label (monospace 11 px: about 6.7 px a character).
+  std::size_t longest = 0;
+  for (int d = 0; d < rows; ++d) longest = std::max(longest, s.build.graph.label(d).size() + 5);
+  const double left = std::max(kLeft, 20.0 + 6.7 * static_cast<double>(longest));
   const double height = kTop + rows * (kRow + kGap) + 70;
-  auto xs = [&](double seconds) { return kLeft + seconds / total * kWidth; };
+  auto xs = [&](double seconds) { return left + seconds / total * kWidth; };
   auto x = [&](Time t) { return xs(t.seconds()); };
   std::string o = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-                  fixed(kLeft + kWidth + 20, 0) + "\" height=\"" + fixed(height, 0) +
+                  fixed(left + kWidth + 20, 0) + "\" height=\"" + fixed(height, 0) +
                   "\" font-family=\"monospace\" font-size=\"11\">\n";
   o += "<style>.F{fill:#4e79a7}.B{fill:#59a14f}.W{fill:#f28e2b}.FB{fill:#b07aa1}.O{fill:#9d9d9d}.C{"
        "fill:#e15759}"
@@ -123,7 +127,7 @@ std::string schedule_svg(const analysis::StepSimulation& s, const workload::Scen
     const double y = kTop + d * (kRow + kGap);
     o += "<text x=\"10\" y=\"" + fixed(y + kRow * 0.7, 1) + "\">rank " + s.build.graph.label(d) +
          "</text>\n";
-    o += "<rect x=\"" + fixed(kLeft, 1) + "\" y=\"" + fixed(y, 1) + "\" width=\"" +
+    o += "<rect x=\"" + fixed(left, 1) + "\" y=\"" + fixed(y, 1) + "\" width=\"" +
          fixed(kWidth, 1) + "\" height=\"" + fixed(kRow, 1) +
          "\" fill=\"none\" stroke=\"#ccc\"/>\n";
     for (const Box& b : boxes_of(s, d)) {
@@ -141,10 +145,10 @@ std::string schedule_svg(const analysis::StepSimulation& s, const workload::Scen
   }
   // Time axis.
   const double axis_y = kTop + rows * (kRow + kGap) + 4, step = nice_step(total);
-  o += "<line x1=\"" + fixed(kLeft, 1) + "\" y1=\"" + fixed(axis_y, 1) + "\" x2=\"" +
-       fixed(kLeft + kWidth, 1) + "\" y2=\"" + fixed(axis_y, 1) + "\" stroke=\"#000\"/>\n";
+  o += "<line x1=\"" + fixed(left, 1) + "\" y1=\"" + fixed(axis_y, 1) + "\" x2=\"" +
+       fixed(left + kWidth, 1) + "\" y2=\"" + fixed(axis_y, 1) + "\" stroke=\"#000\"/>\n";
   for (int i = 0; i * step <= total * (1 + 1e-9); ++i) {
-    const double tx = kLeft + i * step / total * kWidth;
+    const double tx = left + i * step / total * kWidth;
     o += "<line x1=\"" + fixed(tx, 1) + "\" y1=\"" + fixed(axis_y, 1) + "\" x2=\"" + fixed(tx, 1) +
          "\" y2=\"" + fixed(axis_y + 5, 1) + "\" stroke=\"#000\"/>\n";
     o += "<text x=\"" + fixed(tx - 10, 1) + "\" y=\"" + fixed(axis_y + 17, 1) + "\">" +
@@ -156,7 +160,7 @@ std::string schedule_svg(const analysis::StepSimulation& s, const workload::Scen
       {"F", "forward"},         {"B", "backward (input gradient, or all)"},
       {"W", "weight gradient"}, {"FB", "overlapped forward/backward pair"},
       {"O", "optimizer"},       {"C", "communication in flight"}};
-  double lx = kLeft;
+  double lx = left;
   for (const auto& [cls, text] : legend) {
     o += "<rect x=\"" + fixed(lx, 1) + "\" y=\"" + fixed(ly - 10, 1) +
          "\" width=\"12\" height=\"12\" class=\"" + std::string(cls) + "\"/>\n";

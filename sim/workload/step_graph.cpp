@@ -49,7 +49,7 @@ void StepGraph::merge_equivalent_links() {
 
 std::string StepGraph::label(int device) const {
   std::string s = std::to_string(rank_of(device));
-  if (classes > 1 && !info.empty()) s += " (cells " + info[device].cells + ")";
+  if (classes > 1 && !info.empty()) s += ", cells " + info[device].cells;
   return s;
 }
 

@@ -98,7 +98,7 @@ struct StepGraph {
   // one every member link would impose.
   void merge_equivalent_links();
   std::string name(int op) const;  // e.g. "F mb12 L4 attn"
-  // Pipeline rank, GPUs stood for, and "12" or, with several classes, "12 (cells 0,2-5)".
+  // Pipeline rank, GPUs stood for, and "12" or, with several classes, "12, cells 0,2-5".
   int rank_of(int device) const { return info.empty() ? device : info[device].rank; }
   int gpus_of(int device) const { return info.empty() ? 1 : info[device].gpus; }
   std::string label(int device) const;
