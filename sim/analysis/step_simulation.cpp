@@ -25,14 +25,17 @@ double estimate_ops(const workload::ScenarioSpec& spec, const workload::Parallel
 void check_ops(const workload::ScenarioSpec& spec, const workload::ParallelPlan& plan,
                double max_ops) {
   const double ops = estimate_ops(spec, plan);
+  const int classes = workload::estimate_classes(plan, spec.cluster, spec.exact);
   if (ops > max_ops)
     throw engine::UserError(
         spec.where.at("training.global_batch"),
         "the step would need about " + std::to_string(static_cast<long long>(ops)) +
             " simulated operations (" + std::to_string(plan.micro_batches) + " micro-batches x " +
-            std::to_string(plan.stages) + " stages), more than the limit of " +
-            std::to_string(static_cast<long long>(max_ops)),
-        "use fewer or larger micro-batches, or raise the limit with --max-ops");
+            std::to_string(plan.stages) + " stages" +
+            (classes > 1 ? " x " + std::to_string(classes) + " symmetry classes" : "") +
+            "), more than the limit of " + std::to_string(static_cast<long long>(max_ops)),
+        std::string("use fewer or larger micro-batches, ") +
+            (spec.exact ? "drop --exact, " : "") + "or raise the limit with --max-ops");
 }
 
 double estimate_memory_bytes(const workload::ScenarioSpec& spec,
