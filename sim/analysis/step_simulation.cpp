@@ -34,8 +34,8 @@ void check_ops(const workload::ScenarioSpec& spec, const workload::ParallelPlan&
             std::to_string(plan.stages) + " stages" +
             (classes > 1 ? " x " + std::to_string(classes) + " symmetry classes" : "") +
             "), more than the limit of " + std::to_string(static_cast<long long>(max_ops)),
-        std::string("use fewer or larger micro-batches, ") +
-            (spec.exact ? "drop --exact, " : "") + "or raise the limit with --max-ops");
+        std::string("use fewer or larger micro-batches, ") + (spec.exact ? "drop --exact, " : "") +
+            "or raise the limit with --max-ops");
 }
 
 double estimate_memory_bytes(const workload::ScenarioSpec& spec,
