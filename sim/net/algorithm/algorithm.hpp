@@ -43,6 +43,11 @@ struct AlgorithmDef {
   LinkBytes (*bytes_per_gpu)(const ShapeInput& in);
 };
 
+// `fits` for algorithms that run on any group of two or more GPUs.
+inline bool any_group(GroupShape, bool) {
+  return true;
+}
+
 // The registered algorithms, in order of preference.
 const std::vector<const AlgorithmDef*>& algorithms();
 const AlgorithmDef* find_algorithm(std::string_view name);

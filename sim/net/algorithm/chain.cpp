@@ -15,10 +15,6 @@ bool runs(CollectiveOp op) {
   return op == CollectiveOp::broadcast;
 }
 
-bool fits(GroupShape, bool) {
-  return true;
-}
-
 void plan(const PlanInput& in, TransferSink&, CollectivePlan& out) {
   const auto& group = in.group;
   const long long n = static_cast<long long>(group.size());
@@ -44,6 +40,6 @@ LinkBytes bytes_per_gpu(const ShapeInput& in) {
 
 }  // namespace
 
-extern const AlgorithmDef kChain{"chain", runs, fits, "at least 2 GPUs", plan, bytes_per_gpu};
+extern const AlgorithmDef kChain{"chain", runs, any_group, "at least 2 GPUs", plan, bytes_per_gpu};
 
 }  // namespace stepsim::net

@@ -11,10 +11,6 @@ bool runs(CollectiveOp op) {
   return op == CollectiveOp::all_to_all;
 }
 
-bool fits(GroupShape, bool) {
-  return true;
-}
-
 void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
   const double n = static_cast<double>(in.group.size());
   Phase p{"all-to-all", {}, 1};
@@ -34,6 +30,7 @@ LinkBytes bytes_per_gpu(const ShapeInput& in) {
 
 }  // namespace
 
-extern const AlgorithmDef kDirect{"direct", runs, fits, "at least 2 GPUs", plan, bytes_per_gpu};
+extern const AlgorithmDef kDirect{"direct",          runs, any_group,
+                                  "at least 2 GPUs", plan, bytes_per_gpu};
 
 }  // namespace stepsim::net

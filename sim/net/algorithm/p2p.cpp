@@ -10,10 +10,6 @@ bool runs(CollectiveOp op) {
   return op == CollectiveOp::p2p;
 }
 
-bool fits(GroupShape, bool) {
-  return true;
-}
-
 void plan(const PlanInput& in, TransferSink&, CollectivePlan& out) {
   out.phases.push_back({"send", {{in.group.front(), in.group.back(), in.bytes}}, 1});
 }
@@ -24,6 +20,6 @@ LinkBytes bytes_per_gpu(const ShapeInput& in) {
 
 }  // namespace
 
-extern const AlgorithmDef kP2p{"p2p", runs, fits, "at least 2 GPUs", plan, bytes_per_gpu};
+extern const AlgorithmDef kP2p{"p2p", runs, any_group, "at least 2 GPUs", plan, bytes_per_gpu};
 
 }  // namespace stepsim::net

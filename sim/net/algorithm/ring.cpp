@@ -14,10 +14,6 @@ bool runs(CollectiveOp op) {
          op == CollectiveOp::reduce_scatter;
 }
 
-bool fits(GroupShape, bool) {
-  return true;
-}
-
 void plan(const PlanInput& in, TransferSink&, CollectivePlan& out) {
   const long long n = static_cast<long long>(in.group.size());
   Phase p{"ring", {}, in.op == CollectiveOp::all_reduce ? 2 * (n - 1) : n - 1};
@@ -35,6 +31,6 @@ LinkBytes bytes_per_gpu(const ShapeInput& in) {
 
 }  // namespace
 
-extern const AlgorithmDef kRing{"ring", runs, fits, "at least 2 GPUs", plan, bytes_per_gpu};
+extern const AlgorithmDef kRing{"ring", runs, any_group, "at least 2 GPUs", plan, bytes_per_gpu};
 
 }  // namespace stepsim::net
