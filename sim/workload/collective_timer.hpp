@@ -5,21 +5,22 @@
 // cell's first GPU; dp (stride tp) and edp (stride ep), which take a GPU of every cell, from the
 // rank's first GPU. Every distinct (operation, size, group) is run once on the flow network (or
 // analytically) and reused. The bytes each GPU sends per link class are kept for the op being
-// built, which takes them with take_link() (the trace shows them as link throughput). The other
-// replicas: every cell of the class runs the same collective at the same moment on its own groups,
-// the sibling groups (the other tp or ep groups of the class's cells, the rank's other dp or edp
-// groups, the pipeline sends of the class's other GPUs). With flow fidelity the siblings'
-// collectives run together on one network, so they share the leaf uplinks and spines they cross (an
-// oversubscribed fabric slows the replicas' pipeline sends between leaves), and the rank takes the
-// time of the slowest: its representative waits for its slowest replica, as the coupling
-// collectives (the data-parallel reduction, the expert exchange, the next stage's input) make every
-// replica do. On a cluster with a NIC, link or NVLink fault, each sibling the fault can touch (a
-// GPU on a faulted node; for a leaf-spine fault, a group that spans leaves) is also timed alone. A
-// fault thus slows the step wherever it sits, and two positions the layout makes equivalent give
-// the same step. Approximations: the slowest replica is assumed slowest in every collective (exact
-// for one fault, an upper bound for faults in different replicas). Collectives of different kinds
-// that overlap in time (one rank's expert exchange, another's gradient reduction) share the fabric
-// in the executor, through their load profiles.
+// built, which takes them with take_link() (the trace shows them as link throughput).
+// Siblings: every cell of the class runs the same collective at the same moment on its own
+// groups (the other tp or ep groups of the class's cells, the pipeline sends of its other GPUs);
+// a data-parallel collective's siblings are the rank's other dp or edp groups, over every class.
+// With flow fidelity the siblings' collectives run together on one network, sharing the links
+// they cross, and the op takes the time until the last ends: a class's cells are alike, and a
+// data-parallel collective waits for its slowest member. On a cluster with a NIC, link or NVLink
+// fault, each sibling the fault can touch (a GPU on a faulted node; for a leaf-spine fault, a
+// group that spans leaves) is also timed alone and the op takes the slower. Collectives of other
+// classes and kinds that overlap in time (another class's expert exchange, another rank's
+// gradient reduction) meet in the executor's live fabric, through their load profiles: with flow
+// fidelity each timed collective also leaves its load on the fabric's links, bytes per link of
+// every transfer of its groups and their siblings, summed over the plan's phases and steps, on
+// the links of each transfer's route, planned without bundling so every member loads its own
+// links (bundled, as a representative with core_weight on leaf-spine links, beyond 4 M
+// transfers). The op takes it with take_load().
 #pragma once
 
 #include <map>
