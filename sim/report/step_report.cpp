@@ -142,9 +142,9 @@ std::string step_text(const analysis::StepSimulation& s, const workload::Scenari
   else
     o += "  (a row is the mean over the GPUs of a pipeline rank, simulated as " +
          std::to_string(s.build.graph.classes) + " symmetry classes of cells of " +
-         std::to_string(s.build.graph.cell) + " GPUs (--json: per_class); worst GPU: rank " +
-         std::to_string(f.worst_rank) + ", cells " +
-         s.build.graph.info[s.metrics.worst_device].cells + ")\n";
+         std::to_string(s.build.graph.cell) + (s.build.graph.cell == 1 ? " GPU" : " GPUs") +
+         " (--json: per_class); worst GPU: rank " + std::to_string(f.worst_rank) + ", cells " +
+         s.build.graph.short_cells(s.metrics.worst_device) + ")\n";
   o += "  simulated " + std::to_string(s.build.graph.ops.size()) + " ops, " +
        std::to_string(s.timeline.events + s.build.network_events) + " events" +
        (timing ? " in " + fixed(s.wall_s, 2) + " s" : std::string()) + " (" +

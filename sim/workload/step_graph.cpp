@@ -49,8 +49,14 @@ void StepGraph::merge_equivalent_links() {
 
 std::string StepGraph::label(int device) const {
   std::string s = std::to_string(rank_of(device));
-  if (classes > 1 && !info.empty()) s += ", cells " + info[device].cells;
+  if (classes > 1 && !info.empty()) s += ", cells " + short_cells(device);
   return s;
+}
+
+std::string StepGraph::short_cells(int device) const {
+  const std::string& c = info[device].cells;
+  if (c.size() <= 24) return c;
+  return c.substr(0, c.find(',')) + ",... (" + std::to_string(info[device].gpus / cell) + " cells)";
 }
 
 std::string StepGraph::name(int id) const {

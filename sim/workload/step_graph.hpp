@@ -102,6 +102,8 @@ struct StepGraph {
   int rank_of(int device) const { return info.empty() ? device : info[device].rank; }
   int gpus_of(int device) const { return info.empty() ? 1 : info[device].gpus; }
   std::string label(int device) const;
+  // Its columns for people: "0,2-5", or "0-7,... (64 cells)" when the list is long.
+  std::string short_cells(int device) const;
 };
 
 }  // namespace stepsim::workload

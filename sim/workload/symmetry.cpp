@@ -27,7 +27,10 @@ Layout layout_of(const ParallelPlan& plan, const hw::ClusterSpec& cluster) {
 // same in every plane or rail) and the port modulo the spines of each of its nodes, rank by rank.
 std::vector<int> signature(const Layout& l, int pp, int j) {
   std::vector<int> sig;
-  if (l.spines == 0) return sig;
+  // Without pipeline sends and with its groups inside one node, a column sends nothing over the
+  // fabric but in data-parallel collectives, which every class shares.
+  const bool one_node = (j * l.cell) / l.gpn == (j * l.cell + l.cell - 1) / l.gpn;
+  if (l.spines == 0 || (pp == 1 && one_node)) return sig;
   for (int r = 0; r < pp; ++r) {
     const int first = r * l.block + j * l.cell;
     for (int n = first / l.gpn; n <= (first + l.cell - 1) / l.gpn; ++n) {
