@@ -91,7 +91,8 @@ std::vector<std::vector<int>> CollectiveTimer::siblings(const std::vector<int>& 
 CollectiveTimer::Timed CollectiveTimer::run(net::CollectiveOp op, double bytes,
                                             const std::vector<int>& group) {
   const auto key =
-      std::make_tuple(static_cast<int>(op), static_cast<long long>(bytes), group.front(),
+      std::make_tuple(static_cast<int>(op) + (reverse_ ? 100 : 0), static_cast<long long>(bytes),
+                      group.front(),
                       static_cast<int>(group.size()), group[1] - group[0]);
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
   const net::CollectivePlan plan = net::plan_collective(op, bytes, group, topo_, options_);
@@ -121,7 +122,7 @@ int CollectiveTimer::profile(net::CollectiveOp op, double bytes,
       for (const net::Transfer& t : ph.transfers) {
         const double b = t.bytes * static_cast<double>(ph.payload_steps());
         if (b <= 0.0 || t.src == t.dst) continue;
-        for (int l : topo_.route(t.src, t.dst).links) {
+        for (int l : (reverse_ ? topo_.route(t.dst, t.src) : topo_.route(t.src, t.dst)).links) {
           if (scratch_[l] == 0.0) touched_.push_back(l);
           scratch_[l] += topo_.links()[l].cls == hw::LinkClass::ib_core ? b * t.core_weight : b;
         }
@@ -164,6 +165,14 @@ std::vector<int> CollectiveTimer::strided(int first, int count, int stride) {
   return g;
 }
 
+engine::Time CollectiveTimer::send(double bytes, int from, int to) {
+  reverse_ = from > to;
+  const engine::Time t =
+      time(net::CollectiveOp::p2p, bytes, {std::min(from, to), std::max(from, to)});
+  reverse_ = false;
+  return t;
+}
+
 engine::Time CollectiveTimer::time(net::CollectiveOp op, double bytes,
                                    const std::vector<int>& group) {
   if (group.size() < 2 || bytes <= 0.0 || spec_.fidelity == NetworkFidelity::free)
@@ -193,7 +202,8 @@ engine::Time CollectiveTimer::time(net::CollectiveOp op, double bytes,
 CollectiveTimer::Timed CollectiveTimer::together(net::CollectiveOp op, double bytes,
                                                  const std::vector<std::vector<int>>& groups) {
   const auto& g0 = groups.front();
-  const auto key = std::make_tuple(static_cast<int>(op), static_cast<long long>(bytes), g0.front(),
+  const auto key = std::make_tuple(static_cast<int>(op) + (reverse_ ? 100 : 0),
+                                   static_cast<long long>(bytes), g0.front(),
                                    static_cast<int>(g0.size()), g0[1] - g0[0]);
   if (auto it = together_cache_.find(key); it != together_cache_.end()) return it->second;
   net::CollectivePlan plan = net::plan_collective(op, bytes, g0, topo_, options_);

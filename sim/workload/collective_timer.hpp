@@ -53,6 +53,9 @@ class CollectiveTimer {
   }
 
   engine::Time time(net::CollectiveOp op, double bytes, const std::vector<int>& group);
+  // A pipeline send from GPU `from` to GPU `to` (of the selected device's first cell), with its
+  // siblings; its load goes the way the bytes do.
+  engine::Time send(double bytes, int from, int to);
   net::LinkBytes take_link();
   // The load profile of the collectives timed since the last call (their sum when there are
   // several), an index into profiles(); -1 when they load no link.
@@ -95,6 +98,7 @@ class CollectiveTimer {
   const engine::RunControl* control_;
   int rank_ = 0;
   const std::vector<int>* cells_ = nullptr;
+  bool reverse_ = false;  // a send from the group's last GPU to its first
   hw::Fidelity fidelity_;
   net::PlanOptions options_;
   std::vector<int> faulted_nodes_;  // nodes with a NIC or NVLink fault

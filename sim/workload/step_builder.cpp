@@ -238,8 +238,7 @@ class Builder {
     op.kind = StepOpKind::pp_send;
     const int from_gpu = sym_.first_gpu(rank_, sym_.classes[cls_].front()),
               to_gpu = sym_.first_gpu(to, sym_.classes[cls_].front());
-    op.duration =
-        comm(CollectiveOp::p2p, s, {std::min(from_gpu, to_gpu), std::max(from_gpu, to_gpu)});
+    op.duration = timer_.send(s, from_gpu, to_gpu);
     op.deps = {r.prev};
     op.phase = r.phase;
     op.mb = r.t.mb;

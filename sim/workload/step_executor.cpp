@@ -128,25 +128,25 @@ class Runner final : public engine::EventHandler {
     return g_.loads[g_.ops[act_[slot].op].load];
   }
 
-  // a_cl: what the op in `slot` asks of `link` at its own speed, bytes/s.
+  // a_cl: what the op in `slot` asks of `link` at its own speed, bytes/s, at most the link's
+  // capacity (an op alone is never slowed; its time already accounts for its own traffic).
   double demand(int slot, int link) const {
     const auto& p = profile(slot);
     const auto it = std::lower_bound(p.begin(), p.end(), link,
                                      [](const LinkLoad& l, int k) { return l.link < k; });
-    return it != p.end() && it->link == link ? it->bytes / act_[slot].seconds : 0.0;
+    if (it == p.end() || it->link != link) return 0.0;
+    return std::min(it->bytes / act_[slot].seconds, g_.link_capacity[link]);
   }
 
-  // A link's capacity for sharing: never below what one op alone asks of it.
-  double capacity(int link) const {
-    double c = g_.link_capacity[link];
-    for (int s : on_link_[link]) c = std::max(c, demand(s, link));
-    return c;
-  }
-
+  // Whether the ops on `link` ask more than it carries. The running sum total_ screens; near or
+  // over the capacity the sum is taken afresh, so rounding never accumulates into the verdict.
   bool binds(int link) const {
     constexpr double kSlack = 1e-9;
-    return total_[link] > g_.link_capacity[link] * (1.0 + kSlack) &&
-           total_[link] > capacity(link) * (1.0 + kSlack);
+    const double c = g_.link_capacity[link];
+    if (total_[link] <= c * (1.0 - 1e-6)) return false;
+    double sum = 0.0;
+    for (int s : on_link_[link]) sum += demand(s, link);
+    return sum > c * (1.0 + kSlack);
   }
 
   void join(int id) {
@@ -167,8 +167,8 @@ class Runner final : public engine::EventHandler {
     slot_of_[id] = slot;
     std::vector<int> seeds;
     for (const LinkLoad& l : profile(slot)) {
-      total_[l.link] += l.bytes / a.seconds;
       on_link_[l.link].push_back(slot);
+      total_[l.link] += demand(slot, l.link);
       if (binds(l.link)) seeds.push_back(l.link);
     }
     if (!seeds.empty()) resolve(seeds);
@@ -181,8 +181,9 @@ class Runner final : public engine::EventHandler {
       if (binds(l.link)) seeds.push_back(l.link);
     for (const LinkLoad& l : profile(slot)) {
       auto& on = on_link_[l.link];
+      const double d = demand(slot, l.link);
       on.erase(std::find(on.begin(), on.end(), slot));
-      total_[l.link] = on.empty() ? 0.0 : total_[l.link] - l.bytes / act_[slot].seconds;
+      total_[l.link] = on.empty() ? 0.0 : total_[l.link] - d;
     }
     slot_of_[id] = -1;
     act_[slot].op = -1;
@@ -214,7 +215,7 @@ class Runner final : public engine::EventHandler {
     std::vector<std::vector<std::pair<int, double>>> by_link(links.size()), by_slot(slots.size());
     std::vector<double> cap(links.size()), used(links.size(), 0.0);
     for (std::size_t k = 0; k < links.size(); ++k) {
-      cap[k] = capacity(links[k]);
+      cap[k] = g_.link_capacity[links[k]];
       for (int s : on_link_[links[k]]) {
         const double d = demand(s, links[k]);
         by_link[k].push_back({slot_pos_[s], d});

@@ -8,11 +8,12 @@
 // speed it asks a_cl = L_cl / T_c of the link. Together the ops in flight run at a fraction
 // x_c <= 1 of their own speed, max-min fair under Σ_c x_c·a_cl <= C_l for every link (weighted
 // progressive filling: raise every unfixed x together until a link is full, fix the ops on it,
-// repeat; as SimGrid's lmm solves parallel tasks). An op alone is never slowed: a link's capacity
-// counts as max(C_l, max_c a_cl). Only links whose summed demand at full speed exceeds that
-// capacity can bind; the executor keeps them as it goes (a sum per link, updated as ops start and
-// end) and re-solves only the ops those links connect to the op that started or ended. Rates
-// change only then; an op's end moves with them.
+// repeat; as SimGrid's lmm solves parallel tasks). An op alone is never slowed: its demand on a
+// link counts at most the link's capacity (its time, measured with its own traffic, already holds
+// what it asks beyond). Only links whose summed demand at full speed exceeds their capacity can
+// bind; the executor screens them with a running sum per link, updated as ops start and end,
+// confirms them with a fresh sum, and re-solves only the ops those links connect to the op that
+// started or ended. Rates change only then; an op's end moves with them.
 // A fluid approximation at the granularity of whole collectives: an op loads its links evenly
 // over its run (its phases' bursts and its latency-bound steps are averaged), and a bundle of
 // symmetric transfers loads its representative's own links, so two ops share a GPU's or NIC's
