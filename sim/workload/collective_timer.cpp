@@ -92,8 +92,7 @@ CollectiveTimer::Timed CollectiveTimer::run(net::CollectiveOp op, double bytes,
                                             const std::vector<int>& group) {
   const auto key =
       std::make_tuple(static_cast<int>(op) + (reverse_ ? 100 : 0), static_cast<long long>(bytes),
-                      group.front(),
-                      static_cast<int>(group.size()), group[1] - group[0]);
+                      group.front(), static_cast<int>(group.size()), group[1] - group[0]);
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
   const net::CollectivePlan plan = net::plan_collective(op, bytes, group, topo_, options_);
   const auto r =
@@ -202,9 +201,9 @@ engine::Time CollectiveTimer::time(net::CollectiveOp op, double bytes,
 CollectiveTimer::Timed CollectiveTimer::together(net::CollectiveOp op, double bytes,
                                                  const std::vector<std::vector<int>>& groups) {
   const auto& g0 = groups.front();
-  const auto key = std::make_tuple(static_cast<int>(op) + (reverse_ ? 100 : 0),
-                                   static_cast<long long>(bytes), g0.front(),
-                                   static_cast<int>(g0.size()), g0[1] - g0[0]);
+  const auto key =
+      std::make_tuple(static_cast<int>(op) + (reverse_ ? 100 : 0), static_cast<long long>(bytes),
+                      g0.front(), static_cast<int>(g0.size()), g0[1] - g0[0]);
   if (auto it = together_cache_.find(key); it != together_cache_.end()) return it->second;
   net::CollectivePlan plan = net::plan_collective(op, bytes, g0, topo_, options_);
   engine::Time t;

@@ -48,8 +48,7 @@ TEST_CASE("A send and the send back load opposite directions of their links") {
     // Every link of the way there has its reverse on the way back.
     const auto& link = topo.links()[l];
     bool reversed = false;
-    for (int m : b)
-      reversed |= topo.links()[m].from == link.to && topo.links()[m].to == link.from;
+    for (int m : b) reversed |= topo.links()[m].from == link.to && topo.links()[m].to == link.from;
     CHECK(reversed);
   }
 }
