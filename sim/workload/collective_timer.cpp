@@ -98,8 +98,7 @@ CollectiveTimer::Timed CollectiveTimer::run(net::CollectiveOp op, double bytes,
   const auto r =
       net::run_collective(plan, bytes, static_cast<int>(group.size()), topo_, fidelity_, control_);
   events_ += r.events;
-  return cache_[key] = {r.time, net::LinkBytes{r.nvlink_bytes_per_gpu, r.ib_bytes_per_gpu},
-                        profile(op, bytes, {group})};
+  return cache_[key] = {r.time, net::LinkBytes{r.nvlink_bytes_per_gpu, r.ib_bytes_per_gpu}, -1};
 }
 
 int CollectiveTimer::profile(net::CollectiveOp op, double bytes,
@@ -178,7 +177,7 @@ engine::Time CollectiveTimer::time(net::CollectiveOp op, double bytes,
     return engine::Time();
   const Timed base = run(op, bytes, group);
   engine::Time slowest = base.time;
-  int load = base.load;
+  int load = -1;
   const auto groups = siblings(group);
   if (groups.size() > 1) {
     // Faults: each touched sibling alone (a fault can only slow it)...
@@ -192,6 +191,15 @@ engine::Time CollectiveTimer::time(net::CollectiveOp op, double bytes,
       slowest = std::max(slowest, all.time);
       load = all.load;
     }
+  }
+  if (load < 0 && fidelity_ == hw::Fidelity::flow) {
+    // A collective without siblings: the load of its own group, made once per group.
+    const auto key =
+        std::make_tuple(static_cast<int>(op) + (reverse_ ? 100 : 0), static_cast<long long>(bytes),
+                        group.front(), static_cast<int>(group.size()), group[1] - group[0]);
+    auto it = alone_loads_.find(key);
+    if (it == alone_loads_.end()) it = alone_loads_.emplace(key, profile(op, bytes, {group})).first;
+    load = it->second;
   }
   pending_ += base.link;
   pending_loads_.push_back(load);

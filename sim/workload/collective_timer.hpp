@@ -82,7 +82,7 @@ class CollectiveTimer {
   struct Timed {
     engine::Time time;
     net::LinkBytes link;  // bytes per GPU and link class
-    int load = -1;        // profile
+    int load = -1;        // profile (together() only)
   };
   // The sibling groups' collectives all at once on one network: the time until the last ends,
   // and the load of them all.
@@ -105,6 +105,7 @@ class CollectiveTimer {
   bool fabric_fault_ = false;       // a leaf-spine link fault: any group may route through it
   std::map<std::tuple<int, long long, int, int, int>, Timed> cache_;
   std::map<std::tuple<int, long long, int, int, int>, Timed> together_cache_;
+  std::map<std::tuple<int, long long, int, int, int>, int> alone_loads_;
   net::LinkBytes pending_;
   std::vector<int> pending_loads_;
   std::vector<std::vector<LinkLoad>> profiles_;

@@ -135,7 +135,10 @@ class Runner final : public engine::EventHandler {
     const auto it = std::lower_bound(p.begin(), p.end(), link,
                                      [](const LinkLoad& l, int k) { return l.link < k; });
     if (it == p.end() || it->link != link) return 0.0;
-    return std::min(it->bytes / act_[slot].seconds, g_.link_capacity[link]);
+    return asks(*it, act_[slot].seconds);
+  }
+  double asks(const LinkLoad& l, double seconds) const {
+    return std::min(l.bytes / seconds, g_.link_capacity[l.link]);
   }
 
   // Whether the ops on `link` ask more than it carries. The running sum total_ screens; near or
@@ -168,7 +171,7 @@ class Runner final : public engine::EventHandler {
     std::vector<int> seeds;
     for (const LinkLoad& l : profile(slot)) {
       on_link_[l.link].push_back(slot);
-      total_[l.link] += demand(slot, l.link);
+      total_[l.link] += asks(l, a.seconds);
       if (binds(l.link)) seeds.push_back(l.link);
     }
     if (!seeds.empty()) resolve(seeds);
@@ -181,9 +184,8 @@ class Runner final : public engine::EventHandler {
       if (binds(l.link)) seeds.push_back(l.link);
     for (const LinkLoad& l : profile(slot)) {
       auto& on = on_link_[l.link];
-      const double d = demand(slot, l.link);
       on.erase(std::find(on.begin(), on.end(), slot));
-      total_[l.link] = on.empty() ? 0.0 : total_[l.link] - d;
+      total_[l.link] = on.empty() ? 0.0 : total_[l.link] - asks(l, act_[slot].seconds);
     }
     slot_of_[id] = -1;
     act_[slot].op = -1;

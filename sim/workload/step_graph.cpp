@@ -20,10 +20,15 @@ int StepGraph::add(StepOp op) {
 }
 
 void StepGraph::merge_equivalent_links() {
-  // A link's signature: its capacity and its (profile, bytes) pairs in profile order.
+  // A link's signature: its capacity and its (profile, bytes) pairs in profile order, over the
+  // profiles ops use (a sum's parts do not count).
+  std::vector<bool> used(loads.size(), false);
+  for (const StepOp& op : ops)
+    if (op.load >= 0) used[op.load] = true;
   std::vector<std::vector<std::pair<int, double>>> sig(link_capacity.size());
   for (std::size_t p = 0; p < loads.size(); ++p)
-    for (const LinkLoad& l : loads[p]) sig[l.link].push_back({static_cast<int>(p), l.bytes});
+    if (used[p])
+      for (const LinkLoad& l : loads[p]) sig[l.link].push_back({static_cast<int>(p), l.bytes});
   std::map<std::pair<double, std::vector<std::pair<int, double>>>, int> classes;
   std::vector<int> class_of(link_capacity.size(), -1);
   std::vector<double> capacity;
@@ -34,7 +39,12 @@ void StepGraph::merge_equivalent_links() {
     if (added) capacity.push_back(link_capacity[l]);
     class_of[l] = it->second;
   }
-  for (auto& profile : loads) {
+  for (std::size_t p = 0; p < loads.size(); ++p) {
+    auto& profile = loads[p];
+    if (!used[p]) {
+      profile.clear();  // no op reads it
+      continue;
+    }
     std::vector<LinkLoad> merged;
     for (const LinkLoad& l : profile) merged.push_back({class_of[l.link], l.bytes});
     std::sort(merged.begin(), merged.end(),
