@@ -50,6 +50,16 @@ struct FaultSpec {
   int plane = -1, leaf = -1, spine = -1;
   int gpu = -1;
   double factor = 1.0;  // bandwidth multiplier (degrade) or slowdown (straggler)
+
+  // The node a NIC or NVLink fault acts on: all of it, since PXN lets a node's traffic leave by
+  // any of its NICs; -1 for the other kinds.
+  int node_hit(int gpus_per_node) const {
+    if (kind == FaultKind::nic_down || kind == FaultKind::nic_degrade) return node;
+    return kind == FaultKind::nvlink_degrade ? gpu / gpus_per_node : -1;
+  }
+  bool on_leaf_spine_link() const {
+    return kind == FaultKind::link_down || kind == FaultKind::link_degrade;
+  }
 };
 
 struct ClusterSpec {

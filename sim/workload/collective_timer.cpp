@@ -26,21 +26,9 @@ CollectiveTimer::CollectiveTimer(const ScenarioSpec& spec, const ParallelPlan& p
   options_.top_k = spec.model.moe.top_k;
   options_.max_nodes = max_target_nodes(spec.model.moe, plan.ep_group().nodes());
   for (const auto& f : spec.cluster.faults) {
-    switch (f.kind) {
-      case hw::FaultKind::straggler:
-        break;
-      case hw::FaultKind::nic_down:
-      case hw::FaultKind::nic_degrade:
-        faulted_nodes_.push_back(f.node);
-        break;
-      case hw::FaultKind::nvlink_degrade:
-        faulted_nodes_.push_back(f.gpu / spec.cluster.gpus_per_node);
-        break;
-      case hw::FaultKind::link_down:
-      case hw::FaultKind::link_degrade:
-        fabric_fault_ = true;
-        break;
-    }
+    if (f.node_hit(spec.cluster.gpus_per_node) >= 0)
+      faulted_nodes_.push_back(f.node_hit(spec.cluster.gpus_per_node));
+    fabric_fault_ |= f.on_leaf_spine_link();
   }
 }
 
@@ -88,17 +76,29 @@ std::vector<std::vector<int>> CollectiveTimer::siblings(const std::vector<int>& 
   return out;
 }
 
-CollectiveTimer::Timed CollectiveTimer::run(net::CollectiveOp op, double bytes,
+CollectiveTimer::Key CollectiveTimer::key_of(net::CollectiveOp op, double bytes,
+                                             const std::vector<int>& group) {
+  return {static_cast<int>(op), static_cast<long long>(bytes), group.front(),
+          static_cast<int>(group.size()), group[1] - group[0]};
+}
+
+CollectiveTimer::Alone CollectiveTimer::run(net::CollectiveOp op, double bytes,
                                             const std::vector<int>& group) {
-  const auto key =
-      std::make_tuple(static_cast<int>(op) + (reverse_ ? 100 : 0), static_cast<long long>(bytes),
-                      group.front(), static_cast<int>(group.size()), group[1] - group[0]);
+  const Key key = key_of(op, bytes, group);
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
   const net::CollectivePlan plan = net::plan_collective(op, bytes, group, topo_, options_);
   const auto r =
       net::run_collective(plan, bytes, static_cast<int>(group.size()), topo_, fidelity_, control_);
   events_ += r.events;
-  return cache_[key] = {r.time, net::LinkBytes{r.nvlink_bytes_per_gpu, r.ib_bytes_per_gpu}, -1};
+  return cache_[key] = {r.time, net::LinkBytes{r.nvlink_bytes_per_gpu, r.ib_bytes_per_gpu}};
+}
+
+int CollectiveTimer::load_of(net::CollectiveOp op, double bytes,
+                             const std::vector<std::vector<int>>& groups) {
+  const auto key =
+      std::make_tuple(key_of(op, bytes, groups.front()), static_cast<int>(groups.size()), reverse_);
+  if (auto it = loads_.find(key); it != loads_.end()) return it->second;
+  return loads_[key] = profile(op, bytes, groups);
 }
 
 int CollectiveTimer::profile(net::CollectiveOp op, double bytes,
@@ -175,10 +175,9 @@ engine::Time CollectiveTimer::time(net::CollectiveOp op, double bytes,
                                    const std::vector<int>& group) {
   if (group.size() < 2 || bytes <= 0.0 || spec_.fidelity == NetworkFidelity::free)
     return engine::Time();
-  const Timed base = run(op, bytes, group);
+  const Alone base = run(op, bytes, group);
   engine::Time slowest = base.time;
-  int load = -1;
-  const auto groups = siblings(group);
+  auto groups = siblings(group);
   if (groups.size() > 1) {
     // Faults: each touched sibling alone (a fault can only slow it)...
     if (fabric_fault_ || !faulted_nodes_.empty())
@@ -186,32 +185,19 @@ engine::Time CollectiveTimer::time(net::CollectiveOp op, double bytes,
         if (touches_fault(g)) slowest = std::max(slowest, run(op, bytes, g).time);
     // ...and all of them at once, sharing the fabric (flow fidelity: the analytic model has no
     // sharing to see).
-    if (fidelity_ == hw::Fidelity::flow) {
-      const Timed all = together(op, bytes, groups);
-      slowest = std::max(slowest, all.time);
-      load = all.load;
-    }
-  }
-  if (load < 0 && fidelity_ == hw::Fidelity::flow) {
-    // A collective without siblings: the load of its own group, made once per group.
-    const auto key =
-        std::make_tuple(static_cast<int>(op) + (reverse_ ? 100 : 0), static_cast<long long>(bytes),
-                        group.front(), static_cast<int>(group.size()), group[1] - group[0]);
-    auto it = alone_loads_.find(key);
-    if (it == alone_loads_.end()) it = alone_loads_.emplace(key, profile(op, bytes, {group})).first;
-    load = it->second;
+    if (fidelity_ == hw::Fidelity::flow) slowest = std::max(slowest, together(op, bytes, groups));
+  } else {
+    groups = {group};
   }
   pending_ += base.link;
-  pending_loads_.push_back(load);
+  pending_loads_.push_back(fidelity_ == hw::Fidelity::flow ? load_of(op, bytes, groups) : -1);
   return slowest;
 }
 
-CollectiveTimer::Timed CollectiveTimer::together(net::CollectiveOp op, double bytes,
-                                                 const std::vector<std::vector<int>>& groups) {
+engine::Time CollectiveTimer::together(net::CollectiveOp op, double bytes,
+                                       const std::vector<std::vector<int>>& groups) {
   const auto& g0 = groups.front();
-  const auto key =
-      std::make_tuple(static_cast<int>(op) + (reverse_ ? 100 : 0), static_cast<long long>(bytes),
-                      g0.front(), static_cast<int>(g0.size()), g0[1] - g0[0]);
+  const Key key = key_of(op, bytes, g0);
   if (auto it = together_cache_.find(key); it != together_cache_.end()) return it->second;
   net::CollectivePlan plan = net::plan_collective(op, bytes, g0, topo_, options_);
   engine::Time t;
@@ -234,7 +220,7 @@ CollectiveTimer::Timed CollectiveTimer::together(net::CollectiveOp op, double by
     // Phases that do not line up (siblings planned by different algorithms): each alone.
     for (const auto& g : groups) t = std::max(t, run(op, bytes, g).time);
   }
-  return together_cache_[key] = {t, {}, profile(op, bytes, groups)};
+  return together_cache_[key] = t;
 }
 
 net::LinkBytes CollectiveTimer::take_link() {

@@ -79,15 +79,19 @@ class CollectiveTimer {
   // Whether a fault can change how `group`'s collective runs: it has a GPU on a node with a NIC or
   // NVLink fault, or the fabric has a link fault and the group spans leaves (routes may cross it).
   bool touches_fault(const std::vector<int>& group) const;
-  struct Timed {
+  // A collective's cache key: (operation, bytes, first GPU, size, stride).
+  using Key = std::tuple<int, long long, int, int, int>;
+  static Key key_of(net::CollectiveOp op, double bytes, const std::vector<int>& group);
+  struct Alone {
     engine::Time time;
     net::LinkBytes link;  // bytes per GPU and link class
-    int load = -1;        // profile (together() only)
   };
-  // The sibling groups' collectives all at once on one network: the time until the last ends,
-  // and the load of them all.
-  Timed together(net::CollectiveOp op, double bytes, const std::vector<std::vector<int>>& groups);
-  Timed run(net::CollectiveOp op, double bytes, const std::vector<int>& group);
+  Alone run(net::CollectiveOp op, double bytes, const std::vector<int>& group);
+  // The sibling groups' collectives all at once on one network: the time until the last ends.
+  engine::Time together(net::CollectiveOp op, double bytes,
+                        const std::vector<std::vector<int>>& groups);
+  // The load profile of the groups' collectives, made once per (groups, direction).
+  int load_of(net::CollectiveOp op, double bytes, const std::vector<std::vector<int>>& groups);
   // The link loads of the groups' collectives as a new profile (flow fidelity; -1 otherwise).
   int profile(net::CollectiveOp op, double bytes, const std::vector<std::vector<int>>& groups);
 
@@ -103,9 +107,9 @@ class CollectiveTimer {
   net::PlanOptions options_;
   std::vector<int> faulted_nodes_;  // nodes with a NIC or NVLink fault
   bool fabric_fault_ = false;       // a leaf-spine link fault: any group may route through it
-  std::map<std::tuple<int, long long, int, int, int>, Timed> cache_;
-  std::map<std::tuple<int, long long, int, int, int>, Timed> together_cache_;
-  std::map<std::tuple<int, long long, int, int, int>, int> alone_loads_;
+  std::map<Key, Alone> cache_;
+  std::map<Key, engine::Time> together_cache_;       // by the first sibling group
+  std::map<std::tuple<Key, int, bool>, int> loads_;  // (first group, groups, reverse_)
   net::LinkBytes pending_;
   std::vector<int> pending_loads_;
   std::vector<std::vector<LinkLoad>> profiles_;

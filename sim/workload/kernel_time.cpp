@@ -32,21 +32,12 @@ KernelTime kernel_time(const OpCost& op, Pass pass, bool recomputed, const Kerne
   k.bytes = io * tokens * op.io_bytes +
             op_local_params(op, ctx.tp, ctx.ep) * hw::bytes_per_element(ctx.params);
   if (k.flops <= 0.0 && k.bytes <= 0.0) return k;
+  // OpClass in declaration order: gemm, attention_core, elementwise, embedding.
+  static constexpr hw::KernelClass kClassOf[] = {hw::KernelClass::gemm, hw::KernelClass::attention,
+                                                 hw::KernelClass::elementwise,
+                                                 hw::KernelClass::embedding};
   hw::Kernel kernel;
-  switch (op.cls) {
-    case OpClass::gemm:
-      kernel.cls = hw::KernelClass::gemm;
-      break;
-    case OpClass::attention_core:
-      kernel.cls = hw::KernelClass::attention;
-      break;
-    case OpClass::elementwise:
-      kernel.cls = hw::KernelClass::elementwise;
-      break;
-    case OpClass::embedding:
-      kernel.cls = hw::KernelClass::embedding;
-      break;
-  }
+  kernel.cls = kClassOf[static_cast<int>(op.cls)];
   kernel.precision = op.precision;
   kernel.flops = k.flops;
   kernel.hbm_bytes = k.bytes;

@@ -55,7 +55,7 @@ class Builder {
     for (int r = 0; r < plan_.pp; ++r)
       for (int k = 0; k < classes_; ++k)
         g_.info.push_back({r, k, sym_.gpus(k), sym_.first_gpu(r, sym_.classes[k].front()),
-                           columns(sym_.classes[k])});
+                           cells_text(sym_.classes[k])});
     if (spec_.fidelity == NetworkFidelity::flow)
       for (const hw::Link& l : topo_.links()) g_.link_capacity.push_back(l.up ? l.bandwidth : 0.0);
     const std::size_t tasks =
@@ -100,19 +100,6 @@ class Builder {
     return (static_cast<std::size_t>(stage) * prog_->micro_batches + mb) * classes_ + cls;
   }
   std::size_t task(int stage, int mb) const { return task(stage, mb, cls_); }
-
-  // "0,2-5"
-  static std::string columns(const std::vector<int>& cells) {
-    std::string s;
-    for (std::size_t i = 0; i < cells.size();) {
-      std::size_t j = i;
-      while (j + 1 < cells.size() && cells[j + 1] == cells[j] + 1) ++j;
-      s += (s.empty() ? "" : ",") + std::to_string(cells[i]) +
-           (j > i ? "-" + std::to_string(cells[j]) : std::string());
-      i = j + 1;
-    }
-    return s;
-  }
 
   // A collective over data-parallel groups on a rank with several classes: each class's copy
   // joins the rank's n-th coupling; the first copy carries the fabric load of them all.

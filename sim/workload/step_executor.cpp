@@ -18,7 +18,6 @@ class Runner final : public engine::EventHandler {
     tl_.start.assign(n, Time());
     tl_.end.assign(n, Time());
     waiting_.assign(n, 0);
-    done_.assign(n, false);
     offsets_.assign(n + 1, 0);
     for (const StepOp& op : g.ops)
       for (int d : op.deps) ++offsets_[d + 1];
@@ -73,7 +72,6 @@ class Runner final : public engine::EventHandler {
     const StepOp& op = g_.ops[id];
     tl_.end[id] = sim_.now();
     tl_.step = std::max(tl_.step, sim_.now());
-    done_[id] = true;
     const int s = static_cast<int>(op.stream);
     busy_[op.device][s] = false;
     ++head_[op.device][s];
@@ -168,20 +166,20 @@ class Runner final : public engine::EventHandler {
                1.0,        g_.ops[id].duration.seconds(),
                sim_.now(), sim_.after(g_.ops[id].duration, this, static_cast<std::uint64_t>(id))};
     slot_of_[id] = slot;
-    std::vector<int> seeds;
+    seeds_.clear();
     for (const LinkLoad& l : profile(slot)) {
       on_link_[l.link].push_back(slot);
       total_[l.link] += asks(l, a.seconds);
-      if (binds(l.link)) seeds.push_back(l.link);
+      if (binds(l.link)) seeds_.push_back(l.link);
     }
-    if (!seeds.empty()) resolve(seeds);
+    if (!seeds_.empty()) resolve(seeds_);
   }
 
   void leave(int id) {
     const int slot = slot_of_[id];
-    std::vector<int> seeds;
+    seeds_.clear();
     for (const LinkLoad& l : profile(slot))
-      if (binds(l.link)) seeds.push_back(l.link);
+      if (binds(l.link)) seeds_.push_back(l.link);
     for (const LinkLoad& l : profile(slot)) {
       auto& on = on_link_[l.link];
       on.erase(std::find(on.begin(), on.end(), slot));
@@ -190,7 +188,7 @@ class Runner final : public engine::EventHandler {
     slot_of_[id] = -1;
     act_[slot].op = -1;
     free_.push_back(slot);
-    if (!seeds.empty()) resolve(seeds);
+    if (!seeds_.empty()) resolve(seeds_);
   }
 
   // Re-solves the ops reachable from `seeds` through binding links (weighted progressive
@@ -270,7 +268,6 @@ class Runner final : public engine::EventHandler {
   engine::Simulator sim_;
   StepTimeline tl_;
   std::vector<int> waiting_;
-  std::vector<bool> done_;
   std::vector<std::size_t> offsets_;
   std::vector<int> dependents_;
   std::vector<std::array<std::size_t, kStreams>> head_;
@@ -281,6 +278,7 @@ class Runner final : public engine::EventHandler {
   std::vector<double> total_;              // per link: Σ a_cl over the ops in flight
   std::vector<std::vector<int>> on_link_;  // per link: the slots on it
   std::vector<std::uint32_t> link_stamp_, slot_stamp_;
+  std::vector<int> seeds_;  // join/leave: the binding links the op touches
   std::uint32_t stamp_ = 0;
 };
 

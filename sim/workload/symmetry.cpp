@@ -62,21 +62,11 @@ Symmetry make_symmetry(const ParallelPlan& plan, const hw::Topology& topo, bool 
   // Nodes a network fault acts on.
   std::vector<bool> node_touched(topo.spec().nodes, false);
   std::vector<int> faulted_leaves;
-  for (const auto& f : topo.spec().faults) switch (f.kind) {
-      case hw::FaultKind::nic_down:
-      case hw::FaultKind::nic_degrade:
-        node_touched[f.node] = true;
-        break;
-      case hw::FaultKind::nvlink_degrade:
-        node_touched[f.gpu / gpn] = true;
-        break;
-      case hw::FaultKind::link_down:
-      case hw::FaultKind::link_degrade:
-        faulted_leaves.push_back(f.plane * topo.leaves_per_plane() + f.leaf);
-        break;
-      case hw::FaultKind::straggler:
-        break;
-    }
+  for (const auto& f : topo.spec().faults) {
+    if (f.node_hit(gpn) >= 0) node_touched[f.node_hit(gpn)] = true;
+    if (f.on_leaf_spine_link())
+      faulted_leaves.push_back(f.plane * topo.leaves_per_plane() + f.leaf);
+  }
   if (!faulted_leaves.empty())
     for (int g = 0; g < topo.gpus(); ++g)
       for (int leaf : faulted_leaves)
@@ -93,25 +83,31 @@ Symmetry make_symmetry(const ParallelPlan& plan, const hw::Topology& topo, bool 
   return s;
 }
 
+std::string cells_text(const std::vector<int>& cells) {
+  std::string s;
+  for (std::size_t i = 0; i < cells.size();) {
+    std::size_t j = i;
+    while (j + 1 < cells.size() && cells[j + 1] == cells[j] + 1) ++j;
+    s += (s.empty() ? "" : ",") + std::to_string(cells[i]) +
+         (j > i ? "-" + std::to_string(cells[j]) : std::string());
+    i = j + 1;
+  }
+  return s;
+}
+
 int estimate_classes(const ParallelPlan& plan, const hw::ClusterSpec& cluster, bool exact) {
   const Layout l = layout_of(plan, cluster);
   if (exact) return l.cells;
   long long classes =
       static_cast<long long>(merged(l, plan.pp, std::vector<bool>(l.cells, false)).size());
-  for (const auto& f : cluster.faults) switch (f.kind) {
-      case hw::FaultKind::straggler:
-        classes += 1;
-        break;
-      case hw::FaultKind::nic_down:
-      case hw::FaultKind::nic_degrade:
-      case hw::FaultKind::nvlink_degrade:
-        classes += cluster.gpus_per_node;  // the cells of one node, at most
-        break;
-      case hw::FaultKind::link_down:
-      case hw::FaultKind::link_degrade:
-        classes += std::min(l.half * cluster.gpus_per_node, l.cells);  // the cells under a leaf
-        break;
-    }
+  for (const auto& f : cluster.faults) {
+    if (f.node_hit(cluster.gpus_per_node) >= 0)
+      classes += cluster.gpus_per_node;  // the cells of one node, at most
+    else if (f.on_leaf_spine_link())
+      classes += std::min(l.half * cluster.gpus_per_node, l.cells);  // the cells under a leaf
+    else
+      classes += 1;  // a straggler's cell
+  }
   return static_cast<int>(std::min<long long>(classes, l.cells));
 }
 

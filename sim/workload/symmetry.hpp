@@ -21,6 +21,7 @@
 // coupling, step_executor.hpp).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "sim/hw/topology.hpp"
@@ -41,6 +42,9 @@ struct Symmetry {
 };
 
 Symmetry make_symmetry(const ParallelPlan& plan, const hw::Topology& topo, bool exact);
+
+// A class's columns as ranges: "0,2-5".
+std::string cells_text(const std::vector<int>& cells);
 
 // An upper bound on the classes make_symmetry() will form, from the layout and the faults alone
 // (before the topology is built): for memory and size checks.
