@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "sim/engine/user_error.hpp"
 #include "sim/workload/collective_timer.hpp"
 #include "sim/workload/model_cost.hpp"
 #include "sim/workload/pipeline_schedule.hpp"
+#include "sim/workload/step_program.hpp"
 
 namespace stepsim::analysis {
 
@@ -54,7 +56,7 @@ std::string group_text(const char* what, net::GroupShape g, const char* name) {
          "=" + std::to_string(g.size) + " on " + std::to_string(g.nodes()) + " node(s)";
 }
 
-void add(DeviceWork& w, std::string kind, std::string collective, LinkBytes b) {
+void add_row(DeviceWork& w, std::string kind, std::string collective, LinkBytes b) {
   if (b.nvlink <= 0.0 && b.ib <= 0.0) return;
   for (auto& row : w.traffic)
     if (row.kind == kind) {
@@ -66,179 +68,165 @@ void add(DeviceWork& w, std::string kind, std::string collective, LinkBytes b) {
   w.comm += b;
 }
 
+// The row a communication work's bytes go to.
+std::string_view row_kind(workload::StepOpKind k) {
+  using workload::StepOpKind;
+  switch (k) {
+    case StepOpKind::tp_reduce:
+      return "tp";
+    case StepOpKind::ep_dispatch:
+      return "ep_dispatch";
+    case StepOpKind::ep_combine:
+      return "ep_combine";
+    case StepOpKind::pp_send:
+      return "pp_activations";
+    case StepOpKind::dp_grads:
+    case StepOpKind::zero_scatter:
+      return "dp_grads";
+    case StepOpKind::dp_params:
+    case StepOpKind::zero_gather:
+      return "dp_params";
+    default:
+      return "";
+  }
+}
+
+// The work of one rank, folded over the program: each chain's work once, times the chunks that
+// run it; each pipeline send once per destination, times its count; the tail once.
 class Analyzer {
  public:
-  Analyzer(const ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost)
+  Analyzer(const ScenarioSpec& spec, const ParallelPlan& plan, const workload::StepProgram& program,
+           const hw::KernelModel& kernels)
       : spec_(spec),
         plan_(plan),
-        cost_(cost),
+        program_(program),
+        kernels_(kernels),
         dev_(spec.cluster.device),
-        pr_(spec.training.precision) {
-    multi_plane_ = spec.cluster.fabric.kind == hw::FabricKind::multi_plane_fat_tree;
-    program_.schedule = spec.parallel.schedule;
-    program_.devices = plan.pp;
-    program_.stages = plan.stages;
-    program_.micro_batches = static_cast<int>(std::min<long long>(plan.micro_batches, 1 << 30));
+        multi_plane_(spec.cluster.fabric.kind == hw::FabricKind::multi_plane_fat_tree) {
+    for (const workload::Chain& c : program.chains) {
+      DeviceWork w;
+      for (const workload::Work& work : c) add(w, work, 1.0);
+      chains_.push_back(std::move(w));
+    }
   }
 
   DeviceWork device(int d) const {
-    DeviceWork w;
-    for (const auto& ss : plan_.device_stages[d]) {
-      const double mbs = ss.share * static_cast<double>(plan_.micro_batches);
-      for (int li : workload::stage_layer_indices(plan_, ss.stage)) {
-        layer_compute(w, workload::layer_of(cost_, li), mbs);
-        layer_traffic(w, workload::layer_of(cost_, li), mbs);
+    std::vector<double> runs(program_.chains.size(), 0.0);
+    std::map<int, double> sends;  // destination rank -> sends
+    for (const workload::Instruction& in : program_.ranks[d])
+      for (const workload::Chunk& c : in.chunks) {
+        runs[c.chain] += 1.0;
+        if (c.send_to >= 0) sends[c.send_to] += 1.0;
       }
-      pipeline_traffic(w, d, ss, mbs);
-    }
-    data_parallel_traffic(w, d);
-    optimizer_hbm(w, d);
+    DeviceWork w;
+    for (std::size_t c = 0; c < runs.size(); ++c)
+      if (runs[c] > 0.0) merge(w, chains_[c], runs[c]);
+    for (const auto& [to, n] : sends) send(w, d, to, n);
+    for (const workload::TailWork& t : program_.tail[d]) add(w, t.work, 1.0);
+    // Rows in a fixed order, whatever order the program meets them in.
+    static constexpr std::string_view kOrder[] = {
+        "tp", "ep_dispatch", "ep_combine", "pp_activations", "dp_grads", "dp_params"};
+    std::stable_sort(w.traffic.begin(), w.traffic.end(), [](const auto& a, const auto& b) {
+      return std::find(std::begin(kOrder), std::end(kOrder), a.kind) <
+             std::find(std::begin(kOrder), std::end(kOrder), b.kind);
+    });
     return w;
   }
 
  private:
-  double tokens_per_gpu(double mbs) const { return mbs * plan_.tokens_per_micro_batch / plan_.tp; }
-
-  void layer_compute(DeviceWork& w, const LayerCost& layer, double mbs) const {
-    for (const OpCost& op : layer.ops) {
-      const double tokens =
-          tokens_per_gpu(mbs) *
-          (workload::tp_replicated(op, plan_.tp, spec_.parallel.sequence_parallel) ? plan_.tp : 1);
-      const bool again = layer.index >= 0 && workload::is_recomputed(op, spec_.training.recompute);
-      const double flops = tokens * (op.fwd_flops * (again ? 2.0 : 1.0) + op.b_flops + op.w_flops);
-      const int pi = static_cast<int>(op.precision);
-      w.flops[pi] += flops;
-      if (flops > 0.0) {
-        const auto& rate = dev_.rate(op.precision);
-        w.compute_s +=
-            flops / (rate.achievable_flops * workload::op_efficiency(dev_, op, plan_.tp));
-        w.compute_peak_s += flops / rate.peak_flops;
-      }
-      // Activations as kernel_time.hpp moves them: the input gradient 2x the forward's bytes, the
-      // weight gradient (ops with weights only) 1x, a recomputation 1x. The GPU's weights are read
-      // by the forward kernel and by the backward one, per micro-batch (a schedule that runs the
-      // weight gradient as a kernel of its own reads them once more, which this bound leaves out).
-      const double local_params = workload::op_local_params(op, plan_.tp, plan_.ep);
-      w.hbm_bytes +=
-          tokens * op.io_bytes * (3.0 + (op.w_flops > 0.0 ? 1.0 : 0.0) + (again ? 1.0 : 0.0)) +
-          2.0 * mbs * local_params * bytes_per_element(pr_.params);
-    }
+  static void merge(DeviceWork& into, const DeviceWork& w, double n) {
+    for (std::size_t p = 0; p < into.flops.size(); ++p) into.flops[p] += w.flops[p] * n;
+    into.compute_s += w.compute_s * n;
+    into.compute_peak_s += w.compute_peak_s * n;
+    into.hbm_bytes += w.hbm_bytes * n;
+    for (const auto& row : w.traffic) add_row(into, row.kind, row.collective, row.bytes * n);
+    into.cross_leaf_ib += w.cross_leaf_ib * n;
   }
 
-  void layer_traffic(DeviceWork& w, const LayerCost& layer, double mbs) const {
-    if (layer.index < 0) return;
-    const double tokens = tokens_per_gpu(mbs);
-    const double h = spec_.model.hidden;
-    const double act = bytes_per_element(pr_.activations);
-    const bool full = spec_.training.recompute.mode == workload::RecomputeMode::full;
-    const bool expert_exchange = layer.moe && plan_.ep > 1;
-    if (plan_.tp > 1) {
-      // Megatron: 2 all-reduces (or all-gather + reduce-scatter with sequence parallelism) of the
-      // hidden state in forward (1 in an MoE layer whose experts are split by ep, not tp), as many
-      // in backward, and as many again when the whole layer is recomputed.
-      const double count = (expert_exchange ? 1.0 : 2.0) * (full ? 3.0 : 2.0);
-      const double s = mbs * plan_.tokens_per_micro_batch * h * act;
-      add(w, "tp", group_text("all-reduce", plan_.tp_group(), "tp"),
-          net::collective_bytes_per_gpu(CollectiveOp::all_reduce, s, plan_.tp_group()) * count);
+  // A work, n times: its kernels' FLOPs at the achievable rate and their HBM bytes; its
+  // collectives' bytes per link class from their algorithms' closed forms.
+  void add(DeviceWork& w, const workload::Work& work, double n) const {
+    for (const hw::Kernel& k : work.kernels) {
+      w.flops[static_cast<int>(k.precision)] += k.flops * n;
+      if (k.flops > 0.0) {
+        w.compute_s += kernels_.math_seconds(k) * n;
+        w.compute_peak_s += k.flops / dev_.rate(k.precision).peak_flops * n;
+      }
+      w.hbm_bytes += k.hbm_bytes * n;
     }
-    if (layer.moe && plan_.ep > 1) {
+    for (const workload::CollectiveWork& c : work.collectives) collective(w, work.kind, c, n);
+  }
+
+  net::GroupShape shape(workload::GroupRole g) const {
+    switch (g) {
+      case workload::GroupRole::tp:
+        return plan_.tp_group();
+      case workload::GroupRole::ep:
+        return plan_.ep_group();
+      case workload::GroupRole::dp:
+        return plan_.dp_group();
+      case workload::GroupRole::edp:
+        return plan_.edp_group();
+    }
+    return {};
+  }
+
+  void collective(DeviceWork& w, workload::StepOpKind kind, const workload::CollectiveWork& c,
+                  double n) const {
+    const net::GroupShape g = shape(c.group);
+    if (c.bytes <= 0.0 || g.size <= 1) return;
+    const std::string_view row = row_kind(kind);
+    if (c.op == CollectiveOp::dispatch || c.op == CollectiveOp::combine) {
       const auto& moe = spec_.model.moe;
-      const net::GroupShape ep = plan_.ep_group();
-      const int max_nodes = workload::max_target_nodes(moe, ep.nodes());
-      const LinkBytes copies = net::node_limited_copies_per_token({moe.top_k, max_nodes, ep});
-      auto payload = [&](Precision p) { return workload::a2a_bytes_per_token(h, p); };
-      const std::string how =
-          "node-limited all-to-all over ep=" + std::to_string(ep.size) + " on " +
-          std::to_string(ep.nodes()) + " node(s), " + std::to_string(moe.top_k) + " experts/token" +
-          (max_nodes ? ", <= " + std::to_string(max_nodes) + " nodes/token" : "");
-      // Forward and backward each move one dispatch-like and one combine-like exchange; a full
-      // recomputation repeats the forward's.
-      const double passes = full ? 3.0 : 2.0;
-      const LinkBytes dispatch = copies * (passes * tokens * payload(pr_.dispatch));
-      const LinkBytes combine = copies * (passes * tokens * payload(pr_.combine));
-      add(w, "ep_dispatch", how, dispatch);
-      add(w, "ep_combine", how, combine);
+      const int max_nodes = workload::max_target_nodes(moe, g.nodes());
+      const LinkBytes b =
+          net::node_limited_copies_per_token({moe.top_k, max_nodes, g}) * (c.bytes * n);
+      add_row(w, std::string(row),
+              "node-limited all-to-all over ep=" + std::to_string(g.size) + " on " +
+                  std::to_string(g.nodes()) + " node(s), " + std::to_string(moe.top_k) +
+                  " experts/token" +
+                  (max_nodes ? ", <= " + std::to_string(max_nodes) + " nodes/token" : ""),
+              b);
       // Spread evenly over the other nodes of the group, at least (k - L)/(k - 1) of it goes to
       // nodes beyond the L that share the GPU's leaf.
-      const int k = ep.nodes(), leaf_nodes = spec_.cluster.fabric.switch_ports / 2;
-      if (k > leaf_nodes && leaf_nodes > 0)
-        w.cross_leaf_ib += (dispatch.ib + combine.ib) * (k - leaf_nodes) / (k - 1.0);
+      const int k = g.nodes(), leaf_nodes = spec_.cluster.fabric.switch_ports / 2;
+      if (k > leaf_nodes && leaf_nodes > 0) w.cross_leaf_ib += b.ib * (k - leaf_nodes) / (k - 1.0);
+      return;
     }
-  }
-
-  // A stage's activations go forward to the next stage and its input gradients back to the
-  // previous one, on whichever device holds the neighbour stage for the same micro-batch: none
-  // when it is the device itself (DualPipeV's turn), over NVLink when both ranks' GPUs share a
-  // node, else over InfiniBand.
-  void pipeline_traffic(DeviceWork& w, int d, const workload::StageShare& ss, double mbs) const {
-    if (plan_.stages <= 1) return;
-    const double s = tokens_per_gpu(mbs) * spec_.model.hidden * bytes_per_element(pr_.activations);
-    const long long m = program_.micro_batches;
-    int mb = -1;  // a micro-batch of this share (DualPipe splits them by half)
-    for (long long k : {0LL, m / 2, m - 1})
-      if (mb < 0 && program_.device_of(ss.stage, static_cast<int>(k)) == d)
-        mb = static_cast<int>(k);
-    if (mb < 0) return;
-    for (int to_stage : {ss.stage + 1, ss.stage - 1}) {
-      if (to_stage < 0 || to_stage >= plan_.stages) continue;
-      const int to = program_.device_of(to_stage, mb);
-      if (to == d) continue;
-      const int block = plan_.dp * plan_.tp, gpn = plan_.gpus_per_node;
-      const bool same_node = block < gpn && d * block / gpn == to * block / gpn;
-      LinkBytes b = net::p2p_bytes(s, same_node);
-      // PXN: to a GPU of another plane, over NVLink to the sender's node's GPU on that plane.
-      if (!same_node && multi_plane_ && (to - d) * block % gpn != 0) b.nvlink += s;
-      add(w, "pp_activations",
-          std::string("point-to-point to neighbour stages") +
-              (same_node ? " (same node)" : " (other node)"),
-          b);
-    }
-  }
-
-  void data_parallel_traffic(DeviceWork& w, int d) const {
-    const auto held = workload::held_params(plan_, cost_, d);
-    const double pb = bytes_per_element(pr_.params), gb = bytes_per_element(pr_.grads);
+    const LinkBytes b = net::collective_bytes_per_gpu(c.op, c.bytes, g) * n;
+    const char* name = c.group == workload::GroupRole::edp  ? "edp"
+                       : c.group == workload::GroupRole::dp ? "dp"
+                                                            : "tp";
     const int zero = spec_.parallel.zero;
-    const double m = static_cast<double>(plan_.micro_batches);
-    struct Part {
-      double params;
-      net::GroupShape group;
-      const char* name;
-    };
-    for (const Part& part :
-         {Part{held.dense, plan_.dp_group(), "dp"}, Part{held.routed, plan_.edp_group(), "edp"}}) {
-      if (part.params <= 0.0 || part.group.size <= 1) continue;
-      auto bytes = [&](CollectiveOp c, double s) {
-        return net::collective_bytes_per_gpu(c, s, part.group);
-      };
-      if (zero == 0) {
-        add(w, "dp_grads", group_text("all-reduce", part.group, part.name),
-            bytes(CollectiveOp::all_reduce, part.params * gb));
-      } else if (zero <= 2) {
-        add(w, "dp_grads", group_text("reduce-scatter", part.group, part.name),
-            bytes(CollectiveOp::reduce_scatter, part.params * gb));
-        add(w, "dp_params", group_text("all-gather", part.group, part.name),
-            bytes(CollectiveOp::all_gather, part.params * pb));
-      } else {
-        add(w, "dp_grads", group_text("reduce-scatter per micro-batch", part.group, part.name),
-            bytes(CollectiveOp::reduce_scatter, part.params * gb) * m);
-        add(w, "dp_params", group_text("all-gather x2 per micro-batch", part.group, part.name),
-            bytes(CollectiveOp::all_gather, part.params * pb) * (2.0 * m));
-      }
-    }
+    const char* what = c.op == CollectiveOp::all_reduce ? "all-reduce"
+                       : c.op == CollectiveOp::all_gather
+                           ? (zero == 3 ? "all-gather x2 per micro-batch" : "all-gather")
+                           : (zero == 3 ? "reduce-scatter per micro-batch" : "reduce-scatter");
+    add_row(w, std::string(row), group_text(what, g, name), b);
   }
 
-  void optimizer_hbm(DeviceWork& w, int d) const {
-    w.hbm_bytes += workload::optimizer_step_bytes(spec_, plan_, cost_, d);
+  // n pipeline sends from rank d to rank `to`: over NVLink when both ranks' GPUs share a node,
+  // else over InfiniBand (with PXN, to a GPU of another plane, over NVLink first to the sender's
+  // node's GPU on that plane).
+  void send(DeviceWork& w, int d, int to, double n) const {
+    const double s = program_.send_bytes;
+    const int block = plan_.dp * plan_.tp, gpn = plan_.gpus_per_node;
+    const bool same_node = block < gpn && d * block / gpn == to * block / gpn;
+    LinkBytes b = net::p2p_bytes(s, same_node);
+    if (!same_node && multi_plane_ && (to - d) * block % gpn != 0) b.nvlink += s;
+    add_row(w, "pp_activations",
+            std::string("point-to-point to neighbour stages") +
+                (same_node ? " (same node)" : " (other node)"),
+            b * n);
   }
 
   const ScenarioSpec& spec_;
   const ParallelPlan& plan_;
-  const ModelCost& cost_;
+  const workload::StepProgram& program_;
+  const hw::KernelModel& kernels_;
   const hw::DeviceSpec& dev_;
-  const workload::PrecisionPolicy& pr_;
-  workload::PipelineProgram program_;  // for device_of: which device holds a stage
   bool multi_plane_ = false;
+  std::vector<DeviceWork> chains_;  // per chain: its work once
 };
 
 void check_precisions(const ScenarioSpec& spec) {
@@ -254,13 +242,29 @@ void check_precisions(const ScenarioSpec& spec) {
                               "use a precision the device lists under compute (e.g. bf16)");
 }
 
+// The program lays out every chunk of the step: refuse one too large to hold.
+void check_program_size(const ScenarioSpec& spec, const ParallelPlan& plan) {
+  constexpr double kMaxChunks = 1e7;  // about 0.5 GB of instructions
+  const double chunks = static_cast<double>(plan.micro_batches) * plan.stages * 3.0;
+  if (chunks > kMaxChunks)
+    throw engine::UserError(spec.where.at("training.global_batch"),
+                            "the step has " + std::to_string(plan.micro_batches) +
+                                " micro-batches x " + std::to_string(plan.stages) +
+                                " stages, about " + std::to_string(static_cast<long long>(chunks)) +
+                                " chunks of work to lay out, more than the limit of " +
+                                std::to_string(static_cast<long long>(kMaxChunks)),
+                            "use fewer or larger micro-batches (training.micro_batch)");
+}
+
 }  // namespace
 
-Roofline roofline(const ScenarioSpec& spec) {
+Roofline roofline(const ScenarioSpec& spec, workload::StepProgram* program_out) {
   check_precisions(spec);
   const ModelCost cost(spec.model, spec.training);
   Roofline r;
   r.plan = workload::make_plan(spec);
+  check_program_size(spec, r.plan);
+  workload::StepProgram program = workload::build_program(spec, r.plan, cost);
   r.scenario = spec.name;
   r.world_size = r.plan.world;
   r.tokens_per_step = static_cast<double>(spec.training.global_batch) * spec.training.seq_len;
@@ -269,9 +273,10 @@ Roofline roofline(const ScenarioSpec& spec) {
   r.flops_per_token = cost.flops_per_token();
   r.causal = spec.training.causal;
   const auto& dev = spec.cluster.device;
-  r.sm_share = static_cast<double>(dev.sms - spec.parallel.comm_sms) / dev.sms;
+  r.sm_share = program.sm_share;
 
-  const Analyzer analyzer(spec, r.plan, cost);
+  const hw::RooflineKernelModel kernels(dev);
+  const Analyzer analyzer(spec, r.plan, program, kernels);
   const auto& cl = spec.cluster;
   const double ib_rate = cl.fabric.nic.bandwidth, ib_peak = cl.fabric.nic.peak_bandwidth;
   const double uplink_rate =
@@ -310,6 +315,7 @@ Roofline roofline(const ScenarioSpec& spec) {
   r.flops_per_gpu_mean = step_flops / r.world_size;
   r.comm_to_compute = std::max(r.nvlink_s, r.ib_s) / r.compute_s;
   r.memory = workload::memory_per_gpu(spec, r.plan, cost);
+  if (program_out) *program_out = std::move(program);
   return r;
 }
 

@@ -1,18 +1,20 @@
-// The roofline ("speed of light") bound of one training step, per GPU, without simulation.
+// The roofline ("speed of light") bound of one training step, per GPU, without simulation: a fold
+// over the step program (workload/step_program.hpp), so it counts exactly the work the simulation
+// runs. Each chain's work is added up once and multiplied by the chunks of the rank that run it.
 //
 // For every pipeline rank (device) the step's work is added up per resource:
-//  - compute: Σ_ops flops / (achievable(precision) · gemm_efficiency(shape) · sm_share), where
+//  - compute: Σ_kernels the kernel's arithmetic at the KernelModel's achievable rate (math_seconds:
+//    flops / (achievable(precision) · gemm_efficiency(shape))) / sm_share, where
 //    sm_share = (SMs - comm_sms) / SMs is what the GEMMs keep while communication kernels hold
 //    their SMs; also at the datasheet peak (no efficiency, all SMs) for comparison;
-//  - HBM: activation bytes in and out of every op plus weights read once per micro-batch, backward
-//    2× forward, recomputed ops once more, the optimizer step once;
-//  - NVLink and InfiniBand: bytes per traffic kind from the closed forms of the collective
-//    algorithms the layout implies (net/algorithm/): tensor-parallel all-reduces, expert
-//    dispatch/combine, pipeline sends (to the device holding the neighbour stage: none on the same
-//    device, NVLink on the same node, else InfiniBand, plus an NVLink hop with PXN when the
-//    planes differ), data-parallel gradient and parameter collectives (ZeRO-3: all-gather before
-//    forward and again before backward, reduce-scatter after, every micro-batch, as FSDP does).
-//    The simulated step moves exactly these bytes and FLOPs, device by device (a property test).
+//  - HBM: the bytes every kernel of the program reads and writes (activations in and out, the
+//    GPU's weights once per kernel: kernel_time.hpp) and the optimizer step's;
+//  - NVLink and InfiniBand: the bytes per link class of every collective of the program, from the
+//    closed forms of the algorithms that run it (net/algorithm/): tensor-parallel all-reduces,
+//    expert dispatch/combine, pipeline sends (over NVLink when both ranks' GPUs share a node, else
+//    InfiniBand, plus an NVLink hop with PXN when the planes differ), data-parallel gradient and
+//    parameter collectives (ZeRO-3: all-gather before forward and again before backward,
+//    reduce-scatter after, every micro-batch, as FSDP does);
 //  - InfiniBand also through the leaf switches' uplinks, which an oversubscription o divides:
 //    the bytes that must leave the leaf (an all-to-all spread over k nodes, L to a leaf, sends at
 //    least (k - L)/(k - 1) of its bytes beyond it) over NIC bandwidth / o. IB time is the larger
@@ -31,6 +33,7 @@
 #include "sim/net/collective_cost.hpp"
 #include "sim/workload/memory.hpp"
 #include "sim/workload/scenario_spec.hpp"
+#include "sim/workload/step_program.hpp"
 
 namespace stepsim::analysis {
 
@@ -80,7 +83,8 @@ struct Roofline {
   workload::ParallelPlan plan;
 };
 
-// Validates the layout (throws engine::UserError) and computes the bound.
-Roofline roofline(const workload::ScenarioSpec& spec);
+// Validates the layout (throws engine::UserError), builds the step program and computes the bound
+// as a fold over it; the program goes to `program` when given.
+Roofline roofline(const workload::ScenarioSpec& spec, workload::StepProgram* program = nullptr);
 
 }  // namespace stepsim::analysis

@@ -52,11 +52,11 @@ StepSimulation simulate_step(const workload::ScenarioSpec& spec, const engine::R
                              double max_ops) {
   const auto t0 = std::chrono::steady_clock::now();
   StepSimulation s;
-  s.roofline = roofline(spec);
+  s.roofline = roofline(spec, &s.program);
   check_ops(spec, s.roofline.plan, max_ops);
   const workload::ModelCost cost(spec.model, spec.training);
   s.topology = std::make_unique<hw::Topology>(spec.cluster);
-  s.build = workload::build_step(spec, s.roofline.plan, cost, *s.topology, control);
+  s.build = workload::build_step(s.program, spec, s.roofline.plan, *s.topology, control);
   s.timeline = workload::execute_step(s.build.graph, control);
   s.metrics = step_metrics(s.build.graph, s.timeline);
   s.model_flops_per_gpu =
@@ -65,8 +65,8 @@ StepSimulation simulate_step(const workload::ScenarioSpec& spec, const engine::R
   // Live activations per device over the timeline.
   const auto& g = s.build.graph;
   const auto& plan = s.roofline.plan;
-  std::vector<double> stage_bytes(s.build.program.stages);
-  for (int st = 0; st < s.build.program.stages; ++st)
+  std::vector<double> stage_bytes(s.program.pipeline.stages);
+  for (int st = 0; st < s.program.pipeline.stages; ++st)
     stage_bytes[st] = workload::stage_activation_bytes(spec, plan, cost, st);
   const auto statics = workload::memory_per_gpu(spec, plan, cost);
   const double fixed = statics.params + statics.grads + statics.optimizer + statics.buffers;

@@ -18,7 +18,8 @@ namespace stepsim::analysis {
 struct StepSimulation {
   Roofline roofline;
   std::unique_ptr<hw::Topology> topology;
-  workload::StepBuild build;
+  workload::StepProgram program;  // what the step runs, untimed
+  workload::StepBuild build;      // the program timed on the cluster, as the executor runs it
   workload::StepTimeline timeline;
   StepMetrics metrics;
   // Per pipeline rank: memory in use (bytes) after each change, in time order.

@@ -32,14 +32,19 @@ class KernelModel {
   virtual ~KernelModel() = default;
   // Seconds for `k` with `sm_share` of the SMs (0 < sm_share <= 1).
   virtual double seconds(const Kernel& k, double sm_share) const = 0;
+  // Seconds for `k`'s arithmetic alone at the rate the model runs it with all SMs: no memory
+  // traffic, no launch (the roofline's compute term).
+  virtual double math_seconds(const Kernel& k) const = 0;
 };
 
 class RooflineKernelModel final : public KernelModel {
  public:
   explicit RooflineKernelModel(const DeviceSpec& device) : device_(device) {}
   double seconds(const Kernel& k, double sm_share) const override;
+  double math_seconds(const Kernel& k) const override;
 
  private:
+  double efficiency(const Kernel& k) const;
   const DeviceSpec& device_;
 };
 

@@ -13,6 +13,8 @@
 // Ops with neither FLOPs nor bytes in a pass launch nothing.
 #pragma once
 
+#include <optional>
+
 #include "sim/hw/kernel_model.hpp"
 #include "sim/workload/model_cost.hpp"
 
@@ -21,8 +23,8 @@ namespace stepsim::workload {
 enum class Pass { forward, backward, backward_weight, weight };
 
 struct KernelContext {
-  const hw::KernelModel* model = nullptr;
-  double tokens = 0.0;  // tokens of the micro-batch on this GPU (split by tp)
+  const hw::KernelModel* model = nullptr;  // kernel_time only
+  double tokens = 0.0;                     // tokens of the micro-batch on this GPU (split by tp)
   int tp = 1, ep = 1;
   bool sequence_parallel = false;
   Precision params = Precision::bf16;
@@ -35,6 +37,10 @@ struct KernelTime {
   double bytes = 0.0;
 };
 
+// The kernel the op launches in the pass (its description, untimed), or nothing.
+std::optional<hw::Kernel> kernel_of(const OpCost& op, Pass pass, bool recomputed,
+                                    const KernelContext& ctx);
+// Its time on ctx.model with ctx.sm_share of the SMs.
 KernelTime kernel_time(const OpCost& op, Pass pass, bool recomputed, const KernelContext& ctx);
 
 }  // namespace stepsim::workload

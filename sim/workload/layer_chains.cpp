@@ -10,47 +10,17 @@ using engine::Time;
 using hw::bytes_per_element;
 using net::CollectiveOp;
 
-LayerChains::LayerChains(const ScenarioSpec& s, const ParallelPlan& p, const ModelCost& c,
-                         CollectiveTimer& timer)
-    : spec_(s),
-      plan_(p),
-      cost_(c),
-      kernels_(s.cluster.device),
-      pr_(s.training.precision),
-      timer_(timer) {
-  tokens_ = plan_.tokens_per_micro_batch / plan_.tp;
-  const auto& dev = s.cluster.device;
-  sm_share_ = static_cast<double>(dev.sms - spec_.parallel.comm_sms) / dev.sms;
-}
-
-Time LayerChains::kernels(const std::vector<const OpCost*>& ops, Pass pass, int layer_index,
-                          double slowdown, double& flops) const {
-  const KernelContext ctx{
-      &kernels_,  tokens_,  plan_.tp, plan_.ep, spec_.parallel.sequence_parallel,
-      pr_.params, sm_share_};
-  double seconds = 0.0;
-  for (const OpCost* op : ops) {
-    const bool recomputed = layer_index >= 0 && is_recomputed(*op, spec_.training.recompute);
-    const KernelTime k = kernel_time(*op, pass, recomputed, ctx);
-    flops += k.flops;
-    seconds += k.seconds;
-  }
-  return Time::from_seconds(seconds * slowdown);
-}
-
-Time LayerChains::comm(CollectiveOp op, double bytes, const std::vector<int>& group) {
-  return timer_.time(op, bytes, group);
-}
-void LayerChains::take_link(double& ib, double& nvlink, int& load) {
-  const net::LinkBytes l = timer_.take_link();
-  ib = l.ib;
-  nvlink = l.nvlink;
-  load = timer_.take_load();
+LayerChains::LayerChains(const ScenarioSpec& s, const ParallelPlan& p, const ModelCost& c)
+    : spec_(s), plan_(p), cost_(c), pr_(s.training.precision) {
+  ctx_.tokens = plan_.tokens_per_micro_batch / plan_.tp;
+  ctx_.tp = plan_.tp;
+  ctx_.ep = plan_.ep;
+  ctx_.sequence_parallel = spec_.parallel.sequence_parallel;
+  ctx_.params = pr_.params;
 }
 
 double LayerChains::payload(hw::Precision p) const {
-  const double h = spec_.model.hidden;
-  return tokens_ * a2a_bytes_per_token(h, p);
+  return ctx_.tokens * a2a_bytes_per_token(spec_.model.hidden, p);
 }
 
 std::vector<std::pair<std::string, std::vector<const OpCost*>>> LayerChains::segments(
@@ -73,51 +43,63 @@ std::vector<std::pair<std::string, std::vector<const OpCost*>>> LayerChains::seg
   return s;
 }
 
-Item LayerChains::kernel_item(const std::string& part, const std::vector<const OpCost*>& ops,
-                              Pass pass, int layer, double slowdown) const {
-  Item it;
-  it.part = part;
-  it.layer = layer;
-  it.duration = kernels(ops, pass, layer, slowdown, it.flops);
-  return it;
+Work LayerChains::kernel_work(const std::string& part, const std::vector<const OpCost*>& ops,
+                              Pass pass, int layer) const {
+  Work w;
+  w.part = part;
+  w.layer = layer;
+  for (const OpCost* op : ops) {
+    const bool recomputed = layer >= 0 && is_recomputed(*op, spec_.training.recompute);
+    if (const auto k = kernel_of(*op, pass, recomputed, ctx_)) {
+      w.flops += k->flops;
+      w.kernels.push_back(*k);
+    }
+  }
+  return w;
 }
 
-Item LayerChains::comm_item(StepOpKind kind, const std::string& part, Time t, double bytes,
-                            int layer) {
-  Item it;
-  take_link(it.ib_bytes, it.nvlink_bytes, it.load);
-  it.stream = StreamKind::comm;
-  it.kind = kind;
-  it.part = part;
-  it.duration = t;
-  it.bytes = bytes;
-  it.layer = layer;
-  return it;
+Work LayerChains::comm_work(StepOpKind kind, const std::string& part,
+                            std::vector<CollectiveWork> collectives, int layer) {
+  Work w;
+  w.stream = StreamKind::comm;
+  w.kind = kind;
+  w.part = part;
+  w.layer = layer;
+  for (const CollectiveWork& c : collectives) w.bytes += c.bytes;
+  w.collectives = std::move(collectives);
+  return w;
 }
 
-Item LayerChains::tp_item(int layer) {
+Work LayerChains::tp_work(int layer) const {
   const double s =
       plan_.tokens_per_micro_batch * spec_.model.hidden * bytes_per_element(pr_.activations);
-  return comm_item(StepOpKind::tp_reduce, "tp all-reduce",
-                   comm(CollectiveOp::all_reduce, s, timer_.tp_group()), s, layer);
+  return comm_work(StepOpKind::tp_reduce, "tp all-reduce",
+                   {{CollectiveOp::all_reduce, s, GroupRole::tp}}, layer);
 }
 
-// ZeRO-3 traffic of one layer: non-expert parameters over dp, expert parameters over edp.
-Item LayerChains::zero3_item(StepOpKind kind, CollectiveOp op, const std::string& part,
-                             const LayerCost& l, double bytes_per) {
+Work LayerChains::ep_work(StepOpKind kind, const std::string& part, hw::Precision p,
+                          int layer) const {
+  // The exchange towards the experts is a dispatch, the one back a combine.
+  const CollectiveOp op =
+      kind == StepOpKind::ep_dispatch ? CollectiveOp::dispatch : CollectiveOp::combine;
+  return comm_work(kind, part, {{op, payload(p), GroupRole::ep}}, layer);
+}
+
+Work LayerChains::zero3_work(StepOpKind kind, CollectiveOp op, const std::string& part,
+                             const LayerCost& l, double bytes_per) const {
   const double dense = (l.params() - l.routed_params()) / plan_.tp * bytes_per;
   const double routed = l.routed_params() / plan_.ep * bytes_per;
-  const Time t = comm(op, dense, timer_.dp_group()) + comm(op, routed, timer_.edp_group());
-  Item it = comm_item(kind, part, t, dense + routed, l.index);
-  it.couples = true;
-  return it;
+  Work w =
+      comm_work(kind, part, {{op, dense, GroupRole::dp}, {op, routed, GroupRole::edp}}, l.index);
+  w.couples = true;
+  return w;
 }
 
 // The gather runs ahead of the layer (on the comm stream) once the layer zero3_prefetch + 1
 // before it has finished; the layer's first kernel waits for it.
-void LayerChains::zero3_gather(Chain& c, const LayerCost& l) {
+void LayerChains::zero3_gather(Chain& c, const LayerCost& l) const {
   if (spec_.parallel.zero != 3) return;
-  Item it = zero3_item(StepOpKind::zero_gather, CollectiveOp::all_gather, "gather params", l,
+  Work it = zero3_work(StepOpKind::zero_gather, CollectiveOp::all_gather, "gather params", l,
                        bytes_per_element(pr_.params));
   it.after_prev = false;
   it.blocks_next = false;
@@ -136,32 +118,29 @@ void LayerChains::mark_layer_ends(Chain& c) {
   }
 }
 
-Chain LayerChains::forward(int stage, double slowdown) {
+Chain LayerChains::forward(int stage) const {
   Chain c;
   for (int li : stage_layer_indices(plan_, stage)) {
     const LayerCost& l = layer_of(cost_, li);
     zero3_gather(c, l);
     const auto segs = segments(l);
-    c.push_back(kernel_item(segs[0].first, segs[0].second, Pass::forward, li, slowdown));
+    c.push_back(kernel_work(segs[0].first, segs[0].second, Pass::forward, li));
     if (li < 0) continue;
-    if (plan_.tp > 1) c.push_back(tp_item(li));
+    if (plan_.tp > 1) c.push_back(tp_work(li));
     if (l.moe && plan_.ep > 1) {
-      const double sd = payload(pr_.dispatch), sc = payload(pr_.combine);
-      c.push_back(comm_item(StepOpKind::ep_dispatch, "dispatch",
-                            comm(CollectiveOp::dispatch, sd, timer_.ep_group()), sd, li));
-      c.push_back(kernel_item(segs[1].first, segs[1].second, Pass::forward, li, slowdown));
-      c.push_back(comm_item(StepOpKind::ep_combine, "combine",
-                            comm(CollectiveOp::combine, sc, timer_.ep_group()), sc, li));
+      c.push_back(ep_work(StepOpKind::ep_dispatch, "dispatch", pr_.dispatch, li));
+      c.push_back(kernel_work(segs[1].first, segs[1].second, Pass::forward, li));
+      c.push_back(ep_work(StepOpKind::ep_combine, "combine", pr_.combine, li));
     } else {
-      c.push_back(kernel_item(segs[1].first, segs[1].second, Pass::forward, li, slowdown));
-      if (plan_.tp > 1) c.push_back(tp_item(li));
+      c.push_back(kernel_work(segs[1].first, segs[1].second, Pass::forward, li));
+      if (plan_.tp > 1) c.push_back(tp_work(li));
     }
   }
   mark_layer_ends(c);
   return c;
 }
 
-Chain LayerChains::backward(int stage, double slowdown, bool with_weight) {
+Chain LayerChains::backward(int stage, bool with_weight) const {
   const Pass pass = with_weight ? Pass::backward_weight : Pass::backward;
   Chain c;
   auto layers = stage_layer_indices(plan_, stage);
@@ -173,41 +152,36 @@ Chain LayerChains::backward(int stage, double slowdown, bool with_weight) {
     const auto segs = segments(l);
     const bool full = spec_.training.recompute.mode == RecomputeMode::full;
     if (li < 0) {
-      c.push_back(kernel_item(segs[0].first, segs[0].second, pass, li, slowdown));
+      c.push_back(kernel_work(segs[0].first, segs[0].second, pass, li));
     } else if (l.moe && plan_.ep > 1) {
-      const double sd = payload(pr_.dispatch), sc = payload(pr_.combine);
       if (full) {
         // The recomputed forward repeats its all-reduce and the experts' exchange.
-        if (plan_.tp > 1) c.push_back(tp_item(li));
-        c.push_back(comm_item(StepOpKind::ep_dispatch, "dispatch (recompute)",
-                              comm(CollectiveOp::dispatch, sd, timer_.ep_group()), sd, li));
-        c.push_back(comm_item(StepOpKind::ep_combine, "combine (recompute)",
-                              comm(CollectiveOp::combine, sc, timer_.ep_group()), sc, li));
+        if (plan_.tp > 1) c.push_back(tp_work(li));
+        c.push_back(ep_work(StepOpKind::ep_dispatch, "dispatch (recompute)", pr_.dispatch, li));
+        c.push_back(ep_work(StepOpKind::ep_combine, "combine (recompute)", pr_.combine, li));
       }
-      c.push_back(comm_item(StepOpKind::ep_dispatch, "combine grad",
-                            comm(CollectiveOp::dispatch, sd, timer_.ep_group()), sd, li));
-      c.push_back(kernel_item(segs[1].first, segs[1].second, pass, li, slowdown));
-      c.push_back(comm_item(StepOpKind::ep_combine, "dispatch grad",
-                            comm(CollectiveOp::combine, sc, timer_.ep_group()), sc, li));
-      c.push_back(kernel_item(segs[0].first, segs[0].second, pass, li, slowdown));
-      if (plan_.tp > 1) c.push_back(tp_item(li));
+      c.push_back(ep_work(StepOpKind::ep_dispatch, "combine grad", pr_.dispatch, li));
+      c.push_back(kernel_work(segs[1].first, segs[1].second, pass, li));
+      c.push_back(ep_work(StepOpKind::ep_combine, "dispatch grad", pr_.combine, li));
+      c.push_back(kernel_work(segs[0].first, segs[0].second, pass, li));
+      if (plan_.tp > 1) c.push_back(tp_work(li));
     } else {
       // The recomputed forward repeats the attention's and the MLP's all-reduces; then, as in
       // Megatron, the all-reduce of each block's input gradient follows its backward.
       if (full && plan_.tp > 1) {
-        c.push_back(tp_item(li));
-        c.push_back(tp_item(li));
+        c.push_back(tp_work(li));
+        c.push_back(tp_work(li));
       }
-      c.push_back(kernel_item(segs[1].first, segs[1].second, pass, li, slowdown));
-      if (plan_.tp > 1) c.push_back(tp_item(li));
-      c.push_back(kernel_item(segs[0].first, segs[0].second, pass, li, slowdown));
-      if (plan_.tp > 1) c.push_back(tp_item(li));
+      c.push_back(kernel_work(segs[1].first, segs[1].second, pass, li));
+      if (plan_.tp > 1) c.push_back(tp_work(li));
+      c.push_back(kernel_work(segs[0].first, segs[0].second, pass, li));
+      if (plan_.tp > 1) c.push_back(tp_work(li));
     }
     // ZeRO-3: the next layer's gather is issued before this layer's gradient reduce-scatter, so
     // on the (in-order) communication stream it can run ahead while this layer computes.
     if (k + 1 < layers.size()) zero3_gather(c, layer_of(cost_, layers[k + 1]));
     if (spec_.parallel.zero == 3 && with_weight) {
-      Item it = zero3_item(StepOpKind::zero_scatter, CollectiveOp::reduce_scatter,
+      Work it = zero3_work(StepOpKind::zero_scatter, CollectiveOp::reduce_scatter,
                            "reduce-scatter grads", l, bytes_per_element(pr_.grads));
       it.blocks_next = false;
       c.push_back(it);
@@ -217,14 +191,14 @@ Chain LayerChains::backward(int stage, double slowdown, bool with_weight) {
   return c;
 }
 
-Chain LayerChains::weight(int stage, double slowdown) {
+Chain LayerChains::weight(int stage) const {
   Chain c;
   auto layers = stage_layer_indices(plan_, stage);
   std::reverse(layers.begin(), layers.end());
   for (int li : layers) {
     std::vector<const OpCost*> ops;
     for (const auto& op : layer_of(cost_, li).ops) ops.push_back(&op);
-    c.push_back(kernel_item("weight grad", ops, Pass::weight, li, slowdown));
+    c.push_back(kernel_work("weight grad", ops, Pass::weight, li));
   }
   mark_layer_ends(c);
   return c;

@@ -6,32 +6,27 @@
 
 #include "sim/engine/check.hpp"
 #include "sim/workload/collective_timer.hpp"
-#include "sim/workload/layer_chains.hpp"
-#include "sim/workload/memory.hpp"
 #include "sim/workload/symmetry.hpp"
 
 namespace stepsim::workload {
 
 using engine::Time;
-using hw::bytes_per_element;
-using net::CollectiveOp;
 
 namespace {
 
 class Builder {
  public:
-  Builder(const ScenarioSpec& s, const ParallelPlan& p, const ModelCost& c, const hw::Topology& t,
-          const engine::RunControl* control)
-      : spec_(s),
+  Builder(const StepProgram& program, const ScenarioSpec& s, const ParallelPlan& p,
+          const hw::Topology& t, const engine::RunControl* control)
+      : program_(program),
+        spec_(s),
         plan_(p),
-        cost_(c),
         topo_(t),
-        pr_(s.training.precision),
         control_(control),
         sym_(make_symmetry(p, t, s.exact)),
         classes_(sym_.size()),
         timer_(s, p, t, sym_, control),
-        chains_(s, p, c, timer_) {
+        kernels_(s.cluster.device) {
     // A class runs at the pace of its slowest GPU: its cells wait for it at every exchange.
     slowdown_.assign(plan_.pp * classes_, 1.0);
     for (int r = 0; r < plan_.pp; ++r)
@@ -44,10 +39,7 @@ class Builder {
 
   StepBuild build() {
     StepBuild out;
-    out.program =
-        build_pipeline(spec_.parallel.schedule, plan_.pp, static_cast<int>(plan_.micro_batches),
-                       spec_.parallel.virtual_stages);
-    prog_ = &out.program;
+    prog_ = &program_.pipeline;
     g_.devices = plan_.pp * classes_;
     g_.classes = classes_;
     g_.cell = sym_.cell;
@@ -73,7 +65,8 @@ class Builder {
         couples_made_ = 0;
         timer_.select(r, sym_.classes[k]);
         const int d = r * classes_ + k;
-        for (const PipeInstr& i : prog_->per_device[r]) expand(d, i);
+        timed_.assign(program_.chains.size(), {});
+        for (const Instruction& i : program_.ranks[r]) expand(d, i);
         data_parallel_end(d);
       }
     }
@@ -124,29 +117,61 @@ class Builder {
     return id;
   }
 
-  const Chain& cached(std::map<std::pair<int, int>, Chain>& cache, int stage, int d,
-                      Chain (Builder::*make)(int, int)) {
-    auto it = cache.find({stage, d});
-    if (it == cache.end())
-      it = cache.emplace(std::make_pair(stage, d), (this->*make)(stage, d)).first;
-    return it->second;
+  // ---- timing ---------------------------------------------------------------------------------
+
+  struct Timed {
+    Time duration;
+    double ib_bytes = 0.0, nvlink_bytes = 0.0;
+    int load = -1;
+  };
+
+  // A work's time on device d (the timer selected on it), with its link bytes and load.
+  Timed time(const Work& w, int d) {
+    Timed t;
+    if (w.stream == StreamKind::compute) {
+      double seconds = 0.0;
+      for (const hw::Kernel& k : w.kernels) seconds += kernels_.seconds(k, program_.sm_share);
+      t.duration = Time::from_seconds(seconds * slowdown_[d]);
+      return t;
+    }
+    for (const CollectiveWork& c : w.collectives)
+      t.duration += timer_.time(c.op, c.bytes, group(c));
+    const net::LinkBytes l = timer_.take_link();
+    t.ib_bytes = l.ib;
+    t.nvlink_bytes = l.nvlink;
+    t.load = timer_.take_load();
+    return t;
   }
-  Chain fwd(int s, int d) { return chains_.forward(s, slowdown_[d]); }
-  Chain bwd(int s, int d) { return chains_.backward(s, slowdown_[d], false); }
-  Chain bwd_w(int s, int d) { return chains_.backward(s, slowdown_[d], true); }
-  Chain wgt(int s, int d) { return chains_.weight(s, slowdown_[d]); }
-  Time comm(CollectiveOp op, double bytes, const std::vector<int>& group) {
-    return chains_.comm(op, bytes, group);
+  std::vector<int> group(const CollectiveWork& c) const {
+    switch (c.group) {
+      case GroupRole::tp:
+        return timer_.tp_group();
+      case GroupRole::ep:
+        return timer_.ep_group();
+      case GroupRole::dp:
+        return timer_.dp_group();
+      case GroupRole::edp:
+        return timer_.edp_group();
+    }
+    return {};
   }
-  void take_link(double& ib, double& nvlink, int& load) { chains_.take_link(ib, nvlink, load); }
+  // The chain's works timed on device d, once per device.
+  const std::vector<Timed>& timed(int chain, int d) {
+    auto& t = timed_[chain];
+    if (t.empty())
+      for (const Work& w : program_.chains[chain]) t.push_back(time(w, d));
+    return t;
+  }
 
   // ---- instantiation --------------------------------------------------------------------------
 
   struct Running {
     const Chain* chain;
+    const std::vector<Timed>* timed;
     std::size_t next = 0;
     char phase;
     StageTask t;
+    int send_to;
     int prev = -1;  // last blocking op
     int first = -1;
     std::vector<int> layer_end;                      // op ending each layer position so far
@@ -156,12 +181,13 @@ class Builder {
   };
 
   void emit(int d, Running& r) {
-    const Item& it = (*r.chain)[r.next++];
+    const Timed& tm = (*r.timed)[r.next];
+    const Work& it = (*r.chain)[r.next++];
     StepOp op;
     op.device = d;
     op.stream = it.stream;
     op.kind = it.kind;
-    op.duration = it.duration;
+    op.duration = tm.duration;
     op.phase = r.phase;
     op.mb = r.t.mb;
     op.stage = r.t.stage;
@@ -169,9 +195,9 @@ class Builder {
     op.part = it.part;
     op.flops = it.flops;
     op.bytes = it.bytes;
-    op.ib_bytes = it.ib_bytes;
-    op.nvlink_bytes = it.nvlink_bytes;
-    op.load = it.load;
+    op.ib_bytes = tm.ib_bytes;
+    op.nvlink_bytes = tm.nvlink_bytes;
+    op.load = tm.load;
     if (it.couples) couple(op);
     if (it.after_prev) {
       if (r.prev >= 0) op.deps.push_back(r.prev);
@@ -196,15 +222,27 @@ class Builder {
     if (it.ends_layer) r.layer_end.push_back(id);
   }
 
-  Running start(int d, char phase, StageTask t, const Chain& c) {
-    Running r{&c, 0, phase, t, -1, -1, {}, {}, {}, {}};
+  Running start(int d, const Chunk& c) {
+    const char phase = c.phase;
+    const StageTask t = c.task;
+    Running r{&program_.chains[c.chain],
+              &timed(c.chain, d),
+              0,
+              phase,
+              t,
+              c.send_to,
+              -1,
+              -1,
+              {},
+              {},
+              {},
+              {}};
     if (phase == 'F' && t.stage > 0) r.inputs.push_back({'F', t.stage - 1, t.mb});
     if (phase == 'B' || phase == 'X') {
       if (t.stage < prog_->stages - 1) r.inputs.push_back({'B', t.stage + 1, t.mb});
       r.local_inputs.push_back(last_f_[task(t.stage, t.mb)]);
     }
     if (phase == 'W') r.local_inputs.push_back(last_b_[task(t.stage, t.mb)]);
-    (void)d;
     return r;
   }
 
@@ -213,12 +251,9 @@ class Builder {
     const bool fwd = r.phase == 'F';
     if (r.phase == 'W') return;
     (fwd ? last_f_ : last_b_)[k] = r.prev;
-    const int to_stage = fwd ? r.t.stage + 1 : r.t.stage - 1;
-    if (to_stage < 0 || to_stage >= prog_->stages) return;
-    const int to = prog_->device_of(to_stage, r.t.mb);
-    if (to == rank_) return;
-    const double s = plan_.tokens_per_micro_batch / plan_.tp * spec_.model.hidden *
-                     bytes_per_element(pr_.activations);
+    const int to = r.send_to;
+    if (to < 0) return;
+    const double s = program_.send_bytes;
     StepOp op;
     op.device = d;
     op.stream = StreamKind::p2p;
@@ -233,118 +268,87 @@ class Builder {
     op.layer = -3;
     op.part = fwd ? "send activations" : "send gradients";
     op.bytes = s;
-    take_link(op.ib_bytes, op.nvlink_bytes, op.load);
+    const net::LinkBytes l = timer_.take_link();
+    op.ib_bytes = l.ib;
+    op.nvlink_bytes = l.nvlink;
+    op.load = timer_.take_load();
     op.peer = to * classes_ + cls_;
     (fwd ? send_f_ : send_b_)[k] = g_.add(std::move(op));
   }
 
-  void expand(int d, const PipeInstr& i) {
-    switch (i.op) {
-      case PipeOp::F:
-        run_one(d, 'F', i.a, cached(fwd_cache_, i.a.stage, d, &Builder::fwd));
-        break;
-      case PipeOp::B:
-        run_one(d, 'B', i.a, cached(bwd_cache_, i.a.stage, d, &Builder::bwd));
-        break;
-      case PipeOp::BW:
-        run_one(d, 'X', i.a, cached(bwdw_cache_, i.a.stage, d, &Builder::bwd_w));
-        break;
-      case PipeOp::W:
-        run_one(d, 'W', i.a, cached(w_cache_, i.a.stage, d, &Builder::wgt));
-        break;
-      case PipeOp::FB: {
-        Running f = start(d, 'F', i.a, cached(fwd_cache_, i.a.stage, d, &Builder::fwd));
-        Running b = start(d, 'X', i.b, cached(bwdw_cache_, i.b.stage, d, &Builder::bwd_w));
-        // Alternate the two chunks so each one's communication runs under the other's compute.
-        while (f.next < f.chain->size() || b.next < b.chain->size()) {
-          if (b.next < b.chain->size()) emit(d, b);
-          if (f.next < f.chain->size()) emit(d, f);
-        }
-        finish(d, f);
-        finish(d, b);
-        break;
-      }
-      default:
-        break;  // sends and receives: outputs leave as soon as they are computed
+  void expand(int d, const Instruction& i) {
+    if (i.chunks.size() == 1) {
+      Running r = start(d, i.chunks.front());
+      while (r.next < r.chain->size()) emit(d, r);
+      finish(d, r);
+      return;
     }
+    // An overlapped pair: alternate the two chunks so each one's communication runs under the
+    // other's compute.
+    Running f = start(d, i.chunks[0]);
+    Running b = start(d, i.chunks[1]);
+    while (f.next < f.chain->size() || b.next < b.chain->size()) {
+      if (b.next < b.chain->size()) emit(d, b);
+      if (f.next < f.chain->size()) emit(d, f);
+    }
+    finish(d, f);
+    finish(d, b);
   }
 
-  void run_one(int d, char phase, StageTask t, const Chain& c) {
-    Running r = start(d, phase, t, c);
-    while (r.next < c.size()) emit(d, r);
-    finish(d, r);
-  }
-
-  // Data-parallel work at the step's end, one bucket per stage the device holds: its gradients
-  // are reduced as soon as its last backward is done (overlapping the other stage's backward),
-  // then the optimizer runs and ZeRO-1/2 gather the updated parameters.
+  // The rank's tail: each work after what it follows, on its stream.
   void data_parallel_end(int d) {
-    const int zero = spec_.parallel.zero;
     const auto& cstream = g_.streams[d][static_cast<int>(StreamKind::compute)];
-    auto add = [&](StreamKind s, StepOpKind k, const std::string& part, Time t, double bytes,
-                   std::vector<int> deps, int stage) {
-      StepOp op;
-      op.device = d;
-      op.stream = s;
-      op.kind = k;
-      op.duration = t;
-      op.phase = 'O';
-      op.stage = stage;
-      op.layer = -3;
-      op.part = part;
-      op.bytes = bytes;
-      take_link(op.ib_bytes, op.nvlink_bytes, op.load);
-      if (s == StreamKind::dp) couple(op);
-      for (int dep : deps)
-        if (dep >= 0) op.deps.push_back(dep);
-      return add_op(std::move(op));
-    };
     std::vector<int> before_optimizer{cstream.empty() ? -1 : cstream.back()};
     for (StreamKind k : {StreamKind::comm, StreamKind::p2p, StreamKind::dp}) {
       const auto& s = g_.streams[d][static_cast<int>(k)];
       if (!s.empty())
         before_optimizer.push_back(s.back());  // in-order streams: the last is the latest
     }
-    if (zero != 3) {
-      for (const auto& ss : plan_.device_stages[rank_]) {
-        int last = -1;
-        for (int op : cstream)
-          if (g_.ops[op].stage == ss.stage && g_.ops[op].phase != 'F') last = op;
-        const HeldParams h = stage_params(plan_, cost_, ss.stage);
-        const double gd = h.dense * bytes_per_element(pr_.grads),
-                     gr = h.routed * bytes_per_element(pr_.grads);
-        const CollectiveOp op = zero == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
-        const Time t = comm(op, gd, timer_.dp_group()) + comm(op, gr, timer_.edp_group());
-        if (t > Time())
-          before_optimizer.push_back(add(StreamKind::dp, StepOpKind::dp_grads,
-                                         zero == 0 ? "all-reduce grads" : "reduce-scatter grads", t,
-                                         gd + gr, {last}, ss.stage));
+    int optimizer = -1;
+    for (const TailWork& tw : program_.tail[rank_]) {
+      const Work& w = tw.work;
+      const Timed t = time(w, d);
+      if (w.stream != StreamKind::compute && t.duration == Time()) continue;
+      StepOp op;
+      op.device = d;
+      op.stream = w.stream;
+      op.kind = w.kind;
+      op.duration = t.duration;
+      op.phase = 'O';
+      op.stage = tw.stage;
+      op.layer = -3;
+      op.part = w.part;
+      op.bytes = w.bytes;
+      op.ib_bytes = t.ib_bytes;
+      op.nvlink_bytes = t.nvlink_bytes;
+      op.load = t.load;
+      if (w.couples) couple(op);
+      switch (tw.after) {
+        case TailWork::After::stage_backward: {
+          int last = -1;
+          for (int o : cstream)
+            if (g_.ops[o].stage == tw.stage && g_.ops[o].phase != 'F') last = o;
+          if (last >= 0) op.deps.push_back(last);
+          break;
+        }
+        case TailWork::After::everything:
+          for (int dep : before_optimizer)
+            if (dep >= 0) op.deps.push_back(dep);
+          break;
+        case TailWork::After::optimizer:
+          op.deps.push_back(optimizer);
+          break;
       }
+      const int id = add_op(std::move(op));
+      if (tw.after == TailWork::After::stage_backward) before_optimizer.push_back(id);
+      if (tw.after == TailWork::After::everything) optimizer = id;
     }
-    // Optimizer: memory-bound, every local state read and written once.
-    const double bytes = optimizer_step_bytes(spec_, plan_, cost_, rank_);
-    const int opt = add(StreamKind::compute, StepOpKind::optimizer, "optimizer step",
-                        Time::from_seconds(chains_.kernel_model().seconds(
-                            {hw::KernelClass::memory, hw::Precision::fp32, 0.0, bytes}, 1.0)),
-                        0.0, before_optimizer, -1);
-    if (zero == 1 || zero == 2)
-      for (const auto& ss : plan_.device_stages[rank_]) {
-        const HeldParams h = stage_params(plan_, cost_, ss.stage);
-        const double pd = h.dense * bytes_per_element(pr_.params),
-                     pr = h.routed * bytes_per_element(pr_.params);
-        const Time t = comm(CollectiveOp::all_gather, pd, timer_.dp_group()) +
-                       comm(CollectiveOp::all_gather, pr, timer_.edp_group());
-        if (t > Time())
-          add(StreamKind::dp, StepOpKind::dp_params, "all-gather params", t, pd + pr, {opt},
-              ss.stage);
-      }
   }
 
+  const StepProgram& program_;
   const ScenarioSpec& spec_;
   const ParallelPlan& plan_;
-  const ModelCost& cost_;
   const hw::Topology& topo_;
-  const PrecisionPolicy& pr_;
   const engine::RunControl* control_;
   Symmetry sym_;
   int classes_ = 1;
@@ -356,16 +360,16 @@ class Builder {
   StepGraph g_;
   std::vector<int> last_f_, last_b_, send_f_, send_b_;
   std::vector<std::pair<int, std::vector<std::tuple<char, int, int>>>> pending_;
-  std::map<std::pair<int, int>, Chain> fwd_cache_, bwd_cache_, bwdw_cache_, w_cache_;
+  std::vector<std::vector<Timed>> timed_;  // per chain, on the device being built
   CollectiveTimer timer_;
-  LayerChains chains_;
+  hw::RooflineKernelModel kernels_;  // the time of every kernel of the step
 };
 
 }  // namespace
 
-StepBuild build_step(const ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost,
+StepBuild build_step(const StepProgram& program, const ScenarioSpec& spec, const ParallelPlan& plan,
                      const hw::Topology& topo, const engine::RunControl* control) {
-  return Builder(spec, plan, cost, topo, control).build();
+  return Builder(program, spec, plan, topo, control).build();
 }
 
 }  // namespace stepsim::workload

@@ -26,3 +26,18 @@ TEST_CASE("The roofline kernel model: the slower of math and memory, plus the la
   const Kernel e{KernelClass::elementwise, Precision::bf16, 0.0, 3e9, 0, 0};
   CHECK(m.seconds(e, 1.0) == doctest::Approx(1e-3 + 3e-6));
 }
+
+TEST_CASE("The roofline kernel model's arithmetic alone: no memory, no launch, all SMs") {
+  DeviceSpec d;
+  d.sms = 132;
+  d.hbm_bandwidth = 3e12;
+  d.launch_overhead_s = 3e-6;
+  d.rates[static_cast<int>(Precision::bf16)] = ComputeRate{1000e12, 800e12};
+  d.gemm_efficiency = {{512, 0.5}, {4096, 0.9}};
+  const RooflineKernelModel m(d);
+  const Kernel g{KernelClass::gemm, Precision::bf16, 1e12, 1e15, 8192, 4096};
+  CHECK(m.math_seconds(g) == doctest::Approx(1e12 / (800e12 * 0.9)));
+  CHECK(m.seconds(g, 1.0) > 300.0);  // its bytes bind the kernel, not the bound's compute term
+  const Kernel e{KernelClass::elementwise, Precision::bf16, 0.0, 3e9, 0, 0};
+  CHECK(m.math_seconds(e) == 0.0);
+}

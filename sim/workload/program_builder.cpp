@@ -1,0 +1,144 @@
+// build_program (step_program.hpp): the schedule's instruction lists, each chunk with its chain
+// (made once per stage and pass) and its pipeline send, and each rank's data-parallel tail.
+#include <map>
+
+#include "sim/workload/layer_chains.hpp"
+#include "sim/workload/memory.hpp"
+#include "sim/workload/step_program.hpp"
+
+namespace stepsim::workload {
+
+using hw::bytes_per_element;
+using net::CollectiveOp;
+
+namespace {
+
+class ProgramBuilder {
+ public:
+  ProgramBuilder(const ScenarioSpec& s, const ParallelPlan& p, const ModelCost& c)
+      : spec_(s), plan_(p), cost_(c), pr_(s.training.precision), chains_(s, p, c) {}
+
+  StepProgram build() {
+    StepProgram out;
+    out.pipeline =
+        build_pipeline(spec_.parallel.schedule, plan_.pp, static_cast<int>(plan_.micro_batches),
+                       spec_.parallel.virtual_stages);
+    out.send_bytes = plan_.tokens_per_micro_batch / plan_.tp * spec_.model.hidden *
+                     bytes_per_element(pr_.activations);
+    const auto& dev = spec_.cluster.device;
+    out.sm_share = static_cast<double>(dev.sms - spec_.parallel.comm_sms) / dev.sms;
+    p_ = &out;
+    out.ranks.resize(plan_.pp);
+    out.tail.resize(plan_.pp);
+    for (int r = 0; r < plan_.pp; ++r) {
+      for (const PipeInstr& i : out.pipeline.per_device[r]) {
+        Instruction in;
+        switch (i.op) {
+          case PipeOp::F:
+            in.chunks = {chunk(r, 'F', i.a)};
+            break;
+          case PipeOp::B:
+            in.chunks = {chunk(r, 'B', i.a)};
+            break;
+          case PipeOp::BW:
+            in.chunks = {chunk(r, 'X', i.a)};
+            break;
+          case PipeOp::W:
+            in.chunks = {chunk(r, 'W', i.a)};
+            break;
+          case PipeOp::FB:
+            in.chunks = {chunk(r, 'F', i.a), chunk(r, 'X', i.b)};
+            break;
+          default:
+            continue;  // sends and receives: outputs leave as soon as they are computed
+        }
+        out.ranks[r].push_back(std::move(in));
+      }
+      out.tail[r] = tail(r);
+    }
+    return out;
+  }
+
+ private:
+  Chunk chunk(int rank, char phase, StageTask t) {
+    Chunk c{phase, t, chain(phase, t.stage), -1};
+    if (phase == 'W') return c;
+    const int to_stage = phase == 'F' ? t.stage + 1 : t.stage - 1;
+    if (to_stage < 0 || to_stage >= p_->pipeline.stages) return c;
+    const int to = p_->pipeline.device_of(to_stage, t.mb);
+    if (to != rank) c.send_to = to;
+    return c;
+  }
+
+  int chain(char phase, int stage) {
+    const auto key = std::make_pair(phase, stage);
+    if (auto it = index_.find(key); it != index_.end()) return it->second;
+    Chain c = phase == 'F'   ? chains_.forward(stage)
+              : phase == 'W' ? chains_.weight(stage)
+                             : chains_.backward(stage, phase == 'X');
+    p_->chains.push_back(std::move(c));
+    return index_[key] = static_cast<int>(p_->chains.size()) - 1;
+  }
+
+  // The data-parallel end of rank r, one bucket per stage it holds: its gradients are reduced as
+  // soon as its last backward is done (overlapping the other stage's backward), then the
+  // optimizer runs and ZeRO-1/2 gather the updated parameters.
+  std::vector<TailWork> tail(int r) const {
+    std::vector<TailWork> out;
+    const int zero = spec_.parallel.zero;
+    auto dp_work = [](StepOpKind k, const std::string& part, CollectiveOp op, double dense,
+                      double routed) {
+      Work w;
+      w.stream = StreamKind::dp;
+      w.kind = k;
+      w.part = part;
+      w.collectives = {{op, dense, GroupRole::dp}, {op, routed, GroupRole::edp}};
+      w.bytes = dense + routed;
+      w.couples = true;
+      return w;
+    };
+    if (zero != 3)
+      for (const auto& ss : plan_.device_stages[r]) {
+        const HeldParams h = stage_params(plan_, cost_, ss.stage);
+        const CollectiveOp op = zero == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
+        out.push_back(
+            {dp_work(StepOpKind::dp_grads, zero == 0 ? "all-reduce grads" : "reduce-scatter grads",
+                     op, h.dense * bytes_per_element(pr_.grads),
+                     h.routed * bytes_per_element(pr_.grads)),
+             TailWork::After::stage_backward, ss.stage});
+      }
+    // Optimizer: memory-bound, every local state read and written once.
+    Work opt;
+    opt.kind = StepOpKind::optimizer;
+    opt.part = "optimizer step";
+    opt.kernels = {{hw::KernelClass::memory, hw::Precision::fp32, 0.0,
+                    optimizer_step_bytes(spec_, plan_, cost_, r)}};
+    out.push_back({std::move(opt), TailWork::After::everything, -1});
+    if (zero == 1 || zero == 2)
+      for (const auto& ss : plan_.device_stages[r]) {
+        const HeldParams h = stage_params(plan_, cost_, ss.stage);
+        out.push_back({dp_work(StepOpKind::dp_params, "all-gather params", CollectiveOp::all_gather,
+                               h.dense * bytes_per_element(pr_.params),
+                               h.routed * bytes_per_element(pr_.params)),
+                       TailWork::After::optimizer, ss.stage});
+      }
+    return out;
+  }
+
+  const ScenarioSpec& spec_;
+  const ParallelPlan& plan_;
+  const ModelCost& cost_;
+  const PrecisionPolicy& pr_;
+  LayerChains chains_;
+  StepProgram* p_ = nullptr;
+  std::map<std::pair<char, int>, int> index_;  // (phase, stage) -> chain
+};
+
+}  // namespace
+
+StepProgram build_program(const ScenarioSpec& spec, const ParallelPlan& plan,
+                          const ModelCost& cost) {
+  return ProgramBuilder(spec, plan, cost).build();
+}
+
+}  // namespace stepsim::workload

@@ -1,0 +1,106 @@
+// The step program: what every pipeline rank runs in one training step, in schedule order, with
+// no timing. Built once from the scenario (build_program); the roofline is a fold over it
+// (analysis/roofline.hpp) and the executor times and runs it (step_builder.hpp, step_executor.hpp),
+// so both count the same work.
+//
+// A rank runs its schedule's instructions (pipeline_schedule.hpp) in order; each instruction runs
+// one chunk (a stage's forward, backward or weight gradient for one micro-batch) or, for an
+// overlapped F&B pair, two interleaved. A chunk's work is a chain (layer_chains.hpp): works in
+// dependency order, each a run of kernels on the compute stream or a collective on a
+// communication stream. Chains depend only on (stage, pass), so the program holds each once and
+// its chunks refer to it. A chunk whose output goes to another rank ends with a pipeline send of
+// `send_bytes` to it. The step ends with the data-parallel works of `tail`.
+// Dependencies, as the executor instantiates them:
+//  - inside a chain, through the works' flags (after_prev, blocks_next, feeds_next, and ZeRO-3's
+//    gathers wait_layers_back layers back);
+//  - across chunks: F(s, j) needs F(s-1, j); B(s, j) and the fused backward need F(s, j) and
+//    B(s+1, j); W(s, j) needs B(s, j): the producer's pipeline send, or its last work when both
+//    run on the same rank;
+//  - a stream runs its works one at a time in issue order;
+//  - tail: each stage's gradient reduction after the stage's last backward work, the optimizer
+//    after everything, the parameter gather after the optimizer.
+// Collectives name their group by role (tp, ep, dp, edp), resolved by the executor on the GPUs
+// each simulated device stands for. Kernels are hw::Kernel descriptions for the device's
+// KernelModel.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/hw/kernel_model.hpp"
+#include "sim/net/collective_cost.hpp"
+#include "sim/workload/parallel_plan.hpp"
+#include "sim/workload/pipeline_schedule.hpp"
+#include "sim/workload/step_graph.hpp"
+
+namespace stepsim::workload {
+
+class ModelCost;
+
+// The group a collective runs over, relative to the GPU that runs it: its tensor-parallel or
+// expert-parallel group, or the data-parallel group of its non-expert (dp) or expert (edp)
+// parameters.
+enum class GroupRole : std::uint8_t { tp, ep, dp, edp };
+
+struct CollectiveWork {
+  net::CollectiveOp op = net::CollectiveOp::all_reduce;
+  double bytes = 0.0;  // per GPU
+  GroupRole group = GroupRole::tp;
+};
+
+// One work of a chain or of the tail: kernels run back to back, or collectives one after another.
+struct Work {
+  StreamKind stream = StreamKind::compute;
+  StepOpKind kind = StepOpKind::kernel;
+  std::string part;
+  int layer = -3;                           // -1: embedding, -2: head, -3: none
+  std::vector<hw::Kernel> kernels;          // compute: what it launches, in order
+  std::vector<CollectiveWork> collectives;  // communication
+  double flops = 0.0;                       // of its kernels
+  double bytes = 0.0;                       // of its collectives, per GPU
+  bool after_prev = true;                   // depends on the previous work of the chain
+  bool blocks_next = true;    // the next work depends on it (and later works through it)
+  bool feeds_next = false;    // the next work that follows its predecessor also depends on it
+  bool ends_layer = false;    // the last compute work of its layer in the chain
+  bool couples = false;       // a collective over data-parallel groups: couples symmetry classes
+  int wait_layers_back = -1;  // ZeRO-3 gather: depends on the end of the layer this many back
+};
+using Chain = std::vector<Work>;
+
+// A chunk an instruction runs: phase F, B (input gradient), X (backward with weight gradient) or
+// W, on a task, with its chain; `send_to` is the rank its output goes to, -1 when none (a weight
+// gradient, the first or last stage, or the neighbour stage on the same rank).
+struct Chunk {
+  char phase = 'F';
+  StageTask task;
+  int chain = 0;
+  int send_to = -1;
+};
+
+// One instruction: one chunk, or an overlapped pair (forward first, then the backward) whose
+// works interleave, the backward's first.
+struct Instruction {
+  std::vector<Chunk> chunks;
+};
+
+// A data-parallel work of the step's end.
+struct TailWork {
+  enum class After : std::uint8_t { stage_backward, everything, optimizer };
+  Work work;
+  After after = After::everything;
+  int stage = -1;  // stage_backward: the stage whose gradients it reduces
+};
+
+struct StepProgram {
+  PipelineProgram pipeline;  // the schedule's instruction lists, per rank
+  std::vector<Chain> chains;
+  std::vector<std::vector<Instruction>> ranks;  // per pipeline rank, in issue order
+  std::vector<std::vector<TailWork>> tail;      // per pipeline rank
+  double send_bytes = 0.0;  // a pipeline send's bytes per GPU (activations or their gradients)
+  double sm_share = 1.0;    // SMs left to compute kernels while communication holds its own
+};
+
+StepProgram build_program(const ScenarioSpec& spec, const ParallelPlan& plan,
+                          const ModelCost& cost);
+
+}  // namespace stepsim::workload
