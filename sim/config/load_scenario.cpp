@@ -85,7 +85,7 @@ void read_parallelism(const Node& node, workload::ParallelSpec& p) {
   p.dp = small("dp", 0, 1);
   if (auto z = r.find("zero")) p.zero = static_cast<int>(z->integer(0, 3));
   if (auto s = r.find("schedule"))
-    p.schedule = static_cast<workload::Schedule>(s->choice(workload::schedule_words()));
+    p.schedule = workload::Schedule::at(s->choice(workload::schedule_words()));
   p.virtual_stages = small("virtual_stages", 1, 1);
   p.comm_sms = small("comm_sms", 0, 0);
   if (auto sp = r.find("sequence_parallel")) p.sequence_parallel = sp->boolean();

@@ -32,7 +32,7 @@ void check_pipeline(const ScenarioSpec& spec, const ParallelPlan& plan) {
   const auto& p = spec.parallel;
   const long long m = plan.micro_batches;
   const std::string sched(to_string(p.schedule));
-  if (p.schedule == Schedule::none) {
+  if (p.schedule.is_none()) {
     if (p.pp != 1)
       fail(spec, "parallelism.pp", "schedule 'none' runs no pipeline but pp is " + str(p.pp),
            "choose a pipeline schedule (1f1b, interleaved, zb1p, dualpipe, ...) or set pp: 1");

@@ -1,13 +1,30 @@
 // The parallel layout requested by a scenario: degrees, ZeRO stage, pipeline schedule.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string_view>
 #include <vector>
 
 namespace stepsim::workload {
 
-enum class Schedule { none, gpipe, one_f_one_b, interleaved, zb1p, dualpipe, dualpipev };
+// A pipeline schedule: its place in the schedule registry (schedule/registry.cpp), so adding one
+// touches no enum. The default is "none" (no pipeline), the registry's first entry.
+class Schedule {
+ public:
+  constexpr Schedule() = default;
+  // The registered schedule of that word (an internal error when there is none: user input goes
+  // through parse_schedule).
+  static Schedule named(std::string_view word);
+  static Schedule at(std::size_t index) { return Schedule(index); }
+  std::size_t index() const { return index_; }
+  bool is_none() const { return index_ == 0; }
+  friend bool operator==(Schedule, Schedule) = default;
+
+ private:
+  constexpr explicit Schedule(std::size_t index) : index_(index) {}
+  std::size_t index_ = 0;
+};
 
 std::string_view to_string(Schedule s);
 std::optional<Schedule> parse_schedule(std::string_view s);
@@ -16,9 +33,9 @@ struct ParallelSpec {
   int pp = 1;
   int tp = 1;
   int ep = 1;
-  int dp = 0;    // 0: derived as world / (pp * tp)
-  int zero = 0;  // ZeRO stage 0..3
-  Schedule schedule = Schedule::none;
+  int dp = 0;              // 0: derived as world / (pp * tp)
+  int zero = 0;            // ZeRO stage 0..3
+  Schedule schedule;       // none
   int virtual_stages = 1;  // interleaved: model chunks per device
   int comm_sms = 0;        // SMs held by communication kernels while they run
   bool sequence_parallel = false;

@@ -33,7 +33,7 @@ struct PipeInstr {
 };
 
 struct PipelineProgram {
-  Schedule schedule = Schedule::one_f_one_b;
+  Schedule schedule;
   int devices = 1;
   int stages = 1;
   int micro_batches = 1;

@@ -76,8 +76,8 @@ TEST_CASE("The roofline bound is at most the simulated step on 200 random layout
     p.tp = pick({1, 2, 4, 8});
     p.ep = s.model.moe.enabled ? pick({1, 2, 4, 8, 16}) : 1;
     p.zero = pick({0, 1, 2, 3});
-    p.schedule = p.pp == 1 ? Schedule::none : static_cast<Schedule>(pick({1, 2, 3, 4, 5, 6}));
-    p.virtual_stages = p.schedule == Schedule::interleaved ? 2 : 1;
+    p.schedule = p.pp == 1 ? Schedule::named("none") : Schedule::at(pick({1, 2, 3, 4, 5, 6}));
+    p.virtual_stages = p.schedule == Schedule::named("interleaved") ? 2 : 1;
     p.sequence_parallel = p.tp > 1 && pick({0, 1});
     p.comm_sms = pick({0, 0, 20});
     s.training.seq_len = pick({512, 1024, 2048});
@@ -95,7 +95,7 @@ TEST_CASE("The roofline bound is at most the simulated step on 200 random layout
     CAPTURE(p.tp);
     CAPTURE(p.ep);
     CAPTURE(p.zero);
-    CAPTURE(static_cast<int>(p.schedule));
+    CAPTURE(to_string(p.schedule));
     CAPTURE(s.model.moe.enabled);
     CAPTURE(static_cast<int>(s.training.recompute.mode));
     CAPTURE(p.sequence_parallel);

@@ -100,7 +100,7 @@ TEST_CASE(
     "Full simulation, free network, equal stages: 1F1B, GPipe and interleaved idle match their "
     "formulas") {
   for (int p : {4, 8}) {
-    for (Schedule sch : {Schedule::one_f_one_b, Schedule::gpipe}) {
+    for (Schedule sch : {Schedule::named("1f1b"), Schedule::named("gpipe")}) {
       CAPTURE(p);
       const auto s = analysis::simulate_step(equal_stages(sch, p, 2 * p));
       const auto [f, b] = chunk_times(s, 1);
@@ -110,7 +110,8 @@ TEST_CASE(
       }
     }
     // Interleaved: chunk times f, b; a device's F + B over its v = 2 chunks is 2(f + b).
-    const auto s = analysis::simulate_step(equal_stages(Schedule::interleaved, p, 2 * p, 2));
+    const auto s =
+        analysis::simulate_step(equal_stages(Schedule::named("interleaved"), p, 2 * p, 2));
     const auto [f, b] = chunk_times(s, 1);
     for (int d = 0; d < p; ++d) {
       const auto& m = s.metrics.per_device[d];

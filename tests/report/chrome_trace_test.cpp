@@ -100,11 +100,12 @@ workload::ScenarioSpec pipeline(workload::Schedule schedule) {
 
 TEST_CASE("Traces of every schedule follow the importers' rules, per op and per layer") {
   using workload::Schedule;
-  for (auto schedule : {Schedule::gpipe, Schedule::one_f_one_b, Schedule::interleaved,
-                        Schedule::zb1p, Schedule::dualpipe, Schedule::dualpipev}) {
+  for (auto schedule :
+       {Schedule::named("gpipe"), Schedule::named("1f1b"), Schedule::named("interleaved"),
+        Schedule::named("zb1p"), Schedule::named("dualpipe"), Schedule::named("dualpipev")}) {
     auto spec = pipeline(schedule);
-    if (schedule == Schedule::interleaved) spec.parallel.virtual_stages = 2;
-    if (schedule == Schedule::dualpipev) spec.parallel.pp = 2;
+    if (schedule == Schedule::named("interleaved")) spec.parallel.virtual_stages = 2;
+    if (schedule == Schedule::named("dualpipev")) spec.parallel.pp = 2;
     const auto sim = analysis::simulate_step(spec);
     CAPTURE(workload::to_string(schedule));
     report::TraceOptions o;
@@ -117,7 +118,7 @@ TEST_CASE("Traces of every schedule follow the importers' rules, per op and per 
 }
 
 TEST_CASE("A trace with an embedding-only first stage and a head-only last stage") {
-  auto spec = pipeline(workload::Schedule::one_f_one_b);
+  auto spec = pipeline(workload::Schedule::named("1f1b"));
   spec.parallel.stage_layers = {0, 4, 4, 0};
   const auto sim = analysis::simulate_step(spec);
   CHECK(check_importable(report::chrome_trace(sim, spec, {})) > 0);

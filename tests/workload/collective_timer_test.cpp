@@ -14,7 +14,7 @@ using namespace stepsim;
 TEST_CASE("A send and the send back load opposite directions of their links") {
   workload::ScenarioSpec s = test::small_scenario(2, 8);
   s.parallel.pp = 2;
-  s.parallel.schedule = workload::Schedule::one_f_one_b;
+  s.parallel.schedule = workload::Schedule::named("1f1b");
   const workload::ParallelPlan plan = workload::make_plan(s);
   const hw::Topology topo(s.cluster);
   const workload::Symmetry sym = workload::make_symmetry(plan, topo, false);

@@ -43,7 +43,7 @@ void check_complete(const PipelineProgram& p, const PipelineRun& r) {
 TEST_CASE("1F1B and GPipe: bubble (p-1)(F+B) on every device") {
   for (int p : {4, 8, 16})
     for (int m : {2 * p, 4 * p})
-      for (Schedule s : {Schedule::one_f_one_b, Schedule::gpipe}) {
+      for (Schedule s : {Schedule::named("1f1b"), Schedule::named("gpipe")}) {
         CAPTURE(p);
         CAPTURE(m);
         const auto c = cost(100, 130, 70);
@@ -61,7 +61,7 @@ TEST_CASE("ZB1P: bubble (p-1)(F+B-2W), B the full backward, on every device") {
            {std::tuple{100, 100, 100}, std::tuple{100, 130, 70}, std::tuple{120, 90, 80}}) {
         CAPTURE(p);
         CAPTURE(m);
-        const PipelineProgram prog = build_pipeline(Schedule::zb1p, p, m);
+        const PipelineProgram prog = build_pipeline(Schedule::named("zb1p"), p, m);
         const PipelineRun r = execute_pipeline(prog, cost(f, b, w));
         check_complete(prog, r);
         for (int d = 0; d < p; ++d) CHECK(r.idle(d) == Time::ns((p - 1) * (f + (b + w) - 2 * w)));
@@ -76,7 +76,7 @@ TEST_CASE("Interleaved 1F1B: bubble (p-1)(F+B)/v, F and B of a whole device's la
         CAPTURE(m);
         CAPTURE(v);
         // Chunk times: a device's F = v·60 ns, full B = v·150 ns.
-        const PipelineProgram prog = build_pipeline(Schedule::interleaved, p, m, v);
+        const PipelineProgram prog = build_pipeline(Schedule::named("interleaved"), p, m, v);
         const PipelineRun r = execute_pipeline(prog, cost(60, 90, 60));
         check_complete(prog, r);
         for (int d = 0; d < p; ++d) CHECK(r.idle(d) == Time::ns((p - 1) * (60 + 150)));
@@ -99,7 +99,7 @@ TEST_CASE("DualPipe: the published bubble on the middle devices, less on the out
         CAPTURE(m);
         CAPTURE(fb);
         const std::int64_t x = 100, P = p / 2;
-        const PipelineProgram prog = build_pipeline(Schedule::dualpipe, p, m);
+        const PipelineProgram prog = build_pipeline(Schedule::named("dualpipe"), p, m);
         const PipelineRun r = execute_pipeline(prog, cost(x, x, x, fb));
         check_complete(prog, r);
         for (int d = 0; d < p; ++d) {
@@ -114,7 +114,8 @@ TEST_CASE("DualPipe: the published bubble on the middle devices, less on the out
 TEST_CASE("Message delays stretch the pipeline; the executor still completes every task") {
   auto c = cost(100, 100, 100, 250);
   c.message = Time::ns(10);
-  for (Schedule s : {Schedule::one_f_one_b, Schedule::zb1p, Schedule::dualpipe, Schedule::gpipe}) {
+  for (Schedule s : {Schedule::named("1f1b"), Schedule::named("zb1p"), Schedule::named("dualpipe"),
+                     Schedule::named("gpipe")}) {
     const PipelineProgram prog = build_pipeline(s, 8, 32);
     const PipelineRun free_run = execute_pipeline(prog, cost(100, 100, 100, 250));
     const PipelineRun slow = execute_pipeline(prog, c);
@@ -124,7 +125,7 @@ TEST_CASE("Message delays stretch the pipeline; the executor still completes eve
 }
 
 TEST_CASE("No two instructions overlap on one device") {
-  const PipelineProgram prog = build_pipeline(Schedule::dualpipe, 8, 16);
+  const PipelineProgram prog = build_pipeline(Schedule::named("dualpipe"), 8, 16);
   const PipelineRun r = execute_pipeline(prog, cost(100, 120, 80, 260));
   std::vector<Time> last(8);
   for (const auto& e : r.timeline) {
@@ -145,7 +146,7 @@ TEST_CASE("DualPipeV: the published bubble on the last two devices, less on the 
         CAPTURE(m);
         CAPTURE(fb);
         const std::int64_t x = 100;
-        const PipelineProgram prog = build_pipeline(Schedule::dualpipev, n, m);
+        const PipelineProgram prog = build_pipeline(Schedule::named("dualpipev"), n, m);
         CHECK(prog.stages == 2 * n);
         const PipelineRun r = execute_pipeline(prog, cost(x, x, x, fb));
         check_complete(prog, r);

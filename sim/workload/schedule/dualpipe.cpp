@@ -145,7 +145,6 @@ std::optional<ScheduleIssue> check(int pp, long long m, int) {
 
 extern const ScheduleDef kDualPipe;
 const ScheduleDef kDualPipe{
-    Schedule::dualpipe,
     "dualpipe",
     stages_pp,
     [](const PipelineProgram& p, int stage, int mb) {

@@ -78,7 +78,6 @@ std::optional<ScheduleIssue> check(int pp, long long m, int) {
 
 extern const ScheduleDef kDualPipeV;
 const ScheduleDef kDualPipeV{
-    Schedule::dualpipev,
     "dualpipev",
     [](int pp, int) { return 2 * pp; },
     [](const PipelineProgram& p, int stage, int) {

@@ -17,8 +17,13 @@ void build(PipelineProgram& p, int) {
 
 extern const ScheduleDef kGpipe;
 const ScheduleDef kGpipe{
-    Schedule::gpipe, "gpipe",  stages_pp, device_of_stage,
-    one_stage,       no_issue, build,     [](double, double m, double, int) { return m; },
+    "gpipe",
+    stages_pp,
+    device_of_stage,
+    one_stage,
+    no_issue,
+    build,
+    [](double, double m, double, int) { return m; },
 };
 
 }  // namespace stepsim::workload

@@ -56,7 +56,6 @@ std::vector<StageShare> device_stages(int d, int pp, int v) {
 
 extern const ScheduleDef kInterleaved;
 const ScheduleDef kInterleaved{
-    Schedule::interleaved,
     "interleaved",
     [](int pp, int v) { return pp * v; },
     device_of_stage,

@@ -6,7 +6,6 @@ namespace stepsim::workload {
 
 extern const ScheduleDef kNoSchedule;
 const ScheduleDef kNoSchedule{
-    Schedule::none,
     "none",
     stages_pp,
     device_of_stage,

@@ -42,7 +42,6 @@ void build_one_f_one_b(PipelineProgram& p, bool split) {
 
 extern const ScheduleDef kOneFOneB;
 const ScheduleDef kOneFOneB{
-    Schedule::one_f_one_b,
     "1f1b",
     stages_pp,
     device_of_stage,

@@ -9,7 +9,7 @@ extern const ScheduleDef kNoSchedule, kGpipe, kOneFOneB, kInterleaved, kZb1p, kD
 
 namespace {
 
-// In the order of the Schedule enum.
+// "none" first (the default Schedule); then in the order users see them listed.
 const std::vector<const ScheduleDef*> kRegistry{&kNoSchedule, &kGpipe,    &kOneFOneB, &kInterleaved,
                                                 &kZb1p,       &kDualPipe, &kDualPipeV};
 
@@ -20,10 +20,14 @@ const std::vector<const ScheduleDef*>& all_schedules() {
 }
 
 const ScheduleDef& schedule_def(Schedule s) {
-  const auto i = static_cast<std::size_t>(s);
-  STEPSIM_CHECK(i < kRegistry.size() && kRegistry[i]->id == s,
-                "schedule missing from the registry");
-  return *kRegistry[i];
+  STEPSIM_CHECK(s.index() < kRegistry.size(), "schedule missing from the registry");
+  return *kRegistry[s.index()];
+}
+
+Schedule Schedule::named(std::string_view word) {
+  const auto s = parse_schedule(word);
+  STEPSIM_CHECK(s.has_value(), "no registered schedule of that word");
+  return *s;
 }
 
 std::vector<std::string> schedule_words() {
@@ -37,8 +41,8 @@ std::string_view to_string(Schedule s) {
 }
 
 std::optional<Schedule> parse_schedule(std::string_view s) {
-  for (const ScheduleDef* d : kRegistry)
-    if (d->word == s) return d->id;
+  for (std::size_t i = 0; i < kRegistry.size(); ++i)
+    if (kRegistry[i]->word == s) return Schedule::at(i);
   return std::nullopt;
 }
 

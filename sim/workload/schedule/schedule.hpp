@@ -4,9 +4,8 @@
 // reports, how many stages it cuts the model into and how it lays them over the pipeline devices,
 // what it requires of pp, the micro-batch count m and the virtual stages v, the instruction lists
 // it issues (pipeline_schedule.hpp), and the micro-batches of activations a device holds at its
-// peak (for memory). registry.cpp lists them in the order of the Schedule enum.
-// Adding a schedule: its file defining a ScheduleDef, a value in the Schedule enum
-// (parallel_spec.hpp), a line in registry.cpp, and its test.
+// peak (for memory). registry.cpp lists them; a Schedule is a place in that list.
+// Adding a schedule: its file defining a ScheduleDef, its line in registry.cpp, and its test.
 #pragma once
 
 #include <optional>
@@ -31,7 +30,6 @@ struct StageShare {
 };
 
 struct ScheduleDef {
-  Schedule id;
   std::string_view word;
   // Stages of the model for pp devices and v virtual stages.
   int (*stages)(int pp, int v);
@@ -51,7 +49,7 @@ struct ScheduleDef {
 
 const ScheduleDef& schedule_def(Schedule s);
 const std::vector<const ScheduleDef*>& all_schedules();
-// The schedules' words, in enum order (for config choices and messages).
+// The schedules' words, in registry order (for config choices and messages).
 std::vector<std::string> schedule_words();
 
 // Shared by the definitions: a device runs stage d alone, for every micro-batch.

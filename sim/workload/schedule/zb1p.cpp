@@ -10,7 +10,6 @@ namespace stepsim::workload {
 
 extern const ScheduleDef kZb1p;
 const ScheduleDef kZb1p{
-    Schedule::zb1p,
     "zb1p",
     stages_pp,
     device_of_stage,
