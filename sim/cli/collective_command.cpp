@@ -42,7 +42,8 @@ int collective_command(const Args& args) {
   std::vector<std::string> files, sets;
   std::string op = "all_reduce", group = "world", sizes = "1GiB", fidelity = "flow",
               algorithm = "auto";
-  std::string top_k_text = "8", max_nodes_text = "4", max_memory_text, max_wall_text;
+  std::string top_k_text = "8", max_nodes_text = "4", chunks_text = "1", max_memory_text,
+              max_wall_text;
   add_common_options(opts, sets);
   opts.add_options()("op", po::value(&op)->default_value(op)->value_name("OP"),
                      "all_reduce | all_gather | reduce_scatter | all_to_all | broadcast | p2p | "
@@ -59,6 +60,9 @@ int collective_command(const Args& args) {
       "dispatch/combine: experts per token (1 to 1024)")(
       "max-nodes", po::value(&max_nodes_text)->default_value(max_nodes_text)->value_name("N"),
       "dispatch/combine: nodes a token may reach (0 = no limit)")(
+      "chunks", po::value(&chunks_text)->default_value(chunks_text)->value_name("C"),
+      "cut the data into C chunks that stream through the algorithm's phases at once (1 to "
+      "1024; 1: phases one after another)")(
       "no-bundle", "simulate every transfer, without bundling symmetric ones")("json",
                                                                                "print JSON");
   add_max_wall_option(opts, max_wall_text);
@@ -91,6 +95,7 @@ int collective_command(const Args& args) {
   po_.algorithm = algorithm;
   po_.top_k = static_cast<int>(integer_option("top-k", top_k_text, 1, 1024));
   po_.max_nodes = static_cast<int>(integer_option("max-nodes", max_nodes_text, 0, 1 << 20));
+  po_.chunks = static_cast<int>(integer_option("chunks", chunks_text, 1, 1024));
   po_.bundle = !vm.count("no-bundle");
   const double max_memory = max_memory_bytes(max_memory_text);
   const engine::RunControl control = run_control(vm, max_wall_text);

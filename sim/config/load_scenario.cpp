@@ -145,6 +145,7 @@ ScenarioSpec read_scenario(const std::string& file, const std::vector<Override>&
     MapReader nr(*n);
     if (auto f = nr.find("fidelity"))
       s.fidelity = static_cast<workload::NetworkFidelity>(f->choice({"flow", "analytic", "free"}));
+    if (auto c = nr.find("chunks")) s.chunks = static_cast<int>(c->integer(1, 1024));
     nr.finish();
   }
   read_training(r.get("training"), s.training);

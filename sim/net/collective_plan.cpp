@@ -22,6 +22,7 @@ CollectivePlan plan_collective(CollectiveOp op, double s, const std::vector<int>
   const GroupLayout l = layout_of(group, t);
   CollectivePlan plan;
   plan.op = op;
+  plan.chunks = o.chunks;
   const AlgorithmDef& algorithm = choose_algorithm(op, l.shape(), l.uniform, o.algorithm);
   if (group.size() == 1) {
     plan.algorithm = "none";

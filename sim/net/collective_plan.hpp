@@ -53,6 +53,7 @@ struct CollectivePlan {
   CollectiveOp op = CollectiveOp::all_reduce;
   std::string algorithm;  // "ring", "hierarchical", "direct", "node-limited", "chain", "p2p"
   std::vector<Phase> phases;
+  int chunks = 1;  // the data cut into chunks that stream through the phases (transfer_dag.hpp)
 };
 
 struct PlanOptions {
@@ -60,6 +61,7 @@ struct PlanOptions {
   bool bundle = true;
   int top_k = 8;      // dispatch/combine
   int max_nodes = 4;  // dispatch/combine; 0 = not node-limited
+  int chunks = 1;     // chunks streaming through the phases at once (transfer_dag.hpp)
 };
 
 // `group`: global GPU ranks, sorted, without duplicates.

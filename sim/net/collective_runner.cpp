@@ -1,6 +1,8 @@
 #include "sim/net/collective_runner.hpp"
 
-#include "sim/engine/check.hpp"
+#include <algorithm>
+
+#include "sim/net/transfer_dag.hpp"
 
 namespace stepsim::net {
 
@@ -23,18 +25,6 @@ double bus_factor(CollectiveOp op, int n) {
   return 1.0;
 }
 
-namespace {
-
-struct Countdown final : hw::FlowListener {
-  std::size_t outstanding = 0;
-  void on_flow_done(engine::Simulator&, std::uint64_t) override {
-    STEPSIM_CHECK(outstanding > 0, "more completions than flows");
-    --outstanding;
-  }
-};
-
-}  // namespace
-
 CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int group_size,
                                 const hw::Topology& topo, hw::Fidelity fidelity,
                                 const engine::RunControl* control) {
@@ -45,28 +35,34 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
   r.group_size = group_size;
   std::vector<double> link_bytes(topo.links().size(), 0.0);
   const int senders = plan.op == CollectiveOp::p2p ? 1 : group_size;  // a p2p has one sender
-  for (const Phase& p : plan.phases) {
-    engine::Simulator sim;
-    hw::FlowNetwork net(sim, topo, fidelity);
-    Countdown c;
-    c.outstanding = p.transfers.size();
-    std::uint64_t tag = 0;
-    for (const Transfer& t : p.transfers)
-      net.start(t.src, t.dst, t.bytes, &c, tag++, t.multiplicity, t.core_weight);
-    engine::RunLimits limits;
-    limits.control = control;
-    const auto stats = sim.run(limits);
-    engine::require_finished(
-        stats, c.outstanding ? std::vector<std::string>{p.name + ": transfers undelivered"}
-                             : std::vector<std::string>{});
-    PhaseTiming pt{p.name, sim.now(), p.repeat};
-    const double pt_s = pt.time().seconds();
-    for (const Transfer& t : p.transfers)
-      pt.sent_per_gpu += t.bytes * t.multiplicity * p.payload_steps();
+  const TransferDag dag = make_dag(plan, plan.chunks);
+  const DagRun run = run_dag(plan, dag, topo, fidelity, control);
+  r.time = run.end;
+  r.events = run.events;
+  for (std::size_t p = 0; p < plan.phases.size(); ++p) {
+    const Phase& ph = plan.phases[p];
+    // The phase's span: from its first chunk's start to its last chunk's delivery.
+    Time first = Time::max(), last;
+    for (std::size_t i = 0; i < dag.nodes.size(); ++i)
+      if (dag.nodes[i].phase == static_cast<int>(p)) {
+        first = std::min(first, run.start[i]);
+        last = std::max(last, run.finish[i]);
+      }
+    PhaseTiming pt{ph.name, last - first, ph.repeat};
+    const double pt_s = pt.elapsed.seconds();
+    // Bytes per link as the flow network counts them: a bundle once, on its representative's
+    // links, with its core weight on the leaf-spine ones.
+    std::vector<double> phase_bytes(link_bytes.size(), 0.0);
+    for (const Transfer& t : ph.transfers) {
+      pt.sent_per_gpu += t.bytes * t.multiplicity * ph.payload_steps();
+      for (int l : topo.route(t.src, t.dst).links)
+        phase_bytes[l] += t.bytes * ph.payload_steps() *
+                          (topo.links()[l].cls == hw::LinkClass::ib_core ? t.core_weight : 1.0);
+    }
     pt.sent_per_gpu /= senders;
     pt.busbw = pt_s > 0.0 ? pt.sent_per_gpu / pt_s : 0.0;
     for (std::size_t l = 0; l < link_bytes.size(); ++l) {
-      const double b = net.link_bytes()[l] * p.payload_steps();
+      const double b = phase_bytes[l];
       link_bytes[l] += b;
       const double u = pt_s > 0.0 && b > 0.0 ? b / (topo.links()[l].bandwidth * pt_s) : 0.0;
       if (u > pt.bottleneck_utilization) {
@@ -75,9 +71,7 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
       }
     }
     r.phases.push_back(pt);
-    r.time += pt.time();
-    r.events += stats.events;
-    r.flows += p.transfers.size();
+    r.flows += ph.transfers.size() * dag.chunks;
   }
   const double t = r.time.seconds();
   if (t > 0.0) {

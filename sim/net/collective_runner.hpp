@@ -1,7 +1,9 @@
 // Runs a planned collective on the flow network and measures it the way nccl-tests does.
 //
-// Each phase is simulated once on a fresh network (all its transfers start together; it ends
-// when the last is delivered) and its duration counted `repeat` times; phases run back to back.
+// The plan runs as its TransferDag (transfer_dag.hpp) on one fresh network: its phases one after
+// another, or overlapping chunk by chunk when the plan is cut into chunks. A phase's time is its
+// span, from its first chunk's start to its last chunk's delivery (the spans of overlapping
+// phases add up to more than the collective's time).
 // algbw = S / time; busbw = algbw · 2(n-1)/n for all-reduce, · (n-1)/n for all-gather,
 // reduce-scatter and all-to-all (dispatch/combine too), · 1 for broadcast and p2p.
 // The bottleneck is the class of the link with the highest utilization,
@@ -23,13 +25,16 @@ namespace stepsim::net {
 
 struct PhaseTiming {
   std::string name;
-  engine::Time step;  // one repetition
+  engine::Time elapsed;  // from its first chunk's start to its last chunk's delivery
   long long repeat = 1;
   double sent_per_gpu = 0.0;  // bytes, all repetitions
   double busbw = 0.0;         // bytes/s
   hw::LinkClass bottleneck = hw::LinkClass::nvlink;
   double bottleneck_utilization = 0.0;
-  engine::Time time() const { return step * repeat; }
+  engine::Time time() const { return elapsed; }
+  engine::Time step() const {
+    return engine::Time::ps(elapsed.picoseconds() / repeat);
+  }  // one repetition
 };
 
 struct CollectiveResult {

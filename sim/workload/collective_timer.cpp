@@ -24,6 +24,7 @@ CollectiveTimer::CollectiveTimer(const ScenarioSpec& spec, const ParallelPlan& p
       fidelity_(spec.fidelity == NetworkFidelity::flow ? hw::Fidelity::flow
                                                        : hw::Fidelity::analytic) {
   options_.top_k = spec.model.moe.top_k;
+  options_.chunks = spec.chunks;
   options_.max_nodes = max_target_nodes(spec.model.moe, plan.ep_group().nodes());
   for (const auto& f : spec.cluster.faults) {
     if (f.node_hit(spec.cluster.gpus_per_node) >= 0)

@@ -30,6 +30,7 @@ enum class NetworkFidelity { flow, analytic, free };
 struct ScenarioSpec {
   std::string name;
   NetworkFidelity fidelity = NetworkFidelity::flow;
+  int chunks = 1;  // chunks streaming through every collective's phases (net/transfer_dag.hpp)
   ModelSpec model;
   hw::ClusterSpec cluster;
   TrainingSpec training;

@@ -59,8 +59,8 @@ TEST_CASE("Hierarchical all-reduce is the sum of its phases") {
   const double inter = 2.8e-6 + S / 32 / 50e9;
   CHECK(r.phases[0].repeat == 7);
   CHECK(r.phases[1].repeat == 6);
-  CHECK(r.phases[0].step.seconds() == doctest::Approx(intra).epsilon(1e-9));
-  CHECK(r.phases[1].step.seconds() == doctest::Approx(inter).epsilon(1e-9));
+  CHECK(r.phases[0].step().seconds() == doctest::Approx(intra).epsilon(1e-9));
+  CHECK(r.phases[1].step().seconds() == doctest::Approx(inter).epsilon(1e-9));
   // The whole: two intra-node rings of 7 steps and the inter-node ring of 6, one after another.
   CHECK(r.time.seconds() == doctest::Approx(2 * 7 * intra + 6 * inter).epsilon(1e-9));
   // Each phase's busbw is what a GPU sends in it over its time: (g-1)/g·S over NVLink in the

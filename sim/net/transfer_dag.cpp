@@ -1,0 +1,112 @@
+#include "sim/net/transfer_dag.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "sim/engine/check.hpp"
+
+namespace stepsim::net {
+
+using engine::Time;
+
+TransferDag make_dag(const CollectivePlan& plan, int chunks) {
+  TransferDag dag;
+  const int phases = static_cast<int>(plan.phases.size());
+  dag.chunks = phases > 1 ? std::max(1, chunks) : 1;
+  const int c = dag.chunks;
+  // Node (p, j) at p·c + j: every dependency has a smaller index.
+  for (int p = 0; p < phases; ++p)
+    for (int j = 0; j < c; ++j) {
+      DagNode n{p, j, {}};
+      if (p > 0) n.deps.push_back((p - 1) * c + j);
+      if (j > 0) n.deps.push_back(p * c + j - 1);
+      dag.nodes.push_back(std::move(n));
+    }
+  return dag;
+}
+
+namespace {
+
+class DagRunner final : public hw::FlowListener, public engine::EventHandler {
+ public:
+  DagRunner(const CollectivePlan& plan, const TransferDag& dag, const hw::Topology& topo,
+            hw::Fidelity fidelity)
+      : plan_(plan), dag_(dag), net_(sim_, topo, fidelity) {
+    const std::size_t n = dag.nodes.size();
+    waiting_.resize(n);
+    outstanding_.assign(n, 0);
+    succ_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      waiting_[i] = static_cast<int>(dag.nodes[i].deps.size());
+      for (int d : dag.nodes[i].deps) succ_[d].push_back(static_cast<int>(i));
+    }
+    run_.start.assign(n, Time());
+    run_.finish.assign(n, Time());
+  }
+
+  DagRun run(const engine::RunControl* control) {
+    for (std::size_t i = 0; i < dag_.nodes.size(); ++i)
+      if (waiting_[i] == 0) begin(static_cast<int>(i));
+    engine::RunLimits limits;
+    limits.control = control;
+    const auto stats = sim_.run(limits);
+    std::vector<std::string> stuck;
+    if (delivered_ < dag_.nodes.size())
+      stuck.push_back(plan_.algorithm + ": transfers undelivered");
+    engine::require_finished(stats, stuck);
+    run_.events = stats.events;
+    return std::move(run_);
+  }
+
+  void on_flow_done(engine::Simulator&, std::uint64_t node) override {
+    STEPSIM_CHECK(outstanding_[node] > 0, "more completions than transfers");
+    if (--outstanding_[node] == 0) deliver(static_cast<int>(node));
+  }
+  // A node with nothing to move is delivered by an event at its start, so that its successors
+  // start from the event loop as every other's do.
+  void on_event(engine::Simulator&, std::uint64_t node) override {
+    deliver(static_cast<int>(node));
+  }
+
+ private:
+  void begin(int i) {
+    const DagNode& n = dag_.nodes[i];
+    const Phase& ph = plan_.phases[n.phase];
+    const double steps = static_cast<double>(ph.repeat);
+    const double share = steps / dag_.chunks;
+    run_.start[i] = sim_.now();
+    for (const Transfer& t : ph.transfers) {
+      ++outstanding_[i];
+      net_.start(t.src, t.dst, t.bytes * share, this, static_cast<std::uint64_t>(i), t.multiplicity,
+                 t.core_weight, steps);
+    }
+    if (outstanding_[i] == 0) sim_.after(Time(), this, static_cast<std::uint64_t>(i));
+  }
+
+  void deliver(int i) {
+    run_.finish[i] = sim_.now();
+    run_.end = std::max(run_.end, sim_.now());
+    ++delivered_;
+    for (int s : succ_[i])
+      if (--waiting_[s] == 0) begin(s);
+  }
+
+  const CollectivePlan& plan_;
+  const TransferDag& dag_;
+  engine::Simulator sim_;
+  hw::FlowNetwork net_;
+  std::vector<int> waiting_;
+  std::vector<std::size_t> outstanding_;
+  std::vector<std::vector<int>> succ_;
+  std::size_t delivered_ = 0;
+  DagRun run_;
+};
+
+}  // namespace
+
+DagRun run_dag(const CollectivePlan& plan, const TransferDag& dag, const hw::Topology& topo,
+               hw::Fidelity fidelity, const engine::RunControl* control) {
+  return DagRunner(plan, dag, topo, fidelity).run(control);
+}
+
+}  // namespace stepsim::net
