@@ -5,7 +5,7 @@
 #include <map>
 
 #include "sim/engine/user_error.hpp"
-#include "sim/workload/collective_timer.hpp"
+#include "sim/exec/collective_timer.hpp"
 #include "sim/workload/model_cost.hpp"
 #include "sim/workload/pipeline_schedule.hpp"
 #include "sim/workload/step_program.hpp"

@@ -4,7 +4,7 @@
 
 namespace stepsim::analysis {
 
-using workload::StepOp;
+using exec::StepOp;
 using workload::StreamKind;
 
 Breakdown& Breakdown::operator+=(const Breakdown& o) {
@@ -31,7 +31,7 @@ struct Blame {
 };
 
 // The dependency of `op` that finished last, or -1.
-int binding(const workload::StepGraph& g, const workload::StepTimeline& t, int op) {
+int binding(const exec::StepGraph& g, const exec::StepTimeline& t, int op) {
   int best = -1;
   for (int d : g.ops[op].deps)
     if (best < 0 || t.end[d] > t.end[best]) best = d;
@@ -40,9 +40,8 @@ int binding(const workload::StepGraph& g, const workload::StepTimeline& t, int o
 
 // Blames the interval [from, to) on the chain that led to `dep` (see the header). `queue[op]` is
 // the op before it on its stream: a transfer that waited for its stream is blamed on what held it.
-void blame(const workload::StepGraph& g, const workload::StepTimeline& t,
-           const std::vector<int>& queue, int device, int dep, double from, double to, Blame& b,
-           int depth = 0) {
+void blame(const exec::StepGraph& g, const exec::StepTimeline& t, const std::vector<int>& queue,
+           int device, int dep, double from, double to, Blame& b, int depth = 0) {
   if (to <= from) return;
   if (dep < 0 || depth > 256) {
     b.other += to - from;
@@ -97,7 +96,7 @@ double intersect(std::vector<std::pair<double, double>> x,
 
 }  // namespace
 
-StepMetrics step_metrics(const workload::StepGraph& g, const workload::StepTimeline& t) {
+StepMetrics step_metrics(const exec::StepGraph& g, const exec::StepTimeline& t) {
   StepMetrics m;
   std::vector<int> queue(g.ops.size(), -1);
   for (const auto& device : g.streams)
@@ -146,8 +145,8 @@ StepMetrics step_metrics(const workload::StepGraph& g, const workload::StepTimel
   return m;
 }
 
-std::vector<std::pair<double, double>> communication_in_flight(const workload::StepGraph& g,
-                                                               const workload::StepTimeline& t,
+std::vector<std::pair<double, double>> communication_in_flight(const exec::StepGraph& g,
+                                                               const exec::StepTimeline& t,
                                                                int device) {
   std::vector<std::pair<double, double>> comm;
   for (StreamKind s : {StreamKind::comm, StreamKind::p2p, StreamKind::dp})

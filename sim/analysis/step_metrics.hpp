@@ -15,7 +15,7 @@
 
 #include <vector>
 
-#include "sim/workload/step_executor.hpp"
+#include "sim/exec/step_executor.hpp"
 
 namespace stepsim::analysis {
 
@@ -35,12 +35,12 @@ struct StepMetrics {
   int worst_device = 0;  // the most compute-starved: least compute share of T
 };
 
-StepMetrics step_metrics(const workload::StepGraph& g, const workload::StepTimeline& t);
+StepMetrics step_metrics(const exec::StepGraph& g, const exec::StepTimeline& t);
 
 // When any communication op of `device` (comm, p2p or dp stream) is in flight: the union of their
 // intervals, as sorted disjoint (start, end) pairs in seconds.
-std::vector<std::pair<double, double>> communication_in_flight(const workload::StepGraph& g,
-                                                               const workload::StepTimeline& t,
+std::vector<std::pair<double, double>> communication_in_flight(const exec::StepGraph& g,
+                                                               const exec::StepTimeline& t,
                                                                int device);
 
 }  // namespace stepsim::analysis

@@ -5,8 +5,8 @@
 #include <map>
 #include <tuple>
 
+#include "sim/exec/symmetry.hpp"
 #include "sim/workload/memory.hpp"
-#include "sim/workload/symmetry.hpp"
 
 namespace stepsim::analysis {
 
@@ -19,13 +19,13 @@ double estimate_ops(const workload::ScenarioSpec& spec, const workload::Parallel
       6.0 * (max_layers + 2) + (spec.parallel.zero == 3 ? 3.0 * (max_layers + 2) : 0.0);
   return static_cast<double>(plan.micro_batches) * plan.stages *
          (2.0 * per_chunk + max_layers + 2.0 + 2.0) *
-         workload::estimate_classes(plan, spec.cluster, spec.exact);
+         exec::estimate_classes(plan, spec.cluster, spec.exact);
 }
 
 void check_ops(const workload::ScenarioSpec& spec, const workload::ParallelPlan& plan,
                double max_ops) {
   const double ops = estimate_ops(spec, plan);
-  const int classes = workload::estimate_classes(plan, spec.cluster, spec.exact);
+  const int classes = exec::estimate_classes(plan, spec.cluster, spec.exact);
   if (ops > max_ops)
     throw engine::UserError(
         spec.where.at("training.global_batch"),
@@ -56,8 +56,8 @@ StepSimulation simulate_step(const workload::ScenarioSpec& spec, const engine::R
   check_ops(spec, s.roofline.plan, max_ops);
   const workload::ModelCost cost(spec.model, spec.training);
   s.topology = std::make_unique<hw::Topology>(spec.cluster);
-  s.build = workload::build_step(s.program, spec, s.roofline.plan, *s.topology, control);
-  s.timeline = workload::execute_step(s.build.graph, control);
+  s.build = exec::build_step(s.program, spec, s.roofline.plan, *s.topology, control);
+  s.timeline = exec::execute_step(s.build.graph, control);
   s.metrics = step_metrics(s.build.graph, s.timeline);
   s.model_flops_per_gpu =
       cost.flops_per_token() * s.roofline.tokens_per_step / s.roofline.world_size;

@@ -10,8 +10,8 @@
 
 #include "sim/analysis/roofline.hpp"
 #include "sim/analysis/step_metrics.hpp"
+#include "sim/exec/step_builder.hpp"
 #include "sim/hw/topology.hpp"
-#include "sim/workload/step_builder.hpp"
 
 namespace stepsim::analysis {
 
@@ -19,8 +19,8 @@ struct StepSimulation {
   Roofline roofline;
   std::unique_ptr<hw::Topology> topology;
   workload::StepProgram program;  // what the step runs, untimed
-  workload::StepBuild build;      // the program timed on the cluster, as the executor runs it
-  workload::StepTimeline timeline;
+  exec::StepBuild build;          // the program timed on the cluster, as the executor runs it
+  exec::StepTimeline timeline;
   StepMetrics metrics;
   // Per pipeline rank: memory in use (bytes) after each change, in time order.
   std::vector<std::vector<std::pair<engine::Time, double>>> memory_timeline;

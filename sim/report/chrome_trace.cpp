@@ -7,7 +7,7 @@
 
 namespace stepsim::report {
 
-using workload::StepOp;
+using exec::StepOp;
 using workload::StreamKind;
 
 namespace {

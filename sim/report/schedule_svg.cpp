@@ -12,7 +12,7 @@ namespace stepsim::report {
 namespace {
 
 using engine::Time;
-using workload::StepOp;
+using exec::StepOp;
 
 constexpr double kLeft = 120, kWidth = 1400, kTop = 56, kRow = 22, kGap = 6;
 constexpr double kBox = 16, kStrip = 4;  // compute boxes, then the communication strip below them

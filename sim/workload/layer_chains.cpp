@@ -6,7 +6,6 @@
 
 namespace stepsim::workload {
 
-using engine::Time;
 using hw::bytes_per_element;
 using net::CollectiveOp;
 

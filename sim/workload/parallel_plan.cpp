@@ -1,6 +1,7 @@
 #include "sim/workload/parallel_plan.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <string>
 
@@ -232,6 +233,12 @@ double peak_in_flight_micro_batches(const ScenarioSpec& spec, const ParallelPlan
   return schedule_def(spec.parallel.schedule)
       .peak_in_flight(plan.pp, static_cast<double>(plan.micro_batches),
                       spec.parallel.virtual_stages, device);
+}
+
+int max_target_nodes(const MoeSpec& moe, int ep_nodes) {
+  if (moe.groups <= 0 || moe.topk_groups <= 0) return 0;
+  return std::max(
+      1, static_cast<int>(std::ceil(static_cast<double>(moe.topk_groups) * ep_nodes / moe.groups)));
 }
 
 }  // namespace stepsim::workload

@@ -49,4 +49,8 @@ ParallelPlan make_plan(const ScenarioSpec& spec);
 // schedule, and the stage they belong to (the device's most expensive one).
 double peak_in_flight_micro_batches(const ScenarioSpec& spec, const ParallelPlan& plan, int device);
 
+// The nodes a token may reach in a dispatch: the model's expert-group limit (groups are nodes
+// when the EP group spans `groups` nodes) scaled to the EP group's nodes; 0 when not limited.
+int max_target_nodes(const MoeSpec& moe, int ep_nodes);
+
 }  // namespace stepsim::workload

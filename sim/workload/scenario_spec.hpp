@@ -35,7 +35,7 @@ struct ScenarioSpec {
   hw::ClusterSpec cluster;
   TrainingSpec training;
   ParallelSpec parallel;
-  bool exact = false;  // simulate every cell of GPUs, without symmetry classes (symmetry.hpp)
+  bool exact = false;  // simulate every cell of GPUs, without symmetry classes (exec/symmetry.hpp)
   Provenance where;
 };
 

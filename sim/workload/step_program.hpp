@@ -1,7 +1,7 @@
 // The step program: what every pipeline rank runs in one training step, in schedule order, with
 // no timing. Built once from the scenario (build_program); the roofline is a fold over it
-// (analysis/roofline.hpp) and the executor times and runs it (step_builder.hpp, step_executor.hpp),
-// so both count the same work.
+// (analysis/roofline.hpp) and the executor times and runs it (exec/step_builder.hpp,
+// exec/step_executor.hpp), so both count the same work.
 //
 // A rank runs its schedule's instructions (pipeline_schedule.hpp) in order; each instruction runs
 // one chunk (a stage's forward, backward or weight gradient for one micro-batch) or, for an
@@ -31,11 +31,35 @@
 #include "sim/net/collective_cost.hpp"
 #include "sim/workload/parallel_plan.hpp"
 #include "sim/workload/pipeline_schedule.hpp"
-#include "sim/workload/step_graph.hpp"
 
 namespace stepsim::workload {
 
 class ModelCost;
+
+// The streams of a device: `compute` (kernels), `comm` (collectives in the layers' path: expert
+// dispatch/combine, tensor-parallel all-reduce, ZeRO-3 parameter gathers), `p2p` (pipeline
+// sends) or `dp` (gradient reductions and parameter gathers of data parallelism, which
+// frameworks run on a stream of their own so they overlap the remaining backward). A stream runs
+// its works one at a time in issue order.
+enum class StreamKind : std::uint8_t { compute = 0, comm = 1, p2p = 2, dp = 3 };
+inline constexpr int kStreams = 4;
+
+enum class StepOpKind : std::uint8_t {
+  kernel,
+  ep_dispatch,
+  ep_combine,
+  tp_reduce,
+  pp_send,
+  dp_grads,
+  dp_params,
+  zero_gather,
+  zero_scatter,
+  optimizer
+};
+std::string_view to_string(StepOpKind k);
+inline bool is_communication(StepOpKind k) {
+  return k != StepOpKind::kernel && k != StepOpKind::optimizer;
+}
 
 // The group a collective runs over, relative to the GPU that runs it: its tensor-parallel or
 // expert-parallel group, or the data-parallel group of its non-expert (dp) or expert (edp)

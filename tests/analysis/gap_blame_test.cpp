@@ -11,10 +11,10 @@
 #include <doctest/doctest.h>
 
 #include "sim/analysis/step_metrics.hpp"
-#include "sim/workload/step_executor.hpp"
+#include "sim/exec/step_executor.hpp"
 
 using namespace stepsim;
-using namespace stepsim::workload;
+using namespace stepsim::exec;
 using analysis::Breakdown;
 using analysis::step_metrics;
 using analysis::StepMetrics;

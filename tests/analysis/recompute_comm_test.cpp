@@ -10,7 +10,7 @@ using namespace stepsim;
 
 namespace {
 
-int tp_reduces(const workload::StepGraph& g) {
+int tp_reduces(const exec::StepGraph& g) {
   int n = 0;
   for (const auto& op : g.ops) n += op.kind == workload::StepOpKind::tp_reduce;
   return n;

@@ -8,7 +8,7 @@
 
 #include "sim/analysis/step_simulation.hpp"
 #include "sim/engine/user_error.hpp"
-#include "sim/workload/symmetry.hpp"
+#include "sim/exec/symmetry.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim;

@@ -1,16 +1,9 @@
-#include "sim/workload/step_graph.hpp"
+#include "sim/exec/step_graph.hpp"
 
 #include <algorithm>
 #include <map>
 
-namespace stepsim::workload {
-
-std::string_view to_string(StepOpKind k) {
-  static constexpr std::string_view kNames[] = {
-      "kernel",   "ep_dispatch", "ep_combine",  "tp_reduce",    "pp_send",
-      "dp_grads", "dp_params",   "zero_gather", "zero_scatter", "optimizer"};
-  return kNames[static_cast<int>(k)];
-}
+namespace stepsim::exec {
 
 int StepGraph::add(StepOp op) {
   const int id = static_cast<int>(ops.size());
@@ -83,4 +76,4 @@ std::string StepGraph::name(int id) const {
   return s;
 }
 
-}  // namespace stepsim::workload
+}  // namespace stepsim::exec

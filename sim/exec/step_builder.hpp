@@ -19,13 +19,17 @@
 #include <cstdint>
 
 #include "sim/engine/simulator.hpp"
+#include "sim/exec/step_graph.hpp"
 #include "sim/hw/topology.hpp"
 #include "sim/workload/model_cost.hpp"
 #include "sim/workload/parallel_plan.hpp"
-#include "sim/workload/step_graph.hpp"
 #include "sim/workload/step_program.hpp"
 
-namespace stepsim::workload {
+namespace stepsim::exec {
+
+using workload::ParallelPlan;
+using workload::ScenarioSpec;
+using workload::StepProgram;
 
 struct StepBuild {
   StepGraph graph;
@@ -36,4 +40,4 @@ struct StepBuild {
 StepBuild build_step(const StepProgram& program, const ScenarioSpec& spec, const ParallelPlan& plan,
                      const hw::Topology& topo, const engine::RunControl* control = nullptr);
 
-}  // namespace stepsim::workload
+}  // namespace stepsim::exec

@@ -27,7 +27,9 @@
 #include "sim/hw/topology.hpp"
 #include "sim/workload/parallel_plan.hpp"
 
-namespace stepsim::workload {
+namespace stepsim::exec {
+
+using workload::ParallelPlan;
 
 struct Symmetry {
   int cell = 1;                           // GPUs per cell
@@ -50,4 +52,4 @@ std::string cells_text(const std::vector<int>& cells);
 // (before the topology is built): for memory and size checks.
 int estimate_classes(const ParallelPlan& plan, const hw::ClusterSpec& cluster, bool exact);
 
-}  // namespace stepsim::workload
+}  // namespace stepsim::exec

@@ -1,9 +1,9 @@
-#include "sim/workload/step_executor.hpp"
+#include "sim/exec/step_executor.hpp"
 
 #include <doctest/doctest.h>
 
 using namespace stepsim;
-using namespace stepsim::workload;
+using namespace stepsim::exec;
 using engine::Time;
 
 namespace {

@@ -1,14 +1,24 @@
-#include "sim/workload/step_builder.hpp"
+#include "sim/exec/step_builder.hpp"
 
 #include <algorithm>
 #include <map>
 #include <tuple>
 
 #include "sim/engine/check.hpp"
-#include "sim/workload/collective_timer.hpp"
-#include "sim/workload/symmetry.hpp"
+#include "sim/exec/collective_timer.hpp"
+#include "sim/exec/symmetry.hpp"
 
-namespace stepsim::workload {
+namespace stepsim::exec {
+
+using workload::Chain;
+using workload::Chunk;
+using workload::CollectiveWork;
+using workload::GroupRole;
+using workload::Instruction;
+using workload::PipelineProgram;
+using workload::StageTask;
+using workload::TailWork;
+using workload::Work;
 
 using engine::Time;
 
@@ -372,4 +382,4 @@ StepBuild build_step(const StepProgram& program, const ScenarioSpec& spec, const
   return Builder(program, spec, plan, topo, control).build();
 }
 
-}  // namespace stepsim::workload
+}  // namespace stepsim::exec

@@ -1,14 +1,12 @@
-// One training step as a graph of operations on the pipeline's devices.
+// One training step as a graph of timed operations on the simulated devices: the step program
+// (workload/step_program.hpp) instantiated by step_builder.hpp.
 //
-// Each op runs on one stream of one device: `compute` (kernels), `comm` (collectives in the
-// layers' path: expert dispatch/combine, tensor-parallel all-reduce, ZeRO-3 parameter gathers),
-// `p2p` (pipeline sends) or `dp` (gradient reductions and parameter gathers of data parallelism,
-// which frameworks run on a stream of their own so they overlap the remaining backward). A stream
+// Each op runs on one stream of one device (compute, comm, p2p, dp: step_program.hpp). A stream
 // runs its ops one at a time in issue order; an op starts when its stream is free and all its
-// dependencies have finished. Durations are fixed when the graph is built (kernels from the device
-// roofline, collectives from the network model, each timed with its sibling groups); every
-// communication op also carries its load on the fabric's links (a profile: bytes per link), so
-// ops that run at once anywhere in the step share the links they cross (see step_executor.hpp).
+// dependencies have finished. Durations are fixed when the graph is built (kernels from the
+// device's KernelModel, collectives from their TransferDags, each timed with its sibling groups);
+// every communication op also carries its load on the fabric's links (a profile: bytes per link),
+// so ops that run at once anywhere in the step share the links they cross (see step_executor.hpp).
 // A device is one symmetry class of one pipeline rank (symmetry.hpp): the GPUs of the rank that
 // behave alike, simulated once; without faults, one class per rank, and device d is pipeline
 // rank d. The copies of a data-parallel collective on a rank's classes are coupled: they start
@@ -20,28 +18,14 @@
 #include <vector>
 
 #include "sim/engine/time.hpp"
+#include "sim/workload/step_program.hpp"
 
-namespace stepsim::workload {
+namespace stepsim::exec {
 
-enum class StreamKind : std::uint8_t { compute = 0, comm = 1, p2p = 2, dp = 3 };
-inline constexpr int kStreams = 4;
-
-enum class StepOpKind : std::uint8_t {
-  kernel,
-  ep_dispatch,
-  ep_combine,
-  tp_reduce,
-  pp_send,
-  dp_grads,
-  dp_params,
-  zero_gather,
-  zero_scatter,
-  optimizer
-};
-std::string_view to_string(StepOpKind k);
-inline bool is_communication(StepOpKind k) {
-  return k != StepOpKind::kernel && k != StepOpKind::optimizer;
-}
+using workload::is_communication;
+using workload::kStreams;
+using workload::StepOpKind;
+using workload::StreamKind;
 
 struct StepOp {
   int device = 0;
@@ -106,4 +90,4 @@ struct StepGraph {
   std::string short_cells(int device) const;
 };
 
-}  // namespace stepsim::workload
+}  // namespace stepsim::exec

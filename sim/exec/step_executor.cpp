@@ -1,11 +1,11 @@
-#include "sim/workload/step_executor.hpp"
+#include "sim/exec/step_executor.hpp"
 
 #include <algorithm>
 
 #include "sim/engine/check.hpp"
 #include "sim/engine/simulator.hpp"
 
-namespace stepsim::workload {
+namespace stepsim::exec {
 
 using engine::Time;
 
@@ -288,4 +288,4 @@ StepTimeline execute_step(const StepGraph& graph, const engine::RunControl* cont
   return Runner(graph, control).run();
 }
 
-}  // namespace stepsim::workload
+}  // namespace stepsim::exec

@@ -28,9 +28,9 @@
 #include <vector>
 
 #include "sim/engine/simulator.hpp"
-#include "sim/workload/step_graph.hpp"
+#include "sim/exec/step_graph.hpp"
 
-namespace stepsim::workload {
+namespace stepsim::exec {
 
 struct StepTimeline {
   std::vector<engine::Time> start, end;  // per op
@@ -40,4 +40,4 @@ struct StepTimeline {
 
 StepTimeline execute_step(const StepGraph& graph, const engine::RunControl* control = nullptr);
 
-}  // namespace stepsim::workload
+}  // namespace stepsim::exec

@@ -6,7 +6,7 @@
 
 #include <set>
 
-#include "sim/workload/collective_timer.hpp"
+#include "sim/exec/collective_timer.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim;
@@ -17,8 +17,8 @@ TEST_CASE("A send and the send back load opposite directions of their links") {
   s.parallel.schedule = workload::Schedule::named("1f1b");
   const workload::ParallelPlan plan = workload::make_plan(s);
   const hw::Topology topo(s.cluster);
-  const workload::Symmetry sym = workload::make_symmetry(plan, topo, false);
-  workload::CollectiveTimer timer(s, plan, topo, sym, nullptr);
+  const exec::Symmetry sym = exec::make_symmetry(plan, topo, false);
+  exec::CollectiveTimer timer(s, plan, topo, sym, nullptr);
   timer.select(0, sym.classes.front());
   const double bytes = 64e6;
   const engine::Time up = timer.send(bytes, 0, 8);

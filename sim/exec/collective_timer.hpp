@@ -28,18 +28,18 @@
 #include <vector>
 
 #include "sim/engine/simulator.hpp"
+#include "sim/exec/step_graph.hpp"
+#include "sim/exec/symmetry.hpp"
 #include "sim/hw/flow_network.hpp"
 #include "sim/net/collective_cost.hpp"
 #include "sim/net/collective_plan.hpp"
 #include "sim/workload/parallel_plan.hpp"
-#include "sim/workload/step_graph.hpp"
-#include "sim/workload/symmetry.hpp"
 
-namespace stepsim::workload {
+namespace stepsim::exec {
 
-// The nodes a token may reach in a dispatch: the model's expert-group limit (groups are nodes
-// when the EP group spans `groups` nodes) scaled to the EP group's nodes; 0 when not limited.
-int max_target_nodes(const MoeSpec& moe, int ep_nodes);
+using workload::NetworkFidelity;
+using workload::ParallelPlan;
+using workload::ScenarioSpec;
 
 class CollectiveTimer {
  public:
@@ -119,4 +119,4 @@ class CollectiveTimer {
   std::uint64_t events_ = 0;
 };
 
-}  // namespace stepsim::workload
+}  // namespace stepsim::exec

@@ -1,15 +1,23 @@
-// build_program (step_program.hpp): the schedule's instruction lists, each chunk with its chain
+// build_program: the schedule's instruction lists, each chunk with its chain
 // (made once per stage and pass) and its pipeline send, and each rank's data-parallel tail.
+#include "sim/workload/step_program.hpp"
+
 #include <map>
 
 #include "sim/workload/layer_chains.hpp"
 #include "sim/workload/memory.hpp"
-#include "sim/workload/step_program.hpp"
 
 namespace stepsim::workload {
 
 using hw::bytes_per_element;
 using net::CollectiveOp;
+
+std::string_view to_string(StepOpKind k) {
+  static constexpr std::string_view kNames[] = {
+      "kernel",   "ep_dispatch", "ep_combine",  "tp_reduce",    "pp_send",
+      "dp_grads", "dp_params",   "zero_gather", "zero_scatter", "optimizer"};
+  return kNames[static_cast<int>(k)];
+}
 
 namespace {
 

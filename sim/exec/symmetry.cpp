@@ -1,10 +1,10 @@
-#include "sim/workload/symmetry.hpp"
+#include "sim/exec/symmetry.hpp"
 
 #include <algorithm>
 #include <map>
 #include <numeric>
 
-namespace stepsim::workload {
+namespace stepsim::exec {
 
 namespace {
 
@@ -111,4 +111,4 @@ int estimate_classes(const ParallelPlan& plan, const hw::ClusterSpec& cluster, b
   return static_cast<int>(std::min<long long>(classes, l.cells));
 }
 
-}  // namespace stepsim::workload
+}  // namespace stepsim::exec

@@ -1,17 +1,11 @@
-#include "sim/workload/collective_timer.hpp"
+#include "sim/exec/collective_timer.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include "sim/net/collective_runner.hpp"
 
-namespace stepsim::workload {
-
-int max_target_nodes(const MoeSpec& moe, int ep_nodes) {
-  if (moe.groups <= 0 || moe.topk_groups <= 0) return 0;
-  return std::max(
-      1, static_cast<int>(std::ceil(static_cast<double>(moe.topk_groups) * ep_nodes / moe.groups)));
-}
+namespace stepsim::exec {
 
 CollectiveTimer::CollectiveTimer(const ScenarioSpec& spec, const ParallelPlan& plan,
                                  const hw::Topology& topo, const Symmetry& symmetry,
@@ -25,7 +19,7 @@ CollectiveTimer::CollectiveTimer(const ScenarioSpec& spec, const ParallelPlan& p
                                                        : hw::Fidelity::analytic) {
   options_.top_k = spec.model.moe.top_k;
   options_.chunks = spec.chunks;
-  options_.max_nodes = max_target_nodes(spec.model.moe, plan.ep_group().nodes());
+  options_.max_nodes = workload::max_target_nodes(spec.model.moe, plan.ep_group().nodes());
   for (const auto& f : spec.cluster.faults) {
     if (f.node_hit(spec.cluster.gpus_per_node) >= 0)
       faulted_nodes_.push_back(f.node_hit(spec.cluster.gpus_per_node));
@@ -230,4 +224,4 @@ net::LinkBytes CollectiveTimer::take_link() {
   return l;
 }
 
-}  // namespace stepsim::workload
+}  // namespace stepsim::exec
