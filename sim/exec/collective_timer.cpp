@@ -77,28 +77,34 @@ CollectiveTimer::Key CollectiveTimer::key_of(net::CollectiveOp op, double bytes,
           static_cast<int>(group.size()), group[1] - group[0]};
 }
 
-CollectiveTimer::Alone CollectiveTimer::run(net::CollectiveOp op, double bytes,
-                                            const std::vector<int>& group) {
+const CollectiveTimer::Alone& CollectiveTimer::run(net::CollectiveOp op, double bytes,
+                                                   const std::vector<int>& group) {
   const Key key = key_of(op, bytes, group);
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
   const net::CollectivePlan plan = net::plan_collective(op, bytes, group, topo_, options_);
-  const auto r =
+  auto r =
       net::run_collective(plan, bytes, static_cast<int>(group.size()), topo_, fidelity_, control_);
   events_ += r.events;
-  return cache_[key] = {r.time, net::LinkBytes{r.nvlink_bytes_per_gpu, r.ib_bytes_per_gpu}};
+  return cache_[key] = {{r.time, r.chunks, std::move(r.nodes)},
+                        net::LinkBytes{r.nvlink_bytes_per_gpu, r.ib_bytes_per_gpu}};
 }
 
 int CollectiveTimer::load_of(net::CollectiveOp op, double bytes,
-                             const std::vector<std::vector<int>>& groups) {
+                             const std::vector<std::vector<int>>& groups, const Run& r) {
   const auto key =
       std::make_tuple(key_of(op, bytes, groups.front()), static_cast<int>(groups.size()), reverse_);
   if (auto it = loads_.find(key); it != loads_.end()) return it->second;
-  return loads_[key] = profile(op, bytes, groups);
+  return loads_[key] = shape(r, phase_profiles(op, bytes, groups));
 }
 
-int CollectiveTimer::profile(net::CollectiveOp op, double bytes,
-                             const std::vector<std::vector<int>>& groups) {
-  if (fidelity_ != hw::Fidelity::flow) return -1;
+int CollectiveTimer::add_profile(std::vector<LinkLoad> p) {
+  if (p.empty()) return -1;
+  profiles_.push_back(std::move(p));
+  return static_cast<int>(profiles_.size()) - 1;
+}
+
+std::vector<int> CollectiveTimer::phase_profiles(net::CollectiveOp op, double bytes,
+                                                 const std::vector<std::vector<int>>& groups) {
   // Every member's transfer on its own links, so that ops of any kind meet where their traffic
   // does; bundled (representatives, core_weight on the leaf-spine links) beyond kMaxTransfers.
   constexpr double kMaxTransfers = 4e6;
@@ -107,49 +113,118 @@ int CollectiveTimer::profile(net::CollectiveOp op, double bytes,
   double transfers = 0.0;
   for (const auto& g : groups) transfers += net::estimate_transfers(op, g, topo_, each);
   if (transfers > kMaxTransfers) each.bundle = true;
-  scratch_.resize(topo_.links().size(), 0.0);
+  // Per phase, bytes per link (scratch_, phase p at p·links) and the links touched.
+  const std::size_t links = topo_.links().size();
+  std::vector<std::vector<int>> touched;
   for (const auto& g : groups) {
     if (control_) control_->check();
     const net::CollectivePlan plan = net::plan_collective(op, bytes, g, topo_, each);
-    for (const net::Phase& ph : plan.phases)
+    if (touched.size() < plan.phases.size()) {
+      touched.resize(plan.phases.size());
+      scratch_.resize(plan.phases.size() * links, 0.0);
+    }
+    for (std::size_t p = 0; p < plan.phases.size(); ++p) {
+      const net::Phase& ph = plan.phases[p];
+      double* sum = scratch_.data() + p * links;
       for (const net::Transfer& t : ph.transfers) {
         const double b = t.bytes * static_cast<double>(ph.payload_steps());
         if (b <= 0.0 || t.src == t.dst) continue;
         for (int l : (reverse_ ? topo_.route(t.dst, t.src) : topo_.route(t.src, t.dst)).links) {
-          if (scratch_[l] == 0.0) touched_.push_back(l);
-          scratch_[l] += topo_.links()[l].cls == hw::LinkClass::ib_core ? b * t.core_weight : b;
+          if (sum[l] == 0.0) touched[p].push_back(l);
+          sum[l] += topo_.links()[l].cls == hw::LinkClass::ib_core ? b * t.core_weight : b;
         }
       }
+    }
   }
-  std::sort(touched_.begin(), touched_.end());
-  std::vector<LinkLoad> p;
-  p.reserve(touched_.size());
-  for (int l : touched_) {
-    p.push_back({l, scratch_[l]});
-    scratch_[l] = 0.0;
+  std::vector<int> out;
+  for (std::size_t p = 0; p < touched.size(); ++p) {
+    double* sum = scratch_.data() + p * links;
+    std::sort(touched[p].begin(), touched[p].end());
+    std::vector<LinkLoad> profile;
+    profile.reserve(touched[p].size());
+    for (int l : touched[p]) {
+      profile.push_back({l, sum[l]});
+      sum[l] = 0.0;
+    }
+    out.push_back(add_profile(std::move(profile)));
   }
-  touched_.clear();
-  if (p.empty()) return -1;
-  profiles_.push_back(std::move(p));
-  return static_cast<int>(profiles_.size()) - 1;
+  return out;
+}
+
+int CollectiveTimer::shape(const Run& r, const std::vector<int>& phases) {
+  const double end = r.time.seconds();
+  std::vector<LoadPiece> pieces;
+  if (end <= 0.0) return -1;
+  std::vector<double> cuts;
+  for (const net::NodeWindow& n : r.nodes)
+    if (n.finish > n.start) {
+      cuts.push_back(n.start.seconds());
+      cuts.push_back(n.finish.seconds());
+    }
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  bool loads = false;
+  for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+    const double a = cuts[k], b = cuts[k + 1];
+    // The nodes in flight over [a, b), each moving (b - a)/(its length) of its chunk's bytes.
+    std::vector<std::pair<int, double>> parts;  // (phase profile, weight)
+    for (const net::NodeWindow& n : r.nodes) {
+      const double s = n.start.seconds(), f = n.finish.seconds();
+      if (f <= s || s > a || f < b) continue;
+      const int prof = n.phase < static_cast<int>(phases.size()) ? phases[n.phase] : -1;
+      if (prof >= 0) parts.push_back({prof, (b - a) / (f - s) / r.chunks});
+    }
+    int profile = -1;
+    if (parts.size() == 1 && parts.front().second == 1.0) {
+      profile = parts.front().first;  // a whole phase, alone
+    } else if (!parts.empty()) {
+      std::map<int, double> sum;
+      for (const auto& [prof, w] : parts)
+        for (const LinkLoad& l : profiles_[prof]) sum[l.link] += l.bytes * w;
+      std::vector<LinkLoad> p;
+      for (const auto& [link, bytes] : sum) p.push_back({link, bytes});
+      profile = add_profile(std::move(p));
+    }
+    loads |= profile >= 0;
+    const double until = k + 2 == cuts.size() ? 1.0 : b / end;
+    if (!pieces.empty() && pieces.back().profile == profile)
+      pieces.back().until = until;  // the same load goes on
+    else
+      pieces.push_back({until, profile});
+  }
+  if (!loads) return -1;
+  shapes_.push_back(std::move(pieces));
+  return static_cast<int>(shapes_.size()) - 1;
 }
 
 int CollectiveTimer::take_load() {
-  std::vector<int> parts;
-  for (int p : pending_loads_)
-    if (p >= 0) parts.push_back(p);
+  std::vector<std::pair<int, long long>> parts;  // (shape, time in ps)
+  long long total = 0;
+  for (const auto& [shape, time] : pending_loads_) {
+    total += time.picoseconds();
+    parts.push_back({shape, time.picoseconds()});
+  }
   pending_loads_.clear();
-  if (parts.empty()) return -1;
-  if (parts.size() == 1) return parts.front();
-  if (auto it = sums_.find(parts); it != sums_.end()) return it->second;
-  std::map<int, double> sum;
-  for (int p : parts)
-    for (const LinkLoad& l : profiles_[p]) sum[l.link] += l.bytes;
-  std::vector<LinkLoad> out;
-  out.reserve(sum.size());
-  for (const auto& [link, b] : sum) out.push_back({link, b});
-  profiles_.push_back(std::move(out));
-  return sums_[parts] = static_cast<int>(profiles_.size()) - 1;
+  bool any = false;
+  for (const auto& [shape, t] : parts) any |= shape >= 0;
+  if (!any) return -1;
+  if (parts.size() == 1) return parts.front().first;
+  if (auto it = joined_.find(parts); it != joined_.end()) return it->second;
+  // One after another: each collective's pieces over its share of the op's time.
+  std::vector<LoadPiece> pieces;
+  double from = 0.0;
+  for (const auto& [shape, t] : parts) {
+    const double share = static_cast<double>(t) / static_cast<double>(total);
+    if (shape < 0)
+      pieces.push_back({from + share, -1});
+    else
+      for (const LoadPiece& piece : shapes_[shape])
+        pieces.push_back({from + share * piece.until, piece.profile});
+    from += share;
+  }
+  pieces.back().until = 1.0;
+  shapes_.push_back(std::move(pieces));
+  return joined_[parts] = static_cast<int>(shapes_.size()) - 1;
 }
 
 std::vector<int> CollectiveTimer::strided(int first, int count, int stride) {
@@ -170,32 +245,36 @@ engine::Time CollectiveTimer::time(net::CollectiveOp op, double bytes,
                                    const std::vector<int>& group) {
   if (group.size() < 2 || bytes <= 0.0 || spec_.fidelity == NetworkFidelity::free)
     return engine::Time();
-  const Alone base = run(op, bytes, group);
-  engine::Time slowest = base.time;
+  const Alone& base = run(op, bytes, group);
+  engine::Time slowest = base.run.time;
+  const Run* shaped = &base.run;  // the run whose course the op's load follows
   auto groups = siblings(group);
   if (groups.size() > 1) {
     // Faults: each touched sibling alone (a fault can only slow it)...
     if (fabric_fault_ || !faulted_nodes_.empty())
       for (const auto& g : groups)
-        if (touches_fault(g)) slowest = std::max(slowest, run(op, bytes, g).time);
+        if (touches_fault(g)) slowest = std::max(slowest, run(op, bytes, g).run.time);
     // ...and all of them at once, sharing the fabric (flow fidelity: the analytic model has no
     // sharing to see).
-    if (fidelity_ == hw::Fidelity::flow) slowest = std::max(slowest, together(op, bytes, groups));
+    if (fidelity_ == hw::Fidelity::flow) {
+      shaped = &together(op, bytes, groups);
+      slowest = std::max(slowest, shaped->time);
+    }
   } else {
     groups = {group};
   }
   pending_ += base.link;
-  pending_loads_.push_back(fidelity_ == hw::Fidelity::flow ? load_of(op, bytes, groups) : -1);
+  pending_loads_.push_back(
+      {fidelity_ == hw::Fidelity::flow ? load_of(op, bytes, groups, *shaped) : -1, slowest});
   return slowest;
 }
 
-engine::Time CollectiveTimer::together(net::CollectiveOp op, double bytes,
-                                       const std::vector<std::vector<int>>& groups) {
+const CollectiveTimer::Run& CollectiveTimer::together(net::CollectiveOp op, double bytes,
+                                                      const std::vector<std::vector<int>>& groups) {
   const auto& g0 = groups.front();
   const Key key = key_of(op, bytes, g0);
   if (auto it = together_cache_.find(key); it != together_cache_.end()) return it->second;
   net::CollectivePlan plan = net::plan_collective(op, bytes, g0, topo_, options_);
-  engine::Time t;
   bool aligned = true;
   for (std::size_t i = 1; i < groups.size() && aligned; ++i) {
     net::CollectivePlan other = net::plan_collective(op, bytes, groups[i], topo_, options_);
@@ -206,16 +285,19 @@ engine::Time CollectiveTimer::together(net::CollectiveOp op, double bytes,
       into.insert(into.end(), other.phases[p].transfers.begin(), other.phases[p].transfers.end());
     }
   }
+  Run r;
   if (aligned) {
-    const auto r = net::run_collective(plan, bytes, static_cast<int>(g0.size() * groups.size()),
-                                       topo_, fidelity_, control_);
-    events_ += r.events;
-    t = r.time;
+    auto result = net::run_collective(plan, bytes, static_cast<int>(g0.size() * groups.size()),
+                                      topo_, fidelity_, control_);
+    events_ += result.events;
+    r = {result.time, result.chunks, std::move(result.nodes)};
   } else {
-    // Phases that do not line up (siblings planned by different algorithms): each alone.
-    for (const auto& g : groups) t = std::max(t, run(op, bytes, g).time);
+    // Phases that do not line up (siblings planned by different algorithms): each alone, the
+    // first one's course standing for them all.
+    r = run(op, bytes, g0).run;
+    for (const auto& g : groups) r.time = std::max(r.time, run(op, bytes, g).run.time);
   }
-  return together_cache_[key] = t;
+  return together_cache_[key] = std::move(r);
 }
 
 net::LinkBytes CollectiveTimer::take_link() {

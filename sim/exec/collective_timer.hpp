@@ -16,11 +16,14 @@
 // group that spans leaves) is also timed alone and the op takes the slower. Collectives of other
 // classes and kinds that overlap in time (another class's expert exchange, another rank's
 // gradient reduction) meet in the executor's live fabric, through their load profiles: with flow
-// fidelity each timed collective also leaves its load on the fabric's links, bytes per link of
-// every transfer of its groups and their siblings, summed over the plan's phases and steps, on
-// the links of each transfer's route, planned without bundling so every member loads its own
-// links (bundled, as a representative with core_weight on leaf-spine links, beyond 4 M
-// transfers). The op takes it with take_load().
+// fidelity each timed collective also leaves its load shape on the fabric's links: per phase of
+// its plan, bytes per link of every transfer of its groups and their siblings over the phase's
+// steps, on the links of each transfer's route, planned without bundling so every member loads
+// its own links (bundled, as a representative with core_weight on leaf-spine links, beyond 4 M
+// transfers); cut into pieces where its TransferDag's nodes start and end in its run with its
+// siblings (each node in flight moving its share of its phase's bytes). The op takes it with
+// take_load(); an op of several collectives (ZeRO's dense and expert parts) runs their shapes one
+// after another, each over its share of the op's time.
 #pragma once
 
 #include <map>
@@ -33,6 +36,7 @@
 #include "sim/hw/flow_network.hpp"
 #include "sim/net/collective_cost.hpp"
 #include "sim/net/collective_plan.hpp"
+#include "sim/net/collective_runner.hpp"
 #include "sim/workload/parallel_plan.hpp"
 
 namespace stepsim::exec {
@@ -57,10 +61,11 @@ class CollectiveTimer {
   // siblings; its load goes the way the bytes do.
   engine::Time send(double bytes, int from, int to);
   net::LinkBytes take_link();
-  // The load profile of the collectives timed since the last call (their sum when there are
-  // several), an index into profiles(); -1 when they load no link.
+  // The load shape of the collectives timed since the last call (one after another when there
+  // are several), an index into the shapes; -1 when they load no link.
   int take_load();
   std::vector<std::vector<LinkLoad>> take_profiles() { return std::move(profiles_); }
+  std::vector<std::vector<LoadPiece>> take_shapes() { return std::move(shapes_); }
 
   std::vector<int> tp_group() const { return strided(cell_first(), plan_.tp, 1); }
   std::vector<int> ep_group() const { return strided(cell_first(), plan_.ep, 1); }
@@ -82,18 +87,32 @@ class CollectiveTimer {
   // A collective's cache key: (operation, bytes, first GPU, size, stride).
   using Key = std::tuple<int, long long, int, int, int>;
   static Key key_of(net::CollectiveOp op, double bytes, const std::vector<int>& group);
-  struct Alone {
+  // A run of a collective's TransferDag: its time and when each node ran.
+  struct Run {
     engine::Time time;
+    int chunks = 1;
+    std::vector<net::NodeWindow> nodes;
+  };
+  struct Alone {
+    Run run;
     net::LinkBytes link;  // bytes per GPU and link class
   };
-  Alone run(net::CollectiveOp op, double bytes, const std::vector<int>& group);
-  // The sibling groups' collectives all at once on one network: the time until the last ends.
-  engine::Time together(net::CollectiveOp op, double bytes,
-                        const std::vector<std::vector<int>>& groups);
-  // The load profile of the groups' collectives, made once per (groups, direction).
-  int load_of(net::CollectiveOp op, double bytes, const std::vector<std::vector<int>>& groups);
-  // The link loads of the groups' collectives as a new profile (flow fidelity; -1 otherwise).
-  int profile(net::CollectiveOp op, double bytes, const std::vector<std::vector<int>>& groups);
+  const Alone& run(net::CollectiveOp op, double bytes, const std::vector<int>& group);
+  // The sibling groups' collectives all at once on one network, until the last ends.
+  const Run& together(net::CollectiveOp op, double bytes,
+                      const std::vector<std::vector<int>>& groups);
+  // The load shape of the groups' collectives, as their run `r` went: made once per (groups,
+  // direction).
+  int load_of(net::CollectiveOp op, double bytes, const std::vector<std::vector<int>>& groups,
+              const Run& r);
+  // The link loads of the groups' collectives, one profile per phase of their plan (-1 for a
+  // phase that loads no link).
+  std::vector<int> phase_profiles(net::CollectiveOp op, double bytes,
+                                  const std::vector<std::vector<int>>& groups);
+  // The pieces of a run: between consecutive node starts and ends, the nodes in flight, each
+  // moving its share of its phase's bytes.
+  int shape(const Run& r, const std::vector<int>& phases);
+  int add_profile(std::vector<LinkLoad> p);
 
   const ScenarioSpec& spec_;
   const ParallelPlan& plan_;
@@ -108,14 +127,14 @@ class CollectiveTimer {
   std::vector<int> faulted_nodes_;  // nodes with a NIC or NVLink fault
   bool fabric_fault_ = false;       // a leaf-spine link fault: any group may route through it
   std::map<Key, Alone> cache_;
-  std::map<Key, engine::Time> together_cache_;       // by the first sibling group
-  std::map<std::tuple<Key, int, bool>, int> loads_;  // (first group, groups, reverse_)
+  std::map<Key, Run> together_cache_;                // by the first sibling group
+  std::map<std::tuple<Key, int, bool>, int> loads_;  // (first group, groups, reverse_) -> shape
   net::LinkBytes pending_;
-  std::vector<int> pending_loads_;
+  std::vector<std::pair<int, engine::Time>> pending_loads_;  // (shape, time) since take_load
   std::vector<std::vector<LinkLoad>> profiles_;
-  std::map<std::vector<int>, int> sums_;  // profiles summed from several
-  std::vector<double> scratch_;           // per link, while a profile is summed
-  std::vector<int> touched_;
+  std::vector<std::vector<LoadPiece>> shapes_;
+  std::map<std::vector<std::pair<int, long long>>, int> joined_;  // shapes one after another
+  std::vector<double> scratch_;  // per phase and link, while profiles are summed
   std::uint64_t events_ = 0;
 };
 

@@ -91,6 +91,7 @@ class Builder {
         g_.ops[op].deps.push_back(dep);
       }
     g_.loads = timer_.take_profiles();
+    g_.shapes = timer_.take_shapes();
     if (!g_.link_capacity.empty()) g_.merge_equivalent_links();
     out.graph = std::move(g_);
     out.network_events = timer_.events();

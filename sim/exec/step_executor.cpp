@@ -58,7 +58,11 @@ class Runner final : public engine::EventHandler {
 
   void on_event(engine::Simulator&, std::uint64_t tag) override {
     const int id = static_cast<int>(tag);
-    if (shares(id)) leave(id);
+    if (shares(id)) {
+      // The end of a piece of its run: on to the next, or gone from the fabric.
+      if (act_[slot_of_[id]].piece + 1 < static_cast<int>(shape(id).size())) return next_piece(id);
+      leave(id);
+    }
     const int c = g_.ops[id].couple;
     if (c < 0) return complete(id);
     // A coupled collective ends when its last copy has.
@@ -109,11 +113,13 @@ class Runner final : public engine::EventHandler {
 
   struct Active {
     int op = -1;
-    double left = 1.0;     // fraction of the op still to move
-    double speed = 1.0;    // x: fraction of its own speed
-    double seconds = 0.0;  // T: its time at its own speed
-    Time since;            // when `left` was last brought up to date
-    engine::EventId end;
+    double left = 1.0;           // fraction of the op still to move
+    double speed = 1.0;          // x: fraction of its own speed
+    double seconds = 0.0;        // T: its time at its own speed
+    int piece = 0;               // the piece of its shape it is in
+    double piece_seconds = 0.0;  // that piece's share of T
+    Time since;                  // when `left` was last brought up to date
+    engine::EventId end;         // the end of its piece
   };
 
   bool shares(int id) const {
@@ -122,8 +128,23 @@ class Runner final : public engine::EventHandler {
            !g_.link_capacity.empty();
   }
 
+  const std::vector<LoadPiece>& shape(int id) const { return g_.shapes[g_.ops[id].load]; }
+  // The bytes per link of the piece the op in `slot` is in.
   const std::vector<LinkLoad>& profile(int slot) const {
-    return g_.loads[g_.ops[act_[slot].op].load];
+    static const std::vector<LinkLoad> kNone;
+    const int p = shape(act_[slot].op)[act_[slot].piece].profile;
+    return p < 0 ? kNone : g_.loads[p];
+  }
+  // Own-time fraction left at the end of the piece the op in `slot` is in.
+  double left_after_piece(int slot) const {
+    return 1.0 - shape(act_[slot].op)[act_[slot].piece].until;
+  }
+  void enter_piece(int slot, int piece) {
+    Active& a = act_[slot];
+    const auto& pieces = shape(a.op);
+    a.piece = piece;
+    a.piece_seconds =
+        (pieces[piece].until - (piece > 0 ? pieces[piece - 1].until : 0.0)) * a.seconds;
   }
 
   // a_cl: what the op in `slot` asks of `link` at its own speed, bytes/s, at most the link's
@@ -133,7 +154,7 @@ class Runner final : public engine::EventHandler {
     const auto it = std::lower_bound(p.begin(), p.end(), link,
                                      [](const LinkLoad& l, int k) { return l.link < k; });
     if (it == p.end() || it->link != link) return 0.0;
-    return asks(*it, act_[slot].seconds);
+    return asks(*it, act_[slot].piece_seconds);
   }
   double asks(const LinkLoad& l, double seconds) const {
     return std::min(l.bytes / seconds, g_.link_capacity[l.link]);
@@ -162,38 +183,71 @@ class Runner final : public engine::EventHandler {
       free_.pop_back();
     }
     Active& a = act_[slot];
-    a = Active{id,         1.0,
-               1.0,        g_.ops[id].duration.seconds(),
-               sim_.now(), sim_.after(g_.ops[id].duration, this, static_cast<std::uint64_t>(id))};
+    a = Active{};
+    a.op = id;
+    a.seconds = g_.ops[id].duration.seconds();
+    a.since = sim_.now();
+    enter_piece(slot, 0);
+    // The end of its first piece (one piece: the op's own duration, exactly).
+    a.end = sim_.after(
+        shape(id).size() == 1 ? g_.ops[id].duration : Time::from_seconds(a.piece_seconds), this,
+        static_cast<std::uint64_t>(id));
     slot_of_[id] = slot;
     seeds_.clear();
-    for (const LinkLoad& l : profile(slot)) {
-      on_link_[l.link].push_back(slot);
-      total_[l.link] += asks(l, a.seconds);
-      if (binds(l.link)) seeds_.push_back(l.link);
-    }
+    attach(slot);
     if (!seeds_.empty()) resolve(seeds_);
   }
 
-  void leave(int id) {
-    const int slot = slot_of_[id];
-    seeds_.clear();
+  // The slot's current piece joins (attach) or leaves (detach) the links it loads; binding
+  // links go to seeds_ (for a leave, as they were before it).
+  void attach(int slot) {
+    for (const LinkLoad& l : profile(slot)) {
+      on_link_[l.link].push_back(slot);
+      total_[l.link] += asks(l, act_[slot].piece_seconds);
+      if (binds(l.link)) seeds_.push_back(l.link);
+    }
+  }
+  void detach(int slot) {
     for (const LinkLoad& l : profile(slot))
       if (binds(l.link)) seeds_.push_back(l.link);
     for (const LinkLoad& l : profile(slot)) {
       auto& on = on_link_[l.link];
       on.erase(std::find(on.begin(), on.end(), slot));
-      total_[l.link] = on.empty() ? 0.0 : total_[l.link] - asks(l, act_[slot].seconds);
+      total_[l.link] = on.empty() ? 0.0 : total_[l.link] - asks(l, act_[slot].piece_seconds);
     }
+  }
+
+  // The op has moved its current piece: its next one takes its place on the fabric.
+  void next_piece(int id) {
+    const int slot = slot_of_[id];
+    Active& a = act_[slot];
+    seeds_.clear();
+    detach(slot);
+    a.left = left_after_piece(slot);
+    a.since = sim_.now();
+    enter_piece(slot, a.piece + 1);
+    attach(slot);
+    a.end = sim_.after(Time::from_seconds((a.left - left_after_piece(slot)) * a.seconds / a.speed),
+                       this, static_cast<std::uint64_t>(id));
+    std::sort(seeds_.begin(), seeds_.end());
+    seeds_.erase(std::unique(seeds_.begin(), seeds_.end()), seeds_.end());
+    // Re-solved with the op itself, which may have left every link that slowed it.
+    if (!seeds_.empty() || a.speed < 1.0) resolve(seeds_, slot);
+  }
+
+  void leave(int id) {
+    const int slot = slot_of_[id];
+    seeds_.clear();
+    detach(slot);
     slot_of_[id] = -1;
     act_[slot].op = -1;
     free_.push_back(slot);
     if (!seeds_.empty()) resolve(seeds_);
   }
 
-  // Re-solves the ops reachable from `seeds` through binding links (weighted progressive
-  // filling over those links); the others keep their speed.
-  void resolve(const std::vector<int>& seeds) {
+  // Re-solves the ops reachable from `seeds` (and the op in slot `also`) through binding links
+  // (weighted progressive filling over those links); the others keep their speed.
+  void resolve(const std::vector<int>& seeds, int also = -1) {
     ++stamp_;
     std::vector<int> slots, links;
     auto add_slot = [&](int s) {
@@ -201,6 +255,7 @@ class Runner final : public engine::EventHandler {
       slot_stamp_[s] = stamp_;
       slots.push_back(s);
     };
+    if (also >= 0) add_slot(also);
     for (int l : seeds)
       for (int s : on_link_[l]) add_slot(s);
     for (std::size_t i = 0; i < slots.size(); ++i)
@@ -254,11 +309,13 @@ class Runner final : public engine::EventHandler {
     for (std::size_t i = 0; i < slots.size(); ++i) {
       Active& a = act_[slots[i]];
       if (x[i] == a.speed) continue;  // its end stays where it is
-      a.left = std::max(0.0, a.left - a.speed * (sim_.now() - a.since).seconds() / a.seconds);
+      a.left = std::max(left_after_piece(slots[i]),
+                        a.left - a.speed * (sim_.now() - a.since).seconds() / a.seconds);
       a.since = sim_.now();
       a.speed = x[i];
       sim_.cancel(a.end);
-      a.end = sim_.after(Time::from_seconds(a.left * a.seconds / a.speed), this,
+      const double to_go = std::max(0.0, a.left - left_after_piece(slots[i]));
+      a.end = sim_.after(Time::from_seconds(to_go * a.seconds / a.speed), this,
                          static_cast<std::uint64_t>(a.op));
     }
   }

@@ -12,12 +12,20 @@ int StepGraph::add(StepOp op) {
   return id;
 }
 
+int StepGraph::add_shape(std::vector<LinkLoad> load) {
+  loads.push_back(std::move(load));
+  shapes.push_back({{1.0, static_cast<int>(loads.size()) - 1}});
+  return static_cast<int>(shapes.size()) - 1;
+}
+
 void StepGraph::merge_equivalent_links() {
   // A link's signature: its capacity and its (profile, bytes) pairs in profile order, over the
   // profiles ops use (a sum's parts do not count).
   std::vector<bool> used(loads.size(), false);
   for (const StepOp& op : ops)
-    if (op.load >= 0) used[op.load] = true;
+    if (op.load >= 0)
+      for (const LoadPiece& piece : shapes[op.load])
+        if (piece.profile >= 0) used[piece.profile] = true;
   std::vector<std::vector<std::pair<int, double>>> sig(link_capacity.size());
   for (std::size_t p = 0; p < loads.size(); ++p)
     if (used[p])

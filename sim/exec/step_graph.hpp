@@ -42,7 +42,7 @@ struct StepOp {
   double ib_bytes = 0.0;                // of which sent over InfiniBand, per GPU (network model)
   double nvlink_bytes = 0.0;
   int peer = -1;    // pp_send: the receiving device
-  int load = -1;    // communication: its profile in StepGraph::loads; -1: it shares no link
+  int load = -1;    // communication: its shape in StepGraph::shapes; -1: it shares no link
   int couple = -1;  // a collective coupling classes: its index in StepGraph::couples
 };
 
@@ -61,6 +61,15 @@ struct LinkLoad {
   double bytes = 0.0;
 };
 
+// A piece of a communication op's run, in its own time (its run at its own speed, as a fraction
+// from the previous piece's `until`, 0 for the first, to this one's): the bytes per link it moves
+// then, a profile in StepGraph::loads, or -1 for none. A collective's pieces follow its
+// TransferDag: a hierarchical all-reduce loads NVLink, then the NICs, then NVLink again.
+struct LoadPiece {
+  double until = 1.0;
+  int profile = -1;
+};
+
 struct StepGraph {
   int devices = 0;
   int classes = 1;                        // per pipeline rank; device = rank·classes + class
@@ -71,11 +80,14 @@ struct StepGraph {
   // they do not interact (analytic or free network). After merge_equivalent_links(), a "link" is
   // a class of topology links that every profile loads alike and that have one capacity.
   std::vector<double> link_capacity;
-  std::vector<std::vector<LinkLoad>> loads;  // profiles, sorted by link, shared by ops
+  std::vector<std::vector<LinkLoad>> loads;    // profiles, sorted by link, shared by pieces
+  std::vector<std::vector<LoadPiece>> shapes;  // pieces of a run, in order, shared by ops
   std::vector<StepOp> ops;
   std::vector<std::array<std::vector<int>, kStreams>> streams;  // per device: op ids in issue order
 
   int add(StepOp op);  // appends to its device's stream; returns its id
+  // An op's shape of one piece: `load`'s bytes evenly over its whole run.
+  int add_shape(std::vector<LinkLoad> load);
   // Merges links that have the same capacity and the same bytes in every profile into one: a
   // symmetric layout loads all its GPUs' NVLink and NIC links alike, so the executor solves a
   // few classes where the topology has thousands of links. Exact: a class's constraint is the

@@ -37,6 +37,12 @@ struct PhaseTiming {
   }  // one repetition
 };
 
+// When one node of the TransferDag ran: chunk `chunk` through phase `phase`.
+struct NodeWindow {
+  int phase = 0, chunk = 0;
+  engine::Time start, finish;
+};
+
 struct CollectiveResult {
   CollectiveOp op = CollectiveOp::all_reduce;
   std::string algorithm;
@@ -52,6 +58,8 @@ struct CollectiveResult {
   std::uint64_t events = 0;
   std::uint64_t flows = 0;  // simulated (bundled) flows
   std::vector<PhaseTiming> phases;
+  int chunks = 1;                 // the DAG's
+  std::vector<NodeWindow> nodes;  // per DAG node
 };
 
 CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int group_size,

@@ -1,7 +1,8 @@
-// The collective timer's load profiles go the way the bytes go: a pipeline send and the send
-// back between the same two GPUs load opposite directions of their links (full duplex), so on
-// the live fabric a forward activation and a backward gradient crossing at once do not slow
-// each other.
+// The collective timer's load shapes go the way the bytes go: a pipeline send and the send back
+// between the same two GPUs load opposite directions of their links (full duplex), so on the live
+// fabric a forward activation and a backward gradient crossing at once do not slow each other;
+// a hierarchical all-reduce loads NVLink, then the NICs, then NVLink, piece by piece as its
+// TransferDag ran.
 #include <doctest/doctest.h>
 
 #include <set>
@@ -31,13 +32,16 @@ TEST_CASE("A send and the send back load opposite directions of their links") {
   REQUIRE(there >= 0);
   REQUIRE(back >= 0);
   const auto profiles = timer.take_profiles();
+  const auto shapes = timer.take_shapes();
+  REQUIRE(shapes[there].size() == 1);  // one phase: its bytes evenly over its run
+  REQUIRE(shapes[back].size() == 1);
   std::set<int> a, b;
   double sum_a = 0.0, sum_b = 0.0;
-  for (const auto& l : profiles[there]) {
+  for (const auto& l : profiles[shapes[there].front().profile]) {
     a.insert(l.link);
     sum_a += l.bytes;
   }
-  for (const auto& l : profiles[back]) {
+  for (const auto& l : profiles[shapes[back].front().profile]) {
     b.insert(l.link);
     sum_b += l.bytes;
   }
@@ -51,4 +55,36 @@ TEST_CASE("A send and the send back load opposite directions of their links") {
     for (int m : b) reversed |= topo.links()[m].from == link.to && topo.links()[m].to == link.from;
     CHECK(reversed);
   }
+}
+
+TEST_CASE("A hierarchical all-reduce's load follows its phases: NVLink, NICs, NVLink") {
+  workload::ScenarioSpec s = test::small_scenario(2, 8);  // dp 16 over two nodes
+  const workload::ParallelPlan plan = workload::make_plan(s);
+  const hw::Topology topo(s.cluster);
+  const exec::Symmetry sym = exec::make_symmetry(plan, topo, false);
+  exec::CollectiveTimer timer(s, plan, topo, sym, nullptr);
+  timer.select(0, sym.classes.front());
+  const double bytes = 256e6;
+  const engine::Time t = timer.time(net::CollectiveOp::all_reduce, bytes, timer.dp_group());
+  timer.take_link();
+  const int load = timer.take_load();
+  REQUIRE(load >= 0);
+  const auto profiles = timer.take_profiles();
+  const auto shapes = timer.take_shapes();
+  const auto& pieces = shapes[load];
+  REQUIRE(pieces.size() == 3);
+  auto classes = [&](int profile) {
+    std::set<hw::LinkClass> c;
+    for (const auto& l : profiles.at(profile)) c.insert(topo.links()[l.link].cls);
+    return c;
+  };
+  CHECK(classes(pieces[0].profile) == std::set<hw::LinkClass>{hw::LinkClass::nvlink});
+  CHECK(classes(pieces[1].profile).count(hw::LinkClass::nic) == 1);
+  CHECK(classes(pieces[2].profile) == std::set<hw::LinkClass>{hw::LinkClass::nvlink});
+  CHECK(pieces[0].until > 0.0);
+  CHECK(pieces[0].until < pieces[1].until);
+  CHECK(pieces[2].until == 1.0);
+  // The reduce-scatter and the all-gather move the same bytes at the same rate: equal pieces.
+  CHECK(pieces[0].until == doctest::Approx(1.0 - pieces[1].until).epsilon(1e-6));
+  CHECK(t > engine::Time());
 }

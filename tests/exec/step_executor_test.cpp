@@ -24,10 +24,7 @@ int add(StepGraph& g, StreamKind s, StepOpKind k, Time d, std::vector<LinkLoad> 
   op.stream = s;
   op.kind = k;
   op.duration = d;
-  if (!load.empty()) {
-    op.load = static_cast<int>(g.loads.size());
-    g.loads.push_back(std::move(load));
-  }
+  if (!load.empty()) op.load = g.add_shape(std::move(load));
   op.deps = std::move(deps);
   return g.add(std::move(op));
 }
@@ -137,4 +134,26 @@ TEST_CASE("Merging equivalent links changes no time") {
   CHECK(c.end[0] == d.end[0]);
   CHECK(c.end[1] == d.end[1]);
   CHECK(c.end[0].seconds() == doctest::Approx(0.012).epsilon(1e-9));
+}
+
+TEST_CASE("An op's load changes piece by piece: a link busy in one piece only is shared then") {
+  // Op a (10 ms alone) moves 0.25 GB over NIC 0 in the first half of its run, then nothing
+  // there: 50 GB/s, the whole NIC, for 5 ms. Op b asks 30 GB/s of NIC 0 over its 10 ms. While a
+  // is in its first piece both run at 50/80 of their speed; a's first half then takes 8 ms, b
+  // has done half of its run, and both finish the rest alone: 13 ms each. Spread evenly over its
+  // run, a would ask 25 GB/s: both at 50/55, done at 11 ms.
+  StepGraph g = devices(1);
+  const int a = add(g, StreamKind::comm, StepOpKind::ep_dispatch, Time::ms(10), {});
+  const int b = add(g, StreamKind::p2p, StepOpKind::pp_send, Time::ms(10), {{0, 0.3e9}});
+  g.loads.push_back({{0, 0.25e9}});
+  g.shapes.push_back({{0.5, static_cast<int>(g.loads.size()) - 1}, {1.0, -1}});
+  g.ops[a].load = static_cast<int>(g.shapes.size()) - 1;
+  const StepTimeline t = execute_step(g);
+  CHECK(t.end[a].seconds() == doctest::Approx(0.013).epsilon(1e-9));
+  CHECK(t.end[b].seconds() == doctest::Approx(0.013).epsilon(1e-9));
+  StepGraph even = devices(1);
+  add(even, StreamKind::comm, StepOpKind::ep_dispatch, Time::ms(10), {{0, 0.25e9}});
+  add(even, StreamKind::p2p, StepOpKind::pp_send, Time::ms(10), {{0, 0.3e9}});
+  const StepTimeline e = execute_step(even);
+  CHECK(e.end[0].seconds() == doctest::Approx(0.011).epsilon(1e-9));
 }
