@@ -1,0 +1,33 @@
+// Roofline throughput: the bound of one scenario computed again and again, each time from the
+// scenario spec (layout, step program, fold), as a layout search would. Prints bounds per second
+// of wall time and what the program held. Usage: roofline_bench SCENARIO [repetitions]
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+#include "sim/analysis/roofline.hpp"
+#include "sim/config/load.hpp"
+
+using namespace stepsim;
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: roofline_bench SCENARIO [repetitions]\n");
+    return 2;
+  }
+  const int reps = argc > 2 ? std::atoi(argv[2]) : 200;
+  const workload::ScenarioSpec spec = config::load_scenario(argv[1], {});
+  workload::StepProgram program;
+  double bound = analysis::roofline(spec, &program).bound_s;
+  std::size_t chunks = 0;
+  for (const auto& rank : program.ranks)
+    for (const auto& in : rank) chunks += in.chunks.size();
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < reps; ++i) bound += analysis::roofline(spec).bound_s * 0.0;
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf(
+      "roofline %s: %.0f bounds/s (%.1f us each; program of %zu chains, %zu chunks); "
+      "bound %.3f s\n",
+      argv[1], reps / s, 1e6 * s / reps, program.chains.size(), chunks, bound);
+  return 0;
+}
