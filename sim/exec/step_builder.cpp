@@ -176,6 +176,27 @@ class Builder {
 
   // ---- instantiation --------------------------------------------------------------------------
 
+  // The op of a work on device d, timed; a collective over data-parallel groups joins the
+  // rank's coupling.
+  StepOp op_of(int d, const Work& w, const Timed& t, char phase, int stage) {
+    StepOp op;
+    op.device = d;
+    op.stream = w.stream;
+    op.kind = w.kind;
+    op.duration = t.duration;
+    op.phase = phase;
+    op.stage = stage;
+    op.layer = w.layer;
+    op.part = w.part;
+    op.flops = w.flops;
+    op.bytes = w.bytes;
+    op.ib_bytes = t.ib_bytes;
+    op.nvlink_bytes = t.nvlink_bytes;
+    op.load = t.load;
+    if (w.couples) couple(op);
+    return op;
+  }
+
   struct Running {
     const Chain* chain;
     const std::vector<Timed>* timed;
@@ -194,22 +215,8 @@ class Builder {
   void emit(int d, Running& r) {
     const Timed& tm = (*r.timed)[r.next];
     const Work& it = (*r.chain)[r.next++];
-    StepOp op;
-    op.device = d;
-    op.stream = it.stream;
-    op.kind = it.kind;
-    op.duration = tm.duration;
-    op.phase = r.phase;
+    StepOp op = op_of(d, it, tm, r.phase, r.t.stage);
     op.mb = r.t.mb;
-    op.stage = r.t.stage;
-    op.layer = it.layer;
-    op.part = it.part;
-    op.flops = it.flops;
-    op.bytes = it.bytes;
-    op.ib_bytes = tm.ib_bytes;
-    op.nvlink_bytes = tm.nvlink_bytes;
-    op.load = tm.load;
-    if (it.couples) couple(op);
     if (it.after_prev) {
       if (r.prev >= 0) op.deps.push_back(r.prev);
       op.deps.insert(op.deps.end(), r.feed.begin(), r.feed.end());
@@ -320,20 +327,7 @@ class Builder {
       const Work& w = tw.work;
       const Timed t = time(w, d);
       if (w.stream != StreamKind::compute && t.duration == Time()) continue;
-      StepOp op;
-      op.device = d;
-      op.stream = w.stream;
-      op.kind = w.kind;
-      op.duration = t.duration;
-      op.phase = 'O';
-      op.stage = tw.stage;
-      op.layer = -3;
-      op.part = w.part;
-      op.bytes = w.bytes;
-      op.ib_bytes = t.ib_bytes;
-      op.nvlink_bytes = t.nvlink_bytes;
-      op.load = t.load;
-      if (w.couples) couple(op);
+      StepOp op = op_of(d, w, t, 'O', tw.stage);
       switch (tw.after) {
         case TailWork::After::stage_backward: {
           int last = -1;

@@ -12,15 +12,35 @@
 
 using namespace stepsim;
 
+namespace {
+
+// A timer on the scenario's layout, selected on pipeline rank 0's first class. The layout, the
+// topology and the symmetry it reads are kept with it.
+struct Timed {
+  explicit Timed(const workload::ScenarioSpec& s)
+      : spec(s),
+        plan(workload::make_plan(spec)),
+        topo(spec.cluster),
+        sym(exec::make_symmetry(plan, topo, false)),
+        timer(spec, plan, topo, sym, nullptr) {
+    timer.select(0, sym.classes.front());
+  }
+  workload::ScenarioSpec spec;
+  workload::ParallelPlan plan;
+  hw::Topology topo;
+  exec::Symmetry sym;
+  exec::CollectiveTimer timer;
+};
+
+}  // namespace
+
 TEST_CASE("A send and the send back load opposite directions of their links") {
   workload::ScenarioSpec s = test::small_scenario(2, 8);
   s.parallel.pp = 2;
   s.parallel.schedule = workload::Schedule::named("1f1b");
-  const workload::ParallelPlan plan = workload::make_plan(s);
-  const hw::Topology topo(s.cluster);
-  const exec::Symmetry sym = exec::make_symmetry(plan, topo, false);
-  exec::CollectiveTimer timer(s, plan, topo, sym, nullptr);
-  timer.select(0, sym.classes.front());
+  Timed t(s);
+  auto& timer = t.timer;
+  const hw::Topology& topo = t.topo;
   const double bytes = 64e6;
   const engine::Time up = timer.send(bytes, 0, 8);
   timer.take_link();
@@ -58,12 +78,9 @@ TEST_CASE("A send and the send back load opposite directions of their links") {
 }
 
 TEST_CASE("A hierarchical all-reduce's load follows its phases: NVLink, NICs, NVLink") {
-  workload::ScenarioSpec s = test::small_scenario(2, 8);  // dp 16 over two nodes
-  const workload::ParallelPlan plan = workload::make_plan(s);
-  const hw::Topology topo(s.cluster);
-  const exec::Symmetry sym = exec::make_symmetry(plan, topo, false);
-  exec::CollectiveTimer timer(s, plan, topo, sym, nullptr);
-  timer.select(0, sym.classes.front());
+  Timed timed(test::small_scenario(2, 8));  // dp 16 over two nodes
+  auto& timer = timed.timer;
+  const hw::Topology& topo = timed.topo;
   const double bytes = 256e6;
   const engine::Time t = timer.time(net::CollectiveOp::all_reduce, bytes, timer.dp_group());
   timer.take_link();
