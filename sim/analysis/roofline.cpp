@@ -1,25 +1,19 @@
 #include "sim/analysis/roofline.hpp"
 
 #include <algorithm>
-#include <cmath>
+
 #include <map>
 
 #include "sim/engine/user_error.hpp"
-#include "sim/exec/collective_timer.hpp"
 #include "sim/workload/model_cost.hpp"
-#include "sim/workload/pipeline_schedule.hpp"
 #include "sim/workload/step_program.hpp"
 
 namespace stepsim::analysis {
 
-using hw::bytes_per_element;
 using hw::Precision;
 using net::CollectiveOp;
 using net::LinkBytes;
-using workload::LayerCost;
 using workload::ModelCost;
-using workload::OpClass;
-using workload::OpCost;
 using workload::ParallelPlan;
 using workload::ScenarioSpec;
 
@@ -121,7 +115,9 @@ class Analyzer {
     DeviceWork w;
     for (std::size_t c = 0; c < runs.size(); ++c)
       if (runs[c] > 0.0) merge(w, chains_[c], runs[c]);
-    for (const auto& [to, n] : sends) send(w, d, to, n);
+    int kinds = 0;  // 1: a neighbour on the same node, 2: on another node
+    for (const auto& [to, n] : sends) kinds |= same_node(d, to) ? 1 : 2;
+    for (const auto& [to, n] : sends) send(w, d, to, n, kinds);
     for (const workload::TailWork& t : program_.tail[d]) add(w, t.work, 1.0);
     // Rows in a fixed order, whatever order the program meets them in.
     static constexpr std::string_view kOrder[] = {
@@ -208,15 +204,20 @@ class Analyzer {
   // n pipeline sends from rank d to rank `to`: over NVLink when both ranks' GPUs share a node,
   // else over InfiniBand (with PXN, to a GPU of another plane, over NVLink first to the sender's
   // node's GPU on that plane).
-  void send(DeviceWork& w, int d, int to, double n) const {
+  bool same_node(int d, int to) const {
+    const int block = plan_.dp * plan_.tp, gpn = plan_.gpus_per_node;
+    return block < gpn && d * block / gpn == to * block / gpn;
+  }
+  // `kinds`: which neighbours the rank has (1 same node, 2 other nodes, 3 both), for the label.
+  void send(DeviceWork& w, int d, int to, double n, int kinds) const {
     const double s = program_.send_bytes;
     const int block = plan_.dp * plan_.tp, gpn = plan_.gpus_per_node;
-    const bool same_node = block < gpn && d * block / gpn == to * block / gpn;
-    LinkBytes b = net::p2p_bytes(s, same_node);
-    if (!same_node && multi_plane_ && (to - d) * block % gpn != 0) b.nvlink += s;
-    add_row(w, "pp_activations",
-            std::string("point-to-point to neighbour stages") +
-                (same_node ? " (same node)" : " (other node)"),
+    const bool near = same_node(d, to);
+    LinkBytes b = net::p2p_bytes(s, near);
+    if (!near && multi_plane_ && (to - d) * block % gpn != 0) b.nvlink += s;
+    static constexpr const char* kWhere[] = {"", " (same node)", " (other node)",
+                                             " (same node and other nodes)"};
+    add_row(w, "pp_activations", std::string("point-to-point to neighbour stages") + kWhere[kinds],
             b * n);
   }
 
@@ -244,7 +245,9 @@ void check_precisions(const ScenarioSpec& spec) {
 
 // The program lays out every chunk of the step: refuse one too large to hold.
 void check_program_size(const ScenarioSpec& spec, const ParallelPlan& plan) {
-  constexpr double kMaxChunks = 1e7;  // about 0.5 GB of instructions
+  // About 90 B a chunk while the program is built (the schedule's instruction, the program's),
+  // so 0.4 GB at most; a step the simulation would accept (--max-ops) has fewer.
+  constexpr double kMaxChunks = 4e6;
   const double chunks = static_cast<double>(plan.micro_batches) * plan.stages * 3.0;
   if (chunks > kMaxChunks)
     throw engine::UserError(spec.where.at("training.global_batch"),

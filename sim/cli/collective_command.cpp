@@ -131,6 +131,7 @@ int collective_command(const Args& args) {
     w.field("group_size", static_cast<int>(members.size()));
     w.field("fidelity", fidelity);
     w.field("algorithm", rows.front().algorithm);
+    w.field("chunks", po_.chunks);
     w.key("rows").begin_array();
     for (const auto& r : rows) {
       w.begin_object();
@@ -168,7 +169,9 @@ int collective_command(const Args& args) {
     return 0;
   }
   std::cout << op << " over " << group << " (" << members.size() << " GPUs) on " << spec.name
-            << ", " << rows.front().algorithm << ", " << fidelity << " fidelity\n";
+            << ", " << rows.front().algorithm
+            << (po_.chunks > 1 ? " in " + std::to_string(po_.chunks) + " chunks" : std::string())
+            << ", " << fidelity << " fidelity\n";
   report::TextTable t(
       {"size", "time", "algbw GB/s", "busbw GB/s", "IB GB/s/GPU", "bottleneck", "flows"});
   for (const auto& r : rows) {

@@ -153,7 +153,6 @@ std::vector<int> CollectiveTimer::phase_profiles(net::CollectiveOp op, double by
 
 int CollectiveTimer::shape(const Run& r, const std::vector<int>& phases) {
   const double end = r.time.seconds();
-  std::vector<LoadPiece> pieces;
   if (end <= 0.0) return -1;
   std::vector<double> cuts;
   for (const net::NodeWindow& n : r.nodes)
@@ -163,34 +162,72 @@ int CollectiveTimer::shape(const Run& r, const std::vector<int>& phases) {
     }
   std::sort(cuts.begin(), cuts.end());
   cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-  bool loads = false;
+  // Between consecutive cuts, the phases in flight and, per phase, the share of its bytes moved
+  // then: each node in flight over [a, b) moves (b - a)/(its length) of its chunk's bytes.
+  // Consecutive intervals with the same phases in flight make one piece, their shares added, so
+  // a piece moves exactly its nodes' bytes and a plan of P phases has at most 2P - 1 pieces
+  // whatever its chunk count.
+  struct Span {
+    double until = 0.0;
+    std::vector<int> phases;     // in flight, sorted
+    std::vector<double> shares;  // per phase of `phases`
+  };
+  std::vector<Span> spans;
   for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
     const double a = cuts[k], b = cuts[k + 1];
-    // The nodes in flight over [a, b), each moving (b - a)/(its length) of its chunk's bytes.
-    std::vector<std::pair<int, double>> parts;  // (phase profile, weight)
+    std::map<int, double> share;
     for (const net::NodeWindow& n : r.nodes) {
       const double s = n.start.seconds(), f = n.finish.seconds();
       if (f <= s || s > a || f < b) continue;
-      const int prof = n.phase < static_cast<int>(phases.size()) ? phases[n.phase] : -1;
-      if (prof >= 0) parts.push_back({prof, (b - a) / (f - s) / r.chunks});
+      share[n.phase] += (b - a) / (f - s) / r.chunks;
+    }
+    Span span{k + 2 == cuts.size() ? 1.0 : b / end, {}, {}};
+    for (const auto& [phase, w] : share) {
+      span.phases.push_back(phase);
+      span.shares.push_back(w);
+    }
+    if (!spans.empty() && spans.back().phases == span.phases) {
+      spans.back().until = span.until;
+      for (std::size_t q = 0; q < span.shares.size(); ++q) spans.back().shares[q] += span.shares[q];
+    } else {
+      spans.push_back(std::move(span));
+    }
+  }
+  std::vector<LoadPiece> pieces;
+  bool loads = false;
+  const std::size_t links = topo_.links().size();
+  if (scratch_.size() < links) scratch_.resize(links, 0.0);
+  for (const Span& span : spans) {
+    std::vector<std::pair<int, double>> parts;  // (phase profile, share)
+    for (std::size_t q = 0; q < span.phases.size(); ++q) {
+      const int p = span.phases[q];
+      const int prof = p < static_cast<int>(phases.size()) ? phases[p] : -1;
+      if (prof >= 0) parts.push_back({prof, span.shares[q]});
     }
     int profile = -1;
-    if (parts.size() == 1 && parts.front().second == 1.0) {
+    if (parts.size() == 1 && std::abs(parts.front().second - 1.0) < 1e-9) {
       profile = parts.front().first;  // a whole phase, alone
     } else if (!parts.empty()) {
-      std::map<int, double> sum;
+      std::vector<int> touched;
       for (const auto& [prof, w] : parts)
-        for (const LinkLoad& l : profiles_[prof]) sum[l.link] += l.bytes * w;
+        for (const LinkLoad& l : profiles_[prof]) {
+          if (scratch_[l.link] == 0.0) touched.push_back(l.link);
+          scratch_[l.link] += l.bytes * w;
+        }
+      std::sort(touched.begin(), touched.end());
       std::vector<LinkLoad> p;
-      for (const auto& [link, bytes] : sum) p.push_back({link, bytes});
+      p.reserve(touched.size());
+      for (int l : touched) {
+        p.push_back({l, scratch_[l]});
+        scratch_[l] = 0.0;
+      }
       profile = add_profile(std::move(p));
     }
     loads |= profile >= 0;
-    const double until = k + 2 == cuts.size() ? 1.0 : b / end;
     if (!pieces.empty() && pieces.back().profile == profile)
-      pieces.back().until = until;  // the same load goes on
+      pieces.back().until = span.until;  // the same load goes on
     else
-      pieces.push_back({until, profile});
+      pieces.push_back({span.until, profile});
   }
   if (!loads) return -1;
   shapes_.push_back(std::move(pieces));

@@ -120,6 +120,8 @@ class Runner final : public engine::EventHandler {
     double piece_seconds = 0.0;  // that piece's share of T
     Time since;                  // when `left` was last brought up to date
     engine::EventId end;         // the end of its piece
+    Time begun;                  // when it joined
+    bool slowed = false;         // whether it ever ran below its own speed
   };
 
   bool shares(int id) const {
@@ -186,12 +188,9 @@ class Runner final : public engine::EventHandler {
     a = Active{};
     a.op = id;
     a.seconds = g_.ops[id].duration.seconds();
-    a.since = sim_.now();
+    a.since = a.begun = sim_.now();
     enter_piece(slot, 0);
-    // The end of its first piece (one piece: the op's own duration, exactly).
-    a.end = sim_.after(
-        shape(id).size() == 1 ? g_.ops[id].duration : Time::from_seconds(a.piece_seconds), this,
-        static_cast<std::uint64_t>(id));
+    a.end = sim_.at(unslowed_end(slot), this, static_cast<std::uint64_t>(id));
     slot_of_[id] = slot;
     seeds_.clear();
     attach(slot);
@@ -217,6 +216,16 @@ class Runner final : public engine::EventHandler {
     }
   }
 
+  // The end of the slot's piece when the op has run at its own speed since it joined: counted
+  // from its start, so that an op never slowed ends exactly its duration after it (the last
+  // piece), however many pieces it has.
+  Time unslowed_end(int slot) const {
+    const Active& a = act_[slot];
+    const auto& pieces = shape(a.op);
+    if (a.piece + 1 == static_cast<int>(pieces.size())) return a.begun + g_.ops[a.op].duration;
+    return a.begun + Time::from_seconds(pieces[a.piece].until * a.seconds);
+  }
+
   // The op has moved its current piece: its next one takes its place on the fabric.
   void next_piece(int id) {
     const int slot = slot_of_[id];
@@ -227,8 +236,12 @@ class Runner final : public engine::EventHandler {
     a.since = sim_.now();
     enter_piece(slot, a.piece + 1);
     attach(slot);
-    a.end = sim_.after(Time::from_seconds((a.left - left_after_piece(slot)) * a.seconds / a.speed),
-                       this, static_cast<std::uint64_t>(id));
+    a.end = a.slowed
+                ? sim_.after(
+                      Time::from_seconds((a.left - left_after_piece(slot)) * a.seconds / a.speed),
+                      this, static_cast<std::uint64_t>(id))
+                : sim_.at(std::max(sim_.now(), unslowed_end(slot)), this,
+                          static_cast<std::uint64_t>(id));
     std::sort(seeds_.begin(), seeds_.end());
     seeds_.erase(std::unique(seeds_.begin(), seeds_.end()), seeds_.end());
     // Re-solved with the op itself, which may have left every link that slowed it.
@@ -313,6 +326,7 @@ class Runner final : public engine::EventHandler {
                         a.left - a.speed * (sim_.now() - a.since).seconds() / a.seconds);
       a.since = sim_.now();
       a.speed = x[i];
+      a.slowed = true;
       sim_.cancel(a.end);
       const double to_go = std::max(0.0, a.left - left_after_piece(slots[i]));
       a.end = sim_.after(Time::from_seconds(to_go * a.seconds / a.speed), this,

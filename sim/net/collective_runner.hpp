@@ -32,9 +32,9 @@ struct PhaseTiming {
   hw::LinkClass bottleneck = hw::LinkClass::nvlink;
   double bottleneck_utilization = 0.0;
   engine::Time time() const { return elapsed; }
-  engine::Time step() const {
-    return engine::Time::ps(elapsed.picoseconds() / repeat);
-  }  // one repetition
+  // The span over the steps: one step's time when the phase ran alone (one chunk); with chunks
+  // it includes the waits between them.
+  engine::Time step() const { return engine::Time::ps(elapsed.picoseconds() / repeat); }
 };
 
 // When one node of the TransferDag ran: chunk `chunk` through phase `phase`.

@@ -103,6 +103,7 @@ void step_json(JsonWriter& w, const analysis::StepSimulation& s, const workload:
   else
     w.null();
   w.field("fidelity", fidelity_name(spec.fidelity));
+  w.field("chunks", spec.chunks);
   w.field("ops", static_cast<long long>(s.build.graph.ops.size()));
   w.field("collectives_timed", s.build.collectives_timed);
   w.end_object();
@@ -148,8 +149,9 @@ std::string step_text(const analysis::StepSimulation& s, const workload::Scenari
   o += "  simulated " + std::to_string(s.build.graph.ops.size()) + " ops, " +
        std::to_string(s.timeline.events + s.build.network_events) + " events" +
        (timing ? " in " + fixed(s.wall_s, 2) + " s" : std::string()) + " (" +
-       (fidelity_name(spec.fidelity)) + " network, " + std::to_string(s.build.collectives_timed) +
-       " distinct collectives)\n";
+       (fidelity_name(spec.fidelity)) + " network, " +
+       (spec.chunks > 1 ? "collectives in " + std::to_string(spec.chunks) + " chunks, " : "") +
+       std::to_string(s.build.collectives_timed) + " distinct collectives)\n";
   return o;
 }
 

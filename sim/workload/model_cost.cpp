@@ -258,12 +258,6 @@ bool is_recomputed(const OpCost& op, const RecomputeSpec& spec) {
   return false;
 }
 
-double op_efficiency(const hw::DeviceSpec& device, const OpCost& op, int tp) {
-  if (op.cls != OpClass::gemm) return 1.0;
-  return op.n >= op.k ? device.gemm_efficiency_for(op.n / tp, op.k)
-                      : device.gemm_efficiency_for(op.n, op.k / tp);
-}
-
 double a2a_bytes_per_token(double hidden, Precision p) {
   return hidden * bytes_per_element(p) + (p == Precision::fp8 ? hidden / 128.0 * 4.0 : 0.0);
 }

@@ -78,10 +78,6 @@ struct LayerCost {
 // Whether the recompute policy reruns this op's forward in backward.
 bool is_recomputed(const OpCost& op, const RecomputeSpec& spec);
 
-// The GEMM's fraction of the device's achievable rate (1 for other ops). Tensor parallelism
-// splits the larger of N and K (column-parallel layers widen, row-parallel ones narrow).
-double op_efficiency(const hw::DeviceSpec& device, const OpCost& op, int tp);
-
 // Whether each tensor-parallel rank runs the op on every token of the micro-batch (a norm without
 // sequence parallelism) rather than on its share.
 inline bool tp_replicated(const OpCost& op, int tp, bool sequence_parallel) {

@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "sim/engine/check.hpp"
 #include "sim/workload/layer_chains.hpp"
 #include "sim/workload/memory.hpp"
 
@@ -17,6 +18,12 @@ std::string_view to_string(StepOpKind k) {
       "kernel",   "ep_dispatch", "ep_combine",  "tp_reduce",    "pp_send",
       "dp_grads", "dp_params",   "zero_gather", "zero_scatter", "optimizer"};
   return kNames[static_cast<int>(k)];
+}
+
+Chunks::Chunks(std::initializer_list<Chunk> chunks) {
+  STEPSIM_CHECK(chunks.size() >= 1 && chunks.size() <= items_.size(),
+                "an instruction runs 1 or 2 chunks");
+  for (const Chunk& c : chunks) items_[n_++] = c;
 }
 
 namespace {
@@ -64,6 +71,9 @@ class ProgramBuilder {
       }
       out.tail[r] = tail(r);
     }
+    // The ranks' instructions say all the lists did.
+    out.pipeline.per_device.clear();
+    out.pipeline.per_device.shrink_to_fit();
     return out;
   }
 

@@ -24,6 +24,9 @@
 // KernelModel.
 #pragma once
 
+#include <array>
+#include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -101,10 +104,26 @@ struct Chunk {
   int send_to = -1;
 };
 
-// One instruction: one chunk, or an overlapped pair (forward first, then the backward) whose
-// works interleave, the backward's first.
+// The chunks of one instruction: one, or an overlapped pair (forward first, then the backward)
+// whose works interleave, the backward's first. Held in place: a program has one per
+// instruction of the schedule.
+class Chunks {
+ public:
+  Chunks() = default;
+  Chunks(std::initializer_list<Chunk> chunks);  // one or two
+  std::size_t size() const { return n_; }
+  const Chunk& operator[](std::size_t i) const { return items_[i]; }
+  const Chunk& front() const { return items_[0]; }
+  const Chunk* begin() const { return items_.data(); }
+  const Chunk* end() const { return items_.data() + n_; }
+
+ private:
+  std::array<Chunk, 2> items_{};
+  std::uint8_t n_ = 0;
+};
+
 struct Instruction {
-  std::vector<Chunk> chunks;
+  Chunks chunks;
 };
 
 // A data-parallel work of the step's end.
@@ -116,7 +135,7 @@ struct TailWork {
 };
 
 struct StepProgram {
-  PipelineProgram pipeline;  // the schedule's instruction lists, per rank
+  PipelineProgram pipeline;  // the schedule (its instruction lists are dropped: see ranks)
   std::vector<Chain> chains;
   std::vector<std::vector<Instruction>> ranks;  // per pipeline rank, in issue order
   std::vector<std::vector<TailWork>> tail;      // per pipeline rank

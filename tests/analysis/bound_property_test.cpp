@@ -13,6 +13,7 @@
 #include "sim/analysis/step_simulation.hpp"
 #include "sim/config/load.hpp"
 #include "sim/engine/user_error.hpp"
+#include "sim/workload/schedule/schedule.hpp"
 #include "tests/test_support.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
@@ -76,8 +77,10 @@ TEST_CASE("The roofline bound is at most the simulated step on 200 random layout
     p.tp = pick({1, 2, 4, 8});
     p.ep = s.model.moe.enabled ? pick({1, 2, 4, 8, 16}) : 1;
     p.zero = pick({0, 1, 2, 3});
-    p.schedule = p.pp == 1 ? Schedule::named("none") : Schedule::at(pick({1, 2, 3, 4, 5, 6}));
-    p.virtual_stages = p.schedule == Schedule::named("interleaved") ? 2 : 1;
+    p.schedule = p.pp == 1 ? Schedule::named("none")
+                           : Schedule::at(std::uniform_int_distribution<std::size_t>(
+                                 1, workload::all_schedules().size() - 1)(rng));
+    p.virtual_stages = workload::schedule_def(p.schedule).uses_virtual_stages ? 2 : 1;
     p.sequence_parallel = p.tp > 1 && pick({0, 1});
     p.comm_sms = pick({0, 0, 20});
     s.training.seq_len = pick({512, 1024, 2048});

@@ -9,6 +9,7 @@
 #include "sim/analysis/step_simulation.hpp"
 #include "sim/engine/user_error.hpp"
 #include "sim/exec/symmetry.hpp"
+#include "sim/workload/schedule/schedule.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim;
@@ -42,8 +43,10 @@ Drawn draw(std::mt19937_64& rng) {
   p.tp = pick({1, 2, 8});
   p.ep = s.model.moe.enabled ? pick({1, 2, 8, 16}) : 1;
   p.zero = pick({0, 1, 3});
-  p.schedule = p.pp == 1 ? Schedule::named("none") : Schedule::at(pick({1, 2, 3, 4, 5, 6}));
-  p.virtual_stages = p.schedule == Schedule::named("interleaved") ? 2 : 1;
+  p.schedule = p.pp == 1 ? Schedule::named("none")
+                         : Schedule::at(std::uniform_int_distribution<std::size_t>(
+                               1, workload::all_schedules().size() - 1)(rng));
+  p.virtual_stages = workload::schedule_def(p.schedule).uses_virtual_stages ? 2 : 1;
   s.training.seq_len = 512;
   s.training.global_batch = pick({32, 64, 128}) * std::max(1, nodes / 4);
   s.fidelity = static_cast<workload::NetworkFidelity>(pick({0, 1, 1}));
