@@ -55,7 +55,7 @@ int collective_command(const Args& args) {
       "fidelity", po::value(&fidelity)->default_value(fidelity)->value_name("F"),
       "flow (max-min sharing) | analytic (alpha-beta per transfer)")(
       "algorithm", po::value(&algorithm)->default_value(algorithm)->value_name("A"),
-      "auto, or a registered algorithm: hierarchical, ring, direct, node-limited, chain, p2p")(
+      ("auto, or a registered algorithm: " + net::algorithm_names().substr(6)).c_str())(
       "top-k", po::value(&top_k_text)->default_value(top_k_text)->value_name("K"),
       "dispatch/combine: experts per token (1 to 1024)")(
       "max-nodes", po::value(&max_nodes_text)->default_value(max_nodes_text)->value_name("N"),

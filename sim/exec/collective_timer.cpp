@@ -154,44 +154,49 @@ std::vector<int> CollectiveTimer::phase_profiles(net::CollectiveOp op, double by
 int CollectiveTimer::shape(const Run& r, const std::vector<int>& phases) {
   const double end = r.time.seconds();
   if (end <= 0.0) return -1;
+  // A phase is in progress from its first chunk's start to its last chunk's end; the phases
+  // start in order and end in order, so their in-progress sets change at most 2P - 1 times for P
+  // phases, whatever the chunk count. Each such interval is a piece: it moves, per phase in
+  // progress, exactly the bytes its chunks move then (each node moving its chunk's bytes evenly
+  // over its own run), spread evenly over the piece.
+  std::map<int, std::pair<double, double>> progress;  // phase -> (first start, last end)
+  for (const net::NodeWindow& n : r.nodes) {
+    if (n.finish <= n.start) continue;
+    auto [it, added] =
+        progress.try_emplace(n.phase, std::make_pair(n.start.seconds(), n.finish.seconds()));
+    if (added) continue;
+    it->second.first = std::min(it->second.first, n.start.seconds());
+    it->second.second = std::max(it->second.second, n.finish.seconds());
+  }
   std::vector<double> cuts;
-  for (const net::NodeWindow& n : r.nodes)
-    if (n.finish > n.start) {
-      cuts.push_back(n.start.seconds());
-      cuts.push_back(n.finish.seconds());
-    }
+  for (const auto& [phase, span] : progress) {
+    cuts.push_back(span.first);
+    cuts.push_back(span.second);
+  }
   std::sort(cuts.begin(), cuts.end());
   cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-  // Between consecutive cuts, the phases in flight and, per phase, the share of its bytes moved
-  // then: each node in flight over [a, b) moves (b - a)/(its length) of its chunk's bytes.
-  // Consecutive intervals with the same phases in flight make one piece, their shares added, so
-  // a piece moves exactly its nodes' bytes and a plan of P phases has at most 2P - 1 pieces
-  // whatever its chunk count.
   struct Span {
     double until = 0.0;
-    std::vector<int> phases;     // in flight, sorted
-    std::vector<double> shares;  // per phase of `phases`
+    std::vector<int> phases;     // in progress, sorted
+    std::vector<double> shares;  // per phase of `phases`: the share of its bytes moved
   };
   std::vector<Span> spans;
   for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
     const double a = cuts[k], b = cuts[k + 1];
-    std::map<int, double> share;
-    for (const net::NodeWindow& n : r.nodes) {
-      const double s = n.start.seconds(), f = n.finish.seconds();
-      if (f <= s || s > a || f < b) continue;
-      share[n.phase] += (b - a) / (f - s) / r.chunks;
-    }
     Span span{k + 2 == cuts.size() ? 1.0 : b / end, {}, {}};
-    for (const auto& [phase, w] : share) {
+    for (const auto& [phase, range] : progress) {
+      if (range.first > a || range.second < b) continue;
+      double share = 0.0;
+      for (const net::NodeWindow& n : r.nodes) {
+        const double s = n.start.seconds(), f = n.finish.seconds();
+        if (n.phase != phase || f <= s) continue;
+        const double overlap = std::min(f, b) - std::max(s, a);
+        if (overlap > 0.0) share += overlap / (f - s) / r.chunks;
+      }
       span.phases.push_back(phase);
-      span.shares.push_back(w);
+      span.shares.push_back(share);
     }
-    if (!spans.empty() && spans.back().phases == span.phases) {
-      spans.back().until = span.until;
-      for (std::size_t q = 0; q < span.shares.size(); ++q) spans.back().shares[q] += span.shares[q];
-    } else {
-      spans.push_back(std::move(span));
-    }
+    spans.push_back(std::move(span));
   }
   std::vector<LoadPiece> pieces;
   bool loads = false;

@@ -20,10 +20,10 @@
 // its plan, bytes per link of every transfer of its groups and their siblings over the phase's
 // steps, on the links of each transfer's route, planned without bundling so every member loads
 // its own links (bundled, as a representative with core_weight on leaf-spine links, beyond 4 M
-// transfers); cut into pieces where its TransferDag's nodes start and end in its run with its
-// siblings (each node in flight moving its share of its phase's bytes). The op takes it with
-// take_load(); an op of several collectives (ZeRO's dense and expert parts) runs their shapes one
-// after another, each over its share of the op's time.
+// transfers); cut into pieces where its phases start and end in its TransferDag's run with its
+// siblings (with chunks, phases overlap: a piece moves the bytes its phases' chunks move then). The
+// op takes it with take_load(); an op of several collectives (ZeRO's dense and expert parts) runs
+// their shapes one after another, each over its share of the op's time.
 #pragma once
 
 #include <map>
@@ -109,8 +109,8 @@ class CollectiveTimer {
   // phase that loads no link).
   std::vector<int> phase_profiles(net::CollectiveOp op, double bytes,
                                   const std::vector<std::vector<int>>& groups);
-  // The pieces of a run: between consecutive node starts and ends, the nodes in flight, each
-  // moving its share of its phase's bytes.
+  // The pieces of a run: between consecutive starts and ends of its phases, the bytes each phase
+  // in progress moves then (at most 2P - 1 pieces for P phases).
   int shape(const Run& r, const std::vector<int>& phases);
   int add_profile(std::vector<LinkLoad> p);
 

@@ -5,6 +5,7 @@
 // TransferDag ran.
 #include <doctest/doctest.h>
 
+#include <map>
 #include <set>
 
 #include "sim/exec/collective_timer.hpp"
@@ -104,4 +105,32 @@ TEST_CASE("A hierarchical all-reduce's load follows its phases: NVLink, NICs, NV
   // The reduce-scatter and the all-gather move the same bytes at the same rate: equal pieces.
   CHECK(pieces[0].until == doctest::Approx(1.0 - pieces[1].until).epsilon(1e-6));
   CHECK(t > engine::Time());
+}
+
+TEST_CASE("In chunks, the phases overlap: at most 2P - 1 pieces, the same bytes on every link") {
+  auto shape = [](int chunks) {
+    workload::ScenarioSpec s = test::small_scenario(2, 8);
+    s.chunks = chunks;
+    Timed timed(s);
+    timed.timer.time(net::CollectiveOp::all_reduce, 256e6, timed.timer.dp_group());
+    timed.timer.take_link();
+    const int load = timed.timer.take_load();
+    REQUIRE(load >= 0);
+    const auto profiles = timed.timer.take_profiles();
+    const auto pieces = timed.timer.take_shapes()[load];
+    std::map<int, double> bytes;  // per link, over the whole run
+    for (const auto& p : pieces)
+      for (const auto& l : profiles.at(p.profile)) bytes[l.link] += l.bytes;
+    return std::make_pair(pieces.size(), bytes);
+  };
+  const auto [whole, whole_bytes] = shape(1);
+  const auto [chunked, chunked_bytes] = shape(8);
+  CHECK(whole == 3);
+  CHECK(chunked > 3);
+  CHECK(chunked <= 5);
+  REQUIRE(chunked_bytes.size() == whole_bytes.size());
+  for (const auto& [link, b] : whole_bytes) {
+    CAPTURE(link);
+    CHECK(chunked_bytes.at(link) == doctest::Approx(b).epsilon(1e-9));
+  }
 }
