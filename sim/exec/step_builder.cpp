@@ -188,8 +188,8 @@ class Builder {
     op.stage = stage;
     op.layer = w.layer;
     op.part = w.part;
-    op.flops = w.flops;
-    op.bytes = w.bytes;
+    op.flops = w.flops();
+    op.bytes = w.bytes();
     op.ib_bytes = t.ib_bytes;
     op.nvlink_bytes = t.nvlink_bytes;
     op.load = t.load;

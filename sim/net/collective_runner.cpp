@@ -41,7 +41,7 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
   r.events = run.events;
   r.chunks = dag.chunks;
   for (std::size_t i = 0; i < dag.nodes.size(); ++i)
-    r.nodes.push_back({dag.nodes[i].phase, dag.nodes[i].chunk, run.start[i], run.finish[i]});
+    r.nodes.push_back({dag.nodes[i].phase, run.start[i], run.finish[i]});
   for (std::size_t p = 0; p < plan.phases.size(); ++p) {
     const Phase& ph = plan.phases[p];
     // The phase's span: from its first chunk's start to its last chunk's delivery.

@@ -37,9 +37,9 @@ struct PhaseTiming {
   engine::Time step() const { return engine::Time::ps(elapsed.picoseconds() / repeat); }
 };
 
-// When one node of the TransferDag ran: chunk `chunk` through phase `phase`.
+// When one node of the TransferDag ran: a chunk through phase `phase`.
 struct NodeWindow {
-  int phase = 0, chunk = 0;
+  int phase = 0;
   engine::Time start, finish;
 };
 

@@ -49,10 +49,7 @@ Work LayerChains::kernel_work(const std::string& part, const std::vector<const O
   w.layer = layer;
   for (const OpCost* op : ops) {
     const bool recomputed = layer >= 0 && is_recomputed(*op, spec_.training.recompute);
-    if (const auto k = kernel_of(*op, pass, recomputed, ctx_)) {
-      w.flops += k->flops;
-      w.kernels.push_back(*k);
-    }
+    if (const auto k = kernel_of(*op, pass, recomputed, ctx_)) w.kernels.push_back(*k);
   }
   return w;
 }
@@ -64,7 +61,6 @@ Work LayerChains::comm_work(StepOpKind kind, const std::string& part,
   w.kind = kind;
   w.part = part;
   w.layer = layer;
-  for (const CollectiveWork& c : collectives) w.bytes += c.bytes;
   w.collectives = std::move(collectives);
   return w;
 }

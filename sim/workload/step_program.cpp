@@ -20,6 +20,18 @@ std::string_view to_string(StepOpKind k) {
   return kNames[static_cast<int>(k)];
 }
 
+double Work::flops() const {
+  double f = 0.0;
+  for (const hw::Kernel& k : kernels) f += k.flops;
+  return f;
+}
+
+double Work::bytes() const {
+  double b = 0.0;
+  for (const CollectiveWork& c : collectives) b += c.bytes;
+  return b;
+}
+
 Chunks::Chunks(std::initializer_list<Chunk> chunks) {
   STEPSIM_CHECK(chunks.size() >= 1 && chunks.size() <= items_.size(),
                 "an instruction runs 1 or 2 chunks");
@@ -111,7 +123,6 @@ class ProgramBuilder {
       w.kind = k;
       w.part = part;
       w.collectives = {{op, dense, GroupRole::dp}, {op, routed, GroupRole::edp}};
-      w.bytes = dense + routed;
       w.couples = true;
       return w;
     };

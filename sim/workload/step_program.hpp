@@ -83,14 +83,15 @@ struct Work {
   int layer = -3;                           // -1: embedding, -2: head, -3: none
   std::vector<hw::Kernel> kernels;          // compute: what it launches, in order
   std::vector<CollectiveWork> collectives;  // communication
-  double flops = 0.0;                       // of its kernels
-  double bytes = 0.0;                       // of its collectives, per GPU
   bool after_prev = true;                   // depends on the previous work of the chain
   bool blocks_next = true;    // the next work depends on it (and later works through it)
   bool feeds_next = false;    // the next work that follows its predecessor also depends on it
   bool ends_layer = false;    // the last compute work of its layer in the chain
   bool couples = false;       // a collective over data-parallel groups: couples symmetry classes
   int wait_layers_back = -1;  // ZeRO-3 gather: depends on the end of the layer this many back
+
+  double flops() const;  // of its kernels
+  double bytes() const;  // of its collectives, per GPU
 };
 using Chain = std::vector<Work>;
 
