@@ -278,7 +278,7 @@ Roofline roofline(const ScenarioSpec& spec, workload::StepProgram* program_out) 
   const auto& dev = spec.cluster.device;
   r.sm_share = program.sm_share;
 
-  const hw::RooflineKernelModel kernels(dev);
+  const hw::TableKernelModel kernels(dev);
   const Analyzer analyzer(spec, r.plan, program, kernels);
   const auto& cl = spec.cluster;
   const double ib_rate = cl.fabric.nic.bandwidth, ib_peak = cl.fabric.nic.peak_bandwidth;

@@ -3,12 +3,12 @@
 // runs. Each chain's work is added up once and multiplied by the chunks of the rank that run it.
 //
 // For every pipeline rank (device) the step's work is added up per resource:
-//  - compute: Σ_kernels the kernel's arithmetic at the KernelModel's achievable rate (math_seconds:
-//    flops / (achievable(precision) · gemm_efficiency(shape))) / sm_share, where
+//  - compute: Σ_kernels the kernel's arithmetic at the rate the KernelModel's calibration tables
+//    give its class and shape (math_seconds, sustained clock applied) / sm_share, where
 //    sm_share = (SMs - comm_sms) / SMs is what the GEMMs keep while communication kernels hold
 //    their SMs; also at the datasheet peak (no efficiency, all SMs) for comparison;
 //  - HBM: the bytes every kernel of the program reads and writes (activations in and out, the
-//    GPU's weights once per kernel: kernel_time.hpp) and the optimizer step's;
+//    GPU's weights once per kernel: op_kernels.hpp) and the optimizer step's;
 //  - NVLink and InfiniBand: the bytes per link class of every collective of the program, from the
 //    closed forms of the algorithms that run it (net/algorithm/): tensor-parallel all-reduces,
 //    expert dispatch/combine, pipeline sends (over NVLink when both ranks' GPUs share a node, else

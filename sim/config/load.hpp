@@ -13,6 +13,9 @@
 namespace stepsim::config {
 
 hw::DeviceSpec read_device(const Node& node);
+// A device's `kernel_tables:` list (files relative to the device file, or inline tables) into
+// d.tables; the device's compute rates must be read first.
+void read_kernel_tables(const Node& list, hw::DeviceSpec& d);
 // `dir` resolves a `device:` file name; overrides under `prefix` + ".device" apply to it.
 hw::ClusterSpec read_cluster(const Node& node, const std::string& dir,
                              const std::vector<Override>& overrides, const std::string& prefix);

@@ -67,18 +67,14 @@ hw::DeviceSpec read_device(const Node& node) {
       compute.fail("the device needs at least a bf16 rate under 'compute'",
                    "add bf16: {peak: ..., achievable: ...}");
   }
-  if (auto eff = r.find("gemm_efficiency")) {
-    for (const Node& item : eff->items()) {
-      MapReader e(item);
-      hw::EfficiencyPoint p;
-      p.min_dim = e.get("min_dim").number(1, 1e9);
-      p.efficiency = e.get("efficiency").number(0.01, 1.0);
-      e.finish();
-      if (!d.gemm_efficiency.empty() && p.min_dim <= d.gemm_efficiency.back().min_dim)
-        item.fail("gemm_efficiency points must be sorted by increasing min_dim");
-      d.gemm_efficiency.push_back(p);
-    }
+  if (auto g = r.find("kernel_gap")) d.kernel_gap_s = g->quantity(Dimension::time, kLatencyRange);
+  if (auto sc = r.find("sustained_clock")) {
+    MapReader c(*sc);
+    d.tables.sustained_clock = c.get("factor").number(0.1, 1.0);
+    d.tables.sustained_clock_source = c.get("source").text();
+    c.finish();
   }
+  if (auto t = r.find("kernel_tables")) read_kernel_tables(*t, d);
   r.finish();
   return d;
 }

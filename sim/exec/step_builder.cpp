@@ -140,8 +140,7 @@ class Builder {
   Timed time(const Work& w, int d) {
     Timed t;
     if (w.stream == StreamKind::compute) {
-      double seconds = 0.0;
-      for (const hw::Kernel& k : w.kernels) seconds += kernels_.seconds(k, program_.sm_share);
+      const double seconds = kernels_.run_seconds(w.kernels, program_.sm_share);
       t.duration = Time::from_seconds(seconds * slowdown_[d]);
       return t;
     }
@@ -367,7 +366,7 @@ class Builder {
   std::vector<std::pair<int, std::vector<std::tuple<char, int, int>>>> pending_;
   std::vector<std::vector<Timed>> timed_;  // per chain, on the device being built
   CollectiveTimer timer_;
-  hw::RooflineKernelModel kernels_;  // the time of every kernel of the step
+  hw::TableKernelModel kernels_;  // the time of every kernel of the step
 };
 
 }  // namespace

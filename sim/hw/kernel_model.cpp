@@ -1,18 +1,238 @@
 #include "sim/hw/kernel_model.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
 namespace stepsim::hw {
 
-double RooflineKernelModel::efficiency(const Kernel& k) const {
-  return k.cls == KernelClass::gemm ? device_.gemm_efficiency_for(k.n, k.k) : 1.0;
+namespace {
+
+constexpr double kTile = 128.0;  // output tile edge of the GEMM kernels (both dimensions)
+
+std::string num(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
 }
 
-double RooflineKernelModel::seconds(const Kernel& k, double sm_share) const {
-  return device_.kernel_seconds(k.flops, k.precision, efficiency(k), k.hbm_bytes, sm_share);
+std::string tflops(double r) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.0f TFLOP/s", r / 1e12);
+  return b;
 }
 
-double RooflineKernelModel::math_seconds(const Kernel& k) const {
-  return k.flops > 0.0 ? k.flops / (device_.rate(k.precision).achievable_flops * efficiency(k))
-                       : 0.0;
+int precision_index(Precision p) {
+  return static_cast<int>(p);
+}
+
+}  // namespace
+
+std::string_view to_string(KernelClass c) {
+  switch (c) {
+    case KernelClass::gemm:
+      return "gemm";
+    case KernelClass::attention:
+      return "attention";
+    case KernelClass::memory:
+      return "memory";
+  }
+  return "?";
+}
+
+double KernelModel::run_seconds(const std::vector<Kernel>& ks, double sm_share) const {
+  const double launch = launch_seconds();
+  double gpu = 0.0;
+  for (std::size_t i = 0; i < ks.size(); ++i)
+    gpu = std::max(gpu, static_cast<double>(i) * launch) + seconds(ks[i], sm_share);
+  return gpu;
+}
+
+TableKernelModel::TableKernelModel(const DeviceSpec& device) : device_(device) {
+  const KernelTables& t = device.tables;
+  for (int p = 0; p < kPrecisionCount; ++p) {
+    Table g{RateTable(4, {2}), {}};
+    for (std::size_t i = 0; i < t.gemm.size(); ++i) {
+      const GemmRow& r = t.gemm[i];
+      if (precision_index(r.precision) != p) continue;
+      Kernel k;
+      k.cls = KernelClass::gemm;
+      k.precision = r.precision;
+      k.m = r.m, k.n = r.n, k.k = r.k, k.groups = r.groups;
+      const double f = r.rate * clock(r.source) / (gemm_bound(k, 1.0) * waves(k, 1.0));
+      g.rates.add({r.m, r.n, r.k, static_cast<double>(r.groups)}, f);
+      g.rows.push_back(static_cast<int>(i));
+    }
+    g.rates.fit();
+    gemm_.push_back(std::move(g));
+    for (int pass = 0; pass < 2; ++pass)
+      for (int causal = 0; causal < 2; ++causal) {
+        Table a{RateTable(2, {0}), {}};
+        for (std::size_t i = 0; i < t.attention.size(); ++i) {
+          const AttentionRow& r = t.attention[i];
+          if (precision_index(r.precision) != p || r.backward != (pass == 1) ||
+              r.causal != (causal == 1) || !device.supports(r.precision))
+            continue;
+          a.rates.add({r.seq, r.head_dim},
+                      r.rate * clock(r.source) / device.rate(r.precision).peak_flops);
+          a.rows.push_back(static_cast<int>(i));
+        }
+        a.rates.fit();
+        attention_.push_back(std::move(a));
+      }
+  }
+  for (std::size_t i = 0; i < t.memory.size(); ++i) {
+    memory_.rates.add({t.memory[i].bytes}, t.memory[i].bandwidth);
+    memory_.rows.push_back(static_cast<int>(i));
+  }
+  memory_.rates.fit();
+}
+
+double TableKernelModel::clock(int source) const {
+  const auto& s = device_.tables.sources;
+  const bool sustained = source >= 0 && source < static_cast<int>(s.size()) && s[source].sustained;
+  return sustained ? 1.0 : device_.tables.sustained_clock;
+}
+
+const TableKernelModel::Table* TableKernelModel::gemm_table(Precision p) const {
+  const Table* t = &gemm_[precision_index(p)];
+  if (t->rates.size() == 0 && p == Precision::fp16) t = &gemm_[precision_index(Precision::bf16)];
+  return t->rates.size() ? t : nullptr;
+}
+
+const TableKernelModel::Table* TableKernelModel::attention_table(Precision p, bool backward,
+                                                                 bool causal) const {
+  auto at = [&](Precision q) -> const Table* {
+    const Table* t = &attention_[precision_index(q) * 4 + (backward ? 2 : 0) + (causal ? 1 : 0)];
+    return t->rates.size() ? t : nullptr;
+  };
+  const Table* t = at(p);
+  if (!t && p == Precision::fp16) t = at(Precision::bf16);
+  return t;
+}
+
+double TableKernelModel::gemm_bound(const Kernel& k, double sm_share) const {
+  const double in = bytes_per_element(k.precision);
+  const double out = std::max(2.0, in);
+  const double flops = 2.0 * k.groups * k.m * k.n * k.k;
+  const double bytes = k.groups * (k.m * k.k * in + k.n * k.k * in + k.m * k.n * out);
+  return std::min(device_.rate(k.precision).peak_flops * sm_share,
+                  flops / bytes * device_.hbm_bandwidth);
+}
+
+double TableKernelModel::waves(const Kernel& k, double sm_share) const {
+  const double flops = 2.0 * k.groups * k.m * k.n * k.k;
+  const double in = bytes_per_element(k.precision);
+  const double bytes = k.groups * (k.m * k.k * in + k.n * k.k * in + k.m * k.n * std::max(2.0, in));
+  if (flops / bytes * device_.hbm_bandwidth < device_.rate(k.precision).peak_flops * sm_share)
+    return 1.0;  // memory-bound: the tiles wait on HBM, not on SMs
+  const double sms = std::max(1.0, std::floor(device_.sms * sm_share));
+  const double tiles = k.groups * std::ceil(k.m / kTile) * std::ceil(k.n / kTile);
+  return k.groups * k.m * k.n / (kTile * kTile) / (std::ceil(tiles / sms) * sms);
+}
+
+double TableKernelModel::fallback_rate(const Kernel& k, double sm_share, std::string* rule) const {
+  const Precision p = device_.supports(k.precision) ? k.precision : Precision::bf16;
+  double rate = device_.rate(p).achievable_flops * device_.tables.sustained_clock * sm_share;
+  if (k.cls == KernelClass::gemm && k.m > 0.0) {
+    const double in = bytes_per_element(k.precision);
+    const double bytes =
+        k.groups * (k.m * k.k * in + k.n * k.k * in + k.m * k.n * std::max(2.0, in));
+    rate = std::min(rate, 2.0 * k.groups * k.m * k.n * k.k / bytes * device_.hbm_bandwidth);
+  }
+  if (rule)
+    *rule = "no " + std::string(to_string(k.cls)) + " table for " +
+            std::string(to_string(k.precision)) + ": achievable " + std::string(to_string(p)) +
+            " rate " + tflops(device_.rate(p).achievable_flops);
+  return rate;
+}
+
+double TableKernelModel::gemm_rate(const Kernel& k, double sm_share, std::string* rule) const {
+  const Table* t = device_.supports(k.precision) ? gemm_table(k.precision) : nullptr;
+  if (!t || k.m <= 0.0 || k.n <= 0.0 || k.k <= 0.0) return fallback_rate(k, sm_share, rule);
+  const std::vector<double> shape{k.m, k.n, k.k, static_cast<double>(k.groups)};
+  const double rate = t->rates.at(shape) * gemm_bound(k, sm_share) * waves(k, sm_share);
+  if (rule) {
+    const GemmRow& r = device_.tables.gemm[t->rows[t->rates.nearest(shape)]];
+    const std::string row = device_.tables.sources[r.source].name + " " +
+                            (r.groups > 1 ? num(r.groups) + "x" : "") + num(r.m) + "x" + num(r.n) +
+                            "x" + num(r.k) + " " + tflops(r.rate);
+    *rule = t->rates.exact(shape)
+                ? "row " + row
+                : "interpolated over " + num(t->rates.size()) + " rows (nearest " + row + ")";
+  }
+  return rate;
+}
+
+double TableKernelModel::attention_rate(const Kernel& k, double sm_share, std::string* rule) const {
+  if (!device_.supports(k.precision)) return fallback_rate(k, sm_share, rule);
+  const std::vector<double> shape{k.seq, k.head_dim};
+  const double peak = device_.rate(k.precision).peak_flops * sm_share;
+  auto describe = [&](const Table& t, const char* what) {
+    const AttentionRow& r = device_.tables.attention[t.rows[t.rates.nearest(shape)]];
+    const std::string row = device_.tables.sources[r.source].name + " " +
+                            (r.backward ? "bwd" : "fwd") + (r.causal ? " causal" : "") + " d" +
+                            num(r.head_dim) + " s" + num(r.seq) + " " + tflops(r.rate);
+    return std::string(what) + (t.rates.exact(shape) ? "row " + row
+                                                     : "interpolated over " + num(t.rates.size()) +
+                                                           " rows (nearest " + row + ")");
+  };
+  if (const Table* t = attention_table(k.precision, k.backward, k.causal)) {
+    if (rule) *rule = describe(*t, "");
+    return t->rates.at(shape) * peak;
+  }
+  const Table* open = attention_table(k.precision, k.backward, false);
+  const Table* fc = attention_table(k.precision, false, true);
+  const Table* fn = attention_table(k.precision, false, false);
+  if (k.causal && open && fc && fn) {
+    if (rule) *rule = describe(*open, "causal penalty of the forward x ");
+    return open->rates.at(shape) * fc->rates.at(shape) / fn->rates.at(shape) * peak;
+  }
+  return fallback_rate(k, sm_share, rule);
+}
+
+double TableKernelModel::memory_rate(const Kernel& k, std::string* rule) const {
+  if (memory_.rates.size() == 0) {
+    if (rule) *rule = "datasheet HBM bandwidth (no memory table)";
+    return device_.hbm_bandwidth;
+  }
+  const std::vector<double> shape{std::max(k.hbm_bytes, 1.0)};
+  if (rule) {
+    const MemoryRow& r = device_.tables.memory[memory_.rows[memory_.rates.nearest(shape)]];
+    *rule = (memory_.rates.exact(shape) ? "row " : "interpolated (nearest ") +
+            device_.tables.sources[r.source].name + " " + num(r.bytes / 1e6) + " MB at " +
+            num(r.bandwidth / 1e9) + " GB/s" + (memory_.rates.exact(shape) ? "" : ")");
+  }
+  return memory_.rates.at(shape);
+}
+
+double TableKernelModel::exec(const Kernel& k, double sm_share, std::string* rule) const {
+  switch (k.cls) {
+    case KernelClass::gemm:
+      return k.flops > 0.0 ? k.flops / gemm_rate(k, sm_share, rule) : 0.0;
+    case KernelClass::attention:
+      return k.flops > 0.0 ? k.flops * (k.backward ? 1.25 : 1.0) / attention_rate(k, sm_share, rule)
+                           : 0.0;
+    case KernelClass::memory:
+      return k.hbm_bytes > 0.0 ? k.hbm_bytes / memory_rate(k, rule) : 0.0;
+  }
+  return 0.0;
+}
+
+double TableKernelModel::seconds(const Kernel& k, double sm_share) const {
+  return exec(k, sm_share, nullptr) + device_.kernel_gap_s;
+}
+
+KernelEstimate TableKernelModel::explain(const Kernel& k, double sm_share) const {
+  KernelEstimate e;
+  const double x = exec(k, sm_share, &e.rule);
+  e.seconds = x + device_.kernel_gap_s;
+  if (x > 0.0) e.rate = (k.cls == KernelClass::memory ? k.hbm_bytes : k.flops) / x;
+  return e;
+}
+
+double TableKernelModel::math_seconds(const Kernel& k) const {
+  return k.cls == KernelClass::memory ? 0.0 : exec(k, 1.0, nullptr);
 }
 
 }  // namespace stepsim::hw

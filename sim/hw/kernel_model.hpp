@@ -1,51 +1,115 @@
-// The time of one kernel on one GPU, behind one interface.
+// The time of one kernel on one GPU, behind one interface, from the device's calibration tables.
 //
 // Everything that runs a kernel in the simulation asks a KernelModel: the workload describes the
-// kernel (its class, precision, FLOPs, HBM bytes and, for a GEMM, the N and K it runs with on
-// this GPU) and the model answers with seconds, given the share of the SMs left to it while
-// communication kernels hold theirs. Models differ in where their rates come from.
+// kernel (its class, shape, precision, FLOPs and HBM bytes) and the model answers with seconds,
+// given the share of the SMs left to it while communication kernels hold theirs.
 //
-// RooflineKernelModel (today's): a kernel's own roofline on the device,
-//     max(FLOPs / (achievable(p) · efficiency · sm_share), bytes / HBM bandwidth) + launch overhead
-// with the achievable rate per precision from a GEMM microbenchmark and, for GEMMs, the efficiency
-// by min(N, K) from the device's table (DeviceSpec). What it leaves out: M and precision in the
-// shape table, attention's own rates (it runs at the GEMM rate), sustained clocks under the power
-// limit, the gap between dependent kernels.
+// TableKernelModel times each class from its measured rows (kernel_tables.hpp, rate_table.hpp):
+//  - GEMM (plain or grouped, per precision): the rows are normalised by what the shape itself
+//    allows, and that fraction is interpolated:
+//        rate(shape) = f(shape) · min(peak·share, AI · HBM) · q(shape)
+//    with AI = FLOPs / (A + B + C bytes) the shape's arithmetic intensity, and q its wave
+//    quantisation: output tiles of 128×128 per group, issued in waves over the SMs left,
+//        q = (G·M·N / 128²) / (⌈tiles / SMs⌉ · SMs)       (compute-bound shapes only)
+//    (NVIDIA, "Matrix Multiplication Background User's Guide": tile and wave quantisation).
+//    f is interpolated in log2(M, N, K, G) with a trend in log2 K (a deeper reduction amortises
+//    a tile's prologue and epilogue), so it reproduces each row and follows the table between.
+//    FP16 uses the BF16 rows when it has none of its own (the same tensor-core rate).
+//  - Attention (per precision, pass and causality): the fraction of the peak, interpolated in
+//    log2(seq, head_dim) with a trend in log2 seq. A causal backward with only non-causal rows
+//    takes their rate times the forward's causal-to-non-causal ratio at the same shape. Backward
+//    FLOPs count as FlashAttention counts them, 2.5× the forward (five matmuls to two), against
+//    the 2× of the model's FLOPs.
+//  - Memory-bound kernels: bytes read + written at the bandwidth a copy of that size reached,
+//    interpolated in log2 bytes; without a memory table, the datasheet bandwidth.
+//  - Burst-clock rows are scaled by the device's sustained-clock factor (the power limit), on
+//    compute only; the SM share scales compute, not bandwidth.
+//  - A class without rows runs at the device's achievable rate (a GEMM microbenchmark) under its
+//    memory roofline, with the same clock factor.
+// A kernel's time in its stream is its execution plus the gap between dependent kernels; a run of
+// kernels (run_seconds) is issued by the host one per launch overhead, ahead of the GPU from the
+// run's start:  gpu_i = max(gpu_{i−1}, i · launch) + exec_i + gap.
+// Not modelled: the L2 cache (a kernel reading what the previous one wrote still pays HBM),
+// bandwidth lost with fewer SMs, kernel fusion beyond what the workload lists, clocks varying
+// within a step.
 #pragma once
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "sim/hw/device_spec.hpp"
+#include "sim/hw/rate_table.hpp"
 
 namespace stepsim::hw {
 
-enum class KernelClass { gemm, attention, elementwise, embedding, memory };
+enum class KernelClass : std::uint8_t { gemm, attention, memory };
+std::string_view to_string(KernelClass c);
 
 struct Kernel {
-  KernelClass cls = KernelClass::elementwise;
+  std::string name;  // what the framework launches, e.g. "q_up dgrad", "quantize x"
+  KernelClass cls = KernelClass::memory;
   Precision precision = Precision::bf16;
-  double flops = 0.0;
-  double hbm_bytes = 0.0;
-  double n = 0.0, k = 0.0;  // GEMM: output and reduction dimensions on this GPU
+  double flops = 0.0;      // model FLOPs (what MFU counts)
+  double hbm_bytes = 0.0;  // read + written
+  // GEMM: G groups of (M×K)·(K×N); G = 1 a plain GEMM.
+  double m = 0.0, n = 0.0, k = 0.0;
+  int groups = 1;
+  // Attention: pass, masking, per-head dimension (mean of q·k and v), sequence length.
+  bool backward = false, causal = false;
+  double head_dim = 0.0, seq = 0.0;
+};
+
+// How a kernel's time was found: the rate, and the table row or rule it came from.
+struct KernelEstimate {
+  double seconds = 0.0;  // execution + gap
+  double rate = 0.0;     // FLOP/s for compute kernels, bytes/s for memory-bound ones
+  std::string rule;
 };
 
 class KernelModel {
  public:
   virtual ~KernelModel() = default;
-  // Seconds for `k` with `sm_share` of the SMs (0 < sm_share <= 1).
+  // Seconds of `k` in its stream (execution plus the gap after it) with `sm_share` of the SMs.
   virtual double seconds(const Kernel& k, double sm_share) const = 0;
+  virtual KernelEstimate explain(const Kernel& k, double sm_share) const = 0;
   // Seconds for `k`'s arithmetic alone at the rate the model runs it with all SMs: no memory
   // traffic, no launch (the roofline's compute term).
   virtual double math_seconds(const Kernel& k) const = 0;
+  virtual double launch_seconds() const = 0;
+  // A run of kernels on one stream, issued by the host one per launch.
+  double run_seconds(const std::vector<Kernel>& ks, double sm_share) const;
 };
 
-class RooflineKernelModel final : public KernelModel {
+class TableKernelModel final : public KernelModel {
  public:
-  explicit RooflineKernelModel(const DeviceSpec& device) : device_(device) {}
+  explicit TableKernelModel(const DeviceSpec& device);
   double seconds(const Kernel& k, double sm_share) const override;
+  KernelEstimate explain(const Kernel& k, double sm_share) const override;
   double math_seconds(const Kernel& k) const override;
+  double launch_seconds() const override { return device_.launch_overhead_s; }
+  double clock_factor() const { return device_.tables.sustained_clock; }
 
  private:
-  double efficiency(const Kernel& k) const;
+  struct Table {
+    RateTable rates;
+    std::vector<int> rows;  // the device's row behind each table row
+  };
+  double exec(const Kernel& k, double sm_share, std::string* rule) const;
+  double gemm_rate(const Kernel& k, double sm_share, std::string* rule) const;
+  double attention_rate(const Kernel& k, double sm_share, std::string* rule) const;
+  double memory_rate(const Kernel& k, std::string* rule) const;
+  double fallback_rate(const Kernel& k, double sm_share, std::string* rule) const;
+  double gemm_bound(const Kernel& k, double sm_share) const;
+  double waves(const Kernel& k, double sm_share) const;
+  const Table* gemm_table(Precision p) const;
+  const Table* attention_table(Precision p, bool backward, bool causal) const;
+  double clock(int source) const;
+
   const DeviceSpec& device_;
+  std::vector<Table> gemm_;       // per precision
+  std::vector<Table> attention_;  // per precision × backward × causal
+  Table memory_{RateTable(1, {0}), {}};
 };
 
 }  // namespace stepsim::hw

@@ -96,7 +96,9 @@ std::string roofline_text(const Roofline& r, const workload::ScenarioSpec& spec)
     if (r.flops_by_precision[i] > 0)
       rates += (rates.empty() ? "" : ", ") + rate_text(spec, static_cast<Precision>(i));
   rates += " TFLOP/s";
-  if (!cl.device.gemm_efficiency.empty()) rates += "; GEMM shape efficiency";
+  if (!cl.device.tables.sources.empty())
+    rates +=
+        "; kernel tables by shape, sustained clock x" + fixed(cl.device.tables.sustained_clock, 3);
   if (r.sm_share < 1.0)
     rates += "; " + std::to_string(cl.device.sms - spec.parallel.comm_sms) + "/" +
              std::to_string(cl.device.sms) + " SMs (comm_sms " +

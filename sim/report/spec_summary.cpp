@@ -19,11 +19,12 @@ std::string describe(const hw::DeviceSpec& d) {
          " TFLOP/s achievable of " + fixed(r.peak_flops / 1e12, 0) + " peak (" +
          fixed(100.0 * r.achievable_flops / r.peak_flops, 1) + "%)\n";
   }
-  if (!d.gemm_efficiency.empty())
-    o += "        GEMM efficiency from " + fixed(d.gemm_efficiency.front().efficiency, 2) +
-         " (min(N,K) <= " + fixed(d.gemm_efficiency.front().min_dim, 0) + ") to " +
-         fixed(d.gemm_efficiency.back().efficiency, 2) +
-         " (>= " + fixed(d.gemm_efficiency.back().min_dim, 0) + ")\n";
+  const auto& t = d.tables;
+  if (!t.sources.empty())
+    o += "        kernel tables: " + std::to_string(t.gemm.size()) + " GEMM, " +
+         std::to_string(t.attention.size()) + " attention, " + std::to_string(t.memory.size()) +
+         " memory rows from " + std::to_string(t.sources.size()) + " sources; sustained clock x" +
+         fixed(t.sustained_clock, 3) + "\n";
   return o;
 }
 

@@ -11,11 +11,8 @@ using net::CollectiveOp;
 
 LayerChains::LayerChains(const ScenarioSpec& s, const ParallelPlan& p, const ModelCost& c)
     : spec_(s), plan_(p), cost_(c), pr_(s.training.precision) {
-  ctx_.tokens = plan_.tokens_per_micro_batch / plan_.tp;
-  ctx_.tp = plan_.tp;
-  ctx_.ep = plan_.ep;
-  ctx_.sequence_parallel = spec_.parallel.sequence_parallel;
-  ctx_.params = pr_.params;
+  ctx_ = kernel_context(spec_.model, spec_.training, plan_.tokens_per_micro_batch, plan_.tp,
+                        plan_.ep, spec_.parallel.sequence_parallel);
 }
 
 double LayerChains::payload(hw::Precision p) const {
@@ -47,10 +44,22 @@ Work LayerChains::kernel_work(const std::string& part, const std::vector<const O
   Work w;
   w.part = part;
   w.layer = layer;
-  for (const OpCost* op : ops) {
-    const bool recomputed = layer >= 0 && is_recomputed(*op, spec_.training.recompute);
-    if (const auto k = kernel_of(*op, pass, recomputed, ctx_)) w.kernels.push_back(*k);
+  auto add = [&](const OpCost& op, Pass p, const char* suffix) {
+    for (hw::Kernel& k : op_kernels(op, p, ctx_)) {
+      k.name += suffix;
+      w.kernels.push_back(std::move(k));
+    }
+  };
+  if (pass == Pass::forward) {
+    for (const OpCost* op : ops) add(*op, pass, "");
+    return w;
   }
+  // Backward: the recomputed ops' forward first, then every op's backward in reverse order.
+  if (pass != Pass::weight)
+    for (const OpCost* op : ops)
+      if (layer >= 0 && is_recomputed(*op, spec_.training.recompute))
+        add(*op, Pass::forward, " (recompute)");
+  for (auto it = ops.rbegin(); it != ops.rend(); ++it) add(**it, pass, "");
   return w;
 }
 

@@ -12,17 +12,18 @@
 // when the schedule splits it. ZeRO-3 gathers each layer (dense over dp, experts over edp) before
 // its forward and again before its backward, at most zero3_prefetch layers ahead, and
 // reduce-scatters its gradients after, every micro-batch, on the communication stream.
-// Kernels: each op of the cost model is one kernel (kernel_time.hpp's kernel_of). Without
-// sequence parallelism the norms run on every token on every tensor-parallel rank; the other
-// elementwise ops act on tensor-parallel shards.
+// Kernels: what the framework launches for each op (op_kernels.hpp); in backward, the recomputed
+// ops' forward kernels first, then the ops' backward kernels in reverse order. Without sequence
+// parallelism the norms and residual adds run on every token on every tensor-parallel rank; the
+// other elementwise ops act on tensor-parallel shards.
 #pragma once
 
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "sim/workload/kernel_time.hpp"
 #include "sim/workload/model_cost.hpp"
+#include "sim/workload/op_kernels.hpp"
 #include "sim/workload/step_program.hpp"
 
 namespace stepsim::workload {

@@ -40,7 +40,7 @@ struct Builder {
   }
 
   OpCost elementwise(std::string name, std::string group, double elems_in, double elems_out,
-                     double saved, double params = 0.0) const {
+                     double saved, double params = 0.0, double bwd_elems = -1.0) const {
     OpCost op;
     op.name = std::move(name);
     op.group = std::move(group);
@@ -49,6 +49,7 @@ struct Builder {
     op.params = params;
     op.active_params = params;
     op.io_bytes = (elems_in + elems_out) * act;
+    op.bwd_io_bytes = (bwd_elems >= 0.0 ? bwd_elems : elems_in + elems_out) * act;
     op.saved_bytes = saved;
     return op;
   }
@@ -58,7 +59,8 @@ struct Builder {
 
   OpCost norm(std::string name, double dim) const {
     // Output feeds a GEMM, kept in the GEMM precision.
-    OpCost op = elementwise(std::move(name), norm_name(), dim, dim, dim * gin, norm_params(dim));
+    OpCost op =
+        elementwise(std::move(name), norm_name(), dim, dim, dim * gin, norm_params(dim), 3.0 * dim);
     op.tp_replicated = true;
     return op;
   }
@@ -73,6 +75,11 @@ struct Builder {
     op.fwd_flops = 2.0 * keys * q_heads * (dqk + dv);
     op.b_flops = 2.0 * op.fwd_flops;
     op.io_bytes = (q_heads * dqk + kv_heads * (dqk + dv) + q_heads * dv) * act;
+    // Backward reads q, k, v, o, do and the log-sum-exp, writes dq, dk, dv.
+    op.bwd_io_bytes =
+        (2.0 * q_heads * dqk + 2.0 * kv_heads * (dqk + dv) + 2.0 * q_heads * dv) * act +
+        q_heads * 4.0;
+    op.head_dim = (dqk + dv) / 2.0;
     op.saved_bytes = q_heads * dv * act + q_heads * 4.0;  // output + fp32 log-sum-exp
     return op;
   }
@@ -98,15 +105,28 @@ struct Builder {
       const double kv_up_n = heads * (a.qk_nope_head_dim + a.v_head_dim);
       l.ops.push_back(
           linear("kv_up", "mla_up_proj", kv_up_n, a.kv_lora_rank, kv_up_n * act, 1, 1, g));
+      l.ops.push_back(rope(heads * a.qk_rope_head_dim + a.qk_rope_head_dim));
       l.ops.push_back(attention_core(heads, heads, qk, a.v_head_dim));
       l.ops.push_back(linear("out_proj", "out_proj", h, heads * a.v_head_dim, h * act, 1, 1, g));
     } else {
       const double hd = a.head_dim, heads = a.heads, kvh = a.kv_heads;
       const double qkv_n = (heads + 2.0 * kvh) * hd;
       l.ops.push_back(linear("qkv_proj", "qkv_proj", qkv_n, h, qkv_n * act, 1, 1, g));
+      if (m.learned_positions == 0) l.ops.push_back(rope((heads + kvh) * hd));
       l.ops.push_back(attention_core(heads, kvh, hd, hd));
       l.ops.push_back(linear("out_proj", "out_proj", h, heads * hd, h * act, 1, 1, g));
     }
+    l.ops.push_back(residual("attn_residual"));
+  }
+
+  // Rotary embedding of `elems` values of q and k per token (tensor-parallel shards).
+  OpCost rope(double elems) const { return elementwise("rope", "rope", elems, elems, 0.0); }
+
+  // The residual stream's add: whole on every tensor-parallel rank, like the norms.
+  OpCost residual(std::string name) const {
+    OpCost op = elementwise(std::move(name), "residual", 2.0 * m.hidden, m.hidden, 0.0);
+    op.tp_replicated = true;
+    return op;
   }
 
   // A gated (SwiGLU) or plain (GELU) MLP of width `ffn`, `copies` per token.
@@ -120,13 +140,27 @@ struct Builder {
     const double in_bytes = routed ? copies * h * bytes_per_element(t.precision.dispatch) : 0.0;
     const double act_in =
         bytes_per_element(t.precision.mlp_act_input.value_or(t.precision.activations));
-    l.ops.push_back(linear(prefix + "_up", prefix + "_up", up_n, h,
-                           in_bytes + copies * up_n * act_in, copies, owned, g, routed));
-    OpCost actf = elementwise(prefix + "_act", gated ? "swiglu" : "gelu", copies * up_n,
-                              copies * ffn, copies * ffn * gin);
+    OpCost up = linear(prefix + "_up", prefix + "_up", up_n, h, in_bytes + copies * up_n * act_in,
+                       copies, owned, g, routed);
+    up.input_quantized = routed && t.precision.dispatch == Precision::fp8 && g == Precision::fp8;
+    l.ops.push_back(up);
+    OpCost actf =
+        elementwise(prefix + "_act", gated ? "swiglu" : "gelu", copies * up_n, copies * ffn,
+                    copies * ffn * gin, 0.0, copies * (gated ? 5.0 * ffn : 3.0 * ffn));
     l.ops.push_back(actf);
     l.ops.push_back(
         linear(prefix + "_down", prefix + "_down", h, ffn, 0.0, copies, owned, g, routed));
+  }
+
+  // Token copies reordered into expert order (permute) or back (unpermute): top_k hidden states
+  // read and written per token, in the forward payload's precision, the gradient's in backward.
+  OpCost permutation(std::string name, Precision fwd, Precision bwd) const {
+    OpCost op = elementwise(name, name, 0.0, 0.0, 0.0);
+    op.routed_expert = true;
+    const double copies = m.moe.top_k;
+    op.io_bytes = 2.0 * copies * a2a_bytes_per_token(m.hidden, fwd);
+    op.bwd_io_bytes = 2.0 * copies * a2a_bytes_per_token(m.hidden, bwd);
+    return op;
   }
 
   LayerCost layer(int index) const {
@@ -142,12 +176,21 @@ struct Builder {
                              t.precision.router);
       router.params = router.active_params = static_cast<double>(e.experts) * m.hidden;
       l.ops.push_back(router);
+      const double k = e.top_k, experts = e.experts;
+      // Scores in fp32; top-k indices (int32) and weights (fp32).
+      OpCost topk = elementwise("router_topk", "router", 0.0, 0.0, 0.0);
+      topk.io_bytes = experts * 4.0 + k * 8.0;
+      topk.bwd_io_bytes = 2.0 * experts * 4.0 + k * 4.0;
+      l.ops.push_back(topk);
+      l.ops.push_back(permutation("permute", t.precision.dispatch, t.precision.combine));
       mlp(l, "expert", e.intermediate, e.top_k, e.experts, true);
+      l.ops.push_back(permutation("unpermute", t.precision.combine, t.precision.dispatch));
       if (e.shared_experts > 0)
         mlp(l, "shared", double(e.intermediate) * e.shared_experts, 1, 1, false);
     } else {
       mlp(l, "mlp", m.mlp.intermediate, 1, 1, false);
     }
+    l.ops.push_back(residual("mlp_residual"));
     return l;
   }
 
@@ -164,6 +207,8 @@ struct Builder {
     // head.
     op.active_params = op.params - (m.tie_embeddings ? double(m.vocab) * m.hidden : 0.0);
     op.io_bytes = 2.0 * m.hidden * act;
+    // Backward: read the gradient, add it into the table's rows (read and write, grads precision).
+    op.bwd_io_bytes = m.hidden * act + 2.0 * m.hidden * bytes_per_element(t.precision.grads);
     l.ops.push_back(op);
     return l;
   }
@@ -177,9 +222,11 @@ struct Builder {
     if (m.tie_embeddings) out.params = 0.0;  // shares the embedding table
     out.active_params = double(m.vocab) * m.hidden;
     l.ops.push_back(out);
-    // Softmax cross-entropy over fp32 logits: read logits, write their gradient in place.
+    // Softmax cross-entropy over fp32 logits: forward reads them; backward reads them again and
+    // writes their gradient in the activation precision.
     OpCost loss = elementwise("loss", "loss", 0.0, 0.0, 0.0);
-    loss.io_bytes = 2.0 * m.vocab * 4.0;
+    loss.io_bytes = m.vocab * 4.0;
+    loss.bwd_io_bytes = m.vocab * (4.0 + act);
     l.ops.push_back(loss);
     return l;
   }

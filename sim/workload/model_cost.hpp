@@ -12,8 +12,19 @@
 // experts'. Norms, activation functions, router top-k and the loss are elementwise: no FLOPs
 // counted (as in every MFU convention), but their HBM traffic is.
 //
-// HBM bytes (`io_bytes`) count activations read and written by the op in forward; weights are
-// read once per micro-batch per op (see `params`). Backward moves about twice the forward bytes.
+// HBM bytes (`io_bytes`, `bwd_io_bytes`) count the activations a memory-bound op or the attention
+// core reads and writes per token in forward and in backward; a GEMM's bytes follow from its
+// shape (op_kernels.hpp). Besides the GEMMs and the attention core, every layer launches its
+// norms, RoPE (rotary models), the two residual adds and the activation function; an MoE layer
+// also the router's top-k and the permutation of token copies into expert order and back:
+//     norm       F read x, write y: 2d          B read x, dy, write dx: 3d
+//     residual   F read 2d, write d             B the same (the gradient's add)
+//     SwiGLU     F read 2f, write f             B read 2f and df, write 2f: 5f   (GELU 2f / 3f)
+//     RoPE       F, B read and write the rotated part of q and k
+//     router     F read E fp32 scores, write k indices and k weights; B read k, E, write E
+//     permute    F, B read and write k copies of the hidden state (dispatch / combine precision)
+//     loss       F read the fp32 logits (V); B read them, write the gradient (V, activations)
+// in elements of the activation precision unless said.
 // `saved_bytes` is what the op's output costs in activation memory until backward (GEMM inputs
 // in the GEMM precision, the MLP activation function's input in `mlp_act_input`, other tensors
 // in the activation precision); recomputing the op drops it and adds its forward FLOPs to
@@ -25,7 +36,7 @@
 // outputs per token. (Megatron-LM's default unpermute keeps them instead; that costs top_k·hidden
 // activation-precision elements per token and MoE layer more than counted here.)
 //
-// Not modelled: dropout, biases' FLOPs, multi-token prediction layers, FlashAttention's own
+// Not modelled: dropout, biases' FLOPs, FlashAttention's own
 // recomputation of QKᵀ in backward (hardware FLOPs above model FLOPs).
 #pragma once
 
@@ -56,10 +67,13 @@ struct OpCost {
   double fwd_flops = 0.0;   // per token, all copies
   double b_flops = 0.0;
   double w_flops = 0.0;
-  double params = 0.0;         // parameters owned by the op
-  double active_params = 0.0;  // parameters used by one token
-  double io_bytes = 0.0;       // forward activation HBM bytes per token
-  double saved_bytes = 0.0;    // activation bytes per token kept for backward
+  double params = 0.0;           // parameters owned by the op
+  double active_params = 0.0;    // parameters used by one token
+  double io_bytes = 0.0;         // forward activation HBM bytes per token (not GEMMs: op_kernels)
+  double bwd_io_bytes = 0.0;     // backward activation HBM bytes per token (not GEMMs)
+  double saved_bytes = 0.0;      // activation bytes per token kept for backward
+  double head_dim = 0.0;         // attention core: mean of the q·k and v head dimensions
+  bool input_quantized = false;  // an FP8 GEMM whose input arrives in FP8 (dispatched tokens)
 };
 
 struct LayerCost {

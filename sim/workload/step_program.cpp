@@ -140,8 +140,20 @@ class ProgramBuilder {
     Work opt;
     opt.kind = StepOpKind::optimizer;
     opt.part = "optimizer step";
-    opt.kernels = {{hw::KernelClass::memory, hw::Precision::fp32, 0.0,
-                    optimizer_step_bytes(spec_, plan_, cost_, r)}};
+    hw::Kernel step;
+    step.name = "optimizer step";
+    step.precision = hw::Precision::fp32;
+    step.hbm_bytes = optimizer_step_bytes(spec_, plan_, cost_, r);
+    opt.kernels = {step};
+    if (pr_.gemm == hw::Precision::fp8) {
+      // The updated weights' FP8 copies for the next step, and their transposes (dgrad reads
+      // Wᵀ): the master copy read, two FP8 copies written, for the GEMMs' weights the GPU holds.
+      const HeldParams h = held_params(plan_, cost_, r);
+      hw::Kernel cast;
+      cast.name = "fp8 weight cast + transpose";
+      cast.hbm_bytes = (h.dense + h.routed) * (bytes_per_element(pr_.master) + 2.0);
+      opt.kernels.push_back(cast);
+    }
     out.push_back({std::move(opt), TailWork::After::everything, -1});
     if (zero == 1 || zero == 2)
       for (const auto& ss : plan_.device_stages[r]) {

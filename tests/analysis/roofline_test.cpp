@@ -24,7 +24,10 @@ TEST_CASE("Closed form on one node: compute = FLOPs / achievable rate, no NIC tr
   const workload::ModelCost cost(s.model, s.training);
   const double tokens_per_gpu = 64.0 * 1024 / 8;
   CHECK(r.flops_per_gpu == doctest::Approx(cost.flops_per_token() * tokens_per_gpu));
-  CHECK(r.compute_s == doctest::Approx(r.flops_per_gpu / 500e12));  // no efficiency table, all SMs
+  // No kernel tables: the achievable rate, all SMs, below it only skinny GEMMs under their memory
+  // roofline.
+  CHECK(r.compute_s >= r.flops_per_gpu / 500e12 * (1.0 - 1e-12));
+  CHECK(r.compute_s == doctest::Approx(r.flops_per_gpu / 500e12).epsilon(0.02));
   CHECK(r.compute_peak_s == doctest::Approx(r.flops_per_gpu / 1000e12));
   CHECK(r.ib_s == 0.0);
   // Plain DP: one ring all-reduce of fp32 gradients inside the node: 2·7/8·4·P bytes.

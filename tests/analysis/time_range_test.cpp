@@ -48,6 +48,9 @@ std::vector<Override> draw(std::mt19937_64& rng, const stepsim::workload::Scenar
     sets.push_back("cluster.fabric.nic.peak=" + num(nic) + "B/s");
     sets.push_back("cluster.fabric.nic.latency=" + num(pick(1e-12, 1e-3, true)) + "s");
   }
+  // The device's rates are drawn: its measured tables (bounded by the shipped peaks) go, and
+  // every kernel runs at the drawn achievable rate and bandwidth.
+  sets.push_back("cluster.device.kernel_tables=[]");
   sets.push_back("cluster.device.memory.bandwidth=" + num(pick(1e10, 1e15, false)) + "B/s");
   sets.push_back("cluster.device.launch_overhead=" + num(pick(1e-12, 1e-3, true)) + "s");
   for (int i = 0; i < stepsim::hw::kPrecisionCount; ++i) {

@@ -90,6 +90,7 @@ fs::path make_fixture() {
   spit(dir / "c.yaml", replace_all(slurp(source_path("topologies/h800-256x8-mpft.yaml")),
                                    "device: h800.yaml", "device: d.yaml"));
   spit(dir / "d.yaml", slurp(source_path("topologies/h800.yaml")));
+  fs::copy(source_path("topologies/kernels"), dir / "kernels");
   spit(dir / "old.json", "{\"earlier\": true}\n");
   REQUIRE(::mkfifo((dir / "fifo").c_str(), 0644) == 0);
   fs::create_directory_symlink("real/deep", dir / "link");

@@ -79,6 +79,8 @@ TEST_CASE("Every shipped scenario, model and topology checks clean and runs") {
   namespace fs = std::filesystem;
   for (const char* dir : {"scenarios", "models", "topologies"}) {
     for (const auto& e : fs::directory_iterator(std::string(STEPSIM_SOURCE_DIR) + "/" + dir)) {
+      if (e.is_directory())
+        continue;  // topologies/kernels: checked through the devices naming them
       const std::string rel = std::string(dir) + "/" + e.path().filename().string();
       CAPTURE(rel);
       const auto c = run_stepsim("check '" + rel + "'");

@@ -4,20 +4,13 @@
 
 using namespace stepsim::hw;
 
-TEST_CASE("GEMM efficiency interpolates in log2 of min(N, K) and clamps") {
+TEST_CASE("A device's rate per precision; asking for one it lacks is a defect") {
   DeviceSpec d;
-  d.gemm_efficiency = {{512, 0.4}, {2048, 0.7}, {8192, 0.9}};
-  CHECK(d.gemm_efficiency_for(100, 100000) == doctest::Approx(0.4));
-  CHECK(d.gemm_efficiency_for(512, 7168) == doctest::Approx(0.4));
-  CHECK(d.gemm_efficiency_for(1024, 7168) == doctest::Approx(0.55));  // halfway in log2
-  CHECK(d.gemm_efficiency_for(7168, 2048) == doctest::Approx(0.7));
-  CHECK(d.gemm_efficiency_for(4096, 4096) == doctest::Approx(0.8));
-  CHECK(d.gemm_efficiency_for(16384, 16384) == doctest::Approx(0.9));
-}
-
-TEST_CASE("No efficiency table means full achievable rate") {
-  DeviceSpec d;
-  CHECK(d.gemm_efficiency_for(64, 64) == 1.0);
+  d.name = "test";
+  d.rates[static_cast<int>(Precision::bf16)] = ComputeRate{989e12, 758e12};
+  CHECK(d.supports(Precision::bf16));
+  CHECK_FALSE(d.supports(Precision::fp8));
+  CHECK(d.rate(Precision::bf16).achievable_flops == 758e12);
 }
 
 TEST_CASE("Precision names and sizes") {

@@ -6,44 +6,112 @@ using namespace stepsim::hw;
 
 namespace {
 
-// 800 of 1000 TFLOP/s achievable in BF16, 3 TB/s of HBM, 3 us per launch, GEMMs at 0.5 of the
-// achievable rate up to min(N, K) = 512 and 0.9 from 4096.
+// 1000 TFLOP/s BF16 peak (800 achievable), 3 TB/s of HBM, 100 SMs, 3 us per launch, a 0.8
+// sustained-clock factor; one BF16 GEMM row, one forward attention curve (causal and not), one
+// backward non-causal row, one memory row.
 DeviceSpec device() {
   DeviceSpec d;
-  d.sms = 132;
+  d.name = "test";
+  d.sms = 100;
   d.hbm_bandwidth = 3e12;
   d.launch_overhead_s = 3e-6;
   d.rates[static_cast<int>(Precision::bf16)] = ComputeRate{1000e12, 800e12};
-  d.gemm_efficiency = {{512, 0.5}, {4096, 0.9}};
+  KernelTables& t = d.tables;
+  t.sustained_clock = 0.8;
+  t.sources = {{"g", "gemm source", "", false},
+               {"a", "attention source", "", false},
+               {"m", "memory source", "", true}};
+  t.gemm = {{Precision::bf16, 6400, 6400, 8192, 1, 700e12, 0, 1}};
+  t.attention = {{Precision::bf16, false, false, 128, 4096, 600e12, 1, 2},
+                 {Precision::bf16, false, true, 128, 4096, 450e12, 1, 3},
+                 {Precision::bf16, true, false, 128, 4096, 500e12, 1, 4}};
+  t.memory = {{1e9, 2.7e12, 2, 5}};
   return d;
+}
+
+Kernel gemm(double m, double n, double k) {
+  Kernel g;
+  g.cls = KernelClass::gemm;
+  g.m = m, g.n = n, g.k = k;
+  g.flops = 2.0 * m * n * k;
+  return g;
 }
 
 }  // namespace
 
-TEST_CASE("The roofline kernel model: the slower of math and memory, plus the launch") {
+TEST_CASE("A GEMM of a table's shape runs at its row's rate times the sustained clock") {
   const DeviceSpec d = device();
-  const RooflineKernelModel m(d);
-  // A GEMM with min(N, K) = 4096 runs at 0.9 of the achievable rate, on the SMs left to it.
-  Kernel g{KernelClass::gemm, Precision::bf16, 1e12, 1e6, 8192, 4096};
-  CHECK(m.seconds(g, 1.0) == doctest::Approx(1e12 / (800e12 * 0.9) + 3e-6));
-  CHECK(m.seconds(g, 0.5) == doctest::Approx(1e12 / (800e12 * 0.9 * 0.5) + 3e-6));
-  // A narrow GEMM: the table's lower end.
-  g.k = 256;
-  CHECK(m.seconds(g, 1.0) == doctest::Approx(1e12 / (800e12 * 0.5) + 3e-6));
-  // Attention is not a GEMM of the table: the achievable rate itself.
-  const Kernel a{KernelClass::attention, Precision::bf16, 1e12, 1e6, 0, 0};
-  CHECK(m.seconds(a, 1.0) == doctest::Approx(1e12 / 800e12 + 3e-6));
-  // A memory-bound kernel: bytes at the HBM bandwidth.
-  const Kernel e{KernelClass::elementwise, Precision::bf16, 0.0, 3e9, 0, 0};
-  CHECK(m.seconds(e, 1.0) == doctest::Approx(1e-3 + 3e-6));
+  const TableKernelModel m(d);
+  const Kernel g = gemm(6400, 6400, 8192);
+  CHECK(m.seconds(g, 1.0) == doctest::Approx(g.flops / (700e12 * 0.8)));
+  const KernelEstimate e = m.explain(g, 1.0);
+  CHECK(e.rate == doctest::Approx(560e12));
+  CHECK(e.rule.find("row g 6400x6400x8192") != std::string::npos);
 }
 
-TEST_CASE("The roofline kernel model's arithmetic alone: no memory, no launch, all SMs") {
+TEST_CASE("Wave quantisation: a GEMM one tile wider than the SMs runs two waves") {
   const DeviceSpec d = device();
-  const RooflineKernelModel m(d);
-  const Kernel g{KernelClass::gemm, Precision::bf16, 1e12, 1e15, 8192, 4096};
-  CHECK(m.math_seconds(g) == doctest::Approx(1e12 / (800e12 * 0.9)));
-  CHECK(m.seconds(g, 1.0) > 300.0);  // its bytes bind the kernel, not the bound's compute term
-  const Kernel e{KernelClass::elementwise, Precision::bf16, 0.0, 3e9, 0, 0};
+  const TableKernelModel m(d);
+  // 6400x6400 = 50x50 = 2500 tiles = 25 waves on 100 SMs exactly; with 80 SMs left 31.25 -> 32.
+  const Kernel g = gemm(6400, 6400, 8192);
+  const double full = m.seconds(g, 1.0), shared = m.seconds(g, 0.8);
+  CHECK(shared / full == doctest::Approx((1.0 / 0.8) * (32.0 / 31.25)));
+}
+
+TEST_CASE("A memory-bound GEMM (few rows) runs at its bytes' pace, not the SMs'") {
+  const DeviceSpec d = device();
+  const TableKernelModel m(d);
+  const Kernel g = gemm(16, 6400, 8192);
+  const double bytes = 2.0 * (16 * 8192 + 6400.0 * 8192 + 16 * 6400);
+  // The row's fraction of its own bound (compute) applies to this shape's bound (memory).
+  const double f = 700e12 * 0.8 / (1000e12 * 1.0);
+  CHECK(m.seconds(g, 1.0) == doctest::Approx(g.flops / (f * g.flops / bytes * 3e12)).epsilon(0.02));
+}
+
+TEST_CASE("Attention: the table's rate per pass; a causal backward takes the forward's penalty") {
+  const DeviceSpec d = device();
+  const TableKernelModel m(d);
+  Kernel a;
+  a.cls = KernelClass::attention;
+  a.flops = 1e12;
+  a.head_dim = 128;
+  a.seq = 4096;
+  CHECK(m.seconds(a, 1.0) == doctest::Approx(1e12 / (600e12 * 0.8)));
+  a.backward = true;  // FlashAttention counts 2.5x the forward's FLOPs, the model 2x
+  CHECK(m.seconds(a, 1.0) == doctest::Approx(1.25e12 / (500e12 * 0.8)));
+  a.causal = true;
+  CHECK(m.seconds(a, 1.0) == doctest::Approx(1.25e12 / (500e12 * 0.8 * 450.0 / 600.0)));
+  CHECK(m.explain(a, 1.0).rule.find("causal penalty") != std::string::npos);
+}
+
+TEST_CASE("Memory-bound kernels at the measured bandwidth; sustained rows are not scaled") {
+  const DeviceSpec d = device();
+  const TableKernelModel m(d);
+  Kernel e;
+  e.hbm_bytes = 2.7e9;
+  CHECK(m.seconds(e, 1.0) == doctest::Approx(1e-3));
+  CHECK(m.seconds(e, 0.5) == doctest::Approx(1e-3));  // bandwidth is not the SMs'
   CHECK(m.math_seconds(e) == 0.0);
+}
+
+TEST_CASE("No table for a class: the achievable rate under the sustained clock") {
+  DeviceSpec d = device();
+  d.tables.gemm.clear();
+  const TableKernelModel m(d);
+  const Kernel g = gemm(8192, 8192, 8192);
+  CHECK(m.seconds(g, 1.0) == doctest::Approx(g.flops / (800e12 * 0.8)));
+  CHECK(m.explain(g, 1.0).rule.find("no gemm table") != std::string::npos);
+}
+
+TEST_CASE("A run of short kernels is bound by the host's launches, long ones by the GPU") {
+  const DeviceSpec d = device();
+  const TableKernelModel m(d);
+  Kernel tiny;
+  tiny.hbm_bytes = 2.7e3;  // 1 ns
+  const std::vector<Kernel> short_run(10, tiny);
+  CHECK(m.run_seconds(short_run, 1.0) == doctest::Approx(9 * 3e-6 + 1e-9));
+  Kernel big;
+  big.hbm_bytes = 2.7e9;  // 1 ms each: launches hidden behind execution
+  const std::vector<Kernel> long_run(3, big);
+  CHECK(m.run_seconds(long_run, 1.0) == doctest::Approx(3e-3));
 }

@@ -1,0 +1,112 @@
+// Calibration tables of a device (hw/kernel_tables.hpp), from `kernel_tables:` entries: a file
+// name (relative to the device file) or an inline table. A table:
+//     name: deepgemm                 # short name its rows are listed by
+//     source: "repository, file, commit"   # the citation
+//     clock: burst | sustained       # how the rows were measured
+//     kind: gemm | attention | memory
+//     precision: fp8                 # gemm and attention
+//     rows: [...]                    # gemm {m, n, k, groups?, rate}
+//                                    # attention {pass, causal, head_dim, seq, rate}
+//                                    # memory {bytes, bandwidth}
+#include <filesystem>
+
+#include "sim/config/load.hpp"
+
+namespace stepsim::config {
+
+namespace {
+
+constexpr Range kDimRange{1.0, 1e9};
+
+void read_table(const Node& node, hw::DeviceSpec& d, const std::string& file) {
+  MapReader r(node);
+  hw::KernelTables& t = d.tables;
+  hw::TableSource src;
+  src.name = r.get("name").text();
+  src.description = r.get("source").text();
+  src.file = file;
+  src.sustained = r.get("clock").choice({"burst", "sustained"}) == 1;
+  for (const auto& s : t.sources)
+    if (s.name == src.name)
+      r.node().fail("a second table named '" + src.name + "'", "give each table its own name");
+  const int index = static_cast<int>(t.sources.size());
+  t.sources.push_back(src);
+  const int kind = r.get("kind").choice({"gemm", "attention", "memory"});
+  hw::Precision p = hw::Precision::bf16;
+  if (kind != 2) {
+    const Node pn = r.get("precision");
+    p = pn.precision();
+    if (!d.supports(p))
+      pn.fail("the device has no " + std::string(hw::to_string(p)) + " rate under 'compute'",
+              "add the rate, or drop the table");
+  }
+  const Node rows = r.get("rows");
+  const auto items = rows.items();
+  if (items.empty()) rows.fail("a table needs at least one row");
+  for (const Node& item : items) {
+    MapReader row(item);
+    const int line = item.loc().line;
+    if (kind == 0) {
+      hw::GemmRow g;
+      g.precision = p;
+      g.m = row.get("m").number(kDimRange.lo, kDimRange.hi);
+      g.n = row.get("n").number(kDimRange.lo, kDimRange.hi);
+      g.k = row.get("k").number(kDimRange.lo, kDimRange.hi);
+      if (auto gr = row.find("groups")) g.groups = static_cast<int>(gr->integer(1, 4096));
+      const Node rate = row.get("rate");
+      g.rate = rate.quantity(Dimension::flop_rate);
+      if (g.rate > d.rate(p).peak_flops)
+        rate.fail("the rate exceeds the device's " + std::string(hw::to_string(p)) + " peak",
+                  "a measured rate is at most the datasheet peak");
+      g.source = index;
+      g.line = line;
+      t.gemm.push_back(g);
+    } else if (kind == 1) {
+      hw::AttentionRow a;
+      a.precision = p;
+      a.backward = row.get("pass").choice({"forward", "backward"}) == 1;
+      a.causal = row.get("causal").boolean();
+      a.head_dim = row.get("head_dim").number(1, 4096);
+      a.seq = row.get("seq").number(1, 1e8);
+      const Node rate = row.get("rate");
+      a.rate = rate.quantity(Dimension::flop_rate);
+      if (a.rate > d.rate(p).peak_flops)
+        rate.fail("the rate exceeds the device's " + std::string(hw::to_string(p)) + " peak",
+                  "a measured rate is at most the datasheet peak");
+      a.source = index;
+      a.line = line;
+      t.attention.push_back(a);
+    } else {
+      hw::MemoryRow m;
+      m.bytes = row.get("bytes").quantity(Dimension::bytes);
+      const Node bw = row.get("bandwidth");
+      m.bandwidth = bw.quantity(Dimension::bandwidth);
+      if (m.bandwidth > d.hbm_bandwidth)
+        bw.fail("the bandwidth exceeds the device's HBM bandwidth",
+                "a measured bandwidth is at most the datasheet figure");
+      m.source = index;
+      m.line = line;
+      t.memory.push_back(m);
+    }
+    row.finish();
+  }
+  r.finish();
+}
+
+}  // namespace
+
+void read_kernel_tables(const Node& list, hw::DeviceSpec& d) {
+  const std::string dir = std::filesystem::path(list.context().file).parent_path().string();
+  for (const Node& item : list.items()) {
+    if (item.is_map()) {
+      read_table(item, d, "");
+      continue;
+    }
+    const std::string file = (std::filesystem::path(dir) / item.text()).string();
+    check_referenced_file(file, item);
+    const Document doc = Document::load(file, {}, "", nullptr);
+    read_table(doc.root(), d, file);
+  }
+}
+
+}  // namespace stepsim::config

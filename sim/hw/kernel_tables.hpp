@@ -1,0 +1,66 @@
+// A device's calibration tables: measured kernel rates by class and shape, each row with the
+// table it came from (its source, and whether it was measured at burst or at sustained clocks).
+//
+// - GEMM rows: rows per group M, output columns N, reduction depth K, groups G (1: a plain GEMM;
+//   G > 1: a grouped GEMM, G experts of M rows each, contiguous layout), precision of the inputs,
+//   and the rate in FLOP/s (2·G·M·N·K over the kernel's time).
+// - Attention rows: forward or backward, causal or not, head dimension, sequence length,
+//   precision, rate in FLOP/s in FlashAttention's convention (forward 4·s²·h·d per sequence, half
+//   of it causal; backward 2.5× the forward).
+// - Memory rows: bytes moved (read + written) by a copy kernel and the bandwidth it reached.
+// The sustained-clock factor scales a burst-clock row to what a GPU held at its power limit runs
+// at: soaked, on random data (kernel_model.hpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/hw/precision.hpp"
+
+namespace stepsim::hw {
+
+struct TableSource {
+  std::string name;         // short name the rows are listed by, e.g. "deepgemm"
+  std::string description;  // the citation: repository, file, commit or paper, figure
+  std::string file;         // the table file it was read from (empty: inline)
+  bool sustained = false;   // measured at sustained clocks (else burst: scaled by the factor)
+};
+
+struct GemmRow {
+  Precision precision = Precision::bf16;
+  double m = 0.0, n = 0.0, k = 0.0;
+  int groups = 1;
+  double rate = 0.0;  // FLOP/s
+  int source = 0;     // index into KernelTables::sources
+  int line = 0;       // line of the row in its file
+};
+
+struct AttentionRow {
+  Precision precision = Precision::bf16;
+  bool backward = false;
+  bool causal = false;
+  double head_dim = 0.0;
+  double seq = 0.0;
+  double rate = 0.0;  // FLOP/s, FlashAttention's convention
+  int source = 0;
+  int line = 0;
+};
+
+struct MemoryRow {
+  double bytes = 0.0;      // read + written
+  double bandwidth = 0.0;  // bytes/s
+  int source = 0;
+  int line = 0;
+};
+
+struct KernelTables {
+  std::vector<TableSource> sources;
+  std::vector<GemmRow> gemm;
+  std::vector<AttentionRow> attention;
+  std::vector<MemoryRow> memory;
+  // Sustained over burst clock under the power limit, applied to burst rows' compute rates.
+  double sustained_clock = 1.0;
+  std::string sustained_clock_source;
+};
+
+}  // namespace stepsim::hw

@@ -1,0 +1,117 @@
+#include "sim/workload/op_kernels.hpp"
+
+#include <algorithm>
+
+namespace stepsim::workload {
+
+namespace {
+
+using hw::bytes_per_element;
+using hw::Kernel;
+using hw::KernelClass;
+
+constexpr double kScale = 4.0 / 128.0;  // fp32 scale per 1×128 tile, bytes per element
+
+Kernel memory_kernel(std::string name, double bytes) {
+  Kernel k;
+  k.name = std::move(name);
+  k.cls = KernelClass::memory;
+  k.hbm_bytes = bytes;
+  return k;
+}
+
+Kernel gemm_kernel(std::string name, Precision p, double m, double n, double kk, int groups,
+                   double bytes) {
+  Kernel k;
+  k.name = std::move(name);
+  k.cls = KernelClass::gemm;
+  k.precision = p;
+  k.m = m, k.n = n, k.k = kk, k.groups = groups;
+  k.flops = 2.0 * groups * m * n * kk;
+  k.hbm_bytes = bytes;
+  return k;
+}
+
+void linear(const OpCost& op, Pass pass, const KernelContext& ctx, std::vector<Kernel>& out) {
+  const PrecisionPolicy& pr = ctx.precision;
+  const Precision p = op.precision;
+  const bool fp8 = p == Precision::fp8;
+  const double act = bytes_per_element(pr.activations);
+  const double in = bytes_per_element(p) + (fp8 ? kScale : 0.0);
+  const double w = fp8 ? 1.0 : bytes_per_element(pr.params);
+  const double grad = bytes_per_element(pr.grads);
+  const int groups = op.routed_expert ? std::max(1, ctx.local_experts) : 1;
+  // Every tensor-parallel rank multiplies all the micro-batch's tokens by its shard of W.
+  const double rows = ctx.tokens * ctx.tp * op.copies;  // M, all groups
+  const double m = rows / groups;
+  const double n = op.n >= op.k ? op.n / ctx.tp : op.n;
+  const double k = op.n >= op.k ? op.k : op.k / ctx.tp;
+  const double weights = groups * n * k;
+  if (pass == Pass::forward) {
+    if (fp8 && !op.input_quantized)
+      out.push_back(memory_kernel(op.name + " quantize input", rows * k * (act + in)));
+    out.push_back(gemm_kernel(op.name + " fprop", p, m, n, k, groups,
+                              rows * k * in + weights * w + rows * n * act));
+  }
+  if (pass == Pass::backward || pass == Pass::backward_weight) {
+    if (fp8)
+      out.push_back(memory_kernel(op.name + " quantize output grad", rows * n * (act + 2.0 * in)));
+    out.push_back(gemm_kernel(op.name + " dgrad", p, m, k, n, groups,
+                              rows * n * in + weights * w + rows * k * act));
+  }
+  if (pass == Pass::weight || pass == Pass::backward_weight) {
+    if (fp8) out.push_back(memory_kernel(op.name + " transpose input", rows * k * 2.0 * in));
+    out.push_back(gemm_kernel(op.name + " wgrad", p, n, k, m, groups,
+                              rows * n * in + rows * k * in + weights * 2.0 * grad));
+  }
+}
+
+}  // namespace
+
+KernelContext kernel_context(const ModelSpec& model, const TrainingSpec& training,
+                             double tokens_per_micro_batch, int tp, int ep,
+                             bool sequence_parallel) {
+  KernelContext c;
+  c.tokens = tokens_per_micro_batch / tp;
+  c.tp = tp;
+  c.ep = ep;
+  c.sequence_parallel = sequence_parallel;
+  c.precision = training.precision;
+  c.local_experts = model.moe.enabled ? std::max(1, model.moe.experts / ep) : 1;
+  c.seq = training.seq_len;
+  c.causal = training.causal;
+  return c;
+}
+
+std::vector<Kernel> op_kernels(const OpCost& op, Pass pass, const KernelContext& ctx) {
+  std::vector<Kernel> out;
+  if (op.cls == OpClass::gemm) {
+    if (pass == Pass::weight && op.w_flops <= 0.0) return out;
+    linear(op, pass, ctx, out);
+    return out;
+  }
+  if (pass == Pass::weight) return out;
+  const bool fwd = pass == Pass::forward;
+  const double t = ctx.tokens * (tp_replicated(op, ctx.tp, ctx.sequence_parallel) ? ctx.tp : 1);
+  const double params =
+      op_local_params(op, ctx.tp, ctx.ep) * bytes_per_element(ctx.precision.params);
+  if (op.cls == OpClass::attention_core) {
+    Kernel k;
+    k.name = fwd ? "attention fwd" : "attention bwd";
+    k.cls = KernelClass::attention;
+    k.precision = op.precision;
+    k.flops = t * (fwd ? op.fwd_flops : op.b_flops);
+    k.hbm_bytes = t * (fwd ? op.io_bytes : op.bwd_io_bytes);
+    k.backward = !fwd;
+    k.causal = ctx.causal;
+    k.head_dim = op.head_dim;
+    k.seq = ctx.seq;
+    out.push_back(k);
+    return out;
+  }
+  const double bytes = t * (fwd ? op.io_bytes : op.bwd_io_bytes) + params;
+  if (bytes > 0.0) out.push_back(memory_kernel(fwd ? op.name : op.name + " backward", bytes));
+  return out;
+}
+
+}  // namespace stepsim::workload

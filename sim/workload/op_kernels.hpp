@@ -1,0 +1,54 @@
+// The kernels a Megatron- or DeepSeek-style framework launches for one op of the cost model in
+// one pass of training, with their shapes and HBM bytes, on one GPU.
+//
+// With t tokens of the micro-batch on the GPU (split by tp; all of them on every tensor-parallel
+// rank for an op model_cost.hpp marks tp_replicated), a linear layer N×K run c times per token
+// launches, on every tensor-parallel rank, its shard (tensor parallelism splits the larger of N
+// and K) over all the micro-batch's tokens: M = t·tp·c rows (routed experts: a grouped GEMM of
+// the GPU's E experts, M/E rows each):
+//     F   [quantize input]      GEMM fprop  (M, N, K)      reads A M·K, B N·K, writes C M·N
+//     B   [quantize dy + dyᵀ]   GEMM dgrad  (M, K, N)      reads dy M·N, B, writes dx M·K
+//     W   [transpose input]     GEMM wgrad  (N, K, M)      reads dy, x, reads and writes dW (fp32)
+// in the bracketed FP8 kernels only when the GEMM runs in FP8: every BF16 input is cast to FP8
+// with one fp32 scale per 1×128 tile (read 2 B, write 1 B + 4/128 B per element), the output
+// gradient cast and transposed in one kernel (its two FP8 copies: rows for dgrad, columns for
+// wgrad), and the saved FP8 input re-tiled as its transpose for wgrad (DeepSeek-V3 report §3.3,
+// §3.5). An expert's up projection whose input arrives in FP8 from the dispatch quantizes nothing.
+// The weights' FP8 copies and their transposes are made once per step, after the optimizer
+// (step_program.cpp). A fused backward (B and W) launches both lists.
+// Attention core: one kernel forward and one backward (FlashAttention), each reading its inputs
+// and writing its outputs once. Memory-bound ops (norms, RoPE, residual adds, activation
+// function, router top-k, permutation and un-permutation, embedding, loss) launch one kernel per
+// pass with the bytes model_cost.hpp counts, plus their parameters read. Recomputed ops' forward
+// kernels are launched again by the caller ahead of the backward (layer_chains.hpp).
+// Not modelled: kernel fusion beyond the fused kernels named here (e.g. a norm fused with the
+// quantization of its output), the amax reductions of delayed scaling, bias gradients.
+#pragma once
+
+#include <vector>
+
+#include "sim/hw/kernel_model.hpp"
+#include "sim/workload/model_cost.hpp"
+
+namespace stepsim::workload {
+
+enum class Pass { forward, backward, backward_weight, weight };
+
+struct KernelContext {
+  double tokens = 0.0;  // tokens of the micro-batch on this GPU (split by tp)
+  int tp = 1, ep = 1;
+  bool sequence_parallel = false;
+  PrecisionPolicy precision;
+  int local_experts = 1;  // routed experts held by this GPU
+  double seq = 0.0;
+  bool causal = true;
+};
+
+KernelContext kernel_context(const ModelSpec& model, const TrainingSpec& training,
+                             double tokens_per_micro_batch, int tp, int ep, bool sequence_parallel);
+
+// The kernels `op` launches in `pass`, in launch order (none for a W pass of an op without
+// weights).
+std::vector<hw::Kernel> op_kernels(const OpCost& op, Pass pass, const KernelContext& ctx);
+
+}  // namespace stepsim::workload
