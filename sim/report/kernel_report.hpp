@@ -1,0 +1,36 @@
+// `stepsim kernels`: what one GPU of a pipeline stage launches for one layer of each kind (dense,
+// MoE, embedding, head), per phase: F (forward), B (input gradient, the recomputed ops' forward
+// first) and W (weight gradient), one row per kernel with its class, shape, FLOPs, HBM bytes,
+// precision, the rate the kernel model used and the table row or rule it came from, and its time
+// (execution plus the gap; the host's launch queue is not included: a kernel's own cost). Totals
+// per layer and phase. A user checks these against a profile of their own.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/workload/scenario_spec.hpp"
+
+namespace stepsim::report {
+
+struct KernelRow {
+  std::string layer;  // "layer 3 (moe)", "embedding", "head"
+  char phase = 'F';
+  std::string op, kernel, cls, shape, precision;
+  double flops = 0.0, bytes = 0.0, rate = 0.0, seconds = 0.0;
+  std::string rule;
+};
+
+struct KernelListing {
+  int stage = 0;
+  double sm_share = 1.0;
+  double sustained_clock = 1.0;
+  std::vector<KernelRow> rows;
+};
+
+KernelListing list_kernels(const workload::ScenarioSpec& spec, int stage);
+std::string kernels_text(const KernelListing& k, const workload::ScenarioSpec& spec);
+std::string kernels_json(const KernelListing& k);
+std::string kernels_csv(const KernelListing& k);
+
+}  // namespace stepsim::report
