@@ -67,7 +67,7 @@ TableKernelModel::TableKernelModel(const DeviceSpec& device) : device_(device) {
     gemm_.push_back(std::move(g));
     for (int pass = 0; pass < 2; ++pass)
       for (int causal = 0; causal < 2; ++causal) {
-        Table a{RateTable(2, {0}), {}};
+        Table a{RateTable(2, {0, 1}), {}};
         for (std::size_t i = 0; i < t.attention.size(); ++i) {
           const AttentionRow& r = t.attention[i];
           if (precision_index(r.precision) != p || r.backward != (pass == 1) ||

@@ -16,7 +16,7 @@
 //    a tile's prologue and epilogue), so it reproduces each row and follows the table between.
 //    FP16 uses the BF16 rows when it has none of its own (the same tensor-core rate).
 //  - Attention (per precision, pass and causality): the fraction of the peak, interpolated in
-//    log2(seq, head_dim) with a trend in log2 seq. A causal backward with only non-causal rows
+//    log2(seq, head_dim) with a trend in both. A causal backward with only non-causal rows
 //    takes their rate times the forward's causal-to-non-causal ratio at the same shape. Backward
 //    FLOPs count as FlashAttention counts them, 2.5× the forward (five matmuls to two), against
 //    the 2× of the model's FLOPs.

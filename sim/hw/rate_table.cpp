@@ -55,23 +55,32 @@ void RateTable::add(std::vector<double> shape, double value) {
 
 double RateTable::trend_at(const std::vector<double>& x) const {
   double t = coef_.empty() ? 0.0 : coef_[0];
-  for (std::size_t j = 1; j < coef_.size(); ++j) t += coef_[j] * x[trend_[j - 1]];
+  for (std::size_t j = 1; j < coef_.size(); ++j) t += coef_[j] * x[used_[j - 1]];
   return t;
 }
 
 void RateTable::fit() {
-  const std::size_t n = values_.size(), terms = trend_.size() + 1;
+  const std::size_t n = values_.size();
   coef_.assign(1, 0.0);
+  used_.clear();
   if (n == 0) return;
   double mean = 0.0;
   for (double v : values_) mean += std::log(v);
   coef_[0] = mean / static_cast<double>(n);
+  // The trend uses the coordinates the rows vary in.
+  for (int t : trend_)
+    for (std::size_t i = 1; i < n; ++i)
+      if (std::abs(xs_[i][t] - xs_[0][t]) > 1e-9) {
+        used_.push_back(t);
+        break;
+      }
+  const std::size_t terms = used_.size() + 1;
   if (n > terms) {
     // Normal equations of the least-squares fit of log v to (1, x_t...).
     std::vector<double> a(terms * terms, 0.0), b(terms, 0.0), c;
     for (std::size_t i = 0; i < n; ++i) {
       std::vector<double> f(terms, 1.0);
-      for (std::size_t j = 1; j < terms; ++j) f[j] = xs_[i][trend_[j - 1]];
+      for (std::size_t j = 1; j < terms; ++j) f[j] = xs_[i][used_[j - 1]];
       for (std::size_t r = 0; r < terms; ++r) {
         b[r] += f[r] * std::log(values_[i]);
         for (std::size_t s = 0; s < terms; ++s) a[r * terms + s] += f[r] * f[s];
@@ -79,6 +88,7 @@ void RateTable::fit() {
     }
     if (solve(a, b, c)) coef_ = c;
   }
+  if (coef_.size() != terms) used_.clear();
   residuals_.resize(n);
   for (std::size_t i = 0; i < n; ++i) residuals_[i] = std::log(values_[i]) - trend_at(xs_[i]);
 }

@@ -11,8 +11,8 @@
 // The trend carries what Shepard's method alone cannot: a smooth dependence the rows sample
 // sparsely (a GEMM's efficiency rising with its reduction depth), so that leaving a row out
 // predicts it from its neighbours' slope rather than from their mean.
-// With fewer rows than trend terms, or trend coordinates all equal, the trend drops to a constant
-// (the mean of log v).
+// A trend coordinate all rows share is dropped; with no more rows than trend terms the trend is a
+// constant (the mean of log v).
 #pragma once
 
 #include <cstddef>
@@ -42,7 +42,7 @@ class RateTable {
   double trend_at(const std::vector<double>& x) const;
 
   int dims_;
-  std::vector<int> trend_;
+  std::vector<int> trend_, used_;  // trend coordinates asked for; those the rows vary in
   std::vector<std::vector<double>> shapes_, xs_;
   std::vector<double> values_, residuals_;
   std::vector<double> coef_;  // constant, then one per trend coordinate

@@ -1,0 +1,131 @@
+// The shipped calibration tables: each reproduces its own rows, and leaving a row out predicts
+// it from the others within 10 % wherever that is an interpolation (the row inside the others'
+// range in every coordinate); rows at the edge of a table are extrapolations, reported.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "sim/config/load.hpp"
+#include "sim/hw/kernel_model.hpp"
+#include "tests/test_support.hpp"
+
+using namespace stepsim;
+
+namespace {
+
+hw::DeviceSpec h800() {
+  return config::load_device(test::source_path("topologies/h800.yaml"));
+}
+
+hw::Kernel gemm_of(const hw::GemmRow& r) {
+  hw::Kernel k;
+  k.cls = hw::KernelClass::gemm;
+  k.precision = r.precision;
+  k.m = r.m, k.n = r.n, k.k = r.k, k.groups = r.groups;
+  k.flops = 2.0 * r.groups * r.m * r.n * r.k;
+  return k;
+}
+
+hw::Kernel attention_of(const hw::AttentionRow& r) {
+  hw::Kernel k;
+  k.cls = hw::KernelClass::attention;
+  k.precision = r.precision;
+  k.backward = r.backward;
+  k.causal = r.causal;
+  k.head_dim = r.head_dim;
+  k.seq = r.seq;
+  k.flops = 1e12 / (r.backward ? 1.25 : 1.0);  // 1 TFLOP in FlashAttention's convention
+  return k;
+}
+
+// The rate the model gives, undoing the sustained clock of burst rows.
+double burst_rate(const hw::DeviceSpec& d, const hw::Kernel& k, double hw_flops) {
+  const hw::TableKernelModel m(d);
+  return hw_flops / m.seconds(k, 1.0) / d.tables.sustained_clock;
+}
+
+bool inside(double v, double lo, double hi) {
+  return v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9);
+}
+
+}  // namespace
+
+TEST_CASE("Every shipped table reproduces its own rows") {
+  for (const char* dev : {"topologies/h800.yaml", "topologies/h100.yaml", "topologies/a100.yaml"}) {
+    const hw::DeviceSpec d = config::load_device(test::source_path(dev));
+    const hw::TableKernelModel m(d);
+    CAPTURE(dev);
+    REQUIRE(!d.tables.sources.empty());
+    for (const auto& r : d.tables.gemm) {
+      CAPTURE(r.line);
+      const double clock = d.tables.sources[r.source].sustained ? 1.0 : d.tables.sustained_clock;
+      const hw::Kernel k = gemm_of(r);
+      CHECK(k.flops / m.seconds(k, 1.0) == doctest::Approx(r.rate * clock).epsilon(1e-9));
+    }
+    for (const auto& r : d.tables.attention) {
+      CAPTURE(r.line);
+      const hw::Kernel k = attention_of(r);
+      CHECK(1e12 / m.seconds(k, 1.0) ==
+            doctest::Approx(r.rate * d.tables.sustained_clock).epsilon(1e-9));
+    }
+    for (const auto& r : d.tables.memory) {
+      hw::Kernel k;
+      k.hbm_bytes = r.bytes;
+      CHECK(r.bytes / m.seconds(k, 1.0) == doctest::Approx(r.bandwidth).epsilon(1e-9));
+    }
+  }
+}
+
+TEST_CASE("Leave one out: the DeepGEMM table within 10 % where it interpolates") {
+  const hw::DeviceSpec full = h800();
+  int interpolated = 0;
+  for (std::size_t i = 0; i < full.tables.gemm.size(); ++i) {
+    const hw::GemmRow row = full.tables.gemm[i];
+    if (full.tables.sources[row.source].name != "deepgemm") continue;
+    hw::DeviceSpec d = full;
+    d.tables.gemm.erase(d.tables.gemm.begin() + static_cast<long>(i));
+    bool in = true;
+    for (auto dim : {&hw::GemmRow::m, &hw::GemmRow::n, &hw::GemmRow::k}) {
+      double lo = 1e300, hi = 0;
+      for (const auto& r : d.tables.gemm)
+        if (r.precision == row.precision) lo = std::min(lo, r.*dim), hi = std::max(hi, r.*dim);
+      in = in && inside(row.*dim, lo, hi);
+    }
+    const double predicted = burst_rate(d, gemm_of(row), gemm_of(row).flops);
+    const double error = predicted / row.rate - 1.0;
+    MESSAGE("deepgemm " << row.groups << "x" << row.m << "x" << row.n << "x" << row.k << ": "
+                        << row.rate / 1e12 << " predicted " << predicted / 1e12 << " ("
+                        << std::round(error * 1000) / 10 << " %"
+                        << std::string(in ? ")" : ", extrapolated)"));
+    if (!in) continue;
+    ++interpolated;
+    CHECK(std::abs(error) <= 0.10);
+  }
+  CHECK(interpolated >= 6);
+}
+
+TEST_CASE("Leave one out: the FlashAttention-3 table within 10 % where it interpolates") {
+  const hw::DeviceSpec full = h800();
+  int interpolated = 0;
+  for (std::size_t i = 0; i < full.tables.attention.size(); ++i) {
+    const hw::AttentionRow row = full.tables.attention[i];
+    hw::DeviceSpec d = full;
+    d.tables.attention.erase(d.tables.attention.begin() + static_cast<long>(i));
+    double lo = 1e300, hi = 0;
+    for (const auto& r : d.tables.attention)
+      if (r.backward == row.backward && r.causal == row.causal && r.head_dim == row.head_dim)
+        lo = std::min(lo, r.seq), hi = std::max(hi, r.seq);
+    const bool in = inside(row.seq, lo, hi);
+    const double predicted = burst_rate(d, attention_of(row), 1e12);
+    const double error = predicted / row.rate - 1.0;
+    MESSAGE("fa3 " << std::string(row.backward ? "bwd" : "fwd")
+                   << std::string(row.causal ? " causal" : "") << " d" << row.head_dim << " s"
+                   << row.seq << ": " << row.rate / 1e12 << " predicted " << predicted / 1e12
+                   << " (" << std::round(error * 1000) / 10 << " %"
+                   << std::string(in ? ")" : ", extrapolated)"));
+    if (!in) continue;
+    ++interpolated;
+    CHECK(std::abs(error) <= 0.10);
+  }
+  CHECK(interpolated >= 16);
+}
