@@ -271,7 +271,8 @@ Roofline roofline(const ScenarioSpec& spec, workload::StepProgram* program_out) 
   r.scenario = spec.name;
   r.world_size = r.plan.world;
   r.tokens_per_step = static_cast<double>(spec.training.global_batch) * spec.training.seq_len;
-  r.params_total = cost.params_total();
+  r.params_total = cost.params_main();
+  r.params_mtp = cost.params_mtp();
   r.params_active = cost.params_active();
   r.flops_per_token = cost.flops_per_token();
   r.causal = spec.training.causal;

@@ -57,7 +57,8 @@ struct Roofline {
   std::string scenario;
   int world_size = 0;
   double tokens_per_step = 0.0;
-  double params_total = 0.0;
+  double params_total = 0.0;  // the main model's
+  double params_mtp = 0.0;    // multi-token prediction modules' (embedding and head shared)
   double params_active = 0.0;
   double flops_per_token = 0.0;  // training, causal attention, no recompute
   bool causal = true;

@@ -66,6 +66,7 @@ ModelSpec read_model(const Node& node) {
   if (auto t = r.find("tie_embeddings")) m.tie_embeddings = t->boolean();
   if (auto b = r.find("bias")) m.bias = b->boolean();
   m.learned_positions = optional_int(r, "learned_positions", 0);
+  m.mtp_layers = optional_int(r, "mtp_layers", 0);
   if (auto n = r.find("norm")) m.norm = static_cast<NormKind>(n->choice({"rmsnorm", "layernorm"}));
   {
     MapReader a(r.get("attention"));
@@ -165,6 +166,7 @@ ModelSpec read_hf_config(const Node& node) {
     m.layers = hf.need("num_hidden_layers");
     m.vocab = hf.need("vocab_size");
     m.tie_embeddings = hf.flag("tie_word_embeddings", false);
+    m.mtp_layers = hf.opt("num_nextn_predict_layers", 0);
     auto& a = m.attention;
     a.heads = hf.need("num_attention_heads");
     if (hf.r.has("kv_lora_rank")) {

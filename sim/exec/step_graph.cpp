@@ -80,6 +80,8 @@ std::string StepGraph::name(int id) const {
     s += " embed";
   else if (o.layer == -2)
     s += " head";
+  else if (o.layer == -4)
+    s += " mtp head";
   if (!o.part.empty()) s += " " + o.part;
   return s;
 }

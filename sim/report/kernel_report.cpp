@@ -36,7 +36,9 @@ std::string shape_of(const hw::Kernel& k) {
 std::string layer_name(const workload::LayerCost& l) {
   if (l.index == -1) return "embedding";
   if (l.index == -2) return "head";
-  return "layer " + std::to_string(l.index) + (l.moe ? " (moe)" : " (dense)");
+  if (l.index == -4) return "mtp head";
+  return "layer " + std::to_string(l.index) + (l.mtp ? " (mtp " : " (") +
+         (l.moe ? "moe)" : "dense)");
 }
 
 }  // namespace
@@ -56,7 +58,8 @@ KernelListing list_kernels(const workload::ScenarioSpec& spec, int stage) {
   std::set<std::string> kinds;  // one layer of each kind
   for (int li : workload::stage_layer_indices(plan, stage)) {
     const workload::LayerCost& l = workload::layer_of(cost, li);
-    const std::string kind = li < 0 ? layer_name(l) : (l.moe ? "moe" : "dense");
+    const std::string kind =
+        li < 0 ? layer_name(l) : std::string(l.mtp ? "mtp " : "") + (l.moe ? "moe" : "dense");
     if (!kinds.insert(kind).second) continue;
     auto add = [&](const workload::OpCost& op, workload::Pass pass, char phase, const char* tag) {
       for (const hw::Kernel& k : workload::op_kernels(op, pass, ctx)) {

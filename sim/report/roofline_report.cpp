@@ -44,7 +44,8 @@ std::string roofline_text(const Roofline& r, const workload::ScenarioSpec& spec)
   const auto& cl = spec.cluster;
   std::string o;
   o += r.scenario + "\n";
-  o += "  model   " + spec.model.name + ": " + fixed(r.params_total / 1e9, 1) + " B parameters, " +
+  o += "  model   " + spec.model.name + ": " + fixed(r.params_total / 1e9, 1) + " B parameters" +
+       (r.params_mtp > 0 ? " + " + fixed(r.params_mtp / 1e9, 1) + " B MTP" : "") + ", " +
        fixed(r.params_active / 1e9, 1) + " B active per token, " +
        fixed(r.flops_per_token / 1e9, 1) + " GFLOP per token for training (" +
        (r.causal ? "causal" : "full") + " attention)\n";
@@ -167,6 +168,7 @@ void roofline_json(JsonWriter& out, const Roofline& r, const workload::ScenarioS
   out.key("model").begin_object();
   out.field("name", spec.model.name);
   out.field("params_total", r.params_total);
+  out.field("params_mtp", r.params_mtp);
   out.field("params_active", r.params_active);
   out.field("flops_per_token", r.flops_per_token);
   out.field("causal_attention", r.causal);

@@ -60,8 +60,10 @@ std::string describe_model(const workload::ModelSpec& m, const workload::Trainin
   if (m.moe.enabled)
     o += ", MoE " + std::to_string(m.moe.experts) + " experts top-" + std::to_string(m.moe.top_k) +
          (m.moe.shared_experts ? " + " + std::to_string(m.moe.shared_experts) + " shared" : "");
-  o += "\n        " + fixed(cost.params_total() / 1e9, 2) + " B parameters, " +
-       fixed(cost.params_active() / 1e9, 2) + " B active per token, " +
+  o += "\n        " + fixed(cost.params_main() / 1e9, 2) + " B parameters" +
+       (cost.params_mtp() > 0 ? " + " + fixed(cost.params_mtp() / 1e9, 2) + " B in MTP modules"
+                              : "") +
+       ", " + fixed(cost.params_active() / 1e9, 2) + " B active per token, " +
        fixed(cost.flops_per_token() / 1e9, 1) + " GFLOP per token for training at sequence " +
        std::to_string(t.seq_len) + (t.causal ? " (causal attention)\n" : " (full attention)\n");
   return o;

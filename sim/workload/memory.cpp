@@ -9,6 +9,7 @@ using hw::bytes_per_element;
 const LayerCost& layer_of(const ModelCost& cost, int index) {
   if (index == -1) return cost.embedding();
   if (index == -2) return cost.head();
+  if (index == -4) return cost.mtp_head();
   return cost.layers()[index];
 }
 
@@ -17,7 +18,11 @@ std::vector<int> stage_layer_indices(const ParallelPlan& plan, int stage) {
   if (stage == 0) out.push_back(-1);
   for (int i = 0; i < plan.stage_layers[stage]; ++i)
     out.push_back(plan.stage_first_layer[stage] + i);
-  if (stage == plan.stages - 1) out.push_back(-2);
+  if (stage == plan.stages - 1) {
+    out.push_back(-2);
+    for (int i = plan.main_layers; i < plan.main_layers + plan.mtp_layers; ++i) out.push_back(i);
+    if (plan.mtp_layers > 0) out.push_back(-4);
+  }
   return out;
 }
 

@@ -213,6 +213,36 @@ struct Builder {
     return l;
   }
 
+  // Multi-token prediction block `d`: the two norms and the projection, then a transformer block.
+  LayerCost mtp_block(int index) const {
+    LayerCost l = layer(index);
+    l.mtp = true;
+    std::vector<OpCost> pre;
+    pre.push_back(norm("mtp_hnorm", m.hidden));
+    pre.push_back(norm("mtp_enorm", m.hidden));
+    pre.push_back(linear("mtp_proj", "mtp_proj", m.hidden, 2.0 * m.hidden, 2.0 * m.hidden * gin, 1,
+                         1, t.precision.gemm));
+    l.ops.insert(l.ops.begin(), pre.begin(), pre.end());
+    l.input_bytes = 2.0 * m.hidden * act;
+    return l;
+  }
+
+  // The MTP modules' predictions through the shared head, one per module.
+  LayerCost mtp_head() const {
+    LayerCost l = head();
+    l.index = -4;
+    l.mtp = true;
+    for (auto& op : l.ops) {
+      op.name = "mtp_" + op.name;
+      op.params = 0.0;  // the main model's final norm and head, shared
+      for (double* v : {&op.fwd_flops, &op.b_flops, &op.w_flops, &op.active_params, &op.io_bytes,
+                        &op.bwd_io_bytes, &op.saved_bytes})
+        *v *= m.mtp_layers;
+    }
+    l.input_bytes *= m.mtp_layers;
+    return l;
+  }
+
   LayerCost head() const {
     LayerCost l;
     l.index = -2;
@@ -260,32 +290,49 @@ double LayerCost::train_flops() const {
 ModelCost::ModelCost(const ModelSpec& model, const TrainingSpec& training) {
   const Builder b{model, training, bytes_per_element(training.precision.activations),
                   bytes_per_element(training.precision.gemm)};
-  layers_.reserve(model.layers);
+  main_layers_ = model.layers;
+  layers_.reserve(model.layers + model.mtp_layers);
   for (int i = 0; i < model.layers; ++i) layers_.push_back(b.layer(i));
+  for (int i = 0; i < model.mtp_layers; ++i) layers_.push_back(b.mtp_block(model.layers + i));
   embedding_ = b.embedding();
   head_ = b.head();
+  if (model.mtp_layers > 0) mtp_head_ = b.mtp_head();
+  mtp_head_.index = -4;
+}
+
+double ModelCost::params_main() const {
+  double s = embedding_.params() + head_.params();
+  for (const auto& l : layers_)
+    if (!l.mtp) s += l.params();
+  return s;
+}
+
+double ModelCost::params_mtp() const {
+  double s = 0.0;
+  for (const auto& l : layers_)
+    if (l.mtp) s += l.params();
+  return s;
 }
 
 double ModelCost::params_total() const {
-  double s = embedding_.params() + head_.params();
-  for (const auto& l : layers_) s += l.params();
-  return s;
+  return params_main() + params_mtp();
 }
 
 double ModelCost::params_active() const {
   double s = embedding_.active_params() + head_.active_params();
-  for (const auto& l : layers_) s += l.active_params();
+  for (const auto& l : layers_)
+    if (!l.mtp) s += l.active_params();
   return s;
 }
 
 double ModelCost::forward_flops_per_token() const {
-  double s = embedding_.fwd_flops() + head_.fwd_flops();
+  double s = embedding_.fwd_flops() + head_.fwd_flops() + mtp_head_.fwd_flops();
   for (const auto& l : layers_) s += l.fwd_flops();
   return s;
 }
 
 double ModelCost::flops_per_token() const {
-  double s = embedding_.train_flops() + head_.train_flops();
+  double s = embedding_.train_flops() + head_.train_flops() + mtp_head_.train_flops();
   for (const auto& l : layers_) s += l.train_flops();
   return s;
 }

@@ -36,6 +36,13 @@
 // outputs per token. (Megatron-LM's default unpermute keeps them instead; that costs top_k·hidden
 // activation-precision elements per token and MoE layer more than counted here.)
 //
+// Multi-token prediction (DeepSeek-V3 report §2.2): each module D normalises the main model's
+// final hidden state and the embedding of token i+D (two RMSNorms), projects their concatenation
+// 2h -> h (one linear layer), runs one transformer block (MoE where the model's layers are), and
+// predicts through the shared head: final norm, output GEMM and its own cross-entropy loss. The
+// embedding and head are the main model's (no parameters of their own); the modules sit on the
+// last pipeline stage after the head, as DeepSeek places them, and their FLOPs count in the
+// step's (they are executed).
 // Not modelled: dropout, biases' FLOPs, FlashAttention's own
 // recomputation of QKᵀ in backward (hardware FLOPs above model FLOPs).
 #pragma once
@@ -77,8 +84,11 @@ struct OpCost {
 };
 
 struct LayerCost {
-  int index = 0;  // 0-based transformer layer; -1 for the embedding, -2 for the head
+  // 0-based transformer layer (multi-token prediction blocks after the main model's: layers ...
+  // layers + mtp - 1); -1 for the embedding, -2 for the head, -4 for the MTP modules' head.
+  int index = 0;
   bool moe = false;
+  bool mtp = false;  // a multi-token prediction block (or its head)
   std::vector<OpCost> ops;
   double input_bytes = 0.0;  // per token, always kept for backward
 
@@ -110,12 +120,17 @@ class ModelCost {
  public:
   ModelCost(const ModelSpec& model, const TrainingSpec& training);
 
-  // Transformer layers, then `embedding()` (before layer 0) and `head()` (after the last).
+  // Transformer layers (the MTP blocks last), then `embedding()` (before layer 0) and `head()`
+  // (after the main model's last), and the MTP modules' head, `mtp_head()` (after their blocks).
   const std::vector<LayerCost>& layers() const { return layers_; }
   const LayerCost& embedding() const { return embedding_; }
   const LayerCost& head() const { return head_; }
+  const LayerCost& mtp_head() const { return mtp_head_; }
+  int main_layers() const { return main_layers_; }
 
-  double params_total() const;
+  double params_total() const;  // main model and MTP modules
+  double params_main() const;
+  double params_mtp() const;
   double params_active() const;    // per token, embedding and head included
   double flops_per_token() const;  // training: forward + backward, no recompute
   double forward_flops_per_token() const;
@@ -134,6 +149,8 @@ class ModelCost {
   std::vector<LayerCost> layers_;
   LayerCost embedding_;
   LayerCost head_;
+  LayerCost mtp_head_;
+  int main_layers_ = 0;
 };
 
 }  // namespace stepsim::workload

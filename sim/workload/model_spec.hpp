@@ -53,6 +53,7 @@ struct ModelSpec {
   int vocab = 0;
   bool tie_embeddings = false;
   int learned_positions = 0;  // rows of a learned position embedding (0: rotary, no parameters)
+  int mtp_layers = 0;         // multi-token prediction modules (num_nextn_predict_layers)
   bool bias = false;          // linear layers carry biases
   NormKind norm = NormKind::rmsnorm;
   AttentionSpec attention;

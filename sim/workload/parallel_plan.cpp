@@ -75,6 +75,8 @@ ParallelPlan make_plan(const ScenarioSpec& spec) {
   const auto& t = spec.training;
   ParallelPlan plan;
   plan.world = spec.cluster.world_size();
+  plan.main_layers = spec.model.layers;
+  plan.mtp_layers = spec.model.mtp_layers;
   plan.gpus_per_node = spec.cluster.gpus_per_node;
   plan.pp = p.pp;
   plan.tp = p.tp;
@@ -207,15 +209,23 @@ ParallelPlan make_plan(const ScenarioSpec& spec) {
     plan.stage_layers = p.stage_layers;
   } else {
     // Balanced: the remainder goes to the middle stages first, away from the embedding and head.
-    plan.stage_layers.assign(plan.stages, units / plan.stages);
-    std::vector<int> order;
-    for (int s = 1; s + 1 < plan.stages; ++s) order.push_back(s);
-    order.push_back(0);
-    if (plan.stages > 1) order.push_back(plan.stages - 1);
-    for (int i = 0; i < units % plan.stages; ++i) plan.stage_layers[order[i]] += 1;
-    // Every stage has at least one unit (units >= stages), so the end stages stay >= 0.
-    plan.stage_layers.front() -= emb_units;
-    plan.stage_layers.back() -= head_units;
+    // A multi-token prediction block is a transformer block on the last stage: it counts as a
+    // unit there when the last stage has the units to spare.
+    auto balance = [&](int mtp_units) {
+      const int all = units + mtp_units;
+      plan.stage_layers.assign(plan.stages, all / plan.stages);
+      std::vector<int> order;
+      for (int s = 1; s + 1 < plan.stages; ++s) order.push_back(s);
+      order.push_back(0);
+      if (plan.stages > 1) order.push_back(plan.stages - 1);
+      for (int i = 0; i < all % plan.stages; ++i) plan.stage_layers[order[i]] += 1;
+      plan.stage_layers.front() -= emb_units;
+      plan.stage_layers.back() -= head_units + mtp_units;
+      return plan.stage_layers.back() >= 0 && plan.stage_layers.front() >= 0;
+    };
+    // Every stage has at least one unit (units >= stages), so without MTP units the end stages
+    // stay >= 0.
+    if (!balance(m.mtp_layers)) balance(0);
   }
   plan.stage_first_layer.resize(plan.stages);
   for (int s = 0, first = 0; s < plan.stages; first += plan.stage_layers[s], ++s)

@@ -28,9 +28,10 @@ struct ParallelPlan {
   int edp = 1;  // data-parallel degree of a routed expert: dp·tp/ep
   int gpus_per_node = 1;
   int stages = 1;
-  std::vector<int> stage_layers;       // layers per stage
-  std::vector<int> stage_first_layer;  // index of each stage's first layer
-  long long micro_batches = 1;         // per pipeline and step (m)
+  int main_layers = 0, mtp_layers = 0;  // the model's; MTP blocks follow the last stage's head
+  std::vector<int> stage_layers;        // layers per stage
+  std::vector<int> stage_first_layer;   // index of each stage's first layer
+  long long micro_batches = 1;          // per pipeline and step (m)
   double tokens_per_micro_batch = 0;
   std::vector<std::vector<StageShare>> device_stages;  // per pipeline rank
 

@@ -48,8 +48,10 @@ TEST_CASE("The seed's verdict: DualPipe compute-bound, ZeRO-3 communication-boun
   CHECK(dual.limited_by == analysis::Resource::compute);
   CHECK(dual.comm_to_compute < 1.0);
   CHECK(dual.world_size == 2048);
-  CHECK(dual.flops_per_gpu_mean ==
-        doctest::Approx(7.7e15).epsilon(0.05));  // 250 GFLOP × 62.9 M / 2048 + recompute
+  // 250 GFLOP × 62.9 M / 2048 + recompute, without the MTP module the seed left out.
+  CHECK(of("scenarios/deepseek-v3-dualpipe.yaml", {"model.mtp_layers=0"}).flops_per_gpu_mean ==
+        doctest::Approx(7.7e15).epsilon(0.05));
+  CHECK(dual.flops_per_gpu_mean > 7.7e15 * 1.03);
 
   const auto z3 = of("scenarios/deepseek-v3-zero3.yaml");
   CHECK(z3.comm_to_compute >= 2.0);

@@ -122,14 +122,26 @@ TEST_CASE(
                                                           op(b, "shared_act").saved_bytes);
 }
 
-TEST_CASE("DeepSeek-V3 from YAML and from config.json: 671 B, 37.5 B active, 250 GFLOP/token") {
+TEST_CASE(
+    "DeepSeek-V3 from YAML and from config.json: 671 B + MTP, 37.5 B active, 250 GFLOP/token") {
   for (const char* file : {"models/deepseek-v3.yaml", "models/deepseek-v3.config.json"}) {
     CAPTURE(file);
-    const ModelSpec m = stepsim::config::load_model(source_path(file));
+    ModelSpec m = stepsim::config::load_model(source_path(file));
+    REQUIRE(m.mtp_layers == 1);
     const ModelCost c(m, at_seq(4096));
-    CHECK(c.params_total() == doctest::Approx(671.0e9).epsilon(0.005));
+    CHECK(c.params_main() == doctest::Approx(671.0e9).epsilon(0.005));
+    // The MTP module: one MoE block (attention 187.1 M, 256 + 1 experts of 44.04 M, router) and
+    // the 2h x h projection; the embedding and head are shared.
+    const double block = c.layers()[3].params();
+    CHECK(c.params_mtp() == doctest::Approx(block + 2.0 * 7168 * 7168 + 2 * 7168).epsilon(1e-9));
+    CHECK(c.params_mtp() == doctest::Approx(11.6e9).epsilon(0.01));
+    CHECK(c.params_total() == doctest::Approx(c.params_main() + c.params_mtp()));
     CHECK(c.params_active() == doctest::Approx(37.5e9).epsilon(0.01));
-    CHECK(c.flops_per_token() == doctest::Approx(250e9).epsilon(0.02));
+    // DeepSeek's 250 GFLOP per token is the main model's; the MTP module adds its block, its
+    // projection and a second pass through the head.
+    m.mtp_layers = 0;
+    CHECK(ModelCost(m, at_seq(4096)).flops_per_token() == doctest::Approx(250e9).epsilon(0.02));
+    CHECK(c.flops_per_token() > 1.03 * ModelCost(m, at_seq(4096)).flops_per_token());
     // MLA per layer: q_a + q_b + kv_a + kv_b + o ≈ 187.1 M (+ two small norms).
     double mla = 0.0;
     for (const auto& o : c.layers()[0].ops)
