@@ -14,6 +14,7 @@ int roofline_command(const Args& args);
 int topo_command(const Args& args);
 int collective_command(const Args& args);
 int kernels_command(const Args& args);
+int calibrate_command(const Args& args);
 int run_command(const Args& args, bool compare);
 
 }  // namespace stepsim::cli

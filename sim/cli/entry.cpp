@@ -30,7 +30,8 @@ constexpr const char* kUsage =
     "  collective CLUSTER     one collective on the simulated network, nccl-tests style (--op, "
     "--group, --sizes)\n"
     "  kernels SCENARIO       the kernels of one layer of each kind on a stage, with their rates "
-    "and sources\n\n"
+    "and sources\n"
+    "  calibrate import CSV   measured kernel rates into a device file (--device, -o)\n\n"
     "examples:\n"
     "  stepsim roofline scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-zero3.yaml\n"
     "  stepsim roofline scenarios/deepseek-v3-zero3.yaml --json --set "
@@ -52,6 +53,7 @@ int dispatch(const std::vector<std::string>& argv, std::ostream& err) {
   if (cmd == "compare") return run_command(args, true);
   if (cmd == "collective") return collective_command(args);
   if (cmd == "kernels") return kernels_command(args);
+  if (cmd == "calibrate") return calibrate_command(args);
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     write_stdout(kUsage);
     return 0;

@@ -8,6 +8,7 @@
 //     rows: [...]                    # gemm {m, n, k, groups?, rate}
 //                                    # attention {pass, causal, head_dim, seq, rate}
 //                                    # memory {bytes, bandwidth}
+//                                    # any row: csv_line (where an import read it)
 #include <filesystem>
 
 #include "sim/config/load.hpp"
@@ -46,6 +47,8 @@ void read_table(const Node& node, hw::DeviceSpec& d, const std::string& file) {
   for (const Node& item : items) {
     MapReader row(item);
     const int line = item.loc().line;
+    // Imported rows name the line of the measurement they came from (calibration_import.hpp).
+    if (auto cl = row.find("csv_line")) cl->integer(1, 1LL << 40);
     if (kind == 0) {
       hw::GemmRow g;
       g.precision = p;

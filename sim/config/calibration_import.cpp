@@ -1,0 +1,266 @@
+#include "sim/config/calibration_import.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "sim/config/load.hpp"
+
+namespace stepsim::config {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<std::string> kColumns = {"kind",   "precision", "m",      "n",        "k",
+                                           "groups", "pass",      "causal", "head_dim", "seq",
+                                           "bytes",  "time_us",   "tflops", "gbps"};
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> out;
+  std::stringstream ss(line);
+  std::string cell;
+  while (std::getline(ss, cell, ',')) out.push_back(trim(cell));
+  if (!line.empty() && line.back() == ',') out.push_back("");
+  return out;
+}
+
+std::string num(double v) {
+  std::ostringstream s;
+  s.precision(10);
+  s << v;
+  return s.str();
+}
+
+struct Row {
+  int line = 0;
+  std::map<std::string, std::string> cells;
+};
+
+struct Csv {
+  std::string file;
+  std::map<std::string, std::string> meta;
+  std::vector<Row> rows;
+
+  [[noreturn]] void fail(int line, const std::string& msg, const std::string& hint = {}) const {
+    throw UserError({file, line, 0}, msg, hint);
+  }
+};
+
+Csv read_csv(const std::string& file) {
+  if (const std::string why = unreadable_because(file); !why.empty())
+    throw UserError({"<command line>", 0, 0}, "cannot read '" + file + "': " + why,
+                    "give the CSV the calibration program wrote (docs/calibration.md)");
+  std::ifstream in(file);
+  Csv csv;
+  csv.file = file;
+  std::vector<std::string> header;
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    const std::string t = trim(line);
+    if (t.empty()) continue;
+    if (t[0] == '#') {
+      const auto colon = t.find(':');
+      if (colon != std::string::npos)
+        csv.meta[trim(t.substr(1, colon - 1))] = trim(t.substr(colon + 1));
+      continue;
+    }
+    const auto cells = split(t);
+    if (header.empty()) {
+      header = cells;
+      for (const auto& h : header)
+        if (std::find(kColumns.begin(), kColumns.end(), h) == kColumns.end()) {
+          std::string hint = "columns:";
+          for (const auto& c : kColumns) hint += " " + c;
+          if (auto m = did_you_mean(h, kColumns)) hint = "did you mean '" + *m + "'?";
+          csv.fail(n, "unknown column '" + h + "'", hint);
+        }
+      if (std::find(header.begin(), header.end(), "kind") == header.end())
+        csv.fail(n, "the header has no 'kind' column", "the first row names the columns");
+      continue;
+    }
+    if (cells.size() != header.size())
+      csv.fail(n,
+               "the row has " + std::to_string(cells.size()) + " cells, the header " +
+                   std::to_string(header.size()),
+               "one cell per column; leave a cell empty for a column the row does not use");
+    Row r;
+    r.line = n;
+    for (std::size_t i = 0; i < cells.size(); ++i)
+      if (!cells[i].empty()) r.cells[header[i]] = cells[i];
+    csv.rows.push_back(std::move(r));
+  }
+  if (header.empty() || csv.rows.empty())
+    csv.fail(0, "no measurements in the file", "a header row, then one row per measurement");
+  for (const char* key : {"gpu", "date", "clock"})
+    if (!csv.meta.count(key))
+      csv.fail(1, std::string("the CSV does not say its ") + key,
+               std::string("add a line '# ") + key + ": ...' before the header");
+  if (csv.meta["clock"] != "sustained" && csv.meta["clock"] != "burst")
+    csv.fail(1, "clock must be 'sustained' or 'burst', got '" + csv.meta["clock"] + "'",
+             "sustained: measured long enough to reach the clocks a soaked GPU holds");
+  return csv;
+}
+
+double positive(const Csv& csv, const Row& r, const std::string& col) {
+  const auto it = r.cells.find(col);
+  if (it == r.cells.end())
+    csv.fail(r.line, "a " + r.cells.at("kind") + " row needs '" + col + "'",
+             "see docs/calibration.md for each kind's columns");
+  char* end = nullptr;
+  const double v = std::strtod(it->second.c_str(), &end);
+  if (end == it->second.c_str() || *end != '\0' || !(v > 0.0) || v > 1e18)
+    csv.fail(r.line, "'" + col + "' must be a positive number, got '" + it->second + "'");
+  return v;
+}
+
+// Kind and precision of a table entry of the device file ("" precision for memory).
+std::pair<std::string, std::string> table_key(const YAML::Node& table) {
+  const std::string kind = table["kind"] ? table["kind"].as<std::string>() : "";
+  const std::string p = table["precision"] ? table["precision"].as<std::string>() : "";
+  return {kind, kind == "memory" ? "" : p};
+}
+
+}  // namespace
+
+CalibrationImport import_calibration(const std::string& csv_file, const std::string& device_file,
+                                     const std::string& output_file) {
+  const Csv csv = read_csv(csv_file);
+  const hw::DeviceSpec device = load_device(device_file);  // a valid device to start from
+
+  // Rows grouped by (kind, precision), in the CSV's order.
+  std::map<std::pair<std::string, std::string>, YAML::Node> tables;
+  std::vector<std::pair<std::string, std::string>> order;
+  CalibrationImport out;
+  for (const Row& r : csv.rows) {
+    const auto k = r.cells.find("kind");
+    if (k == r.cells.end()) csv.fail(r.line, "the row has no kind", "gemm, attention or memory");
+    const std::string kind = k->second;
+    if (kind != "gemm" && kind != "attention" && kind != "memory")
+      csv.fail(r.line, "unknown kind '" + kind + "'", "gemm, attention or memory");
+    std::string precision;
+    if (kind != "memory") {
+      const auto p = r.cells.find("precision");
+      if (p == r.cells.end() || !hw::parse_precision(p->second))
+        csv.fail(r.line, "a " + kind + " row needs a precision", "fp8, bf16, fp16 or fp32");
+      precision = p->second;
+      if (!device.supports(*hw::parse_precision(precision)))
+        csv.fail(r.line, "the device has no " + precision + " rate",
+                 "add it under 'compute' in " + device_file + ", or drop the row");
+    }
+    auto check_rate = [&](double tflops) {
+      const double peak = device.rate(*hw::parse_precision(precision)).peak_flops / 1e12;
+      if (tflops > peak)
+        csv.fail(r.line,
+                 "the measured " + num(tflops) + " TFLOP/s exceed the device's " + precision +
+                     " peak of " + num(peak),
+                 "check the time's unit (microseconds) and the shape");
+    };
+    YAML::Node row(YAML::NodeType::Map);
+    row.SetStyle(YAML::EmitterStyle::Flow);
+    if (kind == "gemm") {
+      const double m = positive(csv, r, "m"), n = positive(csv, r, "n"), kk = positive(csv, r, "k");
+      const double g = r.cells.count("groups") ? positive(csv, r, "groups") : 1.0;
+      row["m"] = num(m), row["n"] = num(n), row["k"] = num(kk);
+      if (g != 1.0) row["groups"] = num(g);
+      const double tflops =
+          r.cells.count("tflops")
+              ? positive(csv, r, "tflops")
+              : 2.0 * g * m * n * kk / (positive(csv, r, "time_us") * 1e-6) / 1e12;
+      check_rate(tflops);
+      row["rate"] = num(tflops) + "TFLOP/s";
+    } else if (kind == "attention") {
+      const auto pass = r.cells.find("pass");
+      if (pass == r.cells.end() || (pass->second != "forward" && pass->second != "backward"))
+        csv.fail(r.line, "an attention row needs pass: forward or backward");
+      const auto causal = r.cells.find("causal");
+      if (causal == r.cells.end() || (causal->second != "true" && causal->second != "false"))
+        csv.fail(r.line, "an attention row needs causal: true or false");
+      row["pass"] = pass->second;
+      row["causal"] = causal->second;
+      row["head_dim"] = num(positive(csv, r, "head_dim"));
+      row["seq"] = num(positive(csv, r, "seq"));
+      check_rate(positive(csv, r, "tflops"));
+      row["rate"] = num(positive(csv, r, "tflops")) + "TFLOP/s";
+    } else {
+      const double bytes = positive(csv, r, "bytes");
+      const double gbps = r.cells.count("gbps")
+                              ? positive(csv, r, "gbps")
+                              : bytes / (positive(csv, r, "time_us") * 1e-6) / 1e9;
+      if (gbps * 1e9 > device.hbm_bandwidth)
+        csv.fail(r.line,
+                 "the measured " + num(gbps) + " GB/s exceed the device's HBM bandwidth of " +
+                     num(device.hbm_bandwidth / 1e9),
+                 "check the bytes (read + written) and the time's unit (microseconds)");
+      row["bytes"] = num(bytes) + "B";
+      row["bandwidth"] = num(gbps) + "GB/s";
+    }
+    const auto key = std::make_pair(kind, precision);
+    if (!tables.count(key)) {
+      order.push_back(key);
+      YAML::Node t;
+      const std::string stem = fs::path(csv_file).stem().string();
+      t["name"] = stem + "-" + kind + (precision.empty() ? "" : "-" + precision);
+      std::string source = fs::path(csv_file).filename().string() + ": " + csv.meta.at("gpu");
+      if (csv.meta.count("driver")) source += ", driver " + csv.meta.at("driver");
+      if (csv.meta.count("tool")) source += ", " + csv.meta.at("tool");
+      source += ", " + csv.meta.at("date");
+      t["source"] = source;
+      t["clock"] = csv.meta.at("clock");
+      t["kind"] = kind;
+      if (!precision.empty()) t["precision"] = precision;
+      t["rows"] = YAML::Node(YAML::NodeType::Sequence);
+      tables[key] = t;
+    }
+    YAML::Node rows = tables[key]["rows"];
+    row["csv_line"] = r.line;
+    rows.push_back(row);
+    ++out.rows;
+  }
+
+  // The device file, its tables rewritten.
+  YAML::Node dev = YAML::LoadFile(device_file);
+  const fs::path dev_dir = fs::absolute(device_file).parent_path();
+  const fs::path out_dir = fs::absolute(output_file).parent_path();
+  YAML::Node kept(YAML::NodeType::Sequence);
+  if (dev["kernel_tables"])
+    for (const YAML::Node& entry : dev["kernel_tables"]) {
+      if (entry.IsMap()) {
+        if (tables.count(table_key(entry)))
+          ++out.dropped;
+        else
+          kept.push_back(entry);
+        continue;
+      }
+      const fs::path file = (dev_dir / entry.as<std::string>()).lexically_normal();
+      if (tables.count(table_key(YAML::LoadFile(file.string())))) {
+        ++out.dropped;
+        continue;
+      }
+      kept.push_back(fs::relative(file, out_dir).generic_string());
+    }
+  for (const auto& key : order) kept.push_back(tables[key]);
+  dev["kernel_tables"] = kept;
+  out.tables = static_cast<int>(order.size());
+
+  YAML::Emitter e;
+  e << YAML::Comment("Generated by stepsim calibrate import from " + csv_file + " and " +
+                     device_file + ": " + csv.meta.at("gpu") + ", " + csv.meta.at("date"))
+    << YAML::Newline << dev;
+  out.yaml = std::string(e.c_str()) + "\n";
+  // The result must load as a device (rates within the peaks, every table well formed).
+  read_device(Document::parse(out.yaml, output_file, {}, "", nullptr).root());
+  return out;
+}
+
+}  // namespace stepsim::config

@@ -1,0 +1,97 @@
+// A calibration round trip: a CSV of measurements imported into a device file, a scenario run on
+// it, the new rows used by `stepsim kernels`; and the import's error paths.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
+
+#include "tests/test_support.hpp"
+
+using stepsim::test::run_stepsim;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+  TempDir() : path(fs::temp_directory_path() / ("stepsim-cal-" + std::to_string(::getpid()))) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string file(const std::string& name, const std::string& text) const {
+    std::ofstream(path / name) << text;
+    return (path / name).string();
+  }
+  fs::path path;
+};
+
+const char* kMeta =
+    "# gpu: NVIDIA H800 80GB HBM3\n# driver: 550.54.15\n# date: 2026-12-01\n# clock: sustained\n";
+const char* kHeader =
+    "kind,precision,m,n,k,groups,pass,causal,head_dim,seq,bytes,time_us,tflops,gbps\n";
+
+}  // namespace
+
+TEST_CASE("Calibration round trip: imported rows time the scenario's kernels") {
+  const TempDir dir;
+  // 2·4096·7168·16384 FLOP in 874.6 us = 1100 TFLOP/s; a grouped GEMM at 1000; a copy at 2.8 TB/s.
+  const std::string csv = dir.file("sweep.csv", std::string(kMeta) + kHeader +
+                                                    "gemm,fp8,4096,7168,16384,,,,,,,874.61152,,\n"
+                                                    "gemm,fp8,8192,4096,7168,4,,,,,,,1000,\n"
+                                                    "memory,,,,,,,,,,1073741824,,,2800\n");
+  const std::string out = (dir.path / "h800-measured.yaml").string();
+  const auto r =
+      run_stepsim("calibrate import '" + csv + "' --device topologies/h800.yaml -o '" + out + "'");
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("3 measurements into 2 tables, replacing 2") != std::string::npos);
+  const auto k = run_stepsim(
+      "kernels scenarios/deepseek-v3-dualpipe.yaml --stage 3 --csv --set "
+      "'cluster.device=" +
+      out + "'");
+  REQUIRE(k.status == 0);
+  CHECK(k.out.find("row sweep-gemm-fp8 4096x7168x16384 1100 TFLOP/s") != std::string::npos);
+  CHECK(k.out.find("row sweep-gemm-fp8 4x8192x4096x7168 1000 TFLOP/s") != std::string::npos);
+  CHECK(k.out.find("sweep-memory") != std::string::npos);
+  CHECK(k.out.find("deepgemm") == std::string::npos);  // the measurements replace the table
+  CHECK(k.out.find("fa3") != std::string::npos);       // attention was not measured: kept
+  // The shipped device is untouched, and a scenario runs on the new one.
+  const auto s = run_stepsim(
+      "run scenarios/deepseek-v3-dualpipe.yaml --json --set "
+      "'cluster.device=" +
+      out + "'");
+  CHECK(s.status == 0);
+  const auto shipped = run_stepsim("kernels scenarios/deepseek-v3-dualpipe.yaml --stage 3 --csv");
+  CHECK(shipped.out.find("deepgemm") != std::string::npos);
+}
+
+TEST_CASE("Calibration import refuses bad measurements at their CSV line, writing nothing") {
+  const TempDir dir;
+  const std::string out = (dir.path / "out.yaml").string();
+  auto import = [&](const std::string& text) {
+    return run_stepsim("calibrate import '" + dir.file("bad.csv", text) +
+                       "' --device topologies/h800.yaml -o '" + out + "'");
+  };
+  auto r = import(std::string(kMeta) + kHeader + "gemm,fp8,4096,7168,16384,,,,,,,,2500,\n");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("bad.csv:6: error: the measured 2500 TFLOP/s exceed the device's fp8 peak") !=
+        std::string::npos);
+  r = import(std::string(kMeta) + "kind,precison,m\n");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("unknown column 'precison'") != std::string::npos);
+  CHECK(r.err.find("did you mean 'precision'") != std::string::npos);
+  r = import(std::string(kHeader) + "gemm,fp8,4096,7168,16384,,,,,,,,1000,\n");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("does not say its gpu") != std::string::npos);
+  r = import(std::string(kMeta) + kHeader + "gemm,fp8,4096,,16384,,,,,,,,1000,\n");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("bad.csv:6: error: a gemm row needs 'n'") != std::string::npos);
+  r = import(std::string(kMeta) + kHeader + "memory,,,,,,,,,,1e9,,,4000\n");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("exceed the device's HBM bandwidth") != std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+  r = run_stepsim("calibrate import");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("calibrate import needs one CSV file") != std::string::npos);
+}

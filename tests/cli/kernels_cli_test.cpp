@@ -1,0 +1,44 @@
+#include <doctest/doctest.h>
+
+#include "tests/json_dom.hpp"
+#include "tests/test_support.hpp"
+
+using stepsim::test::run_stepsim;
+
+TEST_CASE("stepsim kernels lists every framework kernel of a DeepSeek-V3 stage with its source") {
+  const auto r = run_stepsim("kernels scenarios/deepseek-v3-dualpipe.yaml --stage 3");
+  REQUIRE(r.status == 0);
+  for (const char* k :
+       {"q_down quantize input", "expert_down quantize output grad", "expert_down transpose input",
+        "permute", "unpermute backward", "router_topk", "mlp_norm backward", "rope",
+        "attn_residual", "attention bwd", "expert_up fprop", "expert_up wgrad",
+        "mlp_norm (recompute)", "row deepgemm", "fa3", "flashmla", "total: B"}) {
+    CAPTURE(k);
+    CHECK(r.out.find(k) != std::string::npos);
+  }
+  CHECK(r.out.find("sustained clock x0.849") != std::string::npos);
+  // The last stage holds the head and the MTP module.
+  const auto last = run_stepsim("kernels scenarios/deepseek-v3-dualpipe.yaml --stage 15");
+  REQUIRE(last.status == 0);
+  CHECK(last.out.find("layer 61 (mtp moe)") != std::string::npos);
+  CHECK(last.out.find("mtp_proj fprop") != std::string::npos);
+  CHECK(last.out.find("mtp_loss") != std::string::npos);
+}
+
+TEST_CASE("stepsim kernels: GPT-3 on A100 has no FP8 kernels; JSON and CSV; bad stage") {
+  const auto r = run_stepsim("kernels scenarios/gpt3-175b-a100.yaml");
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("quantize") == std::string::npos);
+  CHECK(r.out.find("mamf-a100") != std::string::npos);
+  CHECK(r.out.find("no attention table for bf16") != std::string::npos);
+  const auto j = run_stepsim("kernels scenarios/gpt3-175b-a100.yaml --json");
+  REQUIRE(j.status == 0);
+  const auto doc = stepsim::test::parse_json(j.out);
+  CHECK(doc.at("kernels").arr.size() > 20);
+  const auto c = run_stepsim("kernels scenarios/gpt3-175b-a100.yaml --csv");
+  CHECK(c.out.rfind("layer,phase,op,kernel,class", 0) == 0);
+  const auto bad = run_stepsim("kernels scenarios/gpt3-175b-a100.yaml --stage 99");
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("--stage 99 is not a stage of this scenario") != std::string::npos);
+  CHECK(run_stepsim("kernels scenarios/gpt3-175b-a100.yaml --json --csv").status == 2);
+}
