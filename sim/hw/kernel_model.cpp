@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "sim/engine/check.hpp"
+
 namespace stepsim::hw {
 
 namespace {
@@ -38,6 +40,27 @@ std::string_view to_string(KernelClass c) {
       return "memory";
   }
   return "?";
+}
+
+void Kernel::set_op(std::string_view name) {
+  STEPSIM_CHECK(name.size() < op.size(), "kernel op name too long: " + std::string(name));
+  op.fill('\0');
+  name.copy(op.data(), name.size());
+}
+
+std::string Kernel::name() const {
+  static constexpr const char* kRole[] = {"",
+                                          " fprop",
+                                          " dgrad",
+                                          " wgrad",
+                                          " quantize input",
+                                          " quantize output grad",
+                                          " transpose input",
+                                          " backward",
+                                          " fwd",
+                                          " bwd",
+                                          " cast + transpose"};
+  return std::string(op.data()) + kRole[static_cast<int>(role)] + (recompute ? " (recompute)" : "");
 }
 
 double KernelModel::run_seconds(const std::vector<Kernel>& ks, double sm_share) const {
@@ -206,13 +229,43 @@ double TableKernelModel::memory_rate(const Kernel& k, std::string* rule) const {
   return memory_.rates.at(shape);
 }
 
+std::size_t TableKernelModel::ShapeHash::operator()(const ShapeKey& s) const {
+  std::size_t h = std::hash<double>()(s.m);
+  for (double v : {s.n, s.k, s.head_dim, s.seq, s.sm_share})
+    h = h * 1099511628211ull ^ std::hash<double>()(v);
+  return h * 1099511628211ull ^
+         static_cast<std::size_t>(s.groups << 12 | s.cls << 6 | s.precision << 2 | s.backward << 1 |
+                                  s.causal);
+}
+
+double TableKernelModel::cached_rate(const Kernel& k, double sm_share) const {
+  const ShapeKey key{k.m,
+                     k.n,
+                     k.k,
+                     k.head_dim,
+                     k.seq,
+                     sm_share,
+                     k.groups,
+                     static_cast<std::uint8_t>(k.cls),
+                     static_cast<std::uint8_t>(k.precision),
+                     k.backward,
+                     k.causal};
+  if (auto it = rates_.find(key); it != rates_.end()) return it->second;
+  const double r = k.cls == KernelClass::gemm ? gemm_rate(k, sm_share, nullptr)
+                                              : attention_rate(k, sm_share, nullptr);
+  rates_.emplace(key, r);
+  return r;
+}
+
 double TableKernelModel::exec(const Kernel& k, double sm_share, std::string* rule) const {
   switch (k.cls) {
     case KernelClass::gemm:
-      return k.flops > 0.0 ? k.flops / gemm_rate(k, sm_share, rule) : 0.0;
+      if (k.flops <= 0.0) return 0.0;
+      return k.flops / (rule ? gemm_rate(k, sm_share, rule) : cached_rate(k, sm_share));
     case KernelClass::attention:
-      return k.flops > 0.0 ? k.flops * (k.backward ? 1.25 : 1.0) / attention_rate(k, sm_share, rule)
-                           : 0.0;
+      if (k.flops <= 0.0) return 0.0;
+      return k.flops * (k.backward ? 1.25 : 1.0) /
+             (rule ? attention_rate(k, sm_share, rule) : cached_rate(k, sm_share));
     case KernelClass::memory:
       return k.hbm_bytes > 0.0 ? k.hbm_bytes / memory_rate(k, rule) : 0.0;
   }

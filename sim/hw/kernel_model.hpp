@@ -34,8 +34,11 @@
 // within a step.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/hw/device_spec.hpp"
@@ -46,8 +49,27 @@ namespace stepsim::hw {
 enum class KernelClass : std::uint8_t { gemm, attention, memory };
 std::string_view to_string(KernelClass c);
 
+// What a kernel does for its op, for its name: "q_up dgrad", "q_down quantize input".
+enum class KernelRole : std::uint8_t {
+  plain,            // "{op}"
+  fprop,            // "{op} fprop"
+  dgrad,            // "{op} dgrad"
+  wgrad,            // "{op} wgrad"
+  quantize_input,   // "{op} quantize input"
+  quantize_grad,    // "{op} quantize output grad"
+  transpose_input,  // "{op} transpose input"
+  backward,         // "{op} backward"
+  forward_pass,     // "{op} fwd"
+  backward_pass,    // "{op} bwd"
+  cast_transpose    // "{op} cast + transpose"
+};
+
 struct Kernel {
-  std::string name;  // what the framework launches, e.g. "q_up dgrad", "quantize x"
+  // The name without a heap string (a step program holds tens of thousands of kernels): the op's
+  // name in place, the role, and whether it reruns a forward in backward.
+  std::array<char, 24> op{};
+  KernelRole role = KernelRole::plain;
+  bool recompute = false;
   KernelClass cls = KernelClass::memory;
   Precision precision = Precision::bf16;
   double flops = 0.0;      // model FLOPs (what MFU counts)
@@ -58,6 +80,9 @@ struct Kernel {
   // Attention: pass, masking, per-head dimension (mean of q·k and v), sequence length.
   bool backward = false, causal = false;
   double head_dim = 0.0, seq = 0.0;
+
+  void set_op(std::string_view name);  // at most 23 characters
+  std::string name() const;
 };
 
 // How a kernel's time was found: the rate, and the table row or rule it came from.
@@ -105,6 +130,20 @@ class TableKernelModel final : public KernelModel {
   const Table* gemm_table(Precision p) const;
   const Table* attention_table(Precision p, bool backward, bool causal) const;
   double clock(int source) const;
+
+  // Rates already found, by shape and SM share: a step program repeats its shapes in every
+  // layer and chain. (Not thread-safe: one model per thread.)
+  struct ShapeKey {
+    double m, n, k, head_dim, seq, sm_share;
+    int groups;
+    std::uint8_t cls, precision, backward, causal;
+    bool operator==(const ShapeKey&) const = default;
+  };
+  struct ShapeHash {
+    std::size_t operator()(const ShapeKey& s) const;
+  };
+  double cached_rate(const Kernel& k, double sm_share) const;
+  mutable std::unordered_map<ShapeKey, double, ShapeHash> rates_;
 
   const DeviceSpec& device_;
   std::vector<Table> gemm_;       // per precision

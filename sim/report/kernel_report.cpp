@@ -61,14 +61,15 @@ KernelListing list_kernels(const workload::ScenarioSpec& spec, int stage) {
     const std::string kind =
         li < 0 ? layer_name(l) : std::string(l.mtp ? "mtp " : "") + (l.moe ? "moe" : "dense");
     if (!kinds.insert(kind).second) continue;
-    auto add = [&](const workload::OpCost& op, workload::Pass pass, char phase, const char* tag) {
-      for (const hw::Kernel& k : workload::op_kernels(op, pass, ctx)) {
+    auto add = [&](const workload::OpCost& op, workload::Pass pass, char phase, bool recompute) {
+      for (hw::Kernel k : workload::op_kernels(op, pass, ctx)) {
+        k.recompute = recompute;
         const hw::KernelEstimate e = model.explain(k, out.sm_share);
         KernelRow r;
         r.layer = layer_name(l);
         r.phase = phase;
         r.op = op.name;
-        r.kernel = k.name + tag;
+        r.kernel = k.name();
         r.cls = std::string(hw::to_string(k.cls));
         r.shape = shape_of(k);
         r.precision =
@@ -81,14 +82,14 @@ KernelListing list_kernels(const workload::ScenarioSpec& spec, int stage) {
         out.rows.push_back(std::move(r));
       }
     };
-    for (const auto& op : l.ops) add(op, workload::Pass::forward, 'F', "");
+    for (const auto& op : l.ops) add(op, workload::Pass::forward, 'F', false);
     for (const auto& op : l.ops)
       if (li >= 0 && workload::is_recomputed(op, spec.training.recompute))
-        add(op, workload::Pass::forward, 'B', " (recompute)");
+        add(op, workload::Pass::forward, 'B', true);
     for (auto it = l.ops.rbegin(); it != l.ops.rend(); ++it)
-      add(*it, workload::Pass::backward, 'B', "");
+      add(*it, workload::Pass::backward, 'B', false);
     for (auto it = l.ops.rbegin(); it != l.ops.rend(); ++it)
-      add(*it, workload::Pass::weight, 'W', "");
+      add(*it, workload::Pass::weight, 'W', false);
   }
   return out;
 }

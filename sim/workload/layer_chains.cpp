@@ -44,22 +44,20 @@ Work LayerChains::kernel_work(const std::string& part, const std::vector<const O
   Work w;
   w.part = part;
   w.layer = layer;
-  auto add = [&](const OpCost& op, Pass p, const char* suffix) {
-    for (hw::Kernel& k : op_kernels(op, p, ctx_)) {
-      k.name += suffix;
-      w.kernels.push_back(std::move(k));
-    }
+  auto add = [&](const OpCost& op, Pass p, bool recompute) {
+    const std::size_t from = w.kernels.size();
+    append_op_kernels(op, p, ctx_, w.kernels);
+    for (std::size_t i = from; i < w.kernels.size(); ++i) w.kernels[i].recompute = recompute;
   };
   if (pass == Pass::forward) {
-    for (const OpCost* op : ops) add(*op, pass, "");
+    for (const OpCost* op : ops) add(*op, pass, false);
     return w;
   }
   // Backward: the recomputed ops' forward first, then every op's backward in reverse order.
   if (pass != Pass::weight)
     for (const OpCost* op : ops)
-      if (layer >= 0 && is_recomputed(*op, spec_.training.recompute))
-        add(*op, Pass::forward, " (recompute)");
-  for (auto it = ops.rbegin(); it != ops.rend(); ++it) add(**it, pass, "");
+      if (layer >= 0 && is_recomputed(*op, spec_.training.recompute)) add(*op, Pass::forward, true);
+  for (auto it = ops.rbegin(); it != ops.rend(); ++it) add(**it, pass, false);
   return w;
 }
 

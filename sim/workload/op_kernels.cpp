@@ -12,18 +12,20 @@ using hw::KernelClass;
 
 constexpr double kScale = 4.0 / 128.0;  // fp32 scale per 1×128 tile, bytes per element
 
-Kernel memory_kernel(std::string name, double bytes) {
+Kernel memory_kernel(const std::string& op, hw::KernelRole role, double bytes) {
   Kernel k;
-  k.name = std::move(name);
+  k.set_op(op);
+  k.role = role;
   k.cls = KernelClass::memory;
   k.hbm_bytes = bytes;
   return k;
 }
 
-Kernel gemm_kernel(std::string name, Precision p, double m, double n, double kk, int groups,
-                   double bytes) {
+Kernel gemm_kernel(const std::string& op, hw::KernelRole role, Precision p, double m, double n,
+                   double kk, int groups, double bytes) {
   Kernel k;
-  k.name = std::move(name);
+  k.set_op(op);
+  k.role = role;
   k.cls = KernelClass::gemm;
   k.precision = p;
   k.m = m, k.n = n, k.k = kk, k.groups = groups;
@@ -49,19 +51,21 @@ void linear(const OpCost& op, Pass pass, const KernelContext& ctx, std::vector<K
   const double weights = groups * n * k;
   if (pass == Pass::forward) {
     if (fp8 && !op.input_quantized)
-      out.push_back(memory_kernel(op.name + " quantize input", rows * k * (act + in)));
-    out.push_back(gemm_kernel(op.name + " fprop", p, m, n, k, groups,
+      out.push_back(memory_kernel(op.name, hw::KernelRole::quantize_input, rows * k * (act + in)));
+    out.push_back(gemm_kernel(op.name, hw::KernelRole::fprop, p, m, n, k, groups,
                               rows * k * in + weights * w + rows * n * act));
   }
   if (pass == Pass::backward || pass == Pass::backward_weight) {
     if (fp8)
-      out.push_back(memory_kernel(op.name + " quantize output grad", rows * n * (act + 2.0 * in)));
-    out.push_back(gemm_kernel(op.name + " dgrad", p, m, k, n, groups,
+      out.push_back(
+          memory_kernel(op.name, hw::KernelRole::quantize_grad, rows * n * (act + 2.0 * in)));
+    out.push_back(gemm_kernel(op.name, hw::KernelRole::dgrad, p, m, k, n, groups,
                               rows * n * in + weights * w + rows * k * act));
   }
   if (pass == Pass::weight || pass == Pass::backward_weight) {
-    if (fp8) out.push_back(memory_kernel(op.name + " transpose input", rows * k * 2.0 * in));
-    out.push_back(gemm_kernel(op.name + " wgrad", p, n, k, m, groups,
+    if (fp8)
+      out.push_back(memory_kernel(op.name, hw::KernelRole::transpose_input, rows * k * 2.0 * in));
+    out.push_back(gemm_kernel(op.name, hw::KernelRole::wgrad, p, n, k, m, groups,
                               rows * n * in + rows * k * in + weights * 2.0 * grad));
   }
 }
@@ -85,19 +89,26 @@ KernelContext kernel_context(const ModelSpec& model, const TrainingSpec& trainin
 
 std::vector<Kernel> op_kernels(const OpCost& op, Pass pass, const KernelContext& ctx) {
   std::vector<Kernel> out;
+  append_op_kernels(op, pass, ctx, out);
+  return out;
+}
+
+void append_op_kernels(const OpCost& op, Pass pass, const KernelContext& ctx,
+                       std::vector<Kernel>& out) {
   if (op.cls == OpClass::gemm) {
-    if (pass == Pass::weight && op.w_flops <= 0.0) return out;
+    if (pass == Pass::weight && op.w_flops <= 0.0) return;
     linear(op, pass, ctx, out);
-    return out;
+    return;
   }
-  if (pass == Pass::weight) return out;
+  if (pass == Pass::weight) return;
   const bool fwd = pass == Pass::forward;
   const double t = ctx.tokens * (tp_replicated(op, ctx.tp, ctx.sequence_parallel) ? ctx.tp : 1);
   const double params =
       op_local_params(op, ctx.tp, ctx.ep) * bytes_per_element(ctx.precision.params);
   if (op.cls == OpClass::attention_core) {
     Kernel k;
-    k.name = fwd ? "attention fwd" : "attention bwd";
+    k.set_op("attention");
+    k.role = fwd ? hw::KernelRole::forward_pass : hw::KernelRole::backward_pass;
     k.cls = KernelClass::attention;
     k.precision = op.precision;
     k.flops = t * (fwd ? op.fwd_flops : op.b_flops);
@@ -107,11 +118,12 @@ std::vector<Kernel> op_kernels(const OpCost& op, Pass pass, const KernelContext&
     k.head_dim = op.head_dim;
     k.seq = ctx.seq;
     out.push_back(k);
-    return out;
+    return;
   }
   const double bytes = t * (fwd ? op.io_bytes : op.bwd_io_bytes) + params;
-  if (bytes > 0.0) out.push_back(memory_kernel(fwd ? op.name : op.name + " backward", bytes));
-  return out;
+  if (bytes > 0.0)
+    out.push_back(
+        memory_kernel(op.name, fwd ? hw::KernelRole::plain : hw::KernelRole::backward, bytes));
 }
 
 }  // namespace stepsim::workload

@@ -50,5 +50,8 @@ KernelContext kernel_context(const ModelSpec& model, const TrainingSpec& trainin
 // The kernels `op` launches in `pass`, in launch order (none for a W pass of an op without
 // weights).
 std::vector<hw::Kernel> op_kernels(const OpCost& op, Pass pass, const KernelContext& ctx);
+// The same, appended to `out`.
+void append_op_kernels(const OpCost& op, Pass pass, const KernelContext& ctx,
+                       std::vector<hw::Kernel>& out);
 
 }  // namespace stepsim::workload

@@ -141,7 +141,7 @@ class ProgramBuilder {
     opt.kind = StepOpKind::optimizer;
     opt.part = "optimizer step";
     hw::Kernel step;
-    step.name = "optimizer step";
+    step.set_op("optimizer step");
     step.precision = hw::Precision::fp32;
     step.hbm_bytes = optimizer_step_bytes(spec_, plan_, cost_, r);
     opt.kernels = {step};
@@ -150,7 +150,8 @@ class ProgramBuilder {
       // Wᵀ): the master copy read, two FP8 copies written, for the GEMMs' weights the GPU holds.
       const HeldParams h = held_params(plan_, cost_, r);
       hw::Kernel cast;
-      cast.name = "fp8 weight cast + transpose";
+      cast.set_op("fp8 weights");
+      cast.role = hw::KernelRole::cast_transpose;
       cast.hbm_bytes = (h.dense + h.routed) * (bytes_per_element(pr_.master) + 2.0);
       opt.kernels.push_back(cast);
     }

@@ -20,14 +20,14 @@ const OpCost& op_named(const LayerCost& l, const std::string& name) {
 
 const hw::Kernel& kernel_named(const std::vector<hw::Kernel>& ks, const std::string& name) {
   for (const auto& k : ks)
-    if (k.name == name) return k;
+    if (k.name() == name) return k;
   FAIL("no kernel " << name);
   return ks.front();
 }
 
 bool has(const std::vector<hw::Kernel>& ks, const std::string& name) {
   for (const auto& k : ks)
-    if (k.name == name) return true;
+    if (k.name() == name) return true;
   return false;
 }
 
@@ -109,9 +109,9 @@ TEST_CASE("GPT-3 175B on A100 (BF16, TP8): no FP8 kernels; norms whole on every 
   for (const auto& op : l.ops)
     for (Pass p : {Pass::forward, Pass::backward, Pass::weight})
       for (const auto& k : op_kernels(op, p, f.ctx)) {
-        CAPTURE(k.name);
-        CHECK(k.name.find("quantize") == std::string::npos);
-        CHECK(k.name.find("transpose") == std::string::npos);
+        CAPTURE(k.name());
+        CHECK(k.name().find("quantize") == std::string::npos);
+        CHECK(k.name().find("transpose") == std::string::npos);
       }
   const double tokens = 2048, h = 12288;
   // GELU over the column-parallel up projection's 49152/8 outputs: read and write 2 B each.
