@@ -95,6 +95,14 @@ void step_json(JsonWriter& w, const analysis::StepSimulation& s, const workload:
   w.field("capacity_gb", r.memory.capacity / 1e9);
   w.field("fits", s.peak_memory_bytes <= r.memory.capacity);
   w.end_object();
+  const hw::DeviceSpec& dev = spec.cluster.device;
+  w.key("kernels").begin_object();
+  w.field("sustained_clock", dev.tables.sustained_clock);
+  w.field("sm_share", static_cast<double>(dev.sms - spec.parallel.comm_sms) / dev.sms);
+  w.key("tables").begin_array();
+  for (const auto& t : dev.tables.sources) w.value(t.name);
+  w.end_array();
+  w.end_object();
   w.key("sim").begin_object();
   w.field("events", static_cast<long long>(s.timeline.events + s.build.network_events));
   w.key("wall_s");
@@ -124,7 +132,14 @@ std::string step_text(const analysis::StepSimulation& s, const workload::Scenari
        "% of the BF16 dense peak (" + (spec.training.causal ? "causal" : "full") + " attention)\n";
   o += "  memory    peak " + fixed(s.peak_memory_bytes / 1e9, 1) + " GB of " +
        fixed(r.memory.capacity / 1e9, 1) + " GB per GPU" +
-       (s.peak_memory_bytes <= r.memory.capacity ? "" : " (DOES NOT FIT)") + "\n\n";
+       (s.peak_memory_bytes <= r.memory.capacity ? "" : " (DOES NOT FIT)") + "\n";
+  const hw::DeviceSpec& dev = spec.cluster.device;
+  std::string tables;
+  for (const auto& t : dev.tables.sources) tables += (tables.empty() ? "" : ", ") + t.name;
+  o += "  kernels   timed from " + (tables.empty() ? std::string("the achievable rates") : tables) +
+       "; sustained clock x" + fixed(dev.tables.sustained_clock, 3) + ", " +
+       std::to_string(dev.sms - spec.parallel.comm_sms) + "/" + std::to_string(dev.sms) +
+       " SMs (stepsim kernels lists them)\n\n";
   TextTable tab(
       {"pipeline rank", "compute", "exposed comm", "bubble", "other idle", "overlapped comm"});
   auto row = [&](const std::string& name, const Breakdown& b) {

@@ -174,7 +174,7 @@ TEST_CASE(
   CHECK(keys == std::vector<std::string>{"scenario", "world_size", "step_time_s",
                                          "tokens_per_s_per_gpu", "tflops_per_gpu", "mfu",
                                          "breakdown_s", "worst_gpu", "per_stage", "per_class",
-                                         "roofline", "memory", "sim"});
+                                         "roofline", "memory", "kernels", "sim"});
 }
 
 TEST_CASE(

@@ -35,7 +35,7 @@ TEST_CASE("run --json: the documented keys; the trace and report files are writt
   CHECK(keys == std::vector<std::string>{"scenario", "world_size", "step_time_s",
                                          "tokens_per_s_per_gpu", "tflops_per_gpu", "mfu",
                                          "breakdown_s", "worst_gpu", "per_stage", "per_class",
-                                         "roofline", "memory", "sim"});
+                                         "roofline", "memory", "kernels", "sim"});
   for (const char* k : {"compute", "exposed_comm", "bubble", "other_idle", "overlapped_comm"}) {
     CHECK(j.at("breakdown_s").find(k) != nullptr);
     CHECK(j.at("worst_gpu").find(k) != nullptr);
