@@ -50,12 +50,7 @@ int kernels_command(const Args& args) {
   const std::string text = vm.count("json")  ? report::kernels_json(k)
                            : vm.count("csv") ? report::kernels_csv(k)
                                              : report::kernels_text(k, spec);
-  if (output.empty()) {
-    outputs.finish(text);
-  } else {
-    outputs.stage(output, text);
-    outputs.finish("");
-  }
+  outputs.finish_report(output, text);
   return 0;
 }
 

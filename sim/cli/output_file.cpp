@@ -149,6 +149,15 @@ void OutputSet::stage(const std::string& path, const std::string& text) {
   throw_if_interrupted();
 }
 
+void OutputSet::finish_report(const std::string& path, const std::string& text) {
+  if (path.empty()) {
+    finish(text);
+    return;
+  }
+  stage(path, text);
+  finish("");
+}
+
 void OutputSet::finish(const std::string& stdout_text) {
   throw_if_interrupted();
   if (control_) control_->check();

@@ -38,6 +38,9 @@ class OutputSet {
   // engine::UserError on a write error and engine::Stopped when a signal has arrived; both leave
   // no output file.
   void finish(const std::string& stdout_text);
+  // A command's one report: to the declared output `path` (staged, then committed), or to standard
+  // output when `path` is empty.
+  void finish_report(const std::string& path, const std::string& text);
 
  private:
   struct Output {

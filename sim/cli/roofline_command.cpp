@@ -72,12 +72,7 @@ int roofline_command(const Args& args) {
       text += report::roofline_comparison_text(results, labels);
     }
   }
-  if (output.empty()) {
-    outputs.finish(text);
-  } else {
-    outputs.stage(output, text);
-    outputs.finish("");
-  }
+  outputs.finish_report(output, text);
   return 0;
 }
 

@@ -41,6 +41,14 @@ void read_table(const Node& node, hw::DeviceSpec& d, const std::string& file) {
       pn.fail("the device has no " + std::string(hw::to_string(p)) + " rate under 'compute'",
               "add the rate, or drop the table");
   }
+  auto read_rate = [&](MapReader& row) {
+    const Node rate = row.get("rate");
+    const double v = rate.quantity(Dimension::flop_rate);
+    if (v > d.rate(p).peak_flops)
+      rate.fail("the rate exceeds the device's " + std::string(hw::to_string(p)) + " peak",
+                "a measured rate is at most the datasheet peak");
+    return v;
+  };
   const Node rows = r.get("rows");
   const auto items = rows.items();
   if (items.empty()) rows.fail("a table needs at least one row");
@@ -56,11 +64,7 @@ void read_table(const Node& node, hw::DeviceSpec& d, const std::string& file) {
       g.n = row.get("n").number(kDimRange.lo, kDimRange.hi);
       g.k = row.get("k").number(kDimRange.lo, kDimRange.hi);
       if (auto gr = row.find("groups")) g.groups = static_cast<int>(gr->integer(1, 4096));
-      const Node rate = row.get("rate");
-      g.rate = rate.quantity(Dimension::flop_rate);
-      if (g.rate > d.rate(p).peak_flops)
-        rate.fail("the rate exceeds the device's " + std::string(hw::to_string(p)) + " peak",
-                  "a measured rate is at most the datasheet peak");
+      g.rate = read_rate(row);
       g.source = index;
       g.line = line;
       t.gemm.push_back(g);
@@ -71,11 +75,7 @@ void read_table(const Node& node, hw::DeviceSpec& d, const std::string& file) {
       a.causal = row.get("causal").boolean();
       a.head_dim = row.get("head_dim").number(1, 4096);
       a.seq = row.get("seq").number(1, 1e8);
-      const Node rate = row.get("rate");
-      a.rate = rate.quantity(Dimension::flop_rate);
-      if (a.rate > d.rate(p).peak_flops)
-        rate.fail("the rate exceeds the device's " + std::string(hw::to_string(p)) + " peak",
-                  "a measured rate is at most the datasheet peak");
+      a.rate = read_rate(row);
       a.source = index;
       a.line = line;
       t.attention.push_back(a);
