@@ -145,7 +145,7 @@ class Analyzer {
     for (const hw::Kernel& k : work.kernels) {
       w.flops[static_cast<int>(k.precision)] += k.flops * n;
       if (k.flops > 0.0) {
-        w.compute_s += kernels_.math_seconds(k) * n;
+        w.compute_s += kernels_.math_seconds(k, program_.sm_share) * n;
         w.compute_peak_s += k.flops / dev_.rate(k.precision).peak_flops * n;
       }
       w.hbm_bytes += k.hbm_bytes * n;
@@ -271,7 +271,7 @@ Roofline roofline(const ScenarioSpec& spec, workload::StepProgram* program_out) 
   r.scenario = spec.name;
   r.world_size = r.plan.world;
   r.tokens_per_step = static_cast<double>(spec.training.global_batch) * spec.training.seq_len;
-  r.params_total = cost.params_main();
+  r.params_main = cost.params_main();
   r.params_mtp = cost.params_mtp();
   r.params_active = cost.params_active();
   r.flops_per_token = cost.flops_per_token();
@@ -291,8 +291,8 @@ Roofline roofline(const ScenarioSpec& spec, workload::StepProgram* program_out) 
     double flops = 0.0;
     for (double f : w.flops) flops += f;
     step_flops += flops * r.plan.dp * r.plan.tp;
-    const double compute = w.compute_s / r.sm_share;
-    const double hbm = w.hbm_bytes / dev.hbm_bandwidth;
+    const double compute = w.compute_s;
+    const double hbm = w.hbm_bytes / kernels.hbm_bandwidth();
     const double nvl = w.comm.nvlink > 0.0 ? w.comm.nvlink / cl.nvlink.bandwidth : 0.0;
     const double ib =
         w.comm.ib > 0.0 ? std::max(w.comm.ib / ib_rate, w.cross_leaf_ib / uplink_rate) : 0.0;
@@ -309,6 +309,8 @@ Roofline roofline(const ScenarioSpec& spec, workload::StepProgram* program_out) 
     r.compute_peak_s = w.compute_peak_s;
     r.hbm_bytes = w.hbm_bytes;
     r.hbm_s = hbm;
+    r.hbm_peak_s = w.hbm_bytes / dev.hbm_bandwidth;
+    r.hbm_bandwidth = kernels.hbm_bandwidth();
     r.traffic = w.traffic;
     r.comm_bytes = w.comm;
     r.nvlink_s = nvl;

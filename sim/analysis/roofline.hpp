@@ -4,11 +4,13 @@
 //
 // For every pipeline rank (device) the step's work is added up per resource:
 //  - compute: Σ_kernels the kernel's arithmetic at the rate the KernelModel's calibration tables
-//    give its class and shape (math_seconds, sustained clock applied) / sm_share, where
+//    give its class and shape on the SMs left to it (math_seconds: sustained clock and wave
+//    quantisation applied, its bytes free), where
 //    sm_share = (SMs - comm_sms) / SMs is what the GEMMs keep while communication kernels hold
 //    their SMs; also at the datasheet peak (no efficiency, all SMs) for comparison;
 //  - HBM: the bytes every kernel of the program reads and writes (activations in and out, the
-//    GPU's weights once per kernel: op_kernels.hpp) and the optimizer step's;
+//    GPU's weights once per kernel: op_kernels.hpp) and the optimizer step's, at the bandwidth the
+//    device's memory table gives a large kernel (and, beside it, at the datasheet figure);
 //  - NVLink and InfiniBand: the bytes per link class of every collective of the program, from the
 //    closed forms of the algorithms that run it (net/algorithm/): tensor-parallel all-reduces,
 //    expert dispatch/combine, pipeline sends (over NVLink when both ranks' GPUs share a node, else
@@ -57,8 +59,8 @@ struct Roofline {
   std::string scenario;
   int world_size = 0;
   double tokens_per_step = 0.0;
-  double params_total = 0.0;  // the main model's
-  double params_mtp = 0.0;    // multi-token prediction modules' (embedding and head shared)
+  double params_main = 0.0;  // the main model's
+  double params_mtp = 0.0;   // multi-token prediction modules' (embedding and head shared)
   double params_active = 0.0;
   double flops_per_token = 0.0;  // training, causal attention, no recompute
   bool causal = true;
@@ -71,7 +73,9 @@ struct Roofline {
   double compute_s = 0.0;       // achievable, shape-aware, sm_share applied
   double compute_peak_s = 0.0;  // datasheet peak, all SMs
   double hbm_bytes = 0.0;
-  double hbm_s = 0.0;
+  double hbm_s = 0.0;          // at the measured bandwidth of a large memory-bound kernel
+  double hbm_peak_s = 0.0;     // at the datasheet bandwidth
+  double hbm_bandwidth = 0.0;  // the measured one, bytes/s
   std::vector<TrafficRow> traffic;
   net::LinkBytes comm_bytes;
   double nvlink_s = 0.0, ib_s = 0.0;            // achievable bandwidth

@@ -24,6 +24,9 @@ int optional_int(MapReader& r, const std::string& key, int def, long long lo = 0
 
 // Cross-field checks shared by both formats.
 void validate(const ModelSpec& m, const Node& where) {
+  if (m.mtp_layers > 16)
+    where.fail("mtp_layers " + std::to_string(m.mtp_layers) + " is more than 16 prediction modules",
+               "DeepSeek-V3 trains with 1 (num_nextn_predict_layers)");
   const auto& a = m.attention;
   if (a.kind != AttentionKind::mla) {
     if (a.kv_heads < 1 || a.heads % a.kv_heads != 0)

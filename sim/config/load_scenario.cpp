@@ -137,6 +137,8 @@ ScenarioSpec read_scenario(const std::string& file, const std::vector<Override>&
                              overrides, "cluster");
   }
   if (!s.cluster.device_file.empty()) s.where.files.push_back(s.cluster.device_file);
+  for (const auto& t : s.cluster.device.tables.sources)
+    if (!t.file.empty()) s.where.files.push_back(t.file);
   if (auto f = r.find("faults")) {
     const auto more = read_faults(*f, s.cluster);
     s.cluster.faults.insert(s.cluster.faults.end(), more.begin(), more.end());

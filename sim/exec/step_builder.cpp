@@ -165,11 +165,25 @@ class Builder {
     }
     return {};
   }
-  // The chain's works timed on device d, once per device.
+  // The chain's works timed on device d, once per device; a compute work's kernels are timed
+  // once for all devices (a device only scales them by its slowdown).
   const std::vector<Timed>& timed(int chain, int d) {
     auto& t = timed_[chain];
-    if (t.empty())
-      for (const Work& w : program_.chains[chain]) t.push_back(time(w, d));
+    if (!t.empty()) return t;
+    if (kernel_s_.empty()) kernel_s_.resize(program_.chains.size());
+    auto& ks = kernel_s_[chain];
+    const auto& works = program_.chains[chain];
+    for (std::size_t i = 0; i < works.size(); ++i) {
+      if (works[i].stream != StreamKind::compute) {
+        t.push_back(time(works[i], d));
+        continue;
+      }
+      if (ks.empty()) ks.assign(works.size(), -1.0);
+      if (ks[i] < 0.0) ks[i] = kernels_.run_seconds(works[i].kernels, program_.sm_share);
+      Timed c;
+      c.duration = Time::from_seconds(ks[i] * slowdown_[d]);
+      t.push_back(c);
+    }
     return t;
   }
 
@@ -366,7 +380,8 @@ class Builder {
   std::vector<std::pair<int, std::vector<std::tuple<char, int, int>>>> pending_;
   std::vector<std::vector<Timed>> timed_;  // per chain, on the device being built
   CollectiveTimer timer_;
-  hw::TableKernelModel kernels_;  // the time of every kernel of the step
+  hw::TableKernelModel kernels_;               // the time of every kernel of the step
+  std::vector<std::vector<double>> kernel_s_;  // per chain and work: its kernels' seconds
 };
 
 }  // namespace

@@ -56,6 +56,7 @@ std::string Kernel::name() const {
                                           " quantize input",
                                           " quantize output grad",
                                           " transpose input",
+                                          " transpose output grad",
                                           " backward",
                                           " fwd",
                                           " bwd",
@@ -82,7 +83,8 @@ TableKernelModel::TableKernelModel(const DeviceSpec& device) : device_(device) {
       k.cls = KernelClass::gemm;
       k.precision = r.precision;
       k.m = r.m, k.n = r.n, k.k = r.k, k.groups = r.groups;
-      const double f = r.rate * clock(r.source) / (gemm_bound(k, 1.0) * waves(k, 1.0));
+      const double c = compute_bound(k, 1.0) ? clock(r.source) : 1.0;
+      const double f = r.rate * c / (gemm_bound(k, 1.0) * waves(k, 1.0));
       g.rates.add({r.m, r.n, r.k, static_cast<double>(r.groups)}, f);
       g.rows.push_back(static_cast<int>(i));
     }
@@ -134,21 +136,29 @@ const TableKernelModel::Table* TableKernelModel::attention_table(Precision p, bo
   return t;
 }
 
-double TableKernelModel::gemm_bound(const Kernel& k, double sm_share) const {
+namespace {
+
+// A GEMM's operands and output (BF16 or wider), bytes, and its arithmetic intensity.
+double gemm_intensity(const Kernel& k) {
   const double in = bytes_per_element(k.precision);
-  const double out = std::max(2.0, in);
-  const double flops = 2.0 * k.groups * k.m * k.n * k.k;
-  const double bytes = k.groups * (k.m * k.k * in + k.n * k.k * in + k.m * k.n * out);
-  return std::min(device_.rate(k.precision).peak_flops * sm_share,
-                  flops / bytes * device_.hbm_bandwidth);
+  const double bytes = k.groups * (k.m * k.k * in + k.n * k.k * in + k.m * k.n * std::max(2.0, in));
+  return 2.0 * k.groups * k.m * k.n * k.k / bytes;
+}
+
+}  // namespace
+
+bool TableKernelModel::compute_bound(const Kernel& k, double sm_share) const {
+  return gemm_intensity(k) * device_.hbm_bandwidth >=
+         device_.rate(k.precision).peak_flops * sm_share;
+}
+
+double TableKernelModel::gemm_bound(const Kernel& k, double sm_share, bool memory) const {
+  const double peak = device_.rate(k.precision).peak_flops * sm_share;
+  return memory ? std::min(peak, gemm_intensity(k) * device_.hbm_bandwidth) : peak;
 }
 
 double TableKernelModel::waves(const Kernel& k, double sm_share) const {
-  const double flops = 2.0 * k.groups * k.m * k.n * k.k;
-  const double in = bytes_per_element(k.precision);
-  const double bytes = k.groups * (k.m * k.k * in + k.n * k.k * in + k.m * k.n * std::max(2.0, in));
-  if (flops / bytes * device_.hbm_bandwidth < device_.rate(k.precision).peak_flops * sm_share)
-    return 1.0;  // memory-bound: the tiles wait on HBM, not on SMs
+  if (!compute_bound(k, sm_share)) return 1.0;  // memory-bound: the tiles wait on HBM, not SMs
   const double sms = std::max(1.0, std::floor(device_.sms * sm_share));
   const double tiles = k.groups * std::ceil(k.m / kTile) * std::ceil(k.n / kTile);
   return k.groups * k.m * k.n / (kTile * kTile) / (std::ceil(tiles / sms) * sms);
@@ -170,11 +180,12 @@ double TableKernelModel::fallback_rate(const Kernel& k, double sm_share, std::st
   return rate;
 }
 
-double TableKernelModel::gemm_rate(const Kernel& k, double sm_share, std::string* rule) const {
+double TableKernelModel::gemm_rate(const Kernel& k, double sm_share, bool memory,
+                                   std::string* rule) const {
   const Table* t = device_.supports(k.precision) ? gemm_table(k.precision) : nullptr;
   if (!t || k.m <= 0.0 || k.n <= 0.0 || k.k <= 0.0) return fallback_rate(k, sm_share, rule);
   const std::vector<double> shape{k.m, k.n, k.k, static_cast<double>(k.groups)};
-  const double rate = t->rates.at(shape) * gemm_bound(k, sm_share) * waves(k, sm_share);
+  const double rate = t->rates.at(shape) * gemm_bound(k, sm_share, memory) * waves(k, sm_share);
   if (rule) {
     const GemmRow& r = device_.tables.gemm[t->rows[t->rates.nearest(shape)]];
     const std::string row = device_.tables.sources[r.source].name + " " +
@@ -234,11 +245,11 @@ std::size_t TableKernelModel::ShapeHash::operator()(const ShapeKey& s) const {
   for (double v : {s.n, s.k, s.head_dim, s.seq, s.sm_share})
     h = h * 1099511628211ull ^ std::hash<double>()(v);
   return h * 1099511628211ull ^
-         static_cast<std::size_t>(s.groups << 12 | s.cls << 6 | s.precision << 2 | s.backward << 1 |
-                                  s.causal);
+         static_cast<std::size_t>(s.groups << 12 | s.memory << 8 | s.cls << 6 | s.precision << 2 |
+                                  s.backward << 1 | s.causal);
 }
 
-double TableKernelModel::cached_rate(const Kernel& k, double sm_share) const {
+double TableKernelModel::cached_rate(const Kernel& k, double sm_share, bool memory) const {
   const ShapeKey key{k.m,
                      k.n,
                      k.k,
@@ -249,23 +260,33 @@ double TableKernelModel::cached_rate(const Kernel& k, double sm_share) const {
                      static_cast<std::uint8_t>(k.cls),
                      static_cast<std::uint8_t>(k.precision),
                      k.backward,
-                     k.causal};
+                     k.causal,
+                     memory};
   if (auto it = rates_.find(key); it != rates_.end()) return it->second;
-  const double r = k.cls == KernelClass::gemm ? gemm_rate(k, sm_share, nullptr)
+  const double r = k.cls == KernelClass::gemm ? gemm_rate(k, sm_share, memory, nullptr)
                                               : attention_rate(k, sm_share, nullptr);
   rates_.emplace(key, r);
   return r;
 }
 
+double TableKernelModel::hbm_bandwidth() const {
+  Kernel copy;
+  copy.hbm_bytes = 1024.0 * 1024.0 * 1024.0;
+  return memory_rate(copy, nullptr);
+}
+
 double TableKernelModel::exec(const Kernel& k, double sm_share, std::string* rule) const {
   switch (k.cls) {
-    case KernelClass::gemm:
+    case KernelClass::gemm: {
       if (k.flops <= 0.0) return 0.0;
-      return k.flops / (rule ? gemm_rate(k, sm_share, rule) : cached_rate(k, sm_share));
+      const double math =
+          k.flops / (rule ? gemm_rate(k, sm_share, true, rule) : cached_rate(k, sm_share, true));
+      return k.hbm_bytes > 0.0 ? std::max(math, k.hbm_bytes / memory_rate(k, nullptr)) : math;
+    }
     case KernelClass::attention:
       if (k.flops <= 0.0) return 0.0;
       return k.flops * (k.backward ? 1.25 : 1.0) /
-             (rule ? attention_rate(k, sm_share, rule) : cached_rate(k, sm_share));
+             (rule ? attention_rate(k, sm_share, rule) : cached_rate(k, sm_share, true));
     case KernelClass::memory:
       return k.hbm_bytes > 0.0 ? k.hbm_bytes / memory_rate(k, rule) : 0.0;
   }
@@ -280,12 +301,19 @@ KernelEstimate TableKernelModel::explain(const Kernel& k, double sm_share) const
   KernelEstimate e;
   const double x = exec(k, sm_share, &e.rule);
   e.seconds = x + device_.kernel_gap_s;
-  if (x > 0.0) e.rate = (k.cls == KernelClass::memory ? k.hbm_bytes : k.flops) / x;
+  // Memory-bound kernels by their bandwidth; attention in FlashAttention's FLOP convention, as its
+  // tables.
+  const bool attention_bwd = k.cls == KernelClass::attention && k.backward;
+  if (x > 0.0)
+    e.rate =
+        k.cls == KernelClass::memory ? k.hbm_bytes / x : k.flops * (attention_bwd ? 1.25 : 1.0) / x;
   return e;
 }
 
-double TableKernelModel::math_seconds(const Kernel& k) const {
-  return k.cls == KernelClass::memory ? 0.0 : exec(k, 1.0, nullptr);
+double TableKernelModel::math_seconds(const Kernel& k, double sm_share) const {
+  if (k.cls == KernelClass::memory || k.flops <= 0.0) return 0.0;
+  if (k.cls == KernelClass::attention) return exec(k, sm_share, nullptr);
+  return k.flops / cached_rate(k, sm_share, false);
 }
 
 }  // namespace stepsim::hw

@@ -14,6 +14,8 @@
 //    (NVIDIA, "Matrix Multiplication Background User's Guide": tile and wave quantisation).
 //    f is interpolated in log2(M, N, K, G) with a trend in log2 K (a deeper reduction amortises
 //    a tile's prologue and epilogue), so it reproduces each row and follows the table between.
+//    A GEMM also takes at least its own bytes (operands, and the fp32 gradient a weight gradient
+//    reads and writes) at the measured memory bandwidth.
 //    FP16 uses the BF16 rows when it has none of its own (the same tensor-core rate).
 //  - Attention (per precision, pass and causality): the fraction of the peak, interpolated in
 //    log2(seq, head_dim) with a trend in both. A causal backward with only non-causal rows
@@ -22,8 +24,9 @@
 //    the 2× of the model's FLOPs.
 //  - Memory-bound kernels: bytes read + written at the bandwidth a copy of that size reached,
 //    interpolated in log2 bytes; without a memory table, the datasheet bandwidth.
-//  - Burst-clock rows are scaled by the device's sustained-clock factor (the power limit), on
-//    compute only; the SM share scales compute, not bandwidth.
+//  - Burst-clock rows are scaled by the device's sustained-clock factor (the power limit), when
+//    their shape is compute-bound (a memory-bound row waits on HBM, not on the SM clock); the SM
+//    share scales compute, not bandwidth.
 //  - A class without rows runs at the device's achievable rate (a GEMM microbenchmark) under its
 //    memory roofline, with the same clock factor.
 // A kernel's time in its stream is its execution plus the gap between dependent kernels; a run of
@@ -58,6 +61,7 @@ enum class KernelRole : std::uint8_t {
   quantize_input,   // "{op} quantize input"
   quantize_grad,    // "{op} quantize output grad"
   transpose_input,  // "{op} transpose input"
+  transpose_grad,   // "{op} transpose output grad"
   backward,         // "{op} backward"
   forward_pass,     // "{op} fwd"
   backward_pass,    // "{op} bwd"
@@ -98,10 +102,13 @@ class KernelModel {
   // Seconds of `k` in its stream (execution plus the gap after it) with `sm_share` of the SMs.
   virtual double seconds(const Kernel& k, double sm_share) const = 0;
   virtual KernelEstimate explain(const Kernel& k, double sm_share) const = 0;
-  // Seconds for `k`'s arithmetic alone at the rate the model runs it with all SMs: no memory
-  // traffic, no launch (the roofline's compute term).
-  virtual double math_seconds(const Kernel& k) const = 0;
+  // Seconds for `k`'s arithmetic alone at the rate the model runs it with `sm_share` of the SMs,
+  // as if its bytes cost nothing: no memory bound, no gap, no launch (the roofline's compute
+  // term; memory-bound kernels have none).
+  virtual double math_seconds(const Kernel& k, double sm_share) const = 0;
   virtual double launch_seconds() const = 0;
+  // The bandwidth a large memory-bound kernel reaches (bytes/s): the roofline's HBM rate.
+  virtual double hbm_bandwidth() const = 0;
   // A run of kernels on one stream, issued by the host one per launch.
   double run_seconds(const std::vector<Kernel>& ks, double sm_share) const;
 };
@@ -109,10 +116,13 @@ class KernelModel {
 class TableKernelModel final : public KernelModel {
  public:
   explicit TableKernelModel(const DeviceSpec& device);
+  TableKernelModel(DeviceSpec&&) = delete;  // it keeps a reference
   double seconds(const Kernel& k, double sm_share) const override;
   KernelEstimate explain(const Kernel& k, double sm_share) const override;
-  double math_seconds(const Kernel& k) const override;
+  double math_seconds(const Kernel& k, double sm_share) const override;
   double launch_seconds() const override { return device_.launch_overhead_s; }
+  // The memory table at 1 GiB, or the datasheet figure without one.
+  double hbm_bandwidth() const override;
   double clock_factor() const { return device_.tables.sustained_clock; }
 
  private:
@@ -121,11 +131,13 @@ class TableKernelModel final : public KernelModel {
     std::vector<int> rows;  // the device's row behind each table row
   };
   double exec(const Kernel& k, double sm_share, std::string* rule) const;
-  double gemm_rate(const Kernel& k, double sm_share, std::string* rule) const;
+  // `memory`: under the shape's memory roofline too (else its arithmetic alone).
+  double gemm_rate(const Kernel& k, double sm_share, bool memory, std::string* rule) const;
   double attention_rate(const Kernel& k, double sm_share, std::string* rule) const;
   double memory_rate(const Kernel& k, std::string* rule) const;
   double fallback_rate(const Kernel& k, double sm_share, std::string* rule) const;
-  double gemm_bound(const Kernel& k, double sm_share) const;
+  double gemm_bound(const Kernel& k, double sm_share, bool memory = true) const;
+  bool compute_bound(const Kernel& k, double sm_share) const;
   double waves(const Kernel& k, double sm_share) const;
   const Table* gemm_table(Precision p) const;
   const Table* attention_table(Precision p, bool backward, bool causal) const;
@@ -136,13 +148,13 @@ class TableKernelModel final : public KernelModel {
   struct ShapeKey {
     double m, n, k, head_dim, seq, sm_share;
     int groups;
-    std::uint8_t cls, precision, backward, causal;
+    std::uint8_t cls, precision, backward, causal, memory;
     bool operator==(const ShapeKey&) const = default;
   };
   struct ShapeHash {
     std::size_t operator()(const ShapeKey& s) const;
   };
-  double cached_rate(const Kernel& k, double sm_share) const;
+  double cached_rate(const Kernel& k, double sm_share, bool memory) const;
   mutable std::unordered_map<ShapeKey, double, ShapeHash> rates_;
 
   const DeviceSpec& device_;

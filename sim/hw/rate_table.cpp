@@ -55,7 +55,8 @@ void RateTable::add(std::vector<double> shape, double value) {
 
 double RateTable::trend_at(const std::vector<double>& x) const {
   double t = coef_.empty() ? 0.0 : coef_[0];
-  for (std::size_t j = 1; j < coef_.size(); ++j) t += coef_[j] * x[used_[j - 1]];
+  for (std::size_t j = 1; j < coef_.size(); ++j)
+    t += coef_[j] * std::clamp(x[used_[j - 1]], lo_[j - 1], hi_[j - 1]);
   return t;
 }
 
@@ -89,6 +90,13 @@ void RateTable::fit() {
     if (solve(a, b, c)) coef_ = c;
   }
   if (coef_.size() != terms) used_.clear();
+  lo_.assign(used_.size(), 1e300);
+  hi_.assign(used_.size(), -1e300);
+  for (std::size_t j = 0; j < used_.size(); ++j)
+    for (const auto& x : xs_) {
+      lo_[j] = std::min(lo_[j], x[used_[j]]);
+      hi_[j] = std::max(hi_[j], x[used_[j]]);
+    }
   residuals_.resize(n);
   for (std::size_t i = 0; i < n; ++i) residuals_[i] = std::log(values_[i]) - trend_at(xs_[i]);
 }

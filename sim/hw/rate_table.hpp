@@ -6,8 +6,10 @@
 // a least-squares linear trend T in the `trend` coordinates (log-log: a power law in them) plus
 // the rows' residuals from it, spread by inverse squared distance (Shepard's method). At a row
 // the weight of that row is infinite, so every row is reproduced exactly; between rows the value
-// follows the trend, bent towards the nearest rows; beyond them it extrapolates the trend. The
-// result is clamped to (0, the largest value of the table]: no shape beats the best measured.
+// follows the trend, bent towards the nearest rows. Beyond the rows' range in a trend coordinate
+// the trend holds its value at the edge (no extrapolation of a slope the rows do not show there),
+// and the result is clamped to (0, the largest value of the table]: no shape beats the best
+// measured.
 // The trend carries what Shepard's method alone cannot: a smooth dependence the rows sample
 // sparsely (a GEMM's efficiency rising with its reduction depth), so that leaving a row out
 // predicts it from its neighbours' slope rather than from their mean.
@@ -43,6 +45,7 @@ class RateTable {
 
   int dims_;
   std::vector<int> trend_, used_;  // trend coordinates asked for; those the rows vary in
+  std::vector<double> lo_, hi_;    // the rows' range in each used trend coordinate
   std::vector<std::vector<double>> shapes_, xs_;
   std::vector<double> values_, residuals_;
   std::vector<double> coef_;  // constant, then one per trend coordinate

@@ -1,7 +1,6 @@
 #include "sim/report/kernel_report.hpp"
 
 #include <cstdio>
-#include <map>
 #include <set>
 
 #include "sim/hw/kernel_model.hpp"
@@ -61,9 +60,19 @@ KernelListing list_kernels(const workload::ScenarioSpec& spec, int stage) {
     const std::string kind =
         li < 0 ? layer_name(l) : std::string(l.mtp ? "mtp " : "") + (l.moe ? "moe" : "dense");
     if (!kinds.insert(kind).second) continue;
+    std::vector<hw::Kernel> phase_kernels;
+    char current = 'F';
+    auto total = [&] {
+      if (!phase_kernels.empty())
+        out.totals.push_back(
+            {layer_name(l), current, model.run_seconds(phase_kernels, out.sm_share)});
+      phase_kernels.clear();
+    };
     auto add = [&](const workload::OpCost& op, workload::Pass pass, char phase, bool recompute) {
+      if (phase != current) total(), current = phase;
       for (hw::Kernel k : workload::op_kernels(op, pass, ctx)) {
         k.recompute = recompute;
+        phase_kernels.push_back(k);
         const hw::KernelEstimate e = model.explain(k, out.sm_share);
         KernelRow r;
         r.layer = layer_name(l);
@@ -90,6 +99,7 @@ KernelListing list_kernels(const workload::ScenarioSpec& spec, int stage) {
       add(*it, workload::Pass::backward, 'B', false);
     for (auto it = l.ops.rbegin(); it != l.ops.rend(); ++it)
       add(*it, workload::Pass::weight, 'W', false);
+    total();
   }
   return out;
 }
@@ -100,27 +110,25 @@ std::string kernels_text(const KernelListing& k, const workload::ScenarioSpec& s
   o += "  SMs left to compute " + fixed(100.0 * k.sm_share, 1) + " %, sustained clock x" +
        fixed(k.sustained_clock, 3) + " on burst-clock table rows\n";
   std::string layer;
-  std::map<char, double> phase_s;
   TextTable* t = nullptr;
   std::vector<TextTable> tables;
   auto flush = [&] {
     if (!t) return;
     o += "\n" + layer + "\n" + t->render();
     o += "  total:";
-    for (const auto& [p, s] : phase_s) o += std::string(" ") + p + " " + seconds(s);
+    for (const KernelTotal& tot : k.totals)
+      if (tot.layer == layer) o += std::string(" ") + tot.phase + " " + seconds(tot.seconds);
     o += "\n";
   };
   for (const KernelRow& r : k.rows) {
     if (r.layer != layer) {
       flush();
       layer = r.layer;
-      phase_s.clear();
       tables.emplace_back(std::vector<std::string>{"phase", "kernel", "class", "shape", "prec",
                                                    "FLOPs", "bytes", "rate", "time", "from"});
       t = &tables.back();
       t->left_align_from(9);
     }
-    phase_s[r.phase] += r.seconds;
     const bool mem = r.cls == "memory";
     t->row({std::string(1, r.phase), r.kernel, r.cls, r.shape, r.precision,
             r.flops > 0 ? si(r.flops, "FLOP") : "", si(r.bytes, "B"),
@@ -154,6 +162,15 @@ std::string kernels_json(const KernelListing& k) {
     w.field("rate", r.rate);
     w.field("seconds", r.seconds);
     w.field("from", r.rule);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("totals").begin_array();
+  for (const KernelTotal& t : k.totals) {
+    w.begin_object();
+    w.field("layer", t.layer);
+    w.field("phase", std::string(1, t.phase));
+    w.field("seconds", t.seconds);
     w.end_object();
   }
   w.end_array();

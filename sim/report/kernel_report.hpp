@@ -1,9 +1,10 @@
 // `stepsim kernels`: what one GPU of a pipeline stage launches for one layer of each kind (dense,
 // MoE, embedding, head), per phase: F (forward), B (input gradient, the recomputed ops' forward
 // first) and W (weight gradient), one row per kernel with its class, shape, FLOPs, HBM bytes,
-// precision, the rate the kernel model used and the table row or rule it came from, and its time
-// (execution plus the gap; the host's launch queue is not included: a kernel's own cost). Totals
-// per layer and phase. A user checks these against a profile of their own.
+// precision, the rate the kernel model used (attention in FlashAttention's FLOP convention, as its
+// tables) and the table row or rule it came from, and its time (execution plus the gap). Totals
+// per layer and phase run the phase's kernels as the simulation does, the host issuing one per
+// launch overhead. A user checks these against a profile of their own.
 #pragma once
 
 #include <string>
@@ -21,11 +22,19 @@ struct KernelRow {
   std::string rule;
 };
 
+// A layer's phase: its kernels as one stream runs them, the host issuing one per launch overhead.
+struct KernelTotal {
+  std::string layer;
+  char phase = 'F';
+  double seconds = 0.0;
+};
+
 struct KernelListing {
   int stage = 0;
   double sm_share = 1.0;
   double sustained_clock = 1.0;
   std::vector<KernelRow> rows;
+  std::vector<KernelTotal> totals;
 };
 
 KernelListing list_kernels(const workload::ScenarioSpec& spec, int stage);

@@ -44,7 +44,7 @@ std::string roofline_text(const Roofline& r, const workload::ScenarioSpec& spec)
   const auto& cl = spec.cluster;
   std::string o;
   o += r.scenario + "\n";
-  o += "  model   " + spec.model.name + ": " + fixed(r.params_total / 1e9, 1) + " B parameters" +
+  o += "  model   " + spec.model.name + ": " + fixed(r.params_main / 1e9, 1) + " B parameters" +
        (r.params_mtp > 0 ? " + " + fixed(r.params_mtp / 1e9, 1) + " B MTP" : "") + ", " +
        fixed(r.params_active / 1e9, 1) + " B active per token, " +
        fixed(r.flops_per_token / 1e9, 1) + " GFLOP per token for training (" +
@@ -105,8 +105,9 @@ std::string roofline_text(const Roofline& r, const workload::ScenarioSpec& spec)
              std::to_string(cl.device.sms) + " SMs (comm_sms " +
              std::to_string(spec.parallel.comm_sms) + ")";
   t.row({"compute", seconds(r.compute_s), seconds(r.compute_peak_s), rates});
-  t.row({"HBM", seconds(r.hbm_s), seconds(r.hbm_s),
-         fixed(cl.device.hbm_bandwidth / 1e12, 2) + " TB/s"});
+  t.row({"HBM", seconds(r.hbm_s), seconds(r.hbm_peak_s),
+         fixed(r.hbm_bandwidth / 1e12, 2) + " of " + fixed(cl.device.hbm_bandwidth / 1e12, 2) +
+             " TB/s"});
   t.row({"NVLink", seconds(r.nvlink_s), seconds(r.nvlink_peak_s),
          fixed(cl.nvlink.bandwidth / 1e9, 0) + " of " + fixed(cl.nvlink.peak_bandwidth / 1e9, 0) +
              " GB/s per GPU and direction"});
@@ -167,7 +168,8 @@ void roofline_json(JsonWriter& out, const Roofline& r, const workload::ScenarioS
   out.field("tokens_per_step", r.tokens_per_step);
   out.key("model").begin_object();
   out.field("name", spec.model.name);
-  out.field("params_total", r.params_total);
+  out.field("params_total", r.params_main + r.params_mtp);
+  out.field("params_main", r.params_main);
   out.field("params_mtp", r.params_mtp);
   out.field("params_active", r.params_active);
   out.field("flops_per_token", r.flops_per_token);
@@ -184,6 +186,7 @@ void roofline_json(JsonWriter& out, const Roofline& r, const workload::ScenarioS
   out.field("compute_peak_s", r.compute_peak_s);
   out.field("hbm_bytes", r.hbm_bytes);
   out.field("hbm_s", r.hbm_s);
+  out.field("hbm_peak_s", r.hbm_peak_s);
   out.key("comm_s").begin_object();
   out.field("nvlink", r.nvlink_s);
   out.field("ib", r.ib_s);

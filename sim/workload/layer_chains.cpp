@@ -27,13 +27,13 @@ std::vector<std::pair<std::string, std::vector<const OpCost*>>> LayerChains::seg
     for (const auto& op : l.ops) s.back().second.push_back(&op);
     return s;
   }
+  // attn | experts or mlp | post (MoE: after the combine). The permutation into expert order
+  // runs before the dispatch, the un-permutation and the residual add after the combine.
   s.push_back({"attn", {}});
-  bool second = false;
   for (const auto& op : l.ops) {
-    if (!second && (op.name == "mlp_norm" ? !l.moe : op.routed_expert)) {
+    if (s.size() == 1 && (l.moe ? op.routed_expert && op.name != "permute" : op.name == "mlp_norm"))
       s.push_back({l.moe ? "experts" : "mlp", {}});
-      second = true;
-    }
+    if (s.size() == 2 && l.moe && op.name == "unpermute") s.push_back({"post", {}});
     s.back().second.push_back(&op);
   }
   return s;
@@ -53,8 +53,10 @@ Work LayerChains::kernel_work(const std::string& part, const std::vector<const O
     for (const OpCost* op : ops) add(*op, pass, false);
     return w;
   }
-  // Backward: the recomputed ops' forward first, then every op's backward in reverse order.
-  if (pass != Pass::weight)
+  // Backward: the recomputed ops' forward first (under full recomputation the whole layer's
+  // forward runs ahead of its backward instead: forward_layer), then every op's backward in
+  // reverse order.
+  if (pass != Pass::weight && spec_.training.recompute.mode != RecomputeMode::full)
     for (const OpCost* op : ops)
       if (layer >= 0 && is_recomputed(*op, spec_.training.recompute)) add(*op, Pass::forward, true);
   for (auto it = ops.rbegin(); it != ops.rend(); ++it) add(**it, pass, false);
@@ -123,23 +125,34 @@ void LayerChains::mark_layer_ends(Chain& c) {
 Chain LayerChains::forward(int stage) const {
   Chain c;
   for (int li : stage_layer_indices(plan_, stage)) {
-    const LayerCost& l = layer_of(cost_, li);
-    zero3_gather(c, l);
-    const auto segs = segments(l);
-    c.push_back(kernel_work(segs[0].first, segs[0].second, Pass::forward, li));
-    if (li < 0) continue;
-    if (plan_.tp > 1) c.push_back(tp_work(li));
-    if (l.moe && plan_.ep > 1) {
-      c.push_back(ep_work(StepOpKind::ep_dispatch, "dispatch", pr_.dispatch, li));
-      c.push_back(kernel_work(segs[1].first, segs[1].second, Pass::forward, li));
-      c.push_back(ep_work(StepOpKind::ep_combine, "combine", pr_.combine, li));
-    } else {
-      c.push_back(kernel_work(segs[1].first, segs[1].second, Pass::forward, li));
-      if (plan_.tp > 1) c.push_back(tp_work(li));
-    }
+    zero3_gather(c, layer_of(cost_, li));
+    forward_layer(c, li, false);
   }
   mark_layer_ends(c);
   return c;
+}
+
+void LayerChains::forward_layer(Chain& c, int li, bool recompute) const {
+  const LayerCost& l = layer_of(cost_, li);
+  const auto segs = segments(l);
+  const std::string again = recompute ? " (recompute)" : "";
+  auto kernels = [&](std::size_t s) {
+    Work w = kernel_work(segs[s].first + again, segs[s].second, Pass::forward, li);
+    for (hw::Kernel& k : w.kernels) k.recompute = recompute;
+    c.push_back(std::move(w));
+  };
+  kernels(0);
+  if (li < 0) return;
+  if (plan_.tp > 1) c.push_back(tp_work(li));
+  if (l.moe && plan_.ep > 1) {
+    c.push_back(ep_work(StepOpKind::ep_dispatch, "dispatch" + again, pr_.dispatch, li));
+    kernels(1);
+    c.push_back(ep_work(StepOpKind::ep_combine, "combine" + again, pr_.combine, li));
+  } else {
+    kernels(1);
+    if (plan_.tp > 1) c.push_back(tp_work(li));
+  }
+  if (segs.size() > 2) kernels(2);
 }
 
 Chain LayerChains::backward(int stage, bool with_weight) const {
@@ -153,27 +166,21 @@ Chain LayerChains::backward(int stage, bool with_weight) const {
     const LayerCost& l = layer_of(cost_, li);
     const auto segs = segments(l);
     const bool full = spec_.training.recompute.mode == RecomputeMode::full;
+    // Full recomputation reruns the layer's forward, its all-reduces and the experts' exchange
+    // included, ahead of its backward.
+    if (full && li >= 0) forward_layer(c, li, true);
     if (li < 0) {
       c.push_back(kernel_work(segs[0].first, segs[0].second, pass, li));
     } else if (l.moe && plan_.ep > 1) {
-      if (full) {
-        // The recomputed forward repeats its all-reduce and the experts' exchange.
-        if (plan_.tp > 1) c.push_back(tp_work(li));
-        c.push_back(ep_work(StepOpKind::ep_dispatch, "dispatch (recompute)", pr_.dispatch, li));
-        c.push_back(ep_work(StepOpKind::ep_combine, "combine (recompute)", pr_.combine, li));
-      }
+      if (segs.size() > 2) c.push_back(kernel_work(segs[2].first, segs[2].second, pass, li));
       c.push_back(ep_work(StepOpKind::ep_dispatch, "combine grad", pr_.dispatch, li));
       c.push_back(kernel_work(segs[1].first, segs[1].second, pass, li));
       c.push_back(ep_work(StepOpKind::ep_combine, "dispatch grad", pr_.combine, li));
       c.push_back(kernel_work(segs[0].first, segs[0].second, pass, li));
       if (plan_.tp > 1) c.push_back(tp_work(li));
     } else {
-      // The recomputed forward repeats the attention's and the MLP's all-reduces; then, as in
-      // Megatron, the all-reduce of each block's input gradient follows its backward.
-      if (full && plan_.tp > 1) {
-        c.push_back(tp_work(li));
-        c.push_back(tp_work(li));
-      }
+      // As in Megatron, the all-reduce of each block's input gradient follows its backward.
+      if (segs.size() > 2) c.push_back(kernel_work(segs[2].first, segs[2].second, pass, li));
       c.push_back(kernel_work(segs[1].first, segs[1].second, pass, li));
       if (plan_.tp > 1) c.push_back(tp_work(li));
       c.push_back(kernel_work(segs[0].first, segs[0].second, pass, li));

@@ -2,12 +2,14 @@
 // micro-batch) as a chain of works (step_program.hpp): runs of kernels and collectives in
 // dependency order, untimed.
 //
-// Per layer, forward: attention (with the MoE router) -> [tensor-parallel all-reduce] ->
-// [expert dispatch -> experts -> combine] or the dense MLP [-> all-reduce]. Backward runs the
-// mirror image (the combine's transpose sends gradients to the experts in the dispatch precision,
-// the dispatch's transpose returns them in the combine precision), with recomputed ops' forward
-// FLOPs added (under full recomputation also the forward's tensor-parallel all-reduces and, for
-// an MoE layer, its dispatch and combine, ahead of the layer's backward), and the weight gradient
+// Per layer, forward: attention (with the MoE router and the permutation into expert order) ->
+// [tensor-parallel all-reduce] -> [expert dispatch -> experts -> combine -> un-permutation and
+// residual add] or the dense MLP [-> all-reduce]. Backward runs the mirror image (the combine's
+// transpose sends gradients to the experts in the dispatch precision, the dispatch's transpose
+// returns them in the combine precision), with recomputed ops' forward kernels ahead of each
+// part's backward (under full recomputation the layer's whole forward, its tensor-parallel
+// all-reduces and, for an MoE layer, its dispatch and combine included, ahead of the layer's
+// backward), and the weight gradient
 // either fused (backward with weight) or as a separate W kernel per layer (ops with weights only)
 // when the schedule splits it. ZeRO-3 gathers each layer (dense over dp, experts over edp) before
 // its forward and again before its backward, at most zero3_prefetch layers ahead, and
@@ -53,6 +55,8 @@ class LayerChains {
   // before it has finished; the layer's first kernel waits for it.
   void zero3_gather(Chain& c, const LayerCost& l) const;
   static void mark_layer_ends(Chain& c);
+  // A layer's forward: its kernels and collectives in order (`recompute`: rerun in backward).
+  void forward_layer(Chain& c, int li, bool recompute) const;
 
   const ScenarioSpec& spec_;
   const ParallelPlan& plan_;

@@ -42,8 +42,11 @@ HeldParams held_params(const ParallelPlan& plan, const ModelCost& cost, int devi
 HeldParams stage_params(const ParallelPlan& plan, const ModelCost& cost, int stage);
 
 // Stage cost helpers shared with the roofline.
-const LayerCost& layer_of(const ModelCost& cost, int index);                // -1 embedding, -2 head
-std::vector<int> stage_layer_indices(const ParallelPlan& plan, int stage);  // incl. -1 / -2
+// -1 embedding, -2 head, -4 the MTP modules' head; layers from `main_layers` on are MTP blocks.
+const LayerCost& layer_of(const ModelCost& cost, int index);
+// In order: the embedding on the first stage; the head, then the MTP blocks and their head on the
+// last.
+std::vector<int> stage_layer_indices(const ParallelPlan& plan, int stage);
 
 // HBM bytes of one optimizer step on a device's GPU: every state of its (ZeRO-sharded) parameters
 // read and written once.

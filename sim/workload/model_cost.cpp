@@ -148,8 +148,9 @@ struct Builder {
         elementwise(prefix + "_act", gated ? "swiglu" : "gelu", copies * up_n, copies * ffn,
                     copies * ffn * gin, 0.0, copies * (gated ? 5.0 * ffn : 3.0 * ffn));
     l.ops.push_back(actf);
-    l.ops.push_back(
-        linear(prefix + "_down", prefix + "_down", h, ffn, 0.0, copies, owned, g, routed));
+    OpCost down = linear(prefix + "_down", prefix + "_down", h, ffn, 0.0, copies, owned, g, routed);
+    down.grad_quantized = routed && t.precision.dispatch == Precision::fp8 && g == Precision::fp8;
+    l.ops.push_back(down);
   }
 
   // Token copies reordered into expert order (permute) or back (unpermute): top_k hidden states
@@ -163,10 +164,11 @@ struct Builder {
     return op;
   }
 
-  LayerCost layer(int index) const {
+  // Layer `index`; an MTP block is an MoE block wherever the model has experts.
+  LayerCost layer(int index, bool mtp = false) const {
     LayerCost l;
     l.index = index;
-    l.moe = m.is_moe_layer(index);
+    l.moe = mtp ? m.moe.enabled : m.is_moe_layer(index);
     l.input_bytes = m.hidden * act;
     attention(l);
     l.ops.push_back(norm("mlp_norm", m.hidden));
@@ -184,9 +186,9 @@ struct Builder {
       l.ops.push_back(topk);
       l.ops.push_back(permutation("permute", t.precision.dispatch, t.precision.combine));
       mlp(l, "expert", e.intermediate, e.top_k, e.experts, true);
-      l.ops.push_back(permutation("unpermute", t.precision.combine, t.precision.dispatch));
       if (e.shared_experts > 0)
         mlp(l, "shared", double(e.intermediate) * e.shared_experts, 1, 1, false);
+      l.ops.push_back(permutation("unpermute", t.precision.combine, t.precision.dispatch));
     } else {
       mlp(l, "mlp", m.mlp.intermediate, 1, 1, false);
     }
@@ -215,9 +217,14 @@ struct Builder {
 
   // Multi-token prediction block `d`: the two norms and the projection, then a transformer block.
   LayerCost mtp_block(int index) const {
-    LayerCost l = layer(index);
+    LayerCost l = layer(index, true);
     l.mtp = true;
     std::vector<OpCost> pre;
+    // The embedding of token i+D, from the main model's table (shared: no parameters here).
+    OpCost embed = embedding().ops.front();
+    embed.name = embed.group = "mtp_embed";
+    embed.params = embed.active_params = 0.0;
+    pre.push_back(embed);
     pre.push_back(norm("mtp_hnorm", m.hidden));
     pre.push_back(norm("mtp_enorm", m.hidden));
     pre.push_back(linear("mtp_proj", "mtp_proj", m.hidden, 2.0 * m.hidden, 2.0 * m.hidden * gin, 1,
@@ -235,8 +242,9 @@ struct Builder {
     for (auto& op : l.ops) {
       op.name = "mtp_" + op.name;
       op.params = 0.0;  // the main model's final norm and head, shared
-      for (double* v : {&op.fwd_flops, &op.b_flops, &op.w_flops, &op.active_params, &op.io_bytes,
-                        &op.bwd_io_bytes, &op.saved_bytes})
+      // One pass per module: the head's GEMM over D times the rows.
+      for (double* v : {&op.copies, &op.fwd_flops, &op.b_flops, &op.w_flops, &op.active_params,
+                        &op.io_bytes, &op.bwd_io_bytes, &op.saved_bytes})
         *v *= m.mtp_layers;
     }
     l.input_bytes *= m.mtp_layers;
@@ -252,11 +260,11 @@ struct Builder {
     if (m.tie_embeddings) out.params = 0.0;  // shares the embedding table
     out.active_params = double(m.vocab) * m.hidden;
     l.ops.push_back(out);
-    // Softmax cross-entropy over fp32 logits: forward reads them; backward reads them again and
-    // writes their gradient in the activation precision.
+    // Fused softmax cross-entropy over the head's logits (in the activation precision, reduced in
+    // fp32 registers): forward reads them; backward reads them again and writes their gradient.
     OpCost loss = elementwise("loss", "loss", 0.0, 0.0, 0.0);
-    loss.io_bytes = m.vocab * 4.0;
-    loss.bwd_io_bytes = m.vocab * (4.0 + act);
+    loss.io_bytes = m.vocab * act;
+    loss.bwd_io_bytes = 2.0 * m.vocab * act;
     l.ops.push_back(loss);
     return l;
   }

@@ -23,7 +23,7 @@
 //     RoPE       F, B read and write the rotated part of q and k
 //     router     F read E fp32 scores, write k indices and k weights; B read k, E, write E
 //     permute    F, B read and write k copies of the hidden state (dispatch / combine precision)
-//     loss       F read the fp32 logits (V); B read them, write the gradient (V, activations)
+//     loss       F read the logits (V); B read them, write their gradient (V)
 // in elements of the activation precision unless said.
 // `saved_bytes` is what the op's output costs in activation memory until backward (GEMM inputs
 // in the GEMM precision, the MLP activation function's input in `mlp_act_input`, other tensors
@@ -36,8 +36,9 @@
 // outputs per token. (Megatron-LM's default unpermute keeps them instead; that costs top_k·hidden
 // activation-precision elements per token and MoE layer more than counted here.)
 //
-// Multi-token prediction (DeepSeek-V3 report §2.2): each module D normalises the main model's
-// final hidden state and the embedding of token i+D (two RMSNorms), projects their concatenation
+// Multi-token prediction (DeepSeek-V3 report §2.2): each module D looks up the embedding of token
+// i+D, normalises it and the main model's final hidden state (two RMSNorms), projects their
+// concatenation
 // 2h -> h (one linear layer), runs one transformer block (MoE where the model's layers are), and
 // predicts through the shared head: final norm, output GEMM and its own cross-entropy loss. The
 // embedding and head are the main model's (no parameters of their own); the modules sit on the
@@ -81,6 +82,7 @@ struct OpCost {
   double saved_bytes = 0.0;      // activation bytes per token kept for backward
   double head_dim = 0.0;         // attention core: mean of the q·k and v head dimensions
   bool input_quantized = false;  // an FP8 GEMM whose input arrives in FP8 (dispatched tokens)
+  bool grad_quantized = false;   // ... whose output gradient arrives in FP8 (the combine's)
 };
 
 struct LayerCost {

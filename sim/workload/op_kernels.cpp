@@ -43,11 +43,14 @@ void linear(const OpCost& op, Pass pass, const KernelContext& ctx, std::vector<K
   const double w = fp8 ? 1.0 : bytes_per_element(pr.params);
   const double grad = bytes_per_element(pr.grads);
   const int groups = op.routed_expert ? std::max(1, ctx.local_experts) : 1;
-  // Every tensor-parallel rank multiplies all the micro-batch's tokens by its shard of W.
-  const double rows = ctx.tokens * ctx.tp * op.copies;  // M, all groups
+  // Every tensor-parallel rank multiplies all the micro-batch's tokens by its shard of W; routed
+  // experts are whole on their GPU (no expert tensor parallelism) and see the token copies the
+  // dispatch brings, the GPU's share of the micro-batch's.
+  const int split = op.routed_expert ? 1 : ctx.tp;
+  const double rows = ctx.tokens * split * op.copies;  // M, all groups
   const double m = rows / groups;
-  const double n = op.n >= op.k ? op.n / ctx.tp : op.n;
-  const double k = op.n >= op.k ? op.k : op.k / ctx.tp;
+  const double n = op.n >= op.k ? op.n / split : op.n;
+  const double k = op.n >= op.k ? op.k : op.k / split;
   const double weights = groups * n * k;
   if (pass == Pass::forward) {
     if (fp8 && !op.input_quantized)
@@ -56,13 +59,17 @@ void linear(const OpCost& op, Pass pass, const KernelContext& ctx, std::vector<K
                               rows * k * in + weights * w + rows * n * act));
   }
   if (pass == Pass::backward || pass == Pass::backward_weight) {
-    if (fp8)
+    // An output gradient that arrives in FP8 (the combine's gradient, sent in the dispatch's
+    // precision) needs only its transposed copy for wgrad.
+    if (fp8 && op.grad_quantized)
+      out.push_back(memory_kernel(op.name, hw::KernelRole::transpose_grad, rows * n * 2.0 * in));
+    else if (fp8)
       out.push_back(
           memory_kernel(op.name, hw::KernelRole::quantize_grad, rows * n * (act + 2.0 * in)));
     out.push_back(gemm_kernel(op.name, hw::KernelRole::dgrad, p, m, k, n, groups,
                               rows * n * in + weights * w + rows * k * act));
   }
-  if (pass == Pass::weight || pass == Pass::backward_weight) {
+  if ((pass == Pass::weight || pass == Pass::backward_weight) && op.w_flops > 0.0) {
     if (fp8)
       out.push_back(memory_kernel(op.name, hw::KernelRole::transpose_input, rows * k * 2.0 * in));
     out.push_back(gemm_kernel(op.name, hw::KernelRole::wgrad, p, n, k, m, groups,

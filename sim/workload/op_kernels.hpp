@@ -8,12 +8,15 @@
 // the GPU's E experts, M/E rows each):
 //     F   [quantize input]      GEMM fprop  (M, N, K)      reads A M·K, B N·K, writes C M·N
 //     B   [quantize dy + dyᵀ]   GEMM dgrad  (M, K, N)      reads dy M·N, B, writes dx M·K
-//     W   [transpose input]     GEMM wgrad  (N, K, M)      reads dy, x, reads and writes dW (fp32)
+//     W   [transpose input]     GEMM wgrad  (N, K, M)      reads dy, x, reads and writes dW
+//                                                          (in the gradient precision)
 // in the bracketed FP8 kernels only when the GEMM runs in FP8: every BF16 input is cast to FP8
 // with one fp32 scale per 1×128 tile (read 2 B, write 1 B + 4/128 B per element), the output
 // gradient cast and transposed in one kernel (its two FP8 copies: rows for dgrad, columns for
 // wgrad), and the saved FP8 input re-tiled as its transpose for wgrad (DeepSeek-V3 report §3.3,
-// §3.5). An expert's up projection whose input arrives in FP8 from the dispatch quantizes nothing.
+// §3.5). An expert's up projection whose input arrives in FP8 from the dispatch quantizes nothing;
+// its down projection, whose output gradient arrives in FP8 from the combine's transpose, only
+// transposes it.
 // The weights' FP8 copies and their transposes are made once per step, after the optimizer
 // (step_program.cpp). A fused backward (B and W) launches both lists.
 // Attention core: one kernel forward and one backward (FlashAttention), each reading its inputs

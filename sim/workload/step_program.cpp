@@ -146,13 +146,19 @@ class ProgramBuilder {
     step.hbm_bytes = optimizer_step_bytes(spec_, plan_, cost_, r);
     opt.kernels = {step};
     if (pr_.gemm == hw::Precision::fp8) {
-      // The updated weights' FP8 copies for the next step, and their transposes (dgrad reads
-      // Wᵀ): the master copy read, two FP8 copies written, for the GEMMs' weights the GPU holds.
-      const HeldParams h = held_params(plan_, cost_, r);
+      // The updated weights' FP8 copies for the next step, and their transposes (dgrad reads Wᵀ).
+      // The FP8 GEMMs' weights the rank holds, read in the parameter precision (after ZeRO's
+      // gather), written as two FP8 copies.
+      double fp8 = 0.0;
+      for (const auto& ss : plan_.device_stages[r])
+        for (int li : stage_layer_indices(plan_, ss.stage))
+          for (const OpCost& op : layer_of(cost_, li).ops)
+            if (op.cls == OpClass::gemm && op.precision == hw::Precision::fp8)
+              fp8 += op_local_params(op, plan_.tp, plan_.ep);
       hw::Kernel cast;
       cast.set_op("fp8 weights");
       cast.role = hw::KernelRole::cast_transpose;
-      cast.hbm_bytes = (h.dense + h.routed) * (bytes_per_element(pr_.master) + 2.0);
+      cast.hbm_bytes = fp8 * (bytes_per_element(pr_.params) + 2.0);
       opt.kernels.push_back(cast);
     }
     out.push_back({std::move(opt), TailWork::After::everything, -1});

@@ -80,7 +80,7 @@ struct Work {
   StreamKind stream = StreamKind::compute;
   StepOpKind kind = StepOpKind::kernel;
   std::string part;
-  int layer = -3;                           // -1: embedding, -2: head, -3: none
+  int layer = -3;  // -1: embedding, -2: head, -3: none, -4: the MTP head (memory.hpp)
   std::vector<hw::Kernel> kernels;          // compute: what it launches, in order
   std::vector<CollectiveWork> collectives;  // communication
   bool after_prev = true;                   // depends on the previous work of the chain

@@ -52,6 +52,10 @@ TEST_CASE("The seed's verdict: DualPipe compute-bound, ZeRO-3 communication-boun
   CHECK(of("scenarios/deepseek-v3-dualpipe.yaml", {"model.mtp_layers=0"}).flops_per_gpu_mean ==
         doctest::Approx(7.7e15).epsilon(0.05));
   CHECK(dual.flops_per_gpu_mean > 7.7e15 * 1.03);
+  // HBM at the measured bandwidth of a memory-bound kernel (FlashMLA's 3000 GB/s), and at 3.35
+  // TB/s.
+  CHECK(dual.hbm_s == doctest::Approx(dual.hbm_bytes / 3000e9));
+  CHECK(dual.hbm_peak_s == doctest::Approx(dual.hbm_bytes / 3.35e12));
 
   const auto z3 = of("scenarios/deepseek-v3-zero3.yaml");
   CHECK(z3.comm_to_compute >= 2.0);

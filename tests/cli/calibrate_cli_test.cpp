@@ -90,6 +90,11 @@ TEST_CASE("Calibration import refuses bad measurements at their CSV line, writin
   r = import(std::string(kMeta) + kHeader + "memory,,,,,,,,,,1e9,,,4000\n");
   CHECK(r.status == 2);
   CHECK(r.err.find("exceed the device's HBM bandwidth") != std::string::npos);
+  // A value the device loader refuses (below 1 TFLOP/s) is reported at its CSV line too.
+  r = import(std::string(kMeta) + kHeader + "gemm,bf16,64,64,64,,,,,,,,0.5,\n");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("bad.csv:6: error:") != std::string::npos);
+  CHECK(r.err.find("outside the physically sensible range") != std::string::npos);
   CHECK_FALSE(fs::exists(out));
   r = run_stepsim("calibrate import");
   CHECK(r.status == 2);

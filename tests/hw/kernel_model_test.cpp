@@ -91,7 +91,7 @@ TEST_CASE("Memory-bound kernels at the measured bandwidth; sustained rows are no
   e.hbm_bytes = 2.7e9;
   CHECK(m.seconds(e, 1.0) == doctest::Approx(1e-3));
   CHECK(m.seconds(e, 0.5) == doctest::Approx(1e-3));  // bandwidth is not the SMs'
-  CHECK(m.math_seconds(e) == 0.0);
+  CHECK(m.math_seconds(e, 1.0) == 0.0);
 }
 
 TEST_CASE("No table for a class: the achievable rate under the sustained clock") {

@@ -71,14 +71,18 @@ TEST_CASE("DeepSeek-V3 (FP8, EP64): the quantisation, transposes, permutation, r
   CHECK(gg.groups == 4);
   CHECK(gg.m == t * 8 / 4);  // 8192 rows per expert
   CHECK(gg.n == 4096);
-  // The down projection's input (SwiGLU output) is cast; backward casts dy and its transpose in
-  // one kernel, and W re-tiles the saved FP8 input as its transpose.
+  // The down projection's input (SwiGLU output) is cast; backward gets dy in FP8 from the combine's
+  // transpose and only re-tiles it as its transpose, and W re-tiles the saved FP8 input.
   const OpCost& down = op_named(moe, "expert_down");
   const double rows = t * 8;
   CHECK(kernel_named(op_kernels(down, Pass::forward, f.ctx), "expert_down quantize input")
             .hbm_bytes == doctest::Approx(rows * 2048 * (2.0 + kFp8)));
-  CHECK(kernel_named(op_kernels(down, Pass::backward, f.ctx), "expert_down quantize output grad")
-            .hbm_bytes == doctest::Approx(rows * h * (2.0 + 2.0 * kFp8)));
+  CHECK(kernel_named(op_kernels(down, Pass::backward, f.ctx), "expert_down transpose output grad")
+            .hbm_bytes == doctest::Approx(rows * h * 2.0 * kFp8));
+  // A BF16 output gradient (the shared expert's) is cast and transposed in one kernel.
+  CHECK(kernel_named(op_kernels(op_named(moe, "shared_down"), Pass::backward, f.ctx),
+                     "shared_down quantize output grad")
+            .hbm_bytes == doctest::Approx(t * h * (2.0 + 2.0 * kFp8)));
   CHECK(kernel_named(op_kernels(down, Pass::weight, f.ctx), "expert_down transpose input")
             .hbm_bytes == doctest::Approx(rows * 2048 * 2.0 * kFp8));
   // Permutation: 8 copies of every token read and written, FP8 with scales forward (the

@@ -10,8 +10,9 @@
 // models' main shapes. Inputs are random (uniform in [-1, 1)): zeros draw less power and run
 // faster. Each shape first runs for S seconds (default 2) to reach the clocks the GPU holds
 // under load, then is timed over the same span with CUDA events: the rows are sustained-clock
-// measurements. An HBM copy kernel is timed over sizes from 1 MiB to 4 GiB (read + written
-// bytes). Attention is not measured here: FlashAttention's own benchmark script gives its rows.
+// measurements. An HBM copy kernel is timed over sizes (read + written
+// bytes, from four times the L2 cache to 4 GiB). Attention is not measured here: FlashAttention's
+// own benchmark script gives its rows.
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
@@ -274,7 +275,10 @@ int main(int argc, char** argv) {
                 s.groups, t * 1e6);
     std::fflush(stdout);
   }
-  for (size_t bytes = 1u << 20; bytes <= (size_t(4) << 30); bytes *= 4) {
+  // From four times the L2 cache up, so that the copies stream from HBM.
+  size_t first = size_t(1) << 20;
+  while (first < 4 * static_cast<size_t>(prop.l2CacheSize)) first *= 2;
+  for (size_t bytes = first; bytes <= (size_t(4) << 30); bytes *= 4) {
     const size_t n = bytes / 2 / sizeof(float4);
     void* in = random_buffer(n * sizeof(float4), 0, 3);
     void* out = nullptr;
