@@ -92,14 +92,16 @@ std::string roofline_text(const Roofline& r, const workload::ScenarioSpec& spec)
   o += "\n  Time per resource (work / rate)\n";
   TextTable t({"resource", "achievable", "spec peak", "rates used (achievable of peak)"});
   t.left_align_from(3);
-  std::string rates;
+  std::string achievable;
   for (int i = 0; i < hw::kPrecisionCount; ++i)
     if (r.flops_by_precision[i] > 0)
-      rates += (rates.empty() ? "" : ", ") + rate_text(spec, static_cast<Precision>(i));
-  rates += " TFLOP/s";
-  if (!cl.device.tables.sources.empty())
-    rates +=
-        "; kernel tables by shape, sustained clock x" + fixed(cl.device.tables.sustained_clock, 3);
+      achievable += (achievable.empty() ? "" : ", ") + rate_text(spec, static_cast<Precision>(i));
+  achievable += " TFLOP/s";
+  std::string rates =
+      cl.device.tables.sources.empty()
+          ? achievable
+          : "kernel tables by class and shape (stepsim kernels), else " + achievable;
+  rates += "; sustained clock x" + fixed(cl.device.tables.sustained_clock, 3);
   if (r.sm_share < 1.0)
     rates += "; " + std::to_string(cl.device.sms - spec.parallel.comm_sms) + "/" +
              std::to_string(cl.device.sms) + " SMs (comm_sms " +
