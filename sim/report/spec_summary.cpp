@@ -20,11 +20,24 @@ std::string describe(const hw::DeviceSpec& d) {
          fixed(100.0 * r.achievable_flops / r.peak_flops, 1) + "%)\n";
   }
   const auto& t = d.tables;
-  if (!t.sources.empty())
-    o += "        kernel tables: " + std::to_string(t.gemm.size()) + " GEMM, " +
-         std::to_string(t.attention.size()) + " attention, " + std::to_string(t.memory.size()) +
-         " memory rows from " + std::to_string(t.sources.size()) + " sources; sustained clock x" +
-         fixed(t.sustained_clock, 3) + "\n";
+  o += "        sustained clock x" + fixed(t.sustained_clock, 3) +
+       (t.sustained_clock_source.empty() ? " (none set: rows as measured)"
+                                         : " (" + t.sustained_clock_source + ")") +
+       "\n";
+  for (std::size_t i = 0; i < t.sources.size(); ++i) {
+    int rows = 0;
+    std::string what;
+    auto count = [&](const auto& table, const char* kind) {
+      for (const auto& r : table)
+        if (r.source == static_cast<int>(i)) ++rows, what = kind;
+    };
+    count(t.gemm, "GEMM");
+    count(t.attention, "attention");
+    count(t.memory, "memory");
+    o += "        table " + t.sources[i].name + ": " + std::to_string(rows) + " " + what +
+         " rows, " + (t.sources[i].sustained ? "sustained" : "burst") + " clock; " +
+         t.sources[i].description + "\n";
+  }
   return o;
 }
 
