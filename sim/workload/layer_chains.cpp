@@ -136,23 +136,29 @@ void LayerChains::forward_layer(Chain& c, int li, bool recompute) const {
   const LayerCost& l = layer_of(cost_, li);
   const auto segs = segments(l);
   const std::string again = recompute ? " (recompute)" : "";
-  auto kernels = [&](std::size_t s) {
-    Work w = kernel_work(segs[s].first + again, segs[s].second, Pass::forward, li);
+  auto kernels = [&](std::size_t s, bool with_post = false) {
+    std::vector<const OpCost*> ops = segs[s].second;
+    if (with_post) ops.insert(ops.end(), segs[2].second.begin(), segs[2].second.end());
+    Work w = kernel_work(segs[s].first + again, ops, Pass::forward, li);
     for (hw::Kernel& k : w.kernels) k.recompute = recompute;
     c.push_back(std::move(w));
   };
   kernels(0);
   if (li < 0) return;
   if (plan_.tp > 1) c.push_back(tp_work(li));
+  const bool post = segs.size() > 2;
   if (l.moe && plan_.ep > 1) {
     c.push_back(ep_work(StepOpKind::ep_dispatch, "dispatch" + again, pr_.dispatch, li));
     kernels(1);
     c.push_back(ep_work(StepOpKind::ep_combine, "combine" + again, pr_.combine, li));
-  } else {
+    if (post) kernels(2);
+  } else if (plan_.tp > 1) {
     kernels(1);
-    if (plan_.tp > 1) c.push_back(tp_work(li));
+    c.push_back(tp_work(li));
+    if (post) kernels(2);
+  } else {
+    kernels(1, post);  // nothing between the experts and what follows them: one run of kernels
   }
-  if (segs.size() > 2) kernels(2);
 }
 
 Chain LayerChains::backward(int stage, bool with_weight) const {
@@ -179,9 +185,12 @@ Chain LayerChains::backward(int stage, bool with_weight) const {
       c.push_back(kernel_work(segs[0].first, segs[0].second, pass, li));
       if (plan_.tp > 1) c.push_back(tp_work(li));
     } else {
-      // As in Megatron, the all-reduce of each block's input gradient follows its backward.
-      if (segs.size() > 2) c.push_back(kernel_work(segs[2].first, segs[2].second, pass, li));
-      c.push_back(kernel_work(segs[1].first, segs[1].second, pass, li));
+      // As in Megatron, the all-reduce of each block's input gradient follows its backward. An
+      // MoE layer without expert parallelism: the un-permutation's backward, then the experts',
+      // in one run of kernels.
+      std::vector<const OpCost*> mlp = segs[1].second;
+      if (segs.size() > 2) mlp.insert(mlp.end(), segs[2].second.begin(), segs[2].second.end());
+      c.push_back(kernel_work(segs[1].first, mlp, pass, li));
       if (plan_.tp > 1) c.push_back(tp_work(li));
       c.push_back(kernel_work(segs[0].first, segs[0].second, pass, li));
       if (plan_.tp > 1) c.push_back(tp_work(li));
