@@ -168,10 +168,7 @@ double TableKernelModel::fallback_rate(const Kernel& k, double sm_share, std::st
   const Precision p = device_.supports(k.precision) ? k.precision : Precision::bf16;
   double rate = device_.rate(p).achievable_flops * device_.tables.sustained_clock * sm_share;
   if (k.cls == KernelClass::gemm && k.m > 0.0) {
-    const double in = bytes_per_element(k.precision);
-    const double bytes =
-        k.groups * (k.m * k.k * in + k.n * k.k * in + k.m * k.n * std::max(2.0, in));
-    rate = std::min(rate, 2.0 * k.groups * k.m * k.n * k.k / bytes * device_.hbm_bandwidth);
+    rate = std::min(rate, gemm_intensity(k) * device_.hbm_bandwidth);
   }
   if (rule)
     *rule = "no " + std::string(to_string(k.cls)) + " table for " +

@@ -123,7 +123,6 @@ class TableKernelModel final : public KernelModel {
   double launch_seconds() const override { return device_.launch_overhead_s; }
   // The memory table at 1 GiB, or the datasheet figure without one.
   double hbm_bandwidth() const override;
-  double clock_factor() const { return device_.tables.sustained_clock; }
 
  private:
   struct Table {

@@ -45,10 +45,9 @@ std::vector<double> RateTable::logs(const std::vector<double>& shape) const {
   return x;
 }
 
-void RateTable::add(std::vector<double> shape, double value) {
+void RateTable::add(const std::vector<double>& shape, double value) {
   STEPSIM_CHECK(value > 0.0, "a table value must be positive");
   xs_.push_back(logs(shape));
-  shapes_.push_back(std::move(shape));
   values_.push_back(value);
   max_value_ = std::max(max_value_, value);
 }

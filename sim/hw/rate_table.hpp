@@ -27,13 +27,11 @@ class RateTable {
   // `dims` coordinates per shape; `trend`: the indices of those the trend is linear in.
   RateTable(int dims, std::vector<int> trend);
 
-  void add(std::vector<double> shape, double value);  // shape entries > 0, value > 0
-  void fit();                                         // after the last add
+  void add(const std::vector<double>& shape, double value);  // shape entries > 0, value > 0
+  void fit();                                                // after the last add
   double at(const std::vector<double>& shape) const;
 
   std::size_t size() const { return values_.size(); }
-  const std::vector<double>& shape(std::size_t i) const { return shapes_[i]; }
-  double value(std::size_t i) const { return values_[i]; }
   // The row nearest to `shape` in log space (ties: the first).
   std::size_t nearest(const std::vector<double>& shape) const;
   // Whether `shape` is one of the rows.
@@ -44,9 +42,9 @@ class RateTable {
   double trend_at(const std::vector<double>& x) const;
 
   int dims_;
-  std::vector<int> trend_, used_;  // trend coordinates asked for; those the rows vary in
-  std::vector<double> lo_, hi_;    // the rows' range in each used trend coordinate
-  std::vector<std::vector<double>> shapes_, xs_;
+  std::vector<int> trend_, used_;        // trend coordinates asked for; those the rows vary in
+  std::vector<double> lo_, hi_;          // the rows' range in each used trend coordinate
+  std::vector<std::vector<double>> xs_;  // the rows in log2 space
   std::vector<double> values_, residuals_;
   std::vector<double> coef_;  // constant, then one per trend coordinate
   double max_value_ = 0.0;

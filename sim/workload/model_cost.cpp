@@ -298,7 +298,6 @@ double LayerCost::train_flops() const {
 ModelCost::ModelCost(const ModelSpec& model, const TrainingSpec& training) {
   const Builder b{model, training, bytes_per_element(training.precision.activations),
                   bytes_per_element(training.precision.gemm)};
-  main_layers_ = model.layers;
   layers_.reserve(model.layers + model.mtp_layers);
   for (int i = 0; i < model.layers; ++i) layers_.push_back(b.layer(i));
   for (int i = 0; i < model.mtp_layers; ++i) layers_.push_back(b.mtp_block(model.layers + i));

@@ -128,7 +128,6 @@ class ModelCost {
   const LayerCost& embedding() const { return embedding_; }
   const LayerCost& head() const { return head_; }
   const LayerCost& mtp_head() const { return mtp_head_; }
-  int main_layers() const { return main_layers_; }
 
   double params_total() const;  // main model and MTP modules
   double params_main() const;
@@ -152,7 +151,6 @@ class ModelCost {
   LayerCost embedding_;
   LayerCost head_;
   LayerCost mtp_head_;
-  int main_layers_ = 0;
 };
 
 }  // namespace stepsim::workload
