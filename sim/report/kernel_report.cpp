@@ -60,24 +60,22 @@ KernelListing list_kernels(const workload::ScenarioSpec& spec, int stage) {
     const std::string kind =
         li < 0 ? layer_name(l) : std::string(l.mtp ? "mtp " : "") + (l.moe ? "moe" : "dense");
     if (!kinds.insert(kind).second) continue;
-    std::vector<hw::Kernel> phase_kernels;
-    char current = 'F';
-    auto total = [&] {
-      if (!phase_kernels.empty())
-        out.totals.push_back(
-            {layer_name(l), current, model.run_seconds(phase_kernels, out.sm_share)});
-      phase_kernels.clear();
-    };
-    auto add = [&](const workload::OpCost& op, workload::Pass pass, char phase, bool recompute) {
-      if (phase != current) total(), current = phase;
-      for (hw::Kernel k : workload::op_kernels(op, pass, ctx)) {
-        k.recompute = recompute;
-        phase_kernels.push_back(k);
+    std::vector<const workload::OpCost*> ops;
+    for (const auto& op : l.ops) ops.push_back(&op);
+    const workload::RecomputeSpec* recompute = li >= 0 ? &spec.training.recompute : nullptr;
+    for (const auto& [phase, pass] :
+         {std::pair{'F', workload::Pass::forward}, std::pair{'B', workload::Pass::backward},
+          std::pair{'W', workload::Pass::weight}}) {
+      std::vector<hw::Kernel> ks;
+      workload::append_pass_kernels(ops, pass, recompute, ctx, ks);
+      if (ks.empty()) continue;
+      out.totals.push_back({layer_name(l), phase, model.run_seconds(ks, out.sm_share)});
+      for (const hw::Kernel& k : ks) {
         const hw::KernelEstimate e = model.explain(k, out.sm_share);
         KernelRow r;
         r.layer = layer_name(l);
         r.phase = phase;
-        r.op = op.name;
+        r.op = k.op.data();
         r.kernel = k.name();
         r.cls = std::string(hw::to_string(k.cls));
         r.shape = shape_of(k);
@@ -90,16 +88,7 @@ KernelListing list_kernels(const workload::ScenarioSpec& spec, int stage) {
         r.rule = e.rule;
         out.rows.push_back(std::move(r));
       }
-    };
-    for (const auto& op : l.ops) add(op, workload::Pass::forward, 'F', false);
-    for (const auto& op : l.ops)
-      if (li >= 0 && workload::is_recomputed(op, spec.training.recompute))
-        add(op, workload::Pass::forward, 'B', true);
-    for (auto it = l.ops.rbegin(); it != l.ops.rend(); ++it)
-      add(*it, workload::Pass::backward, 'B', false);
-    for (auto it = l.ops.rbegin(); it != l.ops.rend(); ++it)
-      add(*it, workload::Pass::weight, 'W', false);
-    total();
+    }
   }
   return out;
 }

@@ -44,22 +44,11 @@ Work LayerChains::kernel_work(const std::string& part, const std::vector<const O
   Work w;
   w.part = part;
   w.layer = layer;
-  auto add = [&](const OpCost& op, Pass p, bool recompute) {
-    const std::size_t from = w.kernels.size();
-    append_op_kernels(op, p, ctx_, w.kernels);
-    for (std::size_t i = from; i < w.kernels.size(); ++i) w.kernels[i].recompute = recompute;
-  };
-  if (pass == Pass::forward) {
-    for (const OpCost* op : ops) add(*op, pass, false);
-    return w;
-  }
-  // Backward: the recomputed ops' forward first (under full recomputation the whole layer's
-  // forward runs ahead of its backward instead: forward_layer), then every op's backward in
-  // reverse order.
-  if (pass != Pass::weight && spec_.training.recompute.mode != RecomputeMode::full)
-    for (const OpCost* op : ops)
-      if (layer >= 0 && is_recomputed(*op, spec_.training.recompute)) add(*op, Pass::forward, true);
-  for (auto it = ops.rbegin(); it != ops.rend(); ++it) add(**it, pass, false);
+  // Under full recomputation the whole layer's forward runs ahead of its backward instead
+  // (forward_layer).
+  const RecomputeSpec& r = spec_.training.recompute;
+  append_pass_kernels(ops, pass, layer >= 0 && r.mode != RecomputeMode::full ? &r : nullptr, ctx_,
+                      w.kernels);
   return w;
 }
 

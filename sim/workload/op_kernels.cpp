@@ -79,6 +79,23 @@ void linear(const OpCost& op, Pass pass, const KernelContext& ctx, std::vector<K
 
 }  // namespace
 
+void append_pass_kernels(const std::vector<const OpCost*>& ops, Pass pass,
+                         const RecomputeSpec* recompute, const KernelContext& ctx,
+                         std::vector<Kernel>& out) {
+  if (pass == Pass::forward) {
+    for (const OpCost* op : ops) append_op_kernels(*op, pass, ctx, out);
+    return;
+  }
+  if (recompute && pass != Pass::weight)
+    for (const OpCost* op : ops)
+      if (is_recomputed(*op, *recompute)) {
+        const std::size_t from = out.size();
+        append_op_kernels(*op, Pass::forward, ctx, out);
+        for (std::size_t i = from; i < out.size(); ++i) out[i].recompute = true;
+      }
+  for (auto it = ops.rbegin(); it != ops.rend(); ++it) append_op_kernels(**it, pass, ctx, out);
+}
+
 KernelContext kernel_context(const ModelSpec& model, const TrainingSpec& training,
                              double tokens_per_micro_batch, int tp, int ep,
                              bool sequence_parallel) {
@@ -114,7 +131,7 @@ void append_op_kernels(const OpCost& op, Pass pass, const KernelContext& ctx,
       op_local_params(op, ctx.tp, ctx.ep) * bytes_per_element(ctx.precision.params);
   if (op.cls == OpClass::attention_core) {
     Kernel k;
-    k.set_op("attention");
+    k.set_op(op.name);
     k.role = fwd ? hw::KernelRole::forward_pass : hw::KernelRole::backward_pass;
     k.cls = KernelClass::attention;
     k.precision = op.precision;

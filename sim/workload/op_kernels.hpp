@@ -56,5 +56,11 @@ std::vector<hw::Kernel> op_kernels(const OpCost& op, Pass pass, const KernelCont
 // The same, appended to `out`.
 void append_op_kernels(const OpCost& op, Pass pass, const KernelContext& ctx,
                        std::vector<hw::Kernel>& out);
+// The kernels of `ops` (in layer order) in `pass`, appended to `out`: forward in order; backward
+// passes first rerun the forward of the ops `recompute` names (none when null), then run each op's
+// kernels in reverse order.
+void append_pass_kernels(const std::vector<const OpCost*>& ops, Pass pass,
+                         const RecomputeSpec* recompute, const KernelContext& ctx,
+                         std::vector<hw::Kernel>& out);
 
 }  // namespace stepsim::workload

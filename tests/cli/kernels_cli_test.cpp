@@ -11,7 +11,7 @@ TEST_CASE("stepsim kernels lists every framework kernel of a DeepSeek-V3 stage w
   for (const char* k :
        {"q_down quantize input", "expert_down transpose output grad", "expert_down transpose input",
         "permute", "unpermute backward", "router_topk", "mlp_norm backward", "rope",
-        "attn_residual", "attention bwd", "expert_up fprop", "expert_up wgrad",
+        "attn_residual", "attn_core bwd", "expert_up fprop", "expert_up wgrad",
         "mlp_norm (recompute)", "row deepgemm", "fa3", "flashmla", "total: F"}) {
     CAPTURE(k);
     CHECK(r.out.find(k) != std::string::npos);
