@@ -1,5 +1,8 @@
 #include "sim/analysis/roofline.hpp"
 
+#include "sim/net/tuner.hpp"
+#include "sim/workload/collective_options.hpp"
+
 #include <algorithm>
 
 #include <map>
@@ -43,11 +46,10 @@ struct DeviceWork {
   double cross_leaf_ib = 0.0;  // of comm.ib, bytes that must leave the GPU's leaf switch
 };
 
-std::string group_text(const char* what, net::GroupShape g, const char* name) {
-  // The reductions share one algorithm choice: what `auto` runs an all-reduce with.
-  return std::string(what) + " (" +
-         std::string(net::algorithm_for(net::CollectiveOp::all_reduce, g)) + ") over " + name +
-         "=" + std::to_string(g.size) + " on " + std::to_string(g.nodes()) + " node(s)";
+std::string group_text(const char* what, net::GroupShape g, const char* name,
+                       std::string_view algorithm) {
+  return std::string(what) + " (" + std::string(algorithm) + ") over " + name + "=" +
+         std::to_string(g.size) + " on " + std::to_string(g.nodes()) + " node(s)";
 }
 
 void add_row(DeviceWork& w, std::string kind, std::string collective, LinkBytes b) {
@@ -176,9 +178,10 @@ class Analyzer {
       const auto& moe = spec_.model.moe;
       const int max_nodes = workload::max_target_nodes(moe, g.nodes());
       const LinkBytes b =
-          net::node_limited_copies_per_token({moe.top_k, max_nodes, g}) * (c.bytes * n);
+          net::node_limited_copies_per_token({moe.top_k, max_nodes, g, moe.experts}) *
+          (c.bytes * n);
       add_row(w, std::string(row),
-              "node-limited all-to-all over ep=" + std::to_string(g.size) + " on " +
+              "DeepEP dispatch/combine over ep=" + std::to_string(g.size) + " on " +
                   std::to_string(g.nodes()) + " node(s), " + std::to_string(moe.top_k) +
                   " experts/token" +
                   (max_nodes ? ", <= " + std::to_string(max_nodes) + " nodes/token" : ""),
@@ -189,7 +192,11 @@ class Analyzer {
       if (k > leaf_nodes && leaf_nodes > 0) w.cross_leaf_ib += b.ib * (k - leaf_nodes) / (k - 1.0);
       return;
     }
-    const LinkBytes b = net::collective_bytes_per_gpu(c.op, c.bytes, g) * n;
+    // The bytes of the algorithm the simulation runs: the scenario's choice or the tuner's.
+    const net::PlanOptions o = workload::plan_options(
+        spec_, plan_, workload::traffic_kind(c.group, c.op, spec_.parallel.zero), c.op, g);
+    const net::Choice choice = net::tune(c.op, c.bytes, g, true, spec_.cluster, o);
+    const LinkBytes b = choice.algorithm->bytes_per_gpu({c.op, c.bytes, g}) * n;
     const char* name = c.group == workload::GroupRole::edp  ? "edp"
                        : c.group == workload::GroupRole::dp ? "dp"
                                                             : "tp";
@@ -198,7 +205,7 @@ class Analyzer {
                        : c.op == CollectiveOp::all_gather
                            ? (zero == 3 ? "all-gather x2 per micro-batch" : "all-gather")
                            : (zero == 3 ? "reduce-scatter per micro-batch" : "reduce-scatter");
-    add_row(w, std::string(row), group_text(what, g, name), b);
+    add_row(w, std::string(row), group_text(what, g, name, choice.algorithm->name), b);
   }
 
   // n pipeline sends from rank d to rank `to`: over NVLink when both ranks' GPUs share a node,

@@ -42,7 +42,8 @@ int collective_command(const Args& args) {
   std::vector<std::string> files, sets;
   std::string op = "all_reduce", group = "world", sizes = "1GiB", fidelity = "flow",
               algorithm = "auto";
-  std::string top_k_text = "8", max_nodes_text = "4", chunks_text = "1", max_memory_text,
+  std::string top_k_text = "8", max_nodes_text = "4", experts_text = "256", chunks_text = "auto",
+              channels_text = "auto", chunk_size_text = "auto", protocol = "auto", max_memory_text,
               max_wall_text;
   add_common_options(opts, sets);
   opts.add_options()("op", po::value(&op)->default_value(op)->value_name("OP"),
@@ -60,9 +61,17 @@ int collective_command(const Args& args) {
       "dispatch/combine: experts per token (1 to 1024)")(
       "max-nodes", po::value(&max_nodes_text)->default_value(max_nodes_text)->value_name("N"),
       "dispatch/combine: nodes a token may reach (0 = no limit)")(
+      "experts", po::value(&experts_text)->default_value(experts_text)->value_name("E"),
+      "dispatch/combine: routed experts spread evenly over the group (1 to 65536)")(
+      "protocol", po::value(&protocol)->default_value(protocol)->value_name("P"),
+      ("NCCL protocol: " + net::protocol_names()).c_str())(
+      "channels", po::value(&channels_text)->default_value(channels_text)->value_name("N"),
+      "channels the data is split over (1 to 64; auto: 2 per GPU of a node)")(
       "chunks", po::value(&chunks_text)->default_value(chunks_text)->value_name("C"),
-      "cut the data into C chunks that stream through the algorithm's phases at once (1 to "
-      "1024; 1: phases one after another)")(
+      "cut the data into C chunks that stream through the algorithm's steps at once (1 to "
+      "1024; auto: span over channels x chunk size)")(
+      "chunk-size", po::value(&chunk_size_text)->default_value(chunk_size_text)->value_name("SIZE"),
+      "payload of one chunk per channel (auto: the protocol's step, 512KiB for simple)")(
       "no-bundle", "simulate every transfer, without bundling symmetric ones")("json",
                                                                                "print JSON");
   add_max_wall_option(opts, max_wall_text);
@@ -95,7 +104,20 @@ int collective_command(const Args& args) {
   po_.algorithm = algorithm;
   po_.top_k = static_cast<int>(integer_option("top-k", top_k_text, 1, 1024));
   po_.max_nodes = static_cast<int>(integer_option("max-nodes", max_nodes_text, 0, 1 << 20));
-  po_.chunks = static_cast<int>(integer_option("chunks", chunks_text, 1, 1024));
+  po_.experts = static_cast<int>(integer_option("experts", experts_text, 1, 65536));
+  if (protocol != "auto" && !net::find_protocol(protocol))
+    throw engine::UserError({"--protocol", 0, 0}, "unknown protocol '" + protocol + "'",
+                            net::protocol_names());
+  po_.protocol = protocol;
+  if (channels_text != "auto")
+    po_.channels = static_cast<int>(integer_option("channels", channels_text, 1, 64));
+  if (chunks_text != "auto")
+    po_.chunks = static_cast<int>(integer_option("chunks", chunks_text, 1, 1024));
+  if (chunk_size_text != "auto") {
+    const config::Range r = config::accepted_range(config::Dimension::bytes);
+    po_.chunk_bytes =
+        quantity_option("chunk-size", chunk_size_text, config::Dimension::bytes, r.lo, r.hi);
+  }
   po_.bundle = !vm.count("no-bundle");
   const double max_memory = max_memory_bytes(max_memory_text);
   const engine::RunControl control = run_control(vm, max_wall_text);
@@ -130,13 +152,17 @@ int collective_command(const Args& args) {
     w.field("group", group);
     w.field("group_size", static_cast<int>(members.size()));
     w.field("fidelity", fidelity);
-    w.field("algorithm", rows.front().algorithm);
-    w.field("chunks", po_.chunks);
+    w.field("algorithm_requested", algorithm);
     w.key("rows").begin_array();
     for (const auto& r : rows) {
       w.begin_object();
       w.field("bytes", r.bytes);
+      w.field("algorithm", r.algorithm);
+      w.field("protocol", r.protocol);
+      w.field("channels", r.channels);
+      w.field("chunks", r.stream_chunks);
       w.field("time_s", r.time.seconds());
+      w.field("predicted_s", r.predicted_s);
       w.field("algbw_gbps", r.algbw / 1e9);
       w.field("busbw_gbps", r.busbw / 1e9);
       w.field("bottleneck", hw::to_string(r.bottleneck));
@@ -169,15 +195,14 @@ int collective_command(const Args& args) {
     return 0;
   }
   std::cout << op << " over " << group << " (" << members.size() << " GPUs) on " << spec.name
-            << ", " << rows.front().algorithm
-            << (po_.chunks > 1 ? " in " + std::to_string(po_.chunks) + " chunks" : std::string())
-            << ", " << fidelity << " fidelity\n";
-  report::TextTable t(
-      {"size", "time", "algbw GB/s", "busbw GB/s", "IB GB/s/GPU", "bottleneck", "flows"});
+            << ", algorithm " << algorithm << ", " << fidelity << " fidelity\n";
+  report::TextTable t({"size", "algorithm", "protocol", "channels", "chunks", "time", "tuner est",
+                       "algbw GB/s", "busbw GB/s", "IB GB/s/GPU", "bottleneck", "flows"});
   for (const auto& r : rows) {
     const double sec = r.time.seconds();
-    t.row({report::binary_bytes(r.bytes), report::seconds(sec), report::fixed(r.algbw / 1e9, 2),
-           report::fixed(r.busbw / 1e9, 2),
+    t.row({report::binary_bytes(r.bytes), r.algorithm, r.protocol, std::to_string(r.channels),
+           std::to_string(r.stream_chunks), report::seconds(sec), report::seconds(r.predicted_s),
+           report::fixed(r.algbw / 1e9, 2), report::fixed(r.busbw / 1e9, 2),
            report::fixed(sec > 0 ? r.ib_bytes_per_gpu / sec / 1e9 : 0.0, 2),
            std::string(hw::to_string(r.bottleneck)) + " " +
                report::fixed(100 * r.bottleneck_utilization, 0) + "%",

@@ -13,7 +13,8 @@ namespace {
 constexpr Range kLatencyRange{1e-12, 1e-3};
 constexpr Range kHbmRange{1e10, 1e15};
 
-hw::LinkSpec read_link(const Node& node) {
+// `nvls`: where an NVLink's NVLS rate goes; null for links that have none.
+hw::LinkSpec read_link(const Node& node, double* nvls = nullptr) {
   MapReader r(node);
   hw::LinkSpec l;
   l.bandwidth = r.get("bandwidth").quantity(Dimension::bandwidth);
@@ -25,6 +26,13 @@ hw::LinkSpec read_link(const Node& node) {
               "peak is the datasheet figure, bandwidth the measured one");
   }
   l.latency_s = r.get("latency").quantity(Dimension::time, kLatencyRange);
+  if (nvls)
+    if (auto n = r.find("nvls")) {
+      *nvls = n->quantity(Dimension::bandwidth);
+      if (*nvls > l.peak_bandwidth)
+        n->fail("the NVLS rate exceeds the link's peak bandwidth",
+                "nvls is the achievable multimem rate per GPU, at most the NVLink peak");
+    }
   r.finish();
   return l;
 }
@@ -98,7 +106,18 @@ hw::ClusterSpec read_cluster(const Node& node, const std::string& dir,
   c.nodes = static_cast<int>(r.get("nodes").integer(1, 1 << 20));
   const Node gpn = r.get("gpus_per_node");
   c.gpus_per_node = static_cast<int>(gpn.integer(1, 1024));
-  c.nvlink = read_link(r.get("nvlink"));
+  c.nvlink = read_link(r.get("nvlink"), &c.nvls_bandwidth);
+  if (auto d = r.find("deepep")) {
+    MapReader dr(*d);
+    const Node rate = dr.get("nvlink");
+    c.deepep_nvlink_bandwidth = rate.quantity(Dimension::bandwidth);
+    if (c.deepep_nvlink_bandwidth > c.nvlink.peak_bandwidth)
+      rate.fail("DeepEP's NVLink rate exceeds the link's peak bandwidth",
+                "it is a measured rate, at most nvlink.peak");
+    c.deepep_sms = static_cast<int>(dr.get("sms").integer(1, 100000));
+    dr.get("source").text();
+    dr.finish();
+  }
   if (auto f = r.find("fabric")) {
     MapReader fr(*f);
     const Node kind = fr.get("kind");
@@ -113,6 +132,7 @@ hw::ClusterSpec read_cluster(const Node& node, const std::string& dir,
       if (auto o = fr.find("oversubscription")) c.fabric.oversubscription = o->number(1.0, 64.0);
       if (auto sl = fr.find("spine_latency"))
         c.fabric.spine_latency_s = sl->quantity(Dimension::time, kLatencyRange);
+      if (auto sh = fr.find("sharp")) c.fabric.sharp = sh->boolean();
       const long long half = c.fabric.switch_ports / 2;
       const long long reach = 2 * half * half;  // endpoints of a two-layer fat-tree
       if (c.fabric.kind == hw::FabricKind::multi_plane_fat_tree) {

@@ -1,9 +1,11 @@
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include "sim/workload/model_cost.hpp"
 
 #include "sim/config/load.hpp"
+#include "sim/net/algorithm/algorithm.hpp"
 #include "sim/workload/schedule/schedule.hpp"
 
 namespace stepsim::config {
@@ -20,6 +22,75 @@ std::string resolve(const std::string& base_file, const Node& ref) {
   const std::string file = (std::filesystem::path(base_file).parent_path() / ref.text()).string();
   check_referenced_file(file, ref);
   return file;
+}
+
+// The operations each kind of traffic runs (workload::TrafficKind).
+std::vector<net::CollectiveOp> kind_ops(workload::TrafficKind k) {
+  using net::CollectiveOp;
+  switch (k) {
+    case workload::TrafficKind::tp:
+      return {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::reduce_scatter};
+    case workload::TrafficKind::ep:
+      return {CollectiveOp::dispatch, CollectiveOp::combine, CollectiveOp::all_to_all};
+    case workload::TrafficKind::dp:
+      return {CollectiveOp::all_reduce, CollectiveOp::reduce_scatter, CollectiveOp::all_gather};
+    case workload::TrafficKind::zero:
+      return {CollectiveOp::all_gather, CollectiveOp::reduce_scatter};
+    case workload::TrafficKind::pp:
+      return {CollectiveOp::p2p};
+  }
+  return {};
+}
+
+// network.collectives: {KIND: ALGORITHM | {algorithm, protocol, channels, chunks}}.
+void read_collectives(const Node& node, ScenarioSpec& s) {
+  MapReader r(node);
+  for (int i = 0; i < workload::kTrafficKinds; ++i) {
+    const auto kind = static_cast<workload::TrafficKind>(i);
+    auto n = r.find(std::string(workload::to_string(kind)));
+    if (!n) continue;
+    workload::CollectiveChoice& c = s.collectives[i];
+    std::optional<Node> algorithm, protocol;
+    if (n->is_map()) {
+      MapReader m(*n);
+      algorithm = m.find("algorithm");
+      protocol = m.find("protocol");
+      if (auto ch = m.find("channels")) c.channels = static_cast<int>(ch->integer(1, 64));
+      if (auto ck = m.find("chunks")) c.chunks = static_cast<int>(ck->integer(1, 1024));
+      m.finish();
+    } else {
+      algorithm = *n;
+    }
+    if (algorithm) {
+      c.algorithm = algorithm->text();
+      const net::AlgorithmDef* a = net::find_algorithm(c.algorithm);
+      if (c.algorithm != "auto" && !a) {
+        std::vector<std::string> names{"auto"};
+        for (const net::AlgorithmDef* d : net::algorithms()) names.emplace_back(d->name);
+        std::string hint = net::algorithm_names();
+        if (auto m = did_you_mean(c.algorithm, names)) hint = "did you mean '" + *m + "'?";
+        algorithm->fail("unknown algorithm '" + c.algorithm + "'", hint);
+      }
+      if (a) {
+        bool runs = false;
+        std::string ops;
+        for (net::CollectiveOp op : kind_ops(kind)) {
+          runs |= a->runs(op);
+          ops += (ops.empty() ? "" : ", ") + std::string(net::to_string(op));
+        }
+        if (!runs)
+          algorithm->fail(c.algorithm + " runs none of " + std::string(workload::to_string(kind)) +
+                              "'s collectives (" + ops + ")",
+                          "use auto, or an algorithm that runs one of them");
+      }
+    }
+    if (protocol) {
+      c.protocol = protocol->text();
+      if (c.protocol != "auto" && !net::find_protocol(c.protocol))
+        protocol->fail("unknown protocol '" + c.protocol + "'", net::protocol_names());
+    }
+  }
+  r.finish();
 }
 
 void check_recompute_names(const ScenarioSpec& s) {
@@ -147,7 +218,11 @@ ScenarioSpec read_scenario(const std::string& file, const std::vector<Override>&
     MapReader nr(*n);
     if (auto f = nr.find("fidelity"))
       s.fidelity = static_cast<workload::NetworkFidelity>(f->choice({"flow", "analytic", "free"}));
-    if (auto c = nr.find("chunks")) s.chunks = static_cast<int>(c->integer(1, 1024));
+    if (auto c = nr.find("chunks")) {
+      const int chunks = static_cast<int>(c->integer(1, 1024));
+      for (auto& k : s.collectives) k.chunks = chunks;
+    }
+    if (auto c = nr.find("collectives")) read_collectives(*c, s);
     nr.finish();
   }
   read_training(r.get("training"), s.training);

@@ -17,9 +17,6 @@ CollectiveTimer::CollectiveTimer(const ScenarioSpec& spec, const ParallelPlan& p
       control_(control),
       fidelity_(spec.fidelity == NetworkFidelity::flow ? hw::Fidelity::flow
                                                        : hw::Fidelity::analytic) {
-  options_.top_k = spec.model.moe.top_k;
-  options_.chunks = spec.chunks;
-  options_.max_nodes = workload::max_target_nodes(spec.model.moe, plan.ep_group().nodes());
   for (const auto& f : spec.cluster.faults) {
     if (f.node_hit(spec.cluster.gpus_per_node) >= 0)
       faulted_nodes_.push_back(f.node_hit(spec.cluster.gpus_per_node));
@@ -72,9 +69,9 @@ std::vector<std::vector<int>> CollectiveTimer::siblings(const std::vector<int>& 
 }
 
 CollectiveTimer::Key CollectiveTimer::key_of(net::CollectiveOp op, double bytes,
-                                             const std::vector<int>& group) {
-  return {static_cast<int>(op), static_cast<long long>(bytes), group.front(),
-          static_cast<int>(group.size()), group[1] - group[0]};
+                                             const std::vector<int>& group) const {
+  return {static_cast<int>(op),           static_cast<long long>(bytes), group.front(),
+          static_cast<int>(group.size()), group[1] - group[0],           static_cast<int>(kind_)};
 }
 
 const CollectiveTimer::Alone& CollectiveTimer::run(net::CollectiveOp op, double bytes,
@@ -277,16 +274,24 @@ std::vector<int> CollectiveTimer::strided(int first, int count, int stride) {
 
 engine::Time CollectiveTimer::send(double bytes, int from, int to) {
   reverse_ = from > to;
-  const engine::Time t =
-      time(net::CollectiveOp::p2p, bytes, {std::min(from, to), std::max(from, to)});
+  const engine::Time t = time(net::CollectiveOp::p2p, bytes,
+                              {std::min(from, to), std::max(from, to)}, workload::TrafficKind::pp);
   reverse_ = false;
   return t;
 }
 
 engine::Time CollectiveTimer::time(net::CollectiveOp op, double bytes,
-                                   const std::vector<int>& group) {
+                                   const std::vector<int>& group, workload::TrafficKind kind) {
   if (group.size() < 2 || bytes <= 0.0 || spec_.fidelity == NetworkFidelity::free)
     return engine::Time();
+  kind_ = kind;
+  int nodes = 1;  // the group is sorted: nodes change in order
+  for (std::size_t i = 1; i < group.size(); ++i)
+    nodes += topo_.node_of(group[i]) != topo_.node_of(group[i - 1]);
+  const int per_node =
+      static_cast<int>(group.size()) % nodes == 0 ? static_cast<int>(group.size()) / nodes : 1;
+  options_ =
+      workload::plan_options(spec_, plan_, kind, op, {static_cast<int>(group.size()), per_node});
   const Alone& base = run(op, bytes, group);
   engine::Time slowest = base.run.time;
   const Run* shaped = &base.run;  // the run whose course the op's load follows

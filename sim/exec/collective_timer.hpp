@@ -37,6 +37,7 @@
 #include "sim/net/collective_cost.hpp"
 #include "sim/net/collective_plan.hpp"
 #include "sim/net/collective_runner.hpp"
+#include "sim/workload/collective_options.hpp"
 #include "sim/workload/parallel_plan.hpp"
 
 namespace stepsim::exec {
@@ -56,7 +57,9 @@ class CollectiveTimer {
     cells_ = &cells;
   }
 
-  engine::Time time(net::CollectiveOp op, double bytes, const std::vector<int>& group);
+  // `kind` picks the scenario's collective choice (network.collectives) for it.
+  engine::Time time(net::CollectiveOp op, double bytes, const std::vector<int>& group,
+                    workload::TrafficKind kind);
   // A pipeline send from GPU `from` to GPU `to` (of the selected device's first cell), with its
   // siblings; its load goes the way the bytes do.
   engine::Time send(double bytes, int from, int to);
@@ -84,9 +87,9 @@ class CollectiveTimer {
   // Whether a fault can change how `group`'s collective runs: it has a GPU on a node with a NIC or
   // NVLink fault, or the fabric has a link fault and the group spans leaves (routes may cross it).
   bool touches_fault(const std::vector<int>& group) const;
-  // A collective's cache key: (operation, bytes, first GPU, size, stride).
-  using Key = std::tuple<int, long long, int, int, int>;
-  static Key key_of(net::CollectiveOp op, double bytes, const std::vector<int>& group);
+  // A collective's cache key: (operation, bytes, first GPU, size, stride, kind of traffic).
+  using Key = std::tuple<int, long long, int, int, int, int>;
+  Key key_of(net::CollectiveOp op, double bytes, const std::vector<int>& group) const;
   // A run of a collective's TransferDag: its time and when each node ran.
   struct Run {
     engine::Time time;
@@ -123,9 +126,10 @@ class CollectiveTimer {
   const std::vector<int>* cells_ = nullptr;
   bool reverse_ = false;  // a send from the group's last GPU to its first
   hw::Fidelity fidelity_;
-  net::PlanOptions options_;
-  std::vector<int> faulted_nodes_;  // nodes with a NIC or NVLink fault
-  bool fabric_fault_ = false;       // a leaf-spine link fault: any group may route through it
+  workload::TrafficKind kind_ = workload::TrafficKind::tp;  // of the collective being timed
+  net::PlanOptions options_;                                // its options (plan_options)
+  std::vector<int> faulted_nodes_;                          // nodes with a NIC or NVLink fault
+  bool fabric_fault_ = false;  // a leaf-spine link fault: any group may route through it
   std::map<Key, Alone> cache_;
   std::map<Key, Run> together_cache_;                // by the first sibling group
   std::map<std::tuple<Key, int, bool>, int> loads_;  // (first group, groups, reverse_) -> shape

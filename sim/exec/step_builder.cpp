@@ -145,7 +145,8 @@ class Builder {
       return t;
     }
     for (const CollectiveWork& c : w.collectives)
-      t.duration += timer_.time(c.op, c.bytes, group(c));
+      t.duration += timer_.time(c.op, c.bytes, group(c),
+                                workload::traffic_kind(c.group, c.op, spec_.parallel.zero));
     const net::LinkBytes l = timer_.take_link();
     t.ib_bytes = l.ib;
     t.nvlink_bytes = l.nvlink;

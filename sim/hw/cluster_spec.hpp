@@ -34,6 +34,7 @@ struct FabricSpec {
   double oversubscription = 1.0;
   LinkSpec nic;                  // one NIC per GPU; latency NIC to NIC under one leaf
   double spine_latency_s = 0.0;  // added when a route goes up to a spine and down again
+  bool sharp = false;            // the switches reduce in the network (SHARP)
 };
 
 // Stress applied to a cluster. Indices are 0-based; `nic` and `gpu_local` are a GPU's index in its
@@ -68,6 +69,13 @@ struct ClusterSpec {
   int nodes = 1;
   int gpus_per_node = 8;
   LinkSpec nvlink;
+  // NVLink SHARP: the NVSwitch reduces and multicasts (multimem operations), at this achievable
+  // rate per GPU and direction; 0: the switch cannot (no NVLS).
+  double nvls_bandwidth = 0.0;
+  // DeepEP's normal kernels: the NVLink rate their copies reach, measured with `deepep_sms` SMs
+  // (net/algorithm/deepep.cpp); 0: the link's rate.
+  double deepep_nvlink_bandwidth = 0.0;
+  int deepep_sms = 0;
   FabricSpec fabric;
   std::vector<FaultSpec> faults;
   std::string device_file;  // the device file it was read from, "" when written inline

@@ -47,7 +47,8 @@ double FlowNetwork::weight(const Flow& f, int link) const {
 }
 
 void FlowNetwork::start(int src, int dst, double bytes, FlowListener* listener, std::uint64_t tag,
-                        double multiplicity, double core_weight, double steps) {
+                        double multiplicity, double core_weight, double steps,
+                        double step_overhead_s) {
   STEPSIM_CHECK(bytes >= 0.0 && multiplicity >= 1.0 && core_weight >= 1.0, "bad flow");
   const Route r = topo_.route(src, dst);
   const int f = allocate();
@@ -66,12 +67,13 @@ void FlowNetwork::start(int src, int dst, double bytes, FlowListener* listener, 
     double bw = INFINITY;
     for (int l : fl.links) bw = std::min(bw, topo_.links()[l].bandwidth);
     // One rounding for the whole transfer: α + S/β, up to the next picosecond.
-    const Time t = Time::from_seconds(r.latency_s * steps +
+    const Time t = Time::from_seconds((r.latency_s + step_overhead_s) * steps +
                                       (bytes > 0.0 && std::isfinite(bw) ? bytes / bw : 0.0));
     fl.done = sim_.after(t, this, tag_of(f, kFinish));
     return;
   }
-  sim_.after(Time::from_seconds(r.latency_s * steps), this, tag_of(f, kActivate));
+  sim_.after(Time::from_seconds((r.latency_s + step_overhead_s) * steps), this,
+             tag_of(f, kActivate));
 }
 
 void FlowNetwork::on_event(engine::Simulator&, std::uint64_t tag) {

@@ -47,9 +47,11 @@ class FlowNetwork final : public engine::EventHandler {
   FlowNetwork(engine::Simulator& sim, const Topology& topo, Fidelity fidelity);
 
   // Starts `bytes` from `src` to `dst` now; calls listener->on_flow_done(sim, tag) on delivery.
-  // A transfer standing for `steps` back-to-back steps pays its route's latency that many times.
+  // A transfer standing for `steps` back-to-back steps pays its route's latency, plus
+  // `step_overhead_s` (a protocol's synchronisation), that many times.
   void start(int src_gpu, int dst_gpu, double bytes, FlowListener* listener, std::uint64_t tag,
-             double multiplicity = 1.0, double core_weight = 1.0, double steps = 1.0);
+             double multiplicity = 1.0, double core_weight = 1.0, double steps = 1.0,
+             double step_overhead_s = 0.0);
 
   std::size_t active_flows() const { return active_; }
   std::uint64_t recomputations() const { return recomputations_; }

@@ -38,13 +38,37 @@ LinkBytes node_limited_copies_per_token(const NodeLimitedA2A& a2a) {
   ShapeInput in{CollectiveOp::dispatch, 1.0, a2a.ep};
   in.top_k = a2a.top_k;
   in.max_nodes = a2a.max_nodes;
-  return find_algorithm("node-limited")->bytes_per_gpu(in);
+  in.experts = a2a.experts;
+  return find_algorithm("deepep")->bytes_per_gpu(in);
 }
 
-double target_nodes_per_token(int top_k, int max_nodes, int nodes) {
-  const double k = nodes;
+namespace {
+
+// Probability that a uniform random top_k-subset of `total` items misses `bins` given ones.
+double miss(double total, double bins, int top_k) {
+  double p = 1.0;
+  for (int i = 0; i < top_k; ++i) p *= std::max(0.0, (total - bins - i) / (total - i));
+  return p;
+}
+
+// Expected distinct bins hit among `bins` bins of `per` items each.
+double distinct(int top_k, double bins, double per) {
+  if (bins <= 1.0) return 1.0;
+  if (per < 1.0 || bins * per < top_k) return bins * (1.0 - std::pow(1.0 - 1.0 / bins, top_k));
+  return bins * (1.0 - miss(bins * per, per, top_k));
+}
+
+}  // namespace
+
+double target_nodes_per_token(int top_k, int max_nodes, int nodes, int experts) {
   if (max_nodes > 0 && max_nodes < nodes) return std::min<double>(max_nodes, top_k);
-  return k * (1.0 - std::pow(1.0 - 1.0 / k, top_k));
+  return distinct(top_k, nodes, static_cast<double>(experts) / nodes);
+}
+
+double target_ranks_per_token(int top_k, int max_nodes, int nodes, int gpus_per_node, int experts) {
+  const double per_gpu = static_cast<double>(experts) / (nodes * gpus_per_node);
+  const int picked = max_nodes > 0 && max_nodes < nodes ? max_nodes : nodes;
+  return distinct(top_k, static_cast<double>(picked) * gpus_per_node, per_gpu);
 }
 
 }  // namespace stepsim::net

@@ -61,17 +61,23 @@ struct NodeLimitedA2A {
   int top_k = 1;
   int max_nodes = 0;  // 0 = not node-limited
   GroupShape ep;      // the expert-parallel group
+  int experts = 256;  // routed experts, spread evenly over the group
 };
 
 // Expected copies of one token sent per link class by a dispatch (or, reversed, a combine).
 LinkBytes node_limited_copies_per_token(const NodeLimitedA2A& a2a);
 
-// T above: the distinct nodes one token's top_k experts lie on, over an expert-parallel group of
-// `nodes` nodes. When the node limit binds (max_nodes < nodes) the router first picks max_nodes
-// nodes by their best experts' scores, so each picked node receives one of the top_k:
-// T = min(max_nodes, top_k). Otherwise the top_k experts fall uniformly over all nodes and T is the
-// expected number of distinct ones, nodes·(1 - (1 - 1/nodes)^top_k) (1.99 for top-8 over 2 nodes,
-// not 2; 3.6 over 4).
-double target_nodes_per_token(int top_k, int max_nodes, int nodes);
+// The distinct nodes (T) and GPUs (R) one token's top_k experts lie on, over an expert-parallel
+// group of `nodes` nodes of `gpus_per_node` GPUs holding `experts` routed experts evenly (E/n
+// per GPU). A token's experts are a uniform random subset (DeepEP's tests route by i.i.d.
+// scores), so a node is missed with the hypergeometric probability C(E - E/k, top_k) / C(E, top_k):
+// T = k·(1 - that), R likewise over the n GPUs (top-8 of 256: R = 5.29 over 8 GPUs, T = 1.99 over
+// 2 nodes, 3.61 over 4). When the node limit binds (max_nodes < nodes) the router first picks
+// max_nodes nodes by their best experts' scores and the top_k fall among those nodes' experts:
+// T = min(max_nodes, top_k), R as above over the picked nodes' GPUs. With fewer experts than
+// GPUs, draws with replacement: T = k·(1 - (1 - 1/k)^top_k).
+double target_nodes_per_token(int top_k, int max_nodes, int nodes, int experts = 256);
+double target_ranks_per_token(int top_k, int max_nodes, int nodes, int gpus_per_node,
+                              int experts = 256);
 
 }  // namespace stepsim::net

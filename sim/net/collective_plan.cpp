@@ -12,6 +12,7 @@
 #include "sim/net/algorithm/algorithm.hpp"
 #include "sim/net/collective_cost.hpp"
 #include "sim/net/group_layout.hpp"
+#include "sim/net/tuner.hpp"
 
 namespace stepsim::net {
 
@@ -22,17 +23,34 @@ CollectivePlan plan_collective(CollectiveOp op, double s, const std::vector<int>
   const GroupLayout l = layout_of(group, t);
   CollectivePlan plan;
   plan.op = op;
-  plan.chunks = o.chunks;
-  const AlgorithmDef& algorithm = choose_algorithm(op, l.shape(), l.uniform, o.algorithm);
   if (group.size() == 1) {
     plan.algorithm = "none";
     return plan;
   }
+  const Choice c = tune(op, s, l.shape(), l.uniform, t.spec(), o);
+  const AlgorithmDef& algorithm = *c.algorithm;
   plan.algorithm = algorithm.name;
-  TransferSink sink(l, t, o.bundle);
-  algorithm.plan({op, s, group, l, t, o}, sink, plan);
-  if (sink.bundling())
-    for (auto& p : plan.phases) bundle(p, l, t);  // a no-op on phases bundled as generated
+  plan.protocol = c.protocol;
+  plan.channels = c.channels;
+  plan.chunks = c.chunks;
+  plan.predicted_s = c.predicted_s;
+  if (algorithm.nccl) {
+    const ProtocolDef& p = protocol_def(c.protocol);
+    plan.wire_factor = 1.0 / p.payload;
+    plan.nvlink_sync_s = p.nvlink_sync_s;
+    plan.net_sync_s = p.net_sync_s;
+    plan.base_s = p.base_s;
+  }
+  TransferSink sink(l, t, o.bundle && algorithm.bundles);
+  algorithm.plan({op, s, group, l, t, o, c.channels}, sink, plan);
+  for (auto& p : plan.phases) {
+    if (sink.bundling()) bundle(p, l, t);  // a no-op on phases bundled as generated
+    if (plan.wire_factor != 1.0)
+      for (Transfer& tr : p.transfers) {
+        tr.bytes *= plan.wire_factor;
+        tr.payload /= plan.wire_factor;
+      }
+  }
   return plan;
 }
 
@@ -51,7 +69,7 @@ double estimate_transfers(CollectiveOp op, const std::vector<int>& group, const 
     case CollectiveOp::combine:
       return n * (k - 1 + g);
     default:
-      return n;
+      return 3 * n;  // a tree's chain links both ways and its edges
   }
 }
 

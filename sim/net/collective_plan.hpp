@@ -1,4 +1,6 @@
 // Collectives planned as phases of point-to-point transfers, for the flow network to execute.
+// The algorithm, protocol, channels and chunks are the tuner's choice (tuner.hpp) for what
+// PlanOptions leaves at auto.
 //
 // A phase is a set of concurrent transfers, repeated `repeat` times back to back (the identical
 // steps of a ring); phases run one after another. The algorithms (ring, hierarchical, direct
@@ -27,6 +29,7 @@
 
 #include "sim/hw/topology.hpp"
 #include "sim/net/collective_cost.hpp"
+#include "sim/net/protocol.hpp"
 
 namespace stepsim::net {
 
@@ -37,6 +40,9 @@ struct Transfer {
   // A bundle's load on the leaf-spine links of its representative's route, per unit of its rate:
   // the members that leave the representative's leaf (see bundling above).
   double core_weight = 1.0;
+  // The share of `bytes` (wire bytes) that is data: the protocol's payload share, over the NVLS
+  // or DeepEP rate factors that inflate NVLink bytes; 0 for DeepEP's notify (counts, not data).
+  double payload = 1.0;
 };
 
 struct Phase {
@@ -51,17 +57,29 @@ struct Phase {
 
 struct CollectivePlan {
   CollectiveOp op = CollectiveOp::all_reduce;
-  std::string algorithm;  // "ring", "hierarchical", "direct", "node-limited", "chain", "p2p"
+  std::string algorithm;  // a registered algorithm's name (algorithm/registry.cpp)
   std::vector<Phase> phases;
   int chunks = 1;  // the data cut into chunks that stream through the phases (transfer_dag.hpp)
+  Protocol protocol = Protocol::simple;
+  int channels = 1;
+  // Transfers carry wire bytes (payload over the protocol's payload share); this is the factor.
+  double wire_factor = 1.0;
+  double predicted_s = 0.0;  // the tuner's closed-form estimate (tuner.hpp)
+  // The protocol's costs (protocol.hpp): per step on NVLink and across nodes, once per collective.
+  double nvlink_sync_s = 0.0, net_sync_s = 0.0, base_s = 0.0;
 };
 
 struct PlanOptions {
   std::string algorithm = "auto";  // or a registered algorithm's name (algorithm/algorithm.hpp)
+  std::string protocol = "auto";   // or simple, ll128, ll (protocol.hpp)
+  int channels = 0;                // 0: the tuner's choice
+  int chunks = 0;                  // chunks streaming through the phases; 0: the tuner's choice
+  double chunk_bytes = 0.0;        // payload of one chunk per channel; 0: the protocol's step
   bool bundle = true;
   int top_k = 8;      // dispatch/combine
   int max_nodes = 4;  // dispatch/combine; 0 = not node-limited
-  int chunks = 1;     // chunks streaming through the phases at once (transfer_dag.hpp)
+  int experts = 256;  // dispatch/combine: routed experts, spread evenly over the group
+  int comm_sms = 0;   // dispatch/combine: SMs the expert-parallel kernels hold (0: as measured)
 };
 
 // `group`: global GPU ranks, sorted, without duplicates.

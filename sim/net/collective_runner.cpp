@@ -40,6 +40,10 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
   r.time = run.end;
   r.events = run.events;
   r.chunks = dag.chunks;
+  r.stream_chunks = plan.chunks;
+  r.protocol = std::string(protocol_def(plan.protocol).name);
+  r.channels = plan.channels;
+  r.predicted_s = plan.predicted_s;
   for (std::size_t i = 0; i < dag.nodes.size(); ++i)
     r.nodes.push_back({dag.nodes[i].phase, run.start[i], run.finish[i]});
   for (std::size_t p = 0; p < plan.phases.size(); ++p) {
@@ -57,7 +61,7 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
     // links, with its core weight on the leaf-spine ones.
     std::vector<double> phase_bytes(link_bytes.size(), 0.0);
     for (const Transfer& t : ph.transfers) {
-      pt.sent_per_gpu += t.bytes * t.multiplicity * ph.payload_steps();
+      pt.sent_per_gpu += t.bytes * t.payload * t.multiplicity * ph.payload_steps();
       for (int l : topo.route(t.src, t.dst).links)
         phase_bytes[l] += t.bytes * ph.payload_steps() *
                           (topo.links()[l].cls == hw::LinkClass::ib_core ? t.core_weight : 1.0);
@@ -90,7 +94,7 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
       r.bottleneck = link.cls;
     }
   }
-  // Bytes per link class over all transfers, bundles counted with their multiplicity. A byte
+  // Data bytes per link class over all transfers, bundles counted with their multiplicity. A byte
   // leaves a GPU once per NIC it is sent from (GPU -> NIC) and once per NVLink port it leaves by.
   double ib = 0.0, nvl = 0.0;
   for (const Phase& p : plan.phases)
@@ -100,7 +104,8 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
         const bool leaves_gpu =
             (k.cls == hw::LinkClass::nic || k.cls == hw::LinkClass::nvlink) && topo.is_gpu(k.from);
         if (!leaves_gpu) continue;
-        (k.cls == hw::LinkClass::nic ? ib : nvl) += tr.bytes * tr.multiplicity * p.payload_steps();
+        (k.cls == hw::LinkClass::nic ? ib : nvl) +=
+            tr.bytes * tr.payload * tr.multiplicity * p.payload_steps();
       }
   r.ib_bytes_per_gpu = ib / senders;
   r.nvlink_bytes_per_gpu = nvl / senders;

@@ -53,12 +53,16 @@ struct CollectiveResult {
   double busbw = 0.0;  // bytes/s
   hw::LinkClass bottleneck = hw::LinkClass::nvlink;
   double bottleneck_utilization = 0.0;
-  double ib_bytes_per_gpu = 0.0;
+  double ib_bytes_per_gpu = 0.0;  // data, not wire bytes (Phase::payload)
   double nvlink_bytes_per_gpu = 0.0;
   std::uint64_t events = 0;
   std::uint64_t flows = 0;  // simulated (bundled) flows
   std::vector<PhaseTiming> phases;
-  int chunks = 1;                 // the DAG's
+  int chunks = 1;         // the DAG's nodes per phase
+  int stream_chunks = 1;  // the plan's chunks
+  std::string protocol;   // the plan's (protocol.hpp)
+  int channels = 1;
+  double predicted_s = 0.0;       // the tuner's closed-form estimate
   std::vector<NodeWindow> nodes;  // per DAG node
 };
 

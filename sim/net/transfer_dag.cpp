@@ -9,19 +9,28 @@ namespace stepsim::net {
 
 using engine::Time;
 
-TransferDag make_dag(const CollectivePlan& plan, int chunks) {
+TransferDag make_dag(const CollectivePlan& plan, int chunks, int slots) {
   TransferDag dag;
   const int phases = static_cast<int>(plan.phases.size());
-  dag.chunks = phases > 1 ? std::max(1, chunks) : 1;
+  const int cut = std::max(1, chunks);
+  const double later = 1.0 / std::max(1, slots);
+  if (phases == 1) {
+    const double r = static_cast<double>(plan.phases[0].repeat);
+    dag.nodes.push_back({0, 0, {}, r, r + (cut - 1) * later});
+    return dag;
+  }
+  dag.chunks = cut;
   const int c = dag.chunks;
   // Node (p, j) at p·c + j: every dependency has a smaller index.
-  for (int p = 0; p < phases; ++p)
+  for (int p = 0; p < phases; ++p) {
+    const double r = static_cast<double>(plan.phases[p].repeat);
     for (int j = 0; j < c; ++j) {
-      DagNode n{p, j, {}};
+      DagNode n{p, j, {}, r / c, j == 0 ? r : later};
       if (p > 0) n.deps.push_back((p - 1) * c + j);
       if (j > 0) n.deps.push_back(p * c + j - 1);
       dag.nodes.push_back(std::move(n));
     }
+  }
   return dag;
 }
 
@@ -31,7 +40,7 @@ class DagRunner final : public hw::FlowListener, public engine::EventHandler {
  public:
   DagRunner(const CollectivePlan& plan, const TransferDag& dag, const hw::Topology& topo,
             hw::Fidelity fidelity)
-      : plan_(plan), dag_(dag), net_(sim_, topo, fidelity) {
+      : plan_(plan), dag_(dag), topo_(topo), net_(sim_, topo, fidelity) {
     const std::size_t n = dag.nodes.size();
     waiting_.resize(n);
     outstanding_.assign(n, 0);
@@ -45,8 +54,10 @@ class DagRunner final : public hw::FlowListener, public engine::EventHandler {
   }
 
   DagRun run(const engine::RunControl* control) {
-    for (std::size_t i = 0; i < dag_.nodes.size(); ++i)
-      if (waiting_[i] == 0) begin(static_cast<int>(i));
+    if (plan_.base_s > 0.0)
+      sim_.after(engine::Time::from_seconds(plan_.base_s), this, kStart);
+    else
+      start_roots();
     engine::RunLimits limits;
     limits.control = control;
     const auto stats = sim_.run(limits);
@@ -65,20 +76,29 @@ class DagRunner final : public hw::FlowListener, public engine::EventHandler {
   // A node with nothing to move is delivered by an event at its start, so that its successors
   // start from the event loop as every other's do.
   void on_event(engine::Simulator&, std::uint64_t node) override {
-    deliver(static_cast<int>(node));
+    if (node == kStart)
+      start_roots();
+    else
+      deliver(static_cast<int>(node));
   }
 
  private:
+  static constexpr std::uint64_t kStart = ~std::uint64_t{0};
+  void start_roots() {
+    for (std::size_t i = 0; i < dag_.nodes.size(); ++i)
+      if (waiting_[i] == 0) begin(static_cast<int>(i));
+  }
   void begin(int i) {
     const DagNode& n = dag_.nodes[i];
     const Phase& ph = plan_.phases[n.phase];
-    const double steps = static_cast<double>(ph.repeat);
-    const double share = steps / dag_.chunks;
+    const double steps = n.latency_steps, share = n.share;
     run_.start[i] = sim_.now();
+    const hw::Topology& topo = topo_;
     for (const Transfer& t : ph.transfers) {
       ++outstanding_[i];
+      const bool across = topo.node_of(t.src) != topo.node_of(t.dst);
       net_.start(t.src, t.dst, t.bytes * share, this, static_cast<std::uint64_t>(i), t.multiplicity,
-                 t.core_weight, steps);
+                 t.core_weight, steps, across ? plan_.net_sync_s : plan_.nvlink_sync_s);
     }
     if (outstanding_[i] == 0) sim_.after(Time(), this, static_cast<std::uint64_t>(i));
   }
@@ -93,6 +113,7 @@ class DagRunner final : public hw::FlowListener, public engine::EventHandler {
 
   const CollectivePlan& plan_;
   const TransferDag& dag_;
+  const hw::Topology& topo_;
   engine::Simulator sim_;
   hw::FlowNetwork net_;
   std::vector<int> waiting_;

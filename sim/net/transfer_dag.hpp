@@ -1,20 +1,26 @@
 // A collective as a DAG of transfer sets, made from its algorithm's plan (collective_plan.hpp)
 // and run on one flow network, so its transfers in flight share the links they cross.
 //
-// The data is cut into c chunks (PlanOptions::chunks, as NCCL pipelines a collective through its
-// buffer slots). Node (p, j) carries chunk j through phase p: each of the phase's transfers with
-// repeat·bytes/c, paying its route's latency `repeat` times (the phase's steps back to back). It
-// starts when chunk j has left phase p-1 and chunk j-1 has left phase p (a channel moves its
-// chunks in order). With c = 1 the phases run one after another; with c > 1 phase p+1 works on
-// chunk j while phase p works on chunk j+1, so a hierarchical collective's NVLink and InfiniBand
-// phases overlap, sharing whatever links they both cross, and every chunk pays every step's
-// latency. A plan of one phase is not cut: there is nothing to overlap.
-// The steps of a phase move as one transfer per chunk. That is exact for a phase of identical
-// steps on the same links (a ring's, an all-to-all's): max-min rates do not depend on the bytes
-// left, so R steps of b bytes take R·(α + t(b)) whether run one by one or as one transfer of R·b
-// bytes paying R·α. What it leaves out: a chunk starting a step while the previous chunk is still
-// in a later step on other links (phases whose steps cross different links plan their own
-// pipeline, as the chain broadcast does), NCCL's protocols and its per-step slot limit.
+// The data is cut into c chunks (PlanOptions::chunks or the tuner's, as NCCL pipelines a
+// collective through its buffer slots). Node (p, j) carries chunk j through phase p: each of the
+// phase's transfers with repeat·bytes/c. It starts when chunk j has left phase p-1 and chunk j-1
+// has left phase p (a channel moves its chunks in order). The first chunk through a phase pays
+// the latency of its `repeat` steps (route latency plus the protocol's per-step sync); every
+// later chunk follows one stage behind. With one step in flight per connection it pays one
+// step's latency; NCCL keeps 8 in flight (kSlots), whose latencies overlap, so a later chunk
+// pays 1/8 of one. With c = 1 the phases run one after
+// another; with c > 1 phase p+1 works on chunk j while phase p works on chunk j+1, so a
+// hierarchical collective's NVLink and InfiniBand phases overlap, sharing whatever links they both
+// cross. A plan starts after the protocol's base latency.
+// Closed form of one phase of R identical steps on links of rate β, cut into c chunks, w slots:
+//   t = (R + (c - 1)/w) · α + R · b / β       (b the bytes a transfer carries per step)
+// since max-min rates do not depend on the bytes left, R steps of b bytes take R·b/β whether run
+// one by one or as one transfer; for a ring of n GPUs over a vector S (b = S/n, R = n - 1 for a
+// reduce-scatter) every link carries (n-1)·c chunk-steps of S/(c·n) in n-1+c-1 stages, of which
+// with one slot (w = 1) each pays α.
+// What it leaves out: a chunk starting a step while the previous chunk is still in a later step
+// on other links (phases whose steps cross different links plan their own pipeline, as the chain
+// broadcast does), NCCL's per-connection slot limit (8 steps in flight).
 #pragma once
 
 #include <cstdint>
@@ -29,15 +35,22 @@ namespace stepsim::net {
 struct DagNode {
   int phase = 0, chunk = 0;
   std::vector<int> deps;  // nodes delivered before it starts
+  double share = 1.0;     // the steps' bytes it moves, in steps of its phase
+  double latency_steps = 1.0;
 };
 
 struct TransferDag {
-  int chunks = 1;
+  int chunks = 1;              // nodes per phase
   std::vector<DagNode> nodes;  // in an order where every dependency comes first
 };
 
-// The DAG of `plan` in `chunks` chunks (at least 1; a one-phase plan stays whole).
-TransferDag make_dag(const CollectivePlan& plan, int chunks);
+// NCCL's slots per connection (NCCL_STEPS): steps in flight at once, whose latencies overlap.
+inline constexpr int kSlots = 8;
+
+// The DAG of `plan` in `chunks` chunks (at least 1) with `slots` steps in flight. A one-phase plan
+// stays one node paying R + (c-1)/slots step latencies, which is what its c chunks one stage
+// behind each other take (max-min rates do not depend on bytes).
+TransferDag make_dag(const CollectivePlan& plan, int chunks, int slots = kSlots);
 
 struct DagRun {
   engine::Time end;                         // the last delivery

@@ -111,11 +111,38 @@ void step_json(JsonWriter& w, const analysis::StepSimulation& s, const workload:
   else
     w.null();
   w.field("fidelity", fidelity_name(spec.fidelity));
-  w.field("chunks", spec.chunks);
+  w.key("collectives").begin_object();
+  for (int i = 0; i < workload::kTrafficKinds; ++i) {
+    const workload::CollectiveChoice& c = spec.collectives[i];
+    w.key(std::string(workload::to_string(static_cast<workload::TrafficKind>(i)))).begin_object();
+    w.field("algorithm", c.algorithm);
+    w.field("protocol", c.protocol);
+    w.field("channels", c.channels);  // 0: the tuner's
+    w.field("chunks", c.chunks);
+    w.end_object();
+  }
+  w.end_object();
   w.field("ops", static_cast<long long>(s.build.graph.ops.size()));
   w.field("collectives_timed", s.build.collectives_timed);
   w.end_object();
   w.end_object();
+}
+
+// "collectives auto", or what the scenario fixes per kind of traffic.
+std::string collectives_text(const workload::ScenarioSpec& spec) {
+  std::string fixed;
+  for (int i = 0; i < workload::kTrafficKinds; ++i) {
+    const workload::CollectiveChoice& c = spec.collectives[i];
+    std::string what;
+    if (c.algorithm != "auto") what += " " + c.algorithm;
+    if (c.protocol != "auto") what += " " + c.protocol;
+    if (c.channels > 0) what += " " + std::to_string(c.channels) + " channels";
+    if (c.chunks > 0) what += " " + std::to_string(c.chunks) + " chunks";
+    if (!what.empty())
+      fixed += (fixed.empty() ? "" : ";") + std::string(" ") +
+               std::string(workload::to_string(static_cast<workload::TrafficKind>(i))) + what;
+  }
+  return fixed.empty() ? "collectives auto" : "collectives" + fixed + ", others auto";
 }
 
 std::string step_text(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec,
@@ -164,8 +191,7 @@ std::string step_text(const analysis::StepSimulation& s, const workload::Scenari
   o += "  simulated " + std::to_string(s.build.graph.ops.size()) + " ops, " +
        std::to_string(s.timeline.events + s.build.network_events) + " events" +
        (timing ? " in " + fixed(s.wall_s, 2) + " s" : std::string()) + " (" +
-       (fidelity_name(spec.fidelity)) + " network, " +
-       (spec.chunks > 1 ? "collectives in " + std::to_string(spec.chunks) + " chunks, " : "") +
+       (fidelity_name(spec.fidelity)) + " network, " + collectives_text(spec) + ", " +
        std::to_string(s.build.collectives_timed) + " distinct collectives)\n";
   return o;
 }

@@ -3,8 +3,10 @@
 // after loading (impossible parallelism, memory) still point the user at the right line.
 #pragma once
 
+#include <array>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/engine/user_error.hpp"
@@ -27,10 +29,28 @@ struct Provenance {
 // (isolates pipeline bubbles and compute).
 enum class NetworkFidelity { flow, analytic, free };
 
+// Kinds of traffic, each with its own collective choice (network.collectives):
+//   tp    tensor-parallel collectives
+//   ep    the expert dispatch and combine
+//   dp    gradient reductions over the data-parallel groups (dp and expert dp)
+//   zero  ZeRO-3's parameter all-gathers and gradient reduce-scatters
+//   pp    pipeline sends
+enum class TrafficKind { tp, ep, dp, zero, pp };
+inline constexpr int kTrafficKinds = 5;
+std::string_view to_string(TrafficKind k);
+
+// What a scenario fixes of its collectives; "auto" and 0 leave it to the tuner (net/tuner.hpp).
+struct CollectiveChoice {
+  std::string algorithm = "auto";
+  std::string protocol = "auto";
+  int channels = 0;
+  int chunks = 0;
+};
+
 struct ScenarioSpec {
   std::string name;
   NetworkFidelity fidelity = NetworkFidelity::flow;
-  int chunks = 1;  // chunks streaming through every collective's phases (net/transfer_dag.hpp)
+  std::array<CollectiveChoice, kTrafficKinds> collectives;  // by TrafficKind
   ModelSpec model;
   hw::ClusterSpec cluster;
   TrainingSpec training;

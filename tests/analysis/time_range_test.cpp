@@ -4,6 +4,7 @@
 // shipped scenario and simulated; every run must finish with a finite, positive step time.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <random>
@@ -41,6 +42,12 @@ std::vector<Override> draw(std::mt19937_64& rng, const stepsim::workload::Scenar
   sets.push_back("cluster.nvlink.bandwidth=" + num(nvlink) + "B/s");
   sets.push_back("cluster.nvlink.peak=" + num(nvlink) + "B/s");
   sets.push_back("cluster.nvlink.latency=" + num(pick(1e-12, 1e-3, true)) + "s");
+  // The NVLS and DeepEP rates, at most the link's and within the accepted range (1e8 B/s up).
+  const double least = std::max(0.01, 1e8 / nvlink);
+  if (base.cluster.nvls_bandwidth > 0.0)
+    sets.push_back("cluster.nvlink.nvls=" + num(nvlink * pick(least, 1.0, false)) + "B/s");
+  if (base.cluster.deepep_nvlink_bandwidth > 0.0)
+    sets.push_back("cluster.deepep.nvlink=" + num(nvlink * pick(least, 1.0, false)) + "B/s");
   const bool fabric = base.cluster.fabric.kind != stepsim::hw::FabricKind::none;
   if (fabric) {
     const double nic = pick(1e8, 1e15, false);

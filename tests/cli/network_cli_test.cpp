@@ -25,16 +25,44 @@ TEST_CASE("collective prints one row per size, in text and JSON") {
   CHECK(r.out.find("1 GiB") != std::string::npos);
   const auto j = run_stepsim(
       "collective topologies/h800-4x8.yaml --op all_reduce --group world --sizes 64MiB --json "
-      "--fidelity analytic");
+      "--fidelity analytic --algorithm hierarchical --protocol simple");
   REQUIRE(j.status == 0);
   for (const char* k : {"\"time_s\"", "\"algbw_gbps\"", "\"busbw_gbps\"", "\"bottleneck\"",
-                        "\"algorithm\": \"hierarchical\"", "\"phases\"",
+                        "\"algorithm\": \"hierarchical\"", "\"protocol\": \"simple\"",
+                        "\"channels\": 16", "\"predicted_s\"", "\"phases\"",
                         "\"name\": \"inter-node all-reduce\"", "\"sent_bytes_per_gpu\""})
     CHECK(j.out.find(k) != std::string::npos);
   const auto h = run_stepsim(
-      "collective topologies/h800-4x8.yaml --op all_reduce --group world --sizes 64MiB");
+      "collective topologies/h800-4x8.yaml --op all_reduce --group world --sizes 64MiB "
+      "--algorithm hierarchical");
   CHECK(h.out.find("phases at 64 MiB:") != std::string::npos);
   CHECK(h.out.find("inter-node all-reduce") != std::string::npos);
+}
+
+TEST_CASE("collective prints the tuner's choice per size, and takes overrides") {
+  // Auto: LL for a small message (latency), Simple for a large one (bandwidth).
+  const auto a =
+      run_stepsim("collective topologies/h800-4x8.yaml --op all_reduce --sizes 4KiB,1GiB --json");
+  REQUIRE(a.status == 0);
+  const auto small = a.out.find("\"protocol\": \"ll\"");
+  const auto large = a.out.find("\"protocol\": \"simple\"");
+  CHECK(small != std::string::npos);
+  CHECK(large != std::string::npos);
+  CHECK(small < large);
+  const auto f = run_stepsim(
+      "collective topologies/h800-4x8.yaml --op all_reduce --sizes 1GiB --algorithm tree "
+      "--protocol ll128 --channels 4 --chunks 7 --json");
+  REQUIRE(f.status == 0);
+  for (const char* k :
+       {"\"algorithm\": \"tree\"", "\"protocol\": \"ll128\"", "\"channels\": 4", "\"chunks\": 7"})
+    CHECK(f.out.find(k) != std::string::npos);
+  CHECK(run_stepsim("collective topologies/h800-4x8.yaml --protocol fast").status == 2);
+  CHECK(run_stepsim("collective topologies/h800-4x8.yaml --algorithm nvls").status == 2);
+  CHECK(run_stepsim("collective topologies/a100-64x8-dgx.yaml --algorithm nvls-tree").status == 2);
+  CHECK(run_stepsim("collective topologies/h800-4x8.yaml --algorithm nvls-tree --protocol ll")
+            .status == 2);
+  CHECK(run_stepsim("collective topologies/h800-4x8.yaml --channels 0").status == 2);
+  CHECK(run_stepsim("collective topologies/h800-4x8.yaml --chunk-size 0B").status == 2);
 }
 
 TEST_CASE("A fault given with --set shows in the collective's result") {

@@ -11,7 +11,7 @@ TEST_CASE("The DualPipe scenario resolves to the published configuration") {
   const auto s = config::load_scenario(source_path("scenarios/deepseek-v3-dualpipe.yaml"));
   CHECK(s.cluster.world_size() == 2048);
   CHECK(s.cluster.fabric.kind == hw::FabricKind::multi_plane_fat_tree);
-  CHECK(s.cluster.fabric.nic.bandwidth == 50e9);
+  CHECK(s.cluster.fabric.nic.bandwidth == 47e9);
   CHECK(s.cluster.nvlink.bandwidth == 160e9);
   CHECK(s.cluster.device.rate(hw::Precision::fp8).achievable_flops == 1460e12);
   CHECK(s.parallel.pp == 16);

@@ -19,12 +19,13 @@ constexpr CollectiveOp kOps[] = {CollectiveOp::all_reduce,     CollectiveOp::all
                                  CollectiveOp::dispatch,       CollectiveOp::combine};
 
 // Bytes per GPU the plan sends to GPUs of the same node (NVLink) and of other nodes (NIC), over
-// every step of every phase, unbundled; per sender for p2p.
+// every step of every phase, unbundled, as data (Transfer::payload); per sender for p2p.
 net::LinkBytes planned(const net::CollectivePlan& p, const hw::Topology& t, int n) {
   net::LinkBytes b;
   for (const auto& ph : p.phases)
     for (const auto& tr : ph.transfers) {
-      const double bytes = tr.bytes * static_cast<double>(ph.payload_steps()) * tr.multiplicity;
+      const double bytes =
+          tr.bytes * tr.payload * static_cast<double>(ph.payload_steps()) * tr.multiplicity;
       (t.node_of(tr.src) == t.node_of(tr.dst) ? b.nvlink : b.ib) += bytes;
     }
   return b * (1.0 / (p.op == CollectiveOp::p2p ? 1 : n));
@@ -32,11 +33,12 @@ net::LinkBytes planned(const net::CollectivePlan& p, const hw::Topology& t, int 
 
 }  // namespace
 
-TEST_CASE("Registered algorithms resolve by name; auto picks the documented one") {
-  CHECK(net::algorithms().size() == 6);
+TEST_CASE("Registered algorithms resolve by name; the roofline's default is the documented one") {
+  CHECK(net::algorithms().size() == 10);
   for (const net::AlgorithmDef* a : net::algorithms()) CHECK(net::find_algorithm(a->name) == a);
-  CHECK(net::find_algorithm("tree") == nullptr);
-  CHECK(net::algorithm_names() == "auto, hierarchical, ring, direct, node-limited, chain, p2p");
+  CHECK(net::find_algorithm("pat") == nullptr);
+  CHECK(net::algorithm_names() ==
+        "auto, hierarchical, ring, tree, nvls, nvls-tree, sharp, direct, deepep, chain, p2p");
   const net::GroupShape node{8, 8}, nodes{32, 8}, plane{4, 1};
   CHECK(net::choose_algorithm(CollectiveOp::all_reduce, node, true, "auto").name == "ring");
   CHECK(net::choose_algorithm(CollectiveOp::all_reduce, nodes, true, "auto").name ==
@@ -44,22 +46,34 @@ TEST_CASE("Registered algorithms resolve by name; auto picks the documented one"
   CHECK(net::choose_algorithm(CollectiveOp::all_reduce, nodes, false, "auto").name == "ring");
   CHECK(net::choose_algorithm(CollectiveOp::all_gather, plane, true, "auto").name == "ring");
   CHECK(net::choose_algorithm(CollectiveOp::all_to_all, nodes, true, "auto").name == "direct");
-  CHECK(net::choose_algorithm(CollectiveOp::dispatch, nodes, true, "auto").name == "node-limited");
+  CHECK(net::choose_algorithm(CollectiveOp::dispatch, nodes, true, "auto").name == "deepep");
   CHECK(net::choose_algorithm(CollectiveOp::broadcast, nodes, true, "auto").name == "chain");
   CHECK(net::choose_algorithm(CollectiveOp::p2p, plane, true, "auto").name == "p2p");
-  CHECK_THROWS_AS(net::choose_algorithm(CollectiveOp::all_reduce, nodes, true, "tree"),
+  CHECK_THROWS_AS(net::choose_algorithm(CollectiveOp::all_reduce, nodes, true, "pat"),
                   engine::UserError);
   CHECK_THROWS_AS(net::choose_algorithm(CollectiveOp::all_to_all, nodes, true, "ring"),
                   engine::UserError);
   CHECK_THROWS_AS(net::choose_algorithm(CollectiveOp::all_reduce, node, true, "hierarchical"),
                   engine::UserError);
+  CHECK_THROWS_AS(net::choose_algorithm(CollectiveOp::all_reduce, nodes, true, "nvls"),
+                  engine::UserError);
   CHECK_THROWS_AS(net::choose_algorithm(CollectiveOp::dispatch, nodes, false, "auto"),
+                  engine::UserError);
+  // Features: NVLS on the H800 files, SHARP on none.
+  const auto h800 = config::load_cluster(test::source_path("topologies/h800-4x8.yaml"), {});
+  const auto a100 = config::load_cluster(test::source_path("topologies/a100-64x8-dgx.yaml"), {});
+  CHECK_NOTHROW(net::choose_algorithm(CollectiveOp::all_reduce, nodes, true, "nvls-tree", &h800));
+  CHECK_THROWS_AS(net::choose_algorithm(CollectiveOp::all_reduce, nodes, true, "nvls-tree", &a100),
+                  engine::UserError);
+  CHECK_THROWS_AS(net::choose_algorithm(CollectiveOp::all_reduce, nodes, true, "sharp", &h800),
                   engine::UserError);
 }
 
 TEST_CASE("Every algorithm's plan moves the bytes of its closed form") {
-  const hw::Topology t(config::load_cluster(test::source_path("topologies/h800-256x8-mpft.yaml"),
-                                            {config::parse_override("nodes=8")}));
+  // SHARP declared, so that every algorithm runs.
+  const hw::Topology t(config::load_cluster(
+      test::source_path("topologies/h800-256x8-mpft.yaml"),
+      {config::parse_override("nodes=8"), config::parse_override("fabric.sharp=true")}));
   const double S = 96.0 * 1024 * 1024;
   struct Group {
     const char* text;
@@ -79,6 +93,7 @@ TEST_CASE("Every algorithm's plan moves the bytes of its closed form") {
         net::PlanOptions o;
         o.algorithm = a->name;
         o.bundle = false;
+        o.protocol = a->nccl && !a->simple_only ? "ll" : "auto";
         o.top_k = 8;
         o.max_nodes = 4;
         const auto plan = net::plan_collective(op, S, group, t, o);

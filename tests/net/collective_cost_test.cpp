@@ -45,16 +45,20 @@ TEST_CASE("Direct all-to-all splits by peer location; multi-plane adds PXN hops"
 }
 
 TEST_CASE(
-    "Node-limited dispatch copies per token (DeepSeek-V3: EP64 on 8 nodes, top-8, <= 4 nodes)") {
-  const LinkBytes c = node_limited_copies_per_token({8, 4, GroupShape{64, 8}});
+    "DeepEP dispatch copies per token (DeepSeek-V3: EP64 on 8 nodes, top-8 of 256, <= 4 nodes)") {
+  const LinkBytes c = node_limited_copies_per_token({8, 4, GroupShape{64, 8}, 256});
   CHECK(c.ib == doctest::Approx(4.0 * 7.0 / 8.0));  // 3.5 remote nodes
-  CHECK(c.nvlink == doctest::Approx(8.0 * 7.0 / 8.0));
-  // Without a node limit: expected distinct nodes among 8 uniform picks over 8 nodes.
-  const LinkBytes u = node_limited_copies_per_token({8, 0, GroupShape{64, 8}});
-  const double distinct = 8.0 * (1.0 - std::pow(7.0 / 8.0, 8));
-  CHECK(u.ib == doctest::Approx(distinct * 7.0 / 8.0));
+  // Once per distinct GPU among the 32 of the 4 picked nodes (4 experts each): 7.36, of which
+  // 7/8 leave the GPU over NVLink (from the forwarder).
+  double miss = 1.0;  // a GPU's 4 of the picked nodes' 128 experts all missed
+  for (int i = 0; i < 8; ++i) miss *= (124.0 - i) / (128.0 - i);
+  const double picked = 32.0 * (1.0 - miss);
+  CHECK(c.nvlink == doctest::Approx(picked * 7.0 / 8.0));
+  // Without a node limit: expected distinct nodes among 8 of 256 experts on 8 nodes (32 each).
+  const LinkBytes u = node_limited_copies_per_token({8, 0, GroupShape{64, 8}, 256});
+  CHECK(u.ib == doctest::Approx(target_nodes_per_token(8, 0, 8) * 7.0 / 8.0));
   // EP inside one node: no InfiniBand.
-  CHECK(node_limited_copies_per_token({8, 0, GroupShape{8, 8}}).ib == 0.0);
+  CHECK(node_limited_copies_per_token({8, 0, GroupShape{8, 8}, 256}).ib == 0.0);
 }
 
 TEST_CASE("Point-to-point") {
@@ -63,16 +67,25 @@ TEST_CASE("Point-to-point") {
 }
 
 TEST_CASE(
-    "Target nodes per token: node limit where it binds, expected distinct nodes where it does "
-    "not") {
+    "Target nodes and GPUs per token: node limit where it binds, hypergeometric expectations where "
+    "it does not") {
   using stepsim::net::target_nodes_per_token;
+  using stepsim::net::target_ranks_per_token;
   // DeepSeek-V3, EP64 over 8 nodes, at most 4 nodes per token: every chosen node gets an expert.
   CHECK(target_nodes_per_token(8, 4, 8) == 4.0);
   CHECK(target_nodes_per_token(2, 4, 8) == 2.0);
-  // EP16 over 2 nodes with a limit of 4: the limit does not bind; 8 uniform picks over 2 nodes
-  // miss one with probability 2 * (1/2)^8.
-  CHECK(target_nodes_per_token(8, 4, 2) == doctest::Approx(2.0 * (1.0 - std::pow(0.5, 8))));
-  CHECK(target_nodes_per_token(8, 8, 8) == doctest::Approx(8.0 * (1.0 - std::pow(7.0 / 8.0, 8))));
-  CHECK(target_nodes_per_token(8, 0, 8) == doctest::Approx(5.251).epsilon(0.001));
+  // 8 of 256 experts over 2 nodes of 128: both missed by none with 1 - C(128,8)/C(256,8) each;
+  // DeepEP's EP16 test routes this way (1.993 nodes per token).
+  double miss = 1.0;
+  for (int i = 0; i < 8; ++i) miss *= (128.0 - i) / (256.0 - i);
+  CHECK(target_nodes_per_token(8, 4, 2) == doctest::Approx(2.0 * (1.0 - miss)));
+  CHECK(target_nodes_per_token(8, 4, 2) == doctest::Approx(1.993).epsilon(0.001));
+  // One node of 8 GPUs with 32 experts each: 5.29 GPUs per token; 4 nodes: 3.614 nodes, 7.27 GPUs.
+  CHECK(target_ranks_per_token(8, 0, 1, 8) == doctest::Approx(5.295).epsilon(0.001));
+  CHECK(target_nodes_per_token(8, 0, 4) == doctest::Approx(3.614).epsilon(0.001));
+  CHECK(target_ranks_per_token(8, 4, 4, 8) == doctest::Approx(7.27).epsilon(0.002));
+  // Fewer experts than GPUs: draws with replacement.
+  CHECK(target_nodes_per_token(8, 0, 8, 4) ==
+        doctest::Approx(8.0 * (1.0 - std::pow(7.0 / 8.0, 8))));
   CHECK(target_nodes_per_token(8, 0, 1) == 1.0);
 }

@@ -1,11 +1,18 @@
 // A collective algorithm: how a collective runs on a group, as phases of point-to-point
 // transfers for the flow network (collective_plan.hpp), and the bytes it moves per GPU and link
-// class, in closed form, for the roofline (collective_cost.hpp). One file per algorithm, each
-// defining one AlgorithmDef, listed once in registry.cpp in order of preference: `auto` takes
-// the first that runs the operation and fits the group. The closed form and the plan are two
-// views of one algorithm; a test checks they move the same bytes.
+// class, in closed form, for the roofline (collective_cost.hpp) and the tuner (tuner.hpp). One
+// file per algorithm, each defining one AlgorithmDef, listed once in registry.cpp. `auto` lets
+// the tuner pick among those that run the operation, fit the group and find the features they
+// need on the cluster (NVLS, SHARP); the roofline takes the first of registry order that needs no
+// feature. The closed form and the plan are two views of one algorithm; a test checks they move
+// the same bytes.
+// Pipelined ("stream") phases: an algorithm whose hops all work at once on every chunk (a tree,
+// NVLS) plans one phase of `steps` repetitions, each transfer carrying its hop's total over the
+// steps: the phase then pays the latency of every step on the critical path once and moves each
+// hop's bytes concurrently, as a pipeline does once full.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +29,7 @@ struct PlanInput {
   const GroupLayout& layout;
   const hw::Topology& topo;
   const PlanOptions& options;
+  int channels = 1;  // the tuner's (or the user's) channel count
 };
 
 struct ShapeInput {
@@ -30,7 +38,10 @@ struct ShapeInput {
   GroupShape group;
   bool multi_plane = false;  // PXN: inter-node traffic to another plane crosses NVLink first
   int top_k = 8, max_nodes = 0;
+  int experts = 256;
 };
+
+enum class Feature { none, nvls, sharp };
 
 struct AlgorithmDef {
   std::string_view name;  // as --algorithm and reports spell it
@@ -41,6 +52,21 @@ struct AlgorithmDef {
   // `sink` (bundled as they come), the others are bundled afterwards.
   void (*plan)(const PlanInput& in, TransferSink& sink, CollectivePlan& out);
   LinkBytes (*bytes_per_gpu)(const ShapeInput& in);
+  // Steps one byte goes through from start to end: the latencies the tuner counts.
+  double (*steps)(const ShapeInput& in);
+  // The bytes one hop moves per step over all channels together, which chunks cut up
+  // (0: the algorithm is not cut by the tuner).
+  double (*span)(const ShapeInput& in);
+  Feature feature = Feature::none;
+  bool nccl = true;          // runs with NCCL's protocols; otherwise its own (no protocol cost)
+  bool simple_only = false;  // NCCL runs it with the Simple protocol alone (NVLS)
+  bool nvls_rate = false;    // its NVLink bytes move at the NVLS rate, not the link's
+  // Whether its transfers are translations of one another by whole nodes, as bundling assumes
+  // (collective_plan.hpp); a tree's inner nodes carry more than its leaves, so it is not.
+  bool bundles = true;
+  // Whether the tuner considers it: NCCL's algorithms are (ring, tree, NVLS, NVLS-tree, CollNet);
+  // a two-level hierarchy is not one, so `auto` never picks it.
+  bool tuned = true;
 };
 
 // `fits` for algorithms that run on any group of two or more GPUs.
@@ -51,11 +77,52 @@ inline bool any_group(GroupShape, bool) {
 // The registered algorithms, in order of preference.
 const std::vector<const AlgorithmDef*>& algorithms();
 const AlgorithmDef* find_algorithm(std::string_view name);
+// Whether the cluster has what `a` needs.
+bool available(const AlgorithmDef& a, const hw::ClusterSpec& c);
 // The algorithm for `op` on a group of this shape: the named one, or with "auto" the first that
-// runs `op` and fits. Throws engine::UserError (located at --algorithm) for an unknown name or
-// one that cannot run this collective on this group.
+// runs `op`, fits and needs no cluster feature. Throws engine::UserError (located at
+// --algorithm) for an unknown name or one that cannot run this collective on this group, or
+// (with a cluster) needs a feature the cluster lacks.
 const AlgorithmDef& choose_algorithm(CollectiveOp op, GroupShape shape, bool uniform,
-                                     std::string_view requested);
+                                     std::string_view requested,
+                                     const hw::ClusterSpec* cluster = nullptr);
+// Transfers of several channels between the same two GPUs, summed into one before they reach the
+// sink (which bundles translations across nodes, not repeats on one link).
+class HopSum {
+ public:
+  void add(int src, int dst, double bytes) { bytes_[{src, dst}] += bytes; }
+  void flush(TransferSink& sink) {
+    for (const auto& [k, b] : bytes_) sink.add({k.first, k.second, b});
+    bytes_.clear();
+  }
+
+ private:
+  std::map<std::pair<int, int>, double> bytes_;
+};
+
+// NVLS moves a GPU's multimem traffic at the cluster's NVLS rate: on the NVLink links it is
+// planned as wire bytes, this factor (the link's rate over the NVLS rate) times the payload.
+inline double nvls_wire_factor(const hw::Topology& t) {
+  const auto& c = t.spec();
+  return c.nvls_bandwidth > 0.0 ? c.nvlink.bandwidth / c.nvls_bandwidth : 1.0;
+}
+// The NVSwitch's reduce-scatter (multimem.ld_reduce) and all-gather (multimem.st) of S over the g
+// GPUs of one node, as GPU-to-GPU transfers with the same load on every GPU's NVLink port: each
+// GPU sends S + S/g and receives S/g + S, spread over its g-1 peers.
+void add_nvls_node(const std::vector<int>& node, double bytes, double steps, double wire,
+                   TransferSink& sink);
+// NCCL's double binary tree over n ranks (src/graph/trees.cc): tree 0 is a binary tree where
+// rank r's parent clears its lowest set bit b and sets 2b ((r ^ b) | 2b, or r ^ b beyond n),
+// rooted at 0 with one child; tree 1 is the same over the ranks mirrored (n-1-r) when n is even
+// or shifted by one when odd, so that a rank inner in one tree is a leaf in the other. The
+// parent of `rank` in `tree`, -1 for a root.
+int dtree_parent(int tree, int rank, int n);
+// Helpers for the closed forms.
+inline double log2_ceil(double k) {
+  double d = 0;
+  for (double v = 1; v < k; v *= 2) ++d;
+  return d;
+}
 // "auto, hierarchical, ring, ..." for hints and help.
 std::string algorithm_names();
 

@@ -38,8 +38,17 @@ LinkBytes bytes_per_gpu(const ShapeInput& in) {
   return {(n - k) / n * in.bytes, (k - 1) / n * in.bytes};
 }
 
+double steps(const ShapeInput& in) {
+  return in.group.size - 1.0;
+}
+
+double no_span(const ShapeInput&) {
+  return 0.0;  // the chain cuts itself
+}
+
 }  // namespace
 
-extern const AlgorithmDef kChain{"chain", runs, any_group, "at least 2 GPUs", plan, bytes_per_gpu};
+extern const AlgorithmDef kChain{"chain", runs,          any_group, "at least 2 GPUs",
+                                 plan,    bytes_per_gpu, steps,     no_span};
 
 }  // namespace stepsim::net

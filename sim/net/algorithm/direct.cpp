@@ -28,9 +28,17 @@ LinkBytes bytes_per_gpu(const ShapeInput& in) {
   return b;
 }
 
+double steps(const ShapeInput&) {
+  return 1.0;
+}
+
+double span(const ShapeInput& in) {
+  return in.bytes / in.group.size;
+}
+
 }  // namespace
 
-extern const AlgorithmDef kDirect{"direct",          runs, any_group,
-                                  "at least 2 GPUs", plan, bytes_per_gpu};
+extern const AlgorithmDef kDirect{"direct", runs,          any_group, "at least 2 GPUs",
+                                  plan,     bytes_per_gpu, steps,     span};
 
 }  // namespace stepsim::net

@@ -1,5 +1,7 @@
 // Hierarchical (two-level) all-reduce, all-gather and reduce-scatter, for a group of k > 1 nodes
-// with the same g > 1 GPUs on each; phases run one after another:
+// with the same g > 1 GPUs on each. Not one of NCCL's algorithms, so never the tuner's choice
+// (--algorithm hierarchical runs it); phases one after another for one chunk, overlapping chunk by
+// chunk when the data is cut into chunks (transfer_dag.hpp):
 //   all-reduce:     intra-node ring reduce-scatter (g-1 steps of S/g), per-plane ring all-reduce
 //                   across nodes (2(k-1) steps of S/(g·k)), intra-node all-gather (g-1 of S/g);
 //   all-gather:     inter-node ring (k-1 steps of S/n), then intra-node (g-1 steps of S/g);
@@ -63,9 +65,21 @@ LinkBytes bytes_per_gpu(const ShapeInput& in) {
   return in.op == CollectiveOp::all_reduce ? pass * 2.0 : pass;
 }
 
+double steps(const ShapeInput& in) {
+  const double g = in.group.gpus_per_node, k = in.group.nodes();
+  return (g - 1 + k - 1) * (in.op == CollectiveOp::all_reduce ? 2.0 : 1.0);
+}
+
+double span(const ShapeInput& in) {
+  return in.bytes / in.group.gpus_per_node;
+}
+
 }  // namespace
 
 extern const AlgorithmDef kHierarchical{
-    "hierarchical", runs, fits, "the same GPUs on each of several nodes", plan, bytes_per_gpu};
+    "hierarchical", runs,          fits,  "the same GPUs on each of several nodes",
+    plan,           bytes_per_gpu, steps, span,
+    Feature::none,  true,          false, false,
+    true,           false};
 
 }  // namespace stepsim::net

@@ -18,8 +18,17 @@ LinkBytes bytes_per_gpu(const ShapeInput& in) {
   return in.group.nodes() > 1 ? LinkBytes{0.0, in.bytes} : LinkBytes{in.bytes, 0.0};
 }
 
+double steps(const ShapeInput&) {
+  return 1.0;
+}
+
+double span(const ShapeInput& in) {
+  return in.bytes;
+}
+
 }  // namespace
 
-extern const AlgorithmDef kP2p{"p2p", runs, any_group, "at least 2 GPUs", plan, bytes_per_gpu};
+extern const AlgorithmDef kP2p{"p2p", runs,          any_group, "at least 2 GPUs",
+                               plan,  bytes_per_gpu, steps,     span};
 
 }  // namespace stepsim::net

@@ -1,0 +1,69 @@
+// In-network all-reduce across nodes (NCCL's CollNet with SHARP): the NVSwitch reduces inside each
+// node (NVLS, as nvls_tree.cpp), leaving local GPU x with the node's x-th 1/g (without NVLS the
+// same per-port load, S + S/g each way, is planned at the NVLink rate); each GPU sends that shard
+// once to the InfiniBand switches, which reduce it across nodes and send every node the result
+// once; the node then all-gathers it. For k > 1 nodes with the same g GPUs on each, on a fabric
+// with SHARP (fabric: {sharp: true}). The switches' reduction is planned as each GPU sending its
+// shard to the GPU of its index on the next node (the same S/g out of and into every NIC that SHARP
+// moves); the aggregation tree's uplinks are not loaded as the real tree loads them. Steps: 2
+// inside the node, 4 through a two-level fat-tree (up to the aggregation switch and back down).
+// Bytes per GPU: NVLink (g+1)/g · S, InfiniBand S/g. Simple protocol only.
+#include "sim/net/algorithm/algorithm.hpp"
+
+namespace stepsim::net {
+
+namespace {
+
+bool runs(CollectiveOp op) {
+  return op == CollectiveOp::all_reduce;
+}
+
+bool fits(GroupShape s, bool uniform) {
+  return uniform && s.nodes() > 1 && s.gpus_per_node > 1;
+}
+
+constexpr double kSteps = 6.0;
+
+void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
+  const GroupLayout& l = in.layout;
+  const int g = l.per_node(), k = static_cast<int>(l.nodes.size());
+  Phase p{"sharp", {}, static_cast<long long>(kSteps)};
+  for (const auto& node : l.members)
+    add_nvls_node(node, in.bytes, kSteps, nvls_wire_factor(in.topo), sink);
+  for (int j = 0; j < k; ++j)
+    for (int x = 0; x < g; ++x)
+      sink.add({l.members[j][x], l.members[(j + 1) % k][x], in.bytes / g / kSteps});
+  p.transfers = sink.take();
+  out.phases.push_back(std::move(p));
+}
+
+LinkBytes bytes_per_gpu(const ShapeInput& in) {
+  const double g = in.group.gpus_per_node;
+  return {(g + 1) / g * in.bytes, in.bytes / g};
+}
+
+double steps(const ShapeInput&) {
+  return kSteps;
+}
+
+double span(const ShapeInput& in) {
+  return in.bytes / in.group.gpus_per_node;
+}
+
+}  // namespace
+
+extern const AlgorithmDef kSharp{"sharp",
+                                 runs,
+                                 fits,
+                                 "the same GPUs on each of several nodes",
+                                 plan,
+                                 bytes_per_gpu,
+                                 steps,
+                                 span,
+                                 Feature::sharp,
+                                 true,
+                                 true,
+                                 true,
+                                 true};
+
+}  // namespace stepsim::net
