@@ -13,10 +13,11 @@ TransferDag make_dag(const CollectivePlan& plan, int chunks, int slots) {
   TransferDag dag;
   const int phases = static_cast<int>(plan.phases.size());
   const int cut = std::max(1, chunks);
-  const double later = 1.0 / std::max(1, slots);
+  dag.cut = cut;
+  dag.slots = std::max(1, slots);
   if (phases == 1) {
     const double r = static_cast<double>(plan.phases[0].repeat);
-    dag.nodes.push_back({0, 0, {}, r, r + (cut - 1) * later});
+    dag.nodes.push_back({0, 0, {}, r, r, cut - 1.0});
     return dag;
   }
   dag.chunks = cut;
@@ -25,7 +26,7 @@ TransferDag make_dag(const CollectivePlan& plan, int chunks, int slots) {
   for (int p = 0; p < phases; ++p) {
     const double r = static_cast<double>(plan.phases[p].repeat);
     for (int j = 0; j < c; ++j) {
-      DagNode n{p, j, {}, r / c, j == 0 ? r : later};
+      DagNode n{p, j, {}, r / c, j == 0 ? r : 0.0, j == 0 ? 0.0 : 1.0};
       if (p > 0) n.deps.push_back((p - 1) * c + j);
       if (j > 0) n.deps.push_back(p * c + j - 1);
       dag.nodes.push_back(std::move(n));
@@ -91,14 +92,24 @@ class DagRunner final : public hw::FlowListener, public engine::EventHandler {
   void begin(int i) {
     const DagNode& n = dag_.nodes[i];
     const Phase& ph = plan_.phases[n.phase];
-    const double steps = n.latency_steps, share = n.share;
+    const double share = n.share;
     run_.start[i] = sim_.now();
     const hw::Topology& topo = topo_;
     for (const Transfer& t : ph.transfers) {
       ++outstanding_[i];
       const bool across = topo.node_of(t.src) != topo.node_of(t.dst);
+      const double sync = across ? plan_.net_sync_s : plan_.nvlink_sync_s;
+      // Later chunks' latency, in steps of this transfer's own (route latency + sync).
+      double steps = n.first_steps;
+      if (n.later_chunks > 0.0) {
+        const hw::Route r = topo.route(t.src, t.dst);
+        const double alpha = r.latency_s + sync;
+        const double chunk_s = t.bytes / dag_.cut / topo.bottleneck(r).first;
+        if (alpha > 0.0)
+          steps += n.later_chunks * later_chunk_latency(alpha, chunk_s, dag_.slots) / alpha;
+      }
       net_.start(t.src, t.dst, t.bytes * share, this, static_cast<std::uint64_t>(i), t.multiplicity,
-                 t.core_weight, steps, across ? plan_.net_sync_s : plan_.nvlink_sync_s);
+                 t.core_weight, steps, sync);
     }
     if (outstanding_[i] == 0) sim_.after(Time(), this, static_cast<std::uint64_t>(i));
   }

@@ -6,14 +6,16 @@
 // phase's transfers with repeat·bytes/c. It starts when chunk j has left phase p-1 and chunk j-1
 // has left phase p (a channel moves its chunks in order). The first chunk through a phase pays
 // the latency of its `repeat` steps (route latency plus the protocol's per-step sync); every
-// later chunk follows one stage behind. With one step in flight per connection it pays one
-// step's latency; NCCL keeps 8 in flight (kSlots), whose latencies overlap, so a later chunk
-// pays 1/8 of one. With c = 1 the phases run one after
-// another; with c > 1 phase p+1 works on chunk j while phase p works on chunk j+1, so a
-// hierarchical collective's NVLink and InfiniBand phases overlap, sharing whatever links they both
-// cross. A plan starts after the protocol's base latency.
-// Closed form of one phase of R identical steps on links of rate β, cut into c chunks, w slots:
-//   t = (R + (c - 1)/w) · α + R · b / β       (b the bytes a transfer carries per step)
+// later chunk follows one stage behind. With w steps in flight per connection (NCCL keeps
+// w = 8, kSlots) a chunk-step of t seconds on its route's narrowest link and latency α takes
+// max(t, (α + t)/w) in steady state (a sliding window): a later chunk adds
+// max(0, (α + t)/w - t) of latency, α when w = 1, nothing once w chunks cover the round trip. With
+// c = 1 the phases run one after another; with c > 1 phase p+1 works on chunk j while phase p works
+// on chunk j+1, so a hierarchical collective's NVLink and InfiniBand phases overlap, sharing
+// whatever links they both cross. A plan starts after the protocol's base latency. Closed form of
+// one phase of R identical steps on links of rate β, cut into c chunks, w slots:
+//   t = R·α + (c - 1)·max(0, (α + t_c)/w - t_c) + R · b / β
+// (b the bytes a transfer carries per step, t_c = b/(c·β) a chunk-step's time)
 // since max-min rates do not depend on the bytes left, R steps of b bytes take R·b/β whether run
 // one by one or as one transfer; for a ring of n GPUs over a vector S (b = S/n, R = n - 1 for a
 // reduce-scatter) every link carries (n-1)·c chunk-steps of S/(c·n) in n-1+c-1 stages, of which
@@ -34,22 +36,32 @@ namespace stepsim::net {
 
 struct DagNode {
   int phase = 0, chunk = 0;
-  std::vector<int> deps;  // nodes delivered before it starts
-  double share = 1.0;     // the steps' bytes it moves, in steps of its phase
-  double latency_steps = 1.0;
+  std::vector<int> deps;      // nodes delivered before it starts
+  double share = 1.0;         // the steps' bytes it moves, in steps of its phase
+  double first_steps = 0.0;   // steps whose full latency it pays (the first chunk's)
+  double later_chunks = 0.0;  // chunks a stage behind, each paying the window's latency
 };
 
 struct TransferDag {
   int chunks = 1;              // nodes per phase
+  int cut = 1;                 // chunks the data is cut into
+  int slots = 8;               // steps in flight per connection
   std::vector<DagNode> nodes;  // in an order where every dependency comes first
 };
+
+// The latency a later chunk adds on a route of latency `alpha` whose chunk-step takes
+// `chunk_s` on its narrowest link, with `slots` steps in flight.
+inline double later_chunk_latency(double alpha, double chunk_s, int slots) {
+  const double d = (alpha + chunk_s) / slots - chunk_s;
+  return d > 0.0 ? d : 0.0;
+}
 
 // NCCL's slots per connection (NCCL_STEPS): steps in flight at once, whose latencies overlap.
 inline constexpr int kSlots = 8;
 
 // The DAG of `plan` in `chunks` chunks (at least 1) with `slots` steps in flight. A one-phase plan
-// stays one node paying R + (c-1)/slots step latencies, which is what its c chunks one stage
-// behind each other take (max-min rates do not depend on bytes).
+// stays one node paying R step latencies and c-1 later chunks', which is what its c chunks one
+// stage behind each other take (max-min rates do not depend on bytes).
 TransferDag make_dag(const CollectivePlan& plan, int chunks, int slots = kSlots);
 
 struct DagRun {

@@ -37,7 +37,12 @@ double predict(const AlgorithmDef& a, const ShapeInput& in, Protocol protocol, i
   double bw = b.nvlink > 0.0 ? b.nvlink / nvlink_rate : 0.0;
   if (b.ib > 0.0 && cl.fabric.nic.bandwidth > 0.0)
     bw = std::max(bw, b.ib / cl.fabric.nic.bandwidth);
-  return base + (a.steps(in) + (chunks - 1.0) / kSlots) * (alpha + sync) + bw / payload;
+  // A chunk-step on the slower link class the algorithm uses.
+  const double span = a.span(in);
+  const double slow = across ? std::min(cl.fabric.nic.bandwidth, nvlink_rate) : nvlink_rate;
+  const double chunk_s = span > 0.0 && slow > 0.0 ? span / chunks / slow / payload : 0.0;
+  return base + a.steps(in) * (alpha + sync) +
+         (chunks - 1.0) * later_chunk_latency(alpha + sync, chunk_s, kSlots) + bw / payload;
 }
 
 Choice tune(CollectiveOp op, double bytes, GroupShape shape, bool uniform,

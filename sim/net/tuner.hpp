@@ -3,13 +3,15 @@
 // and every protocol it runs with, a closed-form time; the fastest wins (ties: registry order,
 // then Simple, LL128, LL).
 //
-//   t = base + (steps + (c - 1)/8) · (α + sync) + max(B_nvlink / β_nvlink, B_ib / β_nic) / payload
+//   t = base + steps · (α + sync) + (c - 1) · later + max(B_nvlink / β_nvlink, B_ib / β_nic) /
+//   payload
 //
 // steps and B (bytes per GPU per link class) are the algorithm's closed forms (algorithm/*.cpp);
 // α the wire latency of a hop (the NIC's plus the spine's across nodes, NVLink's inside one);
 // sync, base and payload the protocol's (protocol.hpp); β the achievable rates of the cluster
-// file (the NVLS rate for algorithms that reduce in the NVSwitch); 8 NCCL's steps in flight per
-// connection, over which later chunks' latencies overlap (transfer_dag.hpp); c the chunks:
+// file (the NVLS rate for algorithms that reduce in the NVSwitch); `later` what each chunk after
+// the first adds with NCCL's 8 steps in flight per connection (later_chunk_latency,
+// transfer_dag.hpp, with a chunk-step of span/c on the slower link class); c the chunks:
 // c = ⌈span / (C · chunk)⌉ (at most 1024), span being the bytes one hop moves per step over all
 // channels, C the channels and chunk the protocol's step payload. Channels: 2 per GPU of a node
 // (16 on 8-GPU nodes, the count NCCL runs on such nodes, e.g. NCCL_MIN_NCHANNELS=16 in

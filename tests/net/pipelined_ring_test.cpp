@@ -1,9 +1,11 @@
 // A ring cut into chunks, against the closed form of a chunked ring (transfer_dag.hpp): on n GPUs
 // a reduce-scatter of S has n-1 steps; cut into c chunks, each link carries (n-1)·c chunk-steps
 // of S/(c·n) in n-1+c-1 stages. With one step in flight per connection every stage pays the
-// step's latency α; with NCCL's 8 slots a later chunk pays α/8:
-//   t = base + (n-1 + (c-1)/w) · α + (n-1) · c · S / (c·n·β).
+// step's latency α; with w slots a later chunk pays what the window leaves exposed:
+//   t = base + (n-1)·α + (c-1)·max(0, (α + t_c)/w - t_c) + (n-1) · c · t_c,  t_c = S/(c·n·β).
 #include <doctest/doctest.h>
+
+#include <algorithm>
 
 #include "sim/config/load.hpp"
 #include "sim/net/collective_runner.hpp"
@@ -15,7 +17,8 @@ using net::CollectiveOp;
 
 TEST_CASE("A pipelined ring with c chunks matches the chunked ring's closed form") {
   const hw::Topology t(config::load_cluster(test::source_path("topologies/h800-1x8.yaml"), {}));
-  const double S = 96.0 * (1 << 20), beta = 160e9;
+  // 1 MiB: chunk-steps of a few microseconds, so that the window leaves latency exposed.
+  const double S = 1.0 * (1 << 20), beta = 160e9;
   for (const char* protocol : {"simple", "ll"}) {
     const net::ProtocolDef& p = net::protocol_def(*net::find_protocol(protocol));
     const double alpha = 3.3e-6 + p.nvlink_sync_s;  // route latency + protocol sync per step
@@ -36,8 +39,10 @@ TEST_CASE("A pipelined ring with c chunks matches the chunked ring's closed form
             REQUIRE(plan.chunks == c);
             const auto run = net::run_dag(plan, net::make_dag(plan, c, slots), t, f);
             const double chunk_step = S / (c * n) / (beta * p.payload);
+            const double later =
+                std::max(0.0, (alpha + chunk_step) / slots - chunk_step);  // alpha when w = 1
             const double expected =
-                p.base_s + (n - 1 + (c - 1.0) / slots) * alpha + (n - 1.0) * c * chunk_step;
+                p.base_s + (n - 1) * alpha + (c - 1) * later + (n - 1.0) * c * chunk_step;
             CHECK(run.end.seconds() == doctest::Approx(expected).epsilon(1e-9));
           }
   }

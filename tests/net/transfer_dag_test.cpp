@@ -29,8 +29,9 @@ net::CollectivePlan plan(const hw::Topology& t, CollectiveOp op, double bytes, i
 }
 
 // The α-β time of chunk j of a phase under the analytic model: the latency of its steps (all of
-// them for the first chunk, 1/8 of one for a later one, kSlots) plus its share of the bytes, as
-// long as its slowest transfer (route latency + protocol sync, bytes over the narrowest link).
+// them for the first chunk, what the window of 8 slots leaves exposed for a later one) plus its
+// share of the bytes, as long as its slowest transfer (route latency + protocol sync, bytes over
+// the narrowest link).
 double chunk_seconds(const net::CollectivePlan& p, const net::Phase& ph, const hw::Topology& t,
                      int chunks, int j) {
   double worst = 0.0;
@@ -40,8 +41,10 @@ double chunk_seconds(const net::CollectivePlan& p, const net::Phase& ph, const h
     double bw = INFINITY;
     for (int l : route.links) bw = std::min(bw, t.links()[l].bandwidth);
     const double sync = t.node_of(tr.src) == t.node_of(tr.dst) ? p.nvlink_sync_s : p.net_sync_s;
-    const double steps = j == 0 ? r : 1.0 / net::kSlots;
-    worst = std::max(worst, (route.latency_s + sync) * steps + tr.bytes * r / chunks / bw);
+    const double alpha = route.latency_s + sync;
+    const double latency =
+        j == 0 ? r * alpha : net::later_chunk_latency(alpha, tr.bytes / chunks / bw, net::kSlots);
+    worst = std::max(worst, latency + tr.bytes * r / chunks / bw);
   }
   return worst;
 }
@@ -67,7 +70,8 @@ TEST_CASE("A plan's DAG: chunk j of phase p after chunk j of phase p-1 and chunk
   REQUIRE(one.phases.size() == 1);
   const net::TransferDag d1 = net::make_dag(one, 4);
   REQUIRE(d1.nodes.size() == 1);
-  CHECK(d1.nodes[0].latency_steps == doctest::Approx(1.0 + 3.0 / net::kSlots));
+  CHECK(d1.nodes[0].first_steps == 1.0);
+  CHECK(d1.nodes[0].later_chunks == 3.0);
 }
 
 TEST_CASE("Chunked phases under the alpha-beta model: the pipeline's critical path") {
