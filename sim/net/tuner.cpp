@@ -33,7 +33,8 @@ double predict(const AlgorithmDef& a, const ShapeInput& in, Protocol protocol, i
   const double payload = a.nccl ? p.payload : 1.0;
   const double nvlink_rate =
       a.nvls_rate && cl.nvls_bandwidth > 0.0 ? cl.nvls_bandwidth : cl.nvlink.bandwidth;
-  const LinkBytes b = a.bytes_per_gpu(in);
+  LinkBytes b = a.bytes_per_gpu(in);
+  if (a.ib_peak) b.ib *= a.ib_peak(in.group);
   double bw = b.nvlink > 0.0 ? b.nvlink / nvlink_rate : 0.0;
   if (b.ib > 0.0 && cl.fabric.nic.bandwidth > 0.0)
     bw = std::max(bw, b.ib / cl.fabric.nic.bandwidth);

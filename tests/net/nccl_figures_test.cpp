@@ -68,12 +68,14 @@ TEST_CASE("NVIDIA/nccl-tests#309, #319: H100 8 x NDR 400G, 2 nodes, ring all-red
   CHECK(b <= 1.1 * 396);
 }
 
-TEST_CASE("NVIDIA/nccl-tests#309: H100 8 x NDR 400G, 4 nodes, NVLS-tree all-reduce 365.84") {
-  // The default NVLSTree on 4 nodes (and 368.76 with NVLS off, the same thread): NCCL's double
-  // binary tree makes an inner node send 2·S/g over each NIC.
+TEST_CASE("NVIDIA/nccl-tests#309: H100 8 x NDR 400G, 4 nodes, all-reduce 365.84 (NVLS on or off)") {
+  // 365.84 with the default NVLSTree, 368.76 with NVLS off: on 4 nodes NCCL's double binary
+  // tree makes an inner node send 2·S/g over each NIC, as much as a ring's 2(n-1)/n · S/g, so
+  // both sit at the NICs' rate; the tuner takes either.
   const auto r = run(h100(), CollectiveOp::all_reduce, 8 * kGiB, "nodes:0-3");
-  CHECK(r.algorithm == "nvls-tree");
   CHECK(busbw(r) == doctest::Approx(365.84).epsilon(0.10));
+  CHECK(busbw(run(h100(), CollectiveOp::all_reduce, 8 * kGiB, "nodes:0-3", "nvls-tree")) ==
+        doctest::Approx(365.84).epsilon(0.10));
 }
 
 TEST_CASE("NVIDIA/nccl#1229: H100 reduce-scatter falls with node count, 360 to 260 (4-128 nodes)") {

@@ -67,6 +67,8 @@ struct AlgorithmDef {
   // Whether the tuner considers it: NCCL's algorithms are (ring, tree, NVLS, NVLS-tree, CollNet);
   // a two-level hierarchy is not one, so `auto` never picks it.
   bool tuned = true;
+  // The busiest GPU's InfiniBand bytes over the average (bytes_per_gpu), for the tuner; null: 1.
+  double (*ib_peak)(GroupShape shape) = nullptr;
 };
 
 // `fits` for algorithms that run on any group of two or more GPUs.
@@ -117,6 +119,12 @@ void add_nvls_node(const std::vector<int>& node, double bytes, double steps, dou
 // or shifted by one when odd, so that a rank inner in one tree is a leaf in the other. The
 // parent of `rank` in `tree`, -1 for a root.
 int dtree_parent(int tree, int rank, int n);
+// Across k > 2 nodes a double binary tree's inner node sends 2·S/g per NIC, k/(k-1) times the
+// average (every node sends S/g on 2 nodes).
+inline double dtree_ib_peak(GroupShape s) {
+  const double k = s.nodes();
+  return k > 2 ? k / (k - 1) : 1.0;
+}
 // Helpers for the closed forms.
 inline double log2_ceil(double k) {
   double d = 0;

@@ -64,9 +64,9 @@ double span(const ShapeInput& in) {
 }  // namespace
 
 extern const AlgorithmDef kNvlsTree{
-    "nvls-tree",   runs,          fits,  "the same GPUs on each of several nodes",
-    plan,          bytes_per_gpu, steps, span,
-    Feature::nvls, true,          true,  true,
-    false};
+    "nvls-tree",   runs,          fits,         "the same GPUs on each of several nodes",
+    plan,          bytes_per_gpu, steps,        span,
+    Feature::nvls, true,          true,         true,
+    false,         true,          dtree_ib_peak};
 
 }  // namespace stepsim::net

@@ -96,9 +96,9 @@ double span(const ShapeInput& in) {
 }  // namespace
 
 extern const AlgorithmDef kTree{
-    "tree",        runs,          fits,  "the same GPUs on each of several nodes",
-    plan,          bytes_per_gpu, steps, span,
-    Feature::none, true,          false, false,
-    false};
+    "tree",        runs,          fits,         "the same GPUs on each of several nodes",
+    plan,          bytes_per_gpu, steps,        span,
+    Feature::none, true,          false,        false,
+    false,         true,          dtree_ib_peak};
 
 }  // namespace stepsim::net
