@@ -22,11 +22,16 @@ net::PlanOptions plan_options(const ScenarioSpec& s, const ParallelPlan& plan, T
   if (c.algorithm != "auto") {
     const net::AlgorithmDef* a = net::find_algorithm(c.algorithm);
     STEPSIM_CHECK(a, "algorithm names are checked when the scenario is read");
-    if (a->runs(op)) {
+    {
       const std::string key = "network.collectives." + std::string(to_string(kind));
       const std::string what =
           std::string(to_string(kind)) + "'s " + std::string(net::to_string(op)) + " over " +
           std::to_string(group.size) + " GPUs on " + std::to_string(group.nodes()) + " node(s)";
+      if (!a->runs(op))
+        throw engine::UserError(s.where.at(key), c.algorithm + " does not run " + what,
+                                "use auto for " + std::string(to_string(kind)) +
+                                    ", or an algorithm that runs " +
+                                    std::string(net::to_string(op)));
       if (!a->fits(group, true))
         throw engine::UserError(
             s.where.at(key),
@@ -40,7 +45,7 @@ net::PlanOptions plan_options(const ScenarioSpec& s, const ParallelPlan& plan, T
       o.algorithm = c.algorithm;
     }
   }
-  if (o.algorithm != "auto" || c.algorithm == "auto") o.protocol = c.protocol;
+  o.protocol = c.protocol;
   o.channels = c.channels;
   o.chunks = c.chunks;
   o.top_k = s.model.moe.top_k;

@@ -16,10 +16,10 @@ namespace stepsim::workload {
 // reduce-scatters under ZeRO-3 and dp otherwise; tp over tp groups.
 TrafficKind traffic_kind(GroupRole group, net::CollectiveOp op, int zero);
 
-// The options for `op` of `kind` over a group of this shape. An algorithm fixed for the kind
-// plans the kind's operations it runs (a tree the dp all-reduces, not ZeRO-1's reduce-scatters);
-// the others stay with the tuner. Throws engine::UserError, located at the scenario's
-// network.collectives entry, when the fixed algorithm cannot run this group or on this cluster.
+// The options for `op` of `kind` over a group of this shape. Throws engine::UserError, located at
+// the scenario's network.collectives entry, when the algorithm fixed for the kind does not run
+// `op` (a tree for ZeRO-1's reduce-scatters), cannot run this group, or needs what the cluster
+// lacks.
 net::PlanOptions plan_options(const ScenarioSpec& s, const ParallelPlan& plan, TrafficKind kind,
                               net::CollectiveOp op, net::GroupShape group);
 

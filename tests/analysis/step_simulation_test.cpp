@@ -255,3 +255,15 @@ TEST_CASE("ZeRO-3 prefetch overlaps parameter gathers with the previous layers' 
           doctest::Approx(r->metrics.step_s).epsilon(1e-9));
   }
 }
+
+TEST_CASE("A scenario's collective choice reaches the simulation and the roofline") {
+  // DeepSeek-V3 under ZeRO-3: its gathers and scatters hierarchical (phases one after another)
+  // rather than the tuner's rail-aligned rings: a different step, and the roofline's rows say so.
+  auto spec = config::load_scenario(stepsim::test::source_path("scenarios/deepseek-v3-zero3.yaml"));
+  const double tuned = analysis::simulate_step(spec).metrics.step_s;
+  auto& zero = spec.collectives[static_cast<int>(workload::TrafficKind::zero)];
+  zero.algorithm = "hierarchical";
+  zero.chunks = 1;
+  const double fixed = analysis::simulate_step(spec).metrics.step_s;
+  CHECK(fixed > 1.05 * tuned);
+}

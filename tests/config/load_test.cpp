@@ -67,3 +67,32 @@ TEST_CASE("did-you-mean suggests close words only") {
   CHECK(config::did_you_mean("trainng", {"training", "parallelism"}) == "training");
   CHECK_FALSE(config::did_you_mean("zzzzzz", {"training", "parallelism"}).has_value());
 }
+
+TEST_CASE(
+    "network.collectives fixes each kind of traffic's algorithm, protocol, channels, chunks") {
+  const auto s = config::load_scenario(
+      source_path("scenarios/deepseek-v3-dualpipe.yaml"),
+      {config::parse_override(
+          "network={collectives: {dp: ring, pp: {protocol: ll}, ep: {algorithm: deepep, "
+          "channels: 4, chunks: 2}}}")});
+  using workload::TrafficKind;
+  const auto& dp = s.collectives[static_cast<int>(TrafficKind::dp)];
+  const auto& ep = s.collectives[static_cast<int>(TrafficKind::ep)];
+  const auto& pp = s.collectives[static_cast<int>(TrafficKind::pp)];
+  const auto& tp = s.collectives[static_cast<int>(TrafficKind::tp)];
+  CHECK(dp.algorithm == "ring");
+  CHECK(dp.protocol == "auto");
+  CHECK(pp.algorithm == "auto");
+  CHECK(pp.protocol == "ll");
+  CHECK(ep.algorithm == "deepep");
+  CHECK(ep.channels == 4);
+  CHECK(ep.chunks == 2);
+  CHECK(tp.algorithm == "auto");
+  CHECK(tp.channels == 0);
+  // The shipped scenarios leave every kind to the tuner.
+  const auto shipped = config::load_scenario(source_path("scenarios/deepseek-v3-dualpipe.yaml"));
+  for (const auto& c : shipped.collectives) {
+    CHECK(c.algorithm == "auto");
+    CHECK(c.protocol == "auto");
+  }
+}
