@@ -48,13 +48,18 @@ std::string describe(const hw::ClusterSpec& c) {
                   " GPUs\n";
   o += "        NVLink " + fixed(c.nvlink.bandwidth / 1e9, 0) +
        " GB/s per direction per GPU (peak " + fixed(c.nvlink.peak_bandwidth / 1e9, 0) + "), " +
-       fixed(c.nvlink.latency_s * 1e6, 1) + " us\n";
+       fixed(c.nvlink.latency_s * 1e6, 1) + " us" +
+       (c.nvls_bandwidth > 0.0 ? ", NVLS " + fixed(c.nvls_bandwidth / 1e9, 0) + " GB/s" : "") +
+       (c.deepep_nvlink_bandwidth > 0.0 ? ", DeepEP " + fixed(c.deepep_nvlink_bandwidth / 1e9, 0) +
+                                              " GB/s with " + std::to_string(c.deepep_sms) + " SMs"
+                                        : "") +
+       "\n";
   if (c.fabric.kind != hw::FabricKind::none)
     o += "        fabric " + std::string(kFabric[static_cast<int>(c.fabric.kind)]) + ", " +
          std::to_string(c.fabric.planes) + " plane(s), " + std::to_string(c.fabric.switch_ports) +
          "-port switches, NIC " + fixed(c.fabric.nic.bandwidth / 1e9, 0) + " GB/s per GPU, " +
          fixed(c.fabric.nic.latency_s * 1e6, 1) + " us, oversubscription " +
-         fixed(c.fabric.oversubscription, 1) + "\n";
+         fixed(c.fabric.oversubscription, 1) + (c.fabric.sharp ? ", SHARP" : "") + "\n";
   return o + describe(c.device);
 }
 
