@@ -75,6 +75,14 @@ struct AlgorithmDef {
 inline bool any_group(GroupShape, bool) {
   return true;
 }
+// `fits` for algorithms over several nodes with the same g > 1 GPUs on each.
+inline bool several_nodes(GroupShape s, bool uniform) {
+  return uniform && s.nodes() > 1 && s.gpus_per_node > 1;
+}
+// `runs` for algorithms of the all-reduce alone.
+inline bool all_reduce_only(CollectiveOp op) {
+  return op == CollectiveOp::all_reduce;
+}
 
 // The registered algorithms, in order of preference.
 const std::vector<const AlgorithmDef*>& algorithms();

@@ -19,10 +19,6 @@ bool runs(CollectiveOp op) {
          op == CollectiveOp::reduce_scatter;
 }
 
-bool fits(GroupShape s, bool uniform) {
-  return uniform && s.nodes() > 1 && s.gpus_per_node > 1;
-}
-
 // Rings inside every node (one per node).
 Phase intra_rings(const std::string& name, const GroupLayout& l, double bytes, long long repeat) {
   Phase p{name, {}, repeat};
@@ -77,9 +73,9 @@ double span(const ShapeInput& in) {
 }  // namespace
 
 extern const AlgorithmDef kHierarchical{
-    "hierarchical", runs,          fits,  "the same GPUs on each of several nodes",
-    plan,           bytes_per_gpu, steps, span,
-    Feature::none,  true,          false, false,
+    "hierarchical", runs,          several_nodes, "the same GPUs on each of several nodes",
+    plan,           bytes_per_gpu, steps,         span,
+    Feature::none,  true,          false,         false,
     true,           false};
 
 }  // namespace stepsim::net

@@ -22,10 +22,6 @@ void add_nvls_node(const std::vector<int>& node, double bytes, double steps, dou
 
 namespace {
 
-bool runs(CollectiveOp op) {
-  return op == CollectiveOp::all_reduce;
-}
-
 bool fits(GroupShape s, bool uniform) {
   return uniform && s.nodes() == 1 && s.gpus_per_node > 1;
 }
@@ -52,8 +48,11 @@ double span(const ShapeInput& in) {
 
 }  // namespace
 
-extern const AlgorithmDef kNvls{"nvls",        runs,          fits,  "one node of several GPUs",
-                                plan,          bytes_per_gpu, steps, span,
-                                Feature::nvls, true,          true,  true};
+extern const AlgorithmDef kNvls{"nvls",        all_reduce_only,
+                                fits,          "one node of several GPUs",
+                                plan,          bytes_per_gpu,
+                                steps,         span,
+                                Feature::nvls, true,
+                                true,          true};
 
 }  // namespace stepsim::net

@@ -15,14 +15,6 @@ namespace stepsim::net {
 
 namespace {
 
-bool runs(CollectiveOp op) {
-  return op == CollectiveOp::all_reduce;
-}
-
-bool fits(GroupShape s, bool uniform) {
-  return uniform && s.nodes() > 1 && s.gpus_per_node > 1;
-}
-
 double steps_of(double k) {
   return 2.0 + 2.0 * log2_ceil(k);
 }
@@ -63,10 +55,13 @@ double span(const ShapeInput& in) {
 
 }  // namespace
 
-extern const AlgorithmDef kNvlsTree{
-    "nvls-tree",   runs,          fits,         "the same GPUs on each of several nodes",
-    plan,          bytes_per_gpu, steps,        span,
-    Feature::nvls, true,          true,         true,
-    false,         true,          dtree_ib_peak};
+extern const AlgorithmDef kNvlsTree{"nvls-tree",   all_reduce_only,
+                                    several_nodes, "the same GPUs on each of several nodes",
+                                    plan,          bytes_per_gpu,
+                                    steps,         span,
+                                    Feature::nvls, true,
+                                    true,          true,
+                                    false,         true,
+                                    dtree_ib_peak};
 
 }  // namespace stepsim::net

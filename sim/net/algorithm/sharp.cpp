@@ -14,14 +14,6 @@ namespace stepsim::net {
 
 namespace {
 
-bool runs(CollectiveOp op) {
-  return op == CollectiveOp::all_reduce;
-}
-
-bool fits(GroupShape s, bool uniform) {
-  return uniform && s.nodes() > 1 && s.gpus_per_node > 1;
-}
-
 constexpr double kSteps = 6.0;
 
 void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
@@ -53,8 +45,8 @@ double span(const ShapeInput& in) {
 }  // namespace
 
 extern const AlgorithmDef kSharp{"sharp",
-                                 runs,
-                                 fits,
+                                 all_reduce_only,
+                                 several_nodes,
                                  "the same GPUs on each of several nodes",
                                  plan,
                                  bytes_per_gpu,

@@ -38,10 +38,6 @@ int dtree_parent(int tree, int rank, int n) {
 
 namespace {
 
-bool runs(CollectiveOp op) {
-  return op == CollectiveOp::all_reduce;
-}
-
 bool fits(GroupShape s, bool uniform) {
   return uniform && s.nodes() > 1;
 }
@@ -95,10 +91,13 @@ double span(const ShapeInput& in) {
 
 }  // namespace
 
-extern const AlgorithmDef kTree{
-    "tree",        runs,          fits,         "the same GPUs on each of several nodes",
-    plan,          bytes_per_gpu, steps,        span,
-    Feature::none, true,          false,        false,
-    false,         true,          dtree_ib_peak};
+extern const AlgorithmDef kTree{"tree",        all_reduce_only,
+                                fits,          "the same GPUs on each of several nodes",
+                                plan,          bytes_per_gpu,
+                                steps,         span,
+                                Feature::none, true,
+                                false,         false,
+                                false,         true,
+                                dtree_ib_peak};
 
 }  // namespace stepsim::net
