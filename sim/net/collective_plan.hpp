@@ -67,6 +67,8 @@ struct CollectivePlan {
   double predicted_s = 0.0;  // the tuner's closed-form estimate (tuner.hpp)
   // The protocol's costs (protocol.hpp): per step on NVLink and across nodes, once per collective.
   double nvlink_sync_s = 0.0, net_sync_s = 0.0, base_s = 0.0;
+  // Time before the data moves that is the algorithm's own (DeepEP's notify), after base_s.
+  double setup_s = 0.0;
 };
 
 struct PlanOptions {

@@ -55,8 +55,8 @@ class DagRunner final : public hw::FlowListener, public engine::EventHandler {
   }
 
   DagRun run(const engine::RunControl* control) {
-    if (plan_.base_s > 0.0)
-      sim_.after(engine::Time::from_seconds(plan_.base_s), this, kStart);
+    if (plan_.base_s + plan_.setup_s > 0.0)
+      sim_.after(engine::Time::from_seconds(plan_.base_s + plan_.setup_s), this, kStart);
     else
       start_roots();
     engine::RunLimits limits;

@@ -4,25 +4,30 @@
 // The data is cut into c chunks (PlanOptions::chunks or the tuner's, as NCCL pipelines a
 // collective through its buffer slots). Node (p, j) carries chunk j through phase p: each of the
 // phase's transfers with repeat·bytes/c. It starts when chunk j has left phase p-1 and chunk j-1
-// has left phase p (a channel moves its chunks in order). The first chunk through a phase pays
-// the latency of its `repeat` steps (route latency plus the protocol's per-step sync); every
-// later chunk follows one stage behind. With w steps in flight per connection (NCCL keeps
-// w = 8, kSlots) a chunk-step of t seconds on its route's narrowest link and latency α takes
-// max(t, (α + t)/w) in steady state (a sliding window): a later chunk adds
-// max(0, (α + t)/w - t) of latency, α when w = 1, nothing once w chunks cover the round trip. With
-// c = 1 the phases run one after another; with c > 1 phase p+1 works on chunk j while phase p works
-// on chunk j+1, so a hierarchical collective's NVLink and InfiniBand phases overlap, sharing
-// whatever links they both cross. A plan starts after the protocol's base latency. Closed form of
-// one phase of R identical steps on links of rate β, cut into c chunks, w slots:
-//   t = R·α + (c - 1)·max(0, (α + t_c)/w - t_c) + R · b / β
-// (b the bytes a transfer carries per step, t_c = b/(c·β) a chunk-step's time)
-// since max-min rates do not depend on the bytes left, R steps of b bytes take R·b/β whether run
-// one by one or as one transfer; for a ring of n GPUs over a vector S (b = S/n, R = n - 1 for a
+// has left phase p (a channel moves its chunks in order). With c = 1 the phases run one after
+// another; with c > 1 phase p+1 works on chunk j while phase p works on chunk j+1, so a
+// hierarchical collective's NVLink and InfiniBand phases overlap, sharing whatever links they
+// both cross. A plan starts after the protocol's base latency and the algorithm's setup
+// (DeepEP's notify).
+//
+// Latency: the first chunk through a phase pays that of its `repeat` steps (route latency plus
+// the protocol's per-step sync); every later chunk follows one stage behind. With w steps in
+// flight per connection (NCCL keeps w = 8, kSlots) a chunk-step of t seconds on its route's
+// narrowest link and latency α takes max(t, (α + t)/w) in steady state (a sliding window): a
+// later chunk adds max(0, (α + t)/w - t), α when w = 1, nothing once w chunks cover the round
+// trip.
+//
+// Closed form of one phase of R identical steps on links of rate β, cut into c chunks, w slots:
+//   t = R·α + (c - 1)·max(0, (α + t_c)/w - t_c) + R·b/β
+// with b the bytes a transfer carries per step and t_c = b/(c·β) a chunk-step's time: max-min
+// rates do not depend on the bytes left, so R steps of b bytes take R·b/β whether run one by one
+// or as one transfer. For a ring of n GPUs over a vector S (b = S/n, R = n - 1 for a
 // reduce-scatter) every link carries (n-1)·c chunk-steps of S/(c·n) in n-1+c-1 stages, of which
 // with one slot (w = 1) each pays α.
-// What it leaves out: a chunk starting a step while the previous chunk is still in a later step
-// on other links (phases whose steps cross different links plan their own pipeline, as the chain
-// broadcast does), NCCL's per-connection slot limit (8 steps in flight).
+//
+// Left out: a chunk starting a step while the previous chunk is still in a later step on other
+// links (phases whose steps cross different links plan their own pipeline, as the chain
+// broadcast does).
 #pragma once
 
 #include <cstdint>

@@ -54,8 +54,9 @@ TEST_CASE("DeepEP: notify before the data; fewer SMs than measured slow the NVLi
   net::PlanOptions o;
   const double s = 4096.0 * 7392;
   const auto plan = net::plan_collective(CollectiveOp::dispatch, s, group, t, o);
-  REQUIRE(plan.phases.size() == 2);
-  CHECK(plan.phases[0].name == "notify");
+  // Notify: two rounds over the group's longest route (NVLink inside one node) before the data.
+  REQUIRE(plan.phases.size() == 1);
+  CHECK(plan.setup_s == doctest::Approx(2 * 3.3e-6));
   const auto full = net::run_collective(plan, s, 8, t, hw::Fidelity::flow);
   o.comm_sms = 12;  // half the 24 SMs of DeepEP's measurement
   const auto half = net::run_collective(

@@ -1,9 +1,9 @@
 // DeepEP's normal kernels for the MoE dispatch (and, reversed, the combine), as DeepSeek's
 // library runs them (deepseek-ai/DeepEP, csrc/kernels/intranode.cu and internode.cu). S is the
 // tokens x bytes per token a GPU dispatches.
-//  1. notify: the ranks exchange how many tokens each will send, between two barriers: two steps
-//     of tiny messages along the data's own paths (to the GPU of the same index on every other
-//     node over RDMA, and to every GPU of the node over NVLink).
+//  1. notify: the ranks exchange how many tokens each will send, between two barriers: two rounds
+//     of tiny messages (a few bytes per rank), timed as two latencies of the group's longest
+//     route before the data moves (CollectivePlan::setup_s); their bytes are left out.
 //  2. data: a token goes once over RDMA to each other node that hosts one of its experts, to the
 //     GPU of the same local index there, which forwards it over NVLink once to each GPU of its
 //     node hosting one of its experts (tokens for the sender's own node go straight over NVLink).
@@ -67,9 +67,10 @@ void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
           if (x != i) send(l.members[j][i], l.members[j][x], nvlink, nvlink_payload);
       }
   };
-  const double counts = 4.0 * g * k / kNotifySteps;  // one 32-bit count per rank
-  pattern(counts, counts, 0.0, 0.0);
-  out.phases.push_back({"notify", sink.take(), static_cast<long long>(kNotifySteps)});
+  // Notify: two rounds of tiny messages over the group's longest route and a node's own.
+  const double far = in.topo.route(in.group.front(), in.group.back()).latency_s;
+  const double local = g > 1 ? in.topo.route(l.members[0][0], l.members[0][1]).latency_s : 0.0;
+  out.setup_s = kNotifySteps * std::max(far, local);
   pattern(in.bytes * nodes / k, in.bytes * ranks / g * wire, 1.0, 1.0 / wire);
   out.phases.push_back({std::string(to_string(in.op)), sink.take(), 1});
 }
