@@ -7,11 +7,11 @@
 // reduce-scatter, the total a GPU sends for all-to-all, the tokens x hidden bytes a GPU
 // dispatches for dispatch/combine. Counts are bytes *sent* per GPU; the patterns are symmetric,
 // so received bytes are equal and both link directions carry them. Each algorithm states its
-// closed form in its file (algorithm/*.cpp); collective_bytes_per_gpu() takes the one `auto`
-// picks for the group (hierarchical when it spans several nodes with several GPUs on each, ring
-// otherwise; direct for all-to-all; node-limited for dispatch/combine).
-// Not modelled here: latency (α) terms, which the simulated collectives add, and switch
-// in-network reduction (SHARP/NVLS).
+// closed form in its file (algorithm/*.cpp); collective_bytes_per_gpu() takes the first of
+// registry order that needs no cluster feature (hierarchical when the group spans several nodes
+// with several GPUs on each, ring otherwise; direct for all-to-all; DeepEP for dispatch/combine),
+// whose bytes equal a ring's and a tree's; the roofline asks the tuner (tuner.hpp) instead.
+// Not modelled here: latency (α) terms, which the simulated collectives add.
 #pragma once
 
 #include <string_view>

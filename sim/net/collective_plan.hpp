@@ -3,10 +3,9 @@
 // PlanOptions leaves at auto.
 //
 // A phase is a set of concurrent transfers, repeated `repeat` times back to back (the identical
-// steps of a ring); phases run one after another. The algorithms (ring, hierarchical, direct
-// all-to-all, DeepSeek's node-limited dispatch/combine, the pipelined chain broadcast, p2p) are one
-// file each under algorithm/, registered in algorithm/registry.cpp; `PlanOptions::algorithm`
-// names one or is "auto" (the first registered that runs the operation and fits the group).
+// steps of a ring); phases run one after another, or chunk by chunk (transfer_dag.hpp). The
+// algorithms are one file each under algorithm/, registered in algorithm/registry.cpp;
+// `PlanOptions::algorithm` names one or is "auto" (the tuner's pick).
 // Bundling: transfers that are translations of one another by whole nodes (same local source
 // and destination index, same node offset, same leaf-crossing) are simulated once, with a
 // multiplicity. All-to-alls are bundled as their pairs are generated (O(1) each, never held), so
