@@ -22,7 +22,7 @@ int chunks_for(const AlgorithmDef& a, const ShapeInput& in, Protocol protocol, i
   return static_cast<int>(std::clamp(c, 1.0, 1024.0));
 }
 
-double predict(const AlgorithmDef& a, const ShapeInput& in, Protocol protocol, int, int chunks,
+double predict(const AlgorithmDef& a, const ShapeInput& in, Protocol protocol, int chunks,
                const hw::ClusterSpec& cl) {
   const ProtocolDef& p = protocol_def(protocol);
   const bool across = in.group.nodes() > 1;
@@ -76,7 +76,7 @@ Choice tune(CollectiveOp op, double bytes, GroupShape shape, bool uniform,
       if (fixed && p != *fixed) continue;
       if ((a->simple_only || !a->nccl) && p != Protocol::simple) continue;
       const int c = chunks_for(*a, in, p, channels, o);
-      const double t = predict(*a, in, p, channels, c, cluster);
+      const double t = predict(*a, in, p, c, cluster);
       if (!best.algorithm || t < best.predicted_s) best = {a, p, channels, c, t};
     }
   if (!best.algorithm)

@@ -44,8 +44,8 @@ int chunks_for(const AlgorithmDef& a, const ShapeInput& in, Protocol protocol, i
                const PlanOptions& options);
 
 // The closed-form time of `a` with `protocol`.
-double predict(const AlgorithmDef& a, const ShapeInput& in, Protocol protocol, int channels,
-               int chunks, const hw::ClusterSpec& cluster);
+double predict(const AlgorithmDef& a, const ShapeInput& in, Protocol protocol, int chunks,
+               const hw::ClusterSpec& cluster);
 
 // The choice for `op` over a group of this shape; options.algorithm, .protocol, .channels and
 // .chunks fix what they name ("auto"/0 leave it to the tuner). Throws engine::UserError (at
