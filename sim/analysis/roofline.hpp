@@ -32,21 +32,13 @@
 #include <string>
 #include <vector>
 
+#include "sim/analysis/work_fold.hpp"
 #include "sim/net/collective_cost.hpp"
 #include "sim/workload/memory.hpp"
 #include "sim/workload/scenario_spec.hpp"
 #include "sim/workload/step_program.hpp"
 
 namespace stepsim::analysis {
-
-enum class Resource { compute, hbm, nvlink, ib };
-std::string_view to_string(Resource r);
-
-struct TrafficRow {
-  std::string kind;        // "dp_grads", "dp_params", "pp_activations", "ep_dispatch", ...
-  std::string collective;  // e.g. "all-reduce (hierarchical) over dp=128"
-  net::LinkBytes bytes;    // per GPU per step
-};
 
 // The work of one GPU of a pipeline rank over the step, as the bound counts it.
 struct RankWork {
@@ -87,6 +79,9 @@ struct Roofline {
   workload::MemoryBreakdown memory;
   workload::ParallelPlan plan;
 };
+
+// Throws engine::UserError when the device has no rate for a precision the training uses.
+void check_precisions(const workload::ScenarioSpec& spec);
 
 // Validates the layout (throws engine::UserError), builds the step program and computes the bound
 // as a fold over it; the program goes to `program` when given.

@@ -16,5 +16,7 @@ int collective_command(const Args& args);
 int kernels_command(const Args& args);
 int calibrate_command(const Args& args);
 int run_command(const Args& args, bool compare);
+int plan_command(const Args& args);
+int sweep_command(const Args& args);
 
 }  // namespace stepsim::cli

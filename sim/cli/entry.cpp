@@ -31,11 +31,17 @@ constexpr const char* kUsage =
     "--group, --sizes)\n"
     "  kernels SCENARIO       the kernels of one layer of each kind on a stage, with their rates "
     "and sources\n"
-    "  calibrate import CSV   measured kernel rates into a device file (--device, -o)\n\n"
+    "  calibrate import CSV   measured kernel rates into a device file (--device, -o)\n"
+    "  plan MODEL CLUSTER     search parallel layouts: bound all, simulate the best, say why "
+    "the rest lose\n"
+    "  sweep SCENARIO         simulate a scenario over the product of --vary values, one row "
+    "per point\n\n"
     "examples:\n"
     "  stepsim roofline scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-zero3.yaml\n"
     "  stepsim roofline scenarios/deepseek-v3-zero3.yaml --json --set "
     "training.precision.gemm=bf16\n"
+    "  stepsim plan models/deepseek-v3.yaml topologies/h800-256x8-mpft.yaml --global-batch "
+    "15360\n"
     "  stepsim collective topologies/h800-256x8-mpft.yaml --op all_reduce --group world --sizes "
     "64MiB,1GiB\n";
 
@@ -54,6 +60,8 @@ int dispatch(const std::vector<std::string>& argv, std::ostream& err) {
   if (cmd == "collective") return collective_command(args);
   if (cmd == "kernels") return kernels_command(args);
   if (cmd == "calibrate") return calibrate_command(args);
+  if (cmd == "plan") return plan_command(args);
+  if (cmd == "sweep") return sweep_command(args);
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     write_stdout(kUsage);
     return 0;

@@ -2,6 +2,10 @@
 
 #include "sim/config/load.hpp"
 
+#include <algorithm>
+
+#include "sim/workload/model_cost.hpp"
+
 namespace stepsim::config {
 
 using workload::AttentionKind;
@@ -54,6 +58,46 @@ void validate(const ModelSpec& m, const Node& where) {
   if (a.kind != AttentionKind::mla && a.head_dim < 1)
     where.fail("attention head_dim is 0 (hidden / heads rounds down to 0)",
                "set attention.head_dim");
+}
+
+}  // namespace
+
+namespace {
+
+// recompute_lists: [{name, ops: [...], source}], each op a name or group of the model's ops.
+void read_recompute_lists(const Node& node, ModelSpec& m) {
+  if (!node.is_sequence())
+    node.fail("recompute_lists must be a list",
+              "e.g. recompute_lists: [{name: paper, ops: [rmsnorm, swiglu], source: ...}]");
+  workload::TrainingSpec t;
+  t.seq_len = 1;
+  const auto known = workload::ModelCost(m, t).recompute_names();
+  for (const Node& item : node.items()) {
+    MapReader r(item);
+    ModelSpec::RecomputeList list;
+    list.name = r.get("name").text();
+    if (list.name == "none" || list.name == "full" || list.name == "selective")
+      r.get("name").fail("recompute list name '" + list.name + "' is a recompute mode",
+                         "name the list after its source (e.g. the paper)");
+    for (const auto& other : m.recompute_lists)
+      if (other.name == list.name)
+        r.get("name").fail("recompute list '" + list.name + "' appears twice");
+    const Node ops = r.get("ops");
+    if (!ops.is_sequence() || ops.items().empty())
+      ops.fail("ops must be a non-empty list of op names", "e.g. ops: [rmsnorm, swiglu]");
+    for (const Node& op : ops.items()) {
+      const std::string name = op.text();
+      if (std::find(known.begin(), known.end(), name) == known.end()) {
+        std::string hint = "recompute names ops or op groups of this model";
+        if (auto close = did_you_mean(name, known)) hint = "did you mean '" + *close + "'?";
+        op.fail("unknown recompute op '" + name + "'", hint);
+      }
+      list.ops.push_back(name);
+    }
+    if (auto s = r.find("source")) s->text();
+    r.finish();
+    m.recompute_lists.push_back(std::move(list));
+  }
 }
 
 }  // namespace
@@ -116,8 +160,10 @@ ModelSpec read_model(const Node& node) {
     node.fail("the model needs an 'mlp' (dense) or a 'moe' section",
               "e.g. mlp: {kind: swiglu, intermediate: 14336}");
   }
+  std::optional<Node> lists = r.find("recompute_lists");
   r.finish();
   validate(m, node);
+  if (lists) read_recompute_lists(*lists, m);
   return m;
 }
 

@@ -82,14 +82,15 @@ namespace {
 void check_limits(const std::string& file, const std::string& text);
 }  // namespace
 
-Override parse_override(const std::string& text) {
-  const SourceLoc where{"--set " + text, 0, 0};
+Override parse_override(const std::string& text, const std::string& option) {
+  const SourceLoc where{option + " " + text, 0, 0};
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw UserError(where, "--set expects key.path=value",
-                    "e.g. --set training.precision.gemm=bf16");
+    throw UserError(where, option + " expects key.path=value",
+                    "e.g. " + option + " training.precision.gemm=bf16");
   Override o;
   o.text = text;
+  o.option = option;
   std::string key = text.substr(0, eq);
   for (std::size_t i = 0; i <= key.size();) {
     const auto dot = key.find('.', i);
@@ -101,7 +102,7 @@ Override parse_override(const std::string& text) {
     i = dot + 1;
   }
   try {
-    check_limits("--set " + text, text.substr(eq + 1));
+    check_limits(option + " " + text, text.substr(eq + 1));
     o.value = YAML::Load(text.substr(eq + 1));
   } catch (const YAML::Exception& e) {
     throw UserError(where, "value is not valid YAML: " + e.msg,
@@ -294,7 +295,7 @@ void apply(YAML::Node root, const Override& o, std::size_t from,
       std::size_t idx = 0;
       const auto [end, ec] = std::from_chars(seg.data(), seg.data() + seg.size(), idx);
       if (ec != std::errc() || end != seg.data() + seg.size() || idx >= cur.size())
-        throw UserError({"--set " + o.text, 0, 0},
+        throw UserError({o.option + " " + o.text, 0, 0},
                         "'" + join(o.path, i) + "' is a list; '" + seg + "' is not an index in it");
       if (last) {
         cur[idx] = o.value;
@@ -304,7 +305,7 @@ void apply(YAML::Node root, const Override& o, std::size_t from,
       continue;
     }
     if (!cur.IsMap() && !cur.IsNull())
-      throw UserError({"--set " + o.text, 0, 0},
+      throw UserError({o.option + " " + o.text, 0, 0},
                       "'" + join(o.path, i) + "' is a single value, not a mapping");
     if (last) {
       cur[seg] = o.value;
@@ -317,7 +318,7 @@ void apply(YAML::Node root, const Override& o, std::size_t from,
     }
     cur.reset(next);
   }
-  overridden[join(o.path, o.path.size())] = "--set " + o.text;
+  overridden[join(o.path, o.path.size())] = o.option + " " + o.text;
 }
 
 }  // namespace

@@ -33,9 +33,10 @@ struct Override {
   std::vector<std::string> path;
   std::string text;  // as typed, for messages
   YAML::Node value;
+  std::string option = "--set";  // the option that gave it, for messages
 };
-// Parses "key.path=value"; throws UserError on a malformed one.
-Override parse_override(const std::string& text);
+// Parses "key.path=value" given by `option`; throws UserError on a malformed one.
+Override parse_override(const std::string& text, const std::string& option = "--set");
 
 struct Context {
   std::string file;                               // as the user named it

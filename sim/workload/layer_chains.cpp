@@ -112,8 +112,20 @@ void LayerChains::mark_layer_ends(Chain& c) {
 }
 
 Chain LayerChains::forward(int stage) const {
+  return forward_layers(stage_layer_indices(plan_, stage));
+}
+
+Chain LayerChains::backward(int stage, bool with_weight) const {
+  return backward_layers(stage_layer_indices(plan_, stage), with_weight);
+}
+
+Chain LayerChains::weight(int stage) const {
+  return weight_layers(stage_layer_indices(plan_, stage));
+}
+
+Chain LayerChains::forward_layers(const std::vector<int>& layers) const {
   Chain c;
-  for (int li : stage_layer_indices(plan_, stage)) {
+  for (int li : layers) {
     zero3_gather(c, layer_of(cost_, li));
     forward_layer(c, li, false);
   }
@@ -150,10 +162,9 @@ void LayerChains::forward_layer(Chain& c, int li, bool recompute) const {
   }
 }
 
-Chain LayerChains::backward(int stage, bool with_weight) const {
+Chain LayerChains::backward_layers(std::vector<int> layers, bool with_weight) const {
   const Pass pass = with_weight ? Pass::backward_weight : Pass::backward;
   Chain c;
-  auto layers = stage_layer_indices(plan_, stage);
   std::reverse(layers.begin(), layers.end());
   if (!layers.empty()) zero3_gather(c, layer_of(cost_, layers.front()));
   for (std::size_t k = 0; k < layers.size(); ++k) {
@@ -198,9 +209,8 @@ Chain LayerChains::backward(int stage, bool with_weight) const {
   return c;
 }
 
-Chain LayerChains::weight(int stage) const {
+Chain LayerChains::weight_layers(std::vector<int> layers) const {
   Chain c;
-  auto layers = stage_layer_indices(plan_, stage);
   std::reverse(layers.begin(), layers.end());
   for (int li : layers) {
     std::vector<const OpCost*> ops;

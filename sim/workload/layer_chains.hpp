@@ -38,6 +38,13 @@ class LayerChains {
   Chain backward(int stage, bool with_weight) const;
   Chain weight(int stage) const;
 
+  // The same for a list of layer indices in forward order (stage_layer_indices), e.g. one layer:
+  // a stage's chain is its layers' chains one after another, so their works add up to the
+  // stage's (the layout search's bound sums cached per-layer works: analysis/layout_bound.hpp).
+  Chain forward_layers(const std::vector<int>& layers) const;
+  Chain backward_layers(std::vector<int> layers, bool with_weight) const;
+  Chain weight_layers(std::vector<int> layers) const;
+
  private:
   Work kernel_work(const std::string& part, const std::vector<const OpCost*>& ops, Pass pass,
                    int layer) const;

@@ -279,11 +279,9 @@ double sum(const std::vector<OpCost>& ops, F f) {
 
 }  // namespace
 
-double LayerCost::params() const {
-  return sum(ops, [](const OpCost& o) { return o.params; });
-}
-double LayerCost::routed_params() const {
-  return sum(ops, [](const OpCost& o) { return o.routed_expert ? o.params : 0.0; });
+void LayerCost::finish() {
+  params_ = sum(ops, [](const OpCost& o) { return o.params; });
+  routed_params_ = sum(ops, [](const OpCost& o) { return o.routed_expert ? o.params : 0.0; });
 }
 double LayerCost::active_params() const {
   return sum(ops, [](const OpCost& o) { return o.active_params; });
@@ -305,6 +303,12 @@ ModelCost::ModelCost(const ModelSpec& model, const TrainingSpec& training) {
   head_ = b.head();
   if (model.mtp_layers > 0) mtp_head_ = b.mtp_head();
   mtp_head_.index = -4;
+  for (LayerCost* l : {&embedding_, &head_, &mtp_head_}) l->finish();
+  policy_ = training.recompute;
+  for (auto& l : layers_) {
+    l.finish();
+    recomputed_.push_back(recompute_uncached(l, policy_));
+  }
 }
 
 double ModelCost::params_main() const {
@@ -370,6 +374,15 @@ double op_local_params(const OpCost& op, int tp, int ep) {
 
 ModelCost::Recomputed ModelCost::recompute(const LayerCost& layer,
                                            const RecomputeSpec& spec) const {
+  const auto i = static_cast<std::size_t>(layer.index);
+  if (layer.index >= 0 && i < layers_.size() && &layers_[i] == &layer &&
+      spec.mode == policy_.mode && spec.ops == policy_.ops)
+    return recomputed_[i];
+  return recompute_uncached(layer, spec);
+}
+
+ModelCost::Recomputed ModelCost::recompute_uncached(const LayerCost& layer,
+                                                    const RecomputeSpec& spec) {
   Recomputed r;
   r.saved_bytes = layer.input_bytes;
   for (const auto& op : layer.ops) {

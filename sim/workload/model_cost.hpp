@@ -94,11 +94,18 @@ struct LayerCost {
   std::vector<OpCost> ops;
   double input_bytes = 0.0;  // per token, always kept for backward
 
-  double params() const;
-  double routed_params() const;
+  double params() const { return params_; }
+  double routed_params() const { return routed_params_; }
   double active_params() const;
   double fwd_flops() const;
   double train_flops() const;  // forward + B + W, no recompute
+
+  // Sums the ops' parameters once their list is final (the memory and tail arithmetic of a layout
+  // search reads them for every layout).
+  void finish();
+
+ private:
+  double params_ = 0.0, routed_params_ = 0.0;
 };
 
 // Whether the recompute policy reruns this op's forward in backward.
@@ -147,7 +154,11 @@ class ModelCost {
   std::vector<std::string> recompute_names() const;
 
  private:
+  static Recomputed recompute_uncached(const LayerCost& layer, const RecomputeSpec& spec);
+
   std::vector<LayerCost> layers_;
+  RecomputeSpec policy_;                // the training's
+  std::vector<Recomputed> recomputed_;  // per layer, under policy_
   LayerCost embedding_;
   LayerCost head_;
   LayerCost mtp_head_;

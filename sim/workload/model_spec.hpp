@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace stepsim::workload {
 
@@ -59,6 +60,13 @@ struct ModelSpec {
   AttentionSpec attention;
   MlpSpec mlp;
   MoeSpec moe;
+  // Named lists of ops to recompute that the model's trainers used or suggest (the model file's
+  // recompute_lists): the layout search (stepsim plan) tries each beside none, selective and full.
+  struct RecomputeList {
+    std::string name;
+    std::vector<std::string> ops;
+  };
+  std::vector<RecomputeList> recompute_lists;
 
   bool is_moe_layer(int layer) const {
     return moe.enabled && layer >= moe.first_dense_layers &&

@@ -81,7 +81,7 @@ class ProgramBuilder {
         }
         out.ranks[r].push_back(std::move(in));
       }
-      out.tail[r] = tail(r);
+      out.tail[r] = build_tail(spec_, plan_, cost_, r);
     }
     // The ranks' instructions say all the lists did.
     out.pipeline.per_device.clear();
@@ -110,69 +110,6 @@ class ProgramBuilder {
     return index_[key] = static_cast<int>(p_->chains.size()) - 1;
   }
 
-  // The data-parallel end of rank r, one bucket per stage it holds: its gradients are reduced as
-  // soon as its last backward is done (overlapping the other stage's backward), then the
-  // optimizer runs and ZeRO-1/2 gather the updated parameters.
-  std::vector<TailWork> tail(int r) const {
-    std::vector<TailWork> out;
-    const int zero = spec_.parallel.zero;
-    auto dp_work = [](StepOpKind k, const std::string& part, CollectiveOp op, double dense,
-                      double routed) {
-      Work w;
-      w.stream = StreamKind::dp;
-      w.kind = k;
-      w.part = part;
-      w.collectives = {{op, dense, GroupRole::dp}, {op, routed, GroupRole::edp}};
-      w.couples = true;
-      return w;
-    };
-    if (zero != 3)
-      for (const auto& ss : plan_.device_stages[r]) {
-        const HeldParams h = stage_params(plan_, cost_, ss.stage);
-        const CollectiveOp op = zero == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
-        out.push_back(
-            {dp_work(StepOpKind::dp_grads, zero == 0 ? "all-reduce grads" : "reduce-scatter grads",
-                     op, h.dense * bytes_per_element(pr_.grads),
-                     h.routed * bytes_per_element(pr_.grads)),
-             TailWork::After::stage_backward, ss.stage});
-      }
-    // Optimizer: memory-bound, every local state read and written once.
-    Work opt;
-    opt.kind = StepOpKind::optimizer;
-    opt.part = "optimizer step";
-    hw::Kernel step;
-    step.set_op("optimizer step");
-    step.precision = hw::Precision::fp32;
-    step.hbm_bytes = optimizer_step_bytes(spec_, plan_, cost_, r);
-    opt.kernels = {step};
-    if (pr_.gemm == hw::Precision::fp8) {
-      // The updated weights' FP8 copies for the next step, and their transposes (dgrad reads Wᵀ).
-      // The FP8 GEMMs' weights the rank holds, read in the parameter precision (after ZeRO's
-      // gather), written as two FP8 copies.
-      double fp8 = 0.0;
-      for (const auto& ss : plan_.device_stages[r])
-        for (int li : stage_layer_indices(plan_, ss.stage))
-          for (const OpCost& op : layer_of(cost_, li).ops)
-            if (op.cls == OpClass::gemm && op.precision == hw::Precision::fp8)
-              fp8 += op_local_params(op, plan_.tp, plan_.ep);
-      hw::Kernel cast;
-      cast.set_op("fp8 weights");
-      cast.role = hw::KernelRole::cast_transpose;
-      cast.hbm_bytes = fp8 * (bytes_per_element(pr_.params) + 2.0);
-      opt.kernels.push_back(cast);
-    }
-    out.push_back({std::move(opt), TailWork::After::everything, -1});
-    if (zero == 1 || zero == 2)
-      for (const auto& ss : plan_.device_stages[r]) {
-        const HeldParams h = stage_params(plan_, cost_, ss.stage);
-        out.push_back({dp_work(StepOpKind::dp_params, "all-gather params", CollectiveOp::all_gather,
-                               h.dense * bytes_per_element(pr_.params),
-                               h.routed * bytes_per_element(pr_.params)),
-                       TailWork::After::optimizer, ss.stage});
-      }
-    return out;
-  }
-
   const ScenarioSpec& spec_;
   const ParallelPlan& plan_;
   const ModelCost& cost_;
@@ -183,6 +120,68 @@ class ProgramBuilder {
 };
 
 }  // namespace
+
+std::vector<TailWork> build_tail(const ScenarioSpec& spec, const ParallelPlan& plan,
+                                 const ModelCost& cost, int r) {
+  const PrecisionPolicy& pr = spec.training.precision;
+  std::vector<TailWork> out;
+  const int zero = spec.parallel.zero;
+  auto dp_work = [](StepOpKind k, const std::string& part, CollectiveOp op, double dense,
+                    double routed) {
+    Work w;
+    w.stream = StreamKind::dp;
+    w.kind = k;
+    w.part = part;
+    w.collectives = {{op, dense, GroupRole::dp}, {op, routed, GroupRole::edp}};
+    w.couples = true;
+    return w;
+  };
+  if (zero != 3)
+    for (const auto& ss : plan.device_stages[r]) {
+      const HeldParams h = stage_params(plan, cost, ss.stage);
+      const CollectiveOp op = zero == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
+      out.push_back(
+          {dp_work(StepOpKind::dp_grads, zero == 0 ? "all-reduce grads" : "reduce-scatter grads",
+                   op, h.dense * bytes_per_element(pr.grads),
+                   h.routed * bytes_per_element(pr.grads)),
+           TailWork::After::stage_backward, ss.stage});
+    }
+  // Optimizer: memory-bound, every local state read and written once.
+  Work opt;
+  opt.kind = StepOpKind::optimizer;
+  opt.part = "optimizer step";
+  hw::Kernel step;
+  step.set_op("optimizer step");
+  step.precision = hw::Precision::fp32;
+  step.hbm_bytes = optimizer_step_bytes(spec, plan, cost, r);
+  opt.kernels = {step};
+  if (pr.gemm == hw::Precision::fp8) {
+    // The updated weights' FP8 copies for the next step, and their transposes (dgrad reads Wᵀ).
+    // The FP8 GEMMs' weights the rank holds, read in the parameter precision (after ZeRO's
+    // gather), written as two FP8 copies.
+    double fp8 = 0.0;
+    for (const auto& ss : plan.device_stages[r])
+      for (int li : stage_layer_indices(plan, ss.stage))
+        for (const OpCost& op : layer_of(cost, li).ops)
+          if (op.cls == OpClass::gemm && op.precision == hw::Precision::fp8)
+            fp8 += op_local_params(op, plan.tp, plan.ep);
+    hw::Kernel cast;
+    cast.set_op("fp8 weights");
+    cast.role = hw::KernelRole::cast_transpose;
+    cast.hbm_bytes = fp8 * (bytes_per_element(pr.params) + 2.0);
+    opt.kernels.push_back(cast);
+  }
+  out.push_back({std::move(opt), TailWork::After::everything, -1});
+  if (zero == 1 || zero == 2)
+    for (const auto& ss : plan.device_stages[r]) {
+      const HeldParams h = stage_params(plan, cost, ss.stage);
+      out.push_back(
+          {dp_work(StepOpKind::dp_params, "all-gather params", CollectiveOp::all_gather,
+                   h.dense * bytes_per_element(pr.params), h.routed * bytes_per_element(pr.params)),
+           TailWork::After::optimizer, ss.stage});
+    }
+  return out;
+}
 
 StepProgram build_program(const ScenarioSpec& spec, const ParallelPlan& plan,
                           const ModelCost& cost) {

@@ -147,4 +147,10 @@ struct StepProgram {
 StepProgram build_program(const ScenarioSpec& spec, const ParallelPlan& plan,
                           const ModelCost& cost);
 
+// The data-parallel end of pipeline rank r, one bucket per stage it holds: its gradients are
+// reduced as soon as its last backward is done (overlapping the other stage's backward), then the
+// optimizer runs and ZeRO-1/2 gather the updated parameters.
+std::vector<TailWork> build_tail(const ScenarioSpec& spec, const ParallelPlan& plan,
+                                 const ModelCost& cost, int rank);
+
 }  // namespace stepsim::workload

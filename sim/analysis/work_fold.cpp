@@ -1,0 +1,214 @@
+#include "sim/analysis/work_fold.hpp"
+
+#include <algorithm>
+
+#include "sim/net/tuner.hpp"
+#include "sim/workload/collective_options.hpp"
+#include "sim/workload/parallel_plan.hpp"
+
+namespace stepsim::analysis {
+
+using net::CollectiveOp;
+using net::LinkBytes;
+
+namespace {
+
+std::string group_text(const char* what, net::GroupShape g, const char* name,
+                       std::string_view algorithm) {
+  return std::string(what) + " (" + std::string(algorithm) + ") over " + name + "=" +
+         std::to_string(g.size) + " on " + std::to_string(g.nodes()) + " node(s)";
+}
+
+// The row a communication work's bytes go to.
+std::string_view row_kind(workload::StepOpKind k) {
+  using workload::StepOpKind;
+  switch (k) {
+    case StepOpKind::tp_reduce:
+      return "tp";
+    case StepOpKind::ep_dispatch:
+      return "ep_dispatch";
+    case StepOpKind::ep_combine:
+      return "ep_combine";
+    case StepOpKind::pp_send:
+      return "pp_activations";
+    case StepOpKind::dp_grads:
+    case StepOpKind::zero_scatter:
+      return "dp_grads";
+    case StepOpKind::dp_params:
+    case StepOpKind::zero_gather:
+      return "dp_params";
+    default:
+      return "";
+  }
+}
+
+void add_to_rows(std::vector<TrafficRow>& rows, std::string_view kind, const std::string& label,
+                 LinkBytes b) {
+  for (auto& row : rows)
+    if (row.kind == kind) {
+      row.bytes += b;
+      return;
+    }
+  rows.push_back({std::string(kind), label, b});
+}
+
+}  // namespace
+
+void DeviceWork::merge(const DeviceWork& w, double n) {
+  for (std::size_t p = 0; p < flops.size(); ++p) flops[p] += w.flops[p] * n;
+  compute_s += w.compute_s * n;
+  compute_peak_s += w.compute_peak_s * n;
+  hbm_bytes += w.hbm_bytes * n;
+  comm += w.comm * n;
+  for (const auto& row : w.traffic) add_to_rows(traffic, row.kind, row.collective, row.bytes * n);
+  cross_leaf_ib += w.cross_leaf_ib * n;
+}
+
+std::string_view to_string(Resource r) {
+  switch (r) {
+    case Resource::compute:
+      return "compute";
+    case Resource::hbm:
+      return "hbm";
+    case Resource::nvlink:
+      return "nvlink";
+    case Resource::ib:
+      return "ib";
+  }
+  return "?";
+}
+
+double ResourceTimes::bound() const {
+  return *std::max_element(t.begin(), t.end());
+}
+
+Resource ResourceTimes::limited_by() const {
+  return static_cast<Resource>(std::max_element(t.begin(), t.end()) - t.begin());
+}
+
+ResourceTimes resource_times(const DeviceWork& w, const hw::ClusterSpec& cl, double hbm_bandwidth) {
+  const double ib_rate = cl.fabric.nic.bandwidth;
+  const double uplink_rate = cl.fabric.nic.bandwidth / cl.fabric.oversubscription;
+  ResourceTimes r;
+  r.t[0] = w.compute_s;
+  r.t[1] = w.hbm_bytes / hbm_bandwidth;
+  r.t[2] = w.comm.nvlink > 0.0 ? w.comm.nvlink / cl.nvlink.bandwidth : 0.0;
+  r.t[3] = w.comm.ib > 0.0 ? std::max(w.comm.ib / ib_rate, w.cross_leaf_ib / uplink_rate) : 0.0;
+  return r;
+}
+
+void sort_rows(std::vector<TrafficRow>& rows) {
+  static constexpr std::string_view kOrder[] = {
+      "tp", "ep_dispatch", "ep_combine", "pp_activations", "dp_grads", "dp_params"};
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    return std::find(std::begin(kOrder), std::end(kOrder), a.kind) <
+           std::find(std::begin(kOrder), std::end(kOrder), b.kind);
+  });
+}
+
+WorkFold::WorkFold(const workload::ScenarioSpec& spec, const workload::ParallelPlan& plan,
+                   const hw::KernelModel& kernels, double sm_share, double send_bytes, bool rows)
+    : spec_(spec),
+      plan_(plan),
+      kernels_(kernels),
+      dev_(spec.cluster.device),
+      sm_share_(sm_share),
+      send_bytes_(send_bytes),
+      rows_(rows),
+      multi_plane_(spec.cluster.fabric.kind == hw::FabricKind::multi_plane_fat_tree) {}
+
+void WorkFold::add_row(DeviceWork& w, std::string_view kind, const std::string& label,
+                       LinkBytes b) const {
+  if (b.nvlink <= 0.0 && b.ib <= 0.0) return;
+  w.comm += b;
+  if (rows_) add_to_rows(w.traffic, kind, label, b);
+}
+
+void WorkFold::add(DeviceWork& w, const workload::Work& work, double n) const {
+  for (const hw::Kernel& k : work.kernels) {
+    w.flops[static_cast<int>(k.precision)] += k.flops * n;
+    if (k.flops > 0.0) {
+      w.compute_s += kernels_.math_seconds(k, sm_share_) * n;
+      w.compute_peak_s += k.flops / dev_.rate(k.precision).peak_flops * n;
+    }
+    w.hbm_bytes += k.hbm_bytes * n;
+  }
+  for (const workload::CollectiveWork& c : work.collectives) collective(w, work.kind, c, n);
+}
+
+void WorkFold::collective(DeviceWork& w, workload::StepOpKind kind,
+                          const workload::CollectiveWork& c, double n) const {
+  net::GroupShape g;
+  switch (c.group) {
+    case workload::GroupRole::tp:
+      g = plan_.tp_group();
+      break;
+    case workload::GroupRole::ep:
+      g = plan_.ep_group();
+      break;
+    case workload::GroupRole::dp:
+      g = plan_.dp_group();
+      break;
+    case workload::GroupRole::edp:
+      g = plan_.edp_group();
+      break;
+  }
+  if (c.bytes <= 0.0 || g.size <= 1) return;
+  const std::string_view row = row_kind(kind);
+  if (c.op == CollectiveOp::dispatch || c.op == CollectiveOp::combine) {
+    const auto& moe = spec_.model.moe;
+    const int max_nodes = workload::max_target_nodes(moe, g.nodes());
+    const LinkBytes b =
+        net::node_limited_copies_per_token({moe.top_k, max_nodes, g, moe.experts}) * (c.bytes * n);
+    add_row(w, row,
+            rows_ ? "DeepEP dispatch/combine over ep=" + std::to_string(g.size) + " on " +
+                        std::to_string(g.nodes()) + " node(s), " + std::to_string(moe.top_k) +
+                        " experts/token" +
+                        (max_nodes ? ", <= " + std::to_string(max_nodes) + " nodes/token" : "")
+                  : std::string(),
+            b);
+    // Spread evenly over the other nodes of the group, at least (k - L)/(k - 1) of it goes to
+    // nodes beyond the L that share the GPU's leaf.
+    const int k = g.nodes(), leaf_nodes = spec_.cluster.fabric.switch_ports / 2;
+    if (k > leaf_nodes && leaf_nodes > 0) w.cross_leaf_ib += b.ib * (k - leaf_nodes) / (k - 1.0);
+    return;
+  }
+  // The bytes of the algorithm the simulation runs: the scenario's choice or the tuner's.
+  const net::PlanOptions o = workload::plan_options(
+      spec_, plan_, workload::traffic_kind(c.group, c.op, spec_.parallel.zero), c.op, g);
+  const net::Choice choice = net::tune(c.op, c.bytes, g, true, spec_.cluster, o);
+  const LinkBytes b = choice.algorithm->bytes_per_gpu({c.op, c.bytes, g}) * n;
+  if (!rows_) {
+    add_row(w, row, std::string(), b);
+    return;
+  }
+  const char* name = c.group == workload::GroupRole::edp  ? "edp"
+                     : c.group == workload::GroupRole::dp ? "dp"
+                                                          : "tp";
+  const int zero = spec_.parallel.zero;
+  const char* what = c.op == CollectiveOp::all_reduce ? "all-reduce"
+                     : c.op == CollectiveOp::all_gather
+                         ? (zero == 3 ? "all-gather x2 per micro-batch" : "all-gather")
+                         : (zero == 3 ? "reduce-scatter per micro-batch" : "reduce-scatter");
+  add_row(w, row, group_text(what, g, name, choice.algorithm->name), b);
+}
+
+bool WorkFold::same_node(int d, int to) const {
+  const int block = plan_.dp * plan_.tp, gpn = plan_.gpus_per_node;
+  return block < gpn && d * block / gpn == to * block / gpn;
+}
+
+void WorkFold::send(DeviceWork& w, int d, int to, double n, int kinds) const {
+  const double s = send_bytes_;
+  const int block = plan_.dp * plan_.tp, gpn = plan_.gpus_per_node;
+  const bool near = same_node(d, to);
+  LinkBytes b = net::p2p_bytes(s, near);
+  if (!near && multi_plane_ && (to - d) * block % gpn != 0) b.nvlink += s;
+  static const std::string kWhere[] = {
+      "point-to-point to neighbour stages", "point-to-point to neighbour stages (same node)",
+      "point-to-point to neighbour stages (other node)",
+      "point-to-point to neighbour stages (same node and other nodes)"};
+  add_row(w, "pp_activations", kWhere[kinds], b * n);
+}
+
+}  // namespace stepsim::analysis

@@ -1,0 +1,159 @@
+// stepsim plan MODEL CLUSTER: the layout search (plan/planner.hpp) on a base scenario made of the
+// model, the cluster and the training sizes given.
+#include <boost/program_options.hpp>
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include "sim/cli/commands.hpp"
+#include "sim/cli/options.hpp"
+#include "sim/cli/output_file.hpp"
+#include "sim/config/load.hpp"
+#include "sim/plan/plan_report.hpp"
+#include "sim/plan/planner.hpp"
+
+namespace stepsim::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+std::string join_key(const std::vector<std::string>& path) {
+  std::string k;
+  for (std::size_t i = 0; i < path.size(); ++i) k += (i ? "." : "") + path[i];
+  return k;
+}
+
+// A path for the generated base scenario: absolute, so that it does not depend on where the
+// scenario text is anchored; a quoted YAML string.
+std::string yaml_path(const std::string& file) {
+  const std::string abs = std::filesystem::absolute(file).lexically_normal().string();
+  std::string out = "\"";
+  for (char c : abs) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+int plan_command(const Args& args) {
+  po::options_description opts(
+      "stepsim plan MODEL CLUSTER --global-batch B [options]\n\n"
+      "Searches the parallel layouts of MODEL on CLUSTER: enumerates dp, pp, tp, ep, sequence\n"
+      "parallelism, ZeRO stage, schedule and virtual stages, micro-batch size, recomputation,\n"
+      "communication SMs and stage splits; prunes by validity and memory; ranks by the roofline\n"
+      "bound; simulates the best; ranks those by simulated tokens/s per GPU; and says why every\n"
+      "other family of layouts lost. Under mpirun (a build with MPI) the layouts spread over\n"
+      "the ranks; rank 0 writes the result.\n\nOptions");
+  std::vector<std::string> files, sets, fixes;
+  std::string output, max_wall, batch, seq = "4096", gpus, top = "10", jobs = "1";
+  add_common_options(opts, sets);
+  opts.add_options()("global-batch", po::value(&batch)->value_name("B"),
+                     "sequences per step (required)")("seq", po::value(&seq)->value_name("S"),
+                                                      "tokens per sequence (default 4096)")(
+      "gpus", po::value(&gpus)->value_name("N"),
+      "use N GPUs of the cluster: N / GPUs per node nodes (default: all)")(
+      "fix", po::value(&fixes)->value_name("KEY=VALUE"),
+      "pin a search dimension (e.g. parallelism.pp=16) or set any other scenario key "
+      "(e.g. training.precision.gemm=fp8); repeatable")(
+      "top", po::value(&top)->value_name("K"), "winners to simulate and show (default 10)")(
+      "jobs,j", po::value(&jobs)->value_name("N"), "threads (default 1)")(
+      "json", "print JSON instead of text")("csv", "print CSV instead of text")(
+      "timing", "show the search's wall times (they vary run to run)")(
+      "output,o", po::value(&output)->value_name("FILE"),
+      "write the result to this file instead of stdout");
+  add_max_wall_option(opts, max_wall);
+  const po::variables_map vm = parse_args(args, opts, files);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return 0;
+  }
+  // Join the MPI job (if any) first: from here on only rank 0 writes.
+  plan::Workers workers(static_cast<int>(integer_option("jobs", jobs, 1, 1024)));
+  if (files.size() != 2)
+    throw engine::UserError({"<command line>", 0, 0},
+                            "plan needs a model file and a cluster file, got " +
+                                std::to_string(files.size()) + " file(s)",
+                            "stepsim plan models/deepseek-v3.yaml topologies/h800-256x8-mpft.yaml "
+                            "--global-batch 15360");
+  if (!vm.count("global-batch"))
+    throw engine::UserError({"--global-batch", 0, 0}, "plan needs the global batch",
+                            "--global-batch 15360 (sequences per step)");
+  if (vm.count("json") && vm.count("csv"))
+    throw engine::UserError({"--csv", 0, 0}, "--json and --csv exclude each other",
+                            "choose one output format");
+  const long long b = integer_option("global-batch", batch, 1, 1LL << 40);
+  const long long s = integer_option("seq", seq, 1, 1 << 24);
+  const int k = static_cast<int>(integer_option("top", top, 1, 1000));
+  for (const auto f : {0, 1})
+    if (config::detect_kind(files[f]) !=
+        (f == 0 ? config::FileKind::model : config::FileKind::cluster))
+      throw engine::UserError(
+          {files[f], 0, 0},
+          std::string("this is not a ") + (f == 0 ? "model" : "cluster") + " file",
+          "stepsim plan MODEL CLUSTER: the model first, then the cluster");
+
+  std::vector<config::Override> overrides = parse_overrides(sets);
+  std::set<std::string> fixed;
+  const auto& dims = plan::dimension_keys();
+  for (const config::Override& o : overrides) {
+    const std::string key = join_key(o.path);
+    if (std::find(dims.begin(), dims.end(), key) != dims.end())
+      throw engine::UserError({"--set " + o.text, 0, 0},
+                              "'" + key + "' is a dimension of the search",
+                              "pin it with --fix " + o.text);
+  }
+  for (const std::string& f : fixes) {
+    config::Override o = config::parse_override(f, "--fix");
+    const std::string key = join_key(o.path);
+    if (key == "parallelism.stage_layers" || key.rfind("parallelism.stage_layers.", 0) == 0)
+      throw engine::UserError({"--fix " + f, 0, 0}, "the search makes its own stage splits",
+                              "pin the split style with --fix parallelism.account_embedding=true");
+    if (std::find(dims.begin(), dims.end(), key) != dims.end()) fixed.insert(key);
+    overrides.push_back(std::move(o));
+  }
+  if (vm.count("gpus")) {
+    const hw::ClusterSpec cluster = config::load_cluster(files[1]);
+    const long long n = integer_option("gpus", gpus, 1, cluster.world_size());
+    if (n % cluster.gpus_per_node != 0)
+      throw engine::UserError({"--gpus", 0, 0},
+                              std::to_string(n) + " GPUs are not whole nodes of " +
+                                  std::to_string(cluster.gpus_per_node),
+                              "use a multiple of " + std::to_string(cluster.gpus_per_node));
+    overrides.push_back(config::parse_override(
+        "cluster.nodes=" + std::to_string(n / cluster.gpus_per_node), "--gpus"));
+  }
+  OutputSet outputs;
+  if (vm.count("output")) outputs.add("--output", output);
+  const engine::RunControl control = run_control(vm, max_wall);
+  outputs.set_control(&control);
+  workers.set_control(&control);
+
+  const std::string text = "name: plan\nmodel: " + yaml_path(files[0]) +
+                           "\ncluster: " + yaml_path(files[1]) +
+                           "\ntraining: {seq_len: " + std::to_string(s) +
+                           ", global_batch: " + std::to_string(b) + "}\nparallelism: {pp: 1}\n";
+  const workload::ScenarioSpec base = config::parse_scenario(text, "stepsim plan", overrides);
+  outputs.check_inputs(base.where.files);
+  plan::SearchSpace space = plan::enumerate(base, fixed);
+  if (space.layouts.empty())
+    throw engine::UserError({"--fix", 0, 0}, "no layout is left to search",
+                            "the global batch must divide by dp x micro_batch for some layout; "
+                            "pin fewer dimensions");
+  plan::PlanOptions po_;
+  po_.top = k;
+  po_.threads = workers.threads();
+  const plan::PlanResult result =
+      with_file(files[0], [&] { return plan::run_plan(base, std::move(space), po_, workers); });
+  if (!workers.root()) return 0;
+  const bool timing = vm.count("timing") > 0;
+  const std::string out = vm.count("json")  ? plan::plan_json(result, base, timing)
+                          : vm.count("csv") ? plan::plan_csv(result)
+                                            : plan::plan_text(result, base, timing);
+  outputs.finish_report(output, out);
+  return 0;
+}
+
+}  // namespace stepsim::cli

@@ -1,0 +1,255 @@
+// stepsim sweep SCENARIO --vary key=v1,v2,...: the scenario simulated at every point of the
+// Cartesian product of the --vary values (the first --vary outermost), one row per point. A point
+// the scenario's rules refuse keeps its error in its row.
+#include <boost/program_options.hpp>
+#include <iostream>
+
+#include "sim/cli/commands.hpp"
+#include "sim/cli/options.hpp"
+#include "sim/cli/output_file.hpp"
+#include "sim/config/load.hpp"
+#include "sim/plan/plan_report.hpp"
+#include "sim/plan/planner.hpp"
+#include "sim/report/json_writer.hpp"
+#include "sim/report/text_table.hpp"
+
+namespace stepsim::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+struct Vary {
+  std::string key;
+  std::vector<std::string> values;
+};
+
+// "key=v1,v2,...": values split at commas outside brackets and braces (so that a value may be a
+// YAML list such as [rmsnorm,swiglu]).
+Vary parse_vary(const std::string& text) {
+  const engine::SourceLoc where{"--vary " + text, 0, 0};
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw engine::UserError(where, "--vary expects key.path=v1,v2,...",
+                            "e.g. --vary parallelism.schedule=1f1b,dualpipe");
+  Vary v{text.substr(0, eq), {}};
+  int depth = 0;
+  std::string cur;
+  for (char c : text.substr(eq + 1)) {
+    if (c == '[' || c == '{') ++depth;
+    if (c == ']' || c == '}') --depth;
+    if (c == ',' && depth == 0) {
+      v.values.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    cur += c;
+  }
+  v.values.push_back(cur);
+  for (const std::string& value : v.values)
+    if (value.empty())
+      throw engine::UserError(where, "empty value in --vary " + v.key,
+                              "separate values by single commas");
+  if (depth != 0)
+    throw engine::UserError(where, "unbalanced brackets in --vary " + v.key,
+                            "write a list value as [a,b]");
+  return v;
+}
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string one_line(const engine::UserError& e) {
+  std::string loc = e.loc().to_string();
+  return (loc.empty() ? "" : loc + ": ") + e.message();
+}
+
+const char* kResource[] = {"compute", "hbm", "nvlink", "ib"};
+
+}  // namespace
+
+int sweep_command(const Args& args) {
+  po::options_description opts(
+      "stepsim sweep SCENARIO --vary KEY=V1,V2,... [--vary ...] [options]\n\n"
+      "Simulates the scenario at every point of the Cartesian product of the --vary values\n"
+      "(on top of any --set), one row per point: the point's values, step time, breakdown,\n"
+      "roofline bound and memory. A point the scenario's rules refuse gets its error in its\n"
+      "row. Under mpirun (a build with MPI) the points spread over the ranks; rank 0 writes\n"
+      "the result.\n\nOptions");
+  std::vector<std::string> files, sets, varies;
+  std::string output, max_wall, jobs = "1";
+  add_common_options(opts, sets);
+  opts.add_options()("vary", po::value(&varies)->value_name("KEY=V1,V2,..."),
+                     "a key and its values; repeatable (the first outermost)")(
+      "jobs,j", po::value(&jobs)->value_name("N"), "threads (default 1)")(
+      "json", "print JSON instead of text")("csv", "print CSV instead of text")(
+      "output,o", po::value(&output)->value_name("FILE"),
+      "write the result to this file instead of stdout");
+  add_max_wall_option(opts, max_wall);
+  const po::variables_map vm = parse_args(args, opts, files);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return 0;
+  }
+  plan::Workers workers(static_cast<int>(integer_option("jobs", jobs, 1, 1024)));
+  if (files.size() != 1)
+    throw engine::UserError({"<command line>", 0, 0},
+                            "sweep needs one scenario file, got " + std::to_string(files.size()),
+                            "stepsim sweep scenarios/deepseek-v3-dualpipe.yaml --vary "
+                            "parallelism.schedule=1f1b,dualpipe");
+  if (varies.empty())
+    throw engine::UserError({"<command line>", 0, 0}, "sweep needs at least one --vary",
+                            "e.g. --vary training.global_batch=7680,15360");
+  if (vm.count("json") && vm.count("csv"))
+    throw engine::UserError({"--csv", 0, 0}, "--json and --csv exclude each other",
+                            "choose one output format");
+  std::vector<Vary> vs;
+  double points = 1;
+  for (const std::string& v : varies) {
+    vs.push_back(parse_vary(v));
+    for (const Vary& other : std::vector<Vary>(vs.begin(), vs.end() - 1))
+      if (other.key == vs.back().key)
+        throw engine::UserError({"--vary " + v, 0, 0}, "'" + other.key + "' is varied twice",
+                                "give all its values in one --vary");
+    points *= static_cast<double>(vs.back().values.size());
+  }
+  if (points > 100000)
+    throw engine::UserError({"--vary", 0, 0},
+                            "the sweep has " + fixed(points, 0) + " points, more than 100000",
+                            "vary fewer keys or values");
+  const std::vector<config::Override> base = parse_overrides(sets);
+  OutputSet outputs;
+  if (vm.count("output")) outputs.add("--output", output);
+  const engine::RunControl control = run_control(vm, max_wall);
+  outputs.set_control(&control);
+  workers.set_control(&control);
+  // The scenario as given must load: a broken file is the user's error, not a point's.
+  outputs.check_inputs(config::load_scenario(files[0], base).where.files);
+  // The value of each key, as an override, checked once.
+  std::vector<std::vector<config::Override>> values(vs.size());
+  for (std::size_t k = 0; k < vs.size(); ++k)
+    for (const std::string& v : vs[k].values)
+      values[k].push_back(config::parse_override(vs[k].key + "=" + v, "--vary"));
+
+  const std::size_t n = static_cast<std::size_t>(points);
+  auto point = [&](std::size_t i) {  // index of each key's value, the last key fastest
+    std::vector<std::size_t> at(vs.size());
+    for (std::size_t k = vs.size(); k-- > 0;) {
+      at[k] = i % vs[k].values.size();
+      i /= vs[k].values.size();
+    }
+    return at;
+  };
+  const auto rows = workers.map(
+      n,
+      [&](std::size_t i, int) {
+        std::vector<config::Override> o = base;
+        const auto at = point(i);
+        for (std::size_t k = 0; k < vs.size(); ++k) o.push_back(values[k][at[k]]);
+        try {
+          const workload::ScenarioSpec spec = config::load_scenario(files[0], o);
+          return plan::serialize(plan::simulate(spec, &control));
+        } catch (const engine::UserError& e) {
+          plan::Simulated s;
+          s.error = one_line(e);
+          return plan::serialize(s);
+        }
+      },
+      false, "sweep: simulating points");
+  if (!workers.root()) return 0;
+  std::vector<plan::Simulated> results;
+  for (const std::string& r : rows) results.push_back(plan::parse_simulated(r));
+
+  std::string out;
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  if (vm.count("json")) {
+    report::JsonWriter j;
+    j.begin_array();
+    for (std::size_t i = 0; i < n; ++i) {
+      const plan::Simulated& s = results[i];
+      const auto at = point(i);
+      j.begin_object();
+      j.key("point").begin_object();
+      for (std::size_t k = 0; k < vs.size(); ++k) j.field(vs[k].key, vs[k].values[at[k]]);
+      j.end_object();
+      j.key("error");
+      if (s.error.empty()) {
+        j.null();
+        j.field("step_s", s.step_s).field("tokens_per_s_per_gpu", s.tokens_per_s_per_gpu);
+        j.field("mfu", s.mfu);
+        j.key("breakdown_s").begin_object();
+        j.field("compute", s.mean.compute).field("exposed_comm", s.mean.exposed_comm);
+        j.field("bubble", s.mean.bubble).field("other_idle", s.mean.other_idle);
+        j.field("overlapped_comm", s.mean.overlapped_comm);
+        j.end_object();
+        j.field("bound_s", s.bound_s).field("limited_by", kResource[s.limited_by]);
+        j.field("peak_memory_bytes", s.peak_memory).field("fits", s.fits());
+      } else {
+        j.value(s.error);
+      }
+      j.end_object();
+    }
+    j.end_array();
+    out = j.str() + "\n";
+  } else if (vm.count("csv")) {
+    for (const Vary& v : vs) out += plan::csv_field(v.key) + ",";
+    out +=
+        "step_s,tokens_per_s_per_gpu,mfu,compute_s,exposed_comm_s,bubble_s,other_idle_s,"
+        "overlapped_comm_s,bound_s,limited_by,peak_memory_bytes,fits,error\n";
+    for (std::size_t i = 0; i < n; ++i) {
+      const plan::Simulated& s = results[i];
+      const auto at = point(i);
+      for (std::size_t k = 0; k < vs.size(); ++k) out += plan::csv_field(vs[k].values[at[k]]) + ",";
+      if (s.error.empty()) {
+        char buf[512];
+        std::snprintf(buf, sizeof buf, "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%.6g,%s,",
+                      s.step_s, s.tokens_per_s_per_gpu, s.mfu, s.mean.compute, s.mean.exposed_comm,
+                      s.mean.bubble, s.mean.other_idle, s.mean.overlapped_comm, s.bound_s,
+                      kResource[s.limited_by], s.peak_memory, s.fits() ? "true" : "false");
+        out += buf;
+        out += "\n";
+      } else {
+        out += ",,,,,,,,,,,," + plan::csv_field(s.error) + "\n";
+      }
+    }
+  } else {
+    std::vector<std::string> header;
+    for (const Vary& v : vs) header.push_back(v.key);
+    for (const char* h : {"step s", "tokens/s/GPU", "MFU", "compute", "exposed", "bubble", "idle",
+                          "bound s", "by", "memory GiB"})
+      header.emplace_back(h);
+    report::TextTable t(header);
+    t.left_align_from(0);
+    std::string errors;
+    for (std::size_t i = 0; i < n; ++i) {
+      const plan::Simulated& s = results[i];
+      const auto at = point(i);
+      std::vector<std::string> row;
+      for (std::size_t k = 0; k < vs.size(); ++k) row.push_back(vs[k].values[at[k]]);
+      if (!s.error.empty()) {
+        row.push_back("error: " + s.error);
+        t.row(row);
+        continue;
+      }
+      auto pct = [&](double x) { return fixed(100.0 * x / s.step_s, 1) + "%"; };
+      for (const std::string& c :
+           {fixed(s.step_s, 3), fixed(s.tokens_per_s_per_gpu, 0), fixed(100.0 * s.mfu, 1) + "%",
+            pct(s.mean.compute), pct(s.mean.exposed_comm), pct(s.mean.bubble),
+            pct(s.mean.other_idle), fixed(s.bound_s, 2), std::string(kResource[s.limited_by]),
+            fixed(s.peak_memory / kGiB, 1) + (s.fits() ? "" : " (over)")})
+        row.push_back(c);
+      t.row(row);
+    }
+    out = "sweep of " + files[0] + ": " + std::to_string(n) + " points\n" + t.render();
+  }
+  outputs.finish_report(output, out);
+  for (const plan::Simulated& s : results)
+    if (s.error.empty()) return 0;
+  throw engine::UserError({"--vary", 0, 0}, "every point of the sweep failed (see the rows)",
+                          "check the --vary keys and values");
+}
+
+}  // namespace stepsim::cli

@@ -1,0 +1,52 @@
+// A candidate layout of a layout search (stepsim plan): the parallelism and training keys a
+// scenario sets, as plain values, and what it means for the base scenario.
+//
+// ZeRO-3 that gathers each layer's parameters once per step and keeps them through every
+// micro-batch (FSDP without resharding between micro-batches) holds whole parameters and
+// gradients for the step and moves one gather and one reduce-scatter per step: ZeRO-1's memory
+// and traffic in this model (memory.hpp), so the search counts it there and does not enumerate it
+// apart; "ZeRO-3" in a plan always re-gathers per micro-batch (as DeepSpeed and FSDP's default).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/workload/scenario_spec.hpp"
+
+namespace stepsim::plan {
+
+// A recomputation choice: none, selective, full, or a list of ops the model file names.
+struct RecomputeOption {
+  std::string name;
+  workload::RecomputeSpec spec;
+};
+
+struct Layout {
+  int tp = 1, pp = 1, dp = 1, ep = 1;
+  bool sequence_parallel = false;
+  int zero = 0;
+  workload::Schedule schedule;
+  int virtual_stages = 1;
+  int micro_batch = 1;
+  int recompute = 0;  // index into the search's recompute options
+  int comm_sms = 0;
+  bool account = false;  // the embedding and the head count as a layer each in the stage split
+};
+
+// The base scenario with the layout's keys set (an explicit stage split of the base is dropped:
+// the layout's split is balanced, with or without the embedding and head accounted).
+workload::ScenarioSpec apply(const workload::ScenarioSpec& base, const Layout& l,
+                             const std::vector<RecomputeOption>& recomputes);
+
+// One line, e.g. "TP1 PP16 DP128 EP64 ZeRO-1 dualpipe mb1 recompute=deepseek sms=20".
+std::string describe(const Layout& l, const std::vector<RecomputeOption>& recomputes);
+
+// The --set arguments that turn the base scenario into this layout, for `stepsim run`.
+std::vector<std::string> set_arguments(const Layout& l,
+                                       const std::vector<RecomputeOption>& recomputes);
+
+// The layout's family: its structure without the degrees, e.g. "dualpipe + EP + ZeRO-1",
+// "ZeRO-3 + TP", "plain data parallelism" (no pipeline, TP or EP, ZeRO-0).
+std::string family(const Layout& l);
+
+}  // namespace stepsim::plan

@@ -1,0 +1,219 @@
+#include "sim/plan/plan_report.hpp"
+
+#include <cstdio>
+
+#include "sim/report/json_writer.hpp"
+#include "sim/report/text_table.hpp"
+
+namespace stepsim::plan {
+
+namespace {
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string percent(double part, double whole) {
+  return whole > 0 ? fixed(100.0 * part / whole, 1) + "%" : "-";
+}
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+const char* kResource[] = {"compute", "hbm", "nvlink", "ib"};
+
+struct Counts {
+  std::size_t invalid = 0, no_fit = 0, bounded = 0;
+};
+
+Counts counts(const PlanResult& r) {
+  Counts c;
+  for (const Evaluation& e : r.evaluations) {
+    if (e.status == Evaluation::Status::invalid) ++c.invalid;
+    if (e.status == Evaluation::Status::no_fit) ++c.no_fit;
+    if (e.status == Evaluation::Status::bounded) ++c.bounded;
+  }
+  return c;
+}
+
+std::string searched_line(const PlanResult& r) {
+  const Counts c = counts(r);
+  return "searched " + std::to_string(r.evaluations.size()) + " layouts in " +
+         std::to_string(r.families.size()) + " families: " + std::to_string(c.invalid) +
+         " invalid, " + std::to_string(c.no_fit) + " do not fit in memory, " +
+         std::to_string(c.bounded) + " bounded; simulated " + std::to_string(r.simulated.size()) +
+         " (the best bounds and the best of each family within 2x of the best bound)";
+}
+
+}  // namespace
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string plan_text(const PlanResult& r, const workload::ScenarioSpec& base, bool timing) {
+  std::string out = "plan: " + base.model.name + " on " + base.cluster.name + " (" +
+                    std::to_string(r.world) + " GPUs), " +
+                    std::to_string(base.training.global_batch) + " x " +
+                    std::to_string(base.training.seq_len) + " tokens per step\n";
+  out += searched_line(r) + "\n";
+  if (timing) {
+    out += "analytic bounds: " + fixed(r.analytic_wall_s, 2) + " s (" +
+           fixed(r.evaluations.size() / std::max(r.analytic_wall_s, 1e-9), 0) +
+           " layouts/s); simulations: " + fixed(r.simulation_wall_s, 2) + " s\n";
+  }
+  out += "\n";
+  if (r.winners == 0) {
+    out += "no layout fits: see the families below\n";
+  } else {
+    out +=
+        "winners, by simulated tokens/s per GPU (breakdown: shares of the step, mean over "
+        "GPUs):\n";
+    report::TextTable t({"#", "layout", "step s", "tokens/s/GPU", "MFU", "compute", "exposed",
+                         "bubble", "idle", "overlap", "memory", "bound s", "by"});
+    t.left_align_from(1);
+    for (std::size_t k = 0; k < r.winners; ++k) {
+      const Candidate& c = r.simulated[k];
+      const Evaluation& e = r.evaluations[c.layout];
+      const Simulated& s = c.sim;
+      const std::string layout = describe(r.space.layouts[c.layout], r.space.recomputes);
+      if (!s.error.empty()) {
+        t.row({std::to_string(k + 1), layout, "-", "-", "-", "-", "-", "-", "-", "-", "-",
+               fixed(e.bound_s, 2), kResource[e.limited_by]});
+        continue;
+      }
+      t.row({std::to_string(k + 1), layout, fixed(s.step_s, 3), fixed(s.tokens_per_s_per_gpu, 0),
+             percent(s.mfu, 1.0), percent(s.mean.compute, s.step_s),
+             percent(s.mean.exposed_comm, s.step_s), percent(s.mean.bubble, s.step_s),
+             percent(s.mean.other_idle, s.step_s), percent(s.mean.overlapped_comm, s.step_s),
+             fixed(s.peak_memory / kGiB, 1) + (s.fits() ? "" : "!"), fixed(e.bound_s, 2),
+             kResource[e.limited_by]});
+    }
+    // The table's layout column is left-aligned and others right-aligned from column 1 on.
+    out += t.render();
+    bool over = false;
+    for (std::size_t k = 0; k < r.winners; ++k) over |= !r.simulated[k].sim.fits();
+    if (over) out += "  (memory marked ! exceeds the device's; such layouts rank last)\n";
+    out += "  memory: simulated peak per GPU, GiB; bound: the roofline bound and its resource\n";
+    out += "\nthe winner as a scenario: --set";
+    for (const std::string& s :
+         set_arguments(r.space.layouts[r.simulated[0].layout], r.space.recomputes))
+      out += " " + s;
+    out += "\n";
+  }
+  bool any = false;
+  for (const FamilyVerdict& f : r.families) {
+    if (f.has_winner) continue;
+    if (!any) out += "\nfamilies without a winner:\n";
+    any = true;
+    out += "  " + f.family + ": " + f.why + "\n";
+  }
+  return out;
+}
+
+std::string plan_json(const PlanResult& r, const workload::ScenarioSpec& base, bool timing) {
+  report::JsonWriter j;
+  j.begin_object();
+  j.field("model", base.model.name).field("cluster", base.cluster.name);
+  j.field("gpus", r.world).field("tokens_per_step", r.tokens_per_step);
+  const Counts c = counts(r);
+  j.key("searched").begin_object();
+  j.field("layouts", static_cast<long long>(r.evaluations.size()));
+  j.field("families", static_cast<long long>(r.families.size()));
+  j.field("invalid", static_cast<long long>(c.invalid));
+  j.field("no_fit", static_cast<long long>(c.no_fit));
+  j.field("bounded", static_cast<long long>(c.bounded));
+  j.field("simulated", static_cast<long long>(r.simulated.size()));
+  j.end_object();
+  j.key("winners").begin_array();
+  for (std::size_t k = 0; k < r.winners; ++k) {
+    const Candidate& cd = r.simulated[k];
+    const Layout& l = r.space.layouts[cd.layout];
+    const Evaluation& e = r.evaluations[cd.layout];
+    const Simulated& s = cd.sim;
+    j.begin_object();
+    j.field("rank", static_cast<long long>(k + 1));
+    j.field("layout", describe(l, r.space.recomputes)).field("family", family(l));
+    j.key("set").begin_array();
+    for (const std::string& a : set_arguments(l, r.space.recomputes)) j.value(a);
+    j.end_array();
+    j.key("error");
+    if (s.error.empty())
+      j.null();
+    else
+      j.value(s.error);
+    j.field("step_s", s.step_s).field("tokens_per_s_per_gpu", s.tokens_per_s_per_gpu);
+    j.field("mfu", s.mfu);
+    j.key("breakdown_s").begin_object();
+    j.field("compute", s.mean.compute).field("exposed_comm", s.mean.exposed_comm);
+    j.field("bubble", s.mean.bubble).field("other_idle", s.mean.other_idle);
+    j.field("overlapped_comm", s.mean.overlapped_comm);
+    j.end_object();
+    j.field("peak_memory_bytes", s.peak_memory).field("fits", s.fits());
+    j.field("bound_s", e.bound_s).field("limited_by", kResource[e.limited_by]);
+    j.field("analytic_memory_bytes", e.memory);
+    j.end_object();
+  }
+  j.end_array();
+  j.key("families").begin_array();
+  for (const FamilyVerdict& f : r.families) {
+    j.begin_object();
+    j.field("family", f.family).field("layouts", static_cast<long long>(f.layouts));
+    j.field("invalid", static_cast<long long>(f.invalid));
+    j.field("no_fit", static_cast<long long>(f.no_fit));
+    j.field("bounded", static_cast<long long>(f.bounded));
+    j.field("winner", f.has_winner);
+    j.field("best", describe(r.space.layouts[f.best], r.space.recomputes));
+    j.key("why");
+    if (f.has_winner)
+      j.null();
+    else
+      j.value(f.why);
+    j.end_object();
+  }
+  j.end_array();
+  j.key("timing");
+  if (timing) {
+    j.begin_object();
+    j.field("analytic_s", r.analytic_wall_s).field("simulation_s", r.simulation_wall_s);
+    j.end_object();
+  } else {
+    j.null();
+  }
+  j.end_object();
+  return j.str() + "\n";
+}
+
+std::string plan_csv(const PlanResult& r) {
+  std::string out =
+      "rank,layout,family,step_s,tokens_per_s_per_gpu,mfu,compute_s,exposed_comm_s,bubble_s,"
+      "other_idle_s,overlapped_comm_s,peak_memory_bytes,bound_s,limited_by,why\n";
+  auto num = [](double v) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return std::string(buf);
+  };
+  for (std::size_t k = 0; k < r.winners; ++k) {
+    const Candidate& c = r.simulated[k];
+    const Layout& l = r.space.layouts[c.layout];
+    const Evaluation& e = r.evaluations[c.layout];
+    const Simulated& s = c.sim;
+    out += std::to_string(k + 1) + "," + csv_field(describe(l, r.space.recomputes)) + "," +
+           csv_field(family(l)) + "," + num(s.step_s) + "," + num(s.tokens_per_s_per_gpu) + "," +
+           num(s.mfu) + "," + num(s.mean.compute) + "," + num(s.mean.exposed_comm) + "," +
+           num(s.mean.bubble) + "," + num(s.mean.other_idle) + "," + num(s.mean.overlapped_comm) +
+           "," + num(s.peak_memory) + "," + num(e.bound_s) + "," + kResource[e.limited_by] + "," +
+           csv_field(s.error) + "\n";
+  }
+  for (const FamilyVerdict& f : r.families) {
+    if (f.has_winner) continue;
+    out += "," + csv_field(describe(r.space.layouts[f.best], r.space.recomputes)) + "," +
+           csv_field(f.family) + ",,,,,,,,,,,," + csv_field(f.why) + "\n";
+  }
+  return out;
+}
+
+}  // namespace stepsim::plan

@@ -1,0 +1,19 @@
+// The outcome of a layout search (planner.hpp) as text, JSON or CSV. Deterministic: the search's
+// wall times appear only when asked for (`timing`).
+#pragma once
+
+#include <string>
+
+#include "sim/plan/planner.hpp"
+
+namespace stepsim::plan {
+
+std::string plan_text(const PlanResult& r, const workload::ScenarioSpec& base, bool timing);
+std::string plan_json(const PlanResult& r, const workload::ScenarioSpec& base, bool timing);
+// One row per winner, then one per family without a winner (its best layout and why).
+std::string plan_csv(const PlanResult& r);
+
+// A CSV field, quoted when it needs to be.
+std::string csv_field(const std::string& s);
+
+}  // namespace stepsim::plan

@@ -1,0 +1,310 @@
+#include "sim/plan/planner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+
+#include "sim/analysis/layout_bound.hpp"
+#include "sim/analysis/step_simulation.hpp"
+#include "sim/engine/check.hpp"
+#include "sim/engine/time.hpp"
+#include "sim/engine/user_error.hpp"
+#include "sim/report/step_report.hpp"
+
+namespace stepsim::plan {
+
+namespace {
+
+// Doubles as hexadecimal floating point: exact through text.
+void put(std::string& out, double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%a ", v);
+  out += buf;
+}
+
+double take(std::istringstream& in) {
+  std::string word;
+  in >> word;
+  return std::strtod(word.c_str(), nullptr);
+}
+
+std::string rest(std::istringstream& in) {
+  std::string s;
+  std::getline(in, s);
+  return s.empty() ? s : s.substr(1);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string gib(double bytes) {
+  return fixed(bytes / (1024.0 * 1024.0 * 1024.0), 1) + " GiB";
+}
+
+const char* kResource[] = {"compute", "HBM", "NVLink", "InfiniBand"};
+const char* kMemoryTerm[] = {"parameters", "gradients", "optimizer states", "activations",
+                             "ZeRO-3 gathered layers"};
+
+}  // namespace
+
+std::string serialize(const Evaluation& e) {
+  std::string out =
+      std::to_string(static_cast<int>(e.status)) + " " + std::to_string(e.limited_by) + " ";
+  put(out, e.bound_s);
+  for (double t : e.times) put(out, t);
+  put(out, e.memory);
+  put(out, e.capacity);
+  for (double m : e.memory_terms) put(out, m);
+  return out + e.reason;
+}
+
+Evaluation parse_evaluation(const std::string& s) {
+  std::istringstream in(s);
+  Evaluation e;
+  int status = 0;
+  in >> status >> e.limited_by;
+  e.status = static_cast<Evaluation::Status>(status);
+  e.bound_s = take(in);
+  for (double& t : e.times) t = take(in);
+  e.memory = take(in);
+  e.capacity = take(in);
+  for (double& m : e.memory_terms) m = take(in);
+  e.reason = rest(in);
+  return e;
+}
+
+bool Simulated::fits() const {
+  return error.empty() && peak_memory <= capacity;
+}
+
+std::string serialize(const Simulated& s) {
+  std::string out;
+  for (double v : {s.step_s, s.mean.compute, s.mean.exposed_comm, s.mean.bubble, s.mean.other_idle,
+                   s.mean.overlapped_comm, s.peak_memory, s.tokens_per_s_per_gpu, s.mfu, s.capacity,
+                   s.bound_s})
+    put(out, v);
+  out += std::to_string(s.limited_by) + " ";
+  return out + s.error;
+}
+
+Simulated parse_simulated(const std::string& text) {
+  std::istringstream in(text);
+  Simulated s;
+  for (double* v : {&s.step_s, &s.mean.compute, &s.mean.exposed_comm, &s.mean.bubble,
+                    &s.mean.other_idle, &s.mean.overlapped_comm, &s.peak_memory,
+                    &s.tokens_per_s_per_gpu, &s.mfu, &s.capacity, &s.bound_s})
+    *v = take(in);
+  in >> s.limited_by;
+  s.error = rest(in);
+  return s;
+}
+
+namespace {
+
+Evaluation evaluate(analysis::LayoutBounds& bounds, const workload::ScenarioSpec& spec) {
+  Evaluation e;
+  analysis::LayoutBound b;
+  try {
+    b = bounds.bound(spec);
+  } catch (const engine::UserError& err) {
+    e.status = Evaluation::Status::invalid;
+    e.reason = err.message();
+    return e;
+  }
+  const auto& m = b.memory;
+  e.memory = m.total();
+  e.capacity = m.capacity;
+  e.memory_terms = {m.params, m.grads, m.optimizer, m.activations, m.buffers};
+  e.bound_s = b.bound_s;
+  e.times = b.times.t;
+  e.limited_by = static_cast<int>(b.times.limited_by());
+  e.status = m.fits() ? Evaluation::Status::bounded : Evaluation::Status::no_fit;
+  return e;
+}
+
+}  // namespace
+
+Simulated simulate(const workload::ScenarioSpec& spec, const engine::RunControl* control) {
+  Simulated s;
+  s.capacity = spec.cluster.device.memory_bytes;
+  try {
+    const analysis::StepSimulation sim = analysis::simulate_step(spec, control);
+    s.bound_s = sim.roofline.bound_s;
+    s.limited_by = static_cast<int>(sim.roofline.limited_by);
+    const report::StepFigures f = report::step_figures(sim, spec);
+    s.step_s = sim.metrics.step_s;
+    s.mean = sim.metrics.mean;
+    s.peak_memory = sim.peak_memory_bytes;
+    s.tokens_per_s_per_gpu = f.tokens_per_s_per_gpu;
+    s.mfu = f.mfu;
+  } catch (const engine::UserError& err) {
+    s.error = err.message();
+  } catch (const engine::TimeOverflow& err) {
+    s.error = err.what();
+  }
+  return s;
+}
+
+namespace {
+
+// Why a family without a winner lost, from its best member.
+std::string family_why(const FamilyVerdict& f, const PlanResult& r, double best_bound,
+                       const Simulated* best_sim, const Simulated* winner) {
+  const std::string layouts = std::to_string(f.layouts) + " layouts";
+  if (f.bounded + f.no_fit == 0)
+    return "invalid (" + layouts + "): " + r.evaluations[f.best].reason;
+  const Evaluation& e = r.evaluations[f.best];
+  if (f.bounded == 0) {
+    const auto term =
+        std::max_element(e.memory_terms.begin(), e.memory_terms.end()) - e.memory_terms.begin();
+    return "does not fit (" + layouts + "): the smallest needs " + gib(e.memory) + " per GPU of " +
+           gib(e.capacity) + "; its largest term is " + kMemoryTerm[term] + ", " +
+           gib(e.memory_terms[term]);
+  }
+  const std::string res = kResource[e.limited_by];
+  if (best_sim && best_sim->error.empty() && winner) {
+    const Simulated& s = *best_sim;
+    const double slower = s.step_s / winner->step_s;
+    std::string loss;
+    if (!s.fits())
+      loss = "its simulated peak memory " + gib(s.peak_memory) + " exceeds " + gib(s.capacity);
+    else if (s.mean.bubble >= s.mean.exposed_comm)
+      loss = "bubble " + fixed(100.0 * s.mean.bubble / s.step_s, 1) + "% of the step";
+    else
+      loss = "exposed communication " + fixed(100.0 * s.mean.exposed_comm / s.step_s, 1) +
+             "% of the step";
+    return "simulated slower (" + layouts + "): its best, " +
+           describe(r.space.layouts[f.best], r.space.recomputes) + ", takes " + fixed(s.step_s, 2) +
+           " s per step, " + fixed(slower, 2) + "x the winner's; " + loss;
+  }
+  if (best_sim && !best_sim->error.empty())
+    return "not simulated (" + layouts + "): " + best_sim->error;
+  std::string why = "bound by " + res + " (" + layouts + "): its best bound is " +
+                    fixed(e.bound_s, 2) + " s, " + fixed(e.bound_s / best_bound, 2) +
+                    "x the best layout's";
+  if (e.limited_by >= 2)
+    why += "; " + res + " needs " + fixed(e.times[e.limited_by] / e.times[0], 1) +
+           "x the compute time";
+  else
+    why += "; limited by " + res;
+  return why;
+}
+
+}  // namespace
+
+PlanResult run_plan(const workload::ScenarioSpec& base, SearchSpace space,
+                    const PlanOptions& options, Workers& workers) {
+  PlanResult r;
+  r.space = std::move(space);
+  r.world = base.cluster.world_size();
+  r.tokens_per_step = static_cast<double>(base.training.global_batch) * base.training.seq_len;
+  const auto& layouts = r.space.layouts;
+  const auto& recomputes = r.space.recomputes;
+
+  // 2. The analytic bound of every layout, one LayoutBounds (caches) per thread.
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::unique_ptr<analysis::LayoutBounds>> bounds;
+  for (int t = 0; t < workers.threads(); ++t)
+    bounds.push_back(std::make_unique<analysis::LayoutBounds>());
+  const auto rows = workers.map(
+      layouts.size(),
+      [&](std::size_t i, int thread) {
+        return serialize(evaluate(*bounds[thread], apply(base, layouts[i], recomputes)));
+      },
+      true, "plan: bounding layouts");
+  for (const std::string& s : rows) r.evaluations.push_back(parse_evaluation(s));
+  r.analytic_wall_s = seconds_since(t0);
+
+  // Families, and the best-bound member of each.
+  std::map<std::string, std::size_t> family_of;
+  std::vector<std::size_t> member_family(layouts.size());
+  double best_bound = 0.0;
+  std::vector<std::size_t> bounded;
+  for (std::size_t i = 0; i < layouts.size(); ++i) {
+    const std::string name = family(layouts[i]);
+    auto [it, fresh] = family_of.try_emplace(name, r.families.size());
+    if (fresh) r.families.push_back({name, 0, 0, 0, 0, false, i, ""});
+    FamilyVerdict& f = r.families[it->second];
+    member_family[i] = it->second;
+    const Evaluation& e = r.evaluations[i];
+    ++f.layouts;
+    const Evaluation& b = r.evaluations[f.best];
+    switch (e.status) {
+      case Evaluation::Status::invalid:
+        ++f.invalid;
+        break;
+      case Evaluation::Status::no_fit:
+        ++f.no_fit;
+        if (b.status == Evaluation::Status::invalid ||
+            (b.status == Evaluation::Status::no_fit && e.memory < b.memory))
+          f.best = i;
+        break;
+      case Evaluation::Status::bounded:
+        ++f.bounded;
+        bounded.push_back(i);
+        if (b.status != Evaluation::Status::bounded || e.bound_s < b.bound_s) f.best = i;
+        break;
+    }
+  }
+  std::stable_sort(bounded.begin(), bounded.end(), [&](std::size_t a, std::size_t b) {
+    return r.evaluations[a].bound_s < r.evaluations[b].bound_s;
+  });
+  if (!bounded.empty()) best_bound = r.evaluations[bounded.front()].bound_s;
+
+  // 3. What to simulate: the K best bounds, and each family's best within 2x of the best bound.
+  std::vector<std::size_t> chosen(
+      bounded.begin(), bounded.begin() + std::min<std::size_t>(bounded.size(), options.top));
+  for (const FamilyVerdict& f : r.families) {
+    const Evaluation& e = r.evaluations[f.best];
+    if (e.status == Evaluation::Status::bounded && e.bound_s <= 2.0 * best_bound &&
+        std::find(chosen.begin(), chosen.end(), f.best) == chosen.end())
+      chosen.push_back(f.best);
+  }
+  const auto t1 = std::chrono::steady_clock::now();
+  const auto sims = workers.map(
+      chosen.size(),
+      [&](std::size_t k, int) {
+        return serialize(simulate(apply(base, layouts[chosen[k]], recomputes), workers.control()));
+      },
+      false, "plan: simulating the best layouts");
+  r.simulation_wall_s = seconds_since(t1);
+  if (!workers.root()) return r;
+
+  // 4. Ranked by simulated speed; refused or over-memory simulations last.
+  for (std::size_t k = 0; k < chosen.size(); ++k)
+    r.simulated.push_back({chosen[k], parse_simulated(sims[k])});
+  std::stable_sort(r.simulated.begin(), r.simulated.end(),
+                   [](const Candidate& a, const Candidate& b) {
+                     if (a.sim.fits() != b.sim.fits()) return a.sim.fits();
+                     if (!a.sim.fits()) return false;
+                     return a.sim.step_s < b.sim.step_s;
+                   });
+  r.winners = std::min<std::size_t>(r.simulated.size(), options.top);
+
+  // 5. Verdicts.
+  std::map<std::size_t, const Simulated*> sim_of;
+  for (const Candidate& c : r.simulated) sim_of[c.layout] = &c.sim;
+  for (std::size_t k = 0; k < r.winners; ++k)
+    if (r.simulated[k].sim.fits())
+      r.families[member_family[r.simulated[k].layout]].has_winner = true;
+  const Simulated* winner =
+      r.winners > 0 && r.simulated[0].sim.fits() ? &r.simulated[0].sim : nullptr;
+  for (FamilyVerdict& f : r.families) {
+    if (f.has_winner) continue;
+    const auto it = sim_of.find(f.best);
+    f.why = family_why(f, r, best_bound, it == sim_of.end() ? nullptr : it->second, winner);
+  }
+  return r;
+}
+
+}  // namespace stepsim::plan

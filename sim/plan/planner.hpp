@@ -1,0 +1,95 @@
+// The layout search behind `stepsim plan`: which parallel layout to build for a model on a
+// cluster.
+//
+//  1. enumerate the layouts (search_space.hpp);
+//  2. bound each analytically (analysis/layout_bound.hpp): invalid layouts keep make_plan's
+//     reason, layouts whose memory per GPU (workload/memory.hpp) exceeds the device's do not fit,
+//     the rest get their roofline bound and its binding resource;
+//  3. simulate with the discrete-event engine the K best by bound, and the best-bound layout of
+//     every other family whose bound is within 2x of the best (a family's loss to bubbles or
+//     exposed communication is something only the simulation shows);
+//  4. rank the simulated layouts by simulated tokens per second per GPU (layouts whose simulated
+//     peak memory exceeds the device's last): the first K are the winners;
+//  5. say for every family without a winner why: all members invalid (the first reason), none
+//     fits (the smallest's memory and its largest term), bound by a resource (which, and by how
+//     much against compute and against the best bound), or simulated slower (its step against
+//     the best, and its largest loss: bubble or exposed communication).
+// Ties in every ranking break by enumeration order, so the result is the same on any number of
+// threads or MPI ranks (workers.hpp).
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "sim/analysis/step_metrics.hpp"
+#include "sim/plan/search_space.hpp"
+#include "sim/plan/workers.hpp"
+
+namespace stepsim::plan {
+
+struct Evaluation {
+  enum class Status { invalid = 0, no_fit = 1, bounded = 2 };
+  Status status = Status::invalid;
+  std::string reason;  // invalid: why
+  double bound_s = 0.0;
+  std::array<double, 4> times{};  // compute, HBM, NVLink, IB seconds of the slowest rank
+  int limited_by = 0;             // analysis::Resource
+  double memory = 0.0, capacity = 0.0;
+  std::array<double, 5> memory_terms{};  // params, grads, optimizer, activations, buffers
+};
+std::string serialize(const Evaluation& e);
+Evaluation parse_evaluation(const std::string& s);
+
+struct Simulated {
+  std::string error;  // the simulation refused the layout (e.g. too many operations)
+  double step_s = 0.0;
+  analysis::Breakdown mean;  // over GPUs
+  double peak_memory = 0.0;
+  double tokens_per_s_per_gpu = 0.0;
+  double mfu = 0.0;
+  double capacity = 0.0;  // the device's memory
+  double bound_s = 0.0;   // the roofline bound
+  int limited_by = 0;     // analysis::Resource
+  bool fits() const;
+};
+std::string serialize(const Simulated& s);
+Simulated parse_simulated(const std::string& s);
+
+// Simulates one scenario with the discrete-event engine; a layout the simulation refuses keeps
+// the reason in `error`.
+Simulated simulate(const workload::ScenarioSpec& spec, const engine::RunControl* control);
+
+struct Candidate {
+  std::size_t layout = 0;
+  Simulated sim;
+};
+
+struct FamilyVerdict {
+  std::string family;
+  std::size_t layouts = 0, invalid = 0, no_fit = 0, bounded = 0;
+  bool has_winner = false;
+  std::size_t best = 0;  // its best member (by bound, or simulated step when simulated)
+  std::string why;       // for a family without a winner
+};
+
+struct PlanOptions {
+  int top = 10;
+  int threads = 1;
+};
+
+struct PlanResult {
+  SearchSpace space;
+  std::vector<Evaluation> evaluations;  // per layout
+  std::vector<Candidate> simulated;     // ranked; the first `top` are the winners
+  std::size_t winners = 0;
+  std::vector<FamilyVerdict> families;  // in order of first appearance
+  double tokens_per_step = 0.0;
+  int world = 0;
+  double analytic_wall_s = 0.0, simulation_wall_s = 0.0;  // shown only with --timing
+};
+
+PlanResult run_plan(const workload::ScenarioSpec& base, SearchSpace space,
+                    const PlanOptions& options, Workers& workers);
+
+}  // namespace stepsim::plan

@@ -1,0 +1,42 @@
+// The layouts a layout search enumerates for one model on one cluster, in a fixed order.
+//
+// Dimensions, each taken from the base scenario instead when a --fix pins its key:
+//   tp                 divisors of the GPUs per node (stepsim refuses tensor parallelism across
+//                      nodes: parallel_plan.hpp)
+//   pp                 divisors of world / tp, at most the model's layers; dp = world / (tp·pp)
+//   ep                 MoE: divisors of dp·tp that divide the routed experts; dense: 1
+//   sequence_parallel  with tp > 1, off and on
+//   zero               0-3 without a pipeline, 0-1 with one (parallel_plan.hpp)
+//   schedule           none without a pipeline; every registered schedule with one
+//   virtual_stages     2 and 4 for the schedules that use them; else 1
+//   micro_batch        1, 2, 4, 8 sequences, where dp·micro_batch divides the global batch
+//   recompute          none, selective, full, and the model file's recompute_lists
+//   comm_sms           with ep > 1: 16, 20, 24, 32 SMs for the all-to-all kernels (DeepEP's
+//                      default is 24, DeepSeek-V3 trained with 20: arXiv 2412.19437 §3.2.2);
+//                      else 0 (the NCCL collectives' SMs are not held from compute)
+//   split              with a pipeline: balanced layers, or the embedding and head counted as a
+//                      layer each (Megatron's account-for-embedding/loss)
+// Only whole-number divisibility is checked here; every other rule (heads over tp, schedules'
+// micro-batch counts, ...) is make_plan's, so an invalid layout is reported with its reason.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/plan/layout.hpp"
+
+namespace stepsim::plan {
+
+// The scenario keys a --fix pins as a search dimension.
+const std::vector<std::string>& dimension_keys();
+
+struct SearchSpace {
+  std::vector<RecomputeOption> recomputes;
+  std::vector<Layout> layouts;
+};
+
+// `fixed`: the dimension keys the user pinned (their values are the base scenario's).
+SearchSpace enumerate(const workload::ScenarioSpec& base, const std::set<std::string>& fixed);
+
+}  // namespace stepsim::plan

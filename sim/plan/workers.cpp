@@ -1,0 +1,209 @@
+#include "sim/plan/workers.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "sim/engine/check.hpp"
+#include "sim/engine/simulator.hpp"
+
+#ifdef STEPSIM_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace stepsim::plan {
+
+namespace {
+
+long long now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+#ifdef STEPSIM_HAVE_MPI
+// Started by an MPI launcher: Open MPI's mpirun, or a PMI/PMIx launcher such as srun.
+bool launched_by_mpi() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+    if (std::getenv(v)) return true;
+  return false;
+}
+
+void finalize_mpi() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+// One rank's results, each as its length then its bytes.
+std::string pack(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) {
+    const unsigned long long n = s.size();
+    out.append(reinterpret_cast<const char*>(&n), sizeof n);
+    out += s;
+  }
+  return out;
+}
+
+std::vector<std::string> unpack(const char* p, std::size_t bytes) {
+  std::vector<std::string> out;
+  const char* end = p + bytes;
+  while (p < end) {
+    unsigned long long n = 0;
+    std::copy(p, p + sizeof n, reinterpret_cast<char*>(&n));
+    p += sizeof n;
+    out.emplace_back(p, n);
+    p += n;
+  }
+  return out;
+}
+#endif
+
+}  // namespace
+
+bool built_with_mpi() {
+#ifdef STEPSIM_HAVE_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+Progress::Progress(std::string what, std::size_t total, int ranks)
+    : what_(std::move(what)), total_(total), ranks_(ranks), start_us_(now_us()) {
+  shown_ = isatty(STDERR_FILENO) && total > 0;
+}
+
+Progress::~Progress() {
+  if (shown_ && done_.load() > 0) draw(true);
+}
+
+void Progress::done(std::size_t n) {
+  done_ += n;
+  if (!shown_) return;
+  const long long t = now_us();
+  long long last = last_draw_us_.load();
+  if (t - last < 100000 || !last_draw_us_.compare_exchange_strong(last, t)) return;
+  draw(false);
+}
+
+void Progress::draw(bool last) {
+  // Rank 0 sees its own share: the job's progress is about ranks times it.
+  const double done = static_cast<double>(done_.load()) * ranks_;
+  const double s = (now_us() - start_us_) / 1e6;
+  const double rate = s > 0 ? done / s : 0.0;
+  const double left = rate > 0 ? (static_cast<double>(total_) - done) / rate : 0.0;
+  std::fprintf(stderr, "\r%s: %.0f of %zu (%.0f/s, %.0f s left)   %s", what_.c_str(),
+               std::min(done, static_cast<double>(total_)), total_, rate, std::max(0.0, left),
+               last ? "\n" : "");
+  std::fflush(stderr);
+}
+
+Workers::Workers(int threads) : threads_(std::max(1, threads)) {
+#ifdef STEPSIM_HAVE_MPI
+  if (!launched_by_mpi()) return;
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    MPI_Init(nullptr, nullptr);
+    std::atexit(finalize_mpi);
+  }
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks_);
+  if (rank_ != 0) {
+    // Only rank 0 speaks: the others' output would repeat it.
+    std::fflush(stdout);
+    std::fflush(stderr);
+    [[maybe_unused]] std::FILE* out = std::freopen("/dev/null", "w", stdout);
+    [[maybe_unused]] std::FILE* err = std::freopen("/dev/null", "w", stderr);
+  }
+#endif
+}
+
+std::vector<std::string> Workers::map(std::size_t n,
+                                      const std::function<std::string(std::size_t, int)>& f,
+                                      bool everywhere, const std::string& what) {
+  // This rank's items: rank, rank + R, rank + 2R, ...
+  std::vector<std::size_t> mine;
+  for (std::size_t i = static_cast<std::size_t>(rank_); i < n; i += ranks_) mine.push_back(i);
+  std::vector<std::string> local(mine.size());
+  std::exception_ptr error;
+  std::size_t error_at = mine.size();
+  std::mutex m;
+  std::atomic<std::size_t> next{0};
+  {
+    Progress progress(what, n, ranks_);
+    auto work = [&](int thread) {
+      for (std::size_t k; (k = next++) < mine.size();) {
+        try {
+          if (control_) control_->check();
+          local[k] = f(mine[k], thread);
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(m);
+          if (k < error_at) {
+            error_at = k;
+            error = std::current_exception();
+          }
+          next = mine.size();  // stop taking items
+        }
+        if (rank_ == 0) progress.done();
+      }
+    };
+    const int t =
+        static_cast<int>(std::min<std::size_t>(threads_, std::max<std::size_t>(1, mine.size())));
+    std::vector<std::thread> pool;
+    for (int i = 1; i < t; ++i) pool.emplace_back(work, i);
+    work(0);
+    for (auto& th : pool) th.join();
+  }
+  if (ranks_ == 1) {
+    if (error) std::rethrow_exception(error);
+    return local;
+  }
+#ifdef STEPSIM_HAVE_MPI
+  int failed = error ? 1 : 0, any = 0;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (error) std::rethrow_exception(error);
+  if (any)
+    throw engine::SimulationError("another MPI rank failed (its message went to its own stderr)");
+  const std::string packed = pack(local);
+  const int bytes = static_cast<int>(packed.size());
+  STEPSIM_CHECK(packed.size() < (1ULL << 31), "one rank's results exceed 2 GiB");
+  std::vector<int> sizes(ranks_), offsets(ranks_);
+  if (everywhere)
+    MPI_Allgather(&bytes, 1, MPI_INT, sizes.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  else
+    MPI_Gather(&bytes, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  long long total = 0;
+  for (int r = 0; r < ranks_; ++r) {
+    offsets[r] = static_cast<int>(total);
+    total += sizes[r];
+  }
+  std::vector<std::string> out(n);
+  const bool receives = everywhere || rank_ == 0;
+  STEPSIM_CHECK(!receives || total < (1LL << 31), "the gathered results exceed 2 GiB");
+  std::string all(receives ? static_cast<std::size_t>(total) : 0, '\0');
+  if (everywhere)
+    MPI_Allgatherv(packed.data(), bytes, MPI_CHAR, all.data(), sizes.data(), offsets.data(),
+                   MPI_CHAR, MPI_COMM_WORLD);
+  else
+    MPI_Gatherv(packed.data(), bytes, MPI_CHAR, all.data(), sizes.data(), offsets.data(), MPI_CHAR,
+                0, MPI_COMM_WORLD);
+  if (!receives) return out;
+  for (int r = 0; r < ranks_; ++r) {
+    const auto items = unpack(all.data() + offsets[r], static_cast<std::size_t>(sizes[r]));
+    for (std::size_t k = 0; k < items.size(); ++k) out[r + k * ranks_] = items[k];
+  }
+  return out;
+#else
+  return local;
+#endif
+}
+
+}  // namespace stepsim::plan
