@@ -20,14 +20,19 @@ std::string slurp(const std::string& path) {
 }  // namespace
 
 RunResult run_stepsim(const std::string& args) {
+  return run_stepsim_under("", args);
+}
+
+RunResult run_stepsim_under(const std::string& launcher, const std::string& args) {
   char out_tmpl[] = "/tmp/stepsim_test_out_XXXXXX";
   char err_tmpl[] = "/tmp/stepsim_test_err_XXXXXX";
   const int fo = mkstemp(out_tmpl);
   const int fe = mkstemp(err_tmpl);
   if (fo >= 0) close(fo);
   if (fe >= 0) close(fe);
-  const std::string cmd = std::string("cd '") + STEPSIM_SOURCE_DIR + "' && '" + STEPSIM_BINARY +
-                          "' " + args + " >" + out_tmpl + " 2>" + err_tmpl + " </dev/null";
+  const std::string cmd = std::string("cd '") + STEPSIM_SOURCE_DIR + "' && " + launcher + " '" +
+                          STEPSIM_BINARY + "' " + args + " >" + out_tmpl + " 2>" + err_tmpl +
+                          " </dev/null";
   const int raw = std::system(cmd.c_str());
   RunResult r;
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;

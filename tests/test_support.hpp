@@ -17,5 +17,7 @@ struct RunResult {
 
 // Runs `stepsim ARGS` (a shell-quoted argument string) in the source directory.
 RunResult run_stepsim(const std::string& args);
+// The same under a launcher command (e.g. "mpirun -np 2"), which is given the binary's path.
+RunResult run_stepsim_under(const std::string& launcher, const std::string& args);
 
 }  // namespace stepsim::test

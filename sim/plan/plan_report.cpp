@@ -23,7 +23,7 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 const char* kResource[] = {"compute", "hbm", "nvlink", "ib"};
 
 struct Counts {
-  std::size_t invalid = 0, no_fit = 0, bounded = 0;
+  std::size_t invalid = 0, no_fit = 0, bounded = 0, same_split = 0;
 };
 
 Counts counts(const PlanResult& r) {
@@ -32,6 +32,7 @@ Counts counts(const PlanResult& r) {
     if (e.status == Evaluation::Status::invalid) ++c.invalid;
     if (e.status == Evaluation::Status::no_fit) ++c.no_fit;
     if (e.status == Evaluation::Status::bounded) ++c.bounded;
+    if (e.status == Evaluation::Status::same_split) ++c.same_split;
   }
   return c;
 }
@@ -40,8 +41,10 @@ std::string searched_line(const PlanResult& r) {
   const Counts c = counts(r);
   return "searched " + std::to_string(r.evaluations.size()) + " layouts in " +
          std::to_string(r.families.size()) + " families: " + std::to_string(c.invalid) +
-         " invalid, " + std::to_string(c.no_fit) + " do not fit in memory, " +
-         std::to_string(c.bounded) + " bounded; simulated " + std::to_string(r.simulated.size()) +
+         " invalid, " + std::to_string(c.same_split) +
+         " with an accounted split equal to the balanced one, " + std::to_string(c.no_fit) +
+         " do not fit in memory, " + std::to_string(c.bounded) + " bounded;\nsimulated " +
+         std::to_string(r.simulated.size()) +
          " (the best bounds and the best of each family within 2x of the best bound)";
 }
 
@@ -55,8 +58,8 @@ std::string csv_field(const std::string& s) {
 }
 
 std::string plan_text(const PlanResult& r, const workload::ScenarioSpec& base, bool timing) {
-  std::string out = "plan: " + base.model.name + " on " + base.cluster.name + " (" +
-                    std::to_string(r.world) + " GPUs), " +
+  std::string out = "plan: " + base.model.name + " on " + base.cluster.name + ": " +
+                    std::to_string(r.world) + " GPUs, " +
                     std::to_string(base.training.global_batch) + " x " +
                     std::to_string(base.training.seq_len) + " tokens per step\n";
   out += searched_line(r) + "\n";
@@ -126,6 +129,7 @@ std::string plan_json(const PlanResult& r, const workload::ScenarioSpec& base, b
   j.field("invalid", static_cast<long long>(c.invalid));
   j.field("no_fit", static_cast<long long>(c.no_fit));
   j.field("bounded", static_cast<long long>(c.bounded));
+  j.field("same_split", static_cast<long long>(c.same_split));
   j.field("simulated", static_cast<long long>(r.simulated.size()));
   j.end_object();
   j.key("winners").begin_array();
@@ -165,6 +169,7 @@ std::string plan_json(const PlanResult& r, const workload::ScenarioSpec& base, b
     j.field("invalid", static_cast<long long>(f.invalid));
     j.field("no_fit", static_cast<long long>(f.no_fit));
     j.field("bounded", static_cast<long long>(f.bounded));
+    j.field("same_split", static_cast<long long>(f.same_split));
     j.field("winner", f.has_winner);
     j.field("best", describe(r.space.layouts[f.best], r.space.recomputes));
     j.key("why");

@@ -58,8 +58,8 @@ const char* kMemoryTerm[] = {"parameters", "gradients", "optimizer states", "act
 }  // namespace
 
 std::string serialize(const Evaluation& e) {
-  std::string out =
-      std::to_string(static_cast<int>(e.status)) + " " + std::to_string(e.limited_by) + " ";
+  std::string out = std::to_string(static_cast<int>(e.status)) + " " +
+                    std::to_string(e.limited_by) + " " + std::to_string(e.rounded_batch) + " ";
   put(out, e.bound_s);
   for (double t : e.times) put(out, t);
   put(out, e.memory);
@@ -72,7 +72,7 @@ Evaluation parse_evaluation(const std::string& s) {
   std::istringstream in(s);
   Evaluation e;
   int status = 0;
-  in >> status >> e.limited_by;
+  in >> status >> e.limited_by >> e.rounded_batch;
   e.status = static_cast<Evaluation::Status>(status);
   e.bound_s = take(in);
   for (double& t : e.times) t = take(in);
@@ -119,7 +119,16 @@ Evaluation evaluate(analysis::LayoutBounds& bounds, const workload::ScenarioSpec
   } catch (const engine::UserError& err) {
     e.status = Evaluation::Status::invalid;
     e.reason = err.message();
-    return e;
+    const long long per = static_cast<long long>(spec.parallel.dp) * spec.training.micro_batch;
+    if (per <= 0 || spec.training.global_batch % per == 0) return e;
+    workload::ScenarioSpec rounded = spec;
+    rounded.training.global_batch = (spec.training.global_batch / per + 1) * per;
+    try {
+      b = bounds.bound(rounded);
+    } catch (const engine::UserError&) {
+      return e;
+    }
+    e.rounded_batch = rounded.training.global_batch;
   }
   const auto& m = b.memory;
   e.memory = m.total();
@@ -128,7 +137,9 @@ Evaluation evaluate(analysis::LayoutBounds& bounds, const workload::ScenarioSpec
   e.bound_s = b.bound_s;
   e.times = b.times.t;
   e.limited_by = static_cast<int>(b.times.limited_by());
+  if (e.rounded_batch) return e;
   e.status = m.fits() ? Evaluation::Status::bounded : Evaluation::Status::no_fit;
+  for (int n : b.plan.stage_layers) e.reason += std::to_string(n) + ",";
   return e;
 }
 
@@ -161,17 +172,35 @@ namespace {
 std::string family_why(const FamilyVerdict& f, const PlanResult& r, double best_bound,
                        const Simulated* best_sim, const Simulated* winner) {
   const std::string layouts = std::to_string(f.layouts) + " layouts";
-  if (f.bounded + f.no_fit == 0)
-    return "invalid (" + layouts + "): " + r.evaluations[f.best].reason;
   const Evaluation& e = r.evaluations[f.best];
+  auto bound_text = [&] {
+    std::string t = "its bound " + fixed(e.bound_s, 2) + " s (" + fixed(e.bound_s / best_bound, 2) +
+                    "x the best layout's) is set by " + kResource[e.limited_by];
+    if (e.limited_by >= 2)
+      t += ", which needs " + fixed(e.times[e.limited_by] / e.times[0], 1) + "x the compute time";
+    return t;
+  };
+  if (f.bounded + f.no_fit == 0) {
+    std::string why = "invalid (" + layouts + "): " + e.reason;
+    if (e.rounded_batch)
+      why += "; at a global batch of " + std::to_string(e.rounded_batch) + ", " +
+             describe(r.space.layouts[f.best], r.space.recomputes) + " would need " +
+             gib(e.memory) + " per GPU of " + gib(e.capacity) + " and " + bound_text();
+    return why;
+  }
   if (f.bounded == 0) {
     const auto term =
         std::max_element(e.memory_terms.begin(), e.memory_terms.end()) - e.memory_terms.begin();
-    return "does not fit (" + layouts + "): the smallest needs " + gib(e.memory) + " per GPU of " +
-           gib(e.capacity) + "; its largest term is " + kMemoryTerm[term] + ", " +
-           gib(e.memory_terms[term]);
+    std::string why = "does not fit (" + layouts + "): the smallest needs " + gib(e.memory) +
+                      " per GPU of " + gib(e.capacity) + "; its largest term is " +
+                      kMemoryTerm[term] + ", " + gib(e.memory_terms[term]);
+    // What would bind it were memory no object.
+    why += "; its bound " + fixed(e.bound_s, 2) + " s is set by " + kResource[e.limited_by];
+    if (e.limited_by >= 2)
+      why += " (" + fixed(e.times[e.limited_by] / e.times[0], 1) + "x the compute time)";
+    return why;
   }
-  const std::string res = kResource[e.limited_by];
+  const std::string bound = bound_text();
   if (best_sim && best_sim->error.empty() && winner) {
     const Simulated& s = *best_sim;
     const double slower = s.step_s / winner->step_s;
@@ -185,19 +214,13 @@ std::string family_why(const FamilyVerdict& f, const PlanResult& r, double best_
              "% of the step";
     return "simulated slower (" + layouts + "): its best, " +
            describe(r.space.layouts[f.best], r.space.recomputes) + ", takes " + fixed(s.step_s, 2) +
-           " s per step, " + fixed(slower, 2) + "x the winner's; " + loss;
+           " s per step, " + fixed(slower, 2) + "x the winner's; " + loss + "; " + bound;
   }
   if (best_sim && !best_sim->error.empty())
     return "not simulated (" + layouts + "): " + best_sim->error;
-  std::string why = "bound by " + res + " (" + layouts + "): its best bound is " +
-                    fixed(e.bound_s, 2) + " s, " + fixed(e.bound_s / best_bound, 2) +
-                    "x the best layout's";
-  if (e.limited_by >= 2)
-    why += "; " + res + " needs " + fixed(e.times[e.limited_by] / e.times[0], 1) +
-           "x the compute time";
-  else
-    why += "; limited by " + res;
-  return why;
+  return std::string(e.limited_by >= 2 ? "communication-bound" : "bound too high") + " (" +
+         layouts + "): its best, " + describe(r.space.layouts[f.best], r.space.recomputes) + ": " +
+         bound;
 }
 
 }  // namespace
@@ -224,6 +247,18 @@ PlanResult run_plan(const workload::ScenarioSpec& base, SearchSpace space,
       true, "plan: bounding layouts");
   for (const std::string& s : rows) r.evaluations.push_back(parse_evaluation(s));
   r.analytic_wall_s = seconds_since(t0);
+  // An accounted split follows its balanced twin in enumeration order.
+  for (std::size_t i = 1; i < layouts.size(); ++i) {
+    Layout twin = layouts[i];
+    twin.account = false;
+    Evaluation& e = r.evaluations[i];
+    const Evaluation& t = r.evaluations[i - 1];
+    if (layouts[i].account && !layouts[i - 1].account &&
+        describe(twin, recomputes) == describe(layouts[i - 1], recomputes) &&
+        e.status != Evaluation::Status::invalid && t.status != Evaluation::Status::invalid &&
+        e.reason == t.reason)
+      e.status = Evaluation::Status::same_split;
+  }
 
   // Families, and the best-bound member of each.
   std::map<std::string, std::size_t> family_of;
@@ -233,15 +268,21 @@ PlanResult run_plan(const workload::ScenarioSpec& base, SearchSpace space,
   for (std::size_t i = 0; i < layouts.size(); ++i) {
     const std::string name = family(layouts[i]);
     auto [it, fresh] = family_of.try_emplace(name, r.families.size());
-    if (fresh) r.families.push_back({name, 0, 0, 0, 0, false, i, ""});
+    if (fresh) r.families.push_back({name, 0, 0, 0, 0, 0, false, i, ""});
     FamilyVerdict& f = r.families[it->second];
     member_family[i] = it->second;
     const Evaluation& e = r.evaluations[i];
     ++f.layouts;
     const Evaluation& b = r.evaluations[f.best];
     switch (e.status) {
+      case Evaluation::Status::same_split:
+        ++f.same_split;
+        break;
       case Evaluation::Status::invalid:
         ++f.invalid;
+        if (b.status == Evaluation::Status::invalid && e.rounded_batch &&
+            (!b.rounded_batch || e.bound_s < b.bound_s))
+          f.best = i;
         break;
       case Evaluation::Status::no_fit:
         ++f.no_fit;

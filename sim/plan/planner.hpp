@@ -10,7 +10,8 @@
 //     exposed communication is something only the simulation shows);
 //  4. rank the simulated layouts by simulated tokens per second per GPU (layouts whose simulated
 //     peak memory exceeds the device's last): the first K are the winners;
-//  5. say for every family without a winner why: all members invalid (the first reason), none
+//  5. say for every family without a winner why: all members invalid (the first reason, and
+//     where the batch alone was at fault, what would bind it at the next batch that divides), none
 //     fits (the smallest's memory and its largest term), bound by a resource (which, and by how
 //     much against compute and against the best bound), or simulated slower (its step against
 //     the best, and its largest loss: bubble or exposed communication).
@@ -29,14 +30,19 @@
 namespace stepsim::plan {
 
 struct Evaluation {
-  enum class Status { invalid = 0, no_fit = 1, bounded = 2 };
+  // same_split: an accounted split that cuts the stages as the balanced one does (the same
+  // layout, counted once).
+  enum class Status { invalid = 0, no_fit = 1, bounded = 2, same_split = 3 };
   Status status = Status::invalid;
-  std::string reason;  // invalid: why
+  std::string reason;  // invalid: why; otherwise the stage split ("4,4,...")
   double bound_s = 0.0;
   std::array<double, 4> times{};  // compute, HBM, NVLink, IB seconds of the slowest rank
   int limited_by = 0;             // analysis::Resource
   double memory = 0.0, capacity = 0.0;
   std::array<double, 5> memory_terms{};  // params, grads, optimizer, activations, buffers
+  // An invalid layout whose only fault is a global batch that does not divide over dp x
+  // micro_batch: the next batch that does, and the bound and memory above at that batch.
+  long long rounded_batch = 0;
 };
 std::string serialize(const Evaluation& e);
 Evaluation parse_evaluation(const std::string& s);
@@ -67,7 +73,7 @@ struct Candidate {
 
 struct FamilyVerdict {
   std::string family;
-  std::size_t layouts = 0, invalid = 0, no_fit = 0, bounded = 0;
+  std::size_t layouts = 0, invalid = 0, no_fit = 0, bounded = 0, same_split = 0;
   bool has_winner = false;
   std::size_t best = 0;  // its best member (by bound, or simulated step when simulated)
   std::string why;       // for a family without a winner

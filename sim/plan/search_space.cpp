@@ -107,6 +107,10 @@ SearchSpace enumerate(const workload::ScenarioSpec& base, const std::set<std::st
         for (bool sp : sps)
           for (int zero : zeros)
             for (Schedule sched : schedules) {
+              // With one replica of every parameter there is nothing for ZeRO to shard.
+              if (zero > 0 && dp == 1 && (!model.moe.enabled || tp == ep) &&
+                  !is_fixed("parallelism.zero"))
+                continue;
               std::vector<int> vs = {1};
               if (is_fixed("parallelism.virtual_stages"))
                 vs = {bp.virtual_stages};
@@ -117,9 +121,14 @@ SearchSpace enumerate(const workload::ScenarioSpec& base, const std::set<std::st
                 sms = {bp.comm_sms};
               else if (ep > 1)
                 sms = {16, 20, 24, 32};
+              // Micro-batch sizes that divide the batch over dp; when none does, the first, so
+              // that the layout is reported with make_plan's reason rather than dropped.
+              std::vector<int> usable;
+              for (int mb : mbs)
+                if (mb >= 1 && batch % (static_cast<long long>(dp) * mb) == 0) usable.push_back(mb);
+              if (usable.empty()) usable.push_back(mbs.front());
               for (int v : vs)
-                for (int mb : mbs) {
-                  if (mb < 1 || batch % (static_cast<long long>(dp) * mb) != 0) continue;
+                for (int mb : usable) {
                   for (int rc = 0; rc < recomputes; ++rc)
                     for (int sm : sms)
                       for (bool account : accounts) {

@@ -6,7 +6,8 @@
 //   pp                 divisors of world / tp, at most the model's layers; dp = world / (tp·pp)
 //   ep                 MoE: divisors of dp·tp that divide the routed experts; dense: 1
 //   sequence_parallel  with tp > 1, off and on
-//   zero               0-3 without a pipeline, 0-1 with one (parallel_plan.hpp)
+//   zero               0-3 without a pipeline, 0-1 with one (parallel_plan.hpp); 0 alone when
+//                      every parameter has one replica (dp = 1, and edp = 1 for experts)
 //   schedule           none without a pipeline; every registered schedule with one
 //   virtual_stages     2 and 4 for the schedules that use them; else 1
 //   micro_batch        1, 2, 4, 8 sequences, where dp·micro_batch divides the global batch

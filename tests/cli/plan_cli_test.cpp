@@ -1,0 +1,198 @@
+// End-to-end: stepsim plan and stepsim sweep, their answers on the shipped models and clusters,
+// and their results equal on one thread, two threads and two MPI ranks.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "tests/json_dom.hpp"
+#include "tests/test_support.hpp"
+
+using stepsim::test::parse_json;
+using stepsim::test::run_stepsim;
+
+namespace {
+
+// DeepSeek-V3's published precision policy (arXiv 2412.19437 §3.3), as in the shipped scenarios.
+const std::string kDeepSeekPrecision =
+    "--fix 'training.precision={gemm: fp8, attention: bf16, head: bf16, router: bf16, "
+    "activations: bf16, mlp_act_input: fp8, dispatch: fp8, combine: bf16, params: bf16, grads: "
+    "fp32, master: fp32, optimizer: bf16}'";
+
+bool names_a_resource(const std::string& why) {
+  for (const char* r : {"NVLink", "InfiniBand", "compute", "HBM", "GiB per GPU"})
+    if (why.find(r) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("plan: DeepSeek-V3 on 2048 H800 finds the published layout among the best") {
+  // Without tensor parallelism and with EP64 (as published), every other dimension searched.
+  const auto r = run_stepsim(
+      "plan models/deepseek-v3.yaml topologies/h800-256x8-mpft.yaml --global-batch 15360 "
+      "--fix parallelism.tp=1 --fix parallelism.ep=64 --top 10 --json " +
+      kDeepSeekPrecision);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const auto j = parse_json(r.out);
+  const auto& winners = j.at("winners").arr;
+  REQUIRE(winners.size() == 10);
+  int published = -1;
+  for (std::size_t k = 0; k < winners.size(); ++k) {
+    const std::string& l = winners[k].at("layout").str;
+    if (l.find("PP16 ") != std::string::npos && l.find("EP64 ") != std::string::npos &&
+        l.find("ZeRO-1 dualpipe ") != std::string::npos && published < 0)
+      published = static_cast<int>(k);
+  }
+  REQUIRE_MESSAGE(published >= 0, r.out);
+  CHECK(winners[0].at("step_s").num <= winners[published].at("step_s").num);
+  // Ranked by simulated speed, fastest first.
+  for (std::size_t k = 1; k < winners.size(); ++k)
+    CHECK(winners[k - 1].at("step_s").num <= winners[k].at("step_s").num);
+  int zero3 = 0;
+  for (const auto& f : j.at("families").arr) {
+    if (f.at("family").str.find("ZeRO-3") == std::string::npos) continue;
+    ++zero3;
+    CHECK_FALSE(f.at("winner").b);
+    CHECK_MESSAGE(names_a_resource(f.at("why").str), f.at("why").str);
+  }
+  CHECK(zero3 >= 1);
+}
+
+TEST_CASE("plan: GPT-3 175B on 512 A100 keeps tensor parallelism in a node; plain DP cannot fit") {
+  const auto r = run_stepsim(
+      "plan models/gpt3-175b.yaml topologies/a100-64x8-dgx.yaml --global-batch 1536 --seq 2048 "
+      "--top 5 --json");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const auto j = parse_json(r.out);
+  for (const auto& w : j.at("winners").arr) {
+    const std::string& l = w.at("layout").str;
+    const int tp = std::stoi(l.substr(2));
+    CHECK(tp >= 2);
+    CHECK(tp <= 8);
+  }
+  bool plain = false;
+  for (const auto& f : j.at("families").arr)
+    if (f.at("family").str == "plain data parallelism") {
+      plain = true;
+      CHECK(f.at("why").str.rfind("does not fit", 0) == 0);
+    }
+  CHECK(plain);
+}
+
+TEST_CASE("plan: the text names every family without a winner and how to run the winner") {
+  const auto r = run_stepsim(
+      "plan models/gpt3-175b.yaml topologies/a100-64x8-dgx.yaml --gpus 64 --global-batch 32 "
+      "--seq 2048 --fix parallelism.tp=8 --top 3");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(r.out.find("winners, by simulated tokens/s per GPU") != std::string::npos);
+  CHECK(r.out.find("the winner as a scenario: --set parallelism.tp=8") != std::string::npos);
+  CHECK(r.out.find("families without a winner:") != std::string::npos);
+  CHECK(r.err.empty());  // no progress line when stderr is not a terminal
+}
+
+TEST_CASE("plan and sweep: -j 2 gives the serial result byte for byte") {
+  // On 8 nodes and a small batch, so that the simulations are short.
+  const std::string plan =
+      "plan models/gpt3-175b.yaml topologies/a100-64x8-dgx.yaml --gpus 64 --global-batch 32 "
+      "--seq 2048 --top 3 --json";
+  const auto one = run_stepsim(plan), two = run_stepsim(plan + " -j 2");
+  REQUIRE(one.status == 0);
+  CHECK(two.status == 0);
+  CHECK(one.out == two.out);
+  const std::string sweep =
+      "sweep scenarios/gpt3-175b-a100.yaml --set cluster.nodes=8 --set training.global_batch=32 "
+      "--vary parallelism.schedule=1f1b,interleaved,zb1p --csv";
+  const auto s1 = run_stepsim(sweep), s2 = run_stepsim(sweep + " -j 2");
+  REQUIRE(s1.status == 0);
+  CHECK(s1.out == s2.out);
+}
+
+#ifdef STEPSIM_TEST_MPI
+TEST_CASE("plan and sweep: mpirun -np 2 gives the serial result byte for byte") {
+  // As root, on one host, over loopback TCP.
+  const std::string mpirun =
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --allow-run-as-root "
+      "--oversubscribe -np 2 --mca btl self,tcp --mca btl_tcp_if_include lo --mca "
+      "oob_tcp_if_include lo";
+  const std::string plan =
+      "plan models/gpt3-175b.yaml topologies/a100-64x8-dgx.yaml --gpus 64 --global-batch 32 "
+      "--seq 2048 --top 3 --json";
+  const auto one = run_stepsim(plan);
+  const auto two = stepsim::test::run_stepsim_under(mpirun, plan);
+  REQUIRE(one.status == 0);
+  CHECK_MESSAGE(two.status == 0, two.err);
+  CHECK(one.out == two.out);
+  const std::string sweep =
+      "sweep scenarios/gpt3-175b-a100.yaml --set cluster.nodes=8 --vary "
+      "parallelism.schedule=1f1b,interleaved,zb1p --vary training.global_batch=32,30 --json";
+  const auto s1 = run_stepsim(sweep);
+  const auto s2 = stepsim::test::run_stepsim_under(mpirun, sweep);
+  REQUIRE(s1.status == 0);
+  CHECK_MESSAGE(s2.status == 0, s2.err);
+  CHECK(s1.out == s2.out);
+}
+#endif
+
+TEST_CASE("sweep: one row per point of schedule x global batch, invalid points in their rows") {
+  const auto r = run_stepsim(
+      "sweep scenarios/deepseek-v3-dualpipe.yaml --vary parallelism.schedule=dualpipe,1f1b "
+      "--vary training.global_batch=15360,1000 --json");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const auto j = parse_json(r.out);
+  REQUIRE(j.arr.size() == 4);
+  const char* schedules[] = {"dualpipe", "dualpipe", "1f1b", "1f1b"};
+  const char* batches[] = {"15360", "1000", "15360", "1000"};
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto& row = j.arr[i];
+    CHECK(row.at("point").at("parallelism.schedule").str == schedules[i]);
+    CHECK(row.at("point").at("training.global_batch").str == batches[i]);
+    const bool invalid = i % 2 == 1;  // 1000 sequences do not divide over 128 replicas
+    CHECK((row.at("error").type == stepsim::test::Json::Type::null) != invalid);
+    if (invalid) {
+      CHECK(row.at("error").str.find("global_batch") != std::string::npos);
+      CHECK(row.find("step_s") == nullptr);
+    } else {
+      CHECK(row.at("step_s").num > 0.0);
+      CHECK(row.at("bound_s").num <= row.at("step_s").num);
+    }
+  }
+  // DualPipe beats 1F1B on the published layout.
+  CHECK(j.arr[0].at("step_s").num < j.arr[2].at("step_s").num);
+}
+
+TEST_CASE("plan and sweep: input errors name the option and exit 2") {
+  struct Case {
+    const char* args;
+    const char* says;
+  };
+  const Case cases[] = {
+      {"plan models/gpt3-175b.yaml topologies/a100-64x8-dgx.yaml", "needs the global batch"},
+      {"plan topologies/a100-64x8-dgx.yaml models/gpt3-175b.yaml --global-batch 8",
+       "not a model file"},
+      {"plan models/gpt3-175b.yaml --global-batch 8", "a model file and a cluster file"},
+      {"plan models/gpt3-175b.yaml topologies/a100-64x8-dgx.yaml --global-batch 8 --set "
+       "parallelism.tp=8",
+       "pin it with --fix"},
+      {"plan models/gpt3-175b.yaml topologies/a100-64x8-dgx.yaml --global-batch 8 --fix "
+       "parallelism.tpp=8",
+       "--fix parallelism.tpp=8"},
+      {"plan models/gpt3-175b.yaml topologies/a100-64x8-dgx.yaml --global-batch 8 --gpus 12",
+       "not whole nodes"},
+      {"plan models/gpt3-175b.yaml topologies/a100-64x8-dgx.yaml --global-batch 8 --top 0",
+       "--top"},
+      {"sweep scenarios/gpt3-175b-a100.yaml", "at least one --vary"},
+      {"sweep scenarios/gpt3-175b-a100.yaml --vary parallelism.pp", "key.path=v1,v2"},
+      {"sweep scenarios/gpt3-175b-a100.yaml --vary parallelism.pp=8,,4", "empty value"},
+      {"sweep scenarios/gpt3-175b-a100.yaml --vary parallelism.pp=8 --vary parallelism.pp=4",
+       "varied twice"},
+      {"sweep scenarios/gpt3-175b-a100.yaml --vary parallelism.pipe=8,4",
+       "every point of the sweep failed"},
+      {"sweep scenarios/gpt3-175b-a100.yaml --vary parallelism.pp=8 --json --csv", "exclude"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args);
+    const auto r = run_stepsim(c.args);
+    CHECK(r.status == 2);
+    CHECK_MESSAGE(r.err.find(c.says) != std::string::npos, r.err);
+  }
+}
