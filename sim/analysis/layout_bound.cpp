@@ -18,8 +18,13 @@ struct LayoutBounds::LayerWorks {
   };
   std::map<int, Pair> by_layer;
   std::vector<int> representative;  // per transformer layer: the layer whose works it shares
-  std::map<std::string, DeviceWork> tails;        // a rank's data-parallel tail, by its stages
-  std::unique_ptr<workload::LayerChains> chains;  // made on first use, for the key's layout
+  std::map<std::string, DeviceWork> tails;  // a rank's data-parallel tail, by its stages
+};
+
+struct LayoutBounds::Kernels {
+  explicit Kernels(const hw::DeviceSpec& d) : device(d), model(device) {}
+  hw::DeviceSpec device;
+  hw::TableKernelModel model;
 };
 
 namespace {
@@ -102,13 +107,14 @@ LayoutBound LayoutBounds::bound(const ScenarioSpec& spec) {
   const ParallelPlan& plan = r.plan;
   const workload::ModelCost& cost = model_cost(spec);
   const auto& cl = spec.cluster;
-  auto& km = kernels_[cl.name + "|" + cl.device.name];
-  if (!km) km = std::make_unique<hw::TableKernelModel>(cl.device);
+  auto& kernels = kernels_[cl.name + "|" + cl.device.name];
+  if (!kernels) kernels = std::make_unique<Kernels>(cl.device);
+  const hw::KernelModel& km = kernels->model;
   const double sm_share =
       static_cast<double>(cl.device.sms - spec.parallel.comm_sms) / cl.device.sms;
   const double send_bytes = plan.tokens_per_micro_batch / plan.tp * spec.model.hidden *
                             hw::bytes_per_element(spec.training.precision.activations);
-  const WorkFold fold(spec, plan, *km, sm_share, send_bytes, false);
+  const WorkFold fold(spec, plan, km, sm_share, send_bytes, false);
 
   std::string key = training_key(spec);
   key += '|' + cl.name + '|';
@@ -138,14 +144,16 @@ LayoutBound LayoutBounds::bound(const ScenarioSpec& spec) {
       lw->representative.push_back(i < plan.main_layers ? first : i);
     }
   }
+  std::unique_ptr<workload::LayerChains> chains;
   auto layer = [&](int li) -> const LayerWorks::Pair& {
     if (li >= 0) li = lw->representative[li];
     auto it = lw->by_layer.find(li);
     if (it != lw->by_layer.end()) return it->second;
-    if (!lw->chains) lw->chains = std::make_unique<workload::LayerChains>(spec, plan, cost);
+    // Made for this layout (it refers to its spec and plan), on the first miss.
+    if (!chains) chains = std::make_unique<workload::LayerChains>(spec, plan, cost);
     LayerWorks::Pair p;
-    for (const workload::Work& w : lw->chains->forward_layers({li})) fold.add(p.forward, w, 1.0);
-    for (const workload::Work& w : lw->chains->backward_layers({li}, true))
+    for (const workload::Work& w : chains->forward_layers({li})) fold.add(p.forward, w, 1.0);
+    for (const workload::Work& w : chains->backward_layers({li}, true))
       fold.add(p.backward, w, 1.0);
     return lw->by_layer.emplace(li, std::move(p)).first->second;
   };
@@ -176,7 +184,7 @@ LayoutBound LayoutBounds::bound(const ScenarioSpec& spec) {
       for (const workload::TailWork& t : workload::build_tail(spec, plan, cost, d))
         fold.add(tail->second, t.work, 1.0);
     w.merge(tail->second, 1.0);
-    const ResourceTimes times = resource_times(w, cl, km->hbm_bandwidth());
+    const ResourceTimes times = resource_times(w, cl, km.hbm_bandwidth());
     if (d > 0 && times.bound() <= r.bound_s) continue;
     r.device = d;
     r.bound_s = times.bound();

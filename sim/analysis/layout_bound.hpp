@@ -15,7 +15,9 @@
 // what the roofline leaves out, plus the per-collective labels (the search reports its winners
 // through the roofline itself).
 //
-// One LayoutBounds serves one thread: its caches are not shared.
+// One LayoutBounds serves one thread: its caches are not shared. They keep copies, never
+// references, of what they were made from, and assume one model and cluster (a search's): their
+// keys name those by name.
 #pragma once
 
 #include <map>
@@ -61,7 +63,8 @@ class LayoutBounds {
   const Pipeline& pipeline(const workload::ScenarioSpec& spec, const workload::ParallelPlan& plan);
 
   std::map<std::string, std::unique_ptr<workload::ModelCost>> costs_;
-  std::map<std::string, std::unique_ptr<hw::KernelModel>> kernels_;
+  struct Kernels;  // a copy of the device and its kernel model (which refers to it)
+  std::map<std::string, std::unique_ptr<Kernels>> kernels_;
   std::map<std::string, std::unique_ptr<LayerWorks>> layers_;
   std::map<std::string, Pipeline> pipelines_;
 };
