@@ -12,6 +12,7 @@
 #include "sim/plan/planner.hpp"
 #include "sim/report/json_writer.hpp"
 #include "sim/report/text_table.hpp"
+#include "sim/workload/parallel_plan.hpp"
 
 namespace stepsim::cli {
 
@@ -131,8 +132,18 @@ int sweep_command(const Args& args) {
   // The value of each key, as an override, checked once.
   std::vector<std::vector<config::Override>> values(vs.size());
   for (std::size_t k = 0; k < vs.size(); ++k)
-    for (const std::string& v : vs[k].values)
+    for (const std::string& v : vs[k].values) {
       values[k].push_back(config::parse_override(vs[k].key + "=" + v, "--vary"));
+      // A key or value the scenario file cannot take is the user's error, not a point's: the
+      // loader blames it on the --vary itself.
+      std::vector<config::Override> o = base;
+      o.push_back(values[k].back());
+      try {
+        config::load_scenario(files[0], o);
+      } catch (const engine::UserError& e) {
+        if (e.loc().file.rfind("--vary ", 0) == 0) throw;
+      }
+    }
 
   const std::size_t n = static_cast<std::size_t>(points);
   auto point = [&](std::size_t i) {  // index of each key's value, the last key fastest
@@ -151,6 +162,7 @@ int sweep_command(const Args& args) {
         for (std::size_t k = 0; k < vs.size(); ++k) o.push_back(values[k][at[k]]);
         try {
           const workload::ScenarioSpec spec = config::load_scenario(files[0], o);
+          workload::make_plan(spec);  // the layout's rules, reported with their place
           return plan::serialize(plan::simulate(spec, &control));
         } catch (const engine::UserError& e) {
           plan::Simulated s;
@@ -224,13 +236,17 @@ int sweep_command(const Args& args) {
     report::TextTable t(header);
     t.left_align_from(0);
     std::string errors;
+    int n_errors = 0;
     for (std::size_t i = 0; i < n; ++i) {
       const plan::Simulated& s = results[i];
       const auto at = point(i);
       std::vector<std::string> row;
       for (std::size_t k = 0; k < vs.size(); ++k) row.push_back(vs[k].values[at[k]]);
       if (!s.error.empty()) {
-        row.push_back("error: " + s.error);
+        // Errors are listed under the table, so that they do not widen its columns.
+        const std::string mark = "error " + std::to_string(++n_errors);
+        row.push_back(mark);
+        errors += "  " + mark + ": " + s.error + "\n";
         t.row(row);
         continue;
       }
@@ -243,7 +259,7 @@ int sweep_command(const Args& args) {
         row.push_back(c);
       t.row(row);
     }
-    out = "sweep of " + files[0] + ": " + std::to_string(n) + " points\n" + t.render();
+    out = "sweep of " + files[0] + ": " + std::to_string(n) + " points\n" + t.render() + errors;
   }
   outputs.finish_report(output, out);
   for (const plan::Simulated& s : results)
