@@ -71,7 +71,7 @@ int plan_command(const Args& args) {
     return 0;
   }
   // Join the MPI job (if any) first: from here on only rank 0 writes.
-  plan::Workers workers(static_cast<int>(integer_option("jobs", jobs, 1, 1024)));
+  plan::Workers workers(static_cast<int>(integer_option("jobs", jobs, 1, 256)));
   if (files.size() != 2)
     throw engine::UserError({"<command line>", 0, 0},
                             "plan needs a model file and a cluster file, got " +
@@ -140,8 +140,8 @@ int plan_command(const Args& args) {
   plan::SearchSpace space = plan::enumerate(base, fixed);
   if (space.layouts.empty())
     throw engine::UserError({"--fix", 0, 0}, "no layout is left to search",
-                            "the global batch must divide by dp x micro_batch for some layout; "
-                            "pin fewer dimensions");
+                            "tp x pp must divide the " + std::to_string(base.cluster.world_size()) +
+                                " GPUs (and a pinned dp be what they leave); pin fewer dimensions");
   plan::PlanOptions po_;
   po_.top = k;
   po_.threads = workers.threads();

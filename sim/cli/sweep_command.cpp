@@ -95,7 +95,7 @@ int sweep_command(const Args& args) {
     std::cout << opts << "\n";
     return 0;
   }
-  plan::Workers workers(static_cast<int>(integer_option("jobs", jobs, 1, 1024)));
+  plan::Workers workers(static_cast<int>(integer_option("jobs", jobs, 1, 256)));
   if (files.size() != 1)
     throw engine::UserError({"<command line>", 0, 0},
                             "sweep needs one scenario file, got " + std::to_string(files.size()),

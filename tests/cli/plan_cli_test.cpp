@@ -186,7 +186,7 @@ TEST_CASE("plan and sweep: input errors name the option and exit 2") {
       {"sweep scenarios/gpt3-175b-a100.yaml --vary parallelism.pp=8 --vary parallelism.pp=4",
        "varied twice"},
       {"sweep scenarios/gpt3-175b-a100.yaml --vary parallelism.pipe=8,4",
-       "every point of the sweep failed"},
+       "unknown key 'pipe' in 'parallelism'"},
       {"sweep scenarios/gpt3-175b-a100.yaml --vary parallelism.pp=8 --json --csv", "exclude"},
   };
   for (const Case& c : cases) {
@@ -195,4 +195,17 @@ TEST_CASE("plan and sweep: input errors name the option and exit 2") {
     CHECK(r.status == 2);
     CHECK_MESSAGE(r.err.find(c.says) != std::string::npos, r.err);
   }
+}
+
+TEST_CASE("plan: progress on standard error when it is a terminal") {
+  // script(1) gives the command a terminal and copies what it writes there to its own output;
+  // the plan's result goes to /dev/null.
+  const auto r = stepsim::test::run_stepsim_under(
+      "script -qec \"",
+      "plan models/gpt3-175b.yaml topologies/a100-64x8-dgx.yaml --gpus 64 --global-batch 32 "
+      "--seq 2048 --top 1 >/dev/null\" /dev/null");
+  REQUIRE(r.status == 0);
+  CHECK_MESSAGE(r.out.find("plan: bounding layouts: ") != std::string::npos, r.out);
+  CHECK(r.out.find("plan: simulating the best layouts: ") != std::string::npos);
+  CHECK(r.out.find(" left)") != std::string::npos);
 }

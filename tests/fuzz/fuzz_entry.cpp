@@ -126,7 +126,8 @@ int command_line(const std::string& text) {
   };
   if (argv.size() > 1) {
     const std::string cmd = argv[1];
-    if ((cmd == "run" || cmd == "compare") && !given("--max-wall"))
+    if ((cmd == "run" || cmd == "compare" || cmd == "plan" || cmd == "sweep") &&
+        !given("--max-wall"))
       argv.insert(argv.end(), {"--max-wall", "5"});
     if (cmd == "run" && given("--trace") && !given("--max-trace-events"))
       argv.insert(argv.end(), {"--max-trace-events", "50000"});

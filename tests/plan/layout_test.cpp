@@ -1,0 +1,83 @@
+// A layout applied to a base scenario, its one-line description, its --set arguments, its family.
+#include <doctest/doctest.h>
+
+#include "sim/config/load.hpp"
+#include "sim/plan/layout.hpp"
+#include "tests/test_support.hpp"
+#include "tests/workload/spec_fixture.hpp"
+
+using namespace stepsim;
+using plan::Layout;
+
+namespace {
+
+const std::vector<plan::RecomputeOption> kRecomputes = {
+    {"none", {}}, {"mine", {workload::RecomputeMode::ops, {"rmsnorm", "swiglu"}}}};
+
+Layout published() {
+  Layout l;
+  l.pp = 16;
+  l.dp = 128;
+  l.ep = 64;
+  l.zero = 1;
+  l.schedule = workload::Schedule::named("dualpipe");
+  l.recompute = 1;
+  l.comm_sms = 20;
+  return l;
+}
+
+}  // namespace
+
+TEST_CASE("apply sets the layout's keys and drops an explicit split") {
+  workload::ScenarioSpec base = test::small_scenario(2, 8);
+  base.parallel.stage_layers = {4, 4};
+  const workload::ScenarioSpec s = plan::apply(base, published(), kRecomputes);
+  CHECK(s.parallel.pp == 16);
+  CHECK(s.parallel.dp == 128);
+  CHECK(s.parallel.ep == 64);
+  CHECK(s.parallel.zero == 1);
+  CHECK(s.parallel.comm_sms == 20);
+  CHECK(s.parallel.schedule == workload::Schedule::named("dualpipe"));
+  CHECK(s.parallel.stage_layers.empty());
+  CHECK(s.training.recompute.mode == workload::RecomputeMode::ops);
+  CHECK(s.training.recompute.ops == std::vector<std::string>{"rmsnorm", "swiglu"});
+  CHECK(s.name == plan::describe(published(), kRecomputes));
+}
+
+TEST_CASE("describe names every degree; family names the structure only") {
+  CHECK(plan::describe(published(), kRecomputes) ==
+        "TP1 PP16 DP128 EP64 ZeRO-1 dualpipe mb1 recompute=mine sms=20");
+  CHECK(plan::family(published()) == "dualpipe + EP + ZeRO-1");
+  Layout dp;
+  dp.dp = 512;
+  CHECK(plan::family(dp) == "plain data parallelism");
+  dp.zero = 3;
+  CHECK(plan::family(dp) == "ZeRO-3 data parallelism");
+  dp.tp = 8;
+  dp.sequence_parallel = true;
+  CHECK(plan::family(dp) == "TP + ZeRO-3");
+  CHECK(plan::describe(dp, kRecomputes).rfind("TP8+SP PP1 DP512 EP1 ZeRO-3 none", 0) == 0);
+}
+
+TEST_CASE("the --set arguments turn the scenario into the layout") {
+  // Applied to the published scenario's file, they reproduce the layout apply() makes.
+  Layout l = published();
+  l.pp = 8;
+  l.dp = 256;
+  l.account = true;
+  std::vector<config::Override> sets;
+  for (const std::string& a : plan::set_arguments(l, kRecomputes))
+    sets.push_back(config::parse_override(a));
+  const auto from_file =
+      config::load_scenario(test::source_path("scenarios/deepseek-v3-dualpipe.yaml"), sets);
+  const auto base = config::load_scenario(test::source_path("scenarios/deepseek-v3-dualpipe.yaml"));
+  const auto applied = plan::apply(base, l, kRecomputes);
+  CHECK(from_file.parallel.pp == applied.parallel.pp);
+  CHECK(from_file.parallel.dp == applied.parallel.dp);
+  CHECK(from_file.parallel.ep == applied.parallel.ep);
+  CHECK(from_file.parallel.schedule == applied.parallel.schedule);
+  CHECK(from_file.parallel.account_embedding);
+  CHECK(from_file.parallel.account_head);
+  CHECK(from_file.parallel.comm_sms == 20);
+  CHECK(from_file.training.recompute.ops == applied.training.recompute.ops);
+}

@@ -1,0 +1,105 @@
+// The layout search on a small model: its results round-trip exactly through their text form,
+// its ranking and its verdicts follow the rules in planner.hpp.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "sim/config/load.hpp"
+#include "sim/plan/plan_report.hpp"
+#include "sim/plan/planner.hpp"
+#include "tests/test_support.hpp"
+
+using namespace stepsim;
+
+namespace {
+
+// GPT-3 175B on 8 DGX A100 nodes with a small batch, tensor parallelism and recomputation pinned.
+workload::ScenarioSpec base() {
+  return config::load_scenario(test::source_path("scenarios/gpt3-175b-a100.yaml"),
+                               {config::parse_override("cluster.nodes=8"),
+                                config::parse_override("training.global_batch=32")});
+}
+
+plan::PlanResult search(int threads) {
+  const workload::ScenarioSpec b = base();
+  plan::SearchSpace space = plan::enumerate(b, {"parallelism.tp", "parallelism.sequence_parallel",
+                                                "training.recompute", "training.micro_batch"});
+  plan::Workers w(threads);
+  return plan::run_plan(b, std::move(space), {3, threads}, w);
+}
+
+}  // namespace
+
+TEST_CASE("evaluations and simulations round-trip exactly through their text form") {
+  plan::Evaluation e;
+  e.status = plan::Evaluation::Status::no_fit;
+  e.bound_s = 1.0 / 3.0;
+  e.times = {0.1, 0.2, 1e-300, 7.0};
+  e.limited_by = 3;
+  e.memory = 81e9 + 0.5;
+  e.capacity = 80e9;
+  e.memory_terms = {1, 2, 3, 4, 5};
+  e.rounded_batch = 16384;
+  e.reason = "a reason, with spaces: and punctuation";
+  const plan::Evaluation back = plan::parse_evaluation(plan::serialize(e));
+  CHECK(back.status == e.status);
+  CHECK(back.bound_s == e.bound_s);
+  CHECK(back.times == e.times);
+  CHECK(back.limited_by == 3);
+  CHECK(back.memory == e.memory);
+  CHECK(back.memory_terms == e.memory_terms);
+  CHECK(back.rounded_batch == 16384);
+  CHECK(back.reason == e.reason);
+  plan::Simulated s;
+  s.step_s = 17.3;
+  s.mean.bubble = 2.0 / 7.0;
+  s.capacity = 80e9;
+  s.peak_memory = 70e9;
+  s.limited_by = 2;
+  s.error = "";
+  const plan::Simulated sb = plan::parse_simulated(plan::serialize(s));
+  CHECK(sb.step_s == s.step_s);
+  CHECK(sb.mean.bubble == s.mean.bubble);
+  CHECK(sb.limited_by == 2);
+  CHECK(sb.fits());
+}
+
+TEST_CASE("the search ranks its winners by simulated step and explains every other family") {
+  const plan::PlanResult r = search(1);
+  REQUIRE(r.winners >= 1);
+  REQUIRE(r.winners <= 3);
+  for (std::size_t k = 1; k < r.winners; ++k)
+    CHECK(r.simulated[k - 1].sim.step_s <= r.simulated[k].sim.step_s);
+  // The winners are the fastest of everything simulated.
+  for (std::size_t k = r.winners; k < r.simulated.size(); ++k)
+    if (r.simulated[k].sim.fits())
+      CHECK(r.simulated[r.winners - 1].sim.step_s <= r.simulated[k].sim.step_s);
+  // Every winner was bounded, fits, and its simulated step is no shorter than its bound.
+  for (std::size_t k = 0; k < r.winners; ++k) {
+    const auto& c = r.simulated[k];
+    CHECK(r.evaluations[c.layout].status == plan::Evaluation::Status::bounded);
+    CHECK(c.sim.step_s >= r.evaluations[c.layout].bound_s * (1 - 1e-9));
+  }
+  std::size_t counted = 0;
+  for (const plan::FamilyVerdict& f : r.families) {
+    counted += f.layouts;
+    CHECK(f.invalid + f.no_fit + f.bounded + f.same_split == f.layouts);
+    CHECK(f.has_winner == f.why.empty());
+    if (f.bounded + f.no_fit == 0) CHECK(f.why.rfind("invalid", 0) == 0);
+    if (f.bounded == 0 && f.no_fit > 0) CHECK(f.why.rfind("does not fit", 0) == 0);
+  }
+  CHECK(counted == r.evaluations.size());
+}
+
+TEST_CASE("threads change nothing in the result") {
+  const workload::ScenarioSpec b = base();
+  const plan::PlanResult one = search(1), three = search(3);
+  CHECK(plan::plan_json(one, b, false) == plan::plan_json(three, b, false));
+  CHECK(plan::plan_csv(one) == plan::plan_csv(three));
+}
+
+TEST_CASE("CSV fields are quoted when they hold a comma, a quote or a newline") {
+  CHECK(plan::csv_field("plain") == "plain");
+  CHECK(plan::csv_field("a,b") == "\"a,b\"");
+  CHECK(plan::csv_field("say \"hi\"") == "\"say \"\"hi\"\"\"");
+}

@@ -1,0 +1,76 @@
+// What a layout search enumerates.
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "sim/plan/search_space.hpp"
+#include "tests/workload/spec_fixture.hpp"
+
+using namespace stepsim;
+
+TEST_CASE("every enumerated layout multiplies out to the world and divides the batch") {
+  const workload::ScenarioSpec base = test::small_scenario(4, 8);  // 32 GPUs, 64 sequences
+  const plan::SearchSpace space = plan::enumerate(base, {});
+  REQUIRE(!space.layouts.empty());
+  CHECK(space.recomputes.size() == 3);  // none, selective, full: the model lists no others
+  std::set<int> tps, pps;
+  for (const plan::Layout& l : space.layouts) {
+    CHECK(l.tp * l.pp * l.dp == 32);
+    CHECK(l.ep == 1);  // a dense model
+    CHECK(base.training.global_batch % (static_cast<long long>(l.dp) * l.micro_batch) == 0);
+    CHECK((l.schedule.is_none()) == (l.pp == 1));
+    if (l.pp > 1) CHECK(l.zero <= 1);
+    if (l.tp == 1) CHECK_FALSE(l.sequence_parallel);
+    if (l.virtual_stages > 1) CHECK(workload::to_string(l.schedule) == "interleaved");
+    tps.insert(l.tp);
+    pps.insert(l.pp);
+  }
+  CHECK(tps == std::set<int>{1, 2, 4, 8});
+  CHECK(pps == std::set<int>{1, 2, 4, 8});  // at most the model's 8 layers
+}
+
+TEST_CASE("a pinned dimension takes the base scenario's value") {
+  workload::ScenarioSpec base = test::small_scenario(4, 8);
+  base.parallel.tp = 4;
+  base.parallel.schedule = workload::Schedule::named("1f1b");
+  base.training.micro_batch = 2;
+  const plan::SearchSpace space =
+      plan::enumerate(base, {"parallelism.tp", "parallelism.schedule", "training.micro_batch"});
+  REQUIRE(!space.layouts.empty());
+  for (const plan::Layout& l : space.layouts) {
+    CHECK(l.tp == 4);
+    CHECK(workload::to_string(l.schedule) == "1f1b");
+    CHECK(l.micro_batch == 2);
+  }
+}
+
+TEST_CASE("a batch no micro-batch size divides keeps one layout, for its reason") {
+  workload::ScenarioSpec base = test::small_scenario(4, 8);
+  base.training.global_batch = 48;  // not a multiple of dp = 32
+  int dp32 = 0;
+  for (const plan::Layout& l : plan::enumerate(base, {}).layouts)
+    if (l.dp == 32) {
+      ++dp32;
+      CHECK(l.micro_batch == 1);
+    }
+  CHECK(dp32 > 0);
+}
+
+TEST_CASE("a MoE model's expert parallelism divides dp x tp and the experts") {
+  workload::ScenarioSpec base = test::small_scenario(2, 8);
+  base.model.moe.enabled = true;
+  base.model.moe.experts = 8;
+  base.model.moe.top_k = 2;
+  base.model.moe.intermediate = 512;
+  base.model.recompute_lists = {{"paper", {"swiglu"}}};
+  const plan::SearchSpace space = plan::enumerate(base, {});
+  CHECK(space.recomputes.back().name == "paper");
+  std::set<int> eps;
+  for (const plan::Layout& l : space.layouts) {
+    CHECK((l.dp * l.tp) % l.ep == 0);
+    CHECK(8 % l.ep == 0);
+    CHECK((l.ep > 1) == (l.comm_sms > 0));
+    eps.insert(l.ep);
+  }
+  CHECK(eps == std::set<int>{1, 2, 4, 8});
+}
