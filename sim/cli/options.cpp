@@ -113,6 +113,20 @@ void require_together(const po::variables_map& vm, const std::string& option,
                             "add --" + needed + " FILE, or drop --" + option);
 }
 
+void add_search_options(po::options_description& opts, std::string& jobs, std::string& output) {
+  opts.add_options()("jobs,j", po::value(&jobs)->value_name("N"), "threads (default 1)")(
+      "json", "print JSON instead of text")("csv", "print CSV instead of text")(
+      "output,o", po::value(&output)->value_name("FILE"),
+      "write the result to this file instead of stdout");
+}
+
+int search_jobs(const po::variables_map& vm, const std::string& jobs) {
+  if (vm.count("json") && vm.count("csv"))
+    throw engine::UserError({"--csv", 0, 0}, "--json and --csv exclude each other",
+                            "choose one output format");
+  return static_cast<int>(integer_option("jobs", jobs, 1, 256));
+}
+
 void add_max_wall_option(po::options_description& opts, std::string& value) {
   opts.add_options()("max-wall", po::value(&value)->value_name("SECONDS"),
                      "stop (exit 3, no output) after this many seconds of wall time (default: no "

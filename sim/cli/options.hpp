@@ -44,6 +44,12 @@ double quantity_option(const std::string& option, const std::string& text, confi
 void require_together(const boost::program_options::variables_map& vm, const std::string& option,
                       const std::string& needed);
 
+// -j/--jobs N, --json, --csv and -o/--output FILE, as plan and sweep take them.
+void add_search_options(boost::program_options::options_description& opts, std::string& jobs,
+                        std::string& output);
+// The --jobs value (1 to 256); throws engine::UserError when --json and --csv are both given.
+int search_jobs(const boost::program_options::variables_map& vm, const std::string& jobs);
+
 // --max-memory: the limit on the memory a command may plan to use (default 4 GiB).
 constexpr const char* kDefaultMaxMemory = "4GiB";
 void add_max_memory_option(boost::program_options::options_description& opts, std::string& value);

@@ -59,11 +59,8 @@ int plan_command(const Args& args) {
       "pin a search dimension (e.g. parallelism.pp=16) or set any other scenario key "
       "(e.g. training.precision.gemm=fp8); repeatable")(
       "top", po::value(&top)->value_name("K"), "winners to simulate and show (default 10)")(
-      "jobs,j", po::value(&jobs)->value_name("N"), "threads (default 1)")(
-      "json", "print JSON instead of text")("csv", "print CSV instead of text")(
-      "timing", "show the search's wall times (they vary run to run)")(
-      "output,o", po::value(&output)->value_name("FILE"),
-      "write the result to this file instead of stdout");
+      "timing", "show the search's wall times (they vary run to run)");
+  add_search_options(opts, jobs, output);
   add_max_wall_option(opts, max_wall);
   const po::variables_map vm = parse_args(args, opts, files);
   if (vm.count("help")) {
@@ -71,7 +68,7 @@ int plan_command(const Args& args) {
     return 0;
   }
   // Join the MPI job (if any) first: from here on only rank 0 writes.
-  plan::Workers workers(static_cast<int>(integer_option("jobs", jobs, 1, 256)));
+  plan::Workers workers(search_jobs(vm, jobs));
   if (files.size() != 2)
     throw engine::UserError({"<command line>", 0, 0},
                             "plan needs a model file and a cluster file, got " +
@@ -81,9 +78,7 @@ int plan_command(const Args& args) {
   if (!vm.count("global-batch"))
     throw engine::UserError({"--global-batch", 0, 0}, "plan needs the global batch",
                             "--global-batch 15360 (sequences per step)");
-  if (vm.count("json") && vm.count("csv"))
-    throw engine::UserError({"--csv", 0, 0}, "--json and --csv exclude each other",
-                            "choose one output format");
+
   const long long b = integer_option("global-batch", batch, 1, 1LL << 40);
   const long long s = integer_option("seq", seq, 1, 1 << 24);
   const int k = static_cast<int>(integer_option("top", top, 1, 1000));

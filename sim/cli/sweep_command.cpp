@@ -4,10 +4,12 @@
 #include <boost/program_options.hpp>
 #include <iostream>
 
+#include "sim/analysis/work_fold.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/options.hpp"
 #include "sim/cli/output_file.hpp"
 #include "sim/config/load.hpp"
+#include "sim/plan/format.hpp"
 #include "sim/plan/plan_report.hpp"
 #include "sim/plan/planner.hpp"
 #include "sim/report/json_writer.hpp"
@@ -57,18 +59,14 @@ Vary parse_vary(const std::string& text) {
   return v;
 }
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 std::string one_line(const engine::UserError& e) {
   std::string loc = e.loc().to_string();
   return (loc.empty() ? "" : loc + ": ") + e.message();
 }
 
-const char* kResource[] = {"compute", "hbm", "nvlink", "ib"};
+std::string resource(int r) {
+  return std::string(analysis::to_string(static_cast<analysis::Resource>(r)));
+}
 
 }  // namespace
 
@@ -84,18 +82,15 @@ int sweep_command(const Args& args) {
   std::string output, max_wall, jobs = "1";
   add_common_options(opts, sets);
   opts.add_options()("vary", po::value(&varies)->value_name("KEY=V1,V2,..."),
-                     "a key and its values; repeatable (the first outermost)")(
-      "jobs,j", po::value(&jobs)->value_name("N"), "threads (default 1)")(
-      "json", "print JSON instead of text")("csv", "print CSV instead of text")(
-      "output,o", po::value(&output)->value_name("FILE"),
-      "write the result to this file instead of stdout");
+                     "a key and its values; repeatable (the first outermost)");
+  add_search_options(opts, jobs, output);
   add_max_wall_option(opts, max_wall);
   const po::variables_map vm = parse_args(args, opts, files);
   if (vm.count("help")) {
     std::cout << opts << "\n";
     return 0;
   }
-  plan::Workers workers(static_cast<int>(integer_option("jobs", jobs, 1, 256)));
+  plan::Workers workers(search_jobs(vm, jobs));
   if (files.size() != 1)
     throw engine::UserError({"<command line>", 0, 0},
                             "sweep needs one scenario file, got " + std::to_string(files.size()),
@@ -104,9 +99,7 @@ int sweep_command(const Args& args) {
   if (varies.empty())
     throw engine::UserError({"<command line>", 0, 0}, "sweep needs at least one --vary",
                             "e.g. --vary training.global_batch=7680,15360");
-  if (vm.count("json") && vm.count("csv"))
-    throw engine::UserError({"--csv", 0, 0}, "--json and --csv exclude each other",
-                            "choose one output format");
+
   std::vector<Vary> vs;
   double points = 1;
   for (const std::string& v : varies) {
@@ -119,7 +112,7 @@ int sweep_command(const Args& args) {
   }
   if (points > 100000)
     throw engine::UserError({"--vary", 0, 0},
-                            "the sweep has " + fixed(points, 0) + " points, more than 100000",
+                            "the sweep has " + plan::fixed(points, 0) + " points, more than 100000",
                             "vary fewer keys or values");
   const std::vector<config::Override> base = parse_overrides(sets);
   OutputSet outputs;
@@ -176,7 +169,6 @@ int sweep_command(const Args& args) {
   for (const std::string& r : rows) results.push_back(plan::parse_simulated(r));
 
   std::string out;
-  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
   if (vm.count("json")) {
     report::JsonWriter j;
     j.begin_array();
@@ -190,15 +182,8 @@ int sweep_command(const Args& args) {
       j.key("error");
       if (s.error.empty()) {
         j.null();
-        j.field("step_s", s.step_s).field("tokens_per_s_per_gpu", s.tokens_per_s_per_gpu);
-        j.field("mfu", s.mfu);
-        j.key("breakdown_s").begin_object();
-        j.field("compute", s.mean.compute).field("exposed_comm", s.mean.exposed_comm);
-        j.field("bubble", s.mean.bubble).field("other_idle", s.mean.other_idle);
-        j.field("overlapped_comm", s.mean.overlapped_comm);
-        j.end_object();
-        j.field("bound_s", s.bound_s).field("limited_by", kResource[s.limited_by]);
-        j.field("peak_memory_bytes", s.peak_memory).field("fits", s.fits());
+        plan::simulated_json(j, s);
+        j.field("bound_s", s.bound_s).field("limited_by", resource(s.limited_by));
       } else {
         j.value(s.error);
       }
@@ -220,7 +205,7 @@ int sweep_command(const Args& args) {
         std::snprintf(buf, sizeof buf, "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%.6g,%s,",
                       s.step_s, s.tokens_per_s_per_gpu, s.mfu, s.mean.compute, s.mean.exposed_comm,
                       s.mean.bubble, s.mean.other_idle, s.mean.overlapped_comm, s.bound_s,
-                      kResource[s.limited_by], s.peak_memory, s.fits() ? "true" : "false");
+                      resource(s.limited_by).c_str(), s.peak_memory, s.fits() ? "true" : "false");
         out += buf;
         out += "\n";
       } else {
@@ -250,12 +235,13 @@ int sweep_command(const Args& args) {
         t.row(row);
         continue;
       }
-      auto pct = [&](double x) { return fixed(100.0 * x / s.step_s, 1) + "%"; };
+      auto pct = [&](double x) { return plan::fixed(100.0 * x / s.step_s, 1) + "%"; };
       for (const std::string& c :
-           {fixed(s.step_s, 3), fixed(s.tokens_per_s_per_gpu, 0), fixed(100.0 * s.mfu, 1) + "%",
-            pct(s.mean.compute), pct(s.mean.exposed_comm), pct(s.mean.bubble),
-            pct(s.mean.other_idle), fixed(s.bound_s, 2), std::string(kResource[s.limited_by]),
-            fixed(s.peak_memory / kGiB, 1) + (s.fits() ? "" : " (over)")})
+           {plan::fixed(s.step_s, 3), plan::fixed(s.tokens_per_s_per_gpu, 0),
+            plan::fixed(100.0 * s.mfu, 1) + "%", pct(s.mean.compute), pct(s.mean.exposed_comm),
+            pct(s.mean.bubble), pct(s.mean.other_idle), plan::fixed(s.bound_s, 2),
+            resource(s.limited_by),
+            plan::fixed(s.peak_memory / plan::kGiB, 1) + (s.fits() ? "" : " (over)")})
         row.push_back(c);
       t.row(row);
     }

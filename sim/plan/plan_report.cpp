@@ -1,7 +1,10 @@
 #include "sim/plan/plan_report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
+#include "sim/analysis/work_fold.hpp"
+#include "sim/plan/format.hpp"
 #include "sim/report/json_writer.hpp"
 #include "sim/report/text_table.hpp"
 
@@ -9,18 +12,13 @@ namespace stepsim::plan {
 
 namespace {
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 std::string percent(double part, double whole) {
   return whole > 0 ? fixed(100.0 * part / whole, 1) + "%" : "-";
 }
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-const char* kResource[] = {"compute", "hbm", "nvlink", "ib"};
+std::string resource(int r) {
+  return std::string(analysis::to_string(static_cast<analysis::Resource>(r)));
+}
 
 struct Counts {
   std::size_t invalid = 0, no_fit = 0, bounded = 0, same_split = 0;
@@ -49,6 +47,17 @@ std::string searched_line(const PlanResult& r) {
 }
 
 }  // namespace
+
+void simulated_json(report::JsonWriter& j, const Simulated& s) {
+  j.field("step_s", s.step_s).field("tokens_per_s_per_gpu", s.tokens_per_s_per_gpu);
+  j.field("mfu", s.mfu);
+  j.key("breakdown_s").begin_object();
+  j.field("compute", s.mean.compute).field("exposed_comm", s.mean.exposed_comm);
+  j.field("bubble", s.mean.bubble).field("other_idle", s.mean.other_idle);
+  j.field("overlapped_comm", s.mean.overlapped_comm);
+  j.end_object();
+  j.field("peak_memory_bytes", s.peak_memory).field("fits", s.fits());
+}
 
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -85,7 +94,7 @@ std::string plan_text(const PlanResult& r, const workload::ScenarioSpec& base, b
       const std::string layout = describe(r.space.layouts[c.layout], r.space.recomputes);
       if (!s.error.empty()) {
         t.row({std::to_string(k + 1), layout, "-", "-", "-", "-", "-", "-", "-", "-", "-",
-               fixed(e.bound_s, 2), kResource[e.limited_by]});
+               fixed(e.bound_s, 2), resource(e.limited_by)});
         continue;
       }
       t.row({std::to_string(k + 1), layout, fixed(s.step_s, 3), fixed(s.tokens_per_s_per_gpu, 0),
@@ -93,7 +102,7 @@ std::string plan_text(const PlanResult& r, const workload::ScenarioSpec& base, b
              percent(s.mean.exposed_comm, s.step_s), percent(s.mean.bubble, s.step_s),
              percent(s.mean.other_idle, s.step_s), percent(s.mean.overlapped_comm, s.step_s),
              fixed(s.peak_memory / kGiB, 1) + (s.fits() ? "" : "!"), fixed(e.bound_s, 2),
-             kResource[e.limited_by]});
+             resource(e.limited_by)});
     }
     // The table's layout column is left-aligned and others right-aligned from column 1 on.
     out += t.render();
@@ -114,6 +123,13 @@ std::string plan_text(const PlanResult& r, const workload::ScenarioSpec& base, b
     any = true;
     out += "  " + f.family + ": " + f.why + "\n";
   }
+  const bool zero3 = std::any_of(r.space.layouts.begin(), r.space.layouts.end(),
+                                 [](const Layout& l) { return l.zero == 3; });
+  if (zero3)
+    out +=
+        "\nZeRO-3 here re-gathers every micro-batch; gathered once per step it holds whole "
+        "parameters and\ngradients through the step, ZeRO-1's memory and traffic: see the "
+        "ZeRO-1 rows.\n";
   return out;
 }
 
@@ -149,15 +165,8 @@ std::string plan_json(const PlanResult& r, const workload::ScenarioSpec& base, b
       j.null();
     else
       j.value(s.error);
-    j.field("step_s", s.step_s).field("tokens_per_s_per_gpu", s.tokens_per_s_per_gpu);
-    j.field("mfu", s.mfu);
-    j.key("breakdown_s").begin_object();
-    j.field("compute", s.mean.compute).field("exposed_comm", s.mean.exposed_comm);
-    j.field("bubble", s.mean.bubble).field("other_idle", s.mean.other_idle);
-    j.field("overlapped_comm", s.mean.overlapped_comm);
-    j.end_object();
-    j.field("peak_memory_bytes", s.peak_memory).field("fits", s.fits());
-    j.field("bound_s", e.bound_s).field("limited_by", kResource[e.limited_by]);
+    simulated_json(j, s);
+    j.field("bound_s", e.bound_s).field("limited_by", resource(e.limited_by));
     j.field("analytic_memory_bytes", e.memory);
     j.end_object();
   }
@@ -210,7 +219,7 @@ std::string plan_csv(const PlanResult& r) {
            csv_field(family(l)) + "," + num(s.step_s) + "," + num(s.tokens_per_s_per_gpu) + "," +
            num(s.mfu) + "," + num(s.mean.compute) + "," + num(s.mean.exposed_comm) + "," +
            num(s.mean.bubble) + "," + num(s.mean.other_idle) + "," + num(s.mean.overlapped_comm) +
-           "," + num(s.peak_memory) + "," + num(e.bound_s) + "," + kResource[e.limited_by] + "," +
+           "," + num(s.peak_memory) + "," + num(e.bound_s) + "," + resource(e.limited_by) + "," +
            csv_field(s.error) + "\n";
   }
   for (const FamilyVerdict& f : r.families) {

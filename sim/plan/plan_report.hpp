@@ -5,6 +5,7 @@
 #include <string>
 
 #include "sim/plan/planner.hpp"
+#include "sim/report/json_writer.hpp"
 
 namespace stepsim::plan {
 
@@ -12,6 +13,10 @@ std::string plan_text(const PlanResult& r, const workload::ScenarioSpec& base, b
 std::string plan_json(const PlanResult& r, const workload::ScenarioSpec& base, bool timing);
 // One row per winner, then one per family without a winner (its best layout and why).
 std::string plan_csv(const PlanResult& r);
+
+// A simulation's figures as JSON fields (step_s, tokens_per_s_per_gpu, mfu, breakdown_s,
+// peak_memory_bytes, fits), shared by plan and sweep.
+void simulated_json(report::JsonWriter& j, const Simulated& s);
 
 // A CSV field, quoted when it needs to be.
 std::string csv_field(const std::string& s);

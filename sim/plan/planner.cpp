@@ -12,6 +12,7 @@
 #include "sim/engine/check.hpp"
 #include "sim/engine/time.hpp"
 #include "sim/engine/user_error.hpp"
+#include "sim/plan/format.hpp"
 #include "sim/report/step_report.hpp"
 
 namespace stepsim::plan {
@@ -39,16 +40,6 @@ std::string rest(std::istringstream& in) {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
-std::string gib(double bytes) {
-  return fixed(bytes / (1024.0 * 1024.0 * 1024.0), 1) + " GiB";
 }
 
 const char* kResource[] = {"compute", "HBM", "NVLink", "InfiniBand"};
