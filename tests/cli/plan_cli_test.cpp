@@ -18,6 +18,24 @@ const std::string kDeepSeekPrecision =
     "activations: bf16, mlp_act_input: fp8, dispatch: fp8, combine: bf16, params: bf16, grads: "
     "fp32, master: fp32, optimizer: bf16}'";
 
+// `args` run plainly and again under `launcher` with `extra` appended print the same bytes.
+void same_output(const std::string& args, const std::string& launcher, const std::string& extra) {
+  INFO(launcher, " stepsim ", args, extra);
+  const auto one = run_stepsim(args);
+  const auto two = stepsim::test::run_stepsim_under(launcher, args + extra);
+  REQUIRE_MESSAGE(one.status == 0, one.err);
+  CHECK_MESSAGE(two.status == 0, two.err);
+  CHECK(one.out == two.out);
+}
+
+// On 8 nodes and a small batch, so that the simulations are short.
+const std::string kSmallPlan =
+    "plan models/gpt3-175b.yaml topologies/a100-64x8-dgx.yaml --gpus 64 --global-batch 32 "
+    "--seq 2048 --top 3 --json";
+const std::string kSmallSweep =
+    "sweep scenarios/gpt3-175b-a100.yaml --set cluster.nodes=8 --vary "
+    "parallelism.schedule=1f1b,interleaved,zb1p --vary training.global_batch=32,30 --json";
+
 bool names_a_resource(const std::string& why) {
   for (const char* r : {"NVLink", "InfiniBand", "compute", "HBM", "GiB per GPU"})
     if (why.find(r) != std::string::npos) return true;
@@ -93,20 +111,8 @@ TEST_CASE("plan: the text names every family without a winner and how to run the
 }
 
 TEST_CASE("plan and sweep: -j 2 gives the serial result byte for byte") {
-  // On 8 nodes and a small batch, so that the simulations are short.
-  const std::string plan =
-      "plan models/gpt3-175b.yaml topologies/a100-64x8-dgx.yaml --gpus 64 --global-batch 32 "
-      "--seq 2048 --top 3 --json";
-  const auto one = run_stepsim(plan), two = run_stepsim(plan + " -j 2");
-  REQUIRE(one.status == 0);
-  CHECK(two.status == 0);
-  CHECK(one.out == two.out);
-  const std::string sweep =
-      "sweep scenarios/gpt3-175b-a100.yaml --set cluster.nodes=8 --set training.global_batch=32 "
-      "--vary parallelism.schedule=1f1b,interleaved,zb1p --csv";
-  const auto s1 = run_stepsim(sweep), s2 = run_stepsim(sweep + " -j 2");
-  REQUIRE(s1.status == 0);
-  CHECK(s1.out == s2.out);
+  same_output(kSmallPlan, "", " -j 2");
+  same_output(kSmallSweep, "", " -j 2");
 }
 
 #ifdef STEPSIM_TEST_MPI
@@ -116,22 +122,8 @@ TEST_CASE("plan and sweep: mpirun -np 2 gives the serial result byte for byte") 
       "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --allow-run-as-root "
       "--oversubscribe -np 2 --mca pml ob1 --mca btl self,tcp --mca btl_tcp_if_include lo --mca "
       "oob_tcp_if_include lo";
-  const std::string plan =
-      "plan models/gpt3-175b.yaml topologies/a100-64x8-dgx.yaml --gpus 64 --global-batch 32 "
-      "--seq 2048 --top 3 --json";
-  const auto one = run_stepsim(plan);
-  const auto two = stepsim::test::run_stepsim_under(mpirun, plan);
-  REQUIRE(one.status == 0);
-  CHECK_MESSAGE(two.status == 0, two.err);
-  CHECK(one.out == two.out);
-  const std::string sweep =
-      "sweep scenarios/gpt3-175b-a100.yaml --set cluster.nodes=8 --vary "
-      "parallelism.schedule=1f1b,interleaved,zb1p --vary training.global_batch=32,30 --json";
-  const auto s1 = run_stepsim(sweep);
-  const auto s2 = stepsim::test::run_stepsim_under(mpirun, sweep);
-  REQUIRE(s1.status == 0);
-  CHECK_MESSAGE(s2.status == 0, s2.err);
-  CHECK(s1.out == s2.out);
+  same_output(kSmallPlan, mpirun, "");
+  same_output(kSmallSweep, mpirun, " -j 2");
 }
 #endif
 
