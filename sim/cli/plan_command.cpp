@@ -48,7 +48,8 @@ int plan_command(const Args& args) {
       "other family of layouts lost. Under mpirun (a build with MPI) the layouts spread over\n"
       "the ranks; rank 0 writes the result.\n\nOptions");
   std::vector<std::string> files, sets, fixes;
-  std::string output, max_wall, batch, seq = "4096", gpus, top = "10", jobs = "1";
+  std::string output, max_wall, max_memory = kDefaultMaxMemory, batch, seq = "4096", gpus,
+                                top = "10", jobs = "1";
   add_common_options(opts, sets);
   opts.add_options()("global-batch", po::value(&batch)->value_name("B"),
                      "sequences per step (required)")("seq", po::value(&seq)->value_name("S"),
@@ -62,6 +63,7 @@ int plan_command(const Args& args) {
       "timing", "show the search's wall times (they vary run to run)");
   add_search_options(opts, jobs, output);
   add_max_wall_option(opts, max_wall);
+  add_max_memory_option(opts, max_memory);
   const po::variables_map vm = parse_args(args, opts, files);
   if (vm.count("help")) {
     std::cout << opts << "\n";
@@ -140,6 +142,9 @@ int plan_command(const Args& args) {
   plan::PlanOptions po_;
   po_.top = k;
   po_.threads = workers.threads();
+  // Per simulation, whatever -j (so that the result does not depend on it): with -j N up to N
+  // run at once.
+  po_.max_memory_bytes = max_memory_bytes(max_memory);
   const plan::PlanResult result =
       with_file(files[0], [&] { return plan::run_plan(base, std::move(space), po_, workers); });
   if (!workers.root()) return 0;

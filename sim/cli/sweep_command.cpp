@@ -79,12 +79,13 @@ int sweep_command(const Args& args) {
       "row. Under mpirun (a build with MPI) the points spread over the ranks; rank 0 writes\n"
       "the result.\n\nOptions");
   std::vector<std::string> files, sets, varies;
-  std::string output, max_wall, jobs = "1";
+  std::string output, max_wall, max_memory = kDefaultMaxMemory, jobs = "1";
   add_common_options(opts, sets);
   opts.add_options()("vary", po::value(&varies)->value_name("KEY=V1,V2,..."),
                      "a key and its values; repeatable (the first outermost)");
   add_search_options(opts, jobs, output);
   add_max_wall_option(opts, max_wall);
+  add_max_memory_option(opts, max_memory);
   const po::variables_map vm = parse_args(args, opts, files);
   if (vm.count("help")) {
     std::cout << opts << "\n";
@@ -139,6 +140,9 @@ int sweep_command(const Args& args) {
     }
 
   const std::size_t n = static_cast<std::size_t>(points);
+  // Per simulation, whatever -j (so that the rows do not depend on it): with -j N up to N run at
+  // once.
+  const double memory_limit = max_memory_bytes(max_memory);
   auto point = [&](std::size_t i) {  // index of each key's value, the last key fastest
     std::vector<std::size_t> at(vs.size());
     for (std::size_t k = vs.size(); k-- > 0;) {
@@ -156,7 +160,7 @@ int sweep_command(const Args& args) {
         try {
           const workload::ScenarioSpec spec = config::load_scenario(files[0], o);
           workload::make_plan(spec);  // the layout's rules, reported with their place
-          return plan::serialize(plan::simulate(spec, &control));
+          return plan::serialize(plan::simulate(spec, &control, memory_limit));
         } catch (const engine::UserError& e) {
           plan::Simulated s;
           s.error = one_line(e);

@@ -136,10 +136,19 @@ Evaluation evaluate(analysis::LayoutBounds& bounds, const workload::ScenarioSpec
 
 }  // namespace
 
-Simulated simulate(const workload::ScenarioSpec& spec, const engine::RunControl* control) {
+Simulated simulate(const workload::ScenarioSpec& spec, const engine::RunControl* control,
+                   double max_memory_bytes) {
   Simulated s;
   s.capacity = spec.cluster.device.memory_bytes;
   try {
+    if (max_memory_bytes > 0.0) {
+      const double need = analysis::estimate_memory_bytes(spec, workload::make_plan(spec));
+      if (need > max_memory_bytes) {
+        s.error = "its simulation would need about " + gib(need) + " of memory, more than the " +
+                  gib(max_memory_bytes) + " --max-memory allows a simulation";
+        return s;
+      }
+    }
     const analysis::StepSimulation sim = analysis::simulate_step(spec, control);
     s.bound_s = sim.roofline.bound_s;
     s.limited_by = static_cast<int>(sim.roofline.limited_by);
@@ -306,7 +315,8 @@ PlanResult run_plan(const workload::ScenarioSpec& base, SearchSpace space,
   const auto sims = workers.map(
       chosen.size(),
       [&](std::size_t k, int) {
-        return serialize(simulate(apply(base, layouts[chosen[k]], recomputes), workers.control()));
+        return serialize(simulate(apply(base, layouts[chosen[k]], recomputes), workers.control(),
+                                  options.max_memory_bytes));
       },
       false, "plan: simulating the best layouts");
   r.simulation_wall_s = seconds_since(t1);

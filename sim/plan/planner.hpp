@@ -62,9 +62,11 @@ struct Simulated {
 std::string serialize(const Simulated& s);
 Simulated parse_simulated(const std::string& s);
 
-// Simulates one scenario with the discrete-event engine; a layout the simulation refuses keeps
+// Simulates one scenario with the discrete-event engine; a layout the simulation refuses (more
+// than `max_memory_bytes` of estimated memory, when that is > 0, or too many operations) keeps
 // the reason in `error`.
-Simulated simulate(const workload::ScenarioSpec& spec, const engine::RunControl* control);
+Simulated simulate(const workload::ScenarioSpec& spec, const engine::RunControl* control,
+                   double max_memory_bytes);
 
 struct Candidate {
   std::size_t layout = 0;
@@ -82,6 +84,7 @@ struct FamilyVerdict {
 struct PlanOptions {
   int top = 10;
   int threads = 1;
+  double max_memory_bytes = 0.0;  // per simulation (0: no limit)
 };
 
 struct PlanResult {

@@ -203,3 +203,14 @@ TEST_CASE("plan: progress on standard error when it is a terminal") {
   CHECK(r.out.find("plan: simulating the best layouts: ") != std::string::npos);
   CHECK(r.out.find(" left)") != std::string::npos);
 }
+
+TEST_CASE("sweep: a point whose simulation would exceed --max-memory is refused in its row") {
+  const auto r = run_stepsim(
+      "sweep scenarios/deepseek-v3-dualpipe.yaml --vary training.global_batch=15360,153600 "
+      "--max-memory 100MiB --csv");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const auto lines = r.out.substr(r.out.find('\n') + 1);
+  CHECK(lines.rfind("15360,", 0) == 0);
+  CHECK(lines.find("153600,,,") != std::string::npos);
+  CHECK(lines.find("--max-memory allows a simulation") != std::string::npos);
+}
