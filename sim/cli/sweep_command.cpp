@@ -154,9 +154,13 @@ int sweep_command(const Args& args) {
   const auto rows = workers.map(
       n,
       [&](std::size_t i, int) {
-        std::vector<config::Override> o = base;
+        // Overrides parsed afresh for each point: their YAML nodes are not shared between threads
+        // (yaml-cpp's node memory is not thread-safe).
+        std::vector<config::Override> o;
+        for (const std::string& s : sets) o.push_back(config::parse_override(s));
         const auto at = point(i);
-        for (std::size_t k = 0; k < vs.size(); ++k) o.push_back(values[k][at[k]]);
+        for (std::size_t k = 0; k < vs.size(); ++k)
+          o.push_back(config::parse_override(vs[k].key + "=" + vs[k].values[at[k]], "--vary"));
         try {
           const workload::ScenarioSpec spec = config::load_scenario(files[0], o);
           workload::make_plan(spec);  // the layout's rules, reported with their place
