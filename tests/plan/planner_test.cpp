@@ -97,9 +97,3 @@ TEST_CASE("threads change nothing in the result") {
   CHECK(plan::plan_json(one, b, false) == plan::plan_json(three, b, false));
   CHECK(plan::plan_csv(one) == plan::plan_csv(three));
 }
-
-TEST_CASE("CSV fields are quoted when they hold a comma, a quote or a newline") {
-  CHECK(plan::csv_field("plain") == "plain");
-  CHECK(plan::csv_field("a,b") == "\"a,b\"");
-  CHECK(plan::csv_field("say \"hi\"") == "\"say \"\"hi\"\"\"");
-}

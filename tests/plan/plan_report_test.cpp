@@ -1,0 +1,100 @@
+// The search's result as text, JSON and CSV, on a result made by hand.
+#include <doctest/doctest.h>
+
+#include "sim/plan/format.hpp"
+#include "sim/plan/plan_report.hpp"
+#include "tests/json_dom.hpp"
+#include "tests/workload/spec_fixture.hpp"
+
+using namespace stepsim;
+
+namespace {
+
+// Two layouts: a 1F1B winner, and a ZeRO-3 family that is communication-bound.
+plan::PlanResult result() {
+  plan::PlanResult r;
+  r.space.recomputes = {{"none", {}}};
+  plan::Layout pipe;
+  pipe.pp = 4;
+  pipe.dp = 8;
+  pipe.zero = 1;
+  pipe.schedule = workload::Schedule::named("1f1b");
+  plan::Layout zero3;
+  zero3.dp = 32;
+  zero3.zero = 3;
+  r.space.layouts = {pipe, zero3};
+  plan::Evaluation a, b;
+  a.status = b.status = plan::Evaluation::Status::bounded;
+  a.bound_s = 10.0;
+  b.bound_s = 40.0;
+  b.limited_by = 2;
+  r.evaluations = {a, b};
+  plan::Simulated s;
+  s.step_s = 12.5;
+  s.mean = {10.0, 1.0, 1.0, 0.5, 2.0};
+  s.capacity = 80e9;
+  s.peak_memory = 60e9;
+  s.tokens_per_s_per_gpu = 1234;
+  r.simulated = {{0, s}};
+  r.winners = 1;
+  r.families = {
+      {"1f1b + ZeRO-1", 1, 0, 0, 1, 0, true, 0, ""},
+      {"ZeRO-3 data parallelism", 1, 0, 0, 1, 0, false, 1, "communication-bound (1 layouts)"}};
+  r.world = 32;
+  r.tokens_per_step = 64 * 1024;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("the text shows the winners, how to run the first, and every family without one") {
+  const std::string t = plan::plan_text(result(), test::small_scenario(4, 8), false);
+  CHECK(t.rfind("plan: small on test: 32 GPUs, 64 x 1024 tokens per step\n", 0) == 0);
+  CHECK(t.find("TP1 PP4 DP8 EP1 ZeRO-1 1f1b mb1 recompute=none") != std::string::npos);
+  CHECK(t.find("12.500") != std::string::npos);
+  CHECK(t.find("80.0%") != std::string::npos);  // compute 10 s of 12.5 s
+  CHECK(t.find("the winner as a scenario: --set parallelism.tp=1 parallelism.pp=4") !=
+        std::string::npos);
+  CHECK(t.find("  ZeRO-3 data parallelism: communication-bound (1 layouts)") != std::string::npos);
+  CHECK(t.find("1f1b + ZeRO-1:") == std::string::npos);  // it has the winner
+  CHECK(t.find("ZeRO-3 here re-gathers every micro-batch") != std::string::npos);
+  CHECK(t.find("analytic bounds:") == std::string::npos);  // wall times only with timing
+}
+
+TEST_CASE("JSON: the winners with their figures, every family with its verdict") {
+  const auto j = test::parse_json(plan::plan_json(result(), test::small_scenario(4, 8), false));
+  CHECK(j.at("gpus").num == 32);
+  CHECK(j.at("searched").at("layouts").num == 2);
+  const auto& w = j.at("winners").arr.at(0);
+  CHECK(w.at("family").str == "1f1b + ZeRO-1");
+  CHECK(w.at("step_s").num == 12.5);
+  CHECK(w.at("breakdown_s").at("bubble").num == 1.0);
+  CHECK(w.at("limited_by").str == "compute");
+  CHECK(w.at("fits").b);
+  const auto& f = j.at("families").arr;
+  REQUIRE(f.size() == 2);
+  CHECK(f[0].at("why").type == test::Json::Type::null);
+  CHECK(f[1].at("why").str == "communication-bound (1 layouts)");
+  CHECK(j.at("timing").type == test::Json::Type::null);
+}
+
+TEST_CASE("CSV: a header, a row per winner, a row per family without one") {
+  const std::string c = plan::plan_csv(result());
+  CHECK(c.rfind("rank,layout,family,step_s,", 0) == 0);
+  CHECK(c.find("\n1,TP1 PP4 DP8 EP1 ZeRO-1 1f1b mb1 recompute=none,1f1b + ZeRO-1,12.5,") !=
+        std::string::npos);
+  CHECK(c.find(",ZeRO-3 data parallelism,,,,,,,,,,,,communication-bound (1 layouts)\n") !=
+        std::string::npos);
+}
+
+TEST_CASE("CSV fields are quoted when they hold a comma, a quote or a newline") {
+  CHECK(plan::csv_field("plain") == "plain");
+  CHECK(plan::csv_field("a,b") == "\"a,b\"");
+  CHECK(plan::csv_field("say \"hi\"") == "\"say \"\"hi\"\"\"");
+}
+
+TEST_CASE("numbers: fixed decimals and GiB") {
+  CHECK(plan::fixed(2.0 / 3.0, 3) == "0.667");
+  CHECK(plan::fixed(1234.5, 0) == "1234");  // round half to even, as printf does
+  CHECK(plan::gib(1.5 * plan::kGiB) == "1.5 GiB");
+}
