@@ -128,7 +128,7 @@ Workers::Workers(int threads) : threads_(std::max(1, threads)) {
 
 std::vector<std::string> Workers::map(std::size_t n,
                                       const std::function<std::string(std::size_t, int)>& f,
-                                      bool everywhere, const std::string& what) {
+                                      [[maybe_unused]] bool everywhere, const std::string& what) {
   // This rank's items: rank, rank + R, rank + 2R, ...
   std::vector<std::size_t> mine;
   for (std::size_t i = static_cast<std::size_t>(rank_); i < n; i += ranks_) mine.push_back(i);

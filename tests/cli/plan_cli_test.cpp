@@ -36,6 +36,11 @@ const std::string kSmallSweep =
     "sweep scenarios/gpt3-175b-a100.yaml --set cluster.nodes=8 --vary "
     "parallelism.schedule=1f1b,interleaved,zb1p --vary training.global_batch=32,30 --json";
 
+}  // namespace
+
+#ifndef STEPSIM_TEST_SANITIZED
+namespace {
+
 bool names_a_resource(const std::string& why) {
   for (const char* r : {"NVLink", "InfiniBand", "compute", "HBM", "GiB per GPU"})
     if (why.find(r) != std::string::npos) return true;
@@ -44,7 +49,6 @@ bool names_a_resource(const std::string& why) {
 
 }  // namespace
 
-#ifndef STEPSIM_TEST_SANITIZED
 TEST_CASE("plan: DeepSeek-V3 on 2048 H800 finds the published layout among the best") {
   // Without tensor parallelism and with EP64 (as published), every other dimension searched.
   const auto r = run_stepsim(
