@@ -139,14 +139,13 @@ int plan_command(const Args& args) {
     throw engine::UserError({"--fix", 0, 0}, "no layout is left to search",
                             "tp x pp must divide the " + std::to_string(base.cluster.world_size()) +
                                 " GPUs (and a pinned dp be what they leave); pin fewer dimensions");
-  plan::PlanOptions po_;
-  po_.top = k;
-  po_.threads = workers.threads();
+  plan::PlanOptions options;
+  options.top = k;
   // Per simulation, whatever -j (so that the result does not depend on it): with -j N up to N
   // run at once.
-  po_.max_memory_bytes = max_memory_bytes(max_memory);
+  options.max_memory_bytes = max_memory_bytes(max_memory);
   const plan::PlanResult result =
-      with_file(files[0], [&] { return plan::run_plan(base, std::move(space), po_, workers); });
+      with_file(files[0], [&] { return plan::run_plan(base, std::move(space), options, workers); });
   if (!workers.root()) return 0;
   const bool timing = vm.count("timing") > 0;
   const std::string out = vm.count("json")  ? plan::plan_json(result, base, timing)

@@ -83,7 +83,6 @@ struct FamilyVerdict {
 
 struct PlanOptions {
   int top = 10;
-  int threads = 1;
   double max_memory_bytes = 0.0;  // per simulation (0: no limit)
 };
 

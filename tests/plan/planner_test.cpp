@@ -25,7 +25,9 @@ plan::PlanResult search(int threads) {
   plan::SearchSpace space = plan::enumerate(b, {"parallelism.tp", "parallelism.sequence_parallel",
                                                 "training.recompute", "training.micro_batch"});
   plan::Workers w(threads);
-  return plan::run_plan(b, std::move(space), {3, threads}, w);
+  plan::PlanOptions options;
+  options.top = 3;
+  return plan::run_plan(b, std::move(space), options, w);
 }
 
 }  // namespace
