@@ -56,7 +56,7 @@ std::string serialize(const Evaluation& e) {
   put(out, e.memory);
   put(out, e.capacity);
   for (double m : e.memory_terms) put(out, m);
-  return out + e.reason;
+  return out + (e.split.empty() ? "-" : e.split) + " " + e.reason;
 }
 
 Evaluation parse_evaluation(const std::string& s) {
@@ -70,6 +70,8 @@ Evaluation parse_evaluation(const std::string& s) {
   e.memory = take(in);
   e.capacity = take(in);
   for (double& m : e.memory_terms) m = take(in);
+  in >> e.split;
+  if (e.split == "-") e.split.clear();
   e.reason = rest(in);
   return e;
 }
@@ -130,7 +132,7 @@ Evaluation evaluate(analysis::LayoutBounds& bounds, const workload::ScenarioSpec
   e.limited_by = static_cast<int>(b.times.limited_by());
   if (e.rounded_batch) return e;
   e.status = m.fits() ? Evaluation::Status::bounded : Evaluation::Status::no_fit;
-  for (int n : b.plan.stage_layers) e.reason += std::to_string(n) + ",";
+  for (int n : b.plan.stage_layers) e.split += std::to_string(n) + ",";
   return e;
 }
 
@@ -256,7 +258,7 @@ PlanResult run_plan(const workload::ScenarioSpec& base, SearchSpace space,
     if (layouts[i].account && !layouts[i - 1].account &&
         describe(twin, recomputes) == describe(layouts[i - 1], recomputes) &&
         e.status != Evaluation::Status::invalid && t.status != Evaluation::Status::invalid &&
-        e.reason == t.reason)
+        e.split == t.split)
       e.status = Evaluation::Status::same_split;
   }
 

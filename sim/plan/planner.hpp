@@ -34,7 +34,8 @@ struct Evaluation {
   // layout, counted once).
   enum class Status { invalid = 0, no_fit = 1, bounded = 2, same_split = 3 };
   Status status = Status::invalid;
-  std::string reason;  // invalid: why; otherwise the stage split ("4,4,...")
+  std::string reason;  // invalid: why
+  std::string split;   // a valid layout's layers per stage ("4,4,..."), to tell splits apart
   double bound_s = 0.0;
   std::array<double, 4> times{};  // compute, HBM, NVLink, IB seconds of the slowest rank
   int limited_by = 0;             // analysis::Resource

@@ -4,6 +4,7 @@
 
 #include "sim/config/load.hpp"
 #include "sim/net/collective_runner.hpp"
+#include "tests/net/cluster_fixture.hpp"
 #include "tests/test_support.hpp"
 
 using namespace stepsim;
@@ -11,13 +12,9 @@ using engine::Time;
 using hw::Fidelity;
 using net::CollectiveOp;
 
-namespace {
+using test::cluster;
 
-hw::ClusterSpec cluster(const char* file, const std::vector<std::string>& sets = {}) {
-  std::vector<config::Override> o;
-  for (const auto& s : sets) o.push_back(config::parse_override(s));
-  return config::load_cluster(test::source_path(file), o);
-}
+namespace {
 
 net::CollectiveResult run(const hw::Topology& t, CollectiveOp op, double bytes,
                           const std::string& group, Fidelity f, net::PlanOptions o = {}) {

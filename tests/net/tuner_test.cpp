@@ -1,6 +1,7 @@
 // The tuner's choice (sim/net/tuner.hpp): by size, ranks and what the cluster declares, and the
 // closed form it chooses by against the simulated time.
 #include "sim/net/tuner.hpp"
+#include "tests/net/cluster_fixture.hpp"
 
 #include <doctest/doctest.h>
 
@@ -11,13 +12,9 @@
 using namespace stepsim;
 using net::CollectiveOp;
 
-namespace {
+using test::cluster;
 
-hw::ClusterSpec cluster(const char* file, const std::vector<std::string>& sets = {}) {
-  std::vector<config::Override> o;
-  for (const auto& s : sets) o.push_back(config::parse_override(s));
-  return config::load_cluster(test::source_path(file), o);
-}
+namespace {
 
 net::CollectiveResult run(const hw::Topology& t, CollectiveOp op, double bytes,
                           const std::string& group) {

@@ -43,6 +43,7 @@ TEST_CASE("evaluations and simulations round-trip exactly through their text for
   e.memory_terms = {1, 2, 3, 4, 5};
   e.rounded_batch = 16384;
   e.reason = "a reason, with spaces: and punctuation";
+  e.split = "4,4,3,";
   const plan::Evaluation back = plan::parse_evaluation(plan::serialize(e));
   CHECK(back.status == e.status);
   CHECK(back.bound_s == e.bound_s);
@@ -52,6 +53,7 @@ TEST_CASE("evaluations and simulations round-trip exactly through their text for
   CHECK(back.memory_terms == e.memory_terms);
   CHECK(back.rounded_batch == 16384);
   CHECK(back.reason == e.reason);
+  CHECK(back.split == e.split);
   plan::Simulated s;
   s.step_s = 17.3;
   s.mean.bubble = 2.0 / 7.0;
