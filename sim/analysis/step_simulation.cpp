@@ -42,8 +42,9 @@ double estimate_memory_bytes(const workload::ScenarioSpec& spec,
                              const workload::ParallelPlan& plan) {
   // Per estimated operation: the graph's op with its dependency lists, its timeline entry, its
   // events and the memory timeline. Measured: the DualPipe scenario grows by 38.6 MB from 15,360
-  // to 61,440 sequences (153,600 -> 614,400 estimated operations), 84 B each; kept at over twice
-  // that.
+  // to 61,440 sequences (153,600 -> 614,400 estimated operations), 84 B each, before the
+  // timeline kept when each piece of a communication op ran (24 B a piece, at most a few per op);
+  // kept at over twice that.
   constexpr double kBytesPerOp = 200.0;
   return hw::Topology::estimate_bytes(spec.cluster) + kBytesPerOp * estimate_ops(spec, plan);
 }

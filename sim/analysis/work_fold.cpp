@@ -19,8 +19,9 @@ std::string group_text(const char* what, net::GroupShape g, const char* name,
          std::to_string(g.size) + " on " + std::to_string(g.nodes()) + " node(s)";
 }
 
-// The row a communication work's bytes go to.
-std::string_view row_kind(workload::StepOpKind k) {
+}  // namespace
+
+std::string_view traffic_row(workload::StepOpKind k) {
   using workload::StepOpKind;
   switch (k) {
     case StepOpKind::tp_reduce:
@@ -41,6 +42,8 @@ std::string_view row_kind(workload::StepOpKind k) {
       return "";
   }
 }
+
+namespace {
 
 void add_to_rows(std::vector<TrafficRow>& rows, std::string_view kind, const std::string& label,
                  LinkBytes b) {
@@ -154,7 +157,7 @@ void WorkFold::collective(DeviceWork& w, workload::StepOpKind kind,
       break;
   }
   if (c.bytes <= 0.0 || g.size <= 1) return;
-  const std::string_view row = row_kind(kind);
+  const std::string_view row = traffic_row(kind);
   if (c.op == CollectiveOp::dispatch || c.op == CollectiveOp::combine) {
     const auto& moe = spec_.model.moe;
     const int max_nodes = workload::max_target_nodes(moe, g.nodes());

@@ -87,6 +87,9 @@ struct ResourceTimes {
 ResourceTimes resource_times(const DeviceWork& w, const hw::ClusterSpec& cluster,
                              double hbm_bandwidth);
 
+// The traffic row a communication op's bytes go to ("tp", "ep_dispatch", ...; "" for compute).
+std::string_view traffic_row(workload::StepOpKind k);
+
 // Rows in the report's fixed order: tp, ep_dispatch, ep_combine, pp_activations, dp_grads,
 // dp_params.
 void sort_rows(std::vector<TrafficRow>& rows);

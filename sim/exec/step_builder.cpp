@@ -153,6 +153,19 @@ class Builder {
     t.load = timer_.take_load();
     return t;
   }
+  int group_size(GroupRole role) const {
+    switch (role) {
+      case GroupRole::tp:
+        return plan_.tp_group().size;
+      case GroupRole::ep:
+        return plan_.ep_group().size;
+      case GroupRole::dp:
+        return plan_.dp_group().size;
+      case GroupRole::edp:
+        return plan_.edp_group().size;
+    }
+    return 1;
+  }
   std::vector<int> group(const CollectiveWork& c) const {
     switch (c.group) {
       case GroupRole::tp:
@@ -204,6 +217,8 @@ class Builder {
     op.part = w.part;
     op.flops = w.flops();
     op.bytes = w.bytes();
+    for (const CollectiveWork& c : w.collectives)
+      op.bus_bytes += c.bytes * net::bus_factor(c.op, group_size(c.group));
     op.ib_bytes = t.ib_bytes;
     op.nvlink_bytes = t.nvlink_bytes;
     op.load = t.load;
@@ -300,6 +315,7 @@ class Builder {
     op.layer = -3;
     op.part = fwd ? "send activations" : "send gradients";
     op.bytes = s;
+    op.bus_bytes = s;
     const net::LinkBytes l = timer_.take_link();
     op.ib_bytes = l.ib;
     op.nvlink_bytes = l.nvlink;

@@ -60,7 +60,9 @@ class Runner final : public engine::EventHandler {
     const int id = static_cast<int>(tag);
     if (shares(id)) {
       // The end of a piece of its run: on to the next, or gone from the fabric.
-      if (act_[slot_of_[id]].piece + 1 < static_cast<int>(shape(id).size())) return next_piece(id);
+      Active& a = act_[slot_of_[id]];
+      tl_.pieces.push_back({id, a.piece, a.piece_start, sim_.now()});
+      if (a.piece + 1 < static_cast<int>(shape(id).size())) return next_piece(id);
       leave(id);
     }
     const int c = g_.ops[id].couple;
@@ -121,6 +123,7 @@ class Runner final : public engine::EventHandler {
     Time since;                  // when `left` was last brought up to date
     engine::EventId end;         // the end of its piece
     Time begun;                  // when it joined
+    Time piece_start;            // when it entered its piece
     bool slowed = false;         // whether it ever ran below its own speed
   };
 
@@ -188,7 +191,7 @@ class Runner final : public engine::EventHandler {
     a = Active{};
     a.op = id;
     a.seconds = g_.ops[id].duration.seconds();
-    a.since = a.begun = sim_.now();
+    a.since = a.begun = a.piece_start = sim_.now();
     enter_piece(slot, 0);
     a.end = sim_.at(unslowed_end(slot), this, static_cast<std::uint64_t>(id));
     slot_of_[id] = slot;
@@ -233,7 +236,7 @@ class Runner final : public engine::EventHandler {
     seeds_.clear();
     detach(slot);
     a.left = left_after_piece(slot);
-    a.since = sim_.now();
+    a.since = a.piece_start = sim_.now();
     enter_piece(slot, a.piece + 1);
     attach(slot);
     a.end = a.slowed

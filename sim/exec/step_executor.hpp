@@ -34,8 +34,18 @@
 
 namespace stepsim::exec {
 
+// When a piece of a communication op's run on the live fabric (StepGraph::shapes) ran: the op
+// moved that piece's profile of bytes between `start` and `end`. Reports bin link usage over time
+// from these (analysis/link_usage.hpp).
+struct PieceRun {
+  int op = 0;
+  int piece = 0;
+  engine::Time start, end;
+};
+
 struct StepTimeline {
   std::vector<engine::Time> start, end;  // per op
+  std::vector<PieceRun> pieces;          // in the order they ended; ops on the live fabric only
   engine::Time step;                     // T: the last end
   std::uint64_t events = 0;
 };

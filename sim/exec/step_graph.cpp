@@ -56,6 +56,7 @@ void StepGraph::merge_equivalent_links() {
     profile = std::move(merged);
   }
   link_capacity = std::move(capacity);
+  link_class_of = std::move(class_of);
 }
 
 std::string StepGraph::label(int device) const {

@@ -41,6 +41,10 @@ struct StepOp {
   double bytes = 0.0;                   // communication: bytes per GPU
   double ib_bytes = 0.0;                // of which sent over InfiniBand, per GPU (network model)
   double nvlink_bytes = 0.0;
+  // Communication: Σ over its collectives of bytes x nccl-tests' bus factor for the operation and
+  // group size (2(n-1)/n for an all-reduce, (n-1)/n for gathers, scatters and all-to-alls, 1 for a
+  // send), so its achieved bus bandwidth is bus_bytes over the time it ran.
+  double bus_bytes = 0.0;
   int peer = -1;    // pp_send: the receiving device
   int load = -1;    // communication: its shape in StepGraph::shapes; -1: it shares no link
   int couple = -1;  // a collective coupling classes: its index in StepGraph::couples
@@ -80,6 +84,8 @@ struct StepGraph {
   // they do not interact (analytic or free network). After merge_equivalent_links(), a "link" is
   // a class of topology links that every profile loads alike and that have one capacity.
   std::vector<double> link_capacity;
+  // Per topology link, its class after merge_equivalent_links(); -1: no op loads it.
+  std::vector<int> link_class_of;
   std::vector<std::vector<LinkLoad>> loads;    // profiles, sorted by link, shared by pieces
   std::vector<std::vector<LoadPiece>> shapes;  // pieces of a run, in order, shared by ops
   std::vector<StepOp> ops;

@@ -30,6 +30,23 @@ namespace {
 
 }  // namespace
 
+std::string Topology::vertex_name(int vertex) const {
+  const VertexKind k = kinds_[vertex];
+  const int ordinal = static_cast<int>(std::count(kinds_.begin(), kinds_.begin() + vertex, k));
+  std::string name = std::string(to_string(k)) + " ";
+  if (k == VertexKind::leaf && planes_ > 1)
+    return "plane " + std::to_string(ordinal / leaves_per_plane_) + " " + name +
+           std::to_string(ordinal % leaves_per_plane_);
+  if (k == VertexKind::spine && planes_ > 1)
+    return "plane " + std::to_string(ordinal / spines_per_plane_) + " " + name +
+           std::to_string(ordinal % spines_per_plane_);
+  return name + std::to_string(ordinal);
+}
+
+std::string Topology::link_name(int link) const {
+  return vertex_name(links_[link].from) + " -> " + vertex_name(links_[link].to);
+}
+
 int Topology::add_vertex(VertexKind k) {
   kinds_.push_back(k);
   return static_cast<int>(boost::add_vertex(graph_));

@@ -80,8 +80,14 @@ class Topology {
   const std::vector<Link>& links() const { return links_; }
   std::size_t vertices() const { return kinds_.size(); }
   bool is_gpu(int vertex) const { return kinds_[vertex] == VertexKind::gpu; }
+  VertexKind kind_of(int vertex) const { return kinds_[vertex]; }
   std::array<int, kVertexKinds> vertex_counts() const;
   std::array<int, kLinkClasses> link_counts() const;
+  // For people: "gpu 17", "nvswitch 2" (node 2's), "nic 17" (GPU 17's), "leaf 3", "spine 0"; with
+  // several planes "plane 1 leaf 3" (plane-local numbers); a link as "gpu 17 -> nvswitch 2".
+  // O(vertices).
+  std::string vertex_name(int vertex) const;
+  std::string link_name(int link) const;
 
   Route route(int src_gpu, int dst_gpu) const;
   // Whether the fault-free route between two GPUs of different nodes climbs to a spine (leaves

@@ -1,0 +1,55 @@
+#include "sim/analysis/kernel_classes.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace stepsim::analysis {
+
+namespace {
+
+std::string class_name(const hw::Kernel& k) {
+  const std::string p(hw::to_string(k.precision));
+  switch (k.cls) {
+    case hw::KernelClass::gemm:
+      return (k.groups > 1 ? "grouped GEMM " : "GEMM ") + p;
+    case hw::KernelClass::attention:
+      return (k.backward ? "attention bwd " : "attention fwd ") + p;
+    case hw::KernelClass::memory:
+      break;
+  }
+  return "memory-bound";
+}
+
+}  // namespace
+
+std::vector<KernelClassWork> kernel_classes(const workload::StepProgram& program,
+                                            const hw::KernelModel& kernels, int rank) {
+  std::vector<double> runs(program.chains.size(), 0.0);
+  for (const workload::Instruction& in : program.ranks[rank])
+    for (const workload::Chunk& c : in.chunks) runs[c.chain] += 1.0;
+  std::map<std::string, KernelClassWork> by_name;
+  auto add = [&](const workload::Work& w, double n) {
+    for (const hw::Kernel& k : w.kernels) {
+      KernelClassWork& c = by_name[class_name(k)];
+      c.cls = k.cls;
+      c.kernels += n;
+      c.flops += n * k.flops;
+      c.bytes += n * k.hbm_bytes;
+      c.seconds += n * kernels.seconds(k, program.sm_share);
+    }
+  };
+  for (std::size_t c = 0; c < runs.size(); ++c)
+    if (runs[c] > 0.0)
+      for (const workload::Work& w : program.chains[c]) add(w, runs[c]);
+  for (const workload::TailWork& t : program.tail[rank]) add(t.work, 1.0);
+  std::vector<KernelClassWork> out;
+  for (auto& [name, c] : by_name) {
+    c.name = name;
+    out.push_back(c);
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
+  return out;
+}
+
+}  // namespace stepsim::analysis

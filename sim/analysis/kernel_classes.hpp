@@ -1,0 +1,33 @@
+// The kernels one GPU of a pipeline rank runs over the step, added up per kernel class, for the
+// roofline chart: each class's FLOPs (model FLOPs, recompute included), HBM bytes and seconds in
+// its stream (execution plus gap, at the SM share the program leaves compute:
+// KernelModel::seconds), so that its arithmetic intensity is flops / bytes and its achieved rate
+// flops / seconds. Classes: GEMMs and grouped GEMMs (the experts') per precision, attention
+// forward and backward per precision, and memory-bound kernels (norms, activations, casts,
+// quantisation, the optimizer) as one. A fold over the step program, as the roofline's: each
+// chain's kernels once, times the chunks of the rank that run it, and the rank's tail.
+// Left out: launch overheads (they are the host's, not a kernel's) and stragglers' slowdown.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/hw/kernel_model.hpp"
+#include "sim/workload/step_program.hpp"
+
+namespace stepsim::analysis {
+
+struct KernelClassWork {
+  std::string name;  // "GEMM fp8", "grouped GEMM fp8", "attention bwd bf16", "memory-bound"
+  hw::KernelClass cls = hw::KernelClass::gemm;
+  double kernels = 0.0;  // launches per step
+  double flops = 0.0;
+  double bytes = 0.0;
+  double seconds = 0.0;
+};
+
+// The classes pipeline rank `rank` runs, largest share of time first (ties by name).
+std::vector<KernelClassWork> kernel_classes(const workload::StepProgram& program,
+                                            const hw::KernelModel& kernels, int rank);
+
+}  // namespace stepsim::analysis

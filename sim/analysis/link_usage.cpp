@@ -1,0 +1,126 @@
+#include "sim/analysis/link_usage.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace stepsim::analysis {
+
+std::string_view to_string(LinkGroup g) {
+  static constexpr std::string_view kNames[] = {"NVLink", "NIC", "leaf uplinks", "spine downlinks"};
+  return kNames[static_cast<int>(g)];
+}
+
+LinkGroup link_group(const hw::Topology& topo, int link) {
+  const hw::Link& l = topo.links()[link];
+  switch (l.cls) {
+    case hw::LinkClass::nvlink:
+      return LinkGroup::nvlink;
+    case hw::LinkClass::nic:
+    case hw::LinkClass::ib_access:
+      return LinkGroup::nic;
+    case hw::LinkClass::ib_core:
+      break;
+  }
+  return topo.kind_of(l.from) == hw::VertexKind::leaf ? LinkGroup::leaf_uplink
+                                                      : LinkGroup::spine_downlink;
+}
+
+double LinkUsage::mean(LinkGroup g) const {
+  const int i = static_cast<int>(g);
+  return capacity[i] > 0.0 && step_s > 0.0 ? bytes[i] / (capacity[i] * step_s) : 0.0;
+}
+
+double LinkUsage::peak(LinkGroup g) const {
+  const auto& u = utilisation[static_cast<int>(g)];
+  return u.empty() ? 0.0 : *std::max_element(u.begin(), u.end());
+}
+
+LinkUsage link_usage(const exec::StepGraph& g, const exec::StepTimeline& t,
+                     const hw::Topology& topo, int bins, int busiest) {
+  LinkUsage u;
+  u.step_s = t.step.seconds();
+  const auto& links = topo.links();
+  for (std::size_t l = 0; l < links.size(); ++l) {
+    const int grp = static_cast<int>(link_group(topo, static_cast<int>(l)));
+    ++u.links[grp];
+    if (links[l].up) u.capacity[grp] += links[l].bandwidth;
+  }
+  u.live = !g.link_capacity.empty() && g.link_class_of.size() == links.size() && u.step_s > 0.0;
+  if (!u.live || bins <= 0) return u;
+  u.bin_s = u.step_s / bins;
+  for (auto& v : u.utilisation) v.assign(bins, 0.0);
+
+  // Members of each class of links, per group; and each profile's bytes per group.
+  const std::size_t classes = g.link_capacity.size();
+  std::vector<std::array<int, kLinkGroups>> members(classes, std::array<int, kLinkGroups>{});
+  std::vector<int> first(classes, -1);
+  for (std::size_t l = 0; l < links.size(); ++l) {
+    const int c = g.link_class_of[l];
+    if (c < 0) continue;
+    ++members[c][static_cast<int>(link_group(topo, static_cast<int>(l)))];
+    if (first[c] < 0) first[c] = static_cast<int>(l);
+  }
+  std::vector<std::array<double, kLinkGroups>> per_group(g.loads.size(),
+                                                         std::array<double, kLinkGroups>{});
+  for (std::size_t p = 0; p < g.loads.size(); ++p)
+    for (const exec::LinkLoad& l : g.loads[p])
+      for (int grp = 0; grp < kLinkGroups; ++grp)
+        per_group[p][grp] += l.bytes * members[l.link][grp];
+
+  std::vector<double> class_bytes(classes, 0.0);
+  std::array<std::vector<double>, kLinkGroups> binned;
+  for (auto& v : binned) v.assign(bins, 0.0);
+  for (const exec::PieceRun& piece : t.pieces) {
+    const int p = g.shapes[g.ops[piece.op].load][piece.piece].profile;
+    if (p < 0) continue;
+    for (const exec::LinkLoad& l : g.loads[p]) class_bytes[l.link] += l.bytes;
+    const double a = piece.start.seconds(), b = piece.end.seconds();
+    const int first_bin = std::min(bins - 1, static_cast<int>(a / u.bin_s));
+    const int last_bin = std::min(bins - 1, static_cast<int>(b / u.bin_s));
+    for (int k = first_bin; k <= last_bin; ++k) {
+      const double share =
+          b > a ? (std::min(b, (k + 1) * u.bin_s) - std::max(a, k * u.bin_s)) / (b - a) : 1.0;
+      if (share <= 0.0) continue;
+      for (int grp = 0; grp < kLinkGroups; ++grp) binned[grp][k] += per_group[p][grp] * share;
+    }
+  }
+  for (int grp = 0; grp < kLinkGroups; ++grp) {
+    for (int k = 0; k < bins; ++k) {
+      u.bytes[grp] += binned[grp][k];
+      if (u.capacity[grp] > 0.0)
+        u.utilisation[grp][k] = binned[grp][k] / (u.capacity[grp] * u.bin_s);
+    }
+  }
+
+  for (std::size_t c = 0; c < classes; ++c) {
+    if (first[c] < 0 || class_bytes[c] <= 0.0 || g.link_capacity[c] <= 0.0) continue;
+    BusyLink b;
+    b.link = first[c];
+    b.group = link_group(topo, b.link);
+    b.alike = 0;
+    for (int n : members[c]) b.alike += n;
+    b.bytes = class_bytes[c];
+    b.utilisation = class_bytes[c] / (g.link_capacity[c] * u.step_s);
+    u.busiest.push_back(b);
+  }
+  std::sort(u.busiest.begin(), u.busiest.end(), [](const BusyLink& x, const BusyLink& y) {
+    return x.utilisation != y.utilisation ? x.utilisation > y.utilisation : x.link < y.link;
+  });
+  // Classes of one group that carried the same bytes at the same capacity read as one.
+  std::vector<BusyLink> merged;
+  for (const BusyLink& b : u.busiest) {
+    if (!merged.empty() && merged.back().group == b.group &&
+        std::abs(merged.back().utilisation - b.utilisation) <= 1e-9 * b.utilisation &&
+        std::abs(merged.back().bytes - b.bytes) <= 1e-9 * b.bytes) {
+      merged.back().alike += b.alike;
+      continue;
+    }
+    merged.push_back(b);
+  }
+  u.busiest = std::move(merged);
+  if (static_cast<int>(u.busiest.size()) > busiest) u.busiest.resize(std::max(busiest, 0));
+  for (BusyLink& b : u.busiest) b.name = topo.link_name(b.link);
+  return u;
+}
+
+}  // namespace stepsim::analysis

@@ -1,0 +1,64 @@
+// How busy the fabric's links were over a simulated step, from the live fabric
+// (exec/step_executor.hpp): the executor records when each piece of a communication op's run
+// began and ended (StepTimeline::pieces), and each piece's load profile says how many bytes it
+// moved over every link (StepGraph::loads, links merged into classes that every profile loads
+// alike). Spreading a piece's bytes evenly over the time it actually ran gives every link's bytes
+// per time bin (wire bytes: the data over the protocol's payload share, as the links carry them,
+// so an LL all-reduce loads its links twice its data); over a group of links,
+//   utilisation(bin) = Σ_links bytes(link, bin) / (Σ_links capacity(link) · bin width),
+// the mean over the group's links (a failed link has no capacity and carries nothing).
+// Groups, as an engineer names them: NVLink (GPU <-> NVSwitch ports, both directions), NIC (a
+// GPU's NIC port and the NIC's cable to its leaf, both directions), leaf uplinks (leaf -> spine)
+// and spine downlinks (spine -> leaf). The busiest links are ranked by their mean utilisation over
+// the step; links the step loads alike (one merged class, e.g. every GPU's NVLink port in a
+// symmetric layout, or classes of one group that carried the same bytes at the same capacity) are
+// one entry with how many they are.
+// Approximation: within a piece an op's rate is taken as constant; where the fabric slowed it
+// part-way through a piece, its bytes are placed slightly differently in time (the totals are
+// exact). A bin can therefore read a little above 100%; reports clamp the colour, not the figure.
+// At analytic or free network fidelity there is no live fabric: `live` is false and nothing is
+// binned.
+#pragma once
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/exec/step_executor.hpp"
+#include "sim/hw/topology.hpp"
+
+namespace stepsim::analysis {
+
+enum class LinkGroup { nvlink, nic, leaf_uplink, spine_downlink };
+inline constexpr int kLinkGroups = 4;
+std::string_view to_string(LinkGroup g);  // "NVLink", "NIC", "leaf uplinks", "spine downlinks"
+LinkGroup link_group(const hw::Topology& topo, int link);
+
+struct BusyLink {
+  int link = 0;      // the first of the links alike
+  std::string name;  // hw::Topology::link_name
+  LinkGroup group = LinkGroup::nvlink;
+  int alike = 1;             // links with the same load and capacity (it included)
+  double bytes = 0.0;        // each, over the step
+  double utilisation = 0.0;  // bytes / (capacity · step)
+};
+
+struct LinkUsage {
+  bool live = false;
+  double step_s = 0.0;
+  double bin_s = 0.0;
+  std::array<int, kLinkGroups> links{};        // links in each group (failed ones too)
+  std::array<double, kLinkGroups> capacity{};  // Σ bytes/s of its live links
+  std::array<double, kLinkGroups> bytes{};     // Σ over the step
+  std::array<std::vector<double>, kLinkGroups> utilisation;  // per bin
+  std::vector<BusyLink> busiest;                             // highest utilisation first
+  double mean(LinkGroup g) const;                            // over the step
+  double peak(LinkGroup g) const;                            // the busiest bin
+};
+
+// `bins` time bins over [0, step]; the `busiest` most utilised classes of links.
+LinkUsage link_usage(const exec::StepGraph& g, const exec::StepTimeline& t,
+                     const hw::Topology& topo, int bins, int busiest);
+
+}  // namespace stepsim::analysis

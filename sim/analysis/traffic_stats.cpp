@@ -1,0 +1,52 @@
+#include "sim/analysis/traffic_stats.hpp"
+
+#include <algorithm>
+
+namespace stepsim::analysis {
+
+std::vector<TrafficStats> traffic_stats(const StepSimulation& s) {
+  const auto& g = s.build.graph;
+  const auto& t = s.timeline;
+  static constexpr std::string_view kOrder[] = {
+      "tp", "ep_dispatch", "ep_combine", "pp_activations", "dp_grads", "dp_params"};
+  constexpr int kRows = static_cast<int>(std::size(kOrder));
+  std::vector<TrafficStats> rows(kRows);
+  std::vector<double> bus(kRows, 0.0);
+  double gpus = 0.0;
+  for (int d = 0; d < g.devices; ++d) gpus += g.gpus_of(d);
+
+  for (std::size_t id = 0; id < g.ops.size(); ++id) {
+    const exec::StepOp& op = g.ops[id];
+    const std::string_view kind = traffic_row(op.kind);
+    const auto it = std::find(std::begin(kOrder), std::end(kOrder), kind);
+    if (kind.empty() || it == std::end(kOrder) || op.bytes <= 0.0) continue;
+    TrafficStats& r = rows[it - std::begin(kOrder)];
+    const double w = g.gpus_of(op.device) / gpus;
+    const double in_flight = (t.end[id] - t.start[id]).seconds();
+    r.ops += w;
+    r.bytes += w * op.bytes;
+    r.link.nvlink += w * op.nvlink_bytes;
+    r.link.ib += w * op.ib_bytes;
+    r.seconds += w * in_flight;
+    r.alone_seconds += w * op.duration.seconds();
+    bus[it - std::begin(kOrder)] += w * op.bus_bytes;
+  }
+  std::vector<TrafficStats> out;
+  for (int k = 0; k < kRows; ++k) {
+    TrafficStats& r = rows[k];
+    if (r.ops <= 0.0) continue;
+    r.kind = std::string(kOrder[k]);
+    if (r.seconds > 0.0) r.busbw = bus[k] / r.seconds;
+    if (r.kind == "ep_dispatch" || r.kind == "ep_combine") {
+      r.basis = r.link.ib > 0.0 ? "RDMA" : "NVLink";
+      if (r.seconds > 0.0) r.busbw = (r.link.ib > 0.0 ? r.link.ib : r.link.nvlink) / r.seconds;
+    }
+    for (const TrafficRow& row : s.roofline.traffic)
+      if (row.kind == r.kind && !row.collective.empty())
+        r.collective += (r.collective.empty() ? "" : "; ") + row.collective;
+    out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace stepsim::analysis

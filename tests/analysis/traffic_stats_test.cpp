@@ -1,0 +1,55 @@
+#include "sim/analysis/traffic_stats.hpp"
+
+#include <doctest/doctest.h>
+
+#include "sim/net/collective_runner.hpp"
+#include "tests/workload/spec_fixture.hpp"
+
+using namespace stepsim;
+
+namespace {
+
+const analysis::TrafficStats* row(const std::vector<analysis::TrafficStats>& rows,
+                                  const std::string& kind) {
+  for (const auto& r : rows)
+    if (r.kind == kind) return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("Traffic stats: per kind, in the report's order, means over GPUs") {
+  auto spec = test::small_scenario(4, 8);
+  spec.parallel.pp = 2;
+  spec.parallel.tp = 4;
+  spec.parallel.schedule = workload::Schedule::named("1f1b");
+  spec.training.global_batch = 16;
+  const auto sim = analysis::simulate_step(spec);
+  const auto rows = analysis::traffic_stats(sim);
+  std::vector<std::string> kinds;
+  for (const auto& r : rows) kinds.push_back(r.kind);
+  CHECK(kinds == std::vector<std::string>{"tp", "pp_activations", "dp_grads"});
+
+  const auto* tp = row(rows, "tp");
+  REQUIRE(tp);
+  // Megatron's layer: two all-reduces forward and two backward per layer and micro-batch; each
+  // rank holds 4 of the 8 layers and runs 16 / 4 (dp) = 4 micro-batches.
+  CHECK(tp->ops == doctest::Approx(4.0 * 4 * 4));
+  CHECK(tp->collective.find("all-reduce") == 0);
+  CHECK(tp->collective.find("over tp=4") != std::string::npos);
+  // An all-reduce over 4 GPUs: busbw = size x 2(n-1)/n / time.
+  CHECK(tp->busbw == doctest::Approx(tp->bytes * net::bus_factor(net::CollectiveOp::all_reduce, 4) /
+                                     tp->seconds));
+  for (const auto& r : rows) {
+    CHECK(r.bytes > 0.0);
+    CHECK(r.seconds >= r.alone_seconds * (1.0 - 1e-9));  // the live fabric only slows
+    CHECK(r.basis == "bus");
+  }
+  const auto* dp = row(rows, "dp_grads");
+  REQUIRE(dp);
+  CHECK(dp->collective.find("over dp=4") != std::string::npos);
+  CHECK(dp->ops == doctest::Approx(1.0));
+  const auto* pp = row(rows, "pp_activations");
+  REQUIRE(pp);
+  CHECK(pp->busbw == doctest::Approx(pp->bytes / pp->seconds));  // a send's factor is 1
+}
