@@ -5,6 +5,7 @@
 #include <tuple>
 #include <vector>
 
+#include "sim/report/svg.hpp"
 #include "sim/report/text_table.hpp"
 
 namespace stepsim::report {
@@ -14,7 +15,7 @@ namespace {
 using engine::Time;
 using exec::StepOp;
 
-constexpr double kLeft = 120, kWidth = 1400, kTop = 56, kRow = 22, kGap = 6;
+constexpr double kLeft = 120, kTop = 56, kRow = 22, kGap = 6;
 constexpr double kBox = 16, kStrip = 4;  // compute boxes, then the communication strip below them
 
 struct Run {
@@ -26,23 +27,6 @@ struct Box {
   std::string cls, label;
   Time start, end;
 };
-
-std::string escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '&')
-      o += "&amp;";
-    else if (c == '<')
-      o += "&lt;";
-    else if (c == '>')
-      o += "&gt;";
-    else if (c == '"')
-      o += "&quot;";
-    else
-      o += c;
-  }
-  return o;
-}
 
 bool forward(char phase) {
   return phase == 'F';
@@ -92,45 +76,70 @@ std::vector<Box> boxes_of(const analysis::StepSimulation& s, int device) {
   return out;
 }
 
-double nice_step(double span) {
-  const double raw = span / 8.0, mag = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 5.0})
-    if (m * mag >= raw) return m * mag;
-  return 10.0 * mag;
+// Boxes (or intervals) closer than half a pixel to the previous one of the same class join it, so
+// a step drawn small has a box per visible run, not per op.
+template <class T, class Px, class Same, class Join>
+std::vector<T> join_subpixel(std::vector<T> items, Px px, Same same, Join join) {
+  std::vector<T> out;
+  for (T& it : items) {
+    if (!out.empty() && same(out.back(), it) && px(it).first - px(out.back()).second < 0.5)
+      join(out.back(), it);
+    else
+      out.push_back(std::move(it));
+  }
+  return out;
 }
 
 }  // namespace
 
-std::string schedule_svg(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec) {
-  const double total = s.metrics.step_s > 0.0 ? s.metrics.step_s : 1.0;
+std::string schedule_svg(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec,
+                         const ScheduleView& view) {
+  const double step = s.metrics.step_s > 0.0 ? s.metrics.step_s : 1.0;
+  const double total = view.axis_s > 0.0 ? std::max(view.axis_s, step) : step;
+  const double width = view.width;
   const int rows = s.build.graph.devices;
   // Room for the longest row label (monospace 11 px: about 6.7 px a character).
   std::size_t longest = 0;
   for (int d = 0; d < rows; ++d) longest = std::max(longest, s.build.graph.label(d).size() + 5);
   const double left = std::max(kLeft, 20.0 + 6.7 * static_cast<double>(longest));
   const double height = kTop + rows * (kRow + kGap) + 70;
-  auto xs = [&](double seconds) { return left + seconds / total * kWidth; };
+  auto xs = [&](double seconds) { return left + seconds / total * width; };
   auto x = [&](Time t) { return xs(t.seconds()); };
+  auto box_px = [&](const Box& b) { return std::make_pair(x(b.start), x(b.end)); };
+  auto span_px = [&](const std::pair<double, double>& p) {
+    return std::make_pair(xs(p.first), xs(p.second));
+  };
   std::string o = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-                  fixed(left + kWidth + 20, 0) + "\" height=\"" + fixed(height, 0) +
+                  fixed(left + width + 20, 0) + "\" height=\"" + fixed(height, 0) +
                   "\" font-family=\"monospace\" font-size=\"11\">\n";
   o += "<style>.F{fill:#4e79a7}.B{fill:#59a14f}.W{fill:#f28e2b}.FB{fill:#b07aa1}.O{fill:#9d9d9d}.C{"
        "fill:#e15759}"
        "text.in{fill:#fff;font-size:9px}</style>\n";
   o += "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n";
   o += "<text x=\"10\" y=\"18\" font-size=\"13\">" + escape(spec.name) + "</text>\n";
-  o += "<text x=\"10\" y=\"36\">step " + seconds(total) + ", schedule " +
-       std::string(workload::to_string(spec.parallel.schedule)) +
-       "; per pipeline rank its compute stream, and below it (red) when communication is in flight;"
-       " white above red: waiting on communication; white alone: bubble</text>\n";
+  o +=
+      "<text x=\"10\" y=\"36\">step " + seconds(step) + ", schedule " +
+      std::string(workload::to_string(spec.parallel.schedule)) +
+      (view.explain ? std::string("; per pipeline rank its compute stream, and below it (red) when "
+                                  "communication is in flight;"
+                                  " white above red: waiting on communication; white alone: bubble")
+                    : std::string()) +
+      "</text>\n";
   for (int d = 0; d < rows; ++d) {
     const double y = kTop + d * (kRow + kGap);
     o += "<text x=\"10\" y=\"" + fixed(y + kRow * 0.7, 1) + "\">rank " + s.build.graph.label(d) +
          "</text>\n";
-    o += "<rect x=\"" + fixed(left, 1) + "\" y=\"" + fixed(y, 1) + "\" width=\"" +
-         fixed(kWidth, 1) + "\" height=\"" + fixed(kRow, 1) +
-         "\" fill=\"none\" stroke=\"#ccc\"/>\n";
-    for (const Box& b : boxes_of(s, d)) {
+    o += "<rect x=\"" + fixed(left, 1) + "\" y=\"" + fixed(y, 1) + "\" width=\"" + fixed(width, 1) +
+         "\" height=\"" + fixed(kRow, 1) + "\" fill=\"none\" stroke=\"#ccc\"/>\n";
+    std::vector<Box> boxes = boxes_of(s, d);
+    if (view.join_subpixel)
+      boxes = join_subpixel(
+          std::move(boxes), box_px, [](const Box& a, const Box& b) { return a.cls == b.cls; },
+          [](Box& a, const Box& b) {
+            a.end = b.end;
+            a.label.clear();
+          });
+    for (const Box& b : boxes) {
       const double x0 = x(b.start), w = std::max(x(b.end) - x0, 0.3);
       o += "<rect class=\"" + b.cls + "\" x=\"" + fixed(x0, 2) + "\" y=\"" + fixed(y, 1) +
            "\" width=\"" + fixed(w, 2) + "\" height=\"" + fixed(kBox, 1) + "\"/>\n";
@@ -138,21 +147,26 @@ std::string schedule_svg(const analysis::StepSimulation& s, const workload::Scen
         o += "<text class=\"in\" x=\"" + fixed(x0 + 1.5, 2) + "\" y=\"" +
              fixed(y + kBox * 0.75, 1) + "\">" + b.label + "</text>\n";
     }
-    for (const auto& [from, to] : analysis::communication_in_flight(s.build.graph, s.timeline, d))
+    auto comm = analysis::communication_in_flight(s.build.graph, s.timeline, d);
+    if (view.join_subpixel)
+      comm = join_subpixel(
+          std::move(comm), span_px, [](const auto&, const auto&) { return true; },
+          [](auto& a, const auto& b) { a.second = b.second; });
+    for (const auto& [from, to] : comm)
       o += "<rect class=\"C\" x=\"" + fixed(xs(from), 2) + "\" y=\"" + fixed(y + kRow - kStrip, 1) +
            "\" width=\"" + fixed(std::max(xs(to) - xs(from), 0.3), 2) + "\" height=\"" +
            fixed(kStrip, 1) + "\"/>\n";
   }
   // Time axis.
-  const double axis_y = kTop + rows * (kRow + kGap) + 4, step = nice_step(total);
+  const double axis_y = kTop + rows * (kRow + kGap) + 4, tick = nice_step(total);
   o += "<line x1=\"" + fixed(left, 1) + "\" y1=\"" + fixed(axis_y, 1) + "\" x2=\"" +
-       fixed(left + kWidth, 1) + "\" y2=\"" + fixed(axis_y, 1) + "\" stroke=\"#000\"/>\n";
-  for (int i = 0; i * step <= total * (1 + 1e-9); ++i) {
-    const double tx = left + i * step / total * kWidth;
+       fixed(left + width, 1) + "\" y2=\"" + fixed(axis_y, 1) + "\" stroke=\"#000\"/>\n";
+  for (int i = 0; i * tick <= total * (1 + 1e-9); ++i) {
+    const double tx = left + i * tick / total * width;
     o += "<line x1=\"" + fixed(tx, 1) + "\" y1=\"" + fixed(axis_y, 1) + "\" x2=\"" + fixed(tx, 1) +
          "\" y2=\"" + fixed(axis_y + 5, 1) + "\" stroke=\"#000\"/>\n";
     o += "<text x=\"" + fixed(tx - 10, 1) + "\" y=\"" + fixed(axis_y + 17, 1) + "\">" +
-         seconds(i * step) + "</text>\n";
+         seconds(i * tick) + "</text>\n";
   }
   // Legend.
   const double ly = axis_y + 38;

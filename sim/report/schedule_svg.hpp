@@ -23,6 +23,17 @@ namespace stepsim::report {
 // operation on disk, twice that while its string grows, rounded up.
 constexpr double kSvgBytesPerOp = 50.0;
 
-std::string schedule_svg(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec);
+// How the diagram is drawn: the width of its time axis in pixels, the seconds that width stands
+// for (0: the step's own; a report comparing steps gives them all the longest, so they share one
+// scale), and whether boxes closer than half a pixel join (a long axis makes most boxes tiny).
+struct ScheduleView {
+  double width = 1400.0;
+  double axis_s = 0.0;
+  bool join_subpixel = false;
+  bool explain = true;  // the line saying how to read the diagram (a report says it once)
+};
+
+std::string schedule_svg(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec,
+                         const ScheduleView& view = {});
 
 }  // namespace stepsim::report

@@ -52,6 +52,12 @@ std::string si(double v, const std::string& unit, int decimals) {
   return fixed(v, decimals) + " " + kPrefix[i] + unit;
 }
 
+std::string si3(double v, const std::string& unit) {
+  double a = std::fabs(v);
+  while (a >= 1000.0) a /= 1000.0;
+  return si(v, unit, a < 10.0 ? 2 : a < 100.0 ? 1 : 0);
+}
+
 std::string binary_bytes(double b) {
   static const char* kUnit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   int i = 0;

@@ -23,7 +23,8 @@ class TextTable {
 
 std::string fixed(double v, int decimals);
 std::string si(double v, const std::string& unit, int decimals = 2);  // 7.81 PFLOP, 1.34 TB
-std::string seconds(double s);                                        // 6.88 s, 12.5 ms
-std::string binary_bytes(double b);                                   // 64 MiB, 1 GiB, 1.5 KiB
+std::string si3(double v, const std::string& unit);  // three significant figures: 1.46 P, 758 T
+std::string seconds(double s);                       // 6.88 s, 12.5 ms
+std::string binary_bytes(double b);                  // 64 MiB, 1 GiB, 1.5 KiB
 
 }  // namespace stepsim::report

@@ -1,0 +1,287 @@
+#include "sim/report/html_report.hpp"
+
+#include <algorithm>
+
+#include "sim/analysis/traffic_stats.hpp"
+#include "sim/report/html_charts.hpp"
+#include "sim/report/schedule_svg.hpp"
+#include "sim/report/step_report.hpp"
+#include "sim/report/svg.hpp"
+#include "sim/report/text_table.hpp"
+
+namespace stepsim::report {
+
+namespace {
+
+constexpr int kLinkBins = 180;
+constexpr int kBusiestLinks = 8;
+
+constexpr const char* kStyle = R"(<style>
+body{font-family:sans-serif;font-size:14px;color:#222;margin:24px auto;max-width:1280px;padding:0 12px}
+h1{font-size:24px;margin:0 0 4px}
+h2{font-size:19px;border-bottom:3px solid #2f4b7c;padding-bottom:3px;margin:28px 0 10px}
+h3{font-size:15px;margin:14px 0 6px}
+p.note{color:#555;margin:4px 0 10px;max-width:1100px}
+.cards{display:flex;flex-wrap:wrap;gap:14px}
+.card{border:1px solid #ccc;border-radius:6px;padding:10px 14px;width:360px;background:#fafafa}
+.card .name{font-weight:bold;margin-bottom:6px}
+.badge{display:inline-block;padding:3px 8px;border-radius:4px;color:#fff;font-weight:bold;font-size:13px}
+.bound-compute{background:#2e7d32}.bound-comm{background:#c62828}.bound-hbm{background:#ef6c00}
+.big{font-size:26px;font-weight:bold;margin:6px 0 2px}
+.card table td{padding:1px 6px 1px 0}
+.meter{height:8px;background:#e6e6e6;border-radius:4px;width:100%;margin-top:2px}
+.meter div{height:8px;border-radius:4px}
+table.data{border-collapse:collapse;margin:4px 0 12px;font-size:13px}
+table.data th,table.data td{border-bottom:1px solid #ddd;padding:3px 8px;text-align:right;white-space:nowrap}
+table.data td.l{white-space:normal}
+table.data th{background:#f0f0f0}
+table.data td.l,table.data th.l{text-align:left}
+.charts{display:flex;flex-wrap:wrap;gap:16px}
+.chart{border:1px solid #ddd;padding:6px;width:590px}
+.chart table.data{font-size:12px}
+.chart table.data th,.chart table.data td{padding:2px 5px}
+.scroll{overflow-x:auto}
+svg{display:block}
+@media print{section{break-before:page}section#headline{break-before:auto}.scroll{overflow:visible}}
+</style>
+)";
+
+std::string pct(double f) {
+  return fixed(100.0 * f, 1) + "%";
+}
+
+std::string td(const std::string& v, bool left = false) {
+  return std::string(left ? "<td class=\"l\">" : "<td>") + escape(v) + "</td>";
+}
+
+std::string bound_badge(analysis::Resource r) {
+  switch (r) {
+    case analysis::Resource::compute:
+      return "<span class=\"badge bound-compute\">compute-bound</span>";
+    case analysis::Resource::hbm:
+      return "<span class=\"badge bound-hbm\">HBM-bound</span>";
+    case analysis::Resource::nvlink:
+      return "<span class=\"badge bound-comm\">communication-bound: NVLink</span>";
+    case analysis::Resource::ib:
+      return "<span class=\"badge bound-comm\">communication-bound: InfiniBand</span>";
+  }
+  return "";
+}
+
+std::string resource_name(analysis::Resource r) {
+  switch (r) {
+    case analysis::Resource::compute:
+      return "compute";
+    case analysis::Resource::hbm:
+      return "HBM";
+    case analysis::Resource::nvlink:
+      return "NVLink";
+    case analysis::Resource::ib:
+      return "InfiniBand";
+  }
+  return "";
+}
+
+std::string headline(const ReportRun& run) {
+  const analysis::StepSimulation& s = *run.sim;
+  const analysis::Roofline& r = s.roofline;
+  const StepFigures f = step_figures(s, *run.spec);
+  auto times_compute = [&](double t) {
+    return fixed(r.compute_s > 0.0 ? t / r.compute_s : 0.0, 2) + "x";
+  };
+  std::string verdict = resource_name(r.limited_by) + " binds. NVLink needs " +
+                        times_compute(r.nvlink_s) + ", InfiniBand " + times_compute(r.ib_s) +
+                        " and HBM " + times_compute(r.hbm_s) + " the compute time.";
+  const double cap = r.memory.capacity, peak = s.peak_memory_bytes;
+  std::string o = "<div class=\"card\"><div class=\"name\">" + escape(run.label) + "</div>" +
+                  "<div>" + escape(run.spec->name) + "</div>";
+  o += "<div class=\"big\">" + escape(seconds(s.metrics.step_s)) + " per step</div>";
+  o += "<div>" + bound_badge(r.limited_by) + "</div>";
+  o += "<p>Roofline bound " + escape(seconds(r.bound_s)) + " on pipeline rank " +
+       std::to_string(r.device) + ". " + escape(verdict) + " The simulated step takes " +
+       fixed(r.bound_s > 0.0 ? s.metrics.step_s / r.bound_s : 0.0, 2) + "x the bound.</p>";
+  o += "<table>";
+  auto row = [&](const std::string& k, const std::string& v) {
+    o += "<tr><td>" + escape(k) + "</td><td><b>" + escape(v) + "</b></td></tr>";
+  };
+  row("tokens/s per GPU", fixed(f.tokens_per_s_per_gpu, 0));
+  row("TFLOP/s per GPU", fixed(f.tflops_per_gpu, 1));
+  row("MFU (BF16 dense peak)", pct(f.mfu));
+  row("per resource", "compute " + seconds(r.compute_s) + ", HBM " + seconds(r.hbm_s) +
+                          ", NVLink " + seconds(r.nvlink_s) + ", IB " + seconds(r.ib_s));
+  const auto& par = run.spec->parallel;
+  row("layout",
+      std::to_string(r.world_size) + " GPUs: TP" + std::to_string(r.plan.tp) + " PP" +
+          std::to_string(r.plan.pp) + " DP" + std::to_string(r.plan.dp) + " EP" +
+          std::to_string(r.plan.ep) + " ZeRO-" + std::to_string(par.zero) + ", " +
+          (par.schedule == workload::Schedule() ? std::string("no pipeline")
+                                                : std::string(workload::to_string(par.schedule))));
+  row("memory peak", fixed(peak / 1e9, 1) + " of " + fixed(cap / 1e9, 1) + " GB per GPU" +
+                         (peak > cap ? ": does not fit" : ""));
+  o += "</table>";
+  const double fill = cap > 0.0 ? std::min(1.0, peak / cap) : 1.0;
+  o += "<div class=\"meter\"><div style=\"width:" + fixed(100.0 * fill, 1) +
+       "%;background:" + (peak > cap ? "#c62828" : "#4e79a7") + "\"></div></div>";
+  const auto& faults = run.spec->cluster.faults;
+  o += "<p>Faults: ";
+  if (faults.empty()) o += "none";
+  for (std::size_t i = 0; i < faults.size(); ++i)
+    o += (i ? "; " : "") + escape(fault_text(faults[i]));
+  o += "</p></div>\n";
+  return o;
+}
+
+std::string kernel_table(const std::vector<analysis::KernelClassWork>& classes) {
+  double total = 0.0;
+  for (const auto& c : classes) total += c.seconds;
+  std::string o =
+      "<table class=\"data\"><tr><th class=\"l\">kernel class</th><th>share of kernel "
+      "time</th><th>FLOP/byte</th><th>achieved</th><th>HBM</th><th>launches</th></tr>";
+
+  for (const auto& c : classes) {
+    const std::string dot =
+        "<span style=\"color:" + kernel_class_colour(c.name) + "\">&#9679;</span> ";
+    o += "<tr><td class=\"l\">" + dot + escape(c.name) + "</td>" +
+         td(pct(total > 0.0 ? c.seconds / total : 0.0)) +
+         td(c.bytes > 0.0 && c.flops > 0.0 ? fixed(c.flops / c.bytes, 1) : "-") +
+         td(c.seconds > 0.0 && c.flops > 0.0 ? si3(c.flops / c.seconds, "FLOP/s") : "-") +
+         td(c.seconds > 0.0 ? si3(c.bytes / c.seconds, "B/s") : "-") + td(fixed(c.kernels, 0)) +
+         "</tr>";
+  }
+  return o + "</table>";
+}
+
+}  // namespace
+
+std::string fault_text(const hw::FaultSpec& f) {
+  const std::string factor = fixed(f.factor, 2);
+  switch (f.kind) {
+    case hw::FaultKind::nic_down:
+      return "NIC " + std::to_string(f.nic) + " of node " + std::to_string(f.node) + " down";
+    case hw::FaultKind::nic_degrade:
+      return "NIC " + std::to_string(f.nic) + " of node " + std::to_string(f.node) + " at " +
+             factor + "x bandwidth";
+    case hw::FaultKind::link_down:
+      return "plane " + std::to_string(f.plane) + " leaf " + std::to_string(f.leaf) + " - spine " +
+             std::to_string(f.spine) + " link down";
+    case hw::FaultKind::link_degrade:
+      return "plane " + std::to_string(f.plane) + " leaf " + std::to_string(f.leaf) + " - spine " +
+             std::to_string(f.spine) + " link at " + factor + "x bandwidth";
+    case hw::FaultKind::nvlink_degrade:
+      return "GPU " + std::to_string(f.gpu) + "'s NVLink at " + factor + "x bandwidth";
+    case hw::FaultKind::straggler:
+      return "GPU " + std::to_string(f.gpu) + " computes " + factor + "x slower";
+  }
+  return "";
+}
+
+std::string html_report(const std::vector<ReportRun>& runs) {
+  std::string title = "stepsim report:";
+  for (const auto& r : runs) title += " " + r.label;
+  std::string o = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
+                  escape(title) + "</title>\n" + kStyle + "</head>\n<body>\n";
+  o += "<h1>" + escape(title) +
+       "</h1>\n<p class=\"note\">One simulated training step per "
+       "scenario, next to its roofline bound. Times are per step; figures per GPU are for a GPU "
+       "of the pipeline rank named.</p>\n";
+
+  o += "<section id=\"headline\">\n<h2>1. Headline</h2>\n<div class=\"cards\">\n";
+  for (const auto& r : runs) o += headline(r);
+  o += "</div>\n</section>\n";
+
+  o += "<section id=\"roofline\">\n<h2>2. Roofline</h2>\n<p class=\"note\">Roofs per precision "
+       "(solid: achievable, dashed: datasheet) and the HBM slope; discs: the step's kernel classes "
+       "on the bound's rank, area by share of kernel time; diamonds: the step's FLOP per byte over "
+       "NVLink and the NIC, on those networks' roofs. A diamond below the dotted line of the "
+       "kernels' rate: that network, not the arithmetic, bounds the step.</p>\n<div "
+       "class=\"charts\">\n";
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto& s = *runs[i].sim;
+    const hw::TableKernelModel kernels(runs[i].spec->cluster.device);
+    const auto classes = analysis::kernel_classes(s.program, kernels, s.roofline.device);
+    o += "<div class=\"chart\"><h3>" + escape(runs[i].label) + " (pipeline rank " +
+         std::to_string(s.roofline.device) + ")</h3>\n" +
+         roofline_chart(s, *runs[i].spec, classes, "plot" + std::to_string(i)) +
+         kernel_table(classes) + "</div>\n";
+  }
+  o += "</div>\n</section>\n";
+
+  o += "<section id=\"breakdown\">\n<h2>3. Breakdown</h2>\n<p class=\"note\">Each pipeline "
+       "rank's step as shares of its time (bars sum to 100%); beneath each, the communication "
+       "that ran while it computed.</p>\n";
+  std::vector<BreakdownInput> bars;
+  for (const auto& r : runs) bars.push_back({r.label, &r.sim->metrics});
+  o += "<div class=\"scroll\">" + breakdown_chart(bars) + "</div>\n</section>\n";
+
+  double longest = 0.0;
+  for (const auto& r : runs) longest = std::max(longest, r.sim->metrics.step_s);
+  o += "<section id=\"schedule\">\n<h2>4. Schedule</h2>\n<p class=\"note\">Every pipeline "
+       "rank's compute stream on one time axis for all scenarios (" +
+       escape(seconds(longest)) +
+       " across), and beneath it, red, when any of the rank's communication is in flight. White "
+       "above red: waiting on communication; white alone: bubble.</p>\n";
+  ScheduleView view;
+  view.width = 1000.0;
+  view.axis_s = longest;
+  view.join_subpixel = true;
+  view.explain = false;
+  for (const auto& r : runs)
+    o += "<h3>" + escape(r.label) + "</h3>\n<div class=\"scroll\">" +
+         schedule_svg(*r.sim, *r.spec, view) + "</div>\n";
+  o += "</section>\n";
+
+  o += "<section id=\"links\">\n<h2>5. Links</h2>\n<p class=\"note\">Utilisation of each link "
+       "group over the step (bytes carried over capacity, per time bin, mean over the group's "
+       "links), and the busiest links by name; links loaded alike are one row.</p>\n";
+  for (const auto& r : runs) {
+    const auto& s = *r.sim;
+    o += "<h3>" + escape(r.label) + "</h3>\n";
+    const analysis::LinkUsage u =
+        analysis::link_usage(s.build.graph, s.timeline, *s.topology, kLinkBins, kBusiestLinks);
+    if (!u.live) {
+      o += "<p class=\"note\">No live fabric at this scenario's network fidelity: links are not "
+           "simulated.</p>\n";
+      continue;
+    }
+    o += "<div class=\"scroll\">" + link_heat_chart(u) + "</div>\n";
+    o += "<table class=\"data\"><tr><th class=\"l\">link</th><th class=\"l\">group</th><th>links "
+         "alike</th><th>utilisation</th><th>bytes each</th></tr>";
+    for (const auto& b : u.busiest)
+      o += "<tr>" + td(b.name, true) + td(std::string(analysis::to_string(b.group)), true) +
+           td(std::to_string(b.alike)) + td(pct(b.utilisation)) + td(si3(b.bytes, "B")) + "</tr>";
+    o += "</table>\n";
+  }
+  o += "</section>\n";
+
+  o += "<section id=\"memory\">\n<h2>6. Memory over time</h2>\n<p class=\"note\">Memory in use "
+       "per GPU of each pipeline rank: static state (parameters, gradients, optimizer, buffers) "
+       "plus live activations, against the device's capacity.</p>\n<div class=\"charts\">\n";
+  for (const auto& r : runs)
+    o += "<div class=\"chart\"><h3>" + escape(r.label) + "</h3>\n" + memory_chart(*r.sim) +
+         "</div>\n";
+  o += "</div>\n</section>\n";
+
+  o += "<section id=\"collectives\">\n<h2>7. Collectives</h2>\n<p class=\"note\">Per traffic "
+       "kind, per GPU per step (mean over GPUs): the collectives' sizes, the bytes sent over "
+       "each network, the time in flight on the live fabric against the same collectives timed "
+       "alone with their sibling groups, and the achieved bus bandwidth (nccl-tests' "
+       "busbw).</p>\n";
+  for (const auto& r : runs) {
+    o += "<h3>" + escape(r.label) +
+         "</h3>\n<table class=\"data\"><tr><th "
+         "class=\"l\">traffic</th><th class=\"l\">collective</th><th>ops</th><th>bytes</th>"
+         "<th>NVLink sent</th><th>IB sent</th><th>in flight</th><th>timed alone</th>"
+         "<th>slowdown</th><th>busbw</th></tr>";
+    for (const auto& t : analysis::traffic_stats(*r.sim))
+      o += "<tr>" + td(t.kind, true) + td(t.collective, true) + td(fixed(t.ops, 0)) +
+           td(si3(t.bytes, "B")) + td(si3(t.link.nvlink, "B")) + td(si3(t.link.ib, "B")) +
+           td(seconds(t.seconds)) + td(seconds(t.alone_seconds)) +
+           td(t.alone_seconds > 0.0 ? fixed(t.seconds / t.alone_seconds, 2) + "x" : "-") +
+           td(si3(t.busbw, "B/s") + (t.basis == "bus" ? "" : " (" + t.basis + ")")) + "</tr>";
+    o += "</table>\n";
+  }
+  o += "</section>\n</body>\n</html>\n";
+  return o;
+}
+
+}  // namespace stepsim::report

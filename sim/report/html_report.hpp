@@ -1,0 +1,38 @@
+// `stepsim report`: one self-contained HTML page comparing simulated steps, for a design review.
+// Inline SVG and CSS only: no script, no font, image or style sheet from anywhere, so it reads
+// offline and prints (each section starts on its own when printed). Sections, each with an id:
+//  1. headline: per scenario, step time, tokens/s and TFLOP/s per GPU, MFU, the roofline bound,
+//     what limits it and by how much, the simulated step against it, memory peak against capacity,
+//     and the faults applied;
+//  2. roofline: the roofline chart per scenario with its kernel classes (html_charts.hpp);
+//  3. breakdown: compute, exposed communication, bubble and other idle per pipeline rank and mean;
+//  4. schedule: the schedule diagram per scenario on one time axis (the longest step's);
+//  5. links: utilisation per link group over the step and the busiest links;
+//  6. memory: memory per pipeline rank over the step against capacity;
+//  7. collectives: per traffic kind, bytes, time, achieved bus bandwidth and algorithm.
+// Deterministic: the same simulations give the same bytes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/analysis/step_simulation.hpp"
+
+namespace stepsim::report {
+
+struct ReportRun {
+  std::string label;  // e.g. the scenario file's stem
+  const analysis::StepSimulation* sim = nullptr;
+  const workload::ScenarioSpec* spec = nullptr;
+};
+
+// The section ids, in page order.
+inline constexpr const char* kReportSections[] = {"headline", "roofline", "breakdown",  "schedule",
+                                                  "links",    "memory",   "collectives"};
+
+std::string html_report(const std::vector<ReportRun>& runs);
+
+// "NIC 3 of node 12 down", "GPU 5 computes 1.3x slower", ...
+std::string fault_text(const hw::FaultSpec& f);
+
+}  // namespace stepsim::report

@@ -1,0 +1,83 @@
+#include "sim/report/html_report.hpp"
+
+#include <doctest/doctest.h>
+
+#include "tests/html_scan.hpp"
+#include "tests/workload/spec_fixture.hpp"
+
+using namespace stepsim;
+
+namespace {
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+workload::ScenarioSpec pipelined() {
+  auto spec = test::small_scenario(4, 8);
+  spec.parallel.pp = 2;
+  spec.parallel.tp = 4;
+  spec.parallel.schedule = workload::Schedule::named("1f1b");
+  spec.training.global_batch = 16;
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("The report: every section once, in order, self-contained, and the same bytes twice") {
+  const auto a = pipelined();
+  auto b = pipelined();
+  b.name = "with a <slow> NIC & a straggler";
+  b.cluster.faults = {{hw::FaultKind::nic_degrade, 1, 3, -1, -1, -1, -1, 0.5},
+                      {hw::FaultKind::straggler, -1, -1, -1, -1, -1, 5, 1.3}};
+  const auto sa = analysis::simulate_step(a);
+  const auto sb = analysis::simulate_step(b);
+  const std::vector<report::ReportRun> runs = {{"plain", &sa, &a}, {"faulty<b>", &sb, &b}};
+  const std::string html = report::html_report(runs);
+  CHECK(html.rfind("<!DOCTYPE html>\n<html lang=\"en\">", 0) == 0);
+  CHECK(html.substr(html.size() - 8) == "</html>\n");
+  std::size_t last = 0;
+  for (const char* id : report::kReportSections) {
+    const std::string tag = std::string("<section id=\"") + id + "\">";
+    CHECK_MESSAGE(count(html, tag) == 1, id);
+    const auto at = html.find(tag);
+    CHECK_MESSAGE(at > last, id);
+    last = at;
+  }
+  CHECK(count(html, "<section") == std::size(report::kReportSections));
+  CHECK(count(html, "<svg") == count(html, "</svg>"));
+  // One roofline chart, breakdown, schedule, heat strip and memory chart per run (the breakdown
+  // is one chart for all).
+  CHECK(count(html, "<svg") == 2 * 4 + 1);
+  CHECK(stepsim::test::external_references(html).empty());
+  CHECK(html.find("<script") == std::string::npos);
+  // Labels and names escaped; faults listed.
+  CHECK(html.find("faulty&lt;b&gt;") != std::string::npos);
+  CHECK(html.find("with a &lt;slow&gt; NIC &amp; a straggler") != std::string::npos);
+  CHECK(html.find("NIC 3 of node 1 at 0.50x bandwidth; GPU 5 computes 1.30x slower") !=
+        std::string::npos);
+  CHECK(html.find("Faults: none") != std::string::npos);
+  CHECK(html == report::html_report(runs));
+}
+
+TEST_CASE("The report says so when a step has no live fabric") {
+  auto spec = pipelined();
+  spec.fidelity = workload::NetworkFidelity::analytic;
+  const auto s = analysis::simulate_step(spec);
+  const std::string html = report::html_report({{"analytic", &s, &spec}});
+  CHECK(html.find("No live fabric at this scenario's network fidelity") != std::string::npos);
+  CHECK(count(html, "<svg") == 4);  // no heat strip
+}
+
+TEST_CASE("Fault descriptions") {
+  using hw::FaultKind;
+  CHECK(report::fault_text({FaultKind::nic_down, 2, 7}) == "NIC 7 of node 2 down");
+  CHECK(report::fault_text({FaultKind::link_down, -1, -1, 1, 3, 0}) ==
+        "plane 1 leaf 3 - spine 0 link down");
+  CHECK(report::fault_text({FaultKind::link_degrade, -1, -1, 0, 2, 1, -1, 0.25}) ==
+        "plane 0 leaf 2 - spine 1 link at 0.25x bandwidth");
+  CHECK(report::fault_text({FaultKind::nvlink_degrade, -1, -1, -1, -1, -1, 9, 0.5}) ==
+        "GPU 9's NVLink at 0.50x bandwidth");
+}
