@@ -18,5 +18,6 @@ int calibrate_command(const Args& args);
 int run_command(const Args& args, bool compare);
 int plan_command(const Args& args);
 int sweep_command(const Args& args);
+int report_command(const Args& args);
 
 }  // namespace stepsim::cli

@@ -35,7 +35,9 @@ constexpr const char* kUsage =
     "  plan MODEL CLUSTER     search parallel layouts: bound all, simulate the best, say why "
     "the rest lose\n"
     "  sweep SCENARIO         simulate a scenario over the product of --vary values, one row "
-    "per point\n\n"
+    "per point\n"
+    "  report SCENARIO...     one self-contained HTML page comparing simulated steps (-o "
+    "FILE)\n\n"
     "examples:\n"
     "  stepsim roofline scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-zero3.yaml\n"
     "  stepsim roofline scenarios/deepseek-v3-zero3.yaml --json --set "
@@ -62,6 +64,7 @@ int dispatch(const std::vector<std::string>& argv, std::ostream& err) {
   if (cmd == "calibrate") return calibrate_command(args);
   if (cmd == "plan") return plan_command(args);
   if (cmd == "sweep") return sweep_command(args);
+  if (cmd == "report") return report_command(args);
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     write_stdout(kUsage);
     return 0;
