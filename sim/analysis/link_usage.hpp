@@ -3,8 +3,10 @@
 // began and ended (StepTimeline::pieces), and each piece's load profile says how many bytes it
 // moved over every link (StepGraph::loads, links merged into classes that every profile loads
 // alike). Spreading a piece's bytes evenly over the time it actually ran gives every link's bytes
-// per time bin (wire bytes: the data over the protocol's payload share, as the links carry them,
-// so an LL all-reduce loads its links twice its data); over a group of links,
+// per time bin. The bytes are wire bytes, what occupies the links: the data over the protocol's
+// payload share (an LL all-reduce loads its links twice its data) and, for DeepEP's NVLink copies,
+// over the share of the link's rate its kernels reach (net/algorithm/deepep.cpp). Over a group of
+// links,
 //   utilisation(bin) = Σ_links bytes(link, bin) / (Σ_links capacity(link) · bin width),
 // the mean over the group's links (a failed link has no capacity and carries nothing).
 // Groups, as an engineer names them: NVLink (GPU <-> NVSwitch ports, both directions), NIC (a

@@ -126,12 +126,13 @@ int command_line(const std::string& text) {
   };
   if (argv.size() > 1) {
     const std::string cmd = argv[1];
-    if ((cmd == "run" || cmd == "compare" || cmd == "plan" || cmd == "sweep") &&
+    if ((cmd == "run" || cmd == "compare" || cmd == "plan" || cmd == "sweep" || cmd == "report") &&
         !given("--max-wall"))
       argv.insert(argv.end(), {"--max-wall", "5"});
     if (cmd == "run" && given("--trace") && !given("--max-trace-events"))
       argv.insert(argv.end(), {"--max-trace-events", "50000"});
-    if ((cmd == "run" || cmd == "compare" || cmd == "topo" || cmd == "collective") &&
+    if ((cmd == "run" || cmd == "compare" || cmd == "topo" || cmd == "collective" ||
+         cmd == "report") &&
         !given("--max-memory"))
       argv.insert(argv.end(), {"--max-memory", "256MiB"});
   }
