@@ -1,6 +1,7 @@
 #include "sim/report/html_report.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include "sim/analysis/traffic_stats.hpp"
 #include "sim/report/html_charts.hpp"
@@ -89,9 +90,11 @@ std::string headline(const ReportRun& run) {
   auto times_compute = [&](double t) {
     return fixed(r.compute_s > 0.0 ? t / r.compute_s : 0.0, 2) + "x";
   };
-  std::string verdict = resource_name(r.limited_by) + " binds. NVLink needs " +
-                        times_compute(r.nvlink_s) + ", InfiniBand " + times_compute(r.ib_s) +
-                        " and HBM " + times_compute(r.hbm_s) + " the compute time.";
+  std::string binds = resource_name(r.limited_by);
+  binds[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(binds[0])));
+  const std::string verdict = binds + " binds. NVLink needs " + times_compute(r.nvlink_s) +
+                              ", InfiniBand " + times_compute(r.ib_s) + " and HBM " +
+                              times_compute(r.hbm_s) + " the compute time.";
   const double cap = r.memory.capacity, peak = s.peak_memory_bytes;
   std::string o = "<div class=\"card\"><div class=\"name\">" + escape(run.label) + "</div>" +
                   "<div>" + escape(run.spec->name) + "</div>";
@@ -192,7 +195,8 @@ std::string html_report(const std::vector<ReportRun>& runs) {
   o += "<section id=\"roofline\">\n<h2>2. Roofline</h2>\n<p class=\"note\">Roofs per precision "
        "(solid: achievable, dashed: datasheet) and the HBM slope; discs: the step's kernel classes "
        "on the bound's rank, area by share of kernel time; diamonds: the step's FLOP per byte over "
-       "NVLink and the NIC, on those networks' roofs. A diamond below the dotted line of the "
+       "NVLink and the NIC, on those networks' roofs (memory-bound kernels count no arithmetic: "
+       "listed, not plotted). A diamond below the dotted line of the "
        "kernels' rate: that network, not the arithmetic, bounds the step.</p>\n<div "
        "class=\"charts\">\n";
   for (std::size_t i = 0; i < runs.size(); ++i) {
