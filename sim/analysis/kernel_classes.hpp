@@ -1,6 +1,6 @@
 // The kernels one GPU of a pipeline rank runs over the step, added up per kernel class, for the
-// roofline chart: each class's FLOPs (model FLOPs, recompute included), HBM bytes and seconds in
-// its stream (execution plus gap, at the SM share the program leaves compute:
+// roofline chart: each class's FLOPs (the kernels' own, recomputed forwards included), HBM bytes
+// and seconds in its stream (execution plus gap, at the SM share the program leaves compute:
 // KernelModel::seconds), so that its arithmetic intensity is flops / bytes and its achieved rate
 // flops / seconds. Classes: GEMMs and grouped GEMMs (the experts') per precision, attention
 // forward and backward per precision, and memory-bound kernels (norms, activations, casts,

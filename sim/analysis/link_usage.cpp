@@ -53,12 +53,13 @@ LinkUsage link_usage(const exec::StepGraph& g, const exec::StepTimeline& t,
   // Members of each class of links, per group; and each profile's bytes per group.
   const std::size_t classes = g.link_capacity.size();
   std::vector<std::array<int, kLinkGroups>> members(classes, std::array<int, kLinkGroups>{});
-  std::vector<int> first(classes, -1);
+  std::vector<std::array<int, kLinkGroups>> first(classes, {-1, -1, -1, -1});
   for (std::size_t l = 0; l < links.size(); ++l) {
     const int c = g.link_class_of[l];
     if (c < 0) continue;
-    ++members[c][static_cast<int>(link_group(topo, static_cast<int>(l)))];
-    if (first[c] < 0) first[c] = static_cast<int>(l);
+    const int grp = static_cast<int>(link_group(topo, static_cast<int>(l)));
+    ++members[c][grp];
+    if (first[c][grp] < 0) first[c][grp] = static_cast<int>(l);
   }
   std::vector<std::array<double, kLinkGroups>> per_group(g.loads.size(),
                                                          std::array<double, kLinkGroups>{});
@@ -92,31 +93,41 @@ LinkUsage link_usage(const exec::StepGraph& g, const exec::StepTimeline& t,
     }
   }
 
+  // One entry per class and group, then entries of one group that carried the same bytes at
+  // the same capacity merged (classes differ in which ops load them, not in how much).
   for (std::size_t c = 0; c < classes; ++c) {
-    if (first[c] < 0 || class_bytes[c] <= 0.0 || g.link_capacity[c] <= 0.0) continue;
-    BusyLink b;
-    b.link = first[c];
-    b.group = link_group(topo, b.link);
-    b.alike = 0;
-    for (int n : members[c]) b.alike += n;
-    b.bytes = class_bytes[c];
-    b.utilisation = class_bytes[c] / (g.link_capacity[c] * u.step_s);
-    u.busiest.push_back(b);
+    if (class_bytes[c] <= 0.0 || g.link_capacity[c] <= 0.0) continue;
+    for (int grp = 0; grp < kLinkGroups; ++grp) {
+      if (first[c][grp] < 0) continue;
+      BusyLink b;
+      b.link = first[c][grp];
+      b.group = static_cast<LinkGroup>(grp);
+      b.alike = members[c][grp];
+      b.bytes = class_bytes[c];
+      b.utilisation = class_bytes[c] / (g.link_capacity[c] * u.step_s);
+      u.busiest.push_back(b);
+    }
   }
+  auto near = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(a, b); };
   std::sort(u.busiest.begin(), u.busiest.end(), [](const BusyLink& x, const BusyLink& y) {
-    return x.utilisation != y.utilisation ? x.utilisation > y.utilisation : x.link < y.link;
+    if (x.group != y.group) return x.group < y.group;
+    if (x.utilisation != y.utilisation) return x.utilisation < y.utilisation;
+    return x.link < y.link;
   });
-  // Classes of one group that carried the same bytes at the same capacity read as one.
   std::vector<BusyLink> merged;
   for (const BusyLink& b : u.busiest) {
-    if (!merged.empty() && merged.back().group == b.group &&
-        std::abs(merged.back().utilisation - b.utilisation) <= 1e-9 * b.utilisation &&
-        std::abs(merged.back().bytes - b.bytes) <= 1e-9 * b.bytes) {
-      merged.back().alike += b.alike;
+    BusyLink* m = merged.empty() ? nullptr : &merged.back();
+    if (m && m->group == b.group && near(m->utilisation, b.utilisation) &&
+        near(m->bytes, b.bytes)) {
+      m->alike += b.alike;
+      m->link = std::min(m->link, b.link);
       continue;
     }
     merged.push_back(b);
   }
+  std::sort(merged.begin(), merged.end(), [](const BusyLink& x, const BusyLink& y) {
+    return x.utilisation != y.utilisation ? x.utilisation > y.utilisation : x.link < y.link;
+  });
   u.busiest = std::move(merged);
   if (static_cast<int>(u.busiest.size()) > busiest) u.busiest.resize(std::max(busiest, 0));
   for (BusyLink& b : u.busiest) b.name = topo.link_name(b.link);

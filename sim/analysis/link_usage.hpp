@@ -18,8 +18,10 @@
 // Approximation: within a piece an op's rate is taken as constant; where the fabric slowed it
 // part-way through a piece, its bytes are placed slightly differently in time (the totals are
 // exact). A bin can therefore read a little above 100%; reports clamp the colour, not the figure.
-// At analytic or free network fidelity there is no live fabric: `live` is false and nothing is
-// binned.
+// At analytic or free network fidelity there is no live fabric, and in a step whose ops load no
+// link nothing crossed it: then `live` is false and nothing is binned. Beyond 4 M transfers a
+// collective's load is planned bundled (exec/collective_timer.hpp): its members' own GPU and NIC
+// links are then not loaded, so those groups read low; the leaf-spine links still carry it all.
 #pragma once
 
 #include <array>

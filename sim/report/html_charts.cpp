@@ -143,10 +143,13 @@ std::string roofline_chart(const analysis::StepSimulation& s, const workload::Sc
          fixed(radius, 1) + "\" fill=\"" + col + "\" fill-opacity=\"0.75\" stroke=\"#222\"/>\n";
   }
   // Network diamonds: the step's FLOP per byte over each network, on that network's roof.
+  // Its height is the rate the network's time allows (FLOPs / the roofline's NVLink or InfiniBand
+  // time): on the roof, or below the NIC's where the leaf uplinks bind.
   const double comm[] = {r.per_rank[r.device].comm.nvlink, r.per_rank[r.device].comm.ib};
+  const double comm_s[] = {r.nvlink_s, r.ib_s};
   for (int n = 0; n < 2; ++n) {
-    if (comm[n] <= 0.0 || nets[n].first <= 0.0) continue;
-    const double xi = flops / comm[n], yi = std::min(xi * nets[n].first, y.hi);
+    if (comm[n] <= 0.0 || comm_s[n] <= 0.0 || nets[n].first <= 0.0) continue;
+    const double xi = flops / comm[n], yi = std::min(flops / comm_s[n], y.hi);
     const double cx = x.at(std::clamp(xi, x.lo, x.hi)), cy = y.at(std::max(yi, y.lo));
     o += "<path d=\"M" + fixed(cx, 1) + " " + fixed(cy - 8, 1) + " l8 8 l-8 8 l-8 -8 z\" fill=\"" +
          std::string(net_colour[n]) + "\" stroke=\"#000\"/>\n";
@@ -308,7 +311,7 @@ std::string memory_chart(const analysis::StepSimulation& s) {
       if (kept.empty() || std::abs(p.first - kept.back().first) >= 0.1 ||
           std::abs(p.second - kept.back().second) >= 0.1)
         kept.push_back(p);
-    o += svg_polyline(kept, palette(d), "stroke-width=\"1.5\"");
+    o += svg_polyline(kept, series_colour(d, rows), "stroke-width=\"1.5\"");
   }
   o += svg_line(kL, y.at(cap), kR, y.at(cap), "#c00",
                 "stroke-width=\"1.5\" stroke-dasharray=\"6 3\"");
@@ -316,7 +319,7 @@ std::string memory_chart(const analysis::StepSimulation& s) {
                 "end");
   // Legend: one entry per rank, as many as fit.
   for (int d = 0; d < rows && d < 16; ++d) {
-    o += svg_rect(kR + 12, kT + d * 14, 10, 3, palette(d), "");
+    o += svg_rect(kR + 12, kT + d * 14, 10, 3, series_colour(d, rows), "");
     o += svg_text(kR + 26, kT + d * 14 + 5, "rank " + g.label(d));
   }
   if (rows > 16)

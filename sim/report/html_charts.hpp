@@ -6,7 +6,9 @@
 //    datasheet figures. Each kernel class (analysis/kernel_classes.hpp) is a disc at its
 //    intensity and achieved rate (flops / seconds), its area proportional to its share of kernel
 //    time. Network roofs: attainable = (FLOP per byte sent over the link) x link bandwidth, for
-//    NVLink and the NIC; the step's own FLOP per NVLink and per NIC byte sit on them as diamonds.
+//    NVLink and the NIC; the step's own FLOP per NVLink and per NIC byte are diamonds at the rate
+//    that network's roofline time allows (FLOPs / time): on its roof, or for InfiniBand below the
+//    NIC's where the leaf uplinks (oversubscribed) bind.
 //    A diamond below the dotted line of the step's kernel rate (FLOPs / compute seconds) means that
 //    network, not the arithmetic, bounds the step; the ratio of the two heights is the roofline's
 //    time ratio. `id` names its clip path, unique in the page. A black tick on the right edge marks

@@ -92,9 +92,10 @@ std::string headline(const ReportRun& run) {
   };
   std::string binds = resource_name(r.limited_by);
   binds[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(binds[0])));
+  const bool fabric = run.spec->cluster.fabric.kind != hw::FabricKind::none;
   const std::string verdict = binds + " binds. NVLink needs " + times_compute(r.nvlink_s) +
-                              ", InfiniBand " + times_compute(r.ib_s) + " and HBM " +
-                              times_compute(r.hbm_s) + " the compute time.";
+                              (fabric ? ", InfiniBand " + times_compute(r.ib_s) : std::string()) +
+                              " and HBM " + times_compute(r.hbm_s) + " the compute time.";
   const double cap = r.memory.capacity, peak = s.peak_memory_bytes;
   std::string o = "<div class=\"card\"><div class=\"name\">" + escape(run.label) + "</div>" +
                   "<div>" + escape(run.spec->name) + "</div>";
@@ -111,7 +112,8 @@ std::string headline(const ReportRun& run) {
   row("TFLOP/s per GPU", fixed(f.tflops_per_gpu, 1));
   row("MFU (BF16 dense peak)", pct(f.mfu));
   row("per resource", "compute " + seconds(r.compute_s) + ", HBM " + seconds(r.hbm_s) +
-                          ", NVLink " + seconds(r.nvlink_s) + ", IB " + seconds(r.ib_s));
+                          ", NVLink " + seconds(r.nvlink_s) +
+                          (fabric ? ", IB " + seconds(r.ib_s) : std::string()));
   const auto& par = run.spec->parallel;
   row("layout",
       std::to_string(r.world_size) + " GPUs: TP" + std::to_string(r.plan.tp) + " PP" +
@@ -185,8 +187,10 @@ std::string html_report(const std::vector<ReportRun>& runs) {
                   escape(title) + "</title>\n" + kStyle + "</head>\n<body>\n";
   o += "<h1>" + escape(title) +
        "</h1>\n<p class=\"note\">One simulated training step per "
-       "scenario, next to its roofline bound. Times are per step; figures per GPU are for a GPU "
-       "of the pipeline rank named.</p>\n";
+       "scenario, next to its roofline bound. Times are per step. The headline's tokens/s, "
+       "TFLOP/s and MFU are means over all GPUs, counting model FLOPs (no recompute); the "
+       "roofline charts are for one GPU of the pipeline rank that sets the bound, counting the "
+       "FLOPs it runs (recompute included).</p>\n";
 
   o += "<section id=\"headline\">\n<h2>1. Headline</h2>\n<div class=\"cards\">\n";
   for (const auto& r : runs) o += headline(r);
@@ -229,6 +233,7 @@ std::string html_report(const std::vector<ReportRun>& runs) {
   view.axis_s = longest;
   view.join_subpixel = true;
   view.explain = false;
+  for (const auto& r : runs) view.left = std::max(view.left, schedule_label_width(*r.sim));
   for (const auto& r : runs)
     o += "<h3>" + escape(r.label) + "</h3>\n<div class=\"scroll\">" +
          schedule_svg(*r.sim, *r.spec, view) + "</div>\n";
@@ -243,8 +248,13 @@ std::string html_report(const std::vector<ReportRun>& runs) {
     const analysis::LinkUsage u =
         analysis::link_usage(s.build.graph, s.timeline, *s.topology, kLinkBins, kBusiestLinks);
     if (!u.live) {
-      o += "<p class=\"note\">No live fabric at this scenario's network fidelity: links are not "
-           "simulated.</p>\n";
+      o +=
+          r.spec->fidelity == workload::NetworkFidelity::flow
+              ? "<p class=\"note\">No communication crossed the fabric in this step.</p>\n"
+              : "<p class=\"note\">No live fabric at this scenario's network fidelity (" +
+                    std::string(r.spec->fidelity == workload::NetworkFidelity::analytic ? "analytic"
+                                                                                        : "free") +
+                    "): links are not simulated.</p>\n";
       continue;
     }
     o += "<div class=\"scroll\">" + link_heat_chart(u) + "</div>\n";
@@ -267,8 +277,9 @@ std::string html_report(const std::vector<ReportRun>& runs) {
 
   o += "<section id=\"collectives\">\n<h2>7. Collectives</h2>\n<p class=\"note\">Per traffic "
        "kind, per GPU per step (mean over GPUs): the collectives' sizes, the bytes sent over "
-       "each network, the time in flight on the live fabric against the same collectives timed "
-       "alone with their sibling groups, and the achieved bus bandwidth (nccl-tests' "
+       "each network, the time in flight in the step (sharing the live fabric at flow fidelity) "
+       "against the same collectives timed alone with their sibling groups, and the achieved bus "
+       "bandwidth (nccl-tests' "
        "busbw).</p>\n";
   for (const auto& r : runs) {
     o += "<h3>" + escape(r.label) +
@@ -276,12 +287,18 @@ std::string html_report(const std::vector<ReportRun>& runs) {
          "class=\"l\">traffic</th><th class=\"l\">collective</th><th>ops</th><th>bytes</th>"
          "<th>NVLink sent</th><th>IB sent</th><th>in flight</th><th>timed alone</th>"
          "<th>slowdown</th><th>busbw</th></tr>";
-    for (const auto& t : analysis::traffic_stats(*r.sim))
+    const auto stats = analysis::traffic_stats(*r.sim);
+    if (stats.empty()) o += "<tr><td class=\"l\" colspan=\"10\">no communication</td></tr>";
+    for (const auto& t : stats) {
+      const bool timed = t.seconds > 0.0;
       o += "<tr>" + td(t.kind, true) + td(t.collective, true) + td(fixed(t.ops, 0)) +
            td(si3(t.bytes, "B")) + td(si3(t.link.nvlink, "B")) + td(si3(t.link.ib, "B")) +
-           td(seconds(t.seconds)) + td(seconds(t.alone_seconds)) +
+           td(timed ? seconds(t.seconds) : "-") +
+           td(t.alone_seconds > 0.0 ? seconds(t.alone_seconds) : "-") +
            td(t.alone_seconds > 0.0 ? fixed(t.seconds / t.alone_seconds, 2) + "x" : "-") +
-           td(si3(t.busbw, "B/s") + (t.basis == "bus" ? "" : " (" + t.basis + ")")) + "</tr>";
+           td(timed ? si3(t.busbw, "B/s") + (t.basis == "bus" ? "" : " (" + t.basis + ")") : "-") +
+           "</tr>";
+    }
     o += "</table>\n";
   }
   o += "</section>\n</body>\n</html>\n";

@@ -92,16 +92,21 @@ std::vector<T> join_subpixel(std::vector<T> items, Px px, Same same, Join join) 
 
 }  // namespace
 
+double schedule_label_width(const analysis::StepSimulation& s) {
+  // Room for the longest row label (monospace 11 px: about 6.7 px a character).
+  std::size_t longest = 0;
+  for (int d = 0; d < s.build.graph.devices; ++d)
+    longest = std::max(longest, s.build.graph.label(d).size() + 5);
+  return std::max(kLeft, 20.0 + 6.7 * static_cast<double>(longest));
+}
+
 std::string schedule_svg(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec,
                          const ScheduleView& view) {
   const double step = s.metrics.step_s > 0.0 ? s.metrics.step_s : 1.0;
   const double total = view.axis_s > 0.0 ? std::max(view.axis_s, step) : step;
   const double width = view.width;
   const int rows = s.build.graph.devices;
-  // Room for the longest row label (monospace 11 px: about 6.7 px a character).
-  std::size_t longest = 0;
-  for (int d = 0; d < rows; ++d) longest = std::max(longest, s.build.graph.label(d).size() + 5);
-  const double left = std::max(kLeft, 20.0 + 6.7 * static_cast<double>(longest));
+  const double left = std::max(schedule_label_width(s), view.left);
   const double height = kTop + rows * (kRow + kGap) + 70;
   auto xs = [&](double seconds) { return left + seconds / total * width; };
   auto x = [&](Time t) { return xs(t.seconds()); };

@@ -31,7 +31,11 @@ struct ScheduleView {
   double axis_s = 0.0;
   bool join_subpixel = false;
   bool explain = true;  // the line saying how to read the diagram (a report says it once)
+  double left = 0.0;    // where the time axis starts, at least; diagrams sharing an axis align
 };
+
+// Where a diagram's time axis starts: after its longest row label.
+double schedule_label_width(const analysis::StepSimulation& s);
 
 std::string schedule_svg(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec,
                          const ScheduleView& view = {});

@@ -26,6 +26,7 @@ std::string escape(std::string_view s) {
 }
 
 double nice_step(double span) {
+  if (!(span > 0.0) || !std::isfinite(span)) return 1.0;
   const double raw = span / 8.0, mag = std::pow(10.0, std::floor(std::log10(raw)));
   for (double m : {1.0, 2.0, 5.0})
     if (m * mag >= raw) return m * mag;
@@ -60,6 +61,11 @@ std::string palette(int i) {
   static constexpr const char* kColours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
                                              "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
   return kColours[((i % 10) + 10) % 10];
+}
+
+std::string series_colour(int i, int n) {
+  if (n <= 10) return palette(i);
+  return "hsl(" + fixed(360.0 * i / n, 0) + ",65%,42%)";
 }
 
 std::string svg_open(double width, double height) {

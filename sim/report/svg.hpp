@@ -11,7 +11,8 @@ namespace stepsim::report {
 
 std::string escape(std::string_view s);  // &, <, >, " as entities
 
-// A tick step for a span: 1, 2 or 5 times a power of ten, about eight ticks.
+// A tick step for a span: 1, 2 or 5 times a power of ten, about eight ticks (1 for a span that is
+// not a positive number, so that tick loops end).
 double nice_step(double span);
 
 // Maps [lo, hi] to pixels [p0, p1] (p1 < p0 for a y axis).
@@ -29,6 +30,8 @@ struct LogAxis {
 std::string heat_colour(double u);
 // A qualitative palette of ten, cycled.
 std::string palette(int i);
+// Colour i of n series: the palette for up to ten, else n hues around the colour wheel.
+std::string series_colour(int i, int n);
 
 std::string svg_open(double width, double height);  // with a white background and the font
 std::string svg_rect(double x, double y, double w, double h, std::string_view fill,

@@ -53,8 +53,9 @@ std::string si(double v, const std::string& unit, int decimals) {
 }
 
 std::string si3(double v, const std::string& unit) {
+  if (!std::isfinite(v)) return si(v, unit, 0);
   double a = std::fabs(v);
-  while (a >= 1000.0) a /= 1000.0;
+  for (int i = 0; a >= 1000.0 && i < 6; ++i) a /= 1000.0;
   return si(v, unit, a < 10.0 ? 2 : a < 100.0 ? 1 : 0);
 }
 

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <map>
+
 #include "sim/analysis/step_simulation.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
@@ -83,18 +85,97 @@ TEST_CASE("Link usage: the busiest links, named, highest first, alike ones count
     alike += b.alike;
   }
   CHECK(alike > 4);  // a symmetric layout loads many links alike
+  // Alike links are one entry: no two entries of a group carry the same bytes.
+  const auto all = analysis::link_usage(sim.build.graph, sim.timeline, *sim.topology, 20, 1000);
+  for (std::size_t i = 0; i < all.busiest.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (all.busiest[i].group == all.busiest[j].group)
+        CHECK(all.busiest[i].bytes != doctest::Approx(all.busiest[j].bytes).epsilon(1e-12));
 }
 
-TEST_CASE("Link usage: the pieces of every op's run lie within the op's run") {
-  const auto spec = four_nodes();
+TEST_CASE("Link usage: every op on the fabric runs its pieces in order, end to end") {
+  // Data-parallel groups of 8 GPUs (tp 2 x pp 2 on 32): a hierarchical all-reduce runs in
+  // pieces (NVLink, the NICs, NVLink again).
+  auto spec = four_nodes();
+  spec.parallel.tp = 2;
+  spec.collectives[static_cast<int>(workload::TrafficKind::dp)].algorithm = "hierarchical";
   const auto sim = analysis::simulate_step(spec);
+  const auto& g = sim.build.graph;
   const auto& t = sim.timeline;
   REQUIRE(!t.pieces.empty());
-  for (const auto& p : t.pieces) {
-    CHECK(p.start <= p.end);
-    CHECK(t.start[p.op] <= p.start);
-    CHECK(p.end <= t.end[p.op]);
+  std::map<int, std::vector<exec::PieceRun>> by_op;
+  for (const auto& p : t.pieces) by_op[p.op].push_back(p);
+  int several = 0;
+  for (const auto& [op, pieces] : by_op) {
+    INFO("op ", g.name(op));
+    REQUIRE(pieces.size() == g.shapes[g.ops[op].load].size());
+    several += pieces.size() > 1;
+    CHECK(pieces.front().start == t.start[op]);
+    for (std::size_t k = 0; k < pieces.size(); ++k) {
+      CHECK(pieces[k].piece == static_cast<int>(k));
+      CHECK(pieces[k].start <= pieces[k].end);
+      if (k > 0) CHECK(pieces[k].start == pieces[k - 1].end);
+    }
+    // A coupled collective ends with its last copy; the others end with their last piece.
+    if (g.ops[op].couple < 0)
+      CHECK(pieces.back().end == t.end[op]);
+    else
+      CHECK(pieces.back().end <= t.end[op]);
   }
+  CHECK(several > 0);  // hierarchical collectives run in pieces
+}
+
+TEST_CASE("Link usage: a piece's bytes land in the bins it ran in, in proportion") {
+  // By hand: one op whose first half (1 s to 2 s) moves X bytes over both NVLink links of GPU 0
+  // (one class), its second half nothing; another moving Y over GPU 1's up link from 1.5 s to
+  // 2.5 s; a 4 s step in 4 bins.
+  const auto spec = four_nodes();
+  const hw::Topology topo(spec.cluster);
+  const double X = 8e9, Y = 2e9, C = spec.cluster.nvlink.bandwidth;
+  exec::StepGraph g;
+  g.devices = 1;
+  g.link_capacity = {C, C};
+  g.link_class_of.assign(topo.links().size(), -1);
+  g.link_class_of[0] = 0;  // gpu 0 -> nvswitch 0
+  g.link_class_of[1] = 0;  // nvswitch 0 -> gpu 0
+  g.link_class_of[2] = 1;  // gpu 1 -> nvswitch 0
+  REQUIRE(topo.link_name(2) == "gpu 1 -> nvswitch 0");
+  g.loads = {{{0, X}}, {{1, Y}}};
+  g.shapes = {{{0.5, 0}, {1.0, -1}}, {{1.0, 1}}};
+  exec::StepOp a, b;
+  a.kind = b.kind = workload::StepOpKind::tp_reduce;
+  a.load = 0;
+  b.load = 1;
+  g.ops = {a, b};
+  exec::StepTimeline t;
+  using engine::Time;
+  t.start = {Time::from_seconds(1.0), Time::from_seconds(1.5)};
+  t.end = {Time::from_seconds(3.0), Time::from_seconds(2.5)};
+  t.step = Time::from_seconds(4.0);
+  t.pieces = {{0, 0, t.start[0], Time::from_seconds(2.0)},
+              {1, 0, t.start[1], t.end[1]},
+              {0, 1, Time::from_seconds(2.0), t.end[0]}};
+  const auto u = analysis::link_usage(g, t, topo, 4, 10);
+  REQUIRE(u.live);
+  const double cap = u.capacity[static_cast<int>(LinkGroup::nvlink)];
+  CHECK(cap == doctest::Approx(64 * C));
+  const auto& nvl = u.utilisation[static_cast<int>(LinkGroup::nvlink)];
+  REQUIRE(nvl.size() == 4);
+  CHECK(nvl[0] == 0.0);
+  CHECK(nvl[1] == doctest::Approx((2 * X + Y / 2) / cap));
+  CHECK(nvl[2] == doctest::Approx((Y / 2) / cap));
+  CHECK(nvl[3] == 0.0);
+  CHECK(u.peak(LinkGroup::nvlink) == doctest::Approx(nvl[1]));
+  CHECK(u.mean(LinkGroup::nvlink) == doctest::Approx((2 * X + Y) / (cap * 4.0)));
+  CHECK(u.bytes[static_cast<int>(LinkGroup::nic)] == 0.0);
+  // The busiest: GPU 0's two links, each X over 4 s; then GPU 1's up link.
+  REQUIRE(u.busiest.size() == 2);
+  CHECK(u.busiest[0].name == "gpu 0 -> nvswitch 0");
+  CHECK(u.busiest[0].alike == 2);
+  CHECK(u.busiest[0].utilisation == doctest::Approx(X / (C * 4.0)));
+  CHECK(u.busiest[1].name == "gpu 1 -> nvswitch 0");
+  CHECK(u.busiest[1].alike == 1);
+  CHECK(u.busiest[1].bytes == doctest::Approx(Y));
 }
 
 TEST_CASE("Link usage: nothing is binned without a live fabric") {

@@ -2,7 +2,9 @@
 
 #include <doctest/doctest.h>
 
+#include "sim/config/load.hpp"
 #include "sim/net/collective_runner.hpp"
+#include "tests/test_support.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim;
@@ -52,4 +54,22 @@ TEST_CASE("Traffic stats: per kind, in the report's order, means over GPUs") {
   const auto* pp = row(rows, "pp_activations");
   REQUIRE(pp);
   CHECK(pp->busbw == doctest::Approx(pp->bytes / pp->seconds));  // a send's factor is 1
+}
+
+TEST_CASE("Traffic stats: expert dispatch and combine count RDMA bandwidth, as DeepEP reports it") {
+  const auto spec = config::load_scenario(test::source_path("scenarios/deepseek-v3-dualpipe.yaml"),
+                                          {config::parse_override("training.global_batch=4096")});
+  const auto sim = analysis::simulate_step(spec);
+  const auto rows = analysis::traffic_stats(sim);
+  for (const char* kind : {"ep_dispatch", "ep_combine"}) {
+    const auto* r = row(rows, kind);
+    REQUIRE(r);
+    CHECK(r->basis == "RDMA");
+    CHECK(r->link.ib > 0.0);
+    CHECK(r->busbw == doctest::Approx(r->link.ib / r->seconds));
+    CHECK(r->collective.find("DeepEP") == 0);
+  }
+  const auto* dp = row(rows, "dp_grads");
+  REQUIRE(dp);
+  CHECK(dp->basis == "bus");
 }

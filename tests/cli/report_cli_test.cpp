@@ -54,19 +54,24 @@ TEST_CASE("report: mistakes are exit 2 with one message, and leave no file") {
   auto r = run_stepsim("report");
   CHECK(r.status == 2);
   CHECK(r.err.find("report needs a scenario file") != std::string::npos);
+  CHECK(r.err.find("hint: stepsim report scenarios/") != std::string::npos);
   r = run_stepsim("report scenarios/deepseek-v3-dualpipe.yaml -o scenarios");
   CHECK(r.status == 2);
-  CHECK(r.err.find("--output") != std::string::npos);
+  CHECK(r.err.find("--output: error: cannot write output 'scenarios': it is a directory") !=
+        std::string::npos);
   r = run_stepsim(
       "report scenarios/deepseek-v3-dualpipe.yaml -o scenarios/deepseek-v3-dualpipe.yaml");
   CHECK(r.status == 2);
+  CHECK(r.err.find("it is an input of this command") != std::string::npos);
   const auto file = build_dir() / "report_cli_test_refused.html";
   r = run_stepsim("report scenarios/deepseek-v3-dualpipe.yaml --max-memory 1MiB -o '" +
                   file.string() + "'");
   CHECK(r.status == 2);
+  CHECK(r.err.find("--max-memory") != std::string::npos);
   CHECK(!std::filesystem::exists(file));
   r = run_stepsim("report scenarios/deepseek-v3-dualpipe.yaml --bogus");
   CHECK(r.status == 2);
+  CHECK(r.err.find("hint: stepsim report --help") != std::string::npos);
 }
 
 #ifndef STEPSIM_TEST_SANITIZED

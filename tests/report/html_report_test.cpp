@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <set>
+
 #include "tests/html_scan.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
@@ -60,6 +62,26 @@ TEST_CASE("The report: every section once, in order, self-contained, and the sam
         std::string::npos);
   CHECK(html.find("Faults: none") != std::string::npos);
   CHECK(html == report::html_report(runs));
+  // Every number written is finite, and every id unique.
+  for (const char* bad : {"nan", "inf\"", "inf,", "inf ", ">inf"})
+    CHECK(html.find(bad) == std::string::npos);
+  std::set<std::string> ids;
+  for (auto at = html.find(" id=\""); at != std::string::npos; at = html.find(" id=\"", at + 1)) {
+    const auto from = at + 5, to = html.find('"', from);
+    CHECK_MESSAGE(ids.insert(html.substr(from, to - from)).second, html.substr(from, to - from));
+  }
+  CHECK(ids.size() == std::size(report::kReportSections) + 2);  // and a clip path per roofline
+}
+
+TEST_CASE("The report of a step without communication says so") {
+  auto spec = test::small_scenario(1, 1);
+  spec.training.global_batch = 4;
+  const auto s = analysis::simulate_step(spec);
+  const std::string html = report::html_report({{"one GPU", &s, &spec}});
+  CHECK(html.find("No communication crossed the fabric in this step.") != std::string::npos);
+  CHECK(html.find("no communication</td>") != std::string::npos);
+  CHECK(html.find(", InfiniBand") == std::string::npos);  // no fabric, no InfiniBand verdict
+  CHECK(html.find("nan") == std::string::npos);
 }
 
 TEST_CASE("The report says so when a step has no live fabric") {
@@ -67,7 +89,8 @@ TEST_CASE("The report says so when a step has no live fabric") {
   spec.fidelity = workload::NetworkFidelity::analytic;
   const auto s = analysis::simulate_step(spec);
   const std::string html = report::html_report({{"analytic", &s, &spec}});
-  CHECK(html.find("No live fabric at this scenario's network fidelity") != std::string::npos);
+  CHECK(html.find("No live fabric at this scenario's network fidelity (analytic)") !=
+        std::string::npos);
   CHECK(count(html, "<svg") == 4);  // no heat strip
 }
 

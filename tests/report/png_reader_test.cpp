@@ -35,6 +35,23 @@ TEST_CASE("inflate: a stored block and a fixed-Huffman block with back reference
   CHECK_THROWS_AS(inflated(cut), std::runtime_error);
 }
 
+TEST_CASE("inflate: a dynamic-Huffman block (zlib's, level 9)") {
+  const std::string line =
+      "The roofline bound of one training step, per GPU, without simulation: compute, HBM, "
+      "NVLink and InfiniBand, each resource timed at its achievable rate; ";
+  const std::string text = (line + line + line).substr(0, 300);
+  const std::vector<std::uint8_t> dynamic = {
+      205, 142, 49,  14,  194, 64,  12,  4,   191, 178, 15,  184, 23,  64,  151, 6,   144, 0,   81,
+      4,   122, 39,  113, 136, 197, 197, 142, 238, 124, 225, 251, 248, 25,  116, 59,  90,  105, 52,
+      253, 194, 40,  102, 115, 22,  101, 12,  214, 116, 130, 205, 176, 0,   47,  36,  42,  250, 70,
+      117, 222, 18,  54,  46,  56,  61,  158, 9,   95,  241, 197, 154, 163, 202, 218, 50,  185, 152,
+      30,  48,  218, 186, 53,  231, 132, 115, 119, 75,  184, 191, 174, 162, 31,  80,  184, 46,  58,
+      135, 164, 139, 153, 192, 52,  46,  40,  92,  173, 149, 49,  244, 178, 242, 4,   114, 136, 87,
+      196, 35,  188, 211, 144, 35,  134, 156, 143, 232, 255, 49,  235, 7};
+  REQUIRE(((dynamic[0] >> 1) & 3) == 2);  // block type 2: dynamic Huffman codes
+  CHECK(inflated(dynamic) == text);
+}
+
 TEST_CASE("read_png refuses what is not a PNG") {
   const std::string path = "png_reader_test_not_a_png.png";
   std::ofstream(path) << "GIF89a";
