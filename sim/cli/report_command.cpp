@@ -1,5 +1,3 @@
-#include <spdlog/spdlog.h>
-
 #include <boost/program_options.hpp>
 #include <filesystem>
 #include <iostream>
@@ -8,7 +6,7 @@
 #include "sim/cli/commands.hpp"
 #include "sim/cli/options.hpp"
 #include "sim/cli/output_file.hpp"
-#include "sim/config/load.hpp"
+#include "sim/cli/scenarios.hpp"
 #include "sim/report/html_report.hpp"
 
 namespace stepsim::cli {
@@ -56,14 +54,8 @@ int report_command(const Args& args) {
   if (vm.count("output")) outputs.add("--output", output);
   const auto overrides = parse_overrides(sets);
 
-  std::vector<workload::ScenarioSpec> specs;
-  std::vector<std::string> inputs;
-  for (const auto& f : files) {
-    specs.push_back(config::load_scenario(f, overrides));
-    specs.back().exact = vm.count("exact") > 0;
-    inputs.insert(inputs.end(), specs.back().where.files.begin(), specs.back().where.files.end());
-  }
-  outputs.check_inputs(inputs);
+  const std::vector<workload::ScenarioSpec> specs =
+      load_scenarios(files, overrides, vm.count("exact") > 0, outputs);
   double total_bytes = 0.0;
   for (std::size_t i = 0; i < specs.size(); ++i) {
     const auto plan = workload::make_plan(specs[i]);
@@ -75,15 +67,7 @@ int report_command(const Args& args) {
                                    : ": simulating this step"),
                  "report fewer scenarios at once, or use fewer or larger micro-batches");
   }
-  std::vector<analysis::StepSimulation> sims;
-  for (std::size_t i = 0; i < specs.size(); ++i) {
-    sims.push_back(
-        with_file(files[i], [&] { return analysis::simulate_step(specs[i], &control, max_ops); }));
-    const auto& s = sims.back();
-    if (s.peak_memory_bytes > s.roofline.memory.capacity)
-      spdlog::warn("{}: peak memory {:.1f} GB per GPU exceeds the device's {:.1f} GB", files[i],
-                   s.peak_memory_bytes / 1e9, s.roofline.memory.capacity / 1e9);
-  }
+  const std::vector<analysis::StepSimulation> sims = simulate_all(files, specs, control, max_ops);
   std::vector<report::ReportRun> runs;
   for (std::size_t i = 0; i < sims.size(); ++i)
     runs.push_back({std::filesystem::path(files[i]).stem().string(), &sims[i], &specs[i]});

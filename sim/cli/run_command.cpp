@@ -1,5 +1,3 @@
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <charconv>
@@ -11,7 +9,7 @@
 #include "sim/cli/interrupt.hpp"
 #include "sim/cli/options.hpp"
 #include "sim/cli/output_file.hpp"
-#include "sim/config/load.hpp"
+#include "sim/cli/scenarios.hpp"
 #include "sim/report/chrome_trace.hpp"
 #include "sim/report/schedule_svg.hpp"
 #include "sim/report/step_report.hpp"
@@ -121,15 +119,8 @@ int run_command(const Args& args, bool compare) {
   const auto overrides = parse_overrides(sets);
   const bool timing = vm.count("timing") > 0;
 
-  std::vector<workload::ScenarioSpec> specs;
-  std::vector<analysis::StepSimulation> sims;
-  std::vector<std::string> inputs;
-  for (const auto& f : files) {
-    specs.push_back(config::load_scenario(f, overrides));
-    specs.back().exact = vm.count("exact") > 0;
-    inputs.insert(inputs.end(), specs.back().where.files.begin(), specs.back().where.files.end());
-  }
-  outputs.check_inputs(inputs);
+  const std::vector<workload::ScenarioSpec> specs =
+      load_scenarios(files, overrides, vm.count("exact") > 0, outputs);
   std::vector<int> ranks;
   if (!trace_ranks.empty()) {
     const int devices = workload::make_plan(specs[0]).pp;
@@ -166,14 +157,7 @@ int run_command(const Args& args, bool compare) {
                                                                   : ""),
         "use fewer or larger micro-batches, select ranks with --trace-ranks");
   }
-  for (std::size_t i = 0; i < specs.size(); ++i) {
-    sims.push_back(
-        with_file(files[i], [&] { return analysis::simulate_step(specs[i], &control, max_ops); }));
-    const auto& s = sims.back();
-    if (s.peak_memory_bytes > s.roofline.memory.capacity)
-      spdlog::warn("{}: peak memory {:.1f} GB per GPU exceeds the device's {:.1f} GB", files[i],
-                   s.peak_memory_bytes / 1e9, s.roofline.memory.capacity / 1e9);
-  }
+  const std::vector<analysis::StepSimulation> sims = simulate_all(files, specs, control, max_ops);
 
   std::string text;
   if (vm.count("json")) {

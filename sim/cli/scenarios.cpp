@@ -1,0 +1,40 @@
+#include "sim/cli/scenarios.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "sim/cli/options.hpp"
+#include "sim/config/load.hpp"
+
+namespace stepsim::cli {
+
+std::vector<workload::ScenarioSpec> load_scenarios(const std::vector<std::string>& files,
+                                                   const std::vector<config::Override>& overrides,
+                                                   bool exact, const OutputSet& outputs) {
+  std::vector<workload::ScenarioSpec> specs;
+  std::vector<std::string> inputs;
+  for (const auto& f : files) {
+    specs.push_back(config::load_scenario(f, overrides));
+    specs.back().exact = exact;
+    inputs.insert(inputs.end(), specs.back().where.files.begin(), specs.back().where.files.end());
+  }
+  outputs.check_inputs(inputs);
+  return specs;
+}
+
+std::vector<analysis::StepSimulation> simulate_all(const std::vector<std::string>& files,
+                                                   const std::vector<workload::ScenarioSpec>& specs,
+                                                   const engine::RunControl& control,
+                                                   double max_ops) {
+  std::vector<analysis::StepSimulation> sims;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    sims.push_back(
+        with_file(files[i], [&] { return analysis::simulate_step(specs[i], &control, max_ops); }));
+    const auto& s = sims.back();
+    if (s.peak_memory_bytes > s.roofline.memory.capacity)
+      spdlog::warn("{}: peak memory {:.1f} GB per GPU exceeds the device's {:.1f} GB", files[i],
+                   s.peak_memory_bytes / 1e9, s.roofline.memory.capacity / 1e9);
+  }
+  return sims;
+}
+
+}  // namespace stepsim::cli

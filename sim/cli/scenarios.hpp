@@ -1,0 +1,26 @@
+// The scenarios a simulating command (run, compare, report) reads and steps it simulates.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/analysis/step_simulation.hpp"
+#include "sim/cli/output_file.hpp"
+#include "sim/config/yaml_reader.hpp"
+
+namespace stepsim::cli {
+
+// Loads every scenario file with the overrides (throws engine::UserError), marks it exact or not,
+// and refuses (engine::UserError) an output of `outputs` that is one of the files they read.
+std::vector<workload::ScenarioSpec> load_scenarios(const std::vector<std::string>& files,
+                                                   const std::vector<config::Override>& overrides,
+                                                   bool exact, const OutputSet& outputs);
+
+// Simulates each scenario in turn, a time beyond the clock's range reported at its file; warns
+// (not an error: the page or table shows it) when a step's peak memory exceeds the device's.
+std::vector<analysis::StepSimulation> simulate_all(const std::vector<std::string>& files,
+                                                   const std::vector<workload::ScenarioSpec>& specs,
+                                                   const engine::RunControl& control,
+                                                   double max_ops);
+
+}  // namespace stepsim::cli
