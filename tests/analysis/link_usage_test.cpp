@@ -15,11 +15,7 @@ namespace {
 // Four nodes of eight GPUs: tensor parallelism inside a node, pipeline and data parallelism
 // across nodes, so that every link group carries traffic.
 workload::ScenarioSpec four_nodes() {
-  auto spec = test::small_scenario(4, 8);
-  spec.parallel.pp = 2;
-  spec.parallel.tp = 4;
-  spec.parallel.schedule = workload::Schedule::named("1f1b");
-  spec.training.global_batch = 16;
+  auto spec = test::pipelined_scenario();
   spec.cluster.fabric.switch_ports = 4;  // two nodes a leaf: traffic between leaves climbs
   return spec;
 }

@@ -21,11 +21,7 @@ const analysis::TrafficStats* row(const std::vector<analysis::TrafficStats>& row
 }  // namespace
 
 TEST_CASE("Traffic stats: per kind, in the report's order, means over GPUs") {
-  auto spec = test::small_scenario(4, 8);
-  spec.parallel.pp = 2;
-  spec.parallel.tp = 4;
-  spec.parallel.schedule = workload::Schedule::named("1f1b");
-  spec.training.global_batch = 16;
+  const auto spec = test::pipelined_scenario();
   const auto sim = analysis::simulate_step(spec);
   const auto rows = analysis::traffic_stats(sim);
   std::vector<std::string> kinds;

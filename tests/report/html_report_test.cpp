@@ -18,12 +18,7 @@ std::size_t count(const std::string& text, const std::string& what) {
 }
 
 workload::ScenarioSpec pipelined() {
-  auto spec = test::small_scenario(4, 8);
-  spec.parallel.pp = 2;
-  spec.parallel.tp = 4;
-  spec.parallel.schedule = workload::Schedule::named("1f1b");
-  spec.training.global_batch = 16;
-  return spec;
+  return test::pipelined_scenario();
 }
 
 }  // namespace

@@ -42,4 +42,15 @@ inline workload::ScenarioSpec small_scenario(int nodes, int gpus) {
   return s;
 }
 
+// small_scenario(4, 8) as a two-stage 1F1B pipeline with tensor parallelism 4 (data parallelism
+// 4 across nodes), 16 sequences a step: every kind of dense traffic, simulated in milliseconds.
+inline workload::ScenarioSpec pipelined_scenario() {
+  auto s = small_scenario(4, 8);
+  s.parallel.pp = 2;
+  s.parallel.tp = 4;
+  s.parallel.schedule = workload::Schedule::named("1f1b");
+  s.training.global_batch = 16;
+  return s;
+}
+
 }  // namespace stepsim::test
