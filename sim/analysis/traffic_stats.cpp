@@ -7,9 +7,8 @@ namespace stepsim::analysis {
 std::vector<TrafficStats> traffic_stats(const StepSimulation& s) {
   const auto& g = s.build.graph;
   const auto& t = s.timeline;
-  static constexpr std::string_view kOrder[] = {
-      "tp", "ep_dispatch", "ep_combine", "pp_activations", "dp_grads", "dp_params"};
-  constexpr int kRows = static_cast<int>(std::size(kOrder));
+
+  constexpr int kRows = static_cast<int>(std::size(kTrafficRows));
   std::vector<TrafficStats> rows(kRows);
   std::vector<double> bus(kRows, 0.0);
   double gpus = 0.0;
@@ -18,9 +17,9 @@ std::vector<TrafficStats> traffic_stats(const StepSimulation& s) {
   for (std::size_t id = 0; id < g.ops.size(); ++id) {
     const exec::StepOp& op = g.ops[id];
     const std::string_view kind = traffic_row(op.kind);
-    const auto it = std::find(std::begin(kOrder), std::end(kOrder), kind);
-    if (kind.empty() || it == std::end(kOrder) || op.bytes <= 0.0) continue;
-    TrafficStats& r = rows[it - std::begin(kOrder)];
+    const auto it = std::find(std::begin(kTrafficRows), std::end(kTrafficRows), kind);
+    if (kind.empty() || it == std::end(kTrafficRows) || op.bytes <= 0.0) continue;
+    TrafficStats& r = rows[it - std::begin(kTrafficRows)];
     const double w = g.gpus_of(op.device) / gpus;
     const double in_flight = (t.end[id] - t.start[id]).seconds();
     r.ops += w;
@@ -29,13 +28,13 @@ std::vector<TrafficStats> traffic_stats(const StepSimulation& s) {
     r.link.ib += w * op.ib_bytes;
     r.seconds += w * in_flight;
     r.alone_seconds += w * op.duration.seconds();
-    bus[it - std::begin(kOrder)] += w * op.bus_bytes;
+    bus[it - std::begin(kTrafficRows)] += w * op.bus_bytes;
   }
   std::vector<TrafficStats> out;
   for (int k = 0; k < kRows; ++k) {
     TrafficStats& r = rows[k];
     if (r.ops <= 0.0) continue;
-    r.kind = std::string(kOrder[k]);
+    r.kind = std::string(kTrafficRows[k]);
     if (r.seconds > 0.0) r.busbw = bus[k] / r.seconds;
     if (r.kind == "ep_dispatch" || r.kind == "ep_combine") {
       r.basis = r.link.ib > 0.0 ? "RDMA" : "NVLink";

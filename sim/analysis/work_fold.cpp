@@ -81,6 +81,11 @@ std::string_view to_string(Resource r) {
   return "?";
 }
 
+std::string_view display_name(Resource r) {
+  static constexpr std::string_view kNames[] = {"compute", "HBM", "NVLink", "InfiniBand"};
+  return kNames[static_cast<int>(r)];
+}
+
 double ResourceTimes::bound() const {
   return *std::max_element(t.begin(), t.end());
 }
@@ -101,11 +106,9 @@ ResourceTimes resource_times(const DeviceWork& w, const hw::ClusterSpec& cl, dou
 }
 
 void sort_rows(std::vector<TrafficRow>& rows) {
-  static constexpr std::string_view kOrder[] = {
-      "tp", "ep_dispatch", "ep_combine", "pp_activations", "dp_grads", "dp_params"};
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-    return std::find(std::begin(kOrder), std::end(kOrder), a.kind) <
-           std::find(std::begin(kOrder), std::end(kOrder), b.kind);
+    return std::find(std::begin(kTrafficRows), std::end(kTrafficRows), a.kind) <
+           std::find(std::begin(kTrafficRows), std::end(kTrafficRows), b.kind);
   });
 }
 

@@ -23,7 +23,8 @@
 namespace stepsim::analysis {
 
 enum class Resource { compute, hbm, nvlink, ib };
-std::string_view to_string(Resource r);
+std::string_view to_string(Resource r);     // compute, hbm, nvlink, ib: JSON keys
+std::string_view display_name(Resource r);  // compute, HBM, NVLink, InfiniBand: for people
 
 struct TrafficRow {
   std::string kind;        // "dp_grads", "dp_params", "pp_activations", "ep_dispatch", ...
@@ -90,8 +91,11 @@ ResourceTimes resource_times(const DeviceWork& w, const hw::ClusterSpec& cluster
 // The traffic row a communication op's bytes go to ("tp", "ep_dispatch", ...; "" for compute).
 std::string_view traffic_row(workload::StepOpKind k);
 
-// Rows in the report's fixed order: tp, ep_dispatch, ep_combine, pp_activations, dp_grads,
-// dp_params.
+// The traffic rows, in the reports' fixed order.
+inline constexpr std::string_view kTrafficRows[] = {
+    "tp", "ep_dispatch", "ep_combine", "pp_activations", "dp_grads", "dp_params"};
+
+// Rows in that order.
 void sort_rows(std::vector<TrafficRow>& rows);
 
 }  // namespace stepsim::analysis

@@ -73,7 +73,7 @@ std::string roofline_chart(const analysis::StepSimulation& s, const workload::Sc
                 "transform=\"rotate(-90 10 " + fixed((kT + kB) / 2, 0) + ")\"", "middle");
   o += "<g clip-path=\"url(#" + id + ")\">\n";
   // Compute roofs per precision: achievable (solid), datasheet (dashed).
-  const double hbm = hw::TableKernelModel(dev).hbm_bandwidth();
+  const double hbm = r.hbm_bandwidth;  // the measured one the roofline used
   int colour = 0;
   std::vector<std::pair<double, std::string>> right_labels;
   // Precisions with the same rates share a roof ("bf16/fp16").

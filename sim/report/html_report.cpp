@@ -56,31 +56,12 @@ std::string td(const std::string& v, bool left = false) {
 }
 
 std::string bound_badge(analysis::Resource r) {
-  switch (r) {
-    case analysis::Resource::compute:
-      return "<span class=\"badge bound-compute\">compute-bound</span>";
-    case analysis::Resource::hbm:
-      return "<span class=\"badge bound-hbm\">HBM-bound</span>";
-    case analysis::Resource::nvlink:
-      return "<span class=\"badge bound-comm\">communication-bound: NVLink</span>";
-    case analysis::Resource::ib:
-      return "<span class=\"badge bound-comm\">communication-bound: InfiniBand</span>";
-  }
-  return "";
-}
-
-std::string resource_name(analysis::Resource r) {
-  switch (r) {
-    case analysis::Resource::compute:
-      return "compute";
-    case analysis::Resource::hbm:
-      return "HBM";
-    case analysis::Resource::nvlink:
-      return "NVLink";
-    case analysis::Resource::ib:
-      return "InfiniBand";
-  }
-  return "";
+  using analysis::Resource;
+  const std::string name(analysis::display_name(r));
+  if (r == Resource::compute || r == Resource::hbm)
+    return std::string("<span class=\"badge bound-") + (r == Resource::hbm ? "hbm" : "compute") +
+           "\">" + name + "-bound</span>";
+  return "<span class=\"badge bound-comm\">communication-bound: " + name + "</span>";
 }
 
 std::string headline(const ReportRun& run) {
@@ -90,7 +71,7 @@ std::string headline(const ReportRun& run) {
   auto times_compute = [&](double t) {
     return fixed(r.compute_s > 0.0 ? t / r.compute_s : 0.0, 2) + "x";
   };
-  std::string binds = resource_name(r.limited_by);
+  std::string binds(analysis::display_name(r.limited_by));
   binds[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(binds[0])));
   const bool fabric = run.spec->cluster.fabric.kind != hw::FabricKind::none;
   const std::string verdict = binds + " binds. NVLink needs " + times_compute(r.nvlink_s) +
@@ -248,13 +229,11 @@ std::string html_report(const std::vector<ReportRun>& runs) {
     const analysis::LinkUsage u =
         analysis::link_usage(s.build.graph, s.timeline, *s.topology, kLinkBins, kBusiestLinks);
     if (!u.live) {
-      o +=
-          r.spec->fidelity == workload::NetworkFidelity::flow
-              ? "<p class=\"note\">No communication crossed the fabric in this step.</p>\n"
-              : "<p class=\"note\">No live fabric at this scenario's network fidelity (" +
-                    std::string(r.spec->fidelity == workload::NetworkFidelity::analytic ? "analytic"
-                                                                                        : "free") +
-                    "): links are not simulated.</p>\n";
+      o += r.spec->fidelity == workload::NetworkFidelity::flow
+               ? "<p class=\"note\">No communication crossed the fabric in this step.</p>\n"
+               : "<p class=\"note\">No live fabric at this scenario's network fidelity (" +
+                     std::string(workload::to_string(r.spec->fidelity)) +
+                     "): links are not simulated.</p>\n";
       continue;
     }
     o += "<div class=\"scroll\">" + link_heat_chart(u) + "</div>\n";

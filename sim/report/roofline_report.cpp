@@ -23,8 +23,8 @@ std::string verdict(const Roofline& r) {
       return "memory-bandwidth-bound: HBM traffic takes longer than the arithmetic";
     case Resource::nvlink:
     case Resource::ib:
-      return std::string(r.limited_by == Resource::ib ? "InfiniBand" : "NVLink") +
-             "-bound: communication needs " + fixed(r.comm_to_compute, 2) +
+      return std::string(analysis::display_name(r.limited_by)) + "-bound: communication needs " +
+             fixed(r.comm_to_compute, 2) +
              "x the compute time; no overlap can hide it, faster arithmetic would only widen the "
              "gap";
   }

@@ -29,18 +29,6 @@ void breakdown_json(JsonWriter& w, const Breakdown& b) {
   w.field("overlapped_comm", b.overlapped_comm);
 }
 
-std::string fidelity_name(workload::NetworkFidelity f) {
-  switch (f) {
-    case workload::NetworkFidelity::flow:
-      return "flow";
-    case workload::NetworkFidelity::analytic:
-      return "analytic";
-    case workload::NetworkFidelity::free:
-      return "free";
-  }
-  return "?";
-}
-
 std::string pct(double part, double whole) {
   return fixed(100.0 * part / whole, 1) + "%";
 }
@@ -110,7 +98,7 @@ void step_json(JsonWriter& w, const analysis::StepSimulation& s, const workload:
     w.value(s.wall_s);
   else
     w.null();
-  w.field("fidelity", fidelity_name(spec.fidelity));
+  w.field("fidelity", std::string(workload::to_string(spec.fidelity)));
   w.key("collectives").begin_object();
   for (int i = 0; i < workload::kTrafficKinds; ++i) {
     const workload::CollectiveChoice& c = spec.collectives[i];
@@ -191,8 +179,8 @@ std::string step_text(const analysis::StepSimulation& s, const workload::Scenari
   o += "  simulated " + std::to_string(s.build.graph.ops.size()) + " ops, " +
        std::to_string(s.timeline.events + s.build.network_events) + " events" +
        (timing ? " in " + fixed(s.wall_s, 2) + " s" : std::string()) + " (" +
-       (fidelity_name(spec.fidelity)) + " network, " + collectives_text(spec) + ", " +
-       std::to_string(s.build.collectives_timed) + " distinct collectives)\n";
+       (std::string(workload::to_string(spec.fidelity))) + " network, " + collectives_text(spec) +
+       ", " + std::to_string(s.build.collectives_timed) + " distinct collectives)\n";
   return o;
 }
 

@@ -2,6 +2,11 @@
 
 namespace stepsim::workload {
 
+std::string_view to_string(NetworkFidelity f) {
+  static constexpr std::string_view kNames[] = {"flow", "analytic", "free"};
+  return kNames[static_cast<int>(f)];
+}
+
 std::string_view to_string(TrafficKind k) {
   static constexpr std::string_view kNames[] = {"tp", "ep", "dp", "zero", "pp"};
   return kNames[static_cast<int>(k)];

@@ -28,6 +28,7 @@ struct Provenance {
 // flow: max-min sharing; analytic: α + S/β per transfer; free: communication takes no time
 // (isolates pipeline bubbles and compute).
 enum class NetworkFidelity { flow, analytic, free };
+std::string_view to_string(NetworkFidelity f);  // flow, analytic, free
 
 // Kinds of traffic, each with its own collective choice (network.collectives):
 //   tp    tensor-parallel collectives
