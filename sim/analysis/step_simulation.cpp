@@ -69,15 +69,22 @@ StepSimulation simulate_step(const workload::ScenarioSpec& spec, const engine::R
   std::vector<double> stage_bytes(s.program.pipeline.stages);
   for (int st = 0; st < s.program.pipeline.stages; ++st)
     stage_bytes[st] = workload::stage_activation_bytes(spec, plan, cost, st);
-  const auto statics = workload::memory_per_gpu(spec, plan, cost);
-  const double fixed = statics.params + statics.grads + statics.optimizer + statics.buffers;
+  // Each device's own static state: ranks hold different stages (the embedding, the head, MTP
+  // blocks), so one rank's static memory never pairs with another's activations.
+  std::vector<double> rank_fixed(plan.pp);
+  for (int r = 0; r < plan.pp; ++r) {
+    const auto m = workload::memory_of_rank(spec, plan, cost, r);
+    rank_fixed[r] = m.params + m.grads + m.optimizer + m.buffers;
+  }
   s.memory_timeline.resize(g.devices);
   for (int d = 0; d < g.devices; ++d) {
+    const double fixed = rank_fixed[g.rank_of(d)];
     // (time, +/- bytes) at the end of each chunk's last compute op.
-    std::map<std::tuple<char, int, int>, int> last;  // (phase, stage, mb) -> last compute op
+    std::map<std::tuple<workload::Phase, int, int>, int>
+        last;  // (phase, stage, mb) -> last compute op
     for (int op : g.streams[d][static_cast<int>(workload::StreamKind::compute)]) {
       const auto& o = g.ops[op];
-      if (o.mb >= 0 && o.phase != 'O') last[{o.phase, o.stage, o.mb}] = op;
+      if (o.mb >= 0 && o.phase != workload::Phase::step_end) last[{o.phase, o.stage, o.mb}] = op;
     }
     // A forward's activations are freed when its backward ends, or its weight gradient when the
     // schedule splits them (W still reads them).
@@ -85,15 +92,15 @@ StepSimulation simulate_step(const workload::ScenarioSpec& spec, const engine::R
     for (const auto& [key, op] : last) {
       const auto [phase, stage, mb] = key;
       const double b = stage_bytes[stage];
-      if (phase == 'F') deltas.push_back({s.timeline.end[op], b});
-      if (phase == 'X') deltas.push_back({s.timeline.end[op], -b});
-      if (phase == 'B') {
-        const auto w = last.find({'W', stage, mb});
+      if (phase == workload::Phase::forward) deltas.push_back({s.timeline.end[op], b});
+      if (phase == workload::Phase::backward_weight) deltas.push_back({s.timeline.end[op], -b});
+      if (phase == workload::Phase::backward) {
+        const auto w = last.find({workload::Phase::weight, stage, mb});
         deltas.push_back({s.timeline.end[w == last.end() ? op : w->second], -b});
       }
     }
-    std::stable_sort(deltas.begin(), deltas.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    // At one instant, what is freed goes before what is allocated.
+    std::sort(deltas.begin(), deltas.end());
     double live = 0.0, peak = 0.0;
     s.memory_timeline[d].push_back({engine::Time(), fixed});
     for (const auto& [t, delta] : deltas) {
@@ -105,6 +112,13 @@ StepSimulation simulate_step(const workload::ScenarioSpec& spec, const engine::R
       s.peak_memory_device = d;
     }
   }
+  const double t = s.metrics.step_s;
+  s.figures.tokens_per_s_per_gpu = s.roofline.tokens_per_step / t / s.roofline.world_size;
+  s.figures.tflops_per_gpu = s.model_flops_per_gpu / t / 1e12;
+  s.figures.mfu =
+      s.model_flops_per_gpu / (t * spec.cluster.device.rate(hw::Precision::bf16).peak_flops);
+  s.figures.worst_rank = g.info.empty() ? s.metrics.worst_device * plan.dp * plan.tp
+                                        : g.info[s.metrics.worst_device].first_gpu;
   s.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return s;
 }

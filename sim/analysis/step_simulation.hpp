@@ -1,9 +1,10 @@
 // One scenario, simulated end to end: layout and roofline, the step graph built from the
 // schedule, its execution, the metrics, and the peak memory per GPU seen on the timeline.
 //
-// Peak memory: the static state (parameters, gradients, optimizer, ZeRO-3 buffers: memory.hpp)
-// plus live activations, which grow by a stage's per-micro-batch activations when a forward chunk
-// ends and shrink by as much when that chunk's backward (input gradient) ends.
+// Peak memory, per GPU: its own rank's static state (parameters, gradients, optimizer, ZeRO-3
+// buffers: memory.hpp) plus its live activations, which grow by a stage's per-micro-batch
+// activations when a forward chunk ends and shrink by as much when that chunk's backward (input
+// gradient) ends. The peak is the largest such sum over GPUs.
 #pragma once
 
 #include <memory>
@@ -14,6 +15,15 @@
 #include "sim/hw/topology.hpp"
 
 namespace stepsim::analysis {
+
+// Throughput figures of a simulated step.
+struct StepFigures {
+  double tokens_per_s_per_gpu = 0.0;
+  double tflops_per_gpu = 0.0;
+  // Model FLOPs (no recompute) / (T · BF16 dense peak), whatever the GEMM precision.
+  double mfu = 0.0;
+  int worst_rank = 0;  // global rank of the GPU with the most idle time
+};
 
 struct StepSimulation {
   Roofline roofline;
@@ -27,7 +37,8 @@ struct StepSimulation {
   double peak_memory_bytes = 0.0;
   int peak_memory_device = 0;
   double model_flops_per_gpu = 0.0;  // training FLOPs (no recompute) per GPU per step
-  double wall_s = 0.0;               // wall-clock time of the simulation itself
+  StepFigures figures;
+  double wall_s = 0.0;  // wall-clock time of the simulation itself
 };
 
 // Refuses (engine::UserError) a scenario whose step graph would exceed `max_ops` operations.

@@ -6,10 +6,10 @@
 #include "sim/cli/options.hpp"
 #include "sim/config/load.hpp"
 #include "sim/config/units.hpp"
+#include "sim/format/json_writer.hpp"
+#include "sim/format/text_table.hpp"
 #include "sim/net/algorithm/algorithm.hpp"
 #include "sim/net/collective_runner.hpp"
-#include "sim/report/json_writer.hpp"
-#include "sim/report/text_table.hpp"
 
 namespace stepsim::cli {
 
@@ -145,7 +145,7 @@ int collective_command(const Args& args) {
     }));
 
   if (vm.count("json")) {
-    report::JsonWriter w;
+    format::JsonWriter w;
     w.begin_object();
     w.field("cluster", spec.name);
     w.field("op", op);
@@ -196,16 +196,16 @@ int collective_command(const Args& args) {
   }
   std::cout << op << " over " << group << " (" << members.size() << " GPUs) on " << spec.name
             << ", algorithm " << algorithm << ", " << fidelity << " fidelity\n";
-  report::TextTable t({"size", "algorithm", "protocol", "channels", "chunks", "time", "tuner est",
+  format::TextTable t({"size", "algorithm", "protocol", "channels", "chunks", "time", "tuner est",
                        "algbw GB/s", "busbw GB/s", "IB GB/s/GPU", "bottleneck", "flows"});
   for (const auto& r : rows) {
     const double sec = r.time.seconds();
-    t.row({report::binary_bytes(r.bytes), r.algorithm, r.protocol, std::to_string(r.channels),
-           std::to_string(r.stream_chunks), report::seconds(sec), report::seconds(r.predicted_s),
-           report::fixed(r.algbw / 1e9, 2), report::fixed(r.busbw / 1e9, 2),
-           report::fixed(sec > 0 ? r.ib_bytes_per_gpu / sec / 1e9 : 0.0, 2),
+    t.row({format::binary_bytes(r.bytes), r.algorithm, r.protocol, std::to_string(r.channels),
+           std::to_string(r.stream_chunks), format::seconds(sec), format::seconds(r.predicted_s),
+           format::fixed(r.algbw / 1e9, 2), format::fixed(r.busbw / 1e9, 2),
+           format::fixed(sec > 0 ? r.ib_bytes_per_gpu / sec / 1e9 : 0.0, 2),
            std::string(hw::to_string(r.bottleneck)) + " " +
-               report::fixed(100 * r.bottleneck_utilization, 0) + "%",
+               format::fixed(100 * r.bottleneck_utilization, 0) + "%",
            std::to_string(r.flows)});
   }
   std::cout << t.render();
@@ -214,14 +214,14 @@ int collective_command(const Args& args) {
   if (last.phases.size() > 1) {
     // The phases of the largest size; each phase's busbw is the bytes a GPU sends in it over its
     // time.
-    std::cout << "phases at " << report::binary_bytes(last.bytes) << ":\n";
-    report::TextTable pt({"phase", "steps", "time", "share", "busbw GB/s", "bottleneck"});
+    std::cout << "phases at " << format::binary_bytes(last.bytes) << ":\n";
+    format::TextTable pt({"phase", "steps", "time", "share", "busbw GB/s", "bottleneck"});
     for (const auto& ph : last.phases)
-      pt.row({ph.name, std::to_string(ph.repeat), report::seconds(ph.time().seconds()),
-              report::fixed(100.0 * ph.time().seconds() / last.time.seconds(), 0) + "%",
-              report::fixed(ph.busbw / 1e9, 2),
+      pt.row({ph.name, std::to_string(ph.repeat), format::seconds(ph.time().seconds()),
+              format::fixed(100.0 * ph.time().seconds() / last.time.seconds(), 0) + "%",
+              format::fixed(ph.busbw / 1e9, 2),
               std::string(hw::to_string(ph.bottleneck)) + " " +
-                  report::fixed(100 * ph.bottleneck_utilization, 0) + "%"});
+                  format::fixed(100 * ph.bottleneck_utilization, 0) + "%"});
     std::cout << pt.render();
   }
   return 0;

@@ -52,7 +52,7 @@ int roofline_command(const Args& args) {
 
   std::string text;
   if (vm.count("json")) {
-    report::JsonWriter w;
+    format::JsonWriter w;
     if (results.size() == 1) {
       report::roofline_json(w, results[0], specs[0]);
     } else {

@@ -161,7 +161,7 @@ int run_command(const Args& args, bool compare) {
 
   std::string text;
   if (vm.count("json")) {
-    report::JsonWriter w;
+    format::JsonWriter w;
     if (sims.size() > 1) w.begin_array();
     for (std::size_t i = 0; i < sims.size(); ++i) report::step_json(w, sims[i], specs[i], timing);
     if (sims.size() > 1) w.end_array();
@@ -182,7 +182,7 @@ int run_command(const Args& args, bool compare) {
   }
   outputs.set_control(&control);
   if (!report_file.empty()) {
-    report::JsonWriter w;
+    format::JsonWriter w;
     report::step_json(w, sims[0], specs[0], timing);
     outputs.stage(report_file, w.str());
   }

@@ -9,11 +9,10 @@
 #include "sim/cli/options.hpp"
 #include "sim/cli/output_file.hpp"
 #include "sim/config/load.hpp"
-#include "sim/plan/format.hpp"
+#include "sim/format/json_writer.hpp"
+#include "sim/format/text_table.hpp"
 #include "sim/plan/plan_report.hpp"
 #include "sim/plan/planner.hpp"
-#include "sim/report/json_writer.hpp"
-#include "sim/report/text_table.hpp"
 #include "sim/workload/parallel_plan.hpp"
 
 namespace stepsim::cli {
@@ -112,9 +111,9 @@ int sweep_command(const Args& args) {
     points *= static_cast<double>(vs.back().values.size());
   }
   if (points > 100000)
-    throw engine::UserError({"--vary", 0, 0},
-                            "the sweep has " + plan::fixed(points, 0) + " points, more than 100000",
-                            "vary fewer keys or values");
+    throw engine::UserError(
+        {"--vary", 0, 0}, "the sweep has " + format::fixed(points, 0) + " points, more than 100000",
+        "vary fewer keys or values");
   const std::vector<config::Override> base = parse_overrides(sets);
   OutputSet outputs;
   if (vm.count("output")) outputs.add("--output", output);
@@ -178,7 +177,7 @@ int sweep_command(const Args& args) {
 
   std::string out;
   if (vm.count("json")) {
-    report::JsonWriter j;
+    format::JsonWriter j;
     j.begin_array();
     for (std::size_t i = 0; i < n; ++i) {
       const plan::Simulated& s = results[i];
@@ -226,7 +225,7 @@ int sweep_command(const Args& args) {
     for (const char* h : {"step s", "tokens/s/GPU", "MFU", "compute", "exposed", "bubble", "idle",
                           "bound s", "by", "memory GiB"})
       header.emplace_back(h);
-    report::TextTable t(header);
+    format::TextTable t(header);
     t.left_align_from(0);
     std::string errors;
     int n_errors = 0;
@@ -243,13 +242,13 @@ int sweep_command(const Args& args) {
         t.row(row);
         continue;
       }
-      auto pct = [&](double x) { return plan::fixed(100.0 * x / s.step_s, 1) + "%"; };
+      auto pct = [&](double x) { return format::fixed(100.0 * x / s.step_s, 1) + "%"; };
       for (const std::string& c :
-           {plan::fixed(s.step_s, 3), plan::fixed(s.tokens_per_s_per_gpu, 0),
-            plan::fixed(100.0 * s.mfu, 1) + "%", pct(s.mean.compute), pct(s.mean.exposed_comm),
-            pct(s.mean.bubble), pct(s.mean.other_idle), plan::fixed(s.bound_s, 2),
+           {format::fixed(s.step_s, 3), format::fixed(s.tokens_per_s_per_gpu, 0),
+            format::fixed(100.0 * s.mfu, 1) + "%", pct(s.mean.compute), pct(s.mean.exposed_comm),
+            pct(s.mean.bubble), pct(s.mean.other_idle), format::fixed(s.bound_s, 2),
             resource(s.limited_by),
-            plan::fixed(s.peak_memory / plan::kGiB, 1) + (s.fits() ? "" : " (over)")})
+            format::fixed(s.peak_memory / format::kGiB, 1) + (s.fits() ? "" : " (over)")})
         row.push_back(c);
       t.row(row);
     }

@@ -3,9 +3,9 @@
 #include "sim/cli/commands.hpp"
 #include "sim/cli/options.hpp"
 #include "sim/config/load.hpp"
+#include "sim/format/json_writer.hpp"
+#include "sim/format/text_table.hpp"
 #include "sim/hw/topology.hpp"
-#include "sim/report/json_writer.hpp"
-#include "sim/report/text_table.hpp"
 
 namespace stepsim::cli {
 
@@ -42,7 +42,7 @@ int topo_command(const Args& args) {
   auto vc = [&](VertexKind k) { return v[static_cast<int>(k)]; };
   auto lc = [&](LinkClass c) { return l[static_cast<int>(c)]; };
   if (vm.count("json")) {
-    report::JsonWriter w;
+    format::JsonWriter w;
     w.begin_object();
     w.field("cluster", spec.name);
     w.field("nodes", spec.nodes);
@@ -68,7 +68,7 @@ int topo_command(const Args& args) {
     return 0;
   }
   std::cout << spec.name << "\n";
-  report::TextTable tab({"component", "count", "notes"});
+  format::TextTable tab({"component", "count", "notes"});
   tab.left_align_from(2);
   tab.row({"GPUs", std::to_string(t.gpus()),
            std::to_string(spec.nodes) + " nodes x " + std::to_string(spec.gpus_per_node)});
@@ -85,11 +85,11 @@ int topo_command(const Args& args) {
   tab.row({"links ib_core", std::to_string(lc(LinkClass::ib_core)),
            "directed, leaf <-> spine (parallel ports aggregated)"});
   std::cout << tab.render();
-  std::cout << "  per GPU: NVLink " << report::fixed(spec.nvlink.bandwidth / 1e9, 0) << " GB/s";
+  std::cout << "  per GPU: NVLink " << format::fixed(spec.nvlink.bandwidth / 1e9, 0) << " GB/s";
   if (spec.fabric.kind != hw::FabricKind::none)
-    std::cout << ", NIC " << report::fixed(spec.fabric.nic.bandwidth / 1e9, 0) << " GB/s";
+    std::cout << ", NIC " << format::fixed(spec.fabric.nic.bandwidth / 1e9, 0) << " GB/s";
   std::cout << " (per direction)\n  bisection bandwidth: "
-            << report::fixed(t.bisection_bandwidth() / 1e12, 2)
+            << format::fixed(t.bisection_bandwidth() / 1e12, 2)
             << " TB/s\n  longest route: " << hops << " hops\n";
   if (!spec.faults.empty()) std::cout << "  faults applied: " << spec.faults.size() << "\n";
   return 0;

@@ -84,8 +84,8 @@ class Builder {
     for (const auto& [op, need] : pending_)
       for (const auto& [kind, stage, mb] : need) {
         const std::size_t t = task(stage, mb, g_.info[g_.ops[op].device].cls);
-        const int src = kind == 'F' ? send_f_[t] : send_b_[t];
-        const int local = kind == 'F' ? last_f_[t] : last_b_[t];
+        const int src = kind == Phase::forward ? send_f_[t] : send_b_[t];
+        const int local = kind == Phase::forward ? last_f_[t] : last_b_[t];
         const int dep = src >= 0 ? src : local;
         STEPSIM_CHECK(dep >= 0, "missing producer of a pipeline input");
         g_.ops[op].deps.push_back(dep);
@@ -205,7 +205,7 @@ class Builder {
 
   // The op of a work on device d, timed; a collective over data-parallel groups joins the
   // rank's coupling.
-  StepOp op_of(int d, const Work& w, const Timed& t, char phase, int stage) {
+  StepOp op_of(int d, const Work& w, const Timed& t, Phase phase, int stage) {
     StepOp op;
     op.device = d;
     op.stream = w.stream;
@@ -230,14 +230,14 @@ class Builder {
     const Chain* chain;
     const std::vector<Timed>* timed;
     std::size_t next = 0;
-    char phase;
+    Phase phase;
     StageTask t;
     int send_to;
     int prev = -1;  // last blocking op
     int first = -1;
-    std::vector<int> layer_end;                      // op ending each layer position so far
-    std::vector<int> feed;                           // ops the next chained item must also wait for
-    std::vector<std::tuple<char, int, int>> inputs;  // cross-chunk inputs of the first op
+    std::vector<int> layer_end;  // op ending each layer position so far
+    std::vector<int> feed;       // ops the next chained item must also wait for
+    std::vector<std::tuple<Phase, int, int>> inputs;  // cross-chunk inputs of the first op
     std::vector<int> local_inputs;
   };
 
@@ -270,7 +270,7 @@ class Builder {
   }
 
   Running start(int d, const Chunk& c) {
-    const char phase = c.phase;
+    const Phase phase = c.phase;
     const StageTask t = c.task;
     Running r{&program_.chains[c.chain],
               &timed(c.chain, d),
@@ -284,19 +284,20 @@ class Builder {
               {},
               {},
               {}};
-    if (phase == 'F' && t.stage > 0) r.inputs.push_back({'F', t.stage - 1, t.mb});
-    if (phase == 'B' || phase == 'X') {
-      if (t.stage < prog_->stages - 1) r.inputs.push_back({'B', t.stage + 1, t.mb});
+    if (phase == Phase::forward && t.stage > 0)
+      r.inputs.push_back({Phase::forward, t.stage - 1, t.mb});
+    if (workload::is_backward(phase)) {
+      if (t.stage < prog_->stages - 1) r.inputs.push_back({Phase::backward, t.stage + 1, t.mb});
       r.local_inputs.push_back(last_f_[task(t.stage, t.mb)]);
     }
-    if (phase == 'W') r.local_inputs.push_back(last_b_[task(t.stage, t.mb)]);
+    if (phase == Phase::weight) r.local_inputs.push_back(last_b_[task(t.stage, t.mb)]);
     return r;
   }
 
   void finish(int d, const Running& r) {
     const std::size_t k = task(r.t.stage, r.t.mb);
-    const bool fwd = r.phase == 'F';
-    if (r.phase == 'W') return;
+    const bool fwd = r.phase == Phase::forward;
+    if (r.phase == Phase::weight) return;
     (fwd ? last_f_ : last_b_)[k] = r.prev;
     const int to = r.send_to;
     if (to < 0) return;
@@ -357,12 +358,12 @@ class Builder {
       const Work& w = tw.work;
       const Timed t = time(w, d);
       if (w.stream != StreamKind::compute && t.duration == Time()) continue;
-      StepOp op = op_of(d, w, t, 'O', tw.stage);
+      StepOp op = op_of(d, w, t, Phase::step_end, tw.stage);
       switch (tw.after) {
         case TailWork::After::stage_backward: {
           int last = -1;
           for (int o : cstream)
-            if (g_.ops[o].stage == tw.stage && g_.ops[o].phase != 'F') last = o;
+            if (g_.ops[o].stage == tw.stage && g_.ops[o].phase != Phase::forward) last = o;
           if (last >= 0) op.deps.push_back(last);
           break;
         }
@@ -394,7 +395,7 @@ class Builder {
   const PipelineProgram* prog_ = nullptr;
   StepGraph g_;
   std::vector<int> last_f_, last_b_, send_f_, send_b_;
-  std::vector<std::pair<int, std::vector<std::tuple<char, int, int>>>> pending_;
+  std::vector<std::pair<int, std::vector<std::tuple<Phase, int, int>>>> pending_;
   std::vector<std::vector<Timed>> timed_;  // per chain, on the device being built
   CollectiveTimer timer_;
   hw::TableKernelModel kernels_;               // the time of every kernel of the step

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/engine/check.hpp"
+#include "sim/engine/maxmin.hpp"
 #include "sim/engine/simulator.hpp"
 
 namespace stepsim::exec {
@@ -32,9 +33,7 @@ class Runner final : public engine::EventHandler {
     busy_.assign(g.devices, {});
     slot_of_.assign(n, -1);
     couple_count_.assign(g.couples.size(), 0);
-    total_.assign(g.link_capacity.size(), 0.0);
-    on_link_.resize(g.link_capacity.size());
-    link_stamp_.assign(g.link_capacity.size(), 0);
+    for (double c : g.link_capacity) system_.add_constraint(c);
   }
 
   StepTimeline run() {
@@ -125,6 +124,7 @@ class Runner final : public engine::EventHandler {
     Time begun;                  // when it joined
     Time piece_start;            // when it entered its piece
     bool slowed = false;         // whether it ever ran below its own speed
+    int var = -1;                // its variable in the system
   };
 
   bool shares(int id) const {
@@ -152,28 +152,10 @@ class Runner final : public engine::EventHandler {
         (pieces[piece].until - (piece > 0 ? pieces[piece - 1].until : 0.0)) * a.seconds;
   }
 
-  // a_cl: what the op in `slot` asks of `link` at its own speed, bytes/s, at most the link's
+  // a_cl: what the op in `slot` asks of a link at its own speed, bytes/s, at most the link's
   // capacity (an op alone is never slowed; its time already accounts for its own traffic).
-  double demand(int slot, int link) const {
-    const auto& p = profile(slot);
-    const auto it = std::lower_bound(p.begin(), p.end(), link,
-                                     [](const LinkLoad& l, int k) { return l.link < k; });
-    if (it == p.end() || it->link != link) return 0.0;
-    return asks(*it, act_[slot].piece_seconds);
-  }
   double asks(const LinkLoad& l, double seconds) const {
     return std::min(l.bytes / seconds, g_.link_capacity[l.link]);
-  }
-
-  // Whether the ops on `link` ask more than it carries. The running sum total_ screens; near or
-  // over the capacity the sum is taken afresh, so rounding never accumulates into the verdict.
-  bool binds(int link) const {
-    constexpr double kSlack = 1e-9;
-    const double c = g_.link_capacity[link];
-    if (total_[link] <= c * (1.0 - 1e-6)) return false;
-    double sum = 0.0;
-    for (int s : on_link_[link]) sum += demand(s, link);
-    return sum > c * (1.0 + kSlack);
   }
 
   void join(int id) {
@@ -181,8 +163,6 @@ class Runner final : public engine::EventHandler {
     if (free_.empty()) {
       slot = static_cast<int>(act_.size());
       act_.emplace_back();
-      slot_stamp_.push_back(0);
-      slot_pos_.push_back(0);
     } else {
       slot = free_.back();
       free_.pop_back();
@@ -192,31 +172,20 @@ class Runner final : public engine::EventHandler {
     a.op = id;
     a.seconds = g_.ops[id].duration.seconds();
     a.since = a.begun = a.piece_start = sim_.now();
+    a.var = system_.add_variable(1.0, 1.0);
+    if (slot_of_var_.size() <= static_cast<std::size_t>(a.var)) slot_of_var_.resize(a.var + 1);
+    slot_of_var_[a.var] = slot;
     enter_piece(slot, 0);
     a.end = sim_.at(unslowed_end(slot), this, static_cast<std::uint64_t>(id));
     slot_of_[id] = slot;
-    seeds_.clear();
     attach(slot);
-    if (!seeds_.empty()) resolve(seeds_);
+    resolve();
   }
 
-  // The slot's current piece joins (attach) or leaves (detach) the links it loads; binding
-  // links go to seeds_ (for a leave, as they were before it).
+  // The slot's current piece loads its links: one element a_cl per link.
   void attach(int slot) {
-    for (const LinkLoad& l : profile(slot)) {
-      on_link_[l.link].push_back(slot);
-      total_[l.link] += asks(l, act_[slot].piece_seconds);
-      if (binds(l.link)) seeds_.push_back(l.link);
-    }
-  }
-  void detach(int slot) {
     for (const LinkLoad& l : profile(slot))
-      if (binds(l.link)) seeds_.push_back(l.link);
-    for (const LinkLoad& l : profile(slot)) {
-      auto& on = on_link_[l.link];
-      on.erase(std::find(on.begin(), on.end(), slot));
-      total_[l.link] = on.empty() ? 0.0 : total_[l.link] - asks(l, act_[slot].piece_seconds);
-    }
+      system_.expand(act_[slot].var, l.link, asks(l, act_[slot].piece_seconds));
   }
 
   // The end of the slot's piece when the op has run at its own speed since it joined: counted
@@ -233,8 +202,7 @@ class Runner final : public engine::EventHandler {
   void next_piece(int id) {
     const int slot = slot_of_[id];
     Active& a = act_[slot];
-    seeds_.clear();
-    detach(slot);
+    system_.clear(a.var);
     a.left = left_after_piece(slot);
     a.since = a.piece_start = sim_.now();
     enter_piece(slot, a.piece + 1);
@@ -245,93 +213,33 @@ class Runner final : public engine::EventHandler {
                       this, static_cast<std::uint64_t>(id))
                 : sim_.at(std::max(sim_.now(), unslowed_end(slot)), this,
                           static_cast<std::uint64_t>(id));
-    std::sort(seeds_.begin(), seeds_.end());
-    seeds_.erase(std::unique(seeds_.begin(), seeds_.end()), seeds_.end());
-    // Re-solved with the op itself, which may have left every link that slowed it.
-    if (!seeds_.empty() || a.speed < 1.0) resolve(seeds_, slot);
+    resolve();
   }
 
   void leave(int id) {
     const int slot = slot_of_[id];
-    seeds_.clear();
-    detach(slot);
+    system_.remove_variable(act_[slot].var);
     slot_of_[id] = -1;
     act_[slot].op = -1;
     free_.push_back(slot);
-    if (!seeds_.empty()) resolve(seeds_);
+    resolve();
   }
 
-  // Re-solves the ops reachable from `seeds` (and the op in slot `also`) through binding links
-  // (weighted progressive filling over those links); the others keep their speed.
-  void resolve(const std::vector<int>& seeds, int also = -1) {
-    ++stamp_;
-    std::vector<int> slots, links;
-    auto add_slot = [&](int s) {
-      if (slot_stamp_[s] == stamp_) return;
-      slot_stamp_[s] = stamp_;
-      slots.push_back(s);
-    };
-    if (also >= 0) add_slot(also);
-    for (int l : seeds)
-      for (int s : on_link_[l]) add_slot(s);
-    for (std::size_t i = 0; i < slots.size(); ++i)
-      for (const LinkLoad& l : profile(slots[i])) {
-        if (link_stamp_[l.link] == stamp_ || !binds(l.link)) continue;
-        link_stamp_[l.link] = stamp_;
-        links.push_back(l.link);
-        for (int s : on_link_[l.link]) add_slot(s);
-      }
-    // Demands on the binding links, both ways.
-    for (std::size_t i = 0; i < slots.size(); ++i) slot_pos_[slots[i]] = static_cast<int>(i);
-    std::vector<std::vector<std::pair<int, double>>> by_link(links.size()), by_slot(slots.size());
-    std::vector<double> cap(links.size()), used(links.size(), 0.0);
-    for (std::size_t k = 0; k < links.size(); ++k) {
-      cap[k] = g_.link_capacity[links[k]];
-      for (int s : on_link_[links[k]]) {
-        const double d = demand(s, links[k]);
-        by_link[k].push_back({slot_pos_[s], d});
-        by_slot[slot_pos_[s]].push_back({static_cast<int>(k), d});
-      }
-    }
-    std::vector<double> x(slots.size(), 1.0);
-    std::vector<bool> fixed(slots.size(), false);
-    for (std::size_t unfixed = slots.size(); unfixed > 0;) {
-      double level = 1.0;
-      int bind = -1;
-      for (std::size_t k = 0; k < links.size(); ++k) {
-        double want = 0.0;
-        for (const auto& [i, d] : by_link[k])
-          if (!fixed[i]) want += d;
-        if (want > 0.0 && (cap[k] - used[k]) / want < level) {
-          level = (cap[k] - used[k]) / want;
-          bind = static_cast<int>(k);
-        }
-      }
-      level = std::max(level, 1e-12);
-      auto fix = [&](int i) {
-        x[i] = level;
-        fixed[i] = true;
-        --unfixed;
-        for (const auto& [k, d] : by_slot[i]) used[k] += level * d;
-      };
-      if (bind < 0) {
-        for (std::size_t i = 0; i < slots.size(); ++i)
-          if (!fixed[i]) fix(static_cast<int>(i));
-      } else {
-        for (const auto& [i, d] : by_link[bind])
-          if (!fixed[i] && d > 0.0) fix(i);
-      }
-    }
-    for (std::size_t i = 0; i < slots.size(); ++i) {
-      Active& a = act_[slots[i]];
-      if (x[i] == a.speed) continue;  // its end stays where it is
-      a.left = std::max(left_after_piece(slots[i]),
+  // Re-solves the system (the ops connected to what changed through links that can bind); an op
+  // whose speed changed has its piece's end moved.
+  void resolve() {
+    for (const auto& c : system_.solve()) {
+      const int slot = slot_of_var_[c.var];
+      Active& a = act_[slot];
+      const double x = system_.value(c.var);
+      if (x == a.speed) continue;  // its end stays where it is (an op joining at full speed)
+      a.left = std::max(left_after_piece(slot),
                         a.left - a.speed * (sim_.now() - a.since).seconds() / a.seconds);
       a.since = sim_.now();
-      a.speed = x[i];
+      a.speed = x;
       a.slowed = true;
       sim_.cancel(a.end);
-      const double to_go = std::max(0.0, a.left - left_after_piece(slots[i]));
+      const double to_go = std::max(0.0, a.left - left_after_piece(slot));
       a.end = sim_.after(Time::from_seconds(to_go * a.seconds / a.speed), this,
                          static_cast<std::uint64_t>(a.op));
     }
@@ -348,12 +256,9 @@ class Runner final : public engine::EventHandler {
   std::vector<std::array<bool, kStreams>> busy_;
   std::vector<int> couple_count_;  // copies ready (before the start) or finished (after)
   std::vector<Active> act_;        // communication ops in flight on the fabric, by slot
-  std::vector<int> free_, slot_of_, slot_pos_;
-  std::vector<double> total_;              // per link: Σ a_cl over the ops in flight
-  std::vector<std::vector<int>> on_link_;  // per link: the slots on it
-  std::vector<std::uint32_t> link_stamp_, slot_stamp_;
-  std::vector<int> seeds_;  // join/leave: the binding links the op touches
-  std::uint32_t stamp_ = 0;
+  std::vector<int> free_, slot_of_, slot_of_var_;
+  // Constraint l: link class l of the graph; variable: an op in flight, x its speed (bound 1).
+  engine::MaxMinSystem system_;
 };
 
 }  // namespace

@@ -8,23 +8,22 @@
 // as its TransferDag ran, piece k, a fraction f_k of its own time, moves L_ckl bytes over link l,
 // so while in it the op asks a_cl = L_ckl / (f_k·T_c) of the link. A hierarchical all-reduce
 // thus loads its GPUs' NVLink ports, then their NICs, then NVLink again, not all three evenly.
-// Together the ops in flight run at a fraction x_c <= 1 of their own speed, max-min fair under Σ_c
-// x_c·a_cl <= C_l for every link (weighted progressive filling: raise every unfixed x together
-// until a link is full, fix the ops on it, repeat; as SimGrid's lmm solves parallel tasks). An op
-// alone is never slowed: its demand on a link counts at most the link's capacity (its time,
-// measured with its own traffic, already holds what it asks beyond). Only links whose summed demand
-// at full speed exceeds their capacity can bind; the executor screens them with a running sum per
-// link, updated as ops start and end, confirms them with a fresh sum, and re-solves only the ops
-// those links connect to the op that started, ended or changed pieces. Rates change only then; the
-// end of an op's piece moves with them. A fluid approximation at the granularity of a collective's
-// DAG nodes: inside a piece an op loads its links evenly (its steps' bursts and latencies are
-// averaged), and a bundle of symmetric transfers loads its representative's own links, so two ops
-// share a GPU's or NIC's links where their representatives coincide (the leaf-spine links carry
-// every member's load). Coupled ops (the copies of one data-parallel collective on a rank's
-// symmetry classes) start together, when the last of them is ready with its stream free, and end
-// together, when the last has moved its bytes: the collective waits for its slowest member. A graph
-// that cannot finish (a dependency cycle through the streams' orders) is a deadlock naming the
-// stuck ops.
+// Together the ops in flight run at a fraction x_c <= 1 of their own speed, max-min fair under
+// Σ_c x_c·a_cl <= C_l for every link: each op in flight is a variable of the one max-min system
+// (engine/maxmin.hpp, as SimGrid's lmm solves parallel tasks) with weight 1 and bound 1, each link
+// a constraint, a_cl its elements. An op alone is never slowed: its demand on a link counts at
+// most the link's capacity (its time, measured with its own traffic, already holds what it asks
+// beyond). Only links whose summed demand at full speed exceeds their capacity can bind, and the
+// system re-solves only the ops those links connect to the op that started, ended or changed
+// pieces. Rates change only then; the end of an op's piece moves with them. A fluid approximation
+// at the granularity of a collective's DAG nodes: inside a piece an op loads its links evenly (its
+// steps' bursts and latencies are averaged), and a bundle of symmetric transfers loads its
+// representative's own links, so two ops share a GPU's or NIC's links where their representatives
+// coincide (the leaf-spine links carry every member's load). Coupled ops (the copies of one
+// data-parallel collective on a rank's symmetry classes) start together, when the last of them is
+// ready with its stream free, and end together, when the last has moved its bytes: the collective
+// waits for its slowest member. A graph that cannot finish (a dependency cycle through the streams'
+// orders) is a deadlock naming the stuck ops.
 #pragma once
 
 #include <vector>

@@ -73,7 +73,7 @@ std::string StepGraph::short_cells(int device) const {
 
 std::string StepGraph::name(int id) const {
   const StepOp& o = ops[id];
-  std::string s(1, o.phase);
+  std::string s(1, workload::letter(o.phase));
   if (o.mb >= 0) s += " mb" + std::to_string(o.mb);
   if (o.layer >= 0)
     s += " L" + std::to_string(o.layer);

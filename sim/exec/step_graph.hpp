@@ -24,6 +24,7 @@ namespace stepsim::exec {
 
 using workload::is_communication;
 using workload::kStreams;
+using workload::Phase;
 using workload::StepOpKind;
 using workload::StreamKind;
 
@@ -33,8 +34,7 @@ struct StepOp {
   StepOpKind kind = StepOpKind::kernel;
   engine::Time duration;
   std::vector<int> deps;
-  char phase =
-      'F';  // F forward, B backward (input gradient), W weight gradient, X both, O step end
+  Phase phase = Phase::forward;
   int mb = -1, stage = -1, layer = -1;  // layer -1: embedding, -2: head, -3: none
   std::string part;                     // "attn", "experts", "dispatch", "send", ...
   double flops = 0.0;                   // kernels

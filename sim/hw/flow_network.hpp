@@ -3,21 +3,23 @@
 // analytic: a transfer of S bytes on route R takes latency(R) + S / min_{l in R} bandwidth(l),
 //   whatever else is in flight.
 // flow: concurrent transfers share links max-min fairly (as in SimGrid's network model). A flow
-//   first waits its route's latency, then joins the links of its route. Rates are the max-min fair
-//   allocation computed by progressive filling: with c_l the capacity left on link l and n_l its
-//   unfixed flows, repeatedly take the link with the smallest c_l / n_l, give that share to all its
-//   unfixed flows, and subtract it from every link they cross. The result: no link above capacity,
-//   and no flow can go faster without slowing one that is no faster than it.
-//   Rates change only when a flow joins or leaves; then only the connected component of links and
-//   flows reachable from the changed links is recomputed, once per instant (all changes at the same
-//   simulated time are batched). Flows that would finish within kFinishTolerance of each other
-//   finish together, so symmetric transfers cost one recomputation, not one each.
+//   first waits its route's latency, then joins the links of its route: one variable of the max-min
+//   system (engine/maxmin.hpp) per flow, one constraint per link (its bandwidth), x_f its rate in
+//   bytes/s. The result: no link above capacity, and no flow can go faster without slowing one
+//   that is no faster than it. Rates change only when a flow joins or leaves; then only the
+//   connected component of links and flows reachable from the changed links is re-solved, once
+//   per instant (all changes at the same simulated time are batched). Flows that would finish
+//   within kFinishTolerance of each other finish together, so symmetric transfers cost one
+//   re-solve, not one each.
 // A flow may stand for `multiplicity` identical transfers on equivalent routes (a bundle): it is
 // simulated once, on the links of its representative route. Its siblings' own GPU, NIC and access
-// links are not tracked, but the leaf-spine links they share are: there the flow counts
-// `core_weight` times (weighted max-min: a link's share is its capacity over the summed weights of
-// its unfixed flows, and a fixed flow takes weight x rate of every link it crosses), so the
-// bundle's load on shared uplinks is the load of all its members.
+// links are not tracked, but the leaf-spine links they share are: there the flow consumes
+// `core_weight` per byte/s (element a_fl = core_weight), so the bundle's load on shared uplinks is
+// the load of all its members.
+// A flow's FlowShare sets its variable's weight (a flow of weight k gets k shares where it
+// contends, as a connection striped over k queue pairs does under per-queue-pair fairness) and a
+// rate bound (bytes/s it cannot exceed whatever the links leave it, e.g. an endpoint's injection
+// rate); the default is one share, unbounded.
 // Link utilization: bytes carried per link over the run, for reports.
 // Not modelled: packets, congestion control, incast buffers, per-hop store-and-forward.
 #pragma once
@@ -25,12 +27,18 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/engine/maxmin.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/hw/topology.hpp"
 
 namespace stepsim::hw {
 
 enum class Fidelity { analytic, flow };
+
+struct FlowShare {
+  double weight = 1.0;
+  double bound = engine::MaxMinSystem::kUnbounded;  // bytes/s
+};
 
 class FlowListener {
  public:
@@ -51,10 +59,10 @@ class FlowNetwork final : public engine::EventHandler {
   // `step_overhead_s` (a protocol's synchronisation), that many times.
   void start(int src_gpu, int dst_gpu, double bytes, FlowListener* listener, std::uint64_t tag,
              double multiplicity = 1.0, double core_weight = 1.0, double steps = 1.0,
-             double step_overhead_s = 0.0);
+             double step_overhead_s = 0.0, FlowShare share = {});
 
   std::size_t active_flows() const { return active_; }
-  std::uint64_t recomputations() const { return recomputations_; }
+  std::uint64_t recomputations() const { return system_.solves(); }
   const std::vector<double>& link_bytes() const { return link_bytes_; }
   // Sum of the current rates of the flows on a link (flow fidelity), bytes/s.
   double link_rate(int link) const;
@@ -67,15 +75,15 @@ class FlowNetwork final : public engine::EventHandler {
  private:
   struct Flow {
     std::vector<int> links;
-    double remaining = 0.0;  // bytes
-    double rate = 0.0;       // bytes/s
-    double multiplicity = 1.0;
-    double core_weight = 1.0;  // weight on ib_core links
-    engine::Time updated;      // when `remaining` was last brought up to date
+    double remaining = 0.0;    // bytes
+    double rate = 0.0;         // bytes/s
+    double core_weight = 1.0;  // consumption on ib_core links
+    FlowShare share;
+    int var = -1;          // its variable in the system while it shares links
+    engine::Time updated;  // when `remaining` was last brought up to date
     engine::EventId done;
     FlowListener* listener = nullptr;
     std::uint64_t tag = 0;
-    bool active = false;  // sharing links (after its latency)
     bool used = false;
   };
   enum EventKind : std::uint64_t { kActivate = 0, kFinish = 1, kRecompute = 2 };
@@ -87,7 +95,7 @@ class FlowNetwork final : public engine::EventHandler {
   int allocate();
   void activate(int f);
   void finish(int f);
-  void mark_dirty(int link);
+  void request_solve();
   void recompute();
   void progress(Flow& fl);
   void reschedule(int f);
@@ -95,18 +103,13 @@ class FlowNetwork final : public engine::EventHandler {
   engine::Simulator& sim_;
   const Topology& topo_;
   Fidelity fidelity_;
+  engine::MaxMinSystem system_;  // constraint l: topology link l
   std::vector<Flow> flows_;
   std::vector<int> free_;
-  std::vector<std::vector<int>> link_flows_;  // active flows per link
+  std::vector<int> flow_of_var_;
   std::vector<double> link_bytes_;
-  std::vector<int> dirty_links_;
-  std::vector<std::uint32_t> link_stamp_, flow_stamp_;
-  std::vector<int> link_pos_;     // a link's position in the component being recomputed
-  std::vector<double> old_rate_;  // per component flow, before the recomputation
-  std::uint32_t stamp_ = 0;
   bool recompute_pending_ = false;
   std::size_t active_ = 0;
-  std::uint64_t recomputations_ = 0;
 };
 
 }  // namespace stepsim::hw

@@ -4,11 +4,14 @@
 #include <cstdio>
 
 #include "sim/analysis/work_fold.hpp"
-#include "sim/plan/format.hpp"
-#include "sim/report/json_writer.hpp"
-#include "sim/report/text_table.hpp"
+#include "sim/format/json_writer.hpp"
+#include "sim/format/text_table.hpp"
 
 namespace stepsim::plan {
+
+using format::kGiB;
+
+using format::fixed;
 
 namespace {
 
@@ -48,7 +51,7 @@ std::string searched_line(const PlanResult& r) {
 
 }  // namespace
 
-void simulated_json(report::JsonWriter& j, const Simulated& s) {
+void simulated_json(format::JsonWriter& j, const Simulated& s) {
   j.field("step_s", s.step_s).field("tokens_per_s_per_gpu", s.tokens_per_s_per_gpu);
   j.field("mfu", s.mfu);
   j.key("breakdown_s").begin_object();
@@ -84,7 +87,7 @@ std::string plan_text(const PlanResult& r, const workload::ScenarioSpec& base, b
     out +=
         "winners, by simulated tokens/s per GPU (breakdown: shares of the step, mean over "
         "GPUs):\n";
-    report::TextTable t({"#", "layout", "step s", "tokens/s/GPU", "MFU", "compute", "exposed",
+    format::TextTable t({"#", "layout", "step s", "tokens/s/GPU", "MFU", "compute", "exposed",
                          "bubble", "idle", "overlap", "memory", "bound s", "by"});
     t.left_align_from(1);
     for (std::size_t k = 0; k < r.winners; ++k) {
@@ -134,7 +137,7 @@ std::string plan_text(const PlanResult& r, const workload::ScenarioSpec& base, b
 }
 
 std::string plan_json(const PlanResult& r, const workload::ScenarioSpec& base, bool timing) {
-  report::JsonWriter j;
+  format::JsonWriter j;
   j.begin_object();
   j.field("model", base.model.name).field("cluster", base.cluster.name);
   j.field("gpus", r.world).field("tokens_per_step", r.tokens_per_step);

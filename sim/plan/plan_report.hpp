@@ -4,8 +4,8 @@
 
 #include <string>
 
+#include "sim/format/json_writer.hpp"
 #include "sim/plan/planner.hpp"
-#include "sim/report/json_writer.hpp"
 
 namespace stepsim::plan {
 
@@ -16,7 +16,7 @@ std::string plan_csv(const PlanResult& r);
 
 // A simulation's figures as JSON fields (step_s, tokens_per_s_per_gpu, mfu, breakdown_s,
 // peak_memory_bytes, fits), shared by plan and sweep.
-void simulated_json(report::JsonWriter& j, const Simulated& s);
+void simulated_json(format::JsonWriter& j, const Simulated& s);
 
 // A CSV field, quoted when it needs to be.
 std::string csv_field(const std::string& s);

@@ -12,10 +12,12 @@
 #include "sim/engine/check.hpp"
 #include "sim/engine/time.hpp"
 #include "sim/engine/user_error.hpp"
-#include "sim/plan/format.hpp"
-#include "sim/report/step_report.hpp"
+#include "sim/format/text_table.hpp"
 
 namespace stepsim::plan {
+
+using format::fixed;
+using format::gib;
 
 namespace {
 
@@ -154,7 +156,7 @@ Simulated simulate(const workload::ScenarioSpec& spec, const engine::RunControl*
     const analysis::StepSimulation sim = analysis::simulate_step(spec, control);
     s.bound_s = sim.roofline.bound_s;
     s.limited_by = static_cast<int>(sim.roofline.limited_by);
-    const report::StepFigures f = report::step_figures(sim, spec);
+    const analysis::StepFigures& f = sim.figures;
     s.step_s = sim.metrics.step_s;
     s.mean = sim.metrics.mean;
     s.peak_memory = sim.peak_memory_bytes;

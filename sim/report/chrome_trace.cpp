@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <tuple>
 
-#include "sim/report/json_writer.hpp"
+#include "sim/format/json_writer.hpp"
 
 namespace stepsim::report {
+
+using format::JsonWriter;
 
 using exec::StepOp;
 using workload::StreamKind;
@@ -98,7 +100,7 @@ std::string chrome_trace(const analysis::StepSimulation& s, const workload::Scen
     w.field("pid", pid(op.device));
     w.field("tid", tid(op.device, op.stream));
     w.key("args").begin_object();
-    w.field("phase", std::string(1, op.phase));
+    w.field("phase", std::string(1, workload::letter(op.phase)));
     if (op.mb >= 0) w.field("micro_batch", op.mb);
     if (op.stage >= 0) w.field("stage", op.stage);
     if (op.layer >= 0) w.field("layer", op.layer);
@@ -125,8 +127,8 @@ std::string chrome_trace(const analysis::StepSimulation& s, const workload::Scen
             if (t.start[ops[j + 1]] != t.end[ops[j]]) break;  // never hide an idle gap
             ++j;
           }
-          std::string name = std::string(1, op.phase) + " mb" + std::to_string(op.mb) + " L" +
-                             std::to_string(op.layer);
+          std::string name = std::string(1, workload::letter(op.phase)) + " mb" +
+                             std::to_string(op.mb) + " L" + std::to_string(op.layer);
           complete(ops[i], ops[j], name);
         } else {
           complete(ops[i], ops[i], g.name(ops[i]));

@@ -3,10 +3,15 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/format/text_table.hpp"
 #include "sim/report/svg.hpp"
-#include "sim/report/text_table.hpp"
 
 namespace stepsim::report {
+
+using format::fixed;
+using format::seconds;
+using format::si;
+using format::si3;
 
 namespace {
 

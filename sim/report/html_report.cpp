@@ -4,13 +4,17 @@
 #include <cctype>
 
 #include "sim/analysis/traffic_stats.hpp"
+#include "sim/format/text_table.hpp"
 #include "sim/report/html_charts.hpp"
 #include "sim/report/schedule_svg.hpp"
 #include "sim/report/step_report.hpp"
 #include "sim/report/svg.hpp"
-#include "sim/report/text_table.hpp"
 
 namespace stepsim::report {
+
+using format::fixed;
+using format::seconds;
+using format::si3;
 
 namespace {
 
@@ -67,7 +71,7 @@ std::string bound_badge(analysis::Resource r) {
 std::string headline(const ReportRun& run) {
   const analysis::StepSimulation& s = *run.sim;
   const analysis::Roofline& r = s.roofline;
-  const StepFigures f = step_figures(s, *run.spec);
+  const analysis::StepFigures& f = s.figures;
   auto times_compute = [&](double t) {
     return fixed(r.compute_s > 0.0 ? t / r.compute_s : 0.0, 2) + "x";
   };

@@ -3,14 +3,20 @@
 #include <cstdio>
 #include <set>
 
+#include "sim/format/json_writer.hpp"
+#include "sim/format/text_table.hpp"
 #include "sim/hw/kernel_model.hpp"
-#include "sim/report/json_writer.hpp"
-#include "sim/report/text_table.hpp"
 #include "sim/workload/memory.hpp"
 #include "sim/workload/op_kernels.hpp"
 #include "sim/workload/parallel_plan.hpp"
 
 namespace stepsim::report {
+
+using format::fixed;
+using format::JsonWriter;
+using format::seconds;
+using format::si;
+using format::TextTable;
 
 namespace {
 
@@ -63,11 +69,10 @@ KernelListing list_kernels(const workload::ScenarioSpec& spec, int stage) {
     std::vector<const workload::OpCost*> ops;
     for (const auto& op : l.ops) ops.push_back(&op);
     const workload::RecomputeSpec* recompute = li >= 0 ? &spec.training.recompute : nullptr;
-    for (const auto& [phase, pass] :
-         {std::pair{'F', workload::Pass::forward}, std::pair{'B', workload::Pass::backward},
-          std::pair{'W', workload::Pass::weight}}) {
+    for (const workload::Phase phase :
+         {workload::Phase::forward, workload::Phase::backward, workload::Phase::weight}) {
       std::vector<hw::Kernel> ks;
-      workload::append_pass_kernels(ops, pass, recompute, ctx, ks);
+      workload::append_pass_kernels(ops, phase, recompute, ctx, ks);
       if (ks.empty()) continue;
       out.totals.push_back({layer_name(l), phase, model.run_seconds(ks, out.sm_share)});
       for (const hw::Kernel& k : ks) {
@@ -106,7 +111,8 @@ std::string kernels_text(const KernelListing& k, const workload::ScenarioSpec& s
     o += "\n" + layer + "\n" + t->render();
     o += "  total:";
     for (const KernelTotal& tot : k.totals)
-      if (tot.layer == layer) o += std::string(" ") + tot.phase + " " + seconds(tot.seconds);
+      if (tot.layer == layer)
+        o += std::string(" ") + workload::letter(tot.phase) + " " + seconds(tot.seconds);
     o += "\n";
   };
   for (const KernelRow& r : k.rows) {
@@ -119,7 +125,7 @@ std::string kernels_text(const KernelListing& k, const workload::ScenarioSpec& s
       t->left_align_from(9);
     }
     const bool mem = r.cls == "memory";
-    t->row({std::string(1, r.phase), r.kernel, r.cls, r.shape, r.precision,
+    t->row({std::string(1, workload::letter(r.phase)), r.kernel, r.cls, r.shape, r.precision,
             r.flops > 0 ? si(r.flops, "FLOP") : "", si(r.bytes, "B"),
             r.rate > 0
                 ? (mem ? fixed(r.rate / 1e9, 0) + " GB/s" : fixed(r.rate / 1e12, 0) + " TFLOP/s")
@@ -140,7 +146,7 @@ std::string kernels_json(const KernelListing& k) {
   for (const KernelRow& r : k.rows) {
     w.begin_object();
     w.field("layer", r.layer);
-    w.field("phase", std::string(1, r.phase));
+    w.field("phase", std::string(1, workload::letter(r.phase)));
     w.field("op", r.op);
     w.field("kernel", r.kernel);
     w.field("class", r.cls);
@@ -158,7 +164,7 @@ std::string kernels_json(const KernelListing& k) {
   for (const KernelTotal& t : k.totals) {
     w.begin_object();
     w.field("layer", t.layer);
-    w.field("phase", std::string(1, t.phase));
+    w.field("phase", std::string(1, workload::letter(t.phase)));
     w.field("seconds", t.seconds);
     w.end_object();
   }
@@ -180,9 +186,9 @@ std::string kernels_csv(const KernelListing& k) {
     char nums[160];
     std::snprintf(nums, sizeof nums, "%.17g,%.17g,%.17g,%.17g", r.flops, r.bytes, r.rate,
                   r.seconds);
-    o += quote(r.layer) + "," + std::string(1, r.phase) + "," + quote(r.op) + "," +
-         quote(r.kernel) + "," + r.cls + "," + quote(r.shape) + "," + r.precision + "," + nums +
-         "," + quote(r.rule) + "\n";
+    o += quote(r.layer) + "," + std::string(1, workload::letter(r.phase)) + "," + quote(r.op) +
+         "," + quote(r.kernel) + "," + r.cls + "," + quote(r.shape) + "," + r.precision + "," +
+         nums + "," + quote(r.rule) + "\n";
   }
   return o;
 }

@@ -10,13 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "sim/workload/phase.hpp"
 #include "sim/workload/scenario_spec.hpp"
 
 namespace stepsim::report {
 
 struct KernelRow {
   std::string layer;  // "layer 3 (moe)", "embedding", "head"
-  char phase = 'F';
+  workload::Phase phase = workload::Phase::forward;
   std::string op, kernel, cls, shape, precision;
   double flops = 0.0, bytes = 0.0, rate = 0.0, seconds = 0.0;
   std::string rule;
@@ -25,7 +26,7 @@ struct KernelRow {
 // A layer's phase: its kernels as one stream runs them, the host issuing one per launch overhead.
 struct KernelTotal {
   std::string layer;
-  char phase = 'F';
+  workload::Phase phase = workload::Phase::forward;
   double seconds = 0.0;
 };
 

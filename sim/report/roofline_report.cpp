@@ -1,8 +1,14 @@
 #include "sim/report/roofline_report.hpp"
 
-#include "sim/report/text_table.hpp"
+#include "sim/format/text_table.hpp"
 
 namespace stepsim::report {
+
+using format::fixed;
+using format::JsonWriter;
+using format::seconds;
+using format::si;
+using format::TextTable;
 
 using analysis::Resource;
 using analysis::Roofline;

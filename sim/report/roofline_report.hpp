@@ -6,14 +6,14 @@
 #include <vector>
 
 #include "sim/analysis/roofline.hpp"
-#include "sim/report/json_writer.hpp"
+#include "sim/format/json_writer.hpp"
 
 namespace stepsim::report {
 
 std::string roofline_text(const analysis::Roofline& r, const workload::ScenarioSpec& spec);
 std::string roofline_comparison_text(const std::vector<analysis::Roofline>& rs,
                                      const std::vector<std::string>& labels);
-void roofline_json(JsonWriter& out, const analysis::Roofline& r,
+void roofline_json(format::JsonWriter& out, const analysis::Roofline& r,
                    const workload::ScenarioSpec& spec);
 
 }  // namespace stepsim::report

@@ -5,10 +5,13 @@
 #include <tuple>
 #include <vector>
 
+#include "sim/format/text_table.hpp"
 #include "sim/report/svg.hpp"
-#include "sim/report/text_table.hpp"
 
 namespace stepsim::report {
+
+using format::fixed;
+using format::seconds;
 
 namespace {
 
@@ -19,7 +22,7 @@ constexpr double kLeft = 120, kTop = 56, kRow = 22, kGap = 6;
 constexpr double kBox = 16, kStrip = 4;  // compute boxes, then the communication strip below them
 
 struct Run {
-  std::tuple<char, int, int> key;  // phase, micro-batch, stage
+  std::tuple<workload::Phase, int, int> key;  // phase, micro-batch, stage
   Time start, end;
 };
 
@@ -28,11 +31,11 @@ struct Box {
   Time start, end;
 };
 
-bool forward(char phase) {
-  return phase == 'F';
+bool forward(workload::Phase phase) {
+  return phase == workload::Phase::forward;
 }
-bool backward(char phase) {
-  return phase == 'B' || phase == 'X';
+bool backward(workload::Phase phase) {
+  return workload::is_backward(phase);
 }
 
 // The rank's compute stream as boxes (see the header).
@@ -55,7 +58,7 @@ std::vector<Box> boxes_of(const analysis::StepSimulation& s, int device) {
     // backward chunk.
     std::size_t j = i + 1;
     if (j < runs.size() && runs[j].start == runs[j - 1].end) {
-      const char other = std::get<0>(runs[j].key);
+      const workload::Phase other = std::get<0>(runs[j].key);
       if ((forward(phase) && backward(other)) || (backward(phase) && forward(other)))
         while (j < runs.size() && runs[j].start == runs[j - 1].end &&
                runs[j].key == runs[i + (j - i) % 2].key)
@@ -69,7 +72,7 @@ std::vector<Box> boxes_of(const analysis::StepSimulation& s, int device) {
       i = j;
       continue;
     }
-    std::string cls = phase == 'F' ? "F" : phase == 'W' ? "W" : backward(phase) ? "B" : "O";
+    std::string cls = backward(phase) ? "B" : std::string(1, workload::letter(phase));
     out.push_back({cls, mb >= 0 ? std::to_string(mb) : std::string(), runs[i].start, runs[i].end});
     ++i;
   }

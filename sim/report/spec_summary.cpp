@@ -1,11 +1,14 @@
 #include "sim/report/spec_summary.hpp"
 
 #include "sim/analysis/roofline.hpp"
-#include "sim/report/text_table.hpp"
+#include "sim/format/text_table.hpp"
 #include "sim/workload/model_cost.hpp"
 #include "sim/workload/parallel_plan.hpp"
 
 namespace stepsim::report {
+
+using format::fixed;
+using format::seconds;
 
 std::string describe(const hw::DeviceSpec& d) {
   std::string o = "device  " + d.name + ": " + std::to_string(d.sms) + " SMs, " +

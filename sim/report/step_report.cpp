@@ -1,23 +1,15 @@
 #include "sim/report/step_report.hpp"
 
-#include "sim/report/text_table.hpp"
+#include "sim/format/text_table.hpp"
 
 namespace stepsim::report {
 
-using analysis::Breakdown;
+using format::fixed;
+using format::JsonWriter;
+using format::seconds;
+using format::TextTable;
 
-StepFigures step_figures(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec) {
-  StepFigures f;
-  const double t = s.metrics.step_s;
-  const auto& p = s.roofline.plan;
-  f.tokens_per_s_per_gpu = s.roofline.tokens_per_step / t / s.roofline.world_size;
-  f.tflops_per_gpu = s.model_flops_per_gpu / t / 1e12;
-  f.mfu = s.model_flops_per_gpu / (t * spec.cluster.device.rate(hw::Precision::bf16).peak_flops);
-  const auto& g = s.build.graph;
-  f.worst_rank = g.info.empty() ? s.metrics.worst_device * p.dp * p.tp
-                                : g.info[s.metrics.worst_device].first_gpu;
-  return f;
-}
+using analysis::Breakdown;
 
 namespace {
 
@@ -37,7 +29,7 @@ std::string pct(double part, double whole) {
 
 void step_json(JsonWriter& w, const analysis::StepSimulation& s, const workload::ScenarioSpec& spec,
                bool timing) {
-  const StepFigures f = step_figures(s, spec);
+  const analysis::StepFigures& f = s.figures;
   const auto& r = s.roofline;
   w.begin_object();
   w.field("scenario", r.scenario);
@@ -135,7 +127,7 @@ std::string collectives_text(const workload::ScenarioSpec& spec) {
 
 std::string step_text(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec,
                       bool timing) {
-  const StepFigures f = step_figures(s, spec);
+  const analysis::StepFigures& f = s.figures;
   const auto& r = s.roofline;
   const double t = s.metrics.step_s;
   std::string o = r.scenario + "\n";

@@ -4,9 +4,11 @@
 #include <cmath>
 #include <cstdio>
 
-#include "sim/report/text_table.hpp"
+#include "sim/format/text_table.hpp"
 
 namespace stepsim::report {
+
+using format::fixed;
 
 std::string escape(std::string_view s) {
   std::string o;

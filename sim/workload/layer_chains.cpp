@@ -40,7 +40,7 @@ std::vector<std::pair<std::string, std::vector<const OpCost*>>> LayerChains::seg
 }
 
 Work LayerChains::kernel_work(const std::string& part, const std::vector<const OpCost*>& ops,
-                              Pass pass, int layer) const {
+                              Phase pass, int layer) const {
   Work w;
   w.part = part;
   w.layer = layer;
@@ -140,7 +140,7 @@ void LayerChains::forward_layer(Chain& c, int li, bool recompute) const {
   auto kernels = [&](std::size_t s, bool with_post = false) {
     std::vector<const OpCost*> ops = segs[s].second;
     if (with_post) ops.insert(ops.end(), segs[2].second.begin(), segs[2].second.end());
-    Work w = kernel_work(segs[s].first + again, ops, Pass::forward, li);
+    Work w = kernel_work(segs[s].first + again, ops, Phase::forward, li);
     for (hw::Kernel& k : w.kernels) k.recompute = recompute;
     c.push_back(std::move(w));
   };
@@ -163,7 +163,7 @@ void LayerChains::forward_layer(Chain& c, int li, bool recompute) const {
 }
 
 Chain LayerChains::backward_layers(std::vector<int> layers, bool with_weight) const {
-  const Pass pass = with_weight ? Pass::backward_weight : Pass::backward;
+  const Phase pass = with_weight ? Phase::backward_weight : Phase::backward;
   Chain c;
   std::reverse(layers.begin(), layers.end());
   if (!layers.empty()) zero3_gather(c, layer_of(cost_, layers.front()));
@@ -215,7 +215,7 @@ Chain LayerChains::weight_layers(std::vector<int> layers) const {
   for (int li : layers) {
     std::vector<const OpCost*> ops;
     for (const auto& op : layer_of(cost_, li).ops) ops.push_back(&op);
-    c.push_back(kernel_work("weight grad", ops, Pass::weight, li));
+    c.push_back(kernel_work("weight grad", ops, Phase::weight, li));
   }
   mark_layer_ends(c);
   return c;

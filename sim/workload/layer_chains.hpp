@@ -46,7 +46,7 @@ class LayerChains {
   Chain weight_layers(std::vector<int> layers) const;
 
  private:
-  Work kernel_work(const std::string& part, const std::vector<const OpCost*>& ops, Pass pass,
+  Work kernel_work(const std::string& part, const std::vector<const OpCost*>& ops, Phase pass,
                    int layer) const;
   double payload(hw::Precision p) const;
   static std::vector<std::pair<std::string, std::vector<const OpCost*>>> segments(

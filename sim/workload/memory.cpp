@@ -67,10 +67,8 @@ double stage_activation_bytes(const ScenarioSpec& spec, const ParallelPlan& plan
   return per_token * plan.tokens_per_micro_batch / plan.tp;
 }
 
-namespace {
-
-MemoryBreakdown for_device(const ScenarioSpec& spec, const ParallelPlan& plan,
-                           const ModelCost& cost, int device) {
+MemoryBreakdown memory_of_rank(const ScenarioSpec& spec, const ParallelPlan& plan,
+                               const ModelCost& cost, int device) {
   const auto& pr = spec.training.precision;
   const int zero = spec.parallel.zero;
   const HeldParams h = held_params(plan, cost, device);
@@ -108,13 +106,11 @@ MemoryBreakdown for_device(const ScenarioSpec& spec, const ParallelPlan& plan,
   return mem;
 }
 
-}  // namespace
-
 MemoryBreakdown memory_per_gpu(const ScenarioSpec& spec, const ParallelPlan& plan,
                                const ModelCost& cost) {
   MemoryBreakdown worst;
   for (int d = 0; d < plan.pp; ++d) {
-    const MemoryBreakdown m = for_device(spec, plan, cost, d);
+    const MemoryBreakdown m = memory_of_rank(spec, plan, cost, d);
     if (d == 0 || m.total() > worst.total()) worst = m;
   }
   return worst;

@@ -58,6 +58,10 @@ double optimizer_step_bytes(const ScenarioSpec& spec, const ParallelPlan& plan,
 double stage_activation_bytes(const ScenarioSpec& spec, const ParallelPlan& plan,
                               const ModelCost& cost, int stage);
 
+// The memory of a GPU of pipeline rank `device`: its own static state and its peak activations.
+MemoryBreakdown memory_of_rank(const ScenarioSpec& spec, const ParallelPlan& plan,
+                               const ModelCost& cost, int device);
+// The most loaded pipeline rank's.
 MemoryBreakdown memory_per_gpu(const ScenarioSpec& spec, const ParallelPlan& plan,
                                const ModelCost& cost);
 

@@ -34,7 +34,7 @@ Kernel gemm_kernel(const std::string& op, hw::KernelRole role, Precision p, doub
   return k;
 }
 
-void linear(const OpCost& op, Pass pass, const KernelContext& ctx, std::vector<Kernel>& out) {
+void linear(const OpCost& op, Phase pass, const KernelContext& ctx, std::vector<Kernel>& out) {
   const PrecisionPolicy& pr = ctx.precision;
   const Precision p = op.precision;
   const bool fp8 = p == Precision::fp8;
@@ -52,13 +52,13 @@ void linear(const OpCost& op, Pass pass, const KernelContext& ctx, std::vector<K
   const double n = op.n >= op.k ? op.n / split : op.n;
   const double k = op.n >= op.k ? op.k : op.k / split;
   const double weights = groups * n * k;
-  if (pass == Pass::forward) {
+  if (pass == Phase::forward) {
     if (fp8 && !op.input_quantized)
       out.push_back(memory_kernel(op.name, hw::KernelRole::quantize_input, rows * k * (act + in)));
     out.push_back(gemm_kernel(op.name, hw::KernelRole::fprop, p, m, n, k, groups,
                               rows * k * in + weights * w + rows * n * act));
   }
-  if (pass == Pass::backward || pass == Pass::backward_weight) {
+  if (pass == Phase::backward || pass == Phase::backward_weight) {
     // An output gradient that arrives in FP8 (the combine's gradient, sent in the dispatch's
     // precision) needs only its transposed copy for wgrad.
     if (fp8 && op.grad_quantized)
@@ -69,7 +69,7 @@ void linear(const OpCost& op, Pass pass, const KernelContext& ctx, std::vector<K
     out.push_back(gemm_kernel(op.name, hw::KernelRole::dgrad, p, m, k, n, groups,
                               rows * n * in + weights * w + rows * k * act));
   }
-  if ((pass == Pass::weight || pass == Pass::backward_weight) && op.w_flops > 0.0) {
+  if ((pass == Phase::weight || pass == Phase::backward_weight) && op.w_flops > 0.0) {
     if (fp8)
       out.push_back(memory_kernel(op.name, hw::KernelRole::transpose_input, rows * k * 2.0 * in));
     out.push_back(gemm_kernel(op.name, hw::KernelRole::wgrad, p, n, k, m, groups,
@@ -79,18 +79,18 @@ void linear(const OpCost& op, Pass pass, const KernelContext& ctx, std::vector<K
 
 }  // namespace
 
-void append_pass_kernels(const std::vector<const OpCost*>& ops, Pass pass,
+void append_pass_kernels(const std::vector<const OpCost*>& ops, Phase pass,
                          const RecomputeSpec* recompute, const KernelContext& ctx,
                          std::vector<Kernel>& out) {
-  if (pass == Pass::forward) {
+  if (pass == Phase::forward) {
     for (const OpCost* op : ops) append_op_kernels(*op, pass, ctx, out);
     return;
   }
-  if (recompute && pass != Pass::weight)
+  if (recompute && pass != Phase::weight)
     for (const OpCost* op : ops)
       if (is_recomputed(*op, *recompute)) {
         const std::size_t from = out.size();
-        append_op_kernels(*op, Pass::forward, ctx, out);
+        append_op_kernels(*op, Phase::forward, ctx, out);
         for (std::size_t i = from; i < out.size(); ++i) out[i].recompute = true;
       }
   for (auto it = ops.rbegin(); it != ops.rend(); ++it) append_op_kernels(**it, pass, ctx, out);
@@ -111,21 +111,21 @@ KernelContext kernel_context(const ModelSpec& model, const TrainingSpec& trainin
   return c;
 }
 
-std::vector<Kernel> op_kernels(const OpCost& op, Pass pass, const KernelContext& ctx) {
+std::vector<Kernel> op_kernels(const OpCost& op, Phase pass, const KernelContext& ctx) {
   std::vector<Kernel> out;
   append_op_kernels(op, pass, ctx, out);
   return out;
 }
 
-void append_op_kernels(const OpCost& op, Pass pass, const KernelContext& ctx,
+void append_op_kernels(const OpCost& op, Phase pass, const KernelContext& ctx,
                        std::vector<Kernel>& out) {
   if (op.cls == OpClass::gemm) {
-    if (pass == Pass::weight && op.w_flops <= 0.0) return;
+    if (pass == Phase::weight && op.w_flops <= 0.0) return;
     linear(op, pass, ctx, out);
     return;
   }
-  if (pass == Pass::weight) return;
-  const bool fwd = pass == Pass::forward;
+  if (pass == Phase::weight) return;
+  const bool fwd = pass == Phase::forward;
   const double t = ctx.tokens * (tp_replicated(op, ctx.tp, ctx.sequence_parallel) ? ctx.tp : 1);
   const double params =
       op_local_params(op, ctx.tp, ctx.ep) * bytes_per_element(ctx.precision.params);

@@ -32,10 +32,9 @@
 
 #include "sim/hw/kernel_model.hpp"
 #include "sim/workload/model_cost.hpp"
+#include "sim/workload/phase.hpp"
 
 namespace stepsim::workload {
-
-enum class Pass { forward, backward, backward_weight, weight };
 
 struct KernelContext {
   double tokens = 0.0;  // tokens of the micro-batch on this GPU (split by tp)
@@ -52,14 +51,14 @@ KernelContext kernel_context(const ModelSpec& model, const TrainingSpec& trainin
 
 // The kernels `op` launches in `pass`, in launch order (none for a W pass of an op without
 // weights).
-std::vector<hw::Kernel> op_kernels(const OpCost& op, Pass pass, const KernelContext& ctx);
+std::vector<hw::Kernel> op_kernels(const OpCost& op, Phase pass, const KernelContext& ctx);
 // The same, appended to `out`.
-void append_op_kernels(const OpCost& op, Pass pass, const KernelContext& ctx,
+void append_op_kernels(const OpCost& op, Phase pass, const KernelContext& ctx,
                        std::vector<hw::Kernel>& out);
 // The kernels of `ops` (in layer order) in `pass`, appended to `out`: forward in order; backward
 // passes first rerun the forward of the ops `recompute` names (none when null), then run each op's
 // kernels in reverse order.
-void append_pass_kernels(const std::vector<const OpCost*>& ops, Pass pass,
+void append_pass_kernels(const std::vector<const OpCost*>& ops, Phase pass,
                          const RecomputeSpec* recompute, const KernelContext& ctx,
                          std::vector<hw::Kernel>& out);
 

@@ -62,19 +62,19 @@ class ProgramBuilder {
         Instruction in;
         switch (i.op) {
           case PipeOp::F:
-            in.chunks = {chunk(r, 'F', i.a)};
+            in.chunks = {chunk(r, Phase::forward, i.a)};
             break;
           case PipeOp::B:
-            in.chunks = {chunk(r, 'B', i.a)};
+            in.chunks = {chunk(r, Phase::backward, i.a)};
             break;
           case PipeOp::BW:
-            in.chunks = {chunk(r, 'X', i.a)};
+            in.chunks = {chunk(r, Phase::backward_weight, i.a)};
             break;
           case PipeOp::W:
-            in.chunks = {chunk(r, 'W', i.a)};
+            in.chunks = {chunk(r, Phase::weight, i.a)};
             break;
           case PipeOp::FB:
-            in.chunks = {chunk(r, 'F', i.a), chunk(r, 'X', i.b)};
+            in.chunks = {chunk(r, Phase::forward, i.a), chunk(r, Phase::backward_weight, i.b)};
             break;
           default:
             continue;  // sends and receives: outputs leave as soon as they are computed
@@ -90,22 +90,22 @@ class ProgramBuilder {
   }
 
  private:
-  Chunk chunk(int rank, char phase, StageTask t) {
+  Chunk chunk(int rank, Phase phase, StageTask t) {
     Chunk c{phase, t, chain(phase, t.stage), -1};
-    if (phase == 'W') return c;
-    const int to_stage = phase == 'F' ? t.stage + 1 : t.stage - 1;
+    if (phase == Phase::weight) return c;
+    const int to_stage = phase == Phase::forward ? t.stage + 1 : t.stage - 1;
     if (to_stage < 0 || to_stage >= p_->pipeline.stages) return c;
     const int to = p_->pipeline.device_of(to_stage, t.mb);
     if (to != rank) c.send_to = to;
     return c;
   }
 
-  int chain(char phase, int stage) {
+  int chain(Phase phase, int stage) {
     const auto key = std::make_pair(phase, stage);
     if (auto it = index_.find(key); it != index_.end()) return it->second;
-    Chain c = phase == 'F'   ? chains_.forward(stage)
-              : phase == 'W' ? chains_.weight(stage)
-                             : chains_.backward(stage, phase == 'X');
+    Chain c = phase == Phase::forward  ? chains_.forward(stage)
+              : phase == Phase::weight ? chains_.weight(stage)
+                                       : chains_.backward(stage, phase == Phase::backward_weight);
     p_->chains.push_back(std::move(c));
     return index_[key] = static_cast<int>(p_->chains.size()) - 1;
   }
@@ -116,7 +116,7 @@ class ProgramBuilder {
   const PrecisionPolicy& pr_;
   LayerChains chains_;
   StepProgram* p_ = nullptr;
-  std::map<std::pair<char, int>, int> index_;  // (phase, stage) -> chain
+  std::map<std::pair<Phase, int>, int> index_;  // (phase, stage) -> chain
 };
 
 }  // namespace

@@ -33,6 +33,7 @@
 #include "sim/hw/kernel_model.hpp"
 #include "sim/net/collective_cost.hpp"
 #include "sim/workload/parallel_plan.hpp"
+#include "sim/workload/phase.hpp"
 #include "sim/workload/pipeline_schedule.hpp"
 
 namespace stepsim::workload {
@@ -95,11 +96,11 @@ struct Work {
 };
 using Chain = std::vector<Work>;
 
-// A chunk an instruction runs: phase F, B (input gradient), X (backward with weight gradient) or
-// W, on a task, with its chain; `send_to` is the rank its output goes to, -1 when none (a weight
-// gradient, the first or last stage, or the neighbour stage on the same rank).
+// A chunk an instruction runs: a phase (forward, backward, backward with weight gradient, or
+// weight gradient) on a task, with its chain; `send_to` is the rank its output goes to, -1 when
+// none (a weight gradient, the first or last stage, or the neighbour stage on the same rank).
 struct Chunk {
-  char phase = 'F';
+  Phase phase = Phase::forward;
   StageTask task;
   int chain = 0;
   int send_to = -1;

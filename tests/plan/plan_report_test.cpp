@@ -1,7 +1,7 @@
 // The search's result as text, JSON and CSV, on a result made by hand.
 #include <doctest/doctest.h>
 
-#include "sim/plan/format.hpp"
+#include "sim/format/text_table.hpp"
 #include "sim/plan/plan_report.hpp"
 #include "tests/json_dom.hpp"
 #include "tests/workload/spec_fixture.hpp"
@@ -94,7 +94,7 @@ TEST_CASE("CSV fields are quoted when they hold a comma, a quote or a newline") 
 }
 
 TEST_CASE("numbers: fixed decimals and GiB") {
-  CHECK(plan::fixed(2.0 / 3.0, 3) == "0.667");
-  CHECK(plan::fixed(1234.5, 0) == "1234");  // round half to even, as printf does
-  CHECK(plan::gib(1.5 * plan::kGiB) == "1.5 GiB");
+  CHECK(format::fixed(2.0 / 3.0, 3) == "0.667");
+  CHECK(format::fixed(1234.5, 0) == "1234");  // round half to even, as printf does
+  CHECK(format::gib(1.5 * format::kGiB) == "1.5 GiB");
 }

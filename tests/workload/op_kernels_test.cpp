@@ -56,7 +56,7 @@ TEST_CASE("DeepSeek-V3 (FP8, EP64): the quantisation, transposes, permutation, r
   const LayerCost& moe = f.cost.layers()[3];
   REQUIRE(moe.moe);
   // q_down's BF16 input cast to FP8 with 1x128 scales: read 2 B, write 1 B + 4/128 B per element.
-  const auto q_down = op_kernels(op_named(moe, "q_down"), Pass::forward, f.ctx);
+  const auto q_down = op_kernels(op_named(moe, "q_down"), Phase::forward, f.ctx);
   CHECK(kernel_named(q_down, "q_down quantize input").hbm_bytes ==
         doctest::Approx(t * h * (2.0 + kFp8)));
   const hw::Kernel& g = kernel_named(q_down, "q_down fprop");
@@ -65,7 +65,7 @@ TEST_CASE("DeepSeek-V3 (FP8, EP64): the quantisation, transposes, permutation, r
   CHECK(g.k == h);
   CHECK(g.hbm_bytes == doctest::Approx(t * h * kFp8 + 1536 * h * 1.0 + t * 1536 * 2.0));
   // The experts' up projection takes the FP8 tokens the dispatch delivered: no cast.
-  const auto up = op_kernels(op_named(moe, "expert_up"), Pass::forward, f.ctx);
+  const auto up = op_kernels(op_named(moe, "expert_up"), Phase::forward, f.ctx);
   CHECK_FALSE(has(up, "expert_up quantize input"));
   const hw::Kernel& gg = kernel_named(up, "expert_up fprop");
   CHECK(gg.groups == 4);
@@ -75,35 +75,35 @@ TEST_CASE("DeepSeek-V3 (FP8, EP64): the quantisation, transposes, permutation, r
   // transpose and only re-tiles it as its transpose, and W re-tiles the saved FP8 input.
   const OpCost& down = op_named(moe, "expert_down");
   const double rows = t * 8;
-  CHECK(kernel_named(op_kernels(down, Pass::forward, f.ctx), "expert_down quantize input")
+  CHECK(kernel_named(op_kernels(down, Phase::forward, f.ctx), "expert_down quantize input")
             .hbm_bytes == doctest::Approx(rows * 2048 * (2.0 + kFp8)));
-  CHECK(kernel_named(op_kernels(down, Pass::backward, f.ctx), "expert_down transpose output grad")
+  CHECK(kernel_named(op_kernels(down, Phase::backward, f.ctx), "expert_down transpose output grad")
             .hbm_bytes == doctest::Approx(rows * h * 2.0 * kFp8));
   // A BF16 output gradient (the shared expert's) is cast and transposed in one kernel.
-  CHECK(kernel_named(op_kernels(op_named(moe, "shared_down"), Pass::backward, f.ctx),
+  CHECK(kernel_named(op_kernels(op_named(moe, "shared_down"), Phase::backward, f.ctx),
                      "shared_down quantize output grad")
             .hbm_bytes == doctest::Approx(t * h * (2.0 + 2.0 * kFp8)));
-  CHECK(kernel_named(op_kernels(down, Pass::weight, f.ctx), "expert_down transpose input")
+  CHECK(kernel_named(op_kernels(down, Phase::weight, f.ctx), "expert_down transpose input")
             .hbm_bytes == doctest::Approx(rows * 2048 * 2.0 * kFp8));
   // Permutation: 8 copies of every token read and written, FP8 with scales forward (the
   // dispatch's precision), BF16 backward (the combine's).
   const OpCost& perm = op_named(moe, "permute");
-  CHECK(op_kernels(perm, Pass::forward, f.ctx).at(0).hbm_bytes ==
+  CHECK(op_kernels(perm, Phase::forward, f.ctx).at(0).hbm_bytes ==
         doctest::Approx(t * 2.0 * 8 * (h + h / 128 * 4)));
-  CHECK(op_kernels(perm, Pass::backward, f.ctx).at(0).hbm_bytes ==
+  CHECK(op_kernels(perm, Phase::backward, f.ctx).at(0).hbm_bytes ==
         doctest::Approx(t * 2.0 * 8 * h * 2.0));
-  CHECK(op_kernels(op_named(moe, "unpermute"), Pass::forward, f.ctx).at(0).hbm_bytes ==
+  CHECK(op_kernels(op_named(moe, "unpermute"), Phase::forward, f.ctx).at(0).hbm_bytes ==
         doctest::Approx(t * 2.0 * 8 * h * 2.0));
   // Router top-k over 256 fp32 scores, 8 indices and weights out.
-  CHECK(op_kernels(op_named(moe, "router_topk"), Pass::forward, f.ctx).at(0).hbm_bytes ==
+  CHECK(op_kernels(op_named(moe, "router_topk"), Phase::forward, f.ctx).at(0).hbm_bytes ==
         doctest::Approx(t * (256 * 4.0 + 8 * 8.0)));
   // RMSNorm: read and write the hidden state, plus its 7168 BF16 weights; backward reads x and dy.
   const OpCost& norm = op_named(moe, "mlp_norm");
-  CHECK(op_kernels(norm, Pass::forward, f.ctx).at(0).hbm_bytes ==
+  CHECK(op_kernels(norm, Phase::forward, f.ctx).at(0).hbm_bytes ==
         doctest::Approx(t * 2.0 * h * 2.0 + h * 2.0));
-  CHECK(op_kernels(norm, Pass::backward, f.ctx).at(0).hbm_bytes ==
+  CHECK(op_kernels(norm, Phase::backward, f.ctx).at(0).hbm_bytes ==
         doctest::Approx(t * 3.0 * h * 2.0 + h * 2.0));
-  CHECK(op_kernels(norm, Pass::weight, f.ctx).empty());
+  CHECK(op_kernels(norm, Phase::weight, f.ctx).empty());
 }
 
 TEST_CASE("GPT-3 175B on A100 (BF16, TP8): no FP8 kernels; norms whole on every rank, GELU split") {
@@ -111,7 +111,7 @@ TEST_CASE("GPT-3 175B on A100 (BF16, TP8): no FP8 kernels; norms whole on every 
   REQUIRE(f.plan.tp == 8);
   const LayerCost& l = f.cost.layers()[0];
   for (const auto& op : l.ops)
-    for (Pass p : {Pass::forward, Pass::backward, Pass::weight})
+    for (Phase p : {Phase::forward, Phase::backward, Phase::weight})
       for (const auto& k : op_kernels(op, p, f.ctx)) {
         CAPTURE(k.name());
         CHECK(k.name().find("quantize") == std::string::npos);
@@ -119,13 +119,13 @@ TEST_CASE("GPT-3 175B on A100 (BF16, TP8): no FP8 kernels; norms whole on every 
       }
   const double tokens = 2048, h = 12288;
   // GELU over the column-parallel up projection's 49152/8 outputs: read and write 2 B each.
-  CHECK(op_kernels(op_named(l, "mlp_act"), Pass::forward, f.ctx).at(0).hbm_bytes ==
+  CHECK(op_kernels(op_named(l, "mlp_act"), Phase::forward, f.ctx).at(0).hbm_bytes ==
         doctest::Approx(tokens * 2.0 * 49152 * 2.0 / 8));
   // LayerNorm over all 2048 tokens on every rank, gain and bias split by tp.
-  CHECK(op_kernels(op_named(l, "mlp_norm"), Pass::forward, f.ctx).at(0).hbm_bytes ==
+  CHECK(op_kernels(op_named(l, "mlp_norm"), Phase::forward, f.ctx).at(0).hbm_bytes ==
         doctest::Approx(tokens * 2.0 * h * 2.0 + 2.0 * h / 8 * 2.0));
   // The QKV GEMM: every rank multiplies all 2048 tokens by its 3·12288/8 columns.
-  const auto qkv = op_kernels(op_named(l, "qkv_proj"), Pass::backward_weight, f.ctx);
+  const auto qkv = op_kernels(op_named(l, "qkv_proj"), Phase::backward_weight, f.ctx);
   const hw::Kernel& dgrad = kernel_named(qkv, "qkv_proj dgrad");
   CHECK(dgrad.m == tokens);
   CHECK(dgrad.n == h);

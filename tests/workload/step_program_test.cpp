@@ -48,11 +48,11 @@ TEST_CASE(
       const Chunk& c = in.chunks.front();
       CHECK(c.task.stage == r);
       flops += chain_flops(p.chains[c.chain]);
-      if (c.phase == 'F') {
+      if (c.phase == Phase::forward) {
         ++forwards;
         CHECK(c.send_to == (r == 3 ? -1 : r + 1));
       } else {
-        REQUIRE(c.phase == 'X');
+        REQUIRE(c.phase == Phase::backward_weight);
         ++backwards;
         CHECK(c.send_to == (r == 0 ? -1 : r - 1));
       }
@@ -89,12 +89,12 @@ TEST_CASE("Split and dual schedules: W chunks send nothing, every chunk runs whe
       for (const Instruction& in : p.ranks[r])
         for (const Chunk& c : in.chunks) {
           CHECK(p.pipeline.device_of(c.task.stage, c.task.mb) == r);
-          if (c.phase == 'W') {
+          if (c.phase == Phase::weight) {
             ++weights;
             CHECK(c.send_to == -1);
             continue;
           }
-          const int to_stage = c.phase == 'F' ? c.task.stage + 1 : c.task.stage - 1;
+          const int to_stage = c.phase == Phase::forward ? c.task.stage + 1 : c.task.stage - 1;
           const int to =
               to_stage < 0 || to_stage >= stages ? -1 : p.pipeline.device_of(to_stage, c.task.mb);
           CHECK(c.send_to == (to == r ? -1 : to));

@@ -1,10 +1,10 @@
-#include "sim/report/json_writer.hpp"
+#include "sim/format/json_writer.hpp"
 
 #include <doctest/doctest.h>
 
-#include "sim/report/text_table.hpp"
+#include "sim/format/text_table.hpp"
 
-using namespace stepsim::report;
+using namespace stepsim::format;
 
 TEST_CASE("JSON writer: nesting, escaping, shortest round-trip numbers") {
   JsonWriter w;

@@ -32,7 +32,8 @@ TEST_CASE("Two expert groups crossing one degraded leaf's uplinks slow each othe
   int first[2] = {-1, -1};
   for (std::size_t i = 0; i < g.ops.size(); ++i) {
     const auto& op = g.ops[i];
-    if (op.kind == workload::StepOpKind::ep_dispatch && op.phase == 'F' && first[op.device] < 0)
+    if (op.kind == workload::StepOpKind::ep_dispatch && op.phase == workload::Phase::forward &&
+        first[op.device] < 0)
       first[op.device] = static_cast<int>(i);
   }
   REQUIRE(first[0] >= 0);

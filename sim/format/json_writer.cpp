@@ -1,10 +1,10 @@
-#include "sim/report/json_writer.hpp"
+#include "sim/format/json_writer.hpp"
 
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 
-namespace stepsim::report {
+namespace stepsim::format {
 
 std::string json_escape(std::string_view s) {
   std::string out;
@@ -135,4 +135,4 @@ JsonWriter& JsonWriter::null() {
   return *this;
 }
 
-}  // namespace stepsim::report
+}  // namespace stepsim::format

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace stepsim::report {
+namespace stepsim::format {
 
 class JsonWriter {
  public:
@@ -43,4 +43,4 @@ class JsonWriter {
 
 std::string json_escape(std::string_view s);
 
-}  // namespace stepsim::report
+}  // namespace stepsim::format

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace stepsim::report {
+namespace stepsim::format {
 
 class TextTable {
  public:
@@ -27,4 +27,9 @@ std::string si3(double v, const std::string& unit);  // three significant figure
 std::string seconds(double s);                       // 6.88 s, 12.5 ms
 std::string binary_bytes(double b);                  // 64 MiB, 1 GiB, 1.5 KiB
 
-}  // namespace stepsim::report
+inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+inline std::string gib(double bytes) {
+  return fixed(bytes / kGiB, 1) + " GiB";
+}
+
+}  // namespace stepsim::format

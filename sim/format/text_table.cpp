@@ -1,10 +1,10 @@
-#include "sim/report/text_table.hpp"
+#include "sim/format/text_table.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-namespace stepsim::report {
+namespace stepsim::format {
 
 std::string TextTable::render(const std::string& indent) const {
   std::vector<std::size_t> width(header_.size(), 0);
@@ -76,4 +76,4 @@ std::string seconds(double s) {
   return fixed(s * 1e6, 2) + " us";
 }
 
-}  // namespace stepsim::report
+}  // namespace stepsim::format

@@ -1,0 +1,127 @@
+// One weighted max-min fair sharing system, solved incrementally: the one solver of stepsim. The
+// fabric (hw/flow_network.hpp: transfers sharing links) and the step executor
+// (exec/step_executor.hpp: collectives in flight sharing the live fabric) are both its clients.
+//
+// The system, as SimGrid's lmm states it (src/kernel/lmm/System.hpp):
+//   variables   x_v >= 0, each with a weight w_v > 0 and a bound b_v (possibly +inf);
+//   constraints c, each with a capacity C_c >= 0;
+//   elements    (c, v, a_cv): variable v consumes a_cv > 0 of constraint c per unit of x_v.
+//   Feasible:   for every c:  Σ_v a_cv · x_v <= C_c,   and for every v:  x_v <= b_v.
+//   Solution:   the weighted max-min fair point: the vector (x_v / w_v) sorted ascending is
+//               lexicographically largest among feasible points. No variable can grow without
+//               shrinking one whose x/w is no larger.
+// Solved by progressive filling: every unfixed variable sits at x_v = w_v · λ while the level λ
+// rises from 0. Constraint c fills at
+//     λ_c = (C_c − Σ_{fixed v} a_cv · x_v) / Σ_{unfixed v} a_cv · w_v
+// and variable v meets its bound at λ_v = b_v / w_v. Take the smallest: a bound fixes its variable
+// at b_v; a constraint fixes every unfixed variable it holds at w_v · λ_c. Repeat until all are
+// fixed; a variable that meets neither stays unbounded (+inf). Fixing at the smallest level never
+// lowers another constraint's λ_c ((C − λ·d)/(L − d) >= C/L when λ <= C/L), so the constraints wait
+// in a heap keyed by a lower bound of their level, re-keyed lazily when popped.
+//
+// Worked example. Two links, A (capacity 10) and B (capacity 4); flows f (on A), g (on A and B),
+// h (on B, weight 2, bound 1), all a = 1. Levels: λ_A = 10 / (1 + 1) = 5, λ_B = 4 / (1 + 2) = 4/3,
+// λ_h = 1 / 2. h meets its bound first: x_h = 1, B has 3 left for g alone, λ_B = 3. B fills: x_g =
+// 3, A has 7 left for f: x_f = 7. Check: A carries 10, B carries 4, h is at its bound.
+//
+// Incremental: changes (a variable added, cleared, removed; an element added) mark what they
+// touch; solve() re-solves only the variables connected to the touched ones through constraints
+// that can bind, and reports those whose value changed. A constraint whose variables are all
+// bounded and whose usage at their bounds, Σ a_cv · b_v, fits its capacity can never bind: it is
+// left out of the component and of the filling (the step executor's ops, bounded at their own
+// speed, see thousands of such links). Changes at one instant may be batched into one solve().
+//
+// Precision (Precision below): the usage screen is a running sum, confirmed by a fresh sum when
+// it comes within `screen` of the capacity, and a constraint binds only beyond `saturated` above
+// it, so rounding in the running sums never decides a verdict. `min_level` keeps a variable on a
+// full constraint from stalling at zero (a transfer that could never end).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace stepsim::engine {
+
+class MaxMinSystem {
+ public:
+  static constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+
+  struct Precision {
+    // Relative margin under the capacity within which the running usage sum is taken afresh.
+    double screen = 1e-6;
+    // Relative excess over the capacity from which a constraint's usage at the bounds binds.
+    double saturated = 1e-9;
+    // The smallest level a variable is given.
+    double min_level = 1e-12;
+  };
+
+  // A variable whose value the last solve() changed, with its value before.
+  struct Change {
+    int var = 0;
+    double old_value = 0.0;
+  };
+
+  MaxMinSystem() = default;
+  explicit MaxMinSystem(Precision precision) : precision_(precision) {}
+
+  int add_constraint(double capacity);
+  double capacity(int c) const { return cnsts_[c].capacity; }
+  std::size_t constraint_count() const { return cnsts_.size(); }
+
+  // A new variable (a freed id may be reused); its value is 0 until the next solve(), which
+  // reports it as changed.
+  int add_variable(double weight = 1.0, double bound = kUnbounded);
+  // Adds a_cv = consumption (> 0; non-positive is ignored) of constraint c to variable v.
+  void expand(int v, int c, double consumption);
+  // Drops all of v's elements; v keeps its weight and bound and is re-solved.
+  void clear(int v);
+  void remove_variable(int v);
+
+  double value(int v) const { return vars_[v].value; }
+  // Σ a_cv · x_v over the constraint's variables.
+  double usage(int c) const;
+  // Whether the constraint can bind: an unbounded variable on it, or usage at the bounds beyond
+  // its capacity.
+  bool can_bind(int c) const;
+
+  // Re-solves what changed since the last call; returns the variables whose value changed, in a
+  // deterministic order (valid until the next call).
+  const std::vector<Change>& solve();
+  std::uint64_t solves() const { return solves_; }
+
+ private:
+  struct Element {
+    int id = 0;  // the constraint (in a variable) or the variable (in a constraint)
+    double a = 0.0;
+  };
+  struct Variable {
+    double weight = 1.0, bound = kUnbounded, value = 0.0;
+    std::vector<Element> elements;
+    bool live = false;
+  };
+  struct Constraint {
+    double capacity = 0.0;
+    std::vector<Element> elements;
+    double at_bounds = 0.0;  // running Σ a_cv · b_v over its bounded variables
+    int unbounded = 0;       // its unbounded variables
+  };
+
+  void touch_constraint(int c);
+  void touch_variable(int v);
+  void detach(int v);  // drops v's elements, touching the constraints that could bind
+  void fill(const std::vector<int>& vars, const std::vector<int>& cnsts);
+
+  Precision precision_;
+  std::vector<Variable> vars_;
+  std::vector<Constraint> cnsts_;
+  std::vector<int> free_vars_;
+  std::vector<int> touched_cnsts_, touched_vars_;
+  std::vector<std::uint32_t> cnst_stamp_, var_stamp_;
+  std::vector<int> cnst_pos_, var_pos_;  // positions in the component being solved
+  std::uint32_t stamp_ = 0;
+  std::vector<Change> changes_;
+  std::uint64_t solves_ = 0;
+};
+
+}  // namespace stepsim::engine

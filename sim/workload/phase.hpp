@@ -1,0 +1,35 @@
+// The part of a training step a piece of work belongs to: a micro-batch's forward, its backward
+// (the input gradient), the backward with its weight gradient in one pass (schedules that do not
+// split them), the weight gradient alone (zero-bubble schedules), or the step's end (gradient
+// reduction, optimizer, parameter gather). Each has a letter, used in op names ("F mb12 L4 attn"),
+// traces and kernel listings: F, B, X, W, O.
+#pragma once
+
+#include <cstdint>
+
+namespace stepsim::workload {
+
+enum class Phase : std::uint8_t { forward, backward, backward_weight, weight, step_end };
+
+constexpr char letter(Phase p) {
+  switch (p) {
+    case Phase::forward:
+      return 'F';
+    case Phase::backward:
+      return 'B';
+    case Phase::backward_weight:
+      return 'X';
+    case Phase::weight:
+      return 'W';
+    case Phase::step_end:
+      return 'O';
+  }
+  return '?';
+}
+
+// Whether it computes an input gradient (B or X).
+constexpr bool is_backward(Phase p) {
+  return p == Phase::backward || p == Phase::backward_weight;
+}
+
+}  // namespace stepsim::workload

@@ -1,0 +1,193 @@
+#include "sim/engine/maxmin.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+using stepsim::engine::MaxMinSystem;
+
+namespace {
+
+constexpr double kInf = MaxMinSystem::kUnbounded;
+
+// A small deterministic generator (the same sequence on every platform).
+struct Rng {
+  std::uint64_t s;
+  explicit Rng(std::uint64_t seed) : s(seed * 2654435761u + 1) {}
+  std::uint64_t next() {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return s;
+  }
+  int below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
+  double uniform(double lo, double hi) { return lo + (hi - lo) * (next() % 1000000) / 1e6; }
+};
+
+struct Var {
+  double weight = 1.0, bound = kInf;
+  std::vector<std::pair<int, double>> elements;
+};
+
+// The definition, checked on a solution: feasible, and every variable is at its bound or on a
+// saturated constraint where no other variable has a larger x/w (the max-min optimality
+// condition).
+void check_max_min(const std::vector<double>& cap, const std::vector<Var>& vars,
+                   const std::vector<double>& x) {
+  std::vector<double> used(cap.size(), 0.0);
+  for (std::size_t v = 0; v < vars.size(); ++v)
+    for (const auto& [c, a] : vars[v].elements) used[c] += a * x[v];
+  for (std::size_t c = 0; c < cap.size(); ++c) REQUIRE(used[c] <= cap[c] * (1 + 1e-9) + 1e-12);
+  for (std::size_t v = 0; v < vars.size(); ++v) {
+    REQUIRE(x[v] <= vars[v].bound * (1 + 1e-12));
+    if (x[v] >= vars[v].bound * (1 - 1e-12)) continue;
+    bool bottleneck = false;
+    for (const auto& [c, a] : vars[v].elements) {
+      if (used[c] < cap[c] * (1 - 1e-9)) continue;
+      bool largest = true;
+      for (std::size_t u = 0; u < vars.size(); ++u)
+        for (const auto& [c2, a2] : vars[u].elements)
+          if (c2 == c && x[u] / vars[u].weight > x[v] / vars[v].weight * (1 + 1e-9))
+            largest = false;
+      bottleneck = bottleneck || largest;
+    }
+    INFO("variable " << v << " at " << x[v] << " has no bottleneck");
+    REQUIRE(bottleneck);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("The header's worked example") {
+  MaxMinSystem s;
+  const int a = s.add_constraint(10.0), b = s.add_constraint(4.0);
+  const int f = s.add_variable(), g = s.add_variable(), h = s.add_variable(2.0, 1.0);
+  s.expand(f, a, 1.0);
+  s.expand(g, a, 1.0);
+  s.expand(g, b, 1.0);
+  s.expand(h, b, 1.0);
+  s.solve();
+  CHECK(s.value(h) == 1.0);
+  CHECK(s.value(g) == doctest::Approx(3.0));
+  CHECK(s.value(f) == doctest::Approx(7.0));
+  CHECK(s.usage(a) == doctest::Approx(10.0));
+  CHECK(s.usage(b) == doctest::Approx(4.0));
+}
+
+TEST_CASE("Weights share a constraint in proportion; consumption counts per unit") {
+  MaxMinSystem s;
+  const int c = s.add_constraint(12.0);
+  const int x = s.add_variable(1.0), y = s.add_variable(2.0), z = s.add_variable(1.0);
+  s.expand(x, c, 1.0);
+  s.expand(y, c, 1.0);
+  s.expand(z, c, 2.0);  // z consumes twice per unit: x + y + 2z <= 12 with y = 2x, z = x
+  s.solve();
+  CHECK(s.value(x) == doctest::Approx(12.0 / 5));
+  CHECK(s.value(y) == doctest::Approx(24.0 / 5));
+  CHECK(s.value(z) == doctest::Approx(12.0 / 5));
+}
+
+TEST_CASE("A constraint that cannot bind is left out; a variable alone sits at its bound") {
+  MaxMinSystem s;
+  const int c = s.add_constraint(10.0);
+  const int x = s.add_variable(1.0, 1.0), y = s.add_variable(1.0, 1.0);
+  s.expand(x, c, 4.0);
+  s.expand(y, c, 5.0);  // 4 + 5 <= 10 at the bounds
+  CHECK_FALSE(s.can_bind(c));
+  CHECK(s.solve().size() == 2);  // new variables: from 0 to their bounds
+  CHECK(s.value(x) == 1.0);
+  s.clear(x);
+  s.expand(x, c, 4.0);
+  CHECK(s.solve().empty());  // re-solved, unchanged
+  const int z = s.add_variable(1.0, 1.0);
+  s.expand(z, c, 3.0);  // now 12 > 10 at the bounds: all three at 10/12
+  CHECK(s.can_bind(c));
+  s.solve();
+  CHECK(s.value(x) == doctest::Approx(10.0 / 12));
+  CHECK(s.value(z) == doctest::Approx(10.0 / 12));
+  s.remove_variable(z);  // back to their bounds
+  const auto& back = s.solve();
+  CHECK(back.size() == 2);
+  CHECK(s.value(x) == 1.0);
+  CHECK(s.value(y) == 1.0);
+}
+
+TEST_CASE("Changes report the old value; an untouched component is not re-solved") {
+  MaxMinSystem s;
+  const int a = s.add_constraint(6.0), b = s.add_constraint(6.0);
+  const int x = s.add_variable(), y = s.add_variable();
+  s.expand(x, a, 1.0);
+  s.expand(y, b, 1.0);
+  s.solve();
+  const int z = s.add_variable();
+  s.expand(z, a, 1.0);
+  const auto changes = s.solve();
+  REQUIRE(changes.size() == 2);  // x halves, z appears; y (another component) is not touched
+  CHECK(changes[0].var == z);
+  CHECK(changes[1].var == x);
+  CHECK(changes[1].old_value == 6.0);
+  CHECK(s.value(x) == 3.0);
+  CHECK(s.value(y) == 6.0);
+}
+
+TEST_CASE("A full constraint leaves a variable the minimum level, never zero") {
+  MaxMinSystem s;
+  const int c = s.add_constraint(0.0);
+  const int x = s.add_variable();
+  s.expand(x, c, 1.0);
+  s.solve();
+  CHECK(s.value(x) > 0.0);
+  CHECK(s.value(x) == MaxMinSystem::Precision{}.min_level);
+}
+
+TEST_CASE("Property: incremental solves match the definition over random add/remove sequences") {
+  for (int seed = 0; seed < 300; ++seed) {
+    Rng rng(seed);
+    const int nc = 1 + rng.below(8);
+    std::vector<double> cap(nc);
+    MaxMinSystem s;
+    for (int c = 0; c < nc; ++c) {
+      cap[c] = rng.uniform(1.0, 100.0);
+      REQUIRE(s.add_constraint(cap[c]) == c);
+    }
+    std::map<int, Var> live;  // by the system's id
+    for (int step = 0; step < 25; ++step) {
+      if (!live.empty() && rng.below(3) == 0) {
+        auto it = live.begin();
+        std::advance(it, rng.below(static_cast<int>(live.size())));
+        s.remove_variable(it->first);
+        live.erase(it);
+      } else {
+        Var v;
+        v.weight = rng.uniform(0.5, 4.0);
+        v.bound = rng.below(2) == 0 ? kInf : rng.uniform(0.5, 60.0);
+        const int id = s.add_variable(v.weight, v.bound);
+        const int n = 1 + rng.below(nc);
+        for (int k = 0; k < n; ++k) {
+          const int c = rng.below(nc);
+          if (std::any_of(v.elements.begin(), v.elements.end(),
+                          [c](const auto& e) { return e.first == c; }))
+            continue;
+          const double a = rng.uniform(0.5, 3.0);
+          v.elements.push_back({c, a});
+          s.expand(id, c, a);
+        }
+        live[id] = v;
+      }
+      if (rng.below(2) == 0 && step + 1 < 25) continue;  // batch several changes
+      s.solve();
+      std::vector<Var> vars;
+      std::vector<double> x;
+      for (const auto& [id, v] : live) {
+        vars.push_back(v);
+        x.push_back(s.value(id));
+      }
+      INFO("seed " << seed << " step " << step);
+      check_max_min(cap, vars, x);
+    }
+  }
+}
