@@ -125,7 +125,7 @@ Roofline roofline(const ScenarioSpec& spec, workload::StepProgram* program_out) 
     step_flops += flops * r.plan.dp * r.plan.tp;
     const ResourceTimes times = resource_times(w, cl, kernels.hbm_bandwidth());
     const double compute = times.t[0], hbm = times.t[1], nvl = times.t[2], ib = times.t[3];
-    r.per_rank.push_back({flops, w.comm, times.bound()});
+    r.per_rank.push_back({flops, w.comm, times.bound(), w.traffic});
     if (d > 0 && times.bound() <= r.bound_s) continue;
     r.device = d;
     r.bound_s = times.bound();

@@ -45,6 +45,7 @@ struct RankWork {
   double flops = 0.0;  // incl. recompute
   net::LinkBytes comm;
   double bound_s = 0.0;
+  std::vector<TrafficRow> traffic;  // its collectives and sends, by kind and algorithm
 };
 
 struct Roofline {

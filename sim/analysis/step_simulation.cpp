@@ -57,7 +57,7 @@ StepSimulation simulate_step(const workload::ScenarioSpec& spec, const engine::R
   check_ops(spec, s.roofline.plan, max_ops);
   const workload::ModelCost cost(spec.model, spec.training);
   s.topology = std::make_unique<hw::Topology>(spec.cluster);
-  s.build = exec::build_step(s.program, spec, s.roofline.plan, *s.topology, control);
+  s.build = exec::build_step(s.program, *s.topology, {spec.fidelity, spec.exact}, control);
   s.timeline = exec::execute_step(s.build.graph, control);
   s.metrics = step_metrics(s.build.graph, s.timeline);
   s.model_flops_per_gpu =

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 
-#include "sim/net/tuner.hpp"
+#include "sim/engine/check.hpp"
+#include "sim/net/algorithm/algorithm.hpp"
 #include "sim/workload/collective_options.hpp"
 #include "sim/workload/parallel_plan.hpp"
 
@@ -48,7 +49,7 @@ namespace {
 void add_to_rows(std::vector<TrafficRow>& rows, std::string_view kind, const std::string& label,
                  LinkBytes b) {
   for (auto& row : rows)
-    if (row.kind == kind) {
+    if (row.kind == kind && row.collective == label) {
       row.bytes += b;
       return;
     }
@@ -144,21 +145,7 @@ void WorkFold::add(DeviceWork& w, const workload::Work& work, double n) const {
 
 void WorkFold::collective(DeviceWork& w, workload::StepOpKind kind,
                           const workload::CollectiveWork& c, double n) const {
-  net::GroupShape g;
-  switch (c.group) {
-    case workload::GroupRole::tp:
-      g = plan_.tp_group();
-      break;
-    case workload::GroupRole::ep:
-      g = plan_.ep_group();
-      break;
-    case workload::GroupRole::dp:
-      g = plan_.dp_group();
-      break;
-    case workload::GroupRole::edp:
-      g = plan_.edp_group();
-      break;
-  }
+  const net::GroupShape g = workload::group_shape(plan_, c.group);
   if (c.bytes <= 0.0 || g.size <= 1) return;
   const std::string_view row = traffic_row(kind);
   if (c.op == CollectiveOp::dispatch || c.op == CollectiveOp::combine) {
@@ -179,11 +166,10 @@ void WorkFold::collective(DeviceWork& w, workload::StepOpKind kind,
     if (k > leaf_nodes && leaf_nodes > 0) w.cross_leaf_ib += b.ib * (k - leaf_nodes) / (k - 1.0);
     return;
   }
-  // The bytes of the algorithm the simulation runs: the scenario's choice or the tuner's.
-  const net::PlanOptions o = workload::plan_options(
-      spec_, plan_, workload::traffic_kind(c.group, c.op, spec_.parallel.zero), c.op, g);
-  const net::Choice choice = net::tune(c.op, c.bytes, g, true, spec_.cluster, o);
-  const LinkBytes b = choice.algorithm->bytes_per_gpu({c.op, c.bytes, g}) * n;
+  // The bytes of the algorithm the program resolved for it, which the simulation runs.
+  const net::AlgorithmDef* algorithm = net::find_algorithm(c.options.algorithm);
+  STEPSIM_CHECK(algorithm, "a collective of the program without its resolved algorithm");
+  const LinkBytes b = algorithm->bytes_per_gpu({c.op, c.bytes, g}) * n;
   if (!rows_) {
     add_row(w, row, std::string(), b);
     return;
@@ -196,7 +182,7 @@ void WorkFold::collective(DeviceWork& w, workload::StepOpKind kind,
                      : c.op == CollectiveOp::all_gather
                          ? (zero == 3 ? "all-gather x2 per micro-batch" : "all-gather")
                          : (zero == 3 ? "reduce-scatter per micro-batch" : "reduce-scatter");
-  add_row(w, row, group_text(what, g, name, choice.algorithm->name), b);
+  add_row(w, row, group_text(what, g, name, algorithm->name), b);
 }
 
 bool WorkFold::same_node(int d, int to) const {

@@ -26,6 +26,8 @@ enum class Resource { compute, hbm, nvlink, ib };
 std::string_view to_string(Resource r);     // compute, hbm, nvlink, ib: JSON keys
 std::string_view display_name(Resource r);  // compute, HBM, NVLink, InfiniBand: for people
 
+// One row per kind of traffic and collective: a kind whose dense and expert parts run over
+// different groups or algorithms (dp and edp) has a row for each.
 struct TrafficRow {
   std::string kind;        // "dp_grads", "dp_params", "pp_activations", "ep_dispatch", ...
   std::string collective;  // e.g. "all-reduce (hierarchical) over dp=128"

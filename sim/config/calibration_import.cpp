@@ -13,6 +13,8 @@
 
 namespace stepsim::config {
 
+using engine::UserError;
+
 namespace fs = std::filesystem;
 
 namespace {

@@ -10,6 +10,8 @@
 
 namespace stepsim::config {
 
+using engine::UserError;
+
 using workload::ScenarioSpec;
 
 namespace {

@@ -11,6 +11,9 @@
 
 namespace stepsim::config {
 
+using engine::SourceLoc;
+using engine::UserError;
+
 namespace {
 
 std::string join(const std::vector<std::string>& parts, std::size_t n) {

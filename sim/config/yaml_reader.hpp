@@ -1,6 +1,6 @@
 // Reading YAML documents into spec structs, with every mistake reported at its file:line:column.
 //
-// `Document::load` parses one file (YAML syntax errors become UserError with the parser's
+// `Document::load` parses one file (YAML syntax errors become engine::UserError with the parser's
 // position) and applies the command line's `--set key.path=value` overrides that fall inside it.
 // `Node` is a YAML node plus its dotted path ("training.precision.gemm") and where it came from;
 // its typed accessors (integer, quantity, choice, ...) reject wrong types, out-of-range numbers,
@@ -25,9 +25,6 @@
 
 namespace stepsim::config {
 
-using engine::SourceLoc;
-using engine::UserError;
-
 // One `--set key.path=value` from the command line.
 struct Override {
   std::vector<std::string> path;
@@ -35,13 +32,13 @@ struct Override {
   YAML::Node value;
   std::string option = "--set";  // the option that gave it, for messages
 };
-// Parses "key.path=value" given by `option`; throws UserError on a malformed one.
+// Parses "key.path=value" given by `option`; throws engine::UserError on a malformed one.
 Override parse_override(const std::string& text, const std::string& option = "--set");
 
 struct Context {
   std::string file;                               // as the user named it
   std::map<std::string, std::string> overridden;  // dotted path -> "--set ..." text
-  std::map<std::string, SourceLoc>* provenance = nullptr;
+  std::map<std::string, engine::SourceLoc>* provenance = nullptr;
 };
 
 class Node {
@@ -49,7 +46,7 @@ class Node {
   Node(YAML::Node node, std::string path, std::shared_ptr<const Context> ctx)
       : node_(std::move(node)), path_(std::move(path)), ctx_(std::move(ctx)) {}
 
-  SourceLoc loc() const;
+  engine::SourceLoc loc() const;
   const std::string& path() const { return path_; }
   const YAML::Node& yaml() const { return node_; }
   const Context& context() const { return *ctx_; }
@@ -100,11 +97,12 @@ class Document {
   // `prefix` is the dotted path of this document inside the scenario ("" for the scenario,
   // "model", "cluster", "cluster.device"); overrides under it are applied.
   static Document load(const std::string& file, const std::vector<Override>& overrides,
-                       const std::string& prefix, std::map<std::string, SourceLoc>* provenance);
+                       const std::string& prefix,
+                       std::map<std::string, engine::SourceLoc>* provenance);
   // The same from text already in memory; `file` names it in messages.
   static Document parse(const std::string& text, const std::string& file,
                         const std::vector<Override>& overrides, const std::string& prefix,
-                        std::map<std::string, SourceLoc>* provenance);
+                        std::map<std::string, engine::SourceLoc>* provenance);
   const Node& root() const { return root_; }
 
  private:

@@ -7,25 +7,27 @@
 
 namespace stepsim::exec {
 
-CollectiveTimer::CollectiveTimer(const ScenarioSpec& spec, const ParallelPlan& plan,
-                                 const hw::Topology& topo, const Symmetry& symmetry,
-                                 const engine::RunControl* control)
-    : spec_(spec),
-      plan_(plan),
+CollectiveTimer::CollectiveTimer(const workload::ParallelPlan& plan, const hw::Topology& topo,
+                                 const Symmetry& symmetry, workload::NetworkFidelity fidelity,
+                                 net::PlanOptions send_options, const engine::RunControl* control)
+    : plan_(plan),
       topo_(topo),
       sym_(symmetry),
       control_(control),
-      fidelity_(spec.fidelity == NetworkFidelity::flow ? hw::Fidelity::flow
-                                                       : hw::Fidelity::analytic) {
-  for (const auto& f : spec.cluster.faults) {
-    if (f.node_hit(spec.cluster.gpus_per_node) >= 0)
-      faulted_nodes_.push_back(f.node_hit(spec.cluster.gpus_per_node));
+      free_(fidelity == workload::NetworkFidelity::free),
+      fidelity_(fidelity == workload::NetworkFidelity::flow ? hw::Fidelity::flow
+                                                            : hw::Fidelity::analytic),
+      send_options_(std::move(send_options)) {
+  const hw::ClusterSpec& cluster = topo.spec();
+  for (const auto& f : cluster.faults) {
+    if (f.node_hit(cluster.gpus_per_node) >= 0)
+      faulted_nodes_.push_back(f.node_hit(cluster.gpus_per_node));
     fabric_fault_ |= f.on_leaf_spine_link();
   }
 }
 
 bool CollectiveTimer::touches_fault(const std::vector<int>& group) const {
-  const int gpn = spec_.cluster.gpus_per_node;
+  const int gpn = topo_.spec().gpus_per_node;
   for (int r : group)
     if (std::find(faulted_nodes_.begin(), faulted_nodes_.end(), r / gpn) != faulted_nodes_.end())
       return true;
@@ -83,7 +85,18 @@ const CollectiveTimer::Alone& CollectiveTimer::run(net::CollectiveOp op, double 
       net::run_collective(plan, bytes, static_cast<int>(group.size()), topo_, fidelity_, control_);
   events_ += r.events;
   return cache_[key] = {{r.time, r.chunks, std::move(r.nodes)},
-                        net::LinkBytes{r.nvlink_bytes_per_gpu, r.ib_bytes_per_gpu}};
+                        net::LinkBytes{r.nvlink_bytes_per_gpu, r.ib_bytes_per_gpu},
+                        plan.algorithm};
+}
+
+std::vector<PlannedCollective> CollectiveTimer::planned() const {
+  std::vector<PlannedCollective> out;
+  for (const auto& [key, alone] : cache_)
+    out.push_back({static_cast<workload::TrafficKind>(std::get<5>(key)),
+                   static_cast<net::CollectiveOp>(std::get<0>(key)),
+                   static_cast<double>(std::get<1>(key)), std::get<2>(key), std::get<3>(key),
+                   alone.algorithm});
+  return out;
 }
 
 int CollectiveTimer::load_of(net::CollectiveOp op, double bytes,
@@ -274,24 +287,23 @@ std::vector<int> CollectiveTimer::strided(int first, int count, int stride) {
 
 engine::Time CollectiveTimer::send(double bytes, int from, int to) {
   reverse_ = from > to;
-  const engine::Time t = time(net::CollectiveOp::p2p, bytes,
-                              {std::min(from, to), std::max(from, to)}, workload::TrafficKind::pp);
+  workload::CollectiveWork c;
+  c.op = net::CollectiveOp::p2p;
+  c.bytes = bytes;
+  c.kind = workload::TrafficKind::pp;
+  c.options = send_options_;
+  const engine::Time t = time(c, {std::min(from, to), std::max(from, to)});
   reverse_ = false;
   return t;
 }
 
-engine::Time CollectiveTimer::time(net::CollectiveOp op, double bytes,
-                                   const std::vector<int>& group, workload::TrafficKind kind) {
-  if (group.size() < 2 || bytes <= 0.0 || spec_.fidelity == NetworkFidelity::free)
-    return engine::Time();
-  kind_ = kind;
-  int nodes = 1;  // the group is sorted: nodes change in order
-  for (std::size_t i = 1; i < group.size(); ++i)
-    nodes += topo_.node_of(group[i]) != topo_.node_of(group[i - 1]);
-  const int per_node =
-      static_cast<int>(group.size()) % nodes == 0 ? static_cast<int>(group.size()) / nodes : 1;
-  options_ =
-      workload::plan_options(spec_, plan_, kind, op, {static_cast<int>(group.size()), per_node});
+engine::Time CollectiveTimer::time(const workload::CollectiveWork& c,
+                                   const std::vector<int>& group) {
+  const net::CollectiveOp op = c.op;
+  const double bytes = c.bytes;
+  if (group.size() < 2 || bytes <= 0.0 || free_) return engine::Time();
+  kind_ = c.kind;
+  options_ = c.options;
   const Alone& base = run(op, bytes, group);
   engine::Time slowest = base.run.time;
   const Run* shaped = &base.run;  // the run whose course the op's load follows

@@ -3,7 +3,9 @@
 // Each device (a symmetry class of a pipeline rank, symmetry.hpp) is simulated by its first
 // cell, so its groups are those of that cell: tp (consecutive ranks) and ep (consecutive) from the
 // cell's first GPU; dp (stride tp) and edp (stride ep), which take a GPU of every cell, from the
-// rank's first GPU. Every distinct (operation, size, group) is run once on the flow network (or
+// rank's first GPU. Each collective runs with the choice the program resolved for it
+// (workload::CollectiveWork::options: algorithm, protocol, channels, chunks): the timer never
+// chooses. Every distinct (operation, size, group) is run once on the flow network (or
 // analytically) and reused. The bytes each GPU sends per link class are kept for the op being
 // built, which takes them with take_link() (the trace shows them as link throughput).
 // Siblings: every cell of the class runs the same collective at the same moment on its own
@@ -27,6 +29,7 @@
 #pragma once
 
 #include <map>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -42,14 +45,22 @@
 
 namespace stepsim::exec {
 
-using workload::NetworkFidelity;
-using workload::ParallelPlan;
-using workload::ScenarioSpec;
+// A distinct collective the timer planned and ran, with the algorithm it ran.
+struct PlannedCollective {
+  workload::TrafficKind kind = workload::TrafficKind::tp;
+  net::CollectiveOp op = net::CollectiveOp::all_reduce;
+  double bytes = 0.0;  // per GPU
+  int first_gpu = 0;   // of its group
+  int group_size = 0;
+  std::string algorithm;
+};
 
 class CollectiveTimer {
  public:
-  CollectiveTimer(const ScenarioSpec& spec, const ParallelPlan& plan, const hw::Topology& topo,
-                  const Symmetry& symmetry, const engine::RunControl* control);
+  // `send_options`: the pipeline sends' (StepProgram::send_options).
+  CollectiveTimer(const workload::ParallelPlan& plan, const hw::Topology& topo,
+                  const Symmetry& symmetry, workload::NetworkFidelity fidelity,
+                  net::PlanOptions send_options, const engine::RunControl* control);
 
   // The device whose collectives follow: pipeline rank `rank`, class of columns `cells`.
   void select(int rank, const std::vector<int>& cells) {
@@ -57,9 +68,8 @@ class CollectiveTimer {
     cells_ = &cells;
   }
 
-  // `kind` picks the scenario's collective choice (network.collectives) for it.
-  engine::Time time(net::CollectiveOp op, double bytes, const std::vector<int>& group,
-                    workload::TrafficKind kind);
+  // The collective over `group` (one of the selected device's groups below).
+  engine::Time time(const workload::CollectiveWork& c, const std::vector<int>& group);
   // A pipeline send from GPU `from` to GPU `to` (of the selected device's first cell), with its
   // siblings; its load goes the way the bytes do.
   engine::Time send(double bytes, int from, int to);
@@ -76,6 +86,8 @@ class CollectiveTimer {
   std::vector<int> edp_group() const { return strided(rank_first(), plan_.edp, plan_.ep); }
 
   std::uint64_t events() const { return events_; }
+  // Every distinct collective run so far, in the order of its cache key.
+  std::vector<PlannedCollective> planned() const;
   int distinct() const { return static_cast<int>(cache_.size()); }
 
  private:
@@ -99,6 +111,7 @@ class CollectiveTimer {
   struct Alone {
     Run run;
     net::LinkBytes link;  // bytes per GPU and link class
+    std::string algorithm;
   };
   const Alone& run(net::CollectiveOp op, double bytes, const std::vector<int>& group);
   // The sibling groups' collectives all at once on one network, until the last ends.
@@ -117,17 +130,18 @@ class CollectiveTimer {
   int shape(const Run& r, const std::vector<int>& phases);
   int add_profile(std::vector<LinkLoad> p);
 
-  const ScenarioSpec& spec_;
-  const ParallelPlan& plan_;
+  const workload::ParallelPlan& plan_;
   const hw::Topology& topo_;
   const Symmetry& sym_;
   const engine::RunControl* control_;
   int rank_ = 0;
   const std::vector<int>* cells_ = nullptr;
   bool reverse_ = false;  // a send from the group's last GPU to its first
+  bool free_ = false;     // a free network: collectives take no time
   hw::Fidelity fidelity_;
+  net::PlanOptions send_options_;
   workload::TrafficKind kind_ = workload::TrafficKind::tp;  // of the collective being timed
-  net::PlanOptions options_;                                // its options (plan_options)
+  net::PlanOptions options_;                                // its resolved options
   std::vector<int> faulted_nodes_;                          // nodes with a NIC or NVLink fault
   bool fabric_fault_ = false;  // a leaf-spine link fault: any group may route through it
   std::map<Key, Alone> cache_;

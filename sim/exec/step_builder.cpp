@@ -10,6 +10,11 @@
 
 namespace stepsim::exec {
 
+using workload::ParallelPlan;
+using workload::Phase;
+using workload::StepOpKind;
+using workload::StreamKind;
+
 using workload::Chain;
 using workload::Chunk;
 using workload::CollectiveWork;
@@ -17,6 +22,7 @@ using workload::GroupRole;
 using workload::Instruction;
 using workload::PipelineProgram;
 using workload::StageTask;
+using workload::StepProgram;
 using workload::TailWork;
 using workload::Work;
 
@@ -26,17 +32,17 @@ namespace {
 
 class Builder {
  public:
-  Builder(const StepProgram& program, const ScenarioSpec& s, const ParallelPlan& p,
-          const hw::Topology& t, const engine::RunControl* control)
+  Builder(const StepProgram& program, const hw::Topology& t, const ExecOptions& options,
+          const engine::RunControl* control)
       : program_(program),
-        spec_(s),
-        plan_(p),
+        plan_(program.plan),
         topo_(t),
+        options_(options),
         control_(control),
-        sym_(make_symmetry(p, t, s.exact)),
+        sym_(make_symmetry(plan_, t, options.exact)),
         classes_(sym_.size()),
-        timer_(s, p, t, sym_, control),
-        kernels_(s.cluster.device) {
+        timer_(plan_, t, sym_, options.fidelity, program.send_options, control),
+        kernels_(t.spec().device) {
     // A class runs at the pace of its slowest GPU: its cells wait for it at every exchange.
     slowdown_.assign(plan_.pp * classes_, 1.0);
     for (int r = 0; r < plan_.pp; ++r)
@@ -58,7 +64,7 @@ class Builder {
       for (int k = 0; k < classes_; ++k)
         g_.info.push_back({r, k, sym_.gpus(k), sym_.first_gpu(r, sym_.classes[k].front()),
                            cells_text(sym_.classes[k])});
-    if (spec_.fidelity == NetworkFidelity::flow)
+    if (options_.fidelity == workload::NetworkFidelity::flow)
       for (const hw::Link& l : topo_.links()) g_.link_capacity.push_back(l.up ? l.bandwidth : 0.0);
     const std::size_t tasks =
         static_cast<std::size_t>(prog_->stages) * prog_->micro_batches * classes_;
@@ -96,6 +102,7 @@ class Builder {
     out.graph = std::move(g_);
     out.network_events = timer_.events();
     out.collectives_timed = timer_.distinct();
+    out.collectives = timer_.planned();
     return out;
   }
 
@@ -144,9 +151,7 @@ class Builder {
       t.duration = Time::from_seconds(seconds * slowdown_[d]);
       return t;
     }
-    for (const CollectiveWork& c : w.collectives)
-      t.duration += timer_.time(c.op, c.bytes, group(c),
-                                workload::traffic_kind(c.group, c.op, spec_.parallel.zero));
+    for (const CollectiveWork& c : w.collectives) t.duration += timer_.time(c, group(c));
     const net::LinkBytes l = timer_.take_link();
     t.ib_bytes = l.ib;
     t.nvlink_bytes = l.nvlink;
@@ -382,9 +387,9 @@ class Builder {
   }
 
   const StepProgram& program_;
-  const ScenarioSpec& spec_;
   const ParallelPlan& plan_;
   const hw::Topology& topo_;
+  ExecOptions options_;
   const engine::RunControl* control_;
   Symmetry sym_;
   int classes_ = 1;
@@ -404,9 +409,9 @@ class Builder {
 
 }  // namespace
 
-StepBuild build_step(const StepProgram& program, const ScenarioSpec& spec, const ParallelPlan& plan,
-                     const hw::Topology& topo, const engine::RunControl* control) {
-  return Builder(program, spec, plan, topo, control).build();
+StepBuild build_step(const StepProgram& program, const hw::Topology& topo,
+                     const ExecOptions& options, const engine::RunControl* control) {
+  return Builder(program, topo, options, control).build();
 }
 
 }  // namespace stepsim::exec

@@ -19,25 +19,30 @@
 #include <cstdint>
 
 #include "sim/engine/simulator.hpp"
+#include "sim/exec/collective_timer.hpp"
 #include "sim/exec/step_graph.hpp"
 #include "sim/hw/topology.hpp"
-#include "sim/workload/model_cost.hpp"
-#include "sim/workload/parallel_plan.hpp"
 #include "sim/workload/step_program.hpp"
 
 namespace stepsim::exec {
 
-using workload::ParallelPlan;
-using workload::ScenarioSpec;
-using workload::StepProgram;
+// How the program runs: the network's fidelity, and whether every cell of GPUs is simulated on
+// its own (exact) rather than one per symmetry class.
+struct ExecOptions {
+  workload::NetworkFidelity fidelity = workload::NetworkFidelity::flow;
+  bool exact = false;
+};
 
 struct StepBuild {
   StepGraph graph;
   std::uint64_t network_events = 0;  // events spent timing the collectives
   int collectives_timed = 0;
+  std::vector<PlannedCollective> collectives;  // each distinct one, with the algorithm it ran
 };
 
-StepBuild build_step(const StepProgram& program, const ScenarioSpec& spec, const ParallelPlan& plan,
-                     const hw::Topology& topo, const engine::RunControl* control = nullptr);
+// The program is the whole contract: its layout (StepProgram::plan), every collective's resolved
+// choice, the device from the topology's cluster.
+StepBuild build_step(const workload::StepProgram& program, const hw::Topology& topo,
+                     const ExecOptions& options, const engine::RunControl* control = nullptr);
 
 }  // namespace stepsim::exec

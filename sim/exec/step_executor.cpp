@@ -8,6 +8,9 @@
 
 namespace stepsim::exec {
 
+using workload::is_communication;
+using workload::kStreams;
+
 using engine::Time;
 
 namespace {

@@ -22,19 +22,13 @@
 
 namespace stepsim::exec {
 
-using workload::is_communication;
-using workload::kStreams;
-using workload::Phase;
-using workload::StepOpKind;
-using workload::StreamKind;
-
 struct StepOp {
   int device = 0;
-  StreamKind stream = StreamKind::compute;
-  StepOpKind kind = StepOpKind::kernel;
+  workload::StreamKind stream = workload::StreamKind::compute;
+  workload::StepOpKind kind = workload::StepOpKind::kernel;
   engine::Time duration;
   std::vector<int> deps;
-  Phase phase = Phase::forward;
+  workload::Phase phase = workload::Phase::forward;
   int mb = -1, stage = -1, layer = -1;  // layer -1: embedding, -2: head, -3: none
   std::string part;                     // "attn", "experts", "dispatch", "send", ...
   double flops = 0.0;                   // kernels
@@ -89,7 +83,8 @@ struct StepGraph {
   std::vector<std::vector<LinkLoad>> loads;    // profiles, sorted by link, shared by pieces
   std::vector<std::vector<LoadPiece>> shapes;  // pieces of a run, in order, shared by ops
   std::vector<StepOp> ops;
-  std::vector<std::array<std::vector<int>, kStreams>> streams;  // per device: op ids in issue order
+  std::vector<std::array<std::vector<int>, workload::kStreams>>
+      streams;  // per device: op ids in issue order
 
   int add(StepOp op);  // appends to its device's stream; returns its id
   // An op's shape of one piece: `load`'s bytes evenly over its whole run.

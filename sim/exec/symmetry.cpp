@@ -6,6 +6,8 @@
 
 namespace stepsim::exec {
 
+using workload::ParallelPlan;
+
 namespace {
 
 struct Layout {

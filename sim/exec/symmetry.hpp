@@ -29,8 +29,6 @@
 
 namespace stepsim::exec {
 
-using workload::ParallelPlan;
-
 struct Symmetry {
   int cell = 1;                           // GPUs per cell
   int cells = 1;                          // cells per pipeline rank
@@ -43,13 +41,14 @@ struct Symmetry {
   int gpus(int cls) const { return static_cast<int>(classes[cls].size()) * cell; }
 };
 
-Symmetry make_symmetry(const ParallelPlan& plan, const hw::Topology& topo, bool exact);
+Symmetry make_symmetry(const workload::ParallelPlan& plan, const hw::Topology& topo, bool exact);
 
 // A class's columns as ranges: "0,2-5".
 std::string cells_text(const std::vector<int>& cells);
 
 // An upper bound on the classes make_symmetry() will form, from the layout and the faults alone
 // (before the topology is built): for memory and size checks.
-int estimate_classes(const ParallelPlan& plan, const hw::ClusterSpec& cluster, bool exact);
+int estimate_classes(const workload::ParallelPlan& plan, const hw::ClusterSpec& cluster,
+                     bool exact);
 
 }  // namespace stepsim::exec

@@ -3,6 +3,8 @@
 #include "sim/engine/check.hpp"
 #include "sim/engine/user_error.hpp"
 #include "sim/net/algorithm/algorithm.hpp"
+#include "sim/net/protocol.hpp"
+#include "sim/net/tuner.hpp"
 
 namespace stepsim::workload {
 
@@ -53,6 +55,87 @@ net::PlanOptions plan_options(const ScenarioSpec& s, const ParallelPlan& plan, T
   if (s.model.moe.experts > 0) o.experts = s.model.moe.experts;
   o.comm_sms = s.parallel.comm_sms;
   return o;
+}
+
+namespace {
+
+// Size and stride of rank 0's group of a role.
+std::pair<int, int> group_of(const ParallelPlan& plan, GroupRole role) {
+  switch (role) {
+    case GroupRole::tp:
+      return {plan.tp, 1};
+    case GroupRole::ep:
+      return {plan.ep, 1};
+    case GroupRole::dp:
+      return {plan.dp, plan.tp};
+    case GroupRole::edp:
+      return {plan.edp, plan.ep};
+  }
+  STEPSIM_CHECK(false, "unknown group role");
+}
+
+}  // namespace
+
+net::GroupShape group_shape(const ParallelPlan& plan, GroupRole role) {
+  switch (role) {
+    case GroupRole::tp:
+      return plan.tp_group();
+    case GroupRole::ep:
+      return plan.ep_group();
+    case GroupRole::dp:
+      return plan.dp_group();
+    case GroupRole::edp:
+      return plan.edp_group();
+  }
+  STEPSIM_CHECK(false, "unknown group role");
+}
+
+bool group_uniform(const ParallelPlan& plan, GroupRole role) {
+  const auto [size, stride] = group_of(plan, role);
+  const int gpn = plan.gpus_per_node;
+  // Local indices on each node the group visits, in order; uniform when every node has the same.
+  std::vector<int> first, current;
+  int node = -1;
+  for (int i = 0; i <= size; ++i) {
+    const int gpu = i * stride;
+    if (i == size || gpu / gpn != node) {
+      if (node >= 0) {
+        if (first.empty())
+          first = current;
+        else if (current != first)
+          return false;
+      }
+      if (i == size) break;
+      node = gpu / gpn;
+      current.clear();
+    }
+    current.push_back(gpu % gpn);
+  }
+  return true;
+}
+
+CollectiveWork make_collective(const ScenarioSpec& s, const ParallelPlan& plan,
+                               net::CollectiveOp op, double bytes, GroupRole group) {
+  CollectiveWork c;
+  c.op = op;
+  c.bytes = bytes;
+  c.group = group;
+  c.kind = traffic_kind(group, op, s.parallel.zero);
+  const net::GroupShape shape = group_shape(plan, group);
+  c.options = plan_options(s, plan, c.kind, op, shape);
+  if (shape.size <= 1 || bytes <= 0.0) return c;
+  const net::Choice choice =
+      net::tune(op, bytes, shape, group_uniform(plan, group), s.cluster, c.options);
+  c.options.algorithm = std::string(choice.algorithm->name);
+  c.options.protocol = std::string(net::protocol_def(choice.protocol).name);
+  c.options.channels = choice.channels;
+  c.options.chunks = choice.chunks;
+  return c;
+}
+
+net::PlanOptions send_options(const ScenarioSpec& s, const ParallelPlan& plan) {
+  return plan_options(s, plan, TrafficKind::pp, net::CollectiveOp::p2p,
+                      {2, plan.stage_neighbours_on_same_node() ? 2 : 1});
 }
 
 }  // namespace stepsim::workload

@@ -23,4 +23,20 @@ TrafficKind traffic_kind(GroupRole group, net::CollectiveOp op, int zero);
 net::PlanOptions plan_options(const ScenarioSpec& s, const ParallelPlan& plan, TrafficKind kind,
                               net::CollectiveOp op, net::GroupShape group);
 
+// The shape of a role's group, and whether its GPUs sit at the same local indices on every node
+// it spans (net::GroupLayout::uniform), for pipeline rank 0's groups: GPU = rank, node = GPU /
+// gpus_per_node. Layouts whose blocks of dp x tp ranks are not whole nodes may give other ranks
+// other layouts; their collectives still run rank 0's choice, as one program serves every rank.
+net::GroupShape group_shape(const ParallelPlan& plan, GroupRole role);
+bool group_uniform(const ParallelPlan& plan, GroupRole role);
+
+// `op` of `bytes` per GPU over the role's group, resolved: its kind, and its options with the
+// algorithm, protocol, channels and chunks the scenario fixes or the tuner picks
+// (net/tuner.hpp) for the group's shape and layout. Throws as plan_options does.
+CollectiveWork make_collective(const ScenarioSpec& s, const ParallelPlan& plan,
+                               net::CollectiveOp op, double bytes, GroupRole group);
+
+// The options of the pipeline sends (kind pp).
+net::PlanOptions send_options(const ScenarioSpec& s, const ParallelPlan& plan);
+
 }  // namespace stepsim::workload

@@ -5,6 +5,8 @@
 
 namespace stepsim::workload {
 
+using hw::Precision;
+
 namespace {
 
 using hw::bytes_per_element;

@@ -63,7 +63,7 @@ struct OpCost {
   std::string name;   // e.g. "q_up", "expert_down"
   std::string group;  // recompute group, e.g. "rmsnorm", "mla_up_proj", "attn_core", "swiglu"
   OpClass cls = OpClass::gemm;
-  Precision precision = Precision::bf16;
+  hw::Precision precision = hw::Precision::bf16;
   bool routed_expert = false;  // parameters sharded by expert parallelism
   // Whole on every tensor-parallel rank unless sequence parallelism splits it: the norms, whose
   // tensors span the hidden dimension. Other elementwise ops act on tensor-parallel shards (the
@@ -123,7 +123,7 @@ double op_local_params(const OpCost& op, int tp, int ep);
 
 // Bytes one token's hidden state takes in an expert dispatch or combine at precision p; FP8
 // payloads carry one fp32 scale per 128 elements (DeepSeek's 1x128 tiles).
-double a2a_bytes_per_token(double hidden, Precision p);
+double a2a_bytes_per_token(double hidden, hw::Precision p);
 
 class ModelCost {
  public:

@@ -4,6 +4,8 @@
 
 namespace stepsim::workload {
 
+using hw::Precision;
+
 namespace {
 
 using hw::bytes_per_element;

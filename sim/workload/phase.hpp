@@ -6,25 +6,14 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 namespace stepsim::workload {
 
 enum class Phase : std::uint8_t { forward, backward, backward_weight, weight, step_end };
 
 constexpr char letter(Phase p) {
-  switch (p) {
-    case Phase::forward:
-      return 'F';
-    case Phase::backward:
-      return 'B';
-    case Phase::backward_weight:
-      return 'X';
-    case Phase::weight:
-      return 'W';
-    case Phase::step_end:
-      return 'O';
-  }
-  return '?';
+  return std::string_view("FBXWO")[static_cast<int>(p)];
 }
 
 // Whether it computes an input gradient (B or X).

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "sim/engine/check.hpp"
+#include "sim/workload/collective_options.hpp"
 #include "sim/workload/layer_chains.hpp"
 #include "sim/workload/memory.hpp"
 
@@ -47,6 +48,8 @@ class ProgramBuilder {
 
   StepProgram build() {
     StepProgram out;
+    out.plan = plan_;
+    out.send_options = send_options(spec_, plan_);
     out.pipeline =
         build_pipeline(spec_.parallel.schedule, plan_.pp, static_cast<int>(plan_.micro_batches),
                        spec_.parallel.virtual_stages);
@@ -126,13 +129,14 @@ std::vector<TailWork> build_tail(const ScenarioSpec& spec, const ParallelPlan& p
   const PrecisionPolicy& pr = spec.training.precision;
   std::vector<TailWork> out;
   const int zero = spec.parallel.zero;
-  auto dp_work = [](StepOpKind k, const std::string& part, CollectiveOp op, double dense,
-                    double routed) {
+  auto dp_work = [&](StepOpKind k, const std::string& part, CollectiveOp op, double dense,
+                     double routed) {
     Work w;
     w.stream = StreamKind::dp;
     w.kind = k;
     w.part = part;
-    w.collectives = {{op, dense, GroupRole::dp}, {op, routed, GroupRole::edp}};
+    w.collectives = {make_collective(spec, plan, op, dense, GroupRole::dp),
+                     make_collective(spec, plan, op, routed, GroupRole::edp)};
     w.couples = true;
     return w;
   };

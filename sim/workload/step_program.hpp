@@ -32,6 +32,7 @@
 
 #include "sim/hw/kernel_model.hpp"
 #include "sim/net/collective_cost.hpp"
+#include "sim/net/collective_plan.hpp"
 #include "sim/workload/parallel_plan.hpp"
 #include "sim/workload/phase.hpp"
 #include "sim/workload/pipeline_schedule.hpp"
@@ -70,10 +71,16 @@ inline bool is_communication(StepOpKind k) {
 // parameters.
 enum class GroupRole : std::uint8_t { tp, ep, dp, edp };
 
+// A collective, resolved when the program is built (make_collective, collective_options.hpp): its
+// kind of traffic and the choice it runs with (algorithm, protocol, channels and chunks fixed, as
+// the scenario's network.collectives or the tuner made them for the group's layout). The roofline
+// counts it and the executor runs it with that choice: neither chooses again.
 struct CollectiveWork {
   net::CollectiveOp op = net::CollectiveOp::all_reduce;
   double bytes = 0.0;  // per GPU
   GroupRole group = GroupRole::tp;
+  TrafficKind kind = TrafficKind::tp;
+  net::PlanOptions options;
 };
 
 // One work of a chain or of the tail: kernels run back to back, or collectives one after another.
@@ -137,12 +144,14 @@ struct TailWork {
 };
 
 struct StepProgram {
+  ParallelPlan plan;         // the layout it was built for
   PipelineProgram pipeline;  // the schedule (its instruction lists are dropped: see ranks)
   std::vector<Chain> chains;
   std::vector<std::vector<Instruction>> ranks;  // per pipeline rank, in issue order
   std::vector<std::vector<TailWork>> tail;      // per pipeline rank
   double send_bytes = 0.0;  // a pipeline send's bytes per GPU (activations or their gradients)
   double sm_share = 1.0;    // SMs left to compute kernels while communication holds its own
+  net::PlanOptions send_options;  // the pipeline sends' (network.collectives.pp)
 };
 
 StepProgram build_program(const ScenarioSpec& spec, const ParallelPlan& plan,

@@ -19,6 +19,8 @@ using analysis::Breakdown;
 using analysis::step_metrics;
 using analysis::StepMetrics;
 using engine::Time;
+using workload::StepOpKind;
+using workload::StreamKind;
 
 namespace {
 

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "sim/exec/collective_timer.hpp"
+#include "sim/workload/collective_options.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim;
@@ -23,8 +24,12 @@ struct Timed {
         plan(workload::make_plan(spec)),
         topo(spec.cluster),
         sym(exec::make_symmetry(plan, topo, false)),
-        timer(spec, plan, topo, sym, nullptr) {
+        timer(plan, topo, sym, spec.fidelity, workload::send_options(spec, plan), nullptr) {
     timer.select(0, sym.classes.front());
+  }
+  // `op` over the data-parallel group, resolved as the program resolves it.
+  workload::CollectiveWork collective(net::CollectiveOp op, double bytes) const {
+    return workload::make_collective(spec, plan, op, bytes, workload::GroupRole::dp);
   }
   workload::ScenarioSpec spec;
   workload::ParallelPlan plan;
@@ -98,7 +103,7 @@ TEST_CASE("A hierarchical all-reduce's load follows its phases: NVLink, NICs, NV
   const hw::Topology& topo = timed.topo;
   const double bytes = 256e6;
   const engine::Time t =
-      timer.time(net::CollectiveOp::all_reduce, bytes, timer.dp_group(), workload::TrafficKind::dp);
+      timer.time(timed.collective(net::CollectiveOp::all_reduce, bytes), timer.dp_group());
   timer.take_link();
   const int load = timer.take_load();
   REQUIRE(load >= 0);
@@ -127,8 +132,8 @@ TEST_CASE("A hierarchical all-reduce's load follows its phases: NVLink, NICs, NV
 TEST_CASE("In chunks, the phases overlap: at most 2P - 1 pieces, the same bytes on every link") {
   auto shape = [](int chunks) {
     Timed timed(hierarchical_dp(chunks));
-    timed.timer.time(net::CollectiveOp::all_reduce, 256e6, timed.timer.dp_group(),
-                     workload::TrafficKind::dp);
+    timed.timer.time(timed.collective(net::CollectiveOp::all_reduce, 256e6),
+                     timed.timer.dp_group());
     timed.timer.take_link();
     const int load = timed.timer.take_load();
     REQUIRE(load >= 0);

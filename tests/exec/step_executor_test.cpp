@@ -5,6 +5,8 @@
 using namespace stepsim;
 using namespace stepsim::exec;
 using engine::Time;
+using workload::StepOpKind;
+using workload::StreamKind;
 
 namespace {
 

@@ -5,6 +5,7 @@
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim::workload;
+using stepsim::hw::Precision;
 
 TEST_CASE("ZeRO stages 0-3 shard optimizer state, then gradients, then parameters") {
   ScenarioSpec s =

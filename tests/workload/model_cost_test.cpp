@@ -6,6 +6,7 @@
 #include "tests/test_support.hpp"
 
 using namespace stepsim::workload;
+using stepsim::hw::Precision;
 using stepsim::test::source_path;
 
 namespace {
