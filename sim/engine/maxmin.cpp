@@ -1,8 +1,8 @@
 #include "sim/engine/maxmin.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
-#include <queue>
 
 #include "sim/engine/check.hpp"
 
@@ -13,6 +13,7 @@ int MaxMinSystem::add_constraint(double capacity) {
   cnsts_.push_back({capacity, {}, 0.0, 0});
   cnst_stamp_.push_back(0);
   cnst_pos_.push_back(0);
+  cnst_touched_.push_back(0);
   return static_cast<int>(cnsts_.size() - 1);
 }
 
@@ -27,12 +28,13 @@ int MaxMinSystem::add_variable(double weight, double bound) {
     vars_.emplace_back();
     var_stamp_.push_back(0);
     var_pos_.push_back(0);
+    var_touched_.push_back(0);
   }
   Variable& x = vars_[v];
   x.weight = weight;
   x.bound = bound;
   x.value = 0.0;
-  x.elements.clear();
+  x.count = 0;
   x.live = true;
   touch_variable(v);
   return v;
@@ -40,10 +42,19 @@ int MaxMinSystem::add_variable(double weight, double bound) {
 
 void MaxMinSystem::expand(int v, int c, double consumption) {
   if (!(consumption > 0.0)) return;
+  if (vars_[v].count == vars_[v].capacity) {
+    const std::uint32_t capacity = std::max<std::uint32_t>(4, 2 * vars_[v].capacity);
+    const std::uint32_t block = take_block(capacity);
+    Variable& x = vars_[v];
+    std::copy_n(pool_.begin() + x.first, x.count, pool_.begin() + block);
+    if (x.capacity > 0) free_blocks_[std::bit_width(x.capacity) - 1].push_back(x.first);
+    x.first = block;
+    x.capacity = capacity;
+  }
   Variable& x = vars_[v];
   Constraint& k = cnsts_[c];
-  x.elements.push_back({c, consumption});
-  k.elements.push_back({v, consumption});
+  pool_[x.first + x.count++] = {c, consumption};
+  k.vars.push_back(v);
   if (std::isfinite(x.bound))
     k.at_bounds += consumption * x.bound;
   else
@@ -52,23 +63,37 @@ void MaxMinSystem::expand(int v, int c, double consumption) {
   touch_variable(v);
 }
 
+std::uint32_t MaxMinSystem::take_block(std::uint32_t capacity) {
+  const int size_class = std::bit_width(capacity) - 1;
+  if (free_blocks_.size() <= static_cast<std::size_t>(size_class))
+    free_blocks_.resize(size_class + 1);
+  auto& free = free_blocks_[size_class];
+  if (!free.empty()) {
+    const std::uint32_t block = free.back();
+    free.pop_back();
+    return block;
+  }
+  const auto block = static_cast<std::uint32_t>(pool_.size());
+  pool_.resize(pool_.size() + capacity);
+  return block;
+}
+
 void MaxMinSystem::detach(int v) {
   Variable& x = vars_[v];
-  for (const Element& e : x.elements)
+  for (const Element& e : elements(v))
     if (can_bind(e.id)) touch_constraint(e.id);
-  for (const Element& e : x.elements) {
+  for (const Element& e : elements(v)) {
     Constraint& k = cnsts_[e.id];
-    const auto it = std::find_if(k.elements.begin(), k.elements.end(),
-                                 [v](const Element& m) { return m.id == v; });
-    STEPSIM_CHECK(it != k.elements.end(), "element missing from its constraint");
-    *it = k.elements.back();
-    k.elements.pop_back();
+    const auto it = std::find(k.vars.begin(), k.vars.end(), v);
+    STEPSIM_CHECK(it != k.vars.end(), "element missing from its constraint");
+    *it = k.vars.back();
+    k.vars.pop_back();
     if (std::isfinite(x.bound))
-      k.at_bounds = k.elements.empty() ? 0.0 : k.at_bounds - e.a * x.bound;
+      k.at_bounds = k.vars.empty() ? 0.0 : k.at_bounds - e.a * x.bound;
     else
       --k.unbounded;
   }
-  x.elements.clear();
+  x.count = 0;
 }
 
 void MaxMinSystem::clear(int v) {
@@ -82,9 +107,15 @@ void MaxMinSystem::remove_variable(int v) {
   free_vars_.push_back(v);
 }
 
+double MaxMinSystem::consumption(int v, int c) const {
+  for (const Element& e : elements(v))
+    if (e.id == c) return e.a;
+  return 0.0;
+}
+
 double MaxMinSystem::usage(int c) const {
   double u = 0.0;
-  for (const Element& e : cnsts_[c].elements) u += e.a * vars_[e.id].value;
+  for (int v : cnsts_[c].vars) u += consumption(v, c) * vars_[v].value;
   return u;
 }
 
@@ -93,14 +124,18 @@ bool MaxMinSystem::can_bind(int c) const {
   if (k.unbounded > 0) return true;
   if (k.at_bounds <= k.capacity * (1.0 - precision_.screen)) return false;
   double sum = 0.0;
-  for (const Element& e : k.elements) sum += e.a * vars_[e.id].bound;
+  for (int v : k.vars) sum += consumption(v, c) * vars_[v].bound;
   return sum > k.capacity * (1.0 + precision_.saturated);
 }
 
 void MaxMinSystem::touch_constraint(int c) {
+  if (cnst_touched_[c]) return;
+  cnst_touched_[c] = 1;
   touched_cnsts_.push_back(c);
 }
 void MaxMinSystem::touch_variable(int v) {
+  if (var_touched_[v]) return;
+  var_touched_[v] = 1;
   touched_vars_.push_back(v);
 }
 
@@ -111,23 +146,31 @@ const std::vector<MaxMinSystem::Change>& MaxMinSystem::solve() {
   ++stamp_;
   // The component: the touched variables, every variable of a touched constraint, and, through
   // constraints that can bind, everything connected to them.
-  std::vector<int> vars, cnsts;
+  std::vector<int>& vars = comp_vars_;
+  std::vector<int>& cnsts = comp_cnsts_;
+  vars.clear();
+  cnsts.clear();
   auto add_var = [&](int v) {
     if (!vars_[v].live || var_stamp_[v] == stamp_) return;
     var_stamp_[v] = stamp_;
     vars.push_back(v);
   };
-  for (int v : touched_vars_) add_var(v);
-  for (int c : touched_cnsts_)
-    for (const Element& e : cnsts_[c].elements) add_var(e.id);
+  for (int v : touched_vars_) {
+    var_touched_[v] = 0;
+    add_var(v);
+  }
+  for (int c : touched_cnsts_) {
+    cnst_touched_[c] = 0;
+    for (int v : cnsts_[c].vars) add_var(v);
+  }
   touched_vars_.clear();
   touched_cnsts_.clear();
   for (std::size_t i = 0; i < vars.size(); ++i)
-    for (const Element& e : vars_[vars[i]].elements) {
+    for (const Element& e : elements(vars[i])) {
       if (cnst_stamp_[e.id] == stamp_ || !can_bind(e.id)) continue;
       cnst_stamp_[e.id] = stamp_;
       cnsts.push_back(e.id);
-      for (const Element& m : cnsts_[e.id].elements) add_var(m.id);
+      for (int v : cnsts_[e.id].vars) add_var(v);
     }
   fill(vars, cnsts);
   return changes_;
@@ -138,20 +181,26 @@ void MaxMinSystem::fill(const std::vector<int>& vars, const std::vector<int>& cn
   for (std::size_t i = 0; i < nv; ++i) var_pos_[vars[i]] = static_cast<int>(i);
   for (std::size_t k = 0; k < nc; ++k) cnst_pos_[cnsts[k]] = static_cast<int>(k);
   // Per component constraint: capacity left, Σ a·w and count of its unfixed variables.
-  std::vector<double> left(nc), load(nc, 0.0);
-  std::vector<int> unfixed(nc, 0);
-  for (std::size_t k = 0; k < nc; ++k) {
-    const Constraint& c = cnsts_[cnsts[k]];
-    left[k] = c.capacity;
-    for (const Element& e : c.elements) {
-      load[k] += e.a * vars_[e.id].weight;
-      ++unfixed[k];
-    }
-  }
-  std::vector<double> value(nv, kUnbounded);
-  std::vector<bool> fixed(nv, false);
+  std::vector<double>& left = left_;
+  std::vector<double>& load = load_;
+  std::vector<int>& unfixed = unfixed_;
+  left.assign(nc, 0.0);
+  load.assign(nc, 0.0);
+  unfixed.assign(nc, 0);
+  for (std::size_t k = 0; k < nc; ++k) left[k] = cnsts_[cnsts[k]].capacity;
+  for (int v : vars)
+    for (const Element& e : elements(v))
+      if (cnst_stamp_[e.id] == stamp_) {  // a constraint of the component
+        load[cnst_pos_[e.id]] += e.a * vars_[v].weight;
+        ++unfixed[cnst_pos_[e.id]];
+      }
+  std::vector<double>& value = value_;
+  std::vector<char>& fixed = fixed_;
+  value.assign(nv, kUnbounded);
+  fixed.assign(nv, 0);
   // Bounds in order of the level at which they are met.
-  std::vector<int> by_bound;
+  std::vector<int>& by_bound = by_bound_;
+  by_bound.clear();
   for (std::size_t i = 0; i < nv; ++i)
     if (std::isfinite(vars_[vars[i]].bound)) by_bound.push_back(static_cast<int>(i));
   auto bound_level = [&](int i) { return vars_[vars[i]].bound / vars_[vars[i]].weight; };
@@ -159,17 +208,26 @@ void MaxMinSystem::fill(const std::vector<int>& vars, const std::vector<int>& cn
                    [&](int a, int b) { return bound_level(a) < bound_level(b); });
   std::size_t next_bound = 0;
 
-  using Item = std::pair<double, int>;  // (level, component position)
-  std::priority_queue<Item, std::vector<Item>, std::greater<>> heap;
+  // A min-heap of (level, component position).
+  std::vector<std::pair<double, int>>& heap = heap_;
+  heap.clear();
+  auto push = [&](double level, int k) {
+    heap.push_back({level, k});
+    std::push_heap(heap.begin(), heap.end(), std::greater<>{});
+  };
+  auto pop = [&] {
+    std::pop_heap(heap.begin(), heap.end(), std::greater<>{});
+    heap.pop_back();
+  };
   auto level_of = [&](std::size_t k) { return std::max(left[k] / load[k], precision_.min_level); };
   for (std::size_t k = 0; k < nc; ++k)
-    if (unfixed[k] > 0 && load[k] > 0.0) heap.push({level_of(k), static_cast<int>(k)});
+    if (unfixed[k] > 0 && load[k] > 0.0) push(level_of(k), static_cast<int>(k));
 
   auto fix = [&](int i, double x) {
     value[i] = x;
-    fixed[i] = true;
+    fixed[i] = 1;
     const Variable& v = vars_[vars[i]];
-    for (const Element& e : v.elements) {
+    for (const Element& e : elements(vars[i])) {
       if (cnst_stamp_[e.id] != stamp_) continue;  // a constraint that cannot bind
       const int k = cnst_pos_[e.id];
       left[k] = std::max(0.0, left[k] - e.a * x);
@@ -181,15 +239,15 @@ void MaxMinSystem::fill(const std::vector<int>& vars, const std::vector<int>& cn
     int bind = -1;
     double level = kUnbounded;
     while (!heap.empty()) {
-      const auto [key, k] = heap.top();
+      const auto [key, k] = heap.front();
       if (unfixed[k] == 0 || !(load[k] > 0.0)) {
-        heap.pop();
+        pop();
         continue;
       }
       const double now = level_of(k);
       if (now != key) {
-        heap.pop();
-        heap.push({now, k});
+        pop();
+        push(now, k);
         continue;
       }
       bind = k;
@@ -203,10 +261,10 @@ void MaxMinSystem::fill(const std::vector<int>& vars, const std::vector<int>& cn
       continue;
     }
     if (bind < 0) break;
-    heap.pop();
-    for (const Element& e : cnsts_[cnsts[bind]].elements) {
-      const int i = var_pos_[e.id];
-      if (!fixed[i]) fix(i, vars_[e.id].weight * level);
+    pop();
+    for (int v : cnsts_[cnsts[bind]].vars) {
+      const int i = var_pos_[v];
+      if (!fixed[i]) fix(i, vars_[v].weight * level);
     }
   }
   for (std::size_t i = 0; i < nv; ++i) {

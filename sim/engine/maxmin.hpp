@@ -39,6 +39,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <span>
+#include <utility>
 #include <vector>
 
 namespace stepsim::engine {
@@ -92,21 +94,28 @@ class MaxMinSystem {
 
  private:
   struct Element {
-    int id = 0;  // the constraint (in a variable) or the variable (in a constraint)
+    int id = 0;  // the constraint
     double a = 0.0;
   };
+  // A variable's elements sit in one block of the pool (no allocation per variable): `count` of
+  // `capacity` used from `first`; a full block moves to one twice its size.
   struct Variable {
     double weight = 1.0, bound = kUnbounded, value = 0.0;
-    std::vector<Element> elements;
+    std::uint32_t first = 0, count = 0, capacity = 0;
     bool live = false;
   };
   struct Constraint {
     double capacity = 0.0;
-    std::vector<Element> elements;
+    std::vector<int> vars;   // its variables (their elements hold the consumption)
     double at_bounds = 0.0;  // running Σ a_cv · b_v over its bounded variables
     int unbounded = 0;       // its unbounded variables
   };
 
+  double consumption(int v, int c) const;  // a_cv
+  std::span<const Element> elements(int v) const {
+    return {pool_.data() + vars_[v].first, vars_[v].count};
+  }
+  std::uint32_t take_block(std::uint32_t capacity);
   void touch_constraint(int c);
   void touch_variable(int v);
   void detach(int v);  // drops v's elements, touching the constraints that could bind
@@ -114,13 +123,21 @@ class MaxMinSystem {
 
   Precision precision_;
   std::vector<Variable> vars_;
+  std::vector<Element> pool_;
+  std::vector<std::vector<std::uint32_t>> free_blocks_;  // by log2 of their capacity
   std::vector<Constraint> cnsts_;
   std::vector<int> free_vars_;
   std::vector<int> touched_cnsts_, touched_vars_;
   std::vector<std::uint32_t> cnst_stamp_, var_stamp_;
-  std::vector<int> cnst_pos_, var_pos_;  // positions in the component being solved
+  std::vector<int> cnst_pos_, var_pos_;           // positions in the component being solved
+  std::vector<char> cnst_touched_, var_touched_;  // in touched_cnsts_, touched_vars_
   std::uint32_t stamp_ = 0;
   std::vector<Change> changes_;
+  // Scratch of solve(), kept between calls for its capacity.
+  std::vector<int> comp_vars_, comp_cnsts_, unfixed_, by_bound_;
+  std::vector<double> left_, load_, value_;
+  std::vector<char> fixed_;
+  std::vector<std::pair<double, int>> heap_;
   std::uint64_t solves_ = 0;
 };
 

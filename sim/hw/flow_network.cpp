@@ -12,12 +12,17 @@ using engine::Time;
 FlowNetwork::FlowNetwork(engine::Simulator& sim, const Topology& topo, Fidelity fidelity)
     : sim_(sim), topo_(topo), fidelity_(fidelity) {
   link_bytes_.assign(topo.links().size(), 0.0);
-  if (fidelity_ == Fidelity::flow)
-    for (const Link& l : topo.links()) system_.add_constraint(l.bandwidth);
+  constraint_of_.assign(topo.links().size(), -1);
 }
 
 double FlowNetwork::link_rate(int link) const {
-  return fidelity_ == Fidelity::flow ? system_.usage(link) : 0.0;
+  return constraint_of_[link] < 0 ? 0.0 : system_.usage(constraint_of_[link]);
+}
+
+int FlowNetwork::constraint(int link) {
+  int& c = constraint_of_[link];
+  if (c < 0) c = system_.add_constraint(topo_.links()[link].bandwidth);
+  return c;
 }
 
 std::vector<std::pair<std::uint64_t, double>> FlowNetwork::flow_rates() const {
@@ -101,7 +106,7 @@ void FlowNetwork::activate(int f) {
   fl.var = system_.add_variable(fl.share.weight, fl.share.bound);
   if (flow_of_var_.size() <= static_cast<std::size_t>(fl.var)) flow_of_var_.resize(fl.var + 1);
   flow_of_var_[fl.var] = f;
-  for (int l : fl.links) system_.expand(fl.var, l, weight(fl, l));
+  for (int l : fl.links) system_.expand(fl.var, constraint(l), weight(fl, l));
   request_solve();
 }
 

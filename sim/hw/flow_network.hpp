@@ -4,10 +4,10 @@
 //   whatever else is in flight.
 // flow: concurrent transfers share links max-min fairly (as in SimGrid's network model). A flow
 //   first waits its route's latency, then joins the links of its route: one variable of the max-min
-//   system (engine/maxmin.hpp) per flow, one constraint per link (its bandwidth), x_f its rate in
-//   bytes/s. The result: no link above capacity, and no flow can go faster without slowing one
-//   that is no faster than it. Rates change only when a flow joins or leaves; then only the
-//   connected component of links and flows reachable from the changed links is re-solved, once
+//   system (engine/maxmin.hpp) per flow, one constraint per link it crosses (its bandwidth), x_f
+//   its rate in bytes/s. The result: no link above capacity, and no flow can go faster without
+//   slowing one that is no faster than it. Rates change only when a flow joins or leaves; then only
+//   the connected component of links and flows reachable from the changed links is re-solved, once
 //   per instant (all changes at the same simulated time are batched). Flows that would finish
 //   within kFinishTolerance of each other finish together, so symmetric transfers cost one
 //   re-solve, not one each.
@@ -103,7 +103,12 @@ class FlowNetwork final : public engine::EventHandler {
   engine::Simulator& sim_;
   const Topology& topo_;
   Fidelity fidelity_;
-  engine::MaxMinSystem system_;  // constraint l: topology link l
+  // A link's constraint, made when a flow first crosses it (a collective touches few of the
+  // topology's links).
+  int constraint(int link);
+
+  engine::MaxMinSystem system_;
+  std::vector<int> constraint_of_;  // per topology link; -1 until a flow crosses it
   std::vector<Flow> flows_;
   std::vector<int> free_;
   std::vector<int> flow_of_var_;
