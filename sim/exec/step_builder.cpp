@@ -289,12 +289,15 @@ class Builder {
               {},
               {},
               {}};
-    if (phase == Phase::forward && t.stage > 0)
-      r.inputs.push_back({Phase::forward, t.stage - 1, t.mb});
-    if (workload::is_backward(phase)) {
-      if (t.stage < prog_->stages - 1) r.inputs.push_back({Phase::backward, t.stage + 1, t.mb});
-      r.local_inputs.push_back(last_f_[task(t.stage, t.mb)]);
+    if (program_.explicit_sends) {
+      r.inputs = posted_;  // the receives posted before the instruction
+    } else {
+      if (phase == Phase::forward && t.stage > 0)
+        r.inputs.push_back({Phase::forward, t.stage - 1, t.mb});
+      if (workload::is_backward(phase) && t.stage < prog_->stages - 1)
+        r.inputs.push_back({Phase::backward, t.stage + 1, t.mb});
     }
+    if (workload::is_backward(phase)) r.local_inputs.push_back(last_f_[task(t.stage, t.mb)]);
     if (phase == Phase::weight) r.local_inputs.push_back(last_b_[task(t.stage, t.mb)]);
     return r;
   }
@@ -304,8 +307,14 @@ class Builder {
     const bool fwd = r.phase == Phase::forward;
     if (r.phase == Phase::weight) return;
     (fwd ? last_f_ : last_b_)[k] = r.prev;
-    const int to = r.send_to;
-    if (to < 0) return;
+    if (r.send_to >= 0 && !program_.explicit_sends) add_send(d, r.phase, r.t, r.send_to, {r.prev});
+  }
+
+  // The pipeline send of the output of task t's chunk of `phase` (activations for a forward,
+  // else gradients) to rank `to`, after `deps`.
+  void add_send(int d, Phase phase, StageTask t, int to, std::vector<int> deps) {
+    const bool fwd = phase == Phase::forward;
+    const std::size_t k = task(t.stage, t.mb);
     const double s = program_.send_bytes;
     StepOp op;
     op.device = d;
@@ -314,10 +323,10 @@ class Builder {
     const int from_gpu = sym_.first_gpu(rank_, sym_.classes[cls_].front()),
               to_gpu = sym_.first_gpu(to, sym_.classes[cls_].front());
     op.duration = timer_.send(s, from_gpu, to_gpu);
-    op.deps = {r.prev};
-    op.phase = r.phase;
-    op.mb = r.t.mb;
-    op.stage = r.t.stage;
+    op.deps = std::move(deps);
+    op.phase = phase;
+    op.mb = t.mb;
+    op.stage = t.stage;
     op.layer = -3;
     op.part = fwd ? "send activations" : "send gradients";
     op.bytes = s;
@@ -330,9 +339,32 @@ class Builder {
     (fwd ? send_f_ : send_b_)[k] = g_.add(std::move(op));
   }
 
+  // An explicit send leaves once its task's output is computed and the device has reached it
+  // (the compute issued before it has ended).
+  void explicit_send(int d, const Instruction& i) {
+    const bool fwd = i.phase == Phase::forward;
+    const int to_stage = fwd ? i.task.stage + 1 : i.task.stage - 1;
+    const int to = prog_->device_of(to_stage, i.task.mb);
+    std::vector<int> deps{(fwd ? last_f_ : last_b_)[task(i.task.stage, i.task.mb)]};
+    STEPSIM_CHECK(deps.front() >= 0, "a send before its task was computed");
+    const auto& compute = g_.streams[d][static_cast<int>(StreamKind::compute)];
+    if (!compute.empty() && compute.back() != deps.front()) deps.push_back(compute.back());
+    add_send(d, i.phase, i.task, to, std::move(deps));
+  }
+
   void expand(int d, const Instruction& i) {
+    using Kind = Instruction::Kind;
+    if (i.kind == Kind::send) return explicit_send(d, i);
+    if (i.kind == Kind::recv) {
+      // It receives what the neighbour stage of its task produced.
+      const bool fwd = i.phase == Phase::forward;
+      posted_.push_back({fwd ? Phase::forward : Phase::backward,
+                         fwd ? i.task.stage - 1 : i.task.stage + 1, i.task.mb});
+      return;
+    }
     if (i.chunks.size() == 1) {
       Running r = start(d, i.chunks.front());
+      posted_.clear();
       while (r.next < r.chain->size()) emit(d, r);
       finish(d, r);
       return;
@@ -341,6 +373,7 @@ class Builder {
     // other's compute.
     Running f = start(d, i.chunks[0]);
     Running b = start(d, i.chunks[1]);
+    posted_.clear();
     while (f.next < f.chain->size() || b.next < b.chain->size()) {
       if (b.next < b.chain->size()) emit(d, b);
       if (f.next < f.chain->size()) emit(d, f);
@@ -401,7 +434,8 @@ class Builder {
   StepGraph g_;
   std::vector<int> last_f_, last_b_, send_f_, send_b_;
   std::vector<std::pair<int, std::vector<std::tuple<Phase, int, int>>>> pending_;
-  std::vector<std::vector<Timed>> timed_;  // per chain, on the device being built
+  std::vector<std::tuple<Phase, int, int>> posted_;  // receives posted, awaited by the next compute
+  std::vector<std::vector<Timed>> timed_;            // per chain, on the device being built
   CollectiveTimer timer_;
   hw::TableKernelModel kernels_;               // the time of every kernel of the step
   std::vector<std::vector<double>> kernel_s_;  // per chain and work: its kernels' seconds

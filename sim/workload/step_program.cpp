@@ -58,6 +58,7 @@ class ProgramBuilder {
     const auto& dev = spec_.cluster.device;
     out.sm_share = static_cast<double>(dev.sms - spec_.parallel.comm_sms) / dev.sms;
     p_ = &out;
+    out.explicit_sends = out.pipeline.explicit_comm;
     out.ranks.resize(plan_.pp);
     out.tail.resize(plan_.pp);
     for (int r = 0; r < plan_.pp; ++r) {
@@ -79,8 +80,18 @@ class ProgramBuilder {
           case PipeOp::FB:
             in.chunks = {chunk(r, Phase::forward, i.a), chunk(r, Phase::backward_weight, i.b)};
             break;
-          default:
-            continue;  // sends and receives: outputs leave as soon as they are computed
+          case PipeOp::send_f:
+          case PipeOp::send_b:
+          case PipeOp::recv_f:
+          case PipeOp::recv_b:
+            // Without explicit communication, outputs leave as soon as they are computed.
+            if (!out.explicit_sends) continue;
+            in.kind = i.op == PipeOp::send_f || i.op == PipeOp::send_b ? Instruction::Kind::send
+                                                                       : Instruction::Kind::recv;
+            in.phase =
+                i.op == PipeOp::send_f || i.op == PipeOp::recv_f ? Phase::forward : Phase::backward;
+            in.task = i.a;
+            break;
         }
         out.ranks[r].push_back(std::move(in));
       }

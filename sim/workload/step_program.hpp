@@ -10,7 +10,8 @@
 // communication stream. Chains depend only on (stage, pass), so the program holds each once and
 // its chunks refer to it. A chunk whose output goes to another rank ends with a pipeline send of
 // `send_bytes` to it. The step ends with the data-parallel works of `tail`.
-// Dependencies, as the executor instantiates them:
+// Dependencies, as the executor instantiates them (explicit_sends below changes the cross-chunk
+// ones):
 //  - inside a chain, through the works' flags (after_prev, blocks_next, feeds_next, and ZeRO-3's
 //    gathers wait_layers_back layers back);
 //  - across chunks: F(s, j) needs F(s-1, j); B(s, j) and the fused backward need F(s, j) and
@@ -131,8 +132,15 @@ class Chunks {
   std::uint8_t n_ = 0;
 };
 
+// An instruction of a rank: compute (one chunk, or an overlapped pair), or, in a schedule that
+// places its communication explicitly (DualPipe's), a send or a receive at that point of the
+// rank's order.
 struct Instruction {
-  Chunks chunks;
+  enum class Kind : std::uint8_t { compute, send, recv };
+  Kind kind = Kind::compute;
+  Chunks chunks;                 // compute
+  Phase phase = Phase::forward;  // send, recv: activations (forward) or gradients (backward)
+  StageTask task;                // send: the task whose output it sends; recv: the one it feeds
 };
 
 // A data-parallel work of the step's end.
@@ -152,6 +160,10 @@ struct StepProgram {
   double send_bytes = 0.0;  // a pipeline send's bytes per GPU (activations or their gradients)
   double sm_share = 1.0;    // SMs left to compute kernels while communication holds its own
   net::PlanOptions send_options;  // the pipeline sends' (network.collectives.pp)
+  // The schedule places its sends and receives (Instruction::Kind::send, recv): an output leaves
+  // at its send instruction, and a compute instruction waits for every receive posted before it.
+  // Otherwise an output leaves as soon as its chunk is computed, and a chunk waits for its input.
+  bool explicit_sends = false;
 };
 
 StepProgram build_program(const ScenarioSpec& spec, const ParallelPlan& plan,
