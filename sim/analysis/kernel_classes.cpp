@@ -24,9 +24,6 @@ std::string class_name(const hw::Kernel& k) {
 
 std::vector<KernelClassWork> kernel_classes(const workload::StepProgram& program,
                                             const hw::KernelModel& kernels, int rank) {
-  std::vector<double> runs(program.chains.size(), 0.0);
-  for (const workload::Instruction& in : program.ranks[rank])
-    for (const workload::Chunk& c : in.chunks) runs[c.chain] += 1.0;
   std::map<std::string, KernelClassWork> by_name;
   auto add = [&](const workload::Work& w, double n) {
     for (const hw::Kernel& k : w.kernels) {
@@ -38,10 +35,16 @@ std::vector<KernelClassWork> kernel_classes(const workload::StepProgram& program
       c.seconds += n * kernels.seconds(k, program.sm_share);
     }
   };
-  for (std::size_t c = 0; c < runs.size(); ++c)
-    if (runs[c] > 0.0)
-      for (const workload::Work& w : program.chains[c]) add(w, runs[c]);
-  for (const workload::TailWork& t : program.tail[rank]) add(t.work, 1.0);
+  struct Visit {
+    const workload::StepProgram& program;
+    decltype(add)& add_work;
+    void chain(int c, double runs) {
+      for (const workload::Work& w : program.chains[c]) add_work(w, runs);
+    }
+    void sends(const std::vector<double>&) {}
+    void tail(const workload::Work& w) { add_work(w, 1.0); }
+  };
+  workload::fold(program, rank, Visit{program, add});
   std::vector<KernelClassWork> out;
   for (auto& [name, c] : by_name) {
     c.name = name;

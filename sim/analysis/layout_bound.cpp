@@ -110,8 +110,7 @@ LayoutBound LayoutBounds::bound(const ScenarioSpec& spec) {
   auto& kernels = kernels_[cl.name + "|" + cl.device.name];
   if (!kernels) kernels = std::make_unique<Kernels>(cl.device);
   const hw::KernelModel& km = kernels->model;
-  const double sm_share =
-      static_cast<double>(cl.device.sms - spec.parallel.comm_sms) / cl.device.sms;
+  const double sm_share = cl.device.compute_sm_share(spec.parallel.comm_sms);
   const double send_bytes = plan.tokens_per_micro_batch / plan.tp * spec.model.hidden *
                             hw::bytes_per_element(spec.training.precision.activations);
   const WorkFold fold(spec, plan, km, sm_share, send_bytes, false);

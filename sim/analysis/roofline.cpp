@@ -34,22 +34,24 @@ class Analyzer {
   }
 
   DeviceWork device(int d) const {
-    std::vector<double> runs(program_.chains.size(), 0.0);
-    std::map<int, double> sends;  // destination rank -> sends
-    for (const workload::Instruction& in : program_.ranks[d])
-      for (const workload::Chunk& c : in.chunks) {
-        runs[c.chain] += 1.0;
-        if (c.send_to >= 0) sends[c.send_to] += 1.0;
+    struct Visit {
+      const Analyzer& a;
+      int d;
+      DeviceWork w;
+      void chain(int c, double runs) { w.merge(a.chains_[c], runs); }
+      void sends(const std::vector<double>& to) {
+        int kinds = 0;  // 1: a neighbour on the same node, 2: on another node
+        for (std::size_t r = 0; r < to.size(); ++r)
+          if (to[r] > 0.0) kinds |= a.fold_.same_node(d, static_cast<int>(r)) ? 1 : 2;
+        for (std::size_t r = 0; r < to.size(); ++r)
+          if (to[r] > 0.0) a.fold_.send(w, d, static_cast<int>(r), to[r], kinds);
       }
-    DeviceWork w;
-    for (std::size_t c = 0; c < runs.size(); ++c)
-      if (runs[c] > 0.0) w.merge(chains_[c], runs[c]);
-    int kinds = 0;  // 1: a neighbour on the same node, 2: on another node
-    for (const auto& [to, n] : sends) kinds |= fold_.same_node(d, to) ? 1 : 2;
-    for (const auto& [to, n] : sends) fold_.send(w, d, to, n, kinds);
-    for (const workload::TailWork& t : program_.tail[d]) fold_.add(w, t.work, 1.0);
-    sort_rows(w.traffic);
-    return w;
+      void tail(const workload::Work& work) { a.fold_.add(w, work, 1.0); }
+    };
+    Visit v{*this, d, {}};
+    workload::fold(program_, d, v);
+    sort_rows(v.w.traffic);
+    return v.w;
   }
 
  private:

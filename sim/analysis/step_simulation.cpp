@@ -117,7 +117,7 @@ StepSimulation simulate_step(const workload::ScenarioSpec& spec, const engine::R
   s.figures.tflops_per_gpu = s.model_flops_per_gpu / t / 1e12;
   s.figures.mfu =
       s.model_flops_per_gpu / (t * spec.cluster.device.rate(hw::Precision::bf16).peak_flops);
-  s.figures.worst_rank = g.info.empty() ? s.metrics.worst_device * plan.dp * plan.tp
+  s.figures.worst_rank = g.info.empty() ? plan.first_gpu(s.metrics.worst_device)
                                         : g.info[s.metrics.worst_device].first_gpu;
   s.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return s;

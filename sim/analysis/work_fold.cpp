@@ -162,7 +162,7 @@ void WorkFold::collective(DeviceWork& w, workload::StepOpKind kind,
             b);
     // Spread evenly over the other nodes of the group, at least (k - L)/(k - 1) of it goes to
     // nodes beyond the L that share the GPU's leaf.
-    const int k = g.nodes(), leaf_nodes = spec_.cluster.fabric.switch_ports / 2;
+    const int k = g.nodes(), leaf_nodes = spec_.cluster.fabric.nodes_per_leaf();
     if (k > leaf_nodes && leaf_nodes > 0) w.cross_leaf_ib += b.ib * (k - leaf_nodes) / (k - 1.0);
     return;
   }
@@ -186,16 +186,17 @@ void WorkFold::collective(DeviceWork& w, workload::StepOpKind kind,
 }
 
 bool WorkFold::same_node(int d, int to) const {
-  const int block = plan_.dp * plan_.tp, gpn = plan_.gpus_per_node;
-  return block < gpn && d * block / gpn == to * block / gpn;
+  return plan_.same_node(d, to);
 }
 
 void WorkFold::send(DeviceWork& w, int d, int to, double n, int kinds) const {
   const double s = send_bytes_;
-  const int block = plan_.dp * plan_.tp, gpn = plan_.gpus_per_node;
   const bool near = same_node(d, to);
   LinkBytes b = net::p2p_bytes(s, near);
-  if (!near && multi_plane_ && (to - d) * block % gpn != 0) b.nvlink += s;
+  // Across planes (the two GPUs at other local indices), PXN first hops over NVLink.
+  if (!near && multi_plane_ &&
+      (plan_.first_gpu(to) - plan_.first_gpu(d)) % plan_.gpus_per_node != 0)
+    b.nvlink += s;
   static const std::string kWhere[] = {
       "point-to-point to neighbour stages", "point-to-point to neighbour stages (same node)",
       "point-to-point to neighbour stages (other node)",

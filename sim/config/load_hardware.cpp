@@ -133,7 +133,7 @@ hw::ClusterSpec read_cluster(const Node& node, const std::string& dir,
       if (auto sl = fr.find("spine_latency"))
         c.fabric.spine_latency_s = sl->quantity(Dimension::time, kLatencyRange);
       if (auto sh = fr.find("sharp")) c.fabric.sharp = sh->boolean();
-      const long long half = c.fabric.switch_ports / 2;
+      const long long half = c.fabric.nodes_per_leaf();
       const long long reach = 2 * half * half;  // endpoints of a two-layer fat-tree
       if (c.fabric.kind == hw::FabricKind::multi_plane_fat_tree) {
         const Node planes = fr.get("planes");

@@ -15,12 +15,12 @@ struct Layout {
 };
 
 Layout layout_of(const ParallelPlan& plan, const hw::ClusterSpec& cluster) {
-  const int cell = std::lcm(plan.tp, plan.ep), block = plan.dp * plan.tp;
+  const int cell = std::lcm(plan.tp, plan.ep), block = plan.gpus_per_rank();
   return {block,
           cell,
           block / cell,
           cluster.gpus_per_node,
-          std::max(1, cluster.fabric.switch_ports / 2),
+          cluster.fabric.nodes_per_leaf(),
           hw::fabric_shape(cluster).spines_per_plane};
 }
 

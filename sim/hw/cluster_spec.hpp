@@ -35,6 +35,9 @@ struct FabricSpec {
   LinkSpec nic;                  // one NIC per GPU; latency NIC to NIC under one leaf
   double spine_latency_s = 0.0;  // added when a route goes up to a spine and down again
   bool sharp = false;            // the switches reduce in the network (SHARP)
+
+  // Nodes (hosts) under one leaf switch: half its ports face down.
+  int nodes_per_leaf() const { return switch_ports > 1 ? switch_ports / 2 : 1; }
 };
 
 // Stress applied to a cluster. Indices are 0-based; `nic` and `gpu_local` are a GPU's index in its

@@ -24,6 +24,10 @@ struct ComputeRate {
 struct DeviceSpec {
   std::string name;
   int sms = 0;
+  // The share of SMs compute kernels keep while communication kernels hold `comm_sms`.
+  double compute_sm_share(int comm_sms) const {
+    return sms > 0 ? static_cast<double>(sms - comm_sms) / sms : 1.0;
+  }
   double memory_bytes = 0.0;       // usable HBM capacity
   double hbm_bandwidth = 0.0;      // bytes/s
   double launch_overhead_s = 0.0;  // host time to launch one kernel

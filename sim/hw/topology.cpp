@@ -95,7 +95,7 @@ Topology::Topology(const ClusterSpec& spec) : spec_(spec) {
 
 FabricShape fabric_shape(const ClusterSpec& c) {
   if (c.fabric.kind == FabricKind::none) return {};
-  const int half = c.fabric.switch_ports / 2;
+  const int half = c.fabric.nodes_per_leaf();
   const int leaves_per_rail = (c.nodes + half - 1) / half;
   FabricShape s;
   const bool multi = c.fabric.kind == FabricKind::multi_plane_fat_tree;
@@ -107,7 +107,7 @@ FabricShape fabric_shape(const ClusterSpec& c) {
 
 void Topology::build_fabric() {
   const auto& f = spec_.fabric;
-  const int n = spec_.world_size(), gpn = spec_.gpus_per_node, half = f.switch_ports / 2;
+  const int n = spec_.world_size(), gpn = spec_.gpus_per_node, half = f.nodes_per_leaf();
   const bool multi = f.kind == FabricKind::multi_plane_fat_tree;
   const FabricShape shape = fabric_shape(spec_);
   planes_ = shape.planes;
@@ -243,7 +243,7 @@ Route Topology::route(int a, int b) const {
   const int la = leaf_of_gpu_[src], lb = leaf_of_gpu_[b];
   if (la != lb) {
     // Destination routing: the destination's port on its leaf picks the spine.
-    const int s0 = node_of(b) % (spec_.fabric.switch_ports / 2) % spines_per_plane_;
+    const int s0 = node_of(b) % spec_.fabric.nodes_per_leaf() % spines_per_plane_;
     int s = s0;
     for (int tries = 0; tries < spines_per_plane_; ++tries, s = (s + 1) % spines_per_plane_)
       if (links_[core_up_[la * spines_per_plane_ + s]].up &&

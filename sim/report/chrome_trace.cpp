@@ -30,7 +30,7 @@ std::string chrome_trace(const analysis::StepSimulation& s, const workload::Scen
   for (int d = 0; d < g.devices; ++d)
     for (int r : o.ranks)
       if (g.rank_of(d) == r) shown[d] = true;
-  auto gpu = [&](int d) { return g.info.empty() ? d * plan.dp * plan.tp : g.info[d].first_gpu; };
+  auto gpu = [&](int d) { return g.info.empty() ? plan.first_gpu(d) : g.info[d].first_gpu; };
   auto pid = [&](int d) { return gpu(d) / gpn; };
   auto tid = [&](int d, StreamKind k) {
     return (gpu(d) % gpn) * workload::kStreams + static_cast<int>(k);

@@ -55,7 +55,7 @@ KernelListing list_kernels(const workload::ScenarioSpec& spec, int stage) {
   const hw::TableKernelModel model(dev);
   KernelListing out;
   out.stage = stage;
-  out.sm_share = static_cast<double>(dev.sms - spec.parallel.comm_sms) / dev.sms;
+  out.sm_share = dev.compute_sm_share(spec.parallel.comm_sms);
   out.sustained_clock = dev.tables.sustained_clock;
   const workload::KernelContext ctx =
       workload::kernel_context(spec.model, spec.training, plan.tokens_per_micro_batch, plan.tp,

@@ -78,7 +78,7 @@ void step_json(JsonWriter& w, const analysis::StepSimulation& s, const workload:
   const hw::DeviceSpec& dev = spec.cluster.device;
   w.key("kernels").begin_object();
   w.field("sustained_clock", dev.tables.sustained_clock);
-  w.field("sm_share", static_cast<double>(dev.sms - spec.parallel.comm_sms) / dev.sms);
+  w.field("sm_share", s.program.sm_share);
   w.key("tables").begin_array();
   for (const auto& t : dev.tables.sources) w.value(t.name);
   w.end_array();
@@ -160,7 +160,7 @@ std::string step_text(const analysis::StepSimulation& s, const workload::Scenari
   row("mean", s.metrics.mean);
   o += tab.render();
   if (s.build.graph.classes == 1)
-    o += "  (each pipeline rank stands for its " + std::to_string(r.plan.dp * r.plan.tp) +
+    o += "  (each pipeline rank stands for its " + std::to_string(r.plan.gpus_per_rank()) +
          " GPUs; worst GPU: rank " + std::to_string(f.worst_rank) + ")\n";
   else
     o += "  (a row is the mean over the GPUs of a pipeline rank, simulated as " +

@@ -66,7 +66,7 @@ net::GroupShape ParallelPlan::edp_group() const {
   return shape_of(edp, ep, gpus_per_node);
 }
 bool ParallelPlan::stage_neighbours_on_same_node() const {
-  return dp * tp < gpus_per_node;
+  return gpus_per_rank() < gpus_per_node;
 }
 
 ParallelPlan make_plan(const ScenarioSpec& spec) {

@@ -35,6 +35,16 @@ struct ParallelPlan {
   double tokens_per_micro_batch = 0;
   std::vector<std::vector<StageShare>> device_stages;  // per pipeline rank
 
+  // The rank -> GPU map: pipeline rank r holds the dp·tp consecutive GPUs from r·dp·tp (its tp
+  // groups, then its data-parallel replicas); a GPU's node is GPU / gpus_per_node.
+  int gpus_per_rank() const { return dp * tp; }
+  int first_gpu(int rank) const { return rank * gpus_per_rank(); }
+  int rank_of_gpu(int gpu) const { return gpu / gpus_per_rank(); }
+  bool same_node(int rank_a, int rank_b) const {
+    return first_gpu(rank_a) / gpus_per_node == first_gpu(rank_b) / gpus_per_node &&
+           gpus_per_rank() < gpus_per_node;
+  }
+
   net::GroupShape tp_group() const;
   net::GroupShape dp_group() const;  // replicas of a non-expert parameter
   net::GroupShape ep_group() const;

@@ -56,7 +56,7 @@ class ProgramBuilder {
     out.send_bytes = plan_.tokens_per_micro_batch / plan_.tp * spec_.model.hidden *
                      bytes_per_element(pr_.activations);
     const auto& dev = spec_.cluster.device;
-    out.sm_share = static_cast<double>(dev.sms - spec_.parallel.comm_sms) / dev.sms;
+    out.sm_share = dev.compute_sm_share(spec_.parallel.comm_sms);
     p_ = &out;
     out.explicit_sends = out.pipeline.explicit_comm;
     out.ranks.resize(plan_.pp);

@@ -169,6 +169,25 @@ struct StepProgram {
 StepProgram build_program(const ScenarioSpec& spec, const ParallelPlan& plan,
                           const ModelCost& cost);
 
+// What pipeline rank `rank` runs over the step, for the folds that add its work up (the roofline,
+// kernel classes): each chain it runs, once, with the number of its chunks that run it
+// (visit.chain(chain, runs), in chain order); its pipeline sends, as the count per destination
+// rank (visit.sends(counts), once); then its tail's works (visit.tail(work)).
+template <class Visitor>
+void fold(const StepProgram& program, int rank, Visitor&& visit) {
+  std::vector<double> runs(program.chains.size(), 0.0);
+  std::vector<double> sends(program.ranks.size(), 0.0);
+  for (const Instruction& in : program.ranks[rank])
+    for (const Chunk& c : in.chunks) {
+      runs[c.chain] += 1.0;
+      if (c.send_to >= 0) sends[c.send_to] += 1.0;
+    }
+  for (std::size_t c = 0; c < runs.size(); ++c)
+    if (runs[c] > 0.0) visit.chain(static_cast<int>(c), runs[c]);
+  visit.sends(sends);
+  for (const TailWork& t : program.tail[rank]) visit.tail(t.work);
+}
+
 // The data-parallel end of pipeline rank r, one bucket per stage it holds: its gradients are
 // reduced as soon as its last backward is done (overlapping the other stage's backward), then the
 // optimizer runs and ZeRO-1/2 gather the updated parameters.

@@ -46,7 +46,6 @@ int check_agreement(const analysis::StepSimulation& sim) {
     for (const auto& tw : tail) note(tw.work);
 
   const auto& plan = sim.roofline.plan;
-  const int block = plan.world / plan.pp;           // GPUs per pipeline rank
   std::vector<std::set<std::string>> ran(plan.pp);  // per rank, by tp and dp collectives
   int compared = 0;
   for (const auto& p : sim.build.collectives) {
@@ -57,7 +56,7 @@ int check_agreement(const analysis::StepSimulation& sim) {
         {static_cast<int>(p.kind), static_cast<int>(p.op), static_cast<long long>(p.bytes)});
     REQUIRE(it != chosen.end());
     CHECK(it->second == std::set<std::string>{p.algorithm});
-    if (p.kind != TrafficKind::ep) ran.at(p.first_gpu / block).insert(p.algorithm);
+    if (p.kind != TrafficKind::ep) ran.at(plan.rank_of_gpu(p.first_gpu)).insert(p.algorithm);
     ++compared;
   }
   for (int r = 0; r < plan.pp; ++r) {
