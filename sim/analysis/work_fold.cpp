@@ -79,7 +79,7 @@ std::string_view to_string(Resource r) {
     case Resource::ib:
       return "ib";
   }
-  return "?";
+  STEPSIM_UNREACHABLE("unknown resource");
 }
 
 std::string_view display_name(Resource r) {

@@ -15,58 +15,17 @@ namespace stepsim::cli {
 
 namespace {
 
-constexpr const char* kUsage =
-    "usage: stepsim COMMAND [ARGS] [--help]\n\n"
-    "commands:\n"
-    "  run SCENARIO           simulate one training step: step time, bubble, exposed "
-    "communication, trace\n"
-    "  compare SCENARIO...    simulate several scenarios side by side\n"
-    "  roofline SCENARIO...   speed-of-light bound per GPU: compute, HBM, NVLink, InfiniBand, "
-    "memory\n"
-    "  check FILE...          validate device/cluster/model/scenario files and show what they "
-    "resolve to\n"
-    "  topo CLUSTER           the cluster's topology: components, links, bandwidths, longest "
-    "route\n"
-    "  collective CLUSTER     one collective on the simulated network, nccl-tests style (--op, "
-    "--group, --sizes)\n"
-    "  kernels SCENARIO       the kernels of one layer of each kind on a stage, with their rates "
-    "and sources\n"
-    "  calibrate import CSV   measured kernel rates into a device file (--device, -o)\n"
-    "  plan MODEL CLUSTER     search parallel layouts: bound all, simulate the best, say why "
-    "the rest lose\n"
-    "  sweep SCENARIO         simulate a scenario over the product of --vary values, one row "
-    "per point\n"
-    "  report SCENARIO...     one self-contained HTML page comparing simulated steps (-o "
-    "FILE)\n\n"
-    "examples:\n"
-    "  stepsim roofline scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-zero3.yaml\n"
-    "  stepsim roofline scenarios/deepseek-v3-zero3.yaml --json --set "
-    "training.precision.gemm=bf16\n"
-    "  stepsim plan models/deepseek-v3.yaml topologies/h800-256x8-mpft.yaml --global-batch "
-    "15360\n"
-    "  stepsim collective topologies/h800-256x8-mpft.yaml --op all_reduce --group world --sizes "
-    "64MiB,1GiB\n";
-
 int dispatch(const std::vector<std::string>& argv, std::ostream& err) {
   if (argv.size() < 2) {
-    err << kUsage;
+    err << usage();
     return 2;
   }
   const std::string& cmd = argv[1];
   const Args args(argv.begin() + 2, argv.end());
-  if (cmd == "roofline") return roofline_command(args);
-  if (cmd == "check") return check_command(args);
-  if (cmd == "topo") return topo_command(args);
-  if (cmd == "run") return run_command(args, false);
-  if (cmd == "compare") return run_command(args, true);
-  if (cmd == "collective") return collective_command(args);
-  if (cmd == "kernels") return kernels_command(args);
-  if (cmd == "calibrate") return calibrate_command(args);
-  if (cmd == "plan") return plan_command(args);
-  if (cmd == "sweep") return sweep_command(args);
-  if (cmd == "report") return report_command(args);
+  for (const Command& c : commands())
+    if (cmd == c.name) return c.handler(args);
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
-    write_stdout(kUsage);
+    write_stdout(usage());
     return 0;
   }
   err << "stepsim: unknown command '" << cmd << "'\n  hint: stepsim --help lists the commands\n";

@@ -53,7 +53,9 @@ std::vector<int> parse_ranks(const std::string& text, int devices) {
 
 }  // namespace
 
-int run_command(const Args& args, bool compare) {
+namespace {
+
+int run_or_compare(const Args& args, bool compare) {
   po::options_description opts(
       compare ? "stepsim compare SCENARIO... [options]\n\nSimulates each scenario and puts them "
                 "side by side.\n\nOptions"
@@ -196,6 +198,15 @@ int run_command(const Args& args, bool compare) {
   if (!svg_file.empty()) outputs.stage(svg_file, report::schedule_svg(sims[0], specs[0]));
   outputs.finish(text);
   return 0;
+}
+
+}  // namespace
+
+int run_command(const Args& args) {
+  return run_or_compare(args, false);
+}
+int compare_command(const Args& args) {
+  return run_or_compare(args, true);
 }
 
 }  // namespace stepsim::cli

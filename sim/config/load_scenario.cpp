@@ -1,6 +1,8 @@
 #include <algorithm>
+
 #include <filesystem>
 #include <optional>
+#include "sim/engine/check.hpp"
 
 #include "sim/workload/model_cost.hpp"
 
@@ -41,7 +43,7 @@ std::vector<net::CollectiveOp> kind_ops(workload::TrafficKind k) {
     case workload::TrafficKind::pp:
       return {CollectiveOp::p2p};
   }
-  return {};
+  STEPSIM_UNREACHABLE("unknown kind of traffic");
 }
 
 // network.collectives: {KIND: ALGORITHM | {algorithm, protocol, channels, chunks}}.

@@ -1,5 +1,7 @@
 #include "sim/config/units.hpp"
 
+#include "sim/engine/check.hpp"
+
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -20,7 +22,7 @@ std::string_view to_string(Dimension d) {
     case Dimension::flop_rate:
       return "a FLOP rate";
   }
-  return "?";
+  STEPSIM_UNREACHABLE("unknown dimension");
 }
 
 std::string_view example(Dimension d) {
@@ -34,7 +36,7 @@ std::string_view example(Dimension d) {
     case Dimension::flop_rate:
       return "989TFLOP/s";
   }
-  return "?";
+  STEPSIM_UNREACHABLE("unknown dimension");
 }
 
 namespace {
@@ -148,7 +150,7 @@ Range accepted_range(Dimension dim) {
     case Dimension::flop_rate:
       return {1e12, 1e18};
   }
-  return {};
+  STEPSIM_UNREACHABLE("unknown dimension");
 }
 
 std::string format_quantity(double value, Dimension dim) {
@@ -193,7 +195,7 @@ std::string format_quantity(double value, Dimension dim) {
       return buf;
     }
   }
-  return "?";
+  STEPSIM_UNREACHABLE("unknown dimension");
 }
 
 }  // namespace stepsim::config

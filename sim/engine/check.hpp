@@ -16,6 +16,10 @@ class InternalError : public std::logic_error {
 
 }  // namespace stepsim::engine
 
+// After a switch that handles every value of its enum: a value outside them is a bug.
+#define STEPSIM_UNREACHABLE(what) \
+  ::stepsim::engine::fail_check("unreachable", (what), __FILE__, __LINE__)
+
 #define STEPSIM_CHECK(cond, what)                                                  \
   do {                                                                             \
     if (!(cond)) ::stepsim::engine::fail_check(#cond, (what), __FILE__, __LINE__); \

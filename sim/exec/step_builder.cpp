@@ -169,7 +169,7 @@ class Builder {
       case GroupRole::edp:
         return plan_.edp_group().size;
     }
-    return 1;
+    STEPSIM_UNREACHABLE("unknown group role");
   }
   std::vector<int> group(const CollectiveWork& c) const {
     switch (c.group) {
@@ -182,7 +182,7 @@ class Builder {
       case GroupRole::edp:
         return timer_.edp_group();
     }
-    return {};
+    STEPSIM_UNREACHABLE("unknown group role");
   }
   // The chain's works timed on device d, once per device; a compute work's kernels are timed
   // once for all devices (a device only scales them by its slowdown).
@@ -327,7 +327,7 @@ class Builder {
     op.phase = phase;
     op.mb = t.mb;
     op.stage = t.stage;
-    op.layer = -3;
+    op.layer = workload::kNoLayer;
     op.part = fwd ? "send activations" : "send gradients";
     op.bytes = s;
     op.bus_bytes = s;

@@ -77,11 +77,11 @@ std::string StepGraph::name(int id) const {
   if (o.mb >= 0) s += " mb" + std::to_string(o.mb);
   if (o.layer >= 0)
     s += " L" + std::to_string(o.layer);
-  else if (o.layer == -1)
+  else if (o.layer == workload::kEmbedding)
     s += " embed";
-  else if (o.layer == -2)
+  else if (o.layer == workload::kHead)
     s += " head";
-  else if (o.layer == -4)
+  else if (o.layer == workload::kMtpHead)
     s += " mtp head";
   if (!o.part.empty()) s += " " + o.part;
   return s;

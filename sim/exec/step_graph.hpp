@@ -29,11 +29,12 @@ struct StepOp {
   engine::Time duration;
   std::vector<int> deps;
   workload::Phase phase = workload::Phase::forward;
-  int mb = -1, stage = -1, layer = -1;  // layer -1: embedding, -2: head, -3: none
-  std::string part;                     // "attn", "experts", "dispatch", "send", ...
-  double flops = 0.0;                   // kernels
-  double bytes = 0.0;                   // communication: bytes per GPU
-  double ib_bytes = 0.0;                // of which sent over InfiniBand, per GPU (network model)
+  int mb = -1, stage = -1;
+  int layer = workload::kEmbedding;  // a layer index, or workload::kHead, kNoLayer, kMtpHead
+  std::string part;                  // "attn", "experts", "dispatch", "send", ...
+  double flops = 0.0;                // kernels
+  double bytes = 0.0;                // communication: bytes per GPU
+  double ib_bytes = 0.0;             // of which sent over InfiniBand, per GPU (network model)
   double nvlink_bytes = 0.0;
   // Communication: Σ over its collectives of bytes x nccl-tests' bus factor for the operation and
   // group size (2(n-1)/n for an all-reduce, (n-1)/n for gathers, scatters and all-to-alls, 1 for a

@@ -39,7 +39,7 @@ std::string_view to_string(KernelClass c) {
     case KernelClass::memory:
       return "memory";
   }
-  return "?";
+  STEPSIM_UNREACHABLE("unknown kernel class");
 }
 
 void Kernel::set_op(std::string_view name) {
@@ -287,7 +287,7 @@ double TableKernelModel::exec(const Kernel& k, double sm_share, std::string* rul
     case KernelClass::memory:
       return k.hbm_bytes > 0.0 ? k.hbm_bytes / memory_rate(k, rule) : 0.0;
   }
-  return 0.0;
+  STEPSIM_UNREACHABLE("unknown kernel class");
 }
 
 double TableKernelModel::seconds(const Kernel& k, double sm_share) const {

@@ -1,5 +1,7 @@
 #include "sim/report/html_report.hpp"
 
+#include "sim/engine/check.hpp"
+
 #include <algorithm>
 #include <cctype>
 
@@ -162,7 +164,7 @@ std::string fault_text(const hw::FaultSpec& f) {
     case hw::FaultKind::straggler:
       return "GPU " + std::to_string(f.gpu) + " computes " + factor + "x slower";
   }
-  return "";
+  STEPSIM_UNREACHABLE("unknown fault kind");
 }
 
 std::string html_report(const std::vector<ReportRun>& runs) {

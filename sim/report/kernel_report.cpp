@@ -39,9 +39,9 @@ std::string shape_of(const hw::Kernel& k) {
 }
 
 std::string layer_name(const workload::LayerCost& l) {
-  if (l.index == -1) return "embedding";
-  if (l.index == -2) return "head";
-  if (l.index == -4) return "mtp head";
+  if (l.index == workload::kEmbedding) return "embedding";
+  if (l.index == workload::kHead) return "head";
+  if (l.index == workload::kMtpHead) return "mtp head";
   return "layer " + std::to_string(l.index) + (l.mtp ? " (mtp " : " (") +
          (l.moe ? "moe)" : "dense)");
 }

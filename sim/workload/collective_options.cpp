@@ -71,7 +71,7 @@ std::pair<int, int> group_of(const ParallelPlan& plan, GroupRole role) {
     case GroupRole::edp:
       return {plan.edp, plan.ep};
   }
-  STEPSIM_CHECK(false, "unknown group role");
+  STEPSIM_UNREACHABLE("unknown group role");
 }
 
 }  // namespace
@@ -87,7 +87,7 @@ net::GroupShape group_shape(const ParallelPlan& plan, GroupRole role) {
     case GroupRole::edp:
       return plan.edp_group();
   }
-  STEPSIM_CHECK(false, "unknown group role");
+  STEPSIM_UNREACHABLE("unknown group role");
 }
 
 bool group_uniform(const ParallelPlan& plan, GroupRole role) {

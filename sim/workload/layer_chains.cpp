@@ -24,7 +24,7 @@ std::vector<std::pair<std::string, std::vector<const OpCost*>>> LayerChains::seg
     const LayerCost& l) {
   std::vector<std::pair<std::string, std::vector<const OpCost*>>> s;
   if (l.index < 0) {
-    s.push_back({l.index == -1 ? "embed" : l.index == -4 ? "mtp head" : "head", {}});
+    s.push_back({l.index == kEmbedding ? "embed" : l.index == kMtpHead ? "mtp head" : "head", {}});
     for (const auto& op : l.ops) s.back().second.push_back(&op);
     return s;
   }

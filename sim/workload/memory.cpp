@@ -7,21 +7,21 @@ namespace stepsim::workload {
 using hw::bytes_per_element;
 
 const LayerCost& layer_of(const ModelCost& cost, int index) {
-  if (index == -1) return cost.embedding();
-  if (index == -2) return cost.head();
-  if (index == -4) return cost.mtp_head();
+  if (index == kEmbedding) return cost.embedding();
+  if (index == kHead) return cost.head();
+  if (index == kMtpHead) return cost.mtp_head();
   return cost.layers()[index];
 }
 
 std::vector<int> stage_layer_indices(const ParallelPlan& plan, int stage) {
   std::vector<int> out;
-  if (stage == 0) out.push_back(-1);
+  if (stage == 0) out.push_back(kEmbedding);
   for (int i = 0; i < plan.stage_layers[stage]; ++i)
     out.push_back(plan.stage_first_layer[stage] + i);
   if (stage == plan.stages - 1) {
-    out.push_back(-2);
+    out.push_back(kHead);
     for (int i = plan.main_layers; i < plan.main_layers + plan.mtp_layers; ++i) out.push_back(i);
-    if (plan.mtp_layers > 0) out.push_back(-4);
+    if (plan.mtp_layers > 0) out.push_back(kMtpHead);
   }
   return out;
 }

@@ -42,7 +42,7 @@ HeldParams held_params(const ParallelPlan& plan, const ModelCost& cost, int devi
 HeldParams stage_params(const ParallelPlan& plan, const ModelCost& cost, int stage);
 
 // Stage cost helpers shared with the roofline.
-// -1 embedding, -2 head, -4 the MTP modules' head; layers from `main_layers` on are MTP blocks.
+// kEmbedding, kHead, kMtpHead (layer_index.hpp); layers from `main_layers` on are MTP blocks.
 const LayerCost& layer_of(const ModelCost& cost, int index);
 // In order: the embedding on the first stage; the head, then the MTP blocks and their head on the
 // last.

@@ -200,7 +200,7 @@ struct Builder {
 
   LayerCost embedding() const {
     LayerCost l;
-    l.index = -1;
+    l.index = kEmbedding;
     OpCost op;
     op.name = "embedding";
     op.group = "embedding";
@@ -239,7 +239,7 @@ struct Builder {
   // The MTP modules' predictions through the shared head, one per module.
   LayerCost mtp_head() const {
     LayerCost l = head();
-    l.index = -4;
+    l.index = kMtpHead;
     l.mtp = true;
     for (auto& op : l.ops) {
       op.name = "mtp_" + op.name;
@@ -255,7 +255,7 @@ struct Builder {
 
   LayerCost head() const {
     LayerCost l;
-    l.index = -2;
+    l.index = kHead;
     l.input_bytes = m.hidden * act;
     l.ops.push_back(norm("final_norm", m.hidden));
     OpCost out = linear("head", "head", m.vocab, m.hidden, 0.0, 1, 1, t.precision.head);
@@ -304,7 +304,7 @@ ModelCost::ModelCost(const ModelSpec& model, const TrainingSpec& training) {
   embedding_ = b.embedding();
   head_ = b.head();
   if (model.mtp_layers > 0) mtp_head_ = b.mtp_head();
-  mtp_head_.index = -4;
+  mtp_head_.index = kMtpHead;
   for (LayerCost* l : {&embedding_, &head_, &mtp_head_}) l->finish();
   policy_ = training.recompute;
   for (auto& l : layers_) {

@@ -52,6 +52,7 @@
 #include <vector>
 
 #include "sim/hw/device_spec.hpp"
+#include "sim/workload/layer_index.hpp"
 #include "sim/workload/model_spec.hpp"
 #include "sim/workload/training_spec.hpp"
 
@@ -88,7 +89,7 @@ struct OpCost {
 struct LayerCost {
   // 0-based transformer layer (multi-token prediction blocks after the main model's: layers ...
   // layers + mtp - 1); -1 for the embedding, -2 for the head, -4 for the MTP modules' head.
-  int index = 0;
+  int index = 0;  // its layer index, or kEmbedding, kHead, kMtpHead
   bool moe = false;
   bool mtp = false;  // a multi-token prediction block (or its head)
   std::vector<OpCost> ops;

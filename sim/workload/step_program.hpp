@@ -34,6 +34,7 @@
 #include "sim/hw/kernel_model.hpp"
 #include "sim/net/collective_cost.hpp"
 #include "sim/net/collective_plan.hpp"
+#include "sim/workload/layer_index.hpp"
 #include "sim/workload/parallel_plan.hpp"
 #include "sim/workload/phase.hpp"
 #include "sim/workload/pipeline_schedule.hpp"
@@ -89,7 +90,7 @@ struct Work {
   StreamKind stream = StreamKind::compute;
   StepOpKind kind = StepOpKind::kernel;
   std::string part;
-  int layer = -3;  // -1: embedding, -2: head, -3: none, -4: the MTP head (memory.hpp)
+  int layer = kNoLayer;                     // or a layer index (layer_index.hpp)
   std::vector<hw::Kernel> kernels;          // compute: what it launches, in order
   std::vector<CollectiveWork> collectives;  // communication
   bool after_prev = true;                   // depends on the previous work of the chain
