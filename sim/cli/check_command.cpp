@@ -1,6 +1,7 @@
 #include <boost/program_options.hpp>
 #include <iostream>
 
+#include "sim/analysis/roofline.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/options.hpp"
 #include "sim/config/load.hpp"
@@ -40,9 +41,11 @@ int check_command(const Args& args) {
       case config::FileKind::model:
         out += report::describe(config::load_model(f, overrides));
         break;
-      case config::FileKind::scenario:
-        out += report::describe(config::load_scenario(f, overrides));
+      case config::FileKind::scenario: {
+        const workload::ScenarioSpec s = config::load_scenario(f, overrides);
+        out += report::describe(s, analysis::roofline(s));
         break;
+      }
     }
   }
   std::cout << out;

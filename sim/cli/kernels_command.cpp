@@ -46,7 +46,7 @@ int kernels_command(const Args& args) {
     throw engine::UserError({"<command line>", 0, 0},
                             "--stage " + std::to_string(stage) + " is not a stage of this scenario",
                             "stages run from 0 to " + std::to_string(stages - 1));
-  const report::KernelListing k = report::list_kernels(spec, stage);
+  const analysis::KernelListing k = analysis::list_kernels(spec, stage);
   const std::string text = vm.count("json")  ? report::kernels_json(k)
                            : vm.count("csv") ? report::kernels_csv(k)
                                              : report::kernels_text(k, spec);

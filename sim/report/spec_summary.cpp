@@ -99,8 +99,7 @@ std::string describe(const workload::ModelSpec& m) {
   return describe_model(m, t);
 }
 
-std::string describe(const workload::ScenarioSpec& s) {
-  const auto r = analysis::roofline(s);  // runs every check a simulation would
+std::string describe(const workload::ScenarioSpec& s, const analysis::Roofline& r) {
   const auto& plan = r.plan;
   std::string o =
       "scenario " + s.name + "\n" + describe_model(s.model, s.training) + describe(s.cluster);

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "sim/analysis/roofline.hpp"
 #include "sim/hw/cluster_spec.hpp"
 #include "sim/workload/scenario_spec.hpp"
 
@@ -12,6 +13,7 @@ namespace stepsim::report {
 std::string describe(const hw::DeviceSpec& d);
 std::string describe(const hw::ClusterSpec& c);
 std::string describe(const workload::ModelSpec& m);
-std::string describe(const workload::ScenarioSpec& s);  // validates the layout too
+// With its roofline (analysis::roofline, which runs every check a simulation would).
+std::string describe(const workload::ScenarioSpec& s, const analysis::Roofline& r);
 
 }  // namespace stepsim::report

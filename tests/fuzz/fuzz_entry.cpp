@@ -156,7 +156,10 @@ int command_line(const std::string& text) {
 }
 
 int check_scenario(const std::string& text) {
-  return accepts([&] { report::describe(config::parse_scenario(text, kScenario)); });
+  return accepts([&] {
+    const workload::ScenarioSpec s = config::parse_scenario(text, kScenario);
+    report::describe(s, analysis::roofline(s));
+  });
 }
 
 }  // namespace stepsim::fuzz

@@ -1,0 +1,93 @@
+#include "sim/analysis/kernel_listing.hpp"
+
+#include <cstdio>
+#include <set>
+
+#include "sim/hw/kernel_model.hpp"
+#include "sim/workload/memory.hpp"
+#include "sim/workload/op_kernels.hpp"
+#include "sim/workload/parallel_plan.hpp"
+
+namespace stepsim::analysis {
+
+namespace {
+
+std::string num(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
+
+std::string shape_of(const hw::Kernel& k) {
+  switch (k.cls) {
+    case hw::KernelClass::gemm:
+      return (k.groups > 1 ? num(k.groups) + "x" : "") + num(k.m) + "x" + num(k.n) + "x" + num(k.k);
+    case hw::KernelClass::attention:
+      return "s" + num(k.seq) + " d" + num(k.head_dim) + (k.causal ? " causal" : "");
+    case hw::KernelClass::memory:
+      return "";
+  }
+  return "";
+}
+
+std::string layer_name(const workload::LayerCost& l) {
+  if (l.index == workload::kEmbedding) return "embedding";
+  if (l.index == workload::kHead) return "head";
+  if (l.index == workload::kMtpHead) return "mtp head";
+  return "layer " + std::to_string(l.index) + (l.mtp ? " (mtp " : " (") +
+         (l.moe ? "moe)" : "dense)");
+}
+
+}  // namespace
+
+KernelListing list_kernels(const workload::ScenarioSpec& spec, int stage) {
+  const workload::ParallelPlan plan = workload::make_plan(spec);
+  const workload::ModelCost cost(spec.model, spec.training);
+  const hw::DeviceSpec& dev = spec.cluster.device;
+  const hw::TableKernelModel model(dev);
+  KernelListing out;
+  out.stage = stage;
+  out.sm_share = dev.compute_sm_share(spec.parallel.comm_sms);
+  out.sustained_clock = dev.tables.sustained_clock;
+  const workload::KernelContext ctx =
+      workload::kernel_context(spec.model, spec.training, plan.tokens_per_micro_batch, plan.tp,
+                               plan.ep, spec.parallel.sequence_parallel);
+  std::set<std::string> kinds;  // one layer of each kind
+  for (int li : workload::stage_layer_indices(plan, stage)) {
+    const workload::LayerCost& l = workload::layer_of(cost, li);
+    const std::string kind =
+        li < 0 ? layer_name(l) : std::string(l.mtp ? "mtp " : "") + (l.moe ? "moe" : "dense");
+    if (!kinds.insert(kind).second) continue;
+    std::vector<const workload::OpCost*> ops;
+    for (const auto& op : l.ops) ops.push_back(&op);
+    const workload::RecomputeSpec* recompute = li >= 0 ? &spec.training.recompute : nullptr;
+    for (const workload::Phase phase :
+         {workload::Phase::forward, workload::Phase::backward, workload::Phase::weight}) {
+      std::vector<hw::Kernel> ks;
+      workload::append_pass_kernels(ops, phase, recompute, ctx, ks);
+      if (ks.empty()) continue;
+      out.totals.push_back({layer_name(l), phase, model.run_seconds(ks, out.sm_share)});
+      for (const hw::Kernel& k : ks) {
+        const hw::KernelEstimate e = model.explain(k, out.sm_share);
+        KernelRow r;
+        r.layer = layer_name(l);
+        r.phase = phase;
+        r.op = k.op.data();
+        r.kernel = k.name();
+        r.cls = std::string(hw::to_string(k.cls));
+        r.shape = shape_of(k);
+        r.precision =
+            k.cls == hw::KernelClass::memory ? "" : std::string(hw::to_string(k.precision));
+        r.flops = k.flops;
+        r.bytes = k.hbm_bytes;
+        r.rate = e.rate;
+        r.seconds = e.seconds;
+        r.rule = e.rule;
+        out.rows.push_back(std::move(r));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace stepsim::analysis

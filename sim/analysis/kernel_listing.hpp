@@ -1,0 +1,44 @@
+// What one GPU of a pipeline stage launches for one layer of each kind (dense, MoE, embedding,
+// head), per phase: F (forward), B (input gradient, the recomputed ops' forward first) and W
+// (weight gradient), one row per kernel with its class, shape, FLOPs, HBM bytes, precision, the
+// rate the kernel model used (attention in FlashAttention's FLOP convention, as its tables) and
+// the table row or rule it came from, and its time (execution plus the gap). Totals per layer and
+// phase run the phase's kernels as the simulation does, the host issuing one per launch overhead.
+// A user checks these against a profile of their own (`stepsim kernels`, report/kernel_report.hpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/workload/phase.hpp"
+#include "sim/workload/scenario_spec.hpp"
+
+namespace stepsim::analysis {
+
+struct KernelRow {
+  std::string layer;  // "layer 3 (moe)", "embedding", "head"
+  workload::Phase phase = workload::Phase::forward;
+  std::string op, kernel, cls, shape, precision;
+  double flops = 0.0, bytes = 0.0, rate = 0.0, seconds = 0.0;
+  std::string rule;
+};
+
+// A layer's phase: its kernels as one stream runs them, the host issuing one per launch overhead.
+struct KernelTotal {
+  std::string layer;
+  workload::Phase phase = workload::Phase::forward;
+  double seconds = 0.0;
+};
+
+struct KernelListing {
+  int stage = 0;
+  double sm_share = 1.0;
+  double sustained_clock = 1.0;
+  std::vector<KernelRow> rows;
+  std::vector<KernelTotal> totals;
+};
+
+KernelListing list_kernels(const workload::ScenarioSpec& spec, int stage);
+KernelListing list_kernels(const workload::ScenarioSpec& spec, int stage);
+
+}  // namespace stepsim::analysis
