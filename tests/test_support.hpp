@@ -1,6 +1,7 @@
 // Shared helpers for tests: paths into the source tree and running the stepsim binary.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace stepsim::test {
@@ -13,6 +14,21 @@ struct RunResult {
   int status = -1;
   std::string out;  // stdout
   std::string err;  // stderr
+};
+
+// A small deterministic generator (xorshift64): the same sequence on every platform, for property
+// tests that draw random systems.
+struct Rng {
+  std::uint64_t s;
+  explicit Rng(std::uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 7) {}
+  std::uint64_t next() {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return s;
+  }
+  int below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
+  double uniform(double lo, double hi) { return lo + (hi - lo) * (next() % 1000000) / 1e6; }
 };
 
 // Runs `stepsim ARGS` (a shell-quoted argument string) in the source directory.

@@ -7,6 +7,7 @@
 #include "sim/engine/check.hpp"
 #include "sim/exec/collective_timer.hpp"
 #include "sim/exec/symmetry.hpp"
+#include "sim/workload/collective_options.hpp"
 
 namespace stepsim::exec {
 
@@ -158,19 +159,6 @@ class Builder {
     t.load = timer_.take_load();
     return t;
   }
-  int group_size(GroupRole role) const {
-    switch (role) {
-      case GroupRole::tp:
-        return plan_.tp_group().size;
-      case GroupRole::ep:
-        return plan_.ep_group().size;
-      case GroupRole::dp:
-        return plan_.dp_group().size;
-      case GroupRole::edp:
-        return plan_.edp_group().size;
-    }
-    STEPSIM_UNREACHABLE("unknown group role");
-  }
   std::vector<int> group(const CollectiveWork& c) const {
     switch (c.group) {
       case GroupRole::tp:
@@ -223,7 +211,7 @@ class Builder {
     op.flops = w.flops();
     op.bytes = w.bytes();
     for (const CollectiveWork& c : w.collectives)
-      op.bus_bytes += c.bytes * net::bus_factor(c.op, group_size(c.group));
+      op.bus_bytes += c.bytes * net::bus_factor(c.op, workload::group_shape(plan_, c.group).size);
     op.ib_bytes = t.ib_bytes;
     op.nvlink_bytes = t.nvlink_bytes;
     op.load = t.load;

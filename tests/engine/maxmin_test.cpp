@@ -8,6 +8,8 @@
 #include <map>
 #include <vector>
 
+#include "tests/test_support.hpp"
+
 using stepsim::engine::MaxMinSystem;
 
 namespace {
@@ -15,18 +17,6 @@ namespace {
 constexpr double kInf = MaxMinSystem::kUnbounded;
 
 // A small deterministic generator (the same sequence on every platform).
-struct Rng {
-  std::uint64_t s;
-  explicit Rng(std::uint64_t seed) : s(seed * 2654435761u + 1) {}
-  std::uint64_t next() {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    return s;
-  }
-  int below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
-  double uniform(double lo, double hi) { return lo + (hi - lo) * (next() % 1000000) / 1e6; }
-};
 
 struct Var {
   double weight = 1.0, bound = kInf;
@@ -146,7 +136,7 @@ TEST_CASE("A full constraint leaves a variable the minimum level, never zero") {
 
 TEST_CASE("Property: incremental solves match the definition over random add/remove sequences") {
   for (int seed = 0; seed < 300; ++seed) {
-    Rng rng(seed);
+    stepsim::test::Rng rng(seed);
     const int nc = 1 + rng.below(8);
     std::vector<double> cap(nc);
     MaxMinSystem s;

@@ -10,29 +10,17 @@
 
 #include "sim/exec/step_executor.hpp"
 #include "sim/hw/flow_network.hpp"
+#include "tests/test_support.hpp"
 
 using namespace stepsim;
 using engine::Time;
 
 namespace {
 
-struct Rng {
-  std::uint64_t s;
-  explicit Rng(std::uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 7) {}
-  std::uint64_t next() {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    return s;
-  }
-  int below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
-  double uniform(double lo, double hi) { return lo + (hi - lo) * (next() % 1000000) / 1e6; }
-};
-
 // Four nodes of four GPUs on a two-plane fat-tree of 4-port switches (two leaves and two spines
 // per plane), with random rates, oversubscription and degraded links: routes share GPU ports,
 // NICs, leaf uplinks and spines.
-hw::ClusterSpec random_cluster(Rng& rng) {
+hw::ClusterSpec random_cluster(test::Rng& rng) {
   hw::ClusterSpec c;
   c.name = "random";
   c.nodes = 4;
@@ -71,7 +59,7 @@ struct Done final : hw::FlowListener {
 TEST_CASE("One solver: the fabric and the executor give the same rates on random flow sets") {
   int sets = 0, shared = 0, slowed = 0;
   for (int seed = 0; seed < 240; ++seed) {
-    Rng rng(seed);
+    test::Rng rng(seed);
     const hw::Topology topo(random_cluster(rng));
     const auto& links = topo.links();
     engine::Simulator sim;
