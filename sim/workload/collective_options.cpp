@@ -133,6 +133,13 @@ CollectiveWork make_collective(const ScenarioSpec& s, const ParallelPlan& plan,
   return c;
 }
 
+const CollectiveWork& CollectiveMaker::operator()(net::CollectiveOp op, double bytes,
+                                                  GroupRole group) {
+  const auto key = std::make_tuple(static_cast<int>(op), bytes, static_cast<int>(group));
+  if (auto it = made_.find(key); it != made_.end()) return it->second;
+  return made_[key] = make_collective(spec_, plan_, op, bytes, group);
+}
+
 net::PlanOptions send_options(const ScenarioSpec& s, const ParallelPlan& plan) {
   return plan_options(s, plan, TrafficKind::pp, net::CollectiveOp::p2p,
                       {2, plan.stage_neighbours_on_same_node() ? 2 : 1});

@@ -4,6 +4,9 @@
 // and the roofline plan every collective alike.
 #pragma once
 
+#include <map>
+#include <tuple>
+
 #include "sim/net/collective_cost.hpp"
 #include "sim/net/collective_plan.hpp"
 #include "sim/workload/parallel_plan.hpp"
@@ -35,6 +38,19 @@ bool group_uniform(const ParallelPlan& plan, GroupRole role);
 // (net/tuner.hpp) for the group's shape and layout. Throws as plan_options does.
 CollectiveWork make_collective(const ScenarioSpec& s, const ParallelPlan& plan,
                                net::CollectiveOp op, double bytes, GroupRole group);
+
+// make_collective with a memory: a program holds the same collective (a layer's tensor-parallel
+// all-reduce, its expert exchange) once per layer and pass, resolved once here.
+class CollectiveMaker {
+ public:
+  CollectiveMaker(const ScenarioSpec& s, const ParallelPlan& plan) : spec_(s), plan_(plan) {}
+  const CollectiveWork& operator()(net::CollectiveOp op, double bytes, GroupRole group);
+
+ private:
+  const ScenarioSpec& spec_;
+  const ParallelPlan& plan_;
+  std::map<std::tuple<int, double, int>, CollectiveWork> made_;
+};
 
 // The options of the pipeline sends (kind pp).
 net::PlanOptions send_options(const ScenarioSpec& s, const ParallelPlan& plan);

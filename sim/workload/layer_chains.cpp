@@ -11,7 +11,7 @@ using hw::bytes_per_element;
 using net::CollectiveOp;
 
 LayerChains::LayerChains(const ScenarioSpec& s, const ParallelPlan& p, const ModelCost& c)
-    : spec_(s), plan_(p), cost_(c), pr_(s.training.precision) {
+    : spec_(s), plan_(p), cost_(c), pr_(s.training.precision), collective_(s, p) {
   ctx_ = kernel_context(spec_.model, spec_.training, plan_.tokens_per_micro_batch, plan_.tp,
                         plan_.ep, spec_.parallel.sequence_parallel);
 }
@@ -68,8 +68,7 @@ Work LayerChains::tp_work(int layer) const {
   const double s =
       plan_.tokens_per_micro_batch * spec_.model.hidden * bytes_per_element(pr_.activations);
   return comm_work(StepOpKind::tp_reduce, "tp all-reduce",
-                   {make_collective(spec_, plan_, CollectiveOp::all_reduce, s, GroupRole::tp)},
-                   layer);
+                   {collective_(CollectiveOp::all_reduce, s, GroupRole::tp)}, layer);
 }
 
 Work LayerChains::ep_work(StepOpKind kind, const std::string& part, hw::Precision p,
@@ -77,18 +76,16 @@ Work LayerChains::ep_work(StepOpKind kind, const std::string& part, hw::Precisio
   // The exchange towards the experts is a dispatch, the one back a combine.
   const CollectiveOp op =
       kind == StepOpKind::ep_dispatch ? CollectiveOp::dispatch : CollectiveOp::combine;
-  return comm_work(kind, part, {make_collective(spec_, plan_, op, payload(p), GroupRole::ep)},
-                   layer);
+  return comm_work(kind, part, {collective_(op, payload(p), GroupRole::ep)}, layer);
 }
 
 Work LayerChains::zero3_work(StepOpKind kind, CollectiveOp op, const std::string& part,
                              const LayerCost& l, double bytes_per) const {
   const double dense = (l.params() - l.routed_params()) / plan_.tp * bytes_per;
   const double routed = l.routed_params() / plan_.ep * bytes_per;
-  Work w = comm_work(kind, part,
-                     {make_collective(spec_, plan_, op, dense, GroupRole::dp),
-                      make_collective(spec_, plan_, op, routed, GroupRole::edp)},
-                     l.index);
+  Work w = comm_work(
+      kind, part, {collective_(op, dense, GroupRole::dp), collective_(op, routed, GroupRole::edp)},
+      l.index);
   w.couples = true;
   return w;
 }

@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/workload/collective_options.hpp"
 #include "sim/workload/model_cost.hpp"
 #include "sim/workload/op_kernels.hpp"
 #include "sim/workload/step_program.hpp"
@@ -70,6 +71,7 @@ class LayerChains {
   const ModelCost& cost_;
   const PrecisionPolicy& pr_;
   KernelContext ctx_;
+  mutable CollectiveMaker collective_;
 };
 
 }  // namespace stepsim::workload

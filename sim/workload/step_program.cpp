@@ -140,14 +140,14 @@ std::vector<TailWork> build_tail(const ScenarioSpec& spec, const ParallelPlan& p
   const PrecisionPolicy& pr = spec.training.precision;
   std::vector<TailWork> out;
   const int zero = spec.parallel.zero;
+  CollectiveMaker collective(spec, plan);
   auto dp_work = [&](StepOpKind k, const std::string& part, CollectiveOp op, double dense,
                      double routed) {
     Work w;
     w.stream = StreamKind::dp;
     w.kind = k;
     w.part = part;
-    w.collectives = {make_collective(spec, plan, op, dense, GroupRole::dp),
-                     make_collective(spec, plan, op, routed, GroupRole::edp)};
+    w.collectives = {collective(op, dense, GroupRole::dp), collective(op, routed, GroupRole::edp)};
     w.couples = true;
     return w;
   };
