@@ -95,11 +95,12 @@ void check_program_size(const ScenarioSpec& spec, const ParallelPlan& plan) {
 
 }  // namespace
 
-Roofline roofline(const ScenarioSpec& spec, workload::StepProgram* program_out) {
+Roofline roofline(const ScenarioSpec& spec, workload::StepProgram* program_out,
+                  const workload::ParallelPlan* plan) {
   check_precisions(spec);
   const ModelCost cost(spec.model, spec.training);
   Roofline r;
-  r.plan = workload::make_plan(spec);
+  r.plan = plan ? *plan : workload::make_plan(spec);
   check_program_size(spec, r.plan);
   workload::StepProgram program = workload::build_program(spec, r.plan, cost);
   r.scenario = spec.name;

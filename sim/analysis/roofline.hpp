@@ -84,8 +84,10 @@ struct Roofline {
 // Throws engine::UserError when the device has no rate for a precision the training uses.
 void check_precisions(const workload::ScenarioSpec& spec);
 
-// Validates the layout (throws engine::UserError), builds the step program and computes the bound
-// as a fold over it; the program goes to `program` when given.
-Roofline roofline(const workload::ScenarioSpec& spec, workload::StepProgram* program = nullptr);
+// Validates the layout (throws engine::UserError; skipped when the caller has made the `plan`),
+// builds the step program and computes the bound as a fold over it; the program goes to
+// `program` when given.
+Roofline roofline(const workload::ScenarioSpec& spec, workload::StepProgram* program = nullptr,
+                  const workload::ParallelPlan* plan = nullptr);
 
 }  // namespace stepsim::analysis

@@ -50,10 +50,10 @@ double estimate_memory_bytes(const workload::ScenarioSpec& spec,
 }
 
 StepSimulation simulate_step(const workload::ScenarioSpec& spec, const engine::RunControl* control,
-                             double max_ops) {
+                             double max_ops, const workload::ParallelPlan* plan_in) {
   const auto t0 = std::chrono::steady_clock::now();
   StepSimulation s;
-  s.roofline = roofline(spec, &s.program);
+  s.roofline = roofline(spec, &s.program, plan_in);
   check_ops(spec, s.roofline.plan, max_ops);
   const workload::ModelCost cost(spec.model, spec.training);
   s.topology = std::make_unique<hw::Topology>(spec.cluster);

@@ -42,8 +42,10 @@ struct StepSimulation {
 };
 
 // Refuses (engine::UserError) a scenario whose step graph would exceed `max_ops` operations.
+// `plan`: the scenario's layout when the caller has made it (workload::make_plan).
 StepSimulation simulate_step(const workload::ScenarioSpec& spec,
-                             const engine::RunControl* control = nullptr, double max_ops = 2e7);
+                             const engine::RunControl* control = nullptr, double max_ops = 2e7,
+                             const workload::ParallelPlan* plan = nullptr);
 
 // Operations the step graph will have, estimated from the layout before building it.
 double estimate_ops(const workload::ScenarioSpec& spec, const workload::ParallelPlan& plan);

@@ -123,16 +123,15 @@ int run_or_compare(const Args& args, bool compare) {
 
   const std::vector<workload::ScenarioSpec> specs =
       load_scenarios(files, overrides, vm.count("exact") > 0, outputs);
+  std::vector<workload::ParallelPlan> plans;
+  for (std::size_t i = 0; i < specs.size(); ++i) plans.push_back(workload::make_plan(specs[i]));
   std::vector<int> ranks;
-  if (!trace_ranks.empty()) {
-    const int devices = workload::make_plan(specs[0]).pp;
-    ranks = parse_ranks(trace_ranks, devices);
-  }
+  if (!trace_ranks.empty()) ranks = parse_ranks(trace_ranks, plans[0].pp);
   // Refuse what would not fit in memory, or a trace too large to open, before spending time on it.
   // The simulations of a comparison stay in memory together: their estimates add up.
   double total_bytes = 0.0;
   for (std::size_t i = 0; i < specs.size(); ++i) {
-    const auto plan = workload::make_plan(specs[i]);
+    const workload::ParallelPlan& plan = plans[i];
     const double ops = analysis::estimate_ops(specs[i], plan);
     analysis::check_ops(specs[i], plan, max_ops);
     double bytes = analysis::estimate_memory_bytes(specs[i], plan);
@@ -159,7 +158,8 @@ int run_or_compare(const Args& args, bool compare) {
                                                                   : ""),
         "use fewer or larger micro-batches, select ranks with --trace-ranks");
   }
-  const std::vector<analysis::StepSimulation> sims = simulate_all(files, specs, control, max_ops);
+  const std::vector<analysis::StepSimulation> sims =
+      simulate_all(files, specs, control, max_ops, plans);
 
   std::string text;
   if (vm.count("json")) {

@@ -21,14 +21,15 @@ std::vector<workload::ScenarioSpec> load_scenarios(const std::vector<std::string
   return specs;
 }
 
-std::vector<analysis::StepSimulation> simulate_all(const std::vector<std::string>& files,
-                                                   const std::vector<workload::ScenarioSpec>& specs,
-                                                   const engine::RunControl& control,
-                                                   double max_ops) {
+std::vector<analysis::StepSimulation> simulate_all(
+    const std::vector<std::string>& files, const std::vector<workload::ScenarioSpec>& specs,
+    const engine::RunControl& control, double max_ops,
+    const std::vector<workload::ParallelPlan>& plans) {
   std::vector<analysis::StepSimulation> sims;
   for (std::size_t i = 0; i < specs.size(); ++i) {
-    sims.push_back(
-        with_file(files[i], [&] { return analysis::simulate_step(specs[i], &control, max_ops); }));
+    const workload::ParallelPlan* plan = i < plans.size() ? &plans[i] : nullptr;
+    sims.push_back(with_file(
+        files[i], [&] { return analysis::simulate_step(specs[i], &control, max_ops, plan); }));
     const auto& s = sims.back();
     if (s.peak_memory_bytes > s.roofline.memory.capacity)
       spdlog::warn("{}: peak memory {:.1f} GB per GPU exceeds the device's {:.1f} GB", files[i],

@@ -16,11 +16,12 @@ std::vector<workload::ScenarioSpec> load_scenarios(const std::vector<std::string
                                                    const std::vector<config::Override>& overrides,
                                                    bool exact, const OutputSet& outputs);
 
-// Simulates each scenario in turn, a time beyond the clock's range reported at its file; warns
-// (not an error: the page or table shows it) when a step's peak memory exceeds the device's.
-std::vector<analysis::StepSimulation> simulate_all(const std::vector<std::string>& files,
-                                                   const std::vector<workload::ScenarioSpec>& specs,
-                                                   const engine::RunControl& control,
-                                                   double max_ops);
+// Simulates each scenario in turn (with its layout from `plans` when the caller made them), a time
+// beyond the clock's range reported at its file; warns (not an error: the page or table shows it)
+// when a step's peak memory exceeds the device's.
+std::vector<analysis::StepSimulation> simulate_all(
+    const std::vector<std::string>& files, const std::vector<workload::ScenarioSpec>& specs,
+    const engine::RunControl& control, double max_ops,
+    const std::vector<workload::ParallelPlan>& plans = {});
 
 }  // namespace stepsim::cli
