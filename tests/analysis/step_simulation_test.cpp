@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "sim/config/load.hpp"
+#include "sim/workload/memory.hpp"
 #include "tests/json_dom.hpp"
 #include "tests/test_support.hpp"
 #include "tests/workload/spec_fixture.hpp"
@@ -221,4 +222,32 @@ TEST_CASE("A scenario's collective choice reaches the simulation and the rooflin
   zero.chunks = 1;
   const double fixed = analysis::simulate_step(spec).metrics.step_s;
   CHECK(fixed > 1.05 * tuned);
+}
+
+// Each GPU's memory over the step starts from its own rank's static state (ranks hold different
+// stages: the embedding, the head and the MTP blocks sit on the ends), and the peak is the largest
+// sum one GPU reaches: never one rank's static state with another's activations. DualPipeV puts
+// the embedding and the head both on rank 0, whose static state is the largest, while rank n-1
+// holds the most activations.
+TEST_CASE("Peak memory pairs each GPU's own static state with its own activations") {
+  const auto spec = load("scenarios/deepseek-v3-dualpipev.yaml");
+  const auto s = analysis::simulate_step(spec);
+  const workload::ModelCost cost(spec.model, spec.training);
+  const auto& plan = s.roofline.plan;
+  double peak = 0.0, worst_static = 0.0, worst_live = 0.0;
+  for (int d = 0; d < s.build.graph.devices; ++d) {
+    CAPTURE(d);
+    const auto m = workload::memory_of_rank(spec, plan, cost, s.build.graph.rank_of(d));
+    const double fixed = m.params + m.grads + m.optimizer + m.buffers;
+    REQUIRE(!s.memory_timeline[d].empty());
+    CHECK(s.memory_timeline[d].front().second == fixed);
+    double top = 0.0;
+    for (const auto& [t, bytes] : s.memory_timeline[d]) top = std::max(top, bytes);
+    peak = std::max(peak, top);
+    worst_static = std::max(worst_static, fixed);
+    worst_live = std::max(worst_live, top - fixed);
+  }
+  CHECK(s.peak_memory_bytes == peak);
+  // Here the largest static state and the most activations are on different ranks.
+  CHECK(s.peak_memory_bytes < worst_static + worst_live - 1e9);
 }
