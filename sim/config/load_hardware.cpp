@@ -121,8 +121,7 @@ hw::ClusterSpec read_cluster(const Node& node, const std::string& dir,
   if (auto f = r.find("fabric")) {
     MapReader fr(*f);
     const Node kind = fr.get("kind");
-    c.fabric.kind =
-        static_cast<hw::FabricKind>(kind.choice({"none", "multi_plane_fat_tree", "rail_fat_tree"}));
+    c.fabric.kind = static_cast<hw::FabricKind>(kind.choice(hw::kFabricKinds.words()));
     if (c.fabric.kind != hw::FabricKind::none) {
       c.fabric.nic = read_link(fr.get("nic"));
       const Node ports = fr.get("switch_ports");
@@ -174,8 +173,7 @@ std::vector<hw::FaultSpec> read_faults(const Node& node, const hw::ClusterSpec& 
   for (const Node& item : node.items()) {
     MapReader r(item);
     hw::FaultSpec f;
-    f.kind = static_cast<FaultKind>(r.get("kind").choice(
-        {"nic_down", "nic_degrade", "link_down", "link_degrade", "nvlink_degrade", "straggler"}));
+    f.kind = static_cast<FaultKind>(r.get("kind").choice(hw::kFaultKinds.words()));
     auto index = [&](const char* key, int count, const char* what) {
       const Node n = r.get(key);
       if (count <= 0)

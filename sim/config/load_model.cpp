@@ -114,11 +114,12 @@ ModelSpec read_model(const Node& node) {
   if (auto b = r.find("bias")) m.bias = b->boolean();
   m.learned_positions = optional_int(r, "learned_positions", 0);
   m.mtp_layers = optional_int(r, "mtp_layers", 0);
-  if (auto n = r.find("norm")) m.norm = static_cast<NormKind>(n->choice({"rmsnorm", "layernorm"}));
+  if (auto n = r.find("norm"))
+    m.norm = static_cast<NormKind>(n->choice(workload::kNormKinds.words()));
   {
     MapReader a(r.get("attention"));
     auto& at = m.attention;
-    at.kind = static_cast<AttentionKind>(a.get("kind").choice({"mha", "gqa", "mla"}));
+    at.kind = static_cast<AttentionKind>(a.get("kind").choice(workload::kAttentionKinds.words()));
     at.heads = positive(a, "heads");
     if (at.kind == AttentionKind::mla) {
       at.q_lora_rank = optional_int(a, "q_lora_rank", 0);
@@ -140,7 +141,7 @@ ModelSpec read_model(const Node& node) {
   }
   if (auto mn = r.find("mlp")) {
     MapReader ml(*mn);
-    m.mlp.kind = static_cast<MlpKind>(ml.get("kind").choice({"swiglu", "gelu"}));
+    m.mlp.kind = static_cast<MlpKind>(ml.get("kind").choice(workload::kMlpKinds.words()));
     m.mlp.intermediate = positive(ml, "intermediate");
     ml.finish();
   }

@@ -221,7 +221,8 @@ ScenarioSpec read_scenario(const std::string& file, const std::vector<Override>&
   if (auto n = r.find("network")) {
     MapReader nr(*n);
     if (auto f = nr.find("fidelity"))
-      s.fidelity = static_cast<workload::NetworkFidelity>(f->choice({"flow", "analytic", "free"}));
+      s.fidelity =
+          static_cast<workload::NetworkFidelity>(f->choice(workload::kNetworkFidelities.words()));
     if (auto c = nr.find("chunks")) {
       const int chunks = static_cast<int>(c->integer(1, 1024));
       for (auto& k : s.collectives) k.chunks = chunks;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/engine/names.hpp"
 #include "sim/hw/device_spec.hpp"
 
 namespace stepsim::hw {
@@ -26,6 +27,10 @@ struct LinkSpec {
 };
 
 enum class FabricKind { none, multi_plane_fat_tree, rail_fat_tree };
+inline constexpr engine::Names<FabricKind, 3> kFabricKinds{
+    {{{"none", "none"},
+      {"multi_plane_fat_tree", "multi-plane fat-tree"},
+      {"rail_fat_tree", "rail-optimized fat-tree"}}}};
 
 struct FabricSpec {
   FabricKind kind = FabricKind::none;
@@ -47,6 +52,13 @@ struct FabricSpec {
 //  directions nvlink_degrade {gpu, factor}: one GPU's NVLink port, both directions straggler {gpu,
 //  slowdown}: the GPU computes `slowdown` times slower
 enum class FaultKind { nic_down, nic_degrade, link_down, link_degrade, nvlink_degrade, straggler };
+// A fault's words; reports describe each with its place (report::fault_text).
+inline constexpr engine::Names<FaultKind, 6> kFaultKinds{{{{"nic_down"},
+                                                           {"nic_degrade"},
+                                                           {"link_down"},
+                                                           {"link_degrade"},
+                                                           {"nvlink_degrade"},
+                                                           {"straggler"}}}};
 
 struct FaultSpec {
   FaultKind kind = FaultKind::nic_down;

@@ -45,7 +45,6 @@ std::string describe(const hw::DeviceSpec& d) {
 }
 
 std::string describe(const hw::ClusterSpec& c) {
-  static const char* kFabric[] = {"none", "multi-plane fat-tree", "rail-optimized fat-tree"};
   std::string o = "cluster " + c.name + ": " + std::to_string(c.nodes) + " nodes x " +
                   std::to_string(c.gpus_per_node) + " GPUs = " + std::to_string(c.world_size()) +
                   " GPUs\n";
@@ -58,7 +57,7 @@ std::string describe(const hw::ClusterSpec& c) {
                                         : "") +
        "\n";
   if (c.fabric.kind != hw::FabricKind::none)
-    o += "        fabric " + std::string(kFabric[static_cast<int>(c.fabric.kind)]) + ", " +
+    o += "        fabric " + std::string(hw::kFabricKinds.phrase(c.fabric.kind)) + ", " +
          std::to_string(c.fabric.planes) + " plane(s), " + std::to_string(c.fabric.switch_ports) +
          "-port switches, NIC " + fixed(c.fabric.nic.bandwidth / 1e9, 0) + " GB/s per GPU, " +
          fixed(c.fabric.nic.latency_s * 1e6, 1) + " us, oversubscription " +
@@ -72,10 +71,10 @@ namespace {
 // alone is described at sequence 4096, causal; a scenario at its own.
 std::string describe_model(const workload::ModelSpec& m, const workload::TrainingSpec& t) {
   const workload::ModelCost cost(m, t);
-  static const char* kAttn[] = {"MHA", "GQA", "MLA"};
   std::string o = "model   " + m.name + ": " + std::to_string(m.layers) + " layers, hidden " +
-                  std::to_string(m.hidden) + ", " + kAttn[static_cast<int>(m.attention.kind)] +
-                  " " + std::to_string(m.attention.heads) + " heads";
+                  std::to_string(m.hidden) + ", " +
+                  std::string(workload::kAttentionKinds.phrase(m.attention.kind)) + " " +
+                  std::to_string(m.attention.heads) + " heads";
   if (m.attention.kind == workload::AttentionKind::gqa)
     o += " (" + std::to_string(m.attention.kv_heads) + " kv)";
   if (m.moe.enabled)

@@ -6,11 +6,18 @@
 #include <string>
 #include <vector>
 
+#include "sim/engine/names.hpp"
+
 namespace stepsim::workload {
 
 enum class AttentionKind { mha, gqa, mla };
+inline constexpr engine::Names<AttentionKind, 3> kAttentionKinds{
+    {{{"mha", "MHA"}, {"gqa", "GQA"}, {"mla", "MLA"}}}};
 enum class MlpKind { swiglu, gelu };
+inline constexpr engine::Names<MlpKind, 2> kMlpKinds{{{{"swiglu", "SwiGLU"}, {"gelu", "GELU"}}}};
 enum class NormKind { rmsnorm, layernorm };
+inline constexpr engine::Names<NormKind, 2> kNormKinds{
+    {{{"rmsnorm", "RMSNorm"}, {"layernorm", "LayerNorm"}}}};
 
 struct AttentionSpec {
   AttentionKind kind = AttentionKind::mha;

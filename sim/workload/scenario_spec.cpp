@@ -3,8 +3,7 @@
 namespace stepsim::workload {
 
 std::string_view to_string(NetworkFidelity f) {
-  static constexpr std::string_view kNames[] = {"flow", "analytic", "free"};
-  return kNames[static_cast<int>(f)];
+  return kNetworkFidelities.word(f);
 }
 
 std::string_view to_string(TrafficKind k) {

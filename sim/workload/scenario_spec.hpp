@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/engine/names.hpp"
 #include "sim/engine/user_error.hpp"
 #include "sim/hw/cluster_spec.hpp"
 #include "sim/workload/model_spec.hpp"
@@ -28,7 +29,9 @@ struct Provenance {
 // flow: max-min sharing; analytic: α + S/β per transfer; free: communication takes no time
 // (isolates pipeline bubbles and compute).
 enum class NetworkFidelity { flow, analytic, free };
-std::string_view to_string(NetworkFidelity f);  // flow, analytic, free
+inline constexpr engine::Names<NetworkFidelity, 3> kNetworkFidelities{
+    {{{"flow"}, {"analytic"}, {"free"}}}};
+std::string_view to_string(NetworkFidelity f);  // its word
 
 // Kinds of traffic, each with its own collective choice (network.collectives):
 //   tp    tensor-parallel collectives
