@@ -1,8 +1,8 @@
 #include "sim/analysis/kernel_listing.hpp"
 
-#include <cstdio>
 #include <set>
 
+#include "sim/format/text_table.hpp"
 #include "sim/hw/kernel_model.hpp"
 #include "sim/workload/memory.hpp"
 #include "sim/workload/op_kernels.hpp"
@@ -12,18 +12,14 @@ namespace stepsim::analysis {
 
 namespace {
 
-std::string num(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%g", v);
-  return b;
-}
-
 std::string shape_of(const hw::Kernel& k) {
   switch (k.cls) {
     case hw::KernelClass::gemm:
-      return (k.groups > 1 ? num(k.groups) + "x" : "") + num(k.m) + "x" + num(k.n) + "x" + num(k.k);
+      return (k.groups > 1 ? format::general(k.groups) + "x" : "") + format::general(k.m) + "x" +
+             format::general(k.n) + "x" + format::general(k.k);
     case hw::KernelClass::attention:
-      return "s" + num(k.seq) + " d" + num(k.head_dim) + (k.causal ? " causal" : "");
+      return "s" + format::general(k.seq) + " d" + format::general(k.head_dim) +
+             (k.causal ? " causal" : "");
     case hw::KernelClass::memory:
       return "";
   }

@@ -6,18 +6,13 @@
 
 #include "sim/cli/interrupt.hpp"
 #include "sim/engine/user_error.hpp"
+#include "sim/format/text_table.hpp"
 
 namespace stepsim::cli {
 
 namespace po = boost::program_options;
 
 namespace {
-
-std::string shown(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 std::string quoted(const std::string& text) {
   std::string out = "'";
@@ -65,7 +60,7 @@ double number_option(const std::string& option, const std::string& text, double 
   double v = 0.0;
   const char* end = text.data() + text.size();
   const auto [p, ec] = std::from_chars(text.data(), end, v);
-  const std::string range = "a number from " + shown(lo) + " to " + shown(hi);
+  const std::string range = "a number from " + format::general(lo) + " to " + format::general(hi);
   if (ec != std::errc() || p != end || text.empty() || !std::isfinite(v))
     throw engine::UserError({"--" + option, 0, 0}, "bad value " + quoted(text), range);
   if (v < lo || v > hi)

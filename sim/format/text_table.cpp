@@ -40,6 +40,12 @@ std::string fixed(double v, int decimals) {
   return buf;
 }
 
+std::string general(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
 std::string si(double v, const std::string& unit, int decimals) {
   static const char* kPrefix[] = {"", "k", "M", "G", "T", "P", "E"};
   int i = 0;

@@ -28,7 +28,7 @@ int FlowNetwork::constraint(int link) {
 std::vector<std::pair<std::uint64_t, double>> FlowNetwork::flow_rates() const {
   std::vector<std::pair<std::uint64_t, double>> out;
   for (const Flow& f : flows_)
-    if (f.used && f.var >= 0) out.emplace_back(f.tag, f.rate);
+    if (f.used && f.var >= 0) out.emplace_back(f.tag, system_.value(f.var));
   return out;
 }
 
@@ -56,7 +56,6 @@ void FlowNetwork::start(int src, int dst, double bytes, FlowListener* listener, 
   Flow& fl = flows_[f];
   fl.links = r.links;
   fl.remaining = bytes;
-  fl.rate = 0.0;
   fl.core_weight = core_weight;
   fl.share = share;
   fl.listener = listener;
@@ -110,10 +109,10 @@ void FlowNetwork::activate(int f) {
   request_solve();
 }
 
-void FlowNetwork::progress(Flow& fl) {
+void FlowNetwork::progress(Flow& fl, double rate) {
   const Time now = sim_.now();
-  if (fl.var >= 0 && now > fl.updated)
-    fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now - fl.updated).seconds());
+  if (now > fl.updated)
+    fl.remaining = std::max(0.0, fl.remaining - rate * (now - fl.updated).seconds());
   fl.updated = now;
 }
 
@@ -134,21 +133,21 @@ void FlowNetwork::finish(int f) {
 void FlowNetwork::reschedule(int f) {
   Flow& fl = flows_[f];
   sim_.cancel(fl.done);
-  STEPSIM_CHECK(fl.rate > 0.0 && std::isfinite(fl.rate), "active flow without a finite rate");
+  const double rate = system_.value(fl.var);
+  STEPSIM_CHECK(rate > 0.0 && std::isfinite(rate), "active flow without a finite rate");
   // Rounded up to the tolerance grid: flows ending within it finish at one instant, together.
   const std::int64_t grid = kFinishTolerance.picoseconds();
-  const std::int64_t end = (sim_.now() + Time::from_ratio(fl.remaining, fl.rate)).picoseconds();
+  const std::int64_t end = (sim_.now() + Time::from_ratio(fl.remaining, rate)).picoseconds();
   const std::int64_t up = end % grid == 0 ? 0 : grid - end % grid;
   fl.done = sim_.at(Time::ps(end) + Time::ps(up), this, tag_of(f, kFinish));
 }
 
-// A flow whose rate is unchanged keeps its finish event: it still ends at the same instant.
+// A flow whose rate is unchanged keeps its finish event: it still ends at the same instant. One
+// whose rate changed has moved at its old rate until now.
 void FlowNetwork::recompute() {
   for (const auto& c : system_.solve()) {
     const int f = flow_of_var_[c.var];
-    Flow& fl = flows_[f];
-    progress(fl);
-    fl.rate = system_.value(c.var);
+    progress(flows_[f], c.old_value);
     reschedule(f);
   }
 }

@@ -76,7 +76,6 @@ class FlowNetwork final : public engine::EventHandler {
   struct Flow {
     std::vector<int> links;
     double remaining = 0.0;    // bytes
-    double rate = 0.0;         // bytes/s
     double core_weight = 1.0;  // consumption on ib_core links
     FlowShare share;
     int var = -1;          // its variable in the system while it shares links
@@ -97,7 +96,7 @@ class FlowNetwork final : public engine::EventHandler {
   void finish(int f);
   void request_solve();
   void recompute();
-  void progress(Flow& fl);
+  void progress(Flow& fl, double rate);  // `remaining` brought to now at `rate`
   void reschedule(int f);
 
   engine::Simulator& sim_;
