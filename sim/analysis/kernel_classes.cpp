@@ -8,7 +8,7 @@ namespace stepsim::analysis {
 namespace {
 
 std::string class_name(const hw::Kernel& k) {
-  const std::string p(hw::to_string(k.precision));
+  const std::string p(spec::to_string(k.precision));
   switch (k.cls) {
     case hw::KernelClass::gemm:
       return (k.groups > 1 ? "grouped GEMM " : "GEMM ") + p;

@@ -36,10 +36,10 @@ std::string layer_name(const workload::LayerCost& l) {
 
 }  // namespace
 
-KernelListing list_kernels(const workload::ScenarioSpec& spec, int stage) {
+KernelListing list_kernels(const spec::ScenarioSpec& spec, int stage) {
   const workload::ParallelPlan plan = workload::make_plan(spec);
   const workload::ModelCost cost(spec.model, spec.training);
-  const hw::DeviceSpec& dev = spec.cluster.device;
+  const spec::DeviceSpec& dev = spec.cluster.device;
   const hw::TableKernelModel model(dev);
   KernelListing out;
   out.stage = stage;
@@ -56,7 +56,7 @@ KernelListing list_kernels(const workload::ScenarioSpec& spec, int stage) {
     if (!kinds.insert(kind).second) continue;
     std::vector<const workload::OpCost*> ops;
     for (const auto& op : l.ops) ops.push_back(&op);
-    const workload::RecomputeSpec* recompute = li >= 0 ? &spec.training.recompute : nullptr;
+    const spec::RecomputeSpec* recompute = li >= 0 ? &spec.training.recompute : nullptr;
     for (const workload::Phase phase :
          {workload::Phase::forward, workload::Phase::backward, workload::Phase::weight}) {
       std::vector<hw::Kernel> ks;
@@ -73,7 +73,7 @@ KernelListing list_kernels(const workload::ScenarioSpec& spec, int stage) {
         r.cls = std::string(hw::to_string(k.cls));
         r.shape = shape_of(k);
         r.precision =
-            k.cls == hw::KernelClass::memory ? "" : std::string(hw::to_string(k.precision));
+            k.cls == hw::KernelClass::memory ? "" : std::string(spec::to_string(k.precision));
         r.flops = k.flops;
         r.bytes = k.hbm_bytes;
         r.rate = e.rate;

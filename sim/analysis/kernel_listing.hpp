@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/spec/scenario.hpp"
 #include "sim/workload/phase.hpp"
-#include "sim/workload/scenario_spec.hpp"
 
 namespace stepsim::analysis {
 
@@ -38,7 +38,7 @@ struct KernelListing {
   std::vector<KernelTotal> totals;
 };
 
-KernelListing list_kernels(const workload::ScenarioSpec& spec, int stage);
-KernelListing list_kernels(const workload::ScenarioSpec& spec, int stage);
+KernelListing list_kernels(const spec::ScenarioSpec& spec, int stage);
+KernelListing list_kernels(const spec::ScenarioSpec& spec, int stage);
 
 }  // namespace stepsim::analysis

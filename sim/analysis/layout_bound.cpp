@@ -9,8 +9,8 @@
 
 namespace stepsim::analysis {
 
+using spec::ScenarioSpec;
 using workload::ParallelPlan;
-using workload::ScenarioSpec;
 
 struct LayoutBounds::LayerWorks {
   struct Pair {
@@ -22,8 +22,8 @@ struct LayoutBounds::LayerWorks {
 };
 
 struct LayoutBounds::Kernels {
-  explicit Kernels(const hw::DeviceSpec& d) : device(d), model(device) {}
-  hw::DeviceSpec device;
+  explicit Kernels(const spec::DeviceSpec& d) : device(d), model(device) {}
+  spec::DeviceSpec device;
   hw::TableKernelModel model;
 };
 
@@ -43,8 +43,8 @@ std::string training_key(const ScenarioSpec& spec) {
   put(k, t.seq_len);
   put(k, t.micro_batch);
   put(k, t.causal);
-  for (hw::Precision x : {p.gemm, p.attention, p.head, p.router, p.activations, p.dispatch,
-                          p.combine, p.params, p.grads, p.master, p.optimizer})
+  for (spec::Precision x : {p.gemm, p.attention, p.head, p.router, p.activations, p.dispatch,
+                            p.combine, p.params, p.grads, p.master, p.optimizer})
     put(k, static_cast<int>(x));
   put(k, p.mlp_act_input ? static_cast<int>(*p.mlp_act_input) : -1);
   put(k, static_cast<int>(t.recompute.mode));
@@ -112,7 +112,7 @@ LayoutBound LayoutBounds::bound(const ScenarioSpec& spec) {
   const hw::KernelModel& km = kernels->model;
   const double sm_share = cl.device.compute_sm_share(spec.parallel.comm_sms);
   const double send_bytes = plan.tokens_per_micro_batch / plan.tp * spec.model.hidden *
-                            hw::bytes_per_element(spec.training.precision.activations);
+                            spec::bytes_per_element(spec.training.precision.activations);
   const WorkFold fold(spec, plan, km, sm_share, send_bytes, false);
 
   std::string key = training_key(spec);

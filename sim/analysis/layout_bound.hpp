@@ -27,9 +27,9 @@
 
 #include "sim/analysis/work_fold.hpp"
 #include "sim/hw/kernel_model.hpp"
+#include "sim/spec/scenario.hpp"
 #include "sim/workload/memory.hpp"
 #include "sim/workload/model_cost.hpp"
-#include "sim/workload/scenario_spec.hpp"
 
 namespace stepsim::analysis {
 
@@ -51,7 +51,7 @@ class LayoutBounds {
   LayoutBounds& operator=(const LayoutBounds&) = delete;
 
   // Validates the layout (engine::UserError, as roofline() does) and bounds it.
-  LayoutBound bound(const workload::ScenarioSpec& spec);
+  LayoutBound bound(const spec::ScenarioSpec& spec);
 
  private:
   struct LayerWorks;  // per layer index: its forward and backward-with-weight work
@@ -59,8 +59,8 @@ class LayoutBounds {
     std::vector<std::vector<std::pair<int, double>>> runs;   // per rank: (stage, micro-batches)
     std::vector<std::vector<std::pair<int, double>>> sends;  // per rank: (to rank, sends)
   };
-  const workload::ModelCost& model_cost(const workload::ScenarioSpec& spec);
-  const Pipeline& pipeline(const workload::ScenarioSpec& spec, const workload::ParallelPlan& plan);
+  const workload::ModelCost& model_cost(const spec::ScenarioSpec& spec);
+  const Pipeline& pipeline(const spec::ScenarioSpec& spec, const workload::ParallelPlan& plan);
 
   std::map<std::string, std::unique_ptr<workload::ModelCost>> costs_;
   struct Kernels;  // a copy of the device and its kernel model (which refers to it)

@@ -10,12 +10,12 @@
 
 namespace stepsim::analysis {
 
-using hw::Precision;
 using net::CollectiveOp;
 using net::LinkBytes;
+using spec::Precision;
+using spec::ScenarioSpec;
 using workload::ModelCost;
 using workload::ParallelPlan;
-using workload::ScenarioSpec;
 
 namespace {
 
@@ -70,8 +70,9 @@ void check_precisions(const ScenarioSpec& spec) {
   for (const auto& [p, key] : used)
     if (!dev.supports(p))
       throw engine::UserError(spec.where.at(std::string("training.precision.") + key),
-                              "device '" + dev.name + "' has no " + std::string(hw::to_string(p)) +
-                                  " rate for " + key + " arithmetic",
+                              "device '" + dev.name + "' has no " +
+                                  std::string(spec::to_string(p)) + " rate for " + key +
+                                  " arithmetic",
                               "use a precision the device lists under compute (e.g. bf16)");
 }
 

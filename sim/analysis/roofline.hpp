@@ -34,8 +34,8 @@
 
 #include "sim/analysis/work_fold.hpp"
 #include "sim/net/collective_cost.hpp"
+#include "sim/spec/scenario.hpp"
 #include "sim/workload/memory.hpp"
-#include "sim/workload/scenario_spec.hpp"
 #include "sim/workload/step_program.hpp"
 
 namespace stepsim::analysis {
@@ -82,12 +82,12 @@ struct Roofline {
 };
 
 // Throws engine::UserError when the device has no rate for a precision the training uses.
-void check_precisions(const workload::ScenarioSpec& spec);
+void check_precisions(const spec::ScenarioSpec& spec);
 
 // Validates the layout (throws engine::UserError; skipped when the caller has made the `plan`),
 // builds the step program and computes the bound as a fold over it; the program goes to
 // `program` when given.
-Roofline roofline(const workload::ScenarioSpec& spec, workload::StepProgram* program = nullptr,
+Roofline roofline(const spec::ScenarioSpec& spec, workload::StepProgram* program = nullptr,
                   const workload::ParallelPlan* plan = nullptr);
 
 }  // namespace stepsim::analysis

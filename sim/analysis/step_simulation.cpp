@@ -10,7 +10,7 @@
 
 namespace stepsim::analysis {
 
-double estimate_ops(const workload::ScenarioSpec& spec, const workload::ParallelPlan& plan) {
+double estimate_ops(const spec::ScenarioSpec& spec, const workload::ParallelPlan& plan) {
   // Per micro-batch and stage: forward and backward items (at most ~6 per layer, plus ZeRO-3
   // gathers), a weight-gradient item per layer, and a pipeline send each way.
   int max_layers = 0;
@@ -22,8 +22,7 @@ double estimate_ops(const workload::ScenarioSpec& spec, const workload::Parallel
          exec::estimate_classes(plan, spec.cluster, spec.exact);
 }
 
-void check_ops(const workload::ScenarioSpec& spec, const workload::ParallelPlan& plan,
-               double max_ops) {
+void check_ops(const spec::ScenarioSpec& spec, const workload::ParallelPlan& plan, double max_ops) {
   const double ops = estimate_ops(spec, plan);
   const int classes = exec::estimate_classes(plan, spec.cluster, spec.exact);
   if (ops > max_ops)
@@ -38,8 +37,7 @@ void check_ops(const workload::ScenarioSpec& spec, const workload::ParallelPlan&
             "or raise the limit with --max-ops");
 }
 
-double estimate_memory_bytes(const workload::ScenarioSpec& spec,
-                             const workload::ParallelPlan& plan) {
+double estimate_memory_bytes(const spec::ScenarioSpec& spec, const workload::ParallelPlan& plan) {
   // Per estimated operation: the graph's op with its dependency lists, its timeline entry, its
   // events and the memory timeline. Measured: the DualPipe scenario grows by 38.6 MB from 15,360
   // to 61,440 sequences (153,600 -> 614,400 estimated operations), 84 B each, before the
@@ -49,7 +47,7 @@ double estimate_memory_bytes(const workload::ScenarioSpec& spec,
   return hw::Topology::estimate_bytes(spec.cluster) + kBytesPerOp * estimate_ops(spec, plan);
 }
 
-StepSimulation simulate_step(const workload::ScenarioSpec& spec, const engine::RunControl* control,
+StepSimulation simulate_step(const spec::ScenarioSpec& spec, const engine::RunControl* control,
                              double max_ops, const workload::ParallelPlan* plan_in) {
   const auto t0 = std::chrono::steady_clock::now();
   StepSimulation s;
@@ -116,7 +114,7 @@ StepSimulation simulate_step(const workload::ScenarioSpec& spec, const engine::R
   s.figures.tokens_per_s_per_gpu = s.roofline.tokens_per_step / t / s.roofline.world_size;
   s.figures.tflops_per_gpu = s.model_flops_per_gpu / t / 1e12;
   s.figures.mfu =
-      s.model_flops_per_gpu / (t * spec.cluster.device.rate(hw::Precision::bf16).peak_flops);
+      s.model_flops_per_gpu / (t * spec.cluster.device.rate(spec::Precision::bf16).peak_flops);
   s.figures.worst_rank = g.info.empty() ? plan.first_gpu(s.metrics.worst_device)
                                         : g.info[s.metrics.worst_device].first_gpu;
   s.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

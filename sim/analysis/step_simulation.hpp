@@ -43,18 +43,16 @@ struct StepSimulation {
 
 // Refuses (engine::UserError) a scenario whose step graph would exceed `max_ops` operations.
 // `plan`: the scenario's layout when the caller has made it (workload::make_plan).
-StepSimulation simulate_step(const workload::ScenarioSpec& spec,
+StepSimulation simulate_step(const spec::ScenarioSpec& spec,
                              const engine::RunControl* control = nullptr, double max_ops = 2e7,
                              const workload::ParallelPlan* plan = nullptr);
 
 // Operations the step graph will have, estimated from the layout before building it.
-double estimate_ops(const workload::ScenarioSpec& spec, const workload::ParallelPlan& plan);
+double estimate_ops(const spec::ScenarioSpec& spec, const workload::ParallelPlan& plan);
 // Throws engine::UserError when the step would need more than `max_ops` operations.
-void check_ops(const workload::ScenarioSpec& spec, const workload::ParallelPlan& plan,
-               double max_ops);
+void check_ops(const spec::ScenarioSpec& spec, const workload::ParallelPlan& plan, double max_ops);
 // Memory the simulation will take (topology, step graph, timeline, events), estimated from the
 // layout before building anything.
-double estimate_memory_bytes(const workload::ScenarioSpec& spec,
-                             const workload::ParallelPlan& plan);
+double estimate_memory_bytes(const spec::ScenarioSpec& spec, const workload::ParallelPlan& plan);
 
 }  // namespace stepsim::analysis

@@ -95,7 +95,8 @@ Resource ResourceTimes::limited_by() const {
   return static_cast<Resource>(std::max_element(t.begin(), t.end()) - t.begin());
 }
 
-ResourceTimes resource_times(const DeviceWork& w, const hw::ClusterSpec& cl, double hbm_bandwidth) {
+ResourceTimes resource_times(const DeviceWork& w, const spec::ClusterSpec& cl,
+                             double hbm_bandwidth) {
   const double ib_rate = cl.fabric.nic.bandwidth;
   const double uplink_rate = cl.fabric.nic.bandwidth / cl.fabric.oversubscription;
   ResourceTimes r;
@@ -113,7 +114,7 @@ void sort_rows(std::vector<TrafficRow>& rows) {
   });
 }
 
-WorkFold::WorkFold(const workload::ScenarioSpec& spec, const workload::ParallelPlan& plan,
+WorkFold::WorkFold(const spec::ScenarioSpec& spec, const workload::ParallelPlan& plan,
                    const hw::KernelModel& kernels, double sm_share, double send_bytes, bool rows)
     : spec_(spec),
       plan_(plan),
@@ -122,7 +123,7 @@ WorkFold::WorkFold(const workload::ScenarioSpec& spec, const workload::ParallelP
       sm_share_(sm_share),
       send_bytes_(send_bytes),
       rows_(rows),
-      multi_plane_(spec.cluster.fabric.kind == hw::FabricKind::multi_plane_fat_tree) {}
+      multi_plane_(spec.cluster.fabric.kind == spec::FabricKind::multi_plane_fat_tree) {}
 
 void WorkFold::add_row(DeviceWork& w, std::string_view kind, const std::string& label,
                        LinkBytes b) const {

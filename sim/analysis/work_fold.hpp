@@ -17,7 +17,7 @@
 
 #include "sim/hw/kernel_model.hpp"
 #include "sim/net/collective_cost.hpp"
-#include "sim/workload/scenario_spec.hpp"
+#include "sim/spec/scenario.hpp"
 #include "sim/workload/step_program.hpp"
 
 namespace stepsim::analysis {
@@ -52,7 +52,7 @@ class WorkFold {
  public:
   // `rows`: keep the traffic rows with their labels (the roofline report); the layout search
   // needs the sums alone.
-  WorkFold(const workload::ScenarioSpec& spec, const workload::ParallelPlan& plan,
+  WorkFold(const spec::ScenarioSpec& spec, const workload::ParallelPlan& plan,
            const hw::KernelModel& kernels, double sm_share, double send_bytes, bool rows);
 
   // A work, n times.
@@ -68,10 +68,10 @@ class WorkFold {
   void add_row(DeviceWork& w, std::string_view kind, const std::string& label,
                net::LinkBytes b) const;
 
-  const workload::ScenarioSpec& spec_;
+  const spec::ScenarioSpec& spec_;
   const workload::ParallelPlan& plan_;
   const hw::KernelModel& kernels_;
-  const hw::DeviceSpec& dev_;
+  const spec::DeviceSpec& dev_;
   double sm_share_ = 1.0;
   double send_bytes_ = 0.0;
   bool rows_ = true;
@@ -87,7 +87,7 @@ struct ResourceTimes {
   double bound() const;
   Resource limited_by() const;
 };
-ResourceTimes resource_times(const DeviceWork& w, const hw::ClusterSpec& cluster,
+ResourceTimes resource_times(const DeviceWork& w, const spec::ClusterSpec& cluster,
                              double hbm_bandwidth);
 
 // The traffic row a communication op's bytes go to ("tp", "ep_dispatch", ...; "" for compute).

@@ -42,7 +42,7 @@ int check_command(const Args& args) {
         out += report::describe(config::load_model(f, overrides));
         break;
       case config::FileKind::scenario: {
-        const workload::ScenarioSpec s = config::load_scenario(f, overrides);
+        const spec::ScenarioSpec s = config::load_scenario(f, overrides);
         out += report::describe(s, analysis::roofline(s));
         break;
       }

@@ -123,7 +123,7 @@ int collective_command(const Args& args) {
   const engine::RunControl control = run_control(vm, max_wall_text);
   const std::vector<double> size_list = parse_sizes(sizes);
 
-  const hw::ClusterSpec spec = config::load_cluster(files[0], parse_overrides(sets));
+  const spec::ClusterSpec spec = config::load_cluster(files[0], parse_overrides(sets));
   check_memory(hw::Topology::estimate_bytes(spec), max_memory,
                files[0] + ": building this topology", "simulate a smaller cluster");
   const hw::Topology topo(spec);

@@ -39,7 +39,7 @@ int kernels_command(const Args& args) {
                             "pick one output format");
   OutputSet outputs;
   if (vm.count("output")) outputs.add("--output", output);
-  const workload::ScenarioSpec spec = config::load_scenario(files[0], parse_overrides(sets));
+  const spec::ScenarioSpec spec = config::load_scenario(files[0], parse_overrides(sets));
   outputs.check_inputs(spec.where.files);
   const int stages = workload::make_plan(spec).stages;
   if (stage < 0 || stage >= stages)

@@ -112,7 +112,7 @@ int plan_command(const Args& args) {
     overrides.push_back(std::move(o));
   }
   if (vm.count("gpus")) {
-    const hw::ClusterSpec cluster = config::load_cluster(files[1]);
+    const spec::ClusterSpec cluster = config::load_cluster(files[1]);
     const long long n = integer_option("gpus", gpus, 1, cluster.world_size());
     if (n % cluster.gpus_per_node != 0)
       throw engine::UserError({"--gpus", 0, 0},
@@ -132,7 +132,7 @@ int plan_command(const Args& args) {
                            "\ncluster: " + yaml_path(files[1]) +
                            "\ntraining: {seq_len: " + std::to_string(s) +
                            ", global_batch: " + std::to_string(b) + "}\nparallelism: {pp: 1}\n";
-  const workload::ScenarioSpec base = config::parse_scenario(text, "stepsim plan", overrides);
+  const spec::ScenarioSpec base = config::parse_scenario(text, "stepsim plan", overrides);
   outputs.check_inputs(base.where.files);
   plan::SearchSpace space = plan::enumerate(base, fixed);
   if (space.layouts.empty())

@@ -54,7 +54,7 @@ int report_command(const Args& args) {
   if (vm.count("output")) outputs.add("--output", output);
   const auto overrides = parse_overrides(sets);
 
-  const std::vector<workload::ScenarioSpec> specs =
+  const std::vector<spec::ScenarioSpec> specs =
       load_scenarios(files, overrides, vm.count("exact") > 0, outputs);
   double total_bytes = 0.0;
   for (std::size_t i = 0; i < specs.size(); ++i) {

@@ -39,7 +39,7 @@ int roofline_command(const Args& args) {
   OutputSet outputs;
   if (vm.count("output")) outputs.add("--output", output);
 
-  std::vector<workload::ScenarioSpec> specs;
+  std::vector<spec::ScenarioSpec> specs;
   std::vector<analysis::Roofline> results;
   for (const auto& f : files) {
     specs.push_back(config::load_scenario(f, overrides));

@@ -121,7 +121,7 @@ int run_or_compare(const Args& args, bool compare) {
   const auto overrides = parse_overrides(sets);
   const bool timing = vm.count("timing") > 0;
 
-  const std::vector<workload::ScenarioSpec> specs =
+  const std::vector<spec::ScenarioSpec> specs =
       load_scenarios(files, overrides, vm.count("exact") > 0, outputs);
   std::vector<workload::ParallelPlan> plans;
   for (std::size_t i = 0; i < specs.size(); ++i) plans.push_back(workload::make_plan(specs[i]));

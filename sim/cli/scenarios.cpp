@@ -7,10 +7,10 @@
 
 namespace stepsim::cli {
 
-std::vector<workload::ScenarioSpec> load_scenarios(const std::vector<std::string>& files,
-                                                   const std::vector<config::Override>& overrides,
-                                                   bool exact, const OutputSet& outputs) {
-  std::vector<workload::ScenarioSpec> specs;
+std::vector<spec::ScenarioSpec> load_scenarios(const std::vector<std::string>& files,
+                                               const std::vector<config::Override>& overrides,
+                                               bool exact, const OutputSet& outputs) {
+  std::vector<spec::ScenarioSpec> specs;
   std::vector<std::string> inputs;
   for (const auto& f : files) {
     specs.push_back(config::load_scenario(f, overrides));
@@ -22,7 +22,7 @@ std::vector<workload::ScenarioSpec> load_scenarios(const std::vector<std::string
 }
 
 std::vector<analysis::StepSimulation> simulate_all(
-    const std::vector<std::string>& files, const std::vector<workload::ScenarioSpec>& specs,
+    const std::vector<std::string>& files, const std::vector<spec::ScenarioSpec>& specs,
     const engine::RunControl& control, double max_ops,
     const std::vector<workload::ParallelPlan>& plans) {
   std::vector<analysis::StepSimulation> sims;

@@ -12,15 +12,15 @@ namespace stepsim::cli {
 
 // Loads every scenario file with the overrides (throws engine::UserError), marks it exact or not,
 // and refuses (engine::UserError) an output of `outputs` that is one of the files they read.
-std::vector<workload::ScenarioSpec> load_scenarios(const std::vector<std::string>& files,
-                                                   const std::vector<config::Override>& overrides,
-                                                   bool exact, const OutputSet& outputs);
+std::vector<spec::ScenarioSpec> load_scenarios(const std::vector<std::string>& files,
+                                               const std::vector<config::Override>& overrides,
+                                               bool exact, const OutputSet& outputs);
 
 // Simulates each scenario in turn (with its layout from `plans` when the caller made them), a time
 // beyond the clock's range reported at its file; warns (not an error: the page or table shows it)
 // when a step's peak memory exceeds the device's.
 std::vector<analysis::StepSimulation> simulate_all(
-    const std::vector<std::string>& files, const std::vector<workload::ScenarioSpec>& specs,
+    const std::vector<std::string>& files, const std::vector<spec::ScenarioSpec>& specs,
     const engine::RunControl& control, double max_ops,
     const std::vector<workload::ParallelPlan>& plans = {});
 

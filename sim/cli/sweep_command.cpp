@@ -161,7 +161,7 @@ int sweep_command(const Args& args) {
         for (std::size_t k = 0; k < vs.size(); ++k)
           o.push_back(config::parse_override(vs[k].key + "=" + vs[k].values[at[k]], "--vary"));
         try {
-          const workload::ScenarioSpec spec = config::load_scenario(files[0], o);
+          const spec::ScenarioSpec spec = config::load_scenario(files[0], o);
           workload::make_plan(spec);  // the layout's rules, reported with their place
           return plan::serialize(plan::simulate(spec, &control, memory_limit));
         } catch (const engine::UserError& e) {

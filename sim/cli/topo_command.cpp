@@ -30,7 +30,7 @@ int topo_command(const Args& args) {
     throw engine::UserError({"<command line>", 0, 0}, "topo needs exactly one cluster file",
                             "stepsim topo topologies/h800-256x8-mpft.yaml");
   const double max_memory = max_memory_bytes(max_memory_text);
-  const hw::ClusterSpec spec = config::load_cluster(files[0], parse_overrides(sets));
+  const spec::ClusterSpec spec = config::load_cluster(files[0], parse_overrides(sets));
   check_memory(hw::Topology::estimate_bytes(spec), max_memory,
                files[0] + ": building this topology", "describe a smaller cluster");
   const hw::Topology t(spec);
@@ -59,7 +59,7 @@ int topo_command(const Args& args) {
     w.end_object();
     w.field("nvlink_bandwidth_per_gpu", spec.nvlink.bandwidth);
     w.field("nic_bandwidth_per_gpu",
-            spec.fabric.kind == hw::FabricKind::none ? 0.0 : spec.fabric.nic.bandwidth);
+            spec.fabric.kind == spec::FabricKind::none ? 0.0 : spec.fabric.nic.bandwidth);
     w.field("bisection_bandwidth", t.bisection_bandwidth());
     w.field("longest_route_hops", hops);
     w.field("faults", static_cast<int>(spec.faults.size()));
@@ -86,7 +86,7 @@ int topo_command(const Args& args) {
            "directed, leaf <-> spine (parallel ports aggregated)"});
   std::cout << tab.render();
   std::cout << "  per GPU: NVLink " << format::fixed(spec.nvlink.bandwidth / 1e9, 0) << " GB/s";
-  if (spec.fabric.kind != hw::FabricKind::none)
+  if (spec.fabric.kind != spec::FabricKind::none)
     std::cout << ", NIC " << format::fixed(spec.fabric.nic.bandwidth / 1e9, 0) << " GB/s";
   std::cout << " (per direction)\n  bisection bandwidth: "
             << format::fixed(t.bisection_bandwidth() / 1e12, 2)

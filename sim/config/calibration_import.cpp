@@ -152,7 +152,7 @@ std::pair<std::string, std::string> table_key(const YAML::Node& table) {
 CalibrationImport import_calibration(const std::string& csv_file, const std::string& device_file,
                                      const std::string& output_file) {
   const Csv csv = read_csv(csv_file);
-  const hw::DeviceSpec device = load_device(device_file);  // a valid device to start from
+  const spec::DeviceSpec device = load_device(device_file);  // a valid device to start from
 
   // Rows grouped by (kind, precision), in the CSV's order.
   std::map<std::pair<std::string, std::string>, YAML::Node> tables;
@@ -167,15 +167,15 @@ CalibrationImport import_calibration(const std::string& csv_file, const std::str
     std::string precision;
     if (kind != "memory") {
       const auto p = r.cells.find("precision");
-      if (p == r.cells.end() || !hw::parse_precision(p->second))
+      if (p == r.cells.end() || !spec::parse_precision(p->second))
         csv.fail(r.line, "a " + kind + " row needs a precision", "fp8, bf16, fp16 or fp32");
       precision = p->second;
-      if (!device.supports(*hw::parse_precision(precision)))
+      if (!device.supports(*spec::parse_precision(precision)))
         csv.fail(r.line, "the device has no " + precision + " rate",
                  "add it under 'compute' in " + device_file + ", or drop the row");
     }
     auto check_rate = [&](double tflops) {
-      const double peak = device.rate(*hw::parse_precision(precision)).peak_flops / 1e12;
+      const double peak = device.rate(*spec::parse_precision(precision)).peak_flops / 1e12;
       if (tflops > peak)
         csv.fail(r.line,
                  "the measured " + brief(tflops) + " TFLOP/s exceed the device's " + precision +

@@ -14,9 +14,9 @@ constexpr Range kLatencyRange{1e-12, 1e-3};
 constexpr Range kHbmRange{1e10, 1e15};
 
 // `nvls`: where an NVLink's NVLS rate goes; null for links that have none.
-hw::LinkSpec read_link(const Node& node, double* nvls = nullptr) {
+spec::LinkSpec read_link(const Node& node, double* nvls = nullptr) {
   MapReader r(node);
-  hw::LinkSpec l;
+  spec::LinkSpec l;
   l.bandwidth = r.get("bandwidth").quantity(Dimension::bandwidth);
   l.peak_bandwidth = l.bandwidth;
   if (auto p = r.find("peak")) {
@@ -39,9 +39,9 @@ hw::LinkSpec read_link(const Node& node, double* nvls = nullptr) {
 
 }  // namespace
 
-hw::DeviceSpec read_device(const Node& node) {
+spec::DeviceSpec read_device(const Node& node) {
   MapReader r(node);
-  hw::DeviceSpec d;
+  spec::DeviceSpec d;
   d.name = r.get("name").text();
   if (auto s = r.find("source")) s->text();
   d.sms = static_cast<int>(r.get("sms").integer(1, 100000));
@@ -56,12 +56,12 @@ hw::DeviceSpec read_device(const Node& node) {
   {
     const Node compute = r.get("compute");
     MapReader c(compute);
-    for (int i = 0; i < hw::kPrecisionCount; ++i) {
-      const auto p = static_cast<hw::Precision>(i);
-      auto n = c.find(std::string(hw::to_string(p)));
+    for (int i = 0; i < spec::kPrecisionCount; ++i) {
+      const auto p = static_cast<spec::Precision>(i);
+      auto n = c.find(std::string(spec::to_string(p)));
       if (!n) continue;
       MapReader rate(*n);
-      hw::ComputeRate cr;
+      spec::ComputeRate cr;
       cr.peak_flops = rate.get("peak").quantity(Dimension::flop_rate);
       cr.achievable_flops = rate.get("achievable").quantity(Dimension::flop_rate);
       if (cr.achievable_flops > cr.peak_flops)
@@ -71,7 +71,7 @@ hw::DeviceSpec read_device(const Node& node) {
       d.rates[i] = cr;
     }
     c.finish();
-    if (!d.supports(hw::Precision::bf16))
+    if (!d.supports(spec::Precision::bf16))
       compute.fail("the device needs at least a bf16 rate under 'compute'",
                    "add bf16: {peak: ..., achievable: ...}");
   }
@@ -87,10 +87,10 @@ hw::DeviceSpec read_device(const Node& node) {
   return d;
 }
 
-hw::ClusterSpec read_cluster(const Node& node, const std::string& dir,
-                             const std::vector<Override>& overrides, const std::string& prefix) {
+spec::ClusterSpec read_cluster(const Node& node, const std::string& dir,
+                               const std::vector<Override>& overrides, const std::string& prefix) {
   MapReader r(node);
-  hw::ClusterSpec c;
+  spec::ClusterSpec c;
   c.name = r.get("name").text();
   const Node dev = r.get("device");
   if (dev.is_map()) {
@@ -121,8 +121,8 @@ hw::ClusterSpec read_cluster(const Node& node, const std::string& dir,
   if (auto f = r.find("fabric")) {
     MapReader fr(*f);
     const Node kind = fr.get("kind");
-    c.fabric.kind = static_cast<hw::FabricKind>(kind.choice(hw::kFabricKinds.words()));
-    if (c.fabric.kind != hw::FabricKind::none) {
+    c.fabric.kind = static_cast<spec::FabricKind>(kind.choice(spec::kFabricKinds.words()));
+    if (c.fabric.kind != spec::FabricKind::none) {
       c.fabric.nic = read_link(fr.get("nic"));
       const Node ports = fr.get("switch_ports");
       c.fabric.switch_ports = static_cast<int>(ports.integer(4, 4096));
@@ -134,7 +134,7 @@ hw::ClusterSpec read_cluster(const Node& node, const std::string& dir,
       if (auto sh = fr.find("sharp")) c.fabric.sharp = sh->boolean();
       const long long half = c.fabric.nodes_per_leaf();
       const long long reach = 2 * half * half;  // endpoints of a two-layer fat-tree
-      if (c.fabric.kind == hw::FabricKind::multi_plane_fat_tree) {
+      if (c.fabric.kind == spec::FabricKind::multi_plane_fat_tree) {
         const Node planes = fr.get("planes");
         c.fabric.planes = static_cast<int>(planes.integer(1, 64));
         if (c.fabric.planes != c.gpus_per_node)
@@ -158,7 +158,7 @@ hw::ClusterSpec read_cluster(const Node& node, const std::string& dir,
     }
     fr.finish();
   }
-  if (c.nodes > 1 && c.fabric.kind == hw::FabricKind::none)
+  if (c.nodes > 1 && c.fabric.kind == spec::FabricKind::none)
     node.fail(std::to_string(c.nodes) + " nodes need a scale-out fabric",
               "add fabric: {kind: multi_plane_fat_tree, ...}");
   if (auto f = r.find("faults")) c.faults = read_faults(*f, c);
@@ -166,14 +166,14 @@ hw::ClusterSpec read_cluster(const Node& node, const std::string& dir,
   return c;
 }
 
-std::vector<hw::FaultSpec> read_faults(const Node& node, const hw::ClusterSpec& c) {
-  using hw::FaultKind;
-  const hw::FabricShape shape = hw::fabric_shape(c);
-  std::vector<hw::FaultSpec> out;
+std::vector<spec::FaultSpec> read_faults(const Node& node, const spec::ClusterSpec& c) {
+  using spec::FaultKind;
+  const spec::FabricShape shape = spec::fabric_shape(c);
+  std::vector<spec::FaultSpec> out;
   for (const Node& item : node.items()) {
     MapReader r(item);
-    hw::FaultSpec f;
-    f.kind = static_cast<FaultKind>(r.get("kind").choice(hw::kFaultKinds.words()));
+    spec::FaultSpec f;
+    f.kind = static_cast<FaultKind>(r.get("kind").choice(spec::kFaultKinds.words()));
     auto index = [&](const char* key, int count, const char* what) {
       const Node n = r.get(key);
       if (count <= 0)
@@ -183,7 +183,7 @@ std::vector<hw::FaultSpec> read_faults(const Node& node, const hw::ClusterSpec& 
     switch (f.kind) {
       case FaultKind::nic_down:
       case FaultKind::nic_degrade:
-        f.node = index("node", c.fabric.kind == hw::FabricKind::none ? 0 : c.nodes, "NICs");
+        f.node = index("node", c.fabric.kind == spec::FabricKind::none ? 0 : c.nodes, "NICs");
         f.nic = index("nic", c.gpus_per_node, "NICs");
         break;
       case FaultKind::link_down:
@@ -208,11 +208,11 @@ std::vector<hw::FaultSpec> read_faults(const Node& node, const hw::ClusterSpec& 
   return out;
 }
 
-hw::DeviceSpec load_device(const std::string& file, const std::vector<Override>& overrides) {
+spec::DeviceSpec load_device(const std::string& file, const std::vector<Override>& overrides) {
   return read_device(Document::load(file, overrides, "", nullptr).root());
 }
 
-hw::ClusterSpec load_cluster(const std::string& file, const std::vector<Override>& overrides) {
+spec::ClusterSpec load_cluster(const std::string& file, const std::vector<Override>& overrides) {
   const Document doc = Document::load(file, overrides, "", nullptr);
   return read_cluster(doc.root(), std::filesystem::path(file).parent_path().string(), overrides,
                       "");

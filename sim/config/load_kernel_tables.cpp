@@ -1,4 +1,4 @@
-// Calibration tables of a device (hw/kernel_tables.hpp), from `kernel_tables:` entries: a file
+// Calibration tables of a device (spec/kernel_tables.hpp), from `kernel_tables:` entries: a file
 // name (relative to the device file) or an inline table. A table:
 //     name: deepgemm                 # short name its rows are listed by
 //     source: "repository, file, commit"   # the citation
@@ -19,10 +19,10 @@ namespace {
 
 constexpr Range kDimRange{1.0, 1e9};
 
-void read_table(const Node& node, hw::DeviceSpec& d, const std::string& file) {
+void read_table(const Node& node, spec::DeviceSpec& d, const std::string& file) {
   MapReader r(node);
-  hw::KernelTables& t = d.tables;
-  hw::TableSource src;
+  spec::KernelTables& t = d.tables;
+  spec::TableSource src;
   src.name = r.get("name").text();
   src.description = r.get("source").text();
   src.file = file;
@@ -33,19 +33,19 @@ void read_table(const Node& node, hw::DeviceSpec& d, const std::string& file) {
   const int index = static_cast<int>(t.sources.size());
   t.sources.push_back(src);
   const int kind = r.get("kind").choice({"gemm", "attention", "memory"});
-  hw::Precision p = hw::Precision::bf16;
+  spec::Precision p = spec::Precision::bf16;
   if (kind != 2) {
     const Node pn = r.get("precision");
     p = pn.precision();
     if (!d.supports(p))
-      pn.fail("the device has no " + std::string(hw::to_string(p)) + " rate under 'compute'",
+      pn.fail("the device has no " + std::string(spec::to_string(p)) + " rate under 'compute'",
               "add the rate, or drop the table");
   }
   auto read_rate = [&](MapReader& row) {
     const Node rate = row.get("rate");
     const double v = rate.quantity(Dimension::flop_rate);
     if (v > d.rate(p).peak_flops)
-      rate.fail("the rate exceeds the device's " + std::string(hw::to_string(p)) + " peak",
+      rate.fail("the rate exceeds the device's " + std::string(spec::to_string(p)) + " peak",
                 "a measured rate is at most the datasheet peak");
     return v;
   };
@@ -58,7 +58,7 @@ void read_table(const Node& node, hw::DeviceSpec& d, const std::string& file) {
     // Imported rows name the line of the measurement they came from (calibration_import.hpp).
     if (auto cl = row.find("csv_line")) cl->integer(1, 1LL << 40);
     if (kind == 0) {
-      hw::GemmRow g;
+      spec::GemmRow g;
       g.precision = p;
       g.m = row.get("m").number(kDimRange.lo, kDimRange.hi);
       g.n = row.get("n").number(kDimRange.lo, kDimRange.hi);
@@ -69,7 +69,7 @@ void read_table(const Node& node, hw::DeviceSpec& d, const std::string& file) {
       g.line = line;
       t.gemm.push_back(g);
     } else if (kind == 1) {
-      hw::AttentionRow a;
+      spec::AttentionRow a;
       a.precision = p;
       a.backward = row.get("pass").choice({"forward", "backward"}) == 1;
       a.causal = row.get("causal").boolean();
@@ -80,7 +80,7 @@ void read_table(const Node& node, hw::DeviceSpec& d, const std::string& file) {
       a.line = line;
       t.attention.push_back(a);
     } else {
-      hw::MemoryRow m;
+      spec::MemoryRow m;
       m.bytes = row.get("bytes").quantity(Dimension::bytes);
       const Node bw = row.get("bandwidth");
       m.bandwidth = bw.quantity(Dimension::bandwidth);
@@ -98,7 +98,7 @@ void read_table(const Node& node, hw::DeviceSpec& d, const std::string& file) {
 
 }  // namespace
 
-void read_kernel_tables(const Node& list, hw::DeviceSpec& d) {
+void read_kernel_tables(const Node& list, spec::DeviceSpec& d) {
   const std::string dir = std::filesystem::path(list.context().file).parent_path().string();
   for (const Node& item : list.items()) {
     if (item.is_map()) {

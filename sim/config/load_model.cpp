@@ -8,10 +8,10 @@
 
 namespace stepsim::config {
 
-using workload::AttentionKind;
-using workload::MlpKind;
-using workload::ModelSpec;
-using workload::NormKind;
+using spec::AttentionKind;
+using spec::MlpKind;
+using spec::ModelSpec;
+using spec::NormKind;
 
 namespace {
 
@@ -69,7 +69,7 @@ void read_recompute_lists(const Node& node, ModelSpec& m) {
   if (!node.is_sequence())
     node.fail("recompute_lists must be a list",
               "e.g. recompute_lists: [{name: paper, ops: [rmsnorm, swiglu], source: ...}]");
-  workload::TrainingSpec t;
+  spec::TrainingSpec t;
   t.seq_len = 1;
   const auto known = workload::ModelCost(m, t).recompute_names();
   for (const Node& item : node.items()) {
@@ -114,12 +114,11 @@ ModelSpec read_model(const Node& node) {
   if (auto b = r.find("bias")) m.bias = b->boolean();
   m.learned_positions = optional_int(r, "learned_positions", 0);
   m.mtp_layers = optional_int(r, "mtp_layers", 0);
-  if (auto n = r.find("norm"))
-    m.norm = static_cast<NormKind>(n->choice(workload::kNormKinds.words()));
+  if (auto n = r.find("norm")) m.norm = static_cast<NormKind>(n->choice(spec::kNormKinds.words()));
   {
     MapReader a(r.get("attention"));
     auto& at = m.attention;
-    at.kind = static_cast<AttentionKind>(a.get("kind").choice(workload::kAttentionKinds.words()));
+    at.kind = static_cast<AttentionKind>(a.get("kind").choice(spec::kAttentionKinds.words()));
     at.heads = positive(a, "heads");
     if (at.kind == AttentionKind::mla) {
       at.q_lora_rank = optional_int(a, "q_lora_rank", 0);
@@ -141,7 +140,7 @@ ModelSpec read_model(const Node& node) {
   }
   if (auto mn = r.find("mlp")) {
     MapReader ml(*mn);
-    m.mlp.kind = static_cast<MlpKind>(ml.get("kind").choice(workload::kMlpKinds.words()));
+    m.mlp.kind = static_cast<MlpKind>(ml.get("kind").choice(spec::kMlpKinds.words()));
     m.mlp.intermediate = positive(ml, "intermediate");
     ml.finish();
   }

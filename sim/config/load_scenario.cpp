@@ -14,7 +14,7 @@ namespace stepsim::config {
 
 using engine::UserError;
 
-using workload::ScenarioSpec;
+using spec::ScenarioSpec;
 
 namespace {
 
@@ -28,19 +28,19 @@ std::string resolve(const std::string& base_file, const Node& ref) {
   return file;
 }
 
-// The operations each kind of traffic runs (workload::TrafficKind).
-std::vector<net::CollectiveOp> kind_ops(workload::TrafficKind k) {
+// The operations each kind of traffic runs (spec::TrafficKind).
+std::vector<net::CollectiveOp> kind_ops(spec::TrafficKind k) {
   using net::CollectiveOp;
   switch (k) {
-    case workload::TrafficKind::tp:
+    case spec::TrafficKind::tp:
       return {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::reduce_scatter};
-    case workload::TrafficKind::ep:
+    case spec::TrafficKind::ep:
       return {CollectiveOp::dispatch, CollectiveOp::combine, CollectiveOp::all_to_all};
-    case workload::TrafficKind::dp:
+    case spec::TrafficKind::dp:
       return {CollectiveOp::all_reduce, CollectiveOp::reduce_scatter, CollectiveOp::all_gather};
-    case workload::TrafficKind::zero:
+    case spec::TrafficKind::zero:
       return {CollectiveOp::all_gather, CollectiveOp::reduce_scatter};
-    case workload::TrafficKind::pp:
+    case spec::TrafficKind::pp:
       return {CollectiveOp::p2p};
   }
   STEPSIM_UNREACHABLE("unknown kind of traffic");
@@ -49,11 +49,11 @@ std::vector<net::CollectiveOp> kind_ops(workload::TrafficKind k) {
 // network.collectives: {KIND: ALGORITHM | {algorithm, protocol, channels, chunks}}.
 void read_collectives(const Node& node, ScenarioSpec& s) {
   MapReader r(node);
-  for (int i = 0; i < workload::kTrafficKinds; ++i) {
-    const auto kind = static_cast<workload::TrafficKind>(i);
-    auto n = r.find(std::string(workload::to_string(kind)));
+  for (int i = 0; i < spec::kTrafficKinds; ++i) {
+    const auto kind = static_cast<spec::TrafficKind>(i);
+    auto n = r.find(std::string(spec::to_string(kind)));
     if (!n) continue;
-    workload::CollectiveChoice& c = s.collectives[i];
+    spec::CollectiveChoice& c = s.collectives[i];
     std::optional<Node> algorithm, protocol;
     if (n->is_map()) {
       MapReader m(*n);
@@ -83,7 +83,7 @@ void read_collectives(const Node& node, ScenarioSpec& s) {
           ops += (ops.empty() ? "" : ", ") + std::string(net::to_string(op));
         }
         if (!runs)
-          algorithm->fail(c.algorithm + " runs none of " + std::string(workload::to_string(kind)) +
+          algorithm->fail(c.algorithm + " runs none of " + std::string(spec::to_string(kind)) +
                               "'s collectives (" + ops + ")",
                           "use auto, or an algorithm that runs one of them");
       }
@@ -98,7 +98,7 @@ void read_collectives(const Node& node, ScenarioSpec& s) {
 }
 
 void check_recompute_names(const ScenarioSpec& s) {
-  if (s.training.recompute.mode != workload::RecomputeMode::ops) return;
+  if (s.training.recompute.mode != spec::RecomputeMode::ops) return;
   const auto known = workload::ModelCost(s.model, s.training).recompute_names();
   for (std::size_t i = 0; i < s.training.recompute.ops.size(); ++i) {
     const std::string& name = s.training.recompute.ops[i];
@@ -110,9 +110,9 @@ void check_recompute_names(const ScenarioSpec& s) {
   }
 }
 
-void read_precision(const Node& node, workload::PrecisionPolicy& p) {
+void read_precision(const Node& node, spec::PrecisionPolicy& p) {
   MapReader r(node);
-  const std::pair<const char*, hw::Precision*> fields[] = {
+  const std::pair<const char*, spec::Precision*> fields[] = {
       {"gemm", &p.gemm},       {"attention", &p.attention},     {"head", &p.head},
       {"router", &p.router},   {"activations", &p.activations}, {"dispatch", &p.dispatch},
       {"combine", &p.combine}, {"params", &p.params},           {"grads", &p.grads},
@@ -123,8 +123,8 @@ void read_precision(const Node& node, workload::PrecisionPolicy& p) {
   r.finish();
 }
 
-void read_recompute(const Node& node, workload::RecomputeSpec& rc) {
-  using workload::RecomputeMode;
+void read_recompute(const Node& node, spec::RecomputeSpec& rc) {
+  using spec::RecomputeMode;
   if (node.is_sequence()) {
     rc.mode = RecomputeMode::ops;
     for (const Node& item : node.items()) {
@@ -137,7 +137,7 @@ void read_recompute(const Node& node, workload::RecomputeSpec& rc) {
   rc.mode = static_cast<RecomputeMode>(node.choice({"none", "full", "selective"}));
 }
 
-void read_training(const Node& node, workload::TrainingSpec& t) {
+void read_training(const Node& node, spec::TrainingSpec& t) {
   MapReader r(node);
   t.seq_len = static_cast<int>(r.get("seq_len").integer(1, 1 << 24));
   t.global_batch = r.get("global_batch").integer(1, 1LL << 40);
@@ -148,7 +148,7 @@ void read_training(const Node& node, workload::TrainingSpec& t) {
   r.finish();
 }
 
-void read_parallelism(const Node& node, workload::ParallelSpec& p) {
+void read_parallelism(const Node& node, spec::ParallelSpec& p) {
   MapReader r(node);
   auto small = [&](const char* key, int def, int lo) {
     auto n = r.find(key);
@@ -160,7 +160,7 @@ void read_parallelism(const Node& node, workload::ParallelSpec& p) {
   p.dp = small("dp", 0, 1);
   if (auto z = r.find("zero")) p.zero = static_cast<int>(z->integer(0, 3));
   if (auto s = r.find("schedule"))
-    p.schedule = workload::Schedule::at(s->choice(workload::schedule_words()));
+    p.schedule = spec::Schedule::at(s->choice(workload::schedule_words()));
   p.virtual_stages = small("virtual_stages", 1, 1);
   p.comm_sms = small("comm_sms", 0, 0);
   if (auto sp = r.find("sequence_parallel")) p.sequence_parallel = sp->boolean();
@@ -221,8 +221,7 @@ ScenarioSpec read_scenario(const std::string& file, const std::vector<Override>&
   if (auto n = r.find("network")) {
     MapReader nr(*n);
     if (auto f = nr.find("fidelity"))
-      s.fidelity =
-          static_cast<workload::NetworkFidelity>(f->choice(workload::kNetworkFidelities.words()));
+      s.fidelity = static_cast<spec::NetworkFidelity>(f->choice(spec::kNetworkFidelities.words()));
     if (auto c = nr.find("chunks")) {
       const int chunks = static_cast<int>(c->integer(1, 1024));
       for (auto& k : s.collectives) k.chunks = chunks;

@@ -192,9 +192,9 @@ double Node::quantity(Dimension dim, Range r) const {
   return *p.value;
 }
 
-hw::Precision Node::precision() const {
+spec::Precision Node::precision() const {
   const int i = choice({"fp8", "bf16", "fp16", "fp32"});
-  return static_cast<hw::Precision>(i);
+  return static_cast<spec::Precision>(i);
 }
 
 int Node::choice(const std::vector<std::string>& words) const {

@@ -21,7 +21,7 @@
 
 #include "sim/config/units.hpp"
 #include "sim/engine/user_error.hpp"
-#include "sim/hw/precision.hpp"
+#include "sim/spec/precision.hpp"
 
 namespace stepsim::config {
 
@@ -63,7 +63,7 @@ class Node {
   bool boolean() const;
   double quantity(Dimension dim) const;               // with a unit, within accepted_range(dim)
   double quantity(Dimension dim, Range range) const;  // with a unit, within `range`
-  hw::Precision precision() const;
+  spec::Precision precision() const;
   int choice(const std::vector<std::string>& words) const;  // index of the word
   std::vector<Node> items() const;                          // a sequence's elements
 

@@ -8,17 +8,17 @@
 namespace stepsim::exec {
 
 CollectiveTimer::CollectiveTimer(const workload::ParallelPlan& plan, const hw::Topology& topo,
-                                 const Symmetry& symmetry, workload::NetworkFidelity fidelity,
+                                 const Symmetry& symmetry, spec::NetworkFidelity fidelity,
                                  net::PlanOptions send_options, const engine::RunControl* control)
     : plan_(plan),
       topo_(topo),
       sym_(symmetry),
       control_(control),
-      free_(fidelity == workload::NetworkFidelity::free),
-      fidelity_(fidelity == workload::NetworkFidelity::flow ? hw::Fidelity::flow
-                                                            : hw::Fidelity::analytic),
+      free_(fidelity == spec::NetworkFidelity::free),
+      fidelity_(fidelity == spec::NetworkFidelity::flow ? hw::Fidelity::flow
+                                                        : hw::Fidelity::analytic),
       send_options_(std::move(send_options)) {
-  const hw::ClusterSpec& cluster = topo.spec();
+  const spec::ClusterSpec& cluster = topo.spec();
   for (const auto& f : cluster.faults) {
     if (f.node_hit(cluster.gpus_per_node) >= 0)
       faulted_nodes_.push_back(f.node_hit(cluster.gpus_per_node));
@@ -92,7 +92,7 @@ const CollectiveTimer::Alone& CollectiveTimer::run(net::CollectiveOp op, double 
 std::vector<PlannedCollective> CollectiveTimer::planned() const {
   std::vector<PlannedCollective> out;
   for (const auto& [key, alone] : cache_)
-    out.push_back({static_cast<workload::TrafficKind>(std::get<5>(key)),
+    out.push_back({static_cast<spec::TrafficKind>(std::get<5>(key)),
                    static_cast<net::CollectiveOp>(std::get<0>(key)),
                    static_cast<double>(std::get<1>(key)), std::get<2>(key), std::get<3>(key),
                    alone.algorithm});
@@ -290,7 +290,7 @@ engine::Time CollectiveTimer::send(double bytes, int from, int to) {
   workload::CollectiveWork c;
   c.op = net::CollectiveOp::p2p;
   c.bytes = bytes;
-  c.kind = workload::TrafficKind::pp;
+  c.kind = spec::TrafficKind::pp;
   c.options = send_options_;
   const engine::Time t = time(c, {std::min(from, to), std::max(from, to)});
   reverse_ = false;

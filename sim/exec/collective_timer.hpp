@@ -47,7 +47,7 @@ namespace stepsim::exec {
 
 // A distinct collective the timer planned and ran, with the algorithm it ran.
 struct PlannedCollective {
-  workload::TrafficKind kind = workload::TrafficKind::tp;
+  spec::TrafficKind kind = spec::TrafficKind::tp;
   net::CollectiveOp op = net::CollectiveOp::all_reduce;
   double bytes = 0.0;  // per GPU
   int first_gpu = 0;   // of its group
@@ -59,7 +59,7 @@ class CollectiveTimer {
  public:
   // `send_options`: the pipeline sends' (StepProgram::send_options).
   CollectiveTimer(const workload::ParallelPlan& plan, const hw::Topology& topo,
-                  const Symmetry& symmetry, workload::NetworkFidelity fidelity,
+                  const Symmetry& symmetry, spec::NetworkFidelity fidelity,
                   net::PlanOptions send_options, const engine::RunControl* control);
 
   // The device whose collectives follow: pipeline rank `rank`, class of columns `cells`.
@@ -140,9 +140,9 @@ class CollectiveTimer {
   bool free_ = false;     // a free network: collectives take no time
   hw::Fidelity fidelity_;
   net::PlanOptions send_options_;
-  workload::TrafficKind kind_ = workload::TrafficKind::tp;  // of the collective being timed
-  net::PlanOptions options_;                                // its resolved options
-  std::vector<int> faulted_nodes_;                          // nodes with a NIC or NVLink fault
+  spec::TrafficKind kind_ = spec::TrafficKind::tp;  // of the collective being timed
+  net::PlanOptions options_;                        // its resolved options
+  std::vector<int> faulted_nodes_;                  // nodes with a NIC or NVLink fault
   bool fabric_fault_ = false;  // a leaf-spine link fault: any group may route through it
   std::map<Key, Alone> cache_;
   std::map<Key, Run> together_cache_;                // by the first sibling group

@@ -65,7 +65,7 @@ class Builder {
       for (int k = 0; k < classes_; ++k)
         g_.info.push_back({r, k, sym_.gpus(k), sym_.first_gpu(r, sym_.classes[k].front()),
                            cells_text(sym_.classes[k])});
-    if (options_.fidelity == workload::NetworkFidelity::flow)
+    if (options_.fidelity == spec::NetworkFidelity::flow)
       for (const hw::Link& l : topo_.links()) g_.link_capacity.push_back(l.up ? l.bandwidth : 0.0);
     const std::size_t tasks =
         static_cast<std::size_t>(prog_->stages) * prog_->micro_batches * classes_;

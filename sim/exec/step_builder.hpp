@@ -29,7 +29,7 @@ namespace stepsim::exec {
 // How the program runs: the network's fidelity, and whether every cell of GPUs is simulated on
 // its own (exact) rather than one per symmetry class.
 struct ExecOptions {
-  workload::NetworkFidelity fidelity = workload::NetworkFidelity::flow;
+  spec::NetworkFidelity fidelity = spec::NetworkFidelity::flow;
   bool exact = false;
 };
 

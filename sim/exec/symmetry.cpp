@@ -14,14 +14,14 @@ struct Layout {
   int block, cell, cells, gpn, half, spines;
 };
 
-Layout layout_of(const ParallelPlan& plan, const hw::ClusterSpec& cluster) {
+Layout layout_of(const ParallelPlan& plan, const spec::ClusterSpec& cluster) {
   const int cell = std::lcm(plan.tp, plan.ep), block = plan.gpus_per_rank();
   return {block,
           cell,
           block / cell,
           cluster.gpus_per_node,
           cluster.fabric.nodes_per_leaf(),
-          hw::fabric_shape(cluster).spines_per_plane};
+          spec::fabric_shape(cluster).spines_per_plane};
 }
 
 // Where traffic may cross the spines, the spine a transfer takes depends on its destination's
@@ -97,7 +97,7 @@ std::string cells_text(const std::vector<int>& cells) {
   return s;
 }
 
-int estimate_classes(const ParallelPlan& plan, const hw::ClusterSpec& cluster, bool exact) {
+int estimate_classes(const ParallelPlan& plan, const spec::ClusterSpec& cluster, bool exact) {
   const Layout l = layout_of(plan, cluster);
   if (exact) return l.cells;
   long long classes =

@@ -48,7 +48,7 @@ std::string cells_text(const std::vector<int>& cells);
 
 // An upper bound on the classes make_symmetry() will form, from the layout and the faults alone
 // (before the topology is built): for memory and size checks.
-int estimate_classes(const workload::ParallelPlan& plan, const hw::ClusterSpec& cluster,
+int estimate_classes(const workload::ParallelPlan& plan, const spec::ClusterSpec& cluster,
                      bool exact);
 
 }  // namespace stepsim::exec

@@ -24,7 +24,7 @@ std::string tflops(double r) {
   return b;
 }
 
-int precision_index(Precision p) {
+int precision_index(spec::Precision p) {
   return static_cast<int>(p);
 }
 
@@ -72,12 +72,12 @@ double KernelModel::run_seconds(const std::vector<Kernel>& ks, double sm_share) 
   return gpu;
 }
 
-TableKernelModel::TableKernelModel(const DeviceSpec& device) : device_(device) {
-  const KernelTables& t = device.tables;
-  for (int p = 0; p < kPrecisionCount; ++p) {
+TableKernelModel::TableKernelModel(const spec::DeviceSpec& device) : device_(device) {
+  const spec::KernelTables& t = device.tables;
+  for (int p = 0; p < spec::kPrecisionCount; ++p) {
     Table g{RateTable(4, {2}), {}};
     for (std::size_t i = 0; i < t.gemm.size(); ++i) {
-      const GemmRow& r = t.gemm[i];
+      const spec::GemmRow& r = t.gemm[i];
       if (precision_index(r.precision) != p) continue;
       Kernel k;
       k.cls = KernelClass::gemm;
@@ -94,7 +94,7 @@ TableKernelModel::TableKernelModel(const DeviceSpec& device) : device_(device) {
       for (int causal = 0; causal < 2; ++causal) {
         Table a{RateTable(2, {0, 1}), {}};
         for (std::size_t i = 0; i < t.attention.size(); ++i) {
-          const AttentionRow& r = t.attention[i];
+          const spec::AttentionRow& r = t.attention[i];
           if (precision_index(r.precision) != p || r.backward != (pass == 1) ||
               r.causal != (causal == 1) || !device.supports(r.precision))
             continue;
@@ -119,20 +119,21 @@ double TableKernelModel::clock(int source) const {
   return sustained ? 1.0 : device_.tables.sustained_clock;
 }
 
-const TableKernelModel::Table* TableKernelModel::gemm_table(Precision p) const {
+const TableKernelModel::Table* TableKernelModel::gemm_table(spec::Precision p) const {
   const Table* t = &gemm_[precision_index(p)];
-  if (t->rates.size() == 0 && p == Precision::fp16) t = &gemm_[precision_index(Precision::bf16)];
+  if (t->rates.size() == 0 && p == spec::Precision::fp16)
+    t = &gemm_[precision_index(spec::Precision::bf16)];
   return t->rates.size() ? t : nullptr;
 }
 
-const TableKernelModel::Table* TableKernelModel::attention_table(Precision p, bool backward,
+const TableKernelModel::Table* TableKernelModel::attention_table(spec::Precision p, bool backward,
                                                                  bool causal) const {
-  auto at = [&](Precision q) -> const Table* {
+  auto at = [&](spec::Precision q) -> const Table* {
     const Table* t = &attention_[precision_index(q) * 4 + (backward ? 2 : 0) + (causal ? 1 : 0)];
     return t->rates.size() ? t : nullptr;
   };
   const Table* t = at(p);
-  if (!t && p == Precision::fp16) t = at(Precision::bf16);
+  if (!t && p == spec::Precision::fp16) t = at(spec::Precision::bf16);
   return t;
 }
 
@@ -140,7 +141,7 @@ namespace {
 
 // A GEMM's operands and output (BF16 or wider), bytes, and its arithmetic intensity.
 double gemm_intensity(const Kernel& k) {
-  const double in = bytes_per_element(k.precision);
+  const double in = spec::bytes_per_element(k.precision);
   const double bytes = k.groups * (k.m * k.k * in + k.n * k.k * in + k.m * k.n * std::max(2.0, in));
   return 2.0 * k.groups * k.m * k.n * k.k / bytes;
 }
@@ -165,7 +166,7 @@ double TableKernelModel::waves(const Kernel& k, double sm_share) const {
 }
 
 double TableKernelModel::fallback_rate(const Kernel& k, double sm_share, std::string* rule) const {
-  const Precision p = device_.supports(k.precision) ? k.precision : Precision::bf16;
+  const spec::Precision p = device_.supports(k.precision) ? k.precision : spec::Precision::bf16;
   double rate = device_.rate(p).achievable_flops * device_.tables.sustained_clock * sm_share;
   if (k.cls == KernelClass::gemm && k.m > 0.0) {
     rate = std::min(rate, gemm_intensity(k) * device_.hbm_bandwidth);
@@ -184,7 +185,7 @@ double TableKernelModel::gemm_rate(const Kernel& k, double sm_share, bool memory
   const std::vector<double> shape{k.m, k.n, k.k, static_cast<double>(k.groups)};
   const double rate = t->rates.at(shape) * gemm_bound(k, sm_share, memory) * waves(k, sm_share);
   if (rule) {
-    const GemmRow& r = device_.tables.gemm[t->rows[t->rates.nearest(shape)]];
+    const spec::GemmRow& r = device_.tables.gemm[t->rows[t->rates.nearest(shape)]];
     const std::string row = device_.tables.sources[r.source].name + " " +
                             (r.groups > 1 ? num(r.groups) + "x" : "") + num(r.m) + "x" + num(r.n) +
                             "x" + num(r.k) + " " + tflops(r.rate);
@@ -200,7 +201,7 @@ double TableKernelModel::attention_rate(const Kernel& k, double sm_share, std::s
   const std::vector<double> shape{k.seq, k.head_dim};
   const double peak = device_.rate(k.precision).peak_flops * sm_share;
   auto describe = [&](const Table& t, const char* what) {
-    const AttentionRow& r = device_.tables.attention[t.rows[t.rates.nearest(shape)]];
+    const spec::AttentionRow& r = device_.tables.attention[t.rows[t.rates.nearest(shape)]];
     const std::string row = device_.tables.sources[r.source].name + " " +
                             (r.backward ? "bwd" : "fwd") + (r.causal ? " causal" : "") + " d" +
                             num(r.head_dim) + " s" + num(r.seq) + " " + tflops(r.rate);
@@ -229,7 +230,7 @@ double TableKernelModel::memory_rate(const Kernel& k, std::string* rule) const {
   }
   const std::vector<double> shape{std::max(k.hbm_bytes, 1.0)};
   if (rule) {
-    const MemoryRow& r = device_.tables.memory[memory_.rows[memory_.rates.nearest(shape)]];
+    const spec::MemoryRow& r = device_.tables.memory[memory_.rows[memory_.rates.nearest(shape)]];
     *rule = (memory_.rates.exact(shape) ? "row " : "interpolated (nearest ") +
             device_.tables.sources[r.source].name + " " + num(r.bytes / 1e6) + " MB at " +
             num(r.bandwidth / 1e9) + " GB/s" + (memory_.rates.exact(shape) ? "" : ")");

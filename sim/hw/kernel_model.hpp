@@ -44,8 +44,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sim/hw/device_spec.hpp"
 #include "sim/hw/rate_table.hpp"
+#include "sim/spec/device.hpp"
 
 namespace stepsim::hw {
 
@@ -75,7 +75,7 @@ struct Kernel {
   KernelRole role = KernelRole::plain;
   bool recompute = false;
   KernelClass cls = KernelClass::memory;
-  Precision precision = Precision::bf16;
+  spec::Precision precision = spec::Precision::bf16;
   double flops = 0.0;      // model FLOPs (what MFU counts)
   double hbm_bytes = 0.0;  // read + written
   // GEMM: G groups of (M×K)·(K×N); G = 1 a plain GEMM.
@@ -115,8 +115,8 @@ class KernelModel {
 
 class TableKernelModel final : public KernelModel {
  public:
-  explicit TableKernelModel(const DeviceSpec& device);
-  TableKernelModel(DeviceSpec&&) = delete;  // it keeps a reference
+  explicit TableKernelModel(const spec::DeviceSpec& device);
+  TableKernelModel(spec::DeviceSpec&&) = delete;  // it keeps a reference
   double seconds(const Kernel& k, double sm_share) const override;
   KernelEstimate explain(const Kernel& k, double sm_share) const override;
   double math_seconds(const Kernel& k, double sm_share) const override;
@@ -138,8 +138,8 @@ class TableKernelModel final : public KernelModel {
   double gemm_bound(const Kernel& k, double sm_share, bool memory = true) const;
   bool compute_bound(const Kernel& k, double sm_share) const;
   double waves(const Kernel& k, double sm_share) const;
-  const Table* gemm_table(Precision p) const;
-  const Table* attention_table(Precision p, bool backward, bool causal) const;
+  const Table* gemm_table(spec::Precision p) const;
+  const Table* attention_table(spec::Precision p, bool backward, bool causal) const;
   double clock(int source) const;
 
   // Rates already found, by shape and SM share: a step program repeats its shapes in every
@@ -156,7 +156,7 @@ class TableKernelModel final : public KernelModel {
   double cached_rate(const Kernel& k, double sm_share, bool memory) const;
   mutable std::unordered_map<ShapeKey, double, ShapeHash> rates_;
 
-  const DeviceSpec& device_;
+  const spec::DeviceSpec& device_;
   std::vector<Table> gemm_;       // per precision
   std::vector<Table> attention_;  // per precision × backward × causal
   Table memory_{RateTable(1, {0}), {}};

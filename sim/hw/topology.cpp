@@ -22,7 +22,7 @@ std::string_view to_string(LinkClass c) {
 
 namespace {
 
-[[noreturn]] void bad_fault(const FaultSpec& f, const std::string& what) {
+[[noreturn]] void bad_fault(const spec::FaultSpec& f, const std::string& what) {
   (void)f;
   throw engine::UserError({"faults", 0, 0}, what,
                           "indices are 0-based and must exist in the cluster");
@@ -59,19 +59,19 @@ int Topology::add_link(int from, int to, LinkClass c, double bw, double lat) {
   return id;
 }
 
-double Topology::estimate_bytes(const ClusterSpec& spec) {
+double Topology::estimate_bytes(const spec::ClusterSpec& spec) {
   // Per GPU: its vertex, NVSwitch share, NIC, four links each way with their graph edges and
   // the per-GPU index arrays; per leaf-spine pair: two core links. Measured peak RSS: 1 Mi GPUs
   // on 2048-port switches 723 MB (690 B per GPU); on 512-port ones 167 MB more for 1 M more
   // leaf-spine pairs (170 B each); both rounded up by about 40 %.
   constexpr double kBytesPerGpu = 1000.0, kBytesPerCoreLink = 300.0, kBase = 16e6;
-  const FabricShape f = fabric_shape(spec);
+  const spec::FabricShape f = spec::fabric_shape(spec);
   const double core = static_cast<double>(f.planes) * f.leaves_per_plane * f.spines_per_plane;
   return kBase + kBytesPerGpu * static_cast<double>(spec.nodes) * spec.gpus_per_node +
          kBytesPerCoreLink * core;
 }
 
-Topology::Topology(const ClusterSpec& spec) : spec_(spec) {
+Topology::Topology(const spec::ClusterSpec& spec) : spec_(spec) {
   const int n = spec.world_size(), gpn = spec.gpus_per_node;
   STEPSIM_CHECK(n > 0 && gpn > 0, "empty cluster");
   gpu_vertex_.resize(n);
@@ -88,28 +88,16 @@ Topology::Topology(const ClusterSpec& spec) : spec_(spec) {
                               spec.nvlink.latency_s / 2);
     }
   }
-  if (spec.fabric.kind != FabricKind::none) build_fabric();
+  if (spec.fabric.kind != spec::FabricKind::none) build_fabric();
   slowdown_.assign(n, 1.0);
   apply_faults();
-}
-
-FabricShape fabric_shape(const ClusterSpec& c) {
-  if (c.fabric.kind == FabricKind::none) return {};
-  const int half = c.fabric.nodes_per_leaf();
-  const int leaves_per_rail = (c.nodes + half - 1) / half;
-  FabricShape s;
-  const bool multi = c.fabric.kind == FabricKind::multi_plane_fat_tree;
-  s.planes = multi ? c.gpus_per_node : 1;
-  s.leaves_per_plane = multi ? leaves_per_rail : leaves_per_rail * c.gpus_per_node;
-  s.spines_per_plane = s.leaves_per_plane > 1 ? (s.leaves_per_plane + 1) / 2 : 0;
-  return s;
 }
 
 void Topology::build_fabric() {
   const auto& f = spec_.fabric;
   const int n = spec_.world_size(), gpn = spec_.gpus_per_node, half = f.nodes_per_leaf();
-  const bool multi = f.kind == FabricKind::multi_plane_fat_tree;
-  const FabricShape shape = fabric_shape(spec_);
+  const bool multi = f.kind == spec::FabricKind::multi_plane_fat_tree;
+  const spec::FabricShape shape = spec::fabric_shape(spec_);
   planes_ = shape.planes;
   leaves_per_plane_ = shape.leaves_per_plane;
   spines_per_plane_ = shape.spines_per_plane;
@@ -157,7 +145,7 @@ void Topology::build_fabric() {
 
 void Topology::apply_faults() {
   const int gpn = spec_.gpus_per_node;
-  for (const FaultSpec& f : spec_.faults) {
+  for (const spec::FaultSpec& f : spec_.faults) {
     auto scale = [&](int link, bool down, double factor) {
       if (down)
         links_[link].up = false;
@@ -165,22 +153,22 @@ void Topology::apply_faults() {
         links_[link].bandwidth *= factor;
     };
     switch (f.kind) {
-      case FaultKind::nic_down:
-      case FaultKind::nic_degrade: {
-        if (spec_.fabric.kind == FabricKind::none)
+      case spec::FaultKind::nic_down:
+      case spec::FaultKind::nic_degrade: {
+        if (spec_.fabric.kind == spec::FabricKind::none)
           bad_fault(f, "NIC fault on a cluster without NICs");
         if (f.node < 0 || f.node >= spec_.nodes || f.nic < 0 || f.nic >= gpn)
           bad_fault(f, "NIC fault names node " + std::to_string(f.node) + " NIC " +
                            std::to_string(f.nic) + "; the cluster has " +
                            std::to_string(spec_.nodes) + " nodes of " + std::to_string(gpn));
         const int g = f.node * gpn + f.nic;
-        const bool down = f.kind == FaultKind::nic_down;
+        const bool down = f.kind == spec::FaultKind::nic_down;
         for (int l : {nic_up_[g], nic_down_[g], access_up_[g], access_down_[g]})
           scale(l, down, f.factor);
         break;
       }
-      case FaultKind::link_down:
-      case FaultKind::link_degrade: {
+      case spec::FaultKind::link_down:
+      case spec::FaultKind::link_degrade: {
         if (spines_per_plane_ == 0) bad_fault(f, "leaf-spine fault on a fabric without spines");
         if (f.plane < 0 || f.plane >= planes_ || f.leaf < 0 || f.leaf >= leaves_per_plane_ ||
             f.spine < 0 || f.spine >= spines_per_plane_)
@@ -190,18 +178,18 @@ void Topology::apply_faults() {
                            std::to_string(leaves_per_plane_) + " leaves and " +
                            std::to_string(spines_per_plane_) + " spines");
         const int i = (f.plane * leaves_per_plane_ + f.leaf) * spines_per_plane_ + f.spine;
-        const bool down = f.kind == FaultKind::link_down;
+        const bool down = f.kind == spec::FaultKind::link_down;
         scale(core_up_[i], down, f.factor);
         scale(core_down_[i], down, f.factor);
         break;
       }
-      case FaultKind::nvlink_degrade:
+      case spec::FaultKind::nvlink_degrade:
         if (f.gpu < 0 || f.gpu >= gpus())
           bad_fault(f, "NVLink fault names GPU " + std::to_string(f.gpu));
         scale(gpu_up_[f.gpu], false, f.factor);
         scale(gpu_down_[f.gpu], false, f.factor);
         break;
-      case FaultKind::straggler:
+      case spec::FaultKind::straggler:
         if (f.gpu < 0 || f.gpu >= gpus())
           bad_fault(f, "straggler names GPU " + std::to_string(f.gpu));
         slowdown_[f.gpu] *= f.factor;
@@ -258,7 +246,7 @@ Route Topology::route(int a, int b) const {
 }
 
 int Topology::fabric_entry(int a, int b) const {
-  if (spec_.fabric.kind == FabricKind::multi_plane_fat_tree && local_of(a) != local_of(b))
+  if (spec_.fabric.kind == spec::FabricKind::multi_plane_fat_tree && local_of(a) != local_of(b))
     return node_of(a) * spec_.gpus_per_node + local_of(b);
   return a;
 }
@@ -328,7 +316,7 @@ std::array<int, kLinkClasses> Topology::link_counts() const {
 
 double Topology::bisection_bandwidth() const {
   const double gpn = spec_.gpus_per_node;
-  if (spec_.nodes == 1 || spec_.fabric.kind == FabricKind::none)
+  if (spec_.nodes == 1 || spec_.fabric.kind == spec::FabricKind::none)
     return gpn / 2.0 * spec_.nvlink.bandwidth;
   const double nics = spec_.world_size() / 2.0 * spec_.fabric.nic.bandwidth;
   if (spines_per_plane_ == 0) return nics;

@@ -33,7 +33,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/hw/cluster_spec.hpp"
+#include "sim/spec/cluster.hpp"
 
 namespace stepsim::hw {
 
@@ -64,12 +64,12 @@ struct Route {
 class Topology {
  public:
   // Validates the spec and its faults; throws engine::UserError on an impossible one.
-  explicit Topology(const ClusterSpec& spec);
+  explicit Topology(const spec::ClusterSpec& spec);
   // Memory the topology of `spec` will take, estimated from its vertex and link counts before
   // building it (bytes per GPU and per leaf-spine pair measured on this implementation).
-  static double estimate_bytes(const ClusterSpec& spec);
+  static double estimate_bytes(const spec::ClusterSpec& spec);
 
-  const ClusterSpec& spec() const { return spec_; }
+  const spec::ClusterSpec& spec() const { return spec_; }
   int gpus() const { return spec_.world_size(); }
   int node_of(int gpu) const { return gpu / spec_.gpus_per_node; }
   int local_of(int gpu) const { return gpu % spec_.gpus_per_node; }
@@ -116,7 +116,7 @@ class Topology {
   Route search(int src_gpu, int dst_gpu) const;
   void append(Route& r, int link) const;
 
-  ClusterSpec spec_;
+  spec::ClusterSpec spec_;
   int planes_ = 0, leaves_per_plane_ = 0, spines_per_plane_ = 0;
   std::vector<VertexKind> kinds_;
   std::vector<Link> links_;

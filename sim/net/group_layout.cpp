@@ -30,7 +30,7 @@ GroupLayout layout_of(const std::vector<int>& group, const hw::Topology& t) {
 
 bool has_network_faults(const hw::Topology& t) {
   return std::any_of(t.spec().faults.begin(), t.spec().faults.end(),
-                     [](const hw::FaultSpec& f) { return f.kind != hw::FaultKind::straggler; });
+                     [](const spec::FaultSpec& f) { return f.kind != spec::FaultKind::straggler; });
 }
 
 TransferSink::TransferSink(const GroupLayout& l, const hw::Topology& t, bool bundle)
@@ -76,7 +76,7 @@ void TransferSink::add(const Transfer& tr) {
 std::vector<Transfer> TransferSink::take() {
   if (bundle_) {
     std::fill(slot_.begin(), slot_.end(), -1);
-    const bool pxn = t_.spec().fabric.kind == hw::FabricKind::multi_plane_fat_tree;
+    const bool pxn = t_.spec().fabric.kind == spec::FabricKind::multi_plane_fat_tree;
     for (Transfer& tr : out_) {
       if (tr.multiplicity <= 1.0 || !t_.crosses_spine(tr.src, tr.dst)) continue;
       // The NIC a transfer leaves by: its own, or with PXN the one on the destination's plane.

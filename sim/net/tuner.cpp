@@ -23,7 +23,7 @@ int chunks_for(const AlgorithmDef& a, const ShapeInput& in, Protocol protocol, i
 }
 
 double predict(const AlgorithmDef& a, const ShapeInput& in, Protocol protocol, int chunks,
-               const hw::ClusterSpec& cl) {
+               const spec::ClusterSpec& cl) {
   const ProtocolDef& p = protocol_def(protocol);
   const bool across = in.group.nodes() > 1;
   const double alpha =
@@ -47,7 +47,7 @@ double predict(const AlgorithmDef& a, const ShapeInput& in, Protocol protocol, i
 }
 
 Choice tune(CollectiveOp op, double bytes, GroupShape shape, bool uniform,
-            const hw::ClusterSpec& cluster, const PlanOptions& o) {
+            const spec::ClusterSpec& cluster, const PlanOptions& o) {
   std::vector<const AlgorithmDef*> candidates;
   if (o.algorithm == "auto") {
     for (const AlgorithmDef* a : algorithms())

@@ -22,8 +22,8 @@
 // architecture.
 #pragma once
 
-#include "sim/hw/cluster_spec.hpp"
 #include "sim/net/algorithm/algorithm.hpp"
+#include "sim/spec/cluster.hpp"
 
 namespace stepsim::net {
 
@@ -45,12 +45,12 @@ int chunks_for(const AlgorithmDef& a, const ShapeInput& in, Protocol protocol, i
 
 // The closed-form time of `a` with `protocol`.
 double predict(const AlgorithmDef& a, const ShapeInput& in, Protocol protocol, int chunks,
-               const hw::ClusterSpec& cluster);
+               const spec::ClusterSpec& cluster);
 
 // The choice for `op` over a group of this shape; options.algorithm, .protocol, .channels and
 // .chunks fix what they name ("auto"/0 leave it to the tuner). Throws engine::UserError (at
 // --algorithm or --protocol) when what is fixed cannot run.
 Choice tune(CollectiveOp op, double bytes, GroupShape shape, bool uniform,
-            const hw::ClusterSpec& cluster, const PlanOptions& options);
+            const spec::ClusterSpec& cluster, const PlanOptions& options);
 
 }  // namespace stepsim::net

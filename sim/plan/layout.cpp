@@ -1,10 +1,11 @@
-#include "sim/plan/layout.hpp"
+#include "sim//plan/layout.hpp"
+#include "sim/workload/schedule/schedule.hpp"
 
 namespace stepsim::plan {
 
-workload::ScenarioSpec apply(const workload::ScenarioSpec& base, const Layout& l,
-                             const std::vector<RecomputeOption>& recomputes) {
-  workload::ScenarioSpec s = base;
+spec::ScenarioSpec apply(const spec::ScenarioSpec& base, const Layout& l,
+                         const std::vector<RecomputeOption>& recomputes) {
+  spec::ScenarioSpec s = base;
   auto& p = s.parallel;
   p.tp = l.tp;
   p.pp = l.pp;
@@ -52,7 +53,7 @@ std::vector<std::string> set_arguments(const Layout& l,
       set("parallelism.account_head", l.account ? "true" : "false"),
       set("training.micro_batch", std::to_string(l.micro_batch))};
   const RecomputeOption& r = recomputes[l.recompute];
-  if (r.spec.mode == workload::RecomputeMode::ops) {
+  if (r.spec.mode == spec::RecomputeMode::ops) {
     std::string list = "[";
     for (std::size_t i = 0; i < r.spec.ops.size(); ++i) list += (i ? "," : "") + r.spec.ops[i];
     out.push_back(set("training.recompute", list + "]"));

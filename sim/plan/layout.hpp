@@ -11,21 +11,21 @@
 #include <string>
 #include <vector>
 
-#include "sim/workload/scenario_spec.hpp"
+#include "sim/spec/scenario.hpp"
 
 namespace stepsim::plan {
 
 // A recomputation choice: none, selective, full, or a list of ops the model file names.
 struct RecomputeOption {
   std::string name;
-  workload::RecomputeSpec spec;
+  spec::RecomputeSpec spec;
 };
 
 struct Layout {
   int tp = 1, pp = 1, dp = 1, ep = 1;
   bool sequence_parallel = false;
   int zero = 0;
-  workload::Schedule schedule;
+  spec::Schedule schedule;
   int virtual_stages = 1;
   int micro_batch = 1;
   int recompute = 0;  // index into the search's recompute options
@@ -35,8 +35,8 @@ struct Layout {
 
 // The base scenario with the layout's keys set (an explicit stage split of the base is dropped:
 // the layout's split is balanced, with or without the embedding and head accounted).
-workload::ScenarioSpec apply(const workload::ScenarioSpec& base, const Layout& l,
-                             const std::vector<RecomputeOption>& recomputes);
+spec::ScenarioSpec apply(const spec::ScenarioSpec& base, const Layout& l,
+                         const std::vector<RecomputeOption>& recomputes);
 
 // One line, e.g. "TP1 PP16 DP128 EP64 ZeRO-1 dualpipe mb1 recompute=deepseek sms=20".
 std::string describe(const Layout& l, const std::vector<RecomputeOption>& recomputes);

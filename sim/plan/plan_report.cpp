@@ -69,7 +69,7 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
-std::string plan_text(const PlanResult& r, const workload::ScenarioSpec& base, bool timing) {
+std::string plan_text(const PlanResult& r, const spec::ScenarioSpec& base, bool timing) {
   std::string out = "plan: " + base.model.name + " on " + base.cluster.name + ": " +
                     std::to_string(r.world) + " GPUs, " +
                     std::to_string(base.training.global_batch) + " x " +
@@ -136,7 +136,7 @@ std::string plan_text(const PlanResult& r, const workload::ScenarioSpec& base, b
   return out;
 }
 
-std::string plan_json(const PlanResult& r, const workload::ScenarioSpec& base, bool timing) {
+std::string plan_json(const PlanResult& r, const spec::ScenarioSpec& base, bool timing) {
   format::JsonWriter j;
   j.begin_object();
   j.field("model", base.model.name).field("cluster", base.cluster.name);

@@ -9,8 +9,8 @@
 
 namespace stepsim::plan {
 
-std::string plan_text(const PlanResult& r, const workload::ScenarioSpec& base, bool timing);
-std::string plan_json(const PlanResult& r, const workload::ScenarioSpec& base, bool timing);
+std::string plan_text(const PlanResult& r, const spec::ScenarioSpec& base, bool timing);
+std::string plan_json(const PlanResult& r, const spec::ScenarioSpec& base, bool timing);
 // One row per winner, then one per family without a winner (its best layout and why).
 std::string plan_csv(const PlanResult& r);
 

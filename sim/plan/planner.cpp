@@ -106,7 +106,7 @@ Simulated parse_simulated(const std::string& text) {
 
 namespace {
 
-Evaluation evaluate(analysis::LayoutBounds& bounds, const workload::ScenarioSpec& spec) {
+Evaluation evaluate(analysis::LayoutBounds& bounds, const spec::ScenarioSpec& spec) {
   Evaluation e;
   analysis::LayoutBound b;
   try {
@@ -116,7 +116,7 @@ Evaluation evaluate(analysis::LayoutBounds& bounds, const workload::ScenarioSpec
     e.reason = err.message();
     const long long per = static_cast<long long>(spec.parallel.dp) * spec.training.micro_batch;
     if (per <= 0 || spec.training.global_batch % per == 0) return e;
-    workload::ScenarioSpec rounded = spec;
+    spec::ScenarioSpec rounded = spec;
     rounded.training.global_batch = (spec.training.global_batch / per + 1) * per;
     try {
       b = bounds.bound(rounded);
@@ -140,7 +140,7 @@ Evaluation evaluate(analysis::LayoutBounds& bounds, const workload::ScenarioSpec
 
 }  // namespace
 
-Simulated simulate(const workload::ScenarioSpec& spec, const engine::RunControl* control,
+Simulated simulate(const spec::ScenarioSpec& spec, const engine::RunControl* control,
                    double max_memory_bytes) {
   Simulated s;
   s.capacity = spec.cluster.device.memory_bytes;
@@ -229,8 +229,8 @@ std::string family_why(const FamilyVerdict& f, const PlanResult& r, double best_
 
 }  // namespace
 
-PlanResult run_plan(const workload::ScenarioSpec& base, SearchSpace space,
-                    const PlanOptions& options, Workers& workers) {
+PlanResult run_plan(const spec::ScenarioSpec& base, SearchSpace space, const PlanOptions& options,
+                    Workers& workers) {
   PlanResult r;
   r.space = std::move(space);
   r.world = base.cluster.world_size();

@@ -66,7 +66,7 @@ Simulated parse_simulated(const std::string& s);
 // Simulates one scenario with the discrete-event engine; a layout the simulation refuses (more
 // than `max_memory_bytes` of estimated memory, when that is > 0, or too many operations) keeps
 // the reason in `error`.
-Simulated simulate(const workload::ScenarioSpec& spec, const engine::RunControl* control,
+Simulated simulate(const spec::ScenarioSpec& spec, const engine::RunControl* control,
                    double max_memory_bytes);
 
 struct Candidate {
@@ -98,7 +98,7 @@ struct PlanResult {
   double analytic_wall_s = 0.0, simulation_wall_s = 0.0;  // shown only with --timing
 };
 
-PlanResult run_plan(const workload::ScenarioSpec& base, SearchSpace space,
-                    const PlanOptions& options, Workers& workers);
+PlanResult run_plan(const spec::ScenarioSpec& base, SearchSpace space, const PlanOptions& options,
+                    Workers& workers);
 
 }  // namespace stepsim::plan

@@ -4,8 +4,8 @@
 
 namespace stepsim::plan {
 
-using workload::RecomputeMode;
-using workload::Schedule;
+using spec::RecomputeMode;
+using spec::Schedule;
 
 const std::vector<std::string>& dimension_keys() {
   static const std::vector<std::string> keys = {"parallelism.tp",
@@ -33,7 +33,7 @@ std::vector<int> divisors(int n, int at_most) {
   return out;
 }
 
-std::vector<RecomputeOption> recompute_options(const workload::ScenarioSpec& base, bool fixed) {
+std::vector<RecomputeOption> recompute_options(const spec::ScenarioSpec& base, bool fixed) {
   if (fixed) {
     const auto& r = base.training.recompute;
     std::string name = r.mode == RecomputeMode::none        ? "none"
@@ -52,7 +52,7 @@ std::vector<RecomputeOption> recompute_options(const workload::ScenarioSpec& bas
 
 }  // namespace
 
-SearchSpace enumerate(const workload::ScenarioSpec& base, const std::set<std::string>& fixed) {
+SearchSpace enumerate(const spec::ScenarioSpec& base, const std::set<std::string>& fixed) {
   auto is_fixed = [&](const char* key) { return fixed.count(key) > 0; };
   const auto& bp = base.parallel;
   const auto& model = base.model;

@@ -38,6 +38,6 @@ struct SearchSpace {
 };
 
 // `fixed`: the dimension keys the user pinned (their values are the base scenario's).
-SearchSpace enumerate(const workload::ScenarioSpec& base, const std::set<std::string>& fixed);
+SearchSpace enumerate(const spec::ScenarioSpec& base, const std::set<std::string>& fixed);
 
 }  // namespace stepsim::plan

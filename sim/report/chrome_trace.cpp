@@ -20,7 +20,7 @@ double us(engine::Time t) {
 
 }  // namespace
 
-std::string chrome_trace(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec,
+std::string chrome_trace(const analysis::StepSimulation& s, const spec::ScenarioSpec& spec,
                          const TraceOptions& o) {
   const auto& g = s.build.graph;
   const auto& t = s.timeline;

@@ -29,7 +29,7 @@ struct TraceOptions {
 // 160 B per event on disk, twice that while its string grows, rounded up.
 constexpr double kTraceBytesPerEvent = 600.0;
 
-std::string chrome_trace(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec,
+std::string chrome_trace(const analysis::StepSimulation& s, const spec::ScenarioSpec& spec,
                          const TraceOptions& o);
 
 }  // namespace stepsim::report

@@ -40,7 +40,7 @@ std::string kernel_class_colour(const std::string& name) {
   return "#7f7f7f";
 }
 
-std::string roofline_chart(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec,
+std::string roofline_chart(const analysis::StepSimulation& s, const spec::ScenarioSpec& spec,
                            const std::vector<analysis::KernelClassWork>& classes,
                            const std::string& id) {
   constexpr double kW = 590, kH = 400, kL = 86, kR = 430, kT = 28, kB = 350;
@@ -48,9 +48,9 @@ std::string roofline_chart(const analysis::StepSimulation& s, const workload::Sc
   const auto& cl = spec.cluster;
   const analysis::Roofline& r = s.roofline;
   double top_rate = 0.0;
-  for (int p = 0; p < hw::kPrecisionCount; ++p)
-    if (dev.supports(static_cast<hw::Precision>(p)))
-      top_rate = std::max(top_rate, dev.rate(static_cast<hw::Precision>(p)).peak_flops);
+  for (int p = 0; p < spec::kPrecisionCount; ++p)
+    if (dev.supports(static_cast<spec::Precision>(p)))
+      top_rate = std::max(top_rate, dev.rate(static_cast<spec::Precision>(p)).peak_flops);
   const int y_hi_e = static_cast<int>(std::ceil(std::log10(top_rate) + 1e-9));
   const LogAxis x{1e-1, 1e6, kL, kR};
   const LogAxis y{std::pow(10.0, y_hi_e - 5), std::pow(10.0, y_hi_e), kB, kT};
@@ -82,19 +82,19 @@ std::string roofline_chart(const analysis::StepSimulation& s, const workload::Sc
   int colour = 0;
   std::vector<std::pair<double, std::string>> right_labels;
   // Precisions with the same rates share a roof ("bf16/fp16").
-  std::vector<std::pair<std::string, hw::ComputeRate>> roofs;
-  for (int p = 0; p < hw::kPrecisionCount; ++p) {
-    const auto prec = static_cast<hw::Precision>(p);
+  std::vector<std::pair<std::string, spec::ComputeRate>> roofs;
+  for (int p = 0; p < spec::kPrecisionCount; ++p) {
+    const auto prec = static_cast<spec::Precision>(p);
     if (!dev.supports(prec)) continue;
-    const hw::ComputeRate& rate = dev.rate(prec);
+    const spec::ComputeRate& rate = dev.rate(prec);
     auto same = std::find_if(roofs.begin(), roofs.end(), [&](const auto& roof) {
       return roof.second.peak_flops == rate.peak_flops &&
              roof.second.achievable_flops == rate.achievable_flops;
     });
     if (same != roofs.end())
-      same->first += "/" + std::string(hw::to_string(prec));
+      same->first += "/" + std::string(spec::to_string(prec));
     else
-      roofs.push_back({std::string(hw::to_string(prec)), rate});
+      roofs.push_back({std::string(spec::to_string(prec)), rate});
   }
   for (const auto& [name, rate] : roofs) {
     const std::string c = palette(colour++);
@@ -117,7 +117,7 @@ std::string roofline_chart(const analysis::StepSimulation& s, const workload::Sc
   const char* net_colour[] = {"#6b3fa0", "#8c564b"};
   for (int n = 0; n < 2; ++n) {
     const double bw = nets[n].first;
-    if (bw <= 0.0 || (n == 1 && cl.fabric.kind == hw::FabricKind::none)) continue;
+    if (bw <= 0.0 || (n == 1 && cl.fabric.kind == spec::FabricKind::none)) continue;
     const double x0 = std::max(x.lo, y.lo / bw), x1 = std::min(x.hi, y.hi / bw);
     o += svg_polyline({{x.at(x0), y.at(x0 * bw)}, {x.at(x1), y.at(x1 * bw)}}, net_colour[n],
                       "stroke-width=\"1.5\" stroke-dasharray=\"1 3\"");

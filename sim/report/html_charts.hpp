@@ -31,7 +31,7 @@
 
 namespace stepsim::report {
 
-std::string roofline_chart(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec,
+std::string roofline_chart(const analysis::StepSimulation& s, const spec::ScenarioSpec& spec,
                            const std::vector<analysis::KernelClassWork>& classes,
                            const std::string& id);
 

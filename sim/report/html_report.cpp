@@ -79,7 +79,7 @@ std::string headline(const ReportRun& run) {
   };
   std::string binds(analysis::display_name(r.limited_by));
   binds[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(binds[0])));
-  const bool fabric = run.spec->cluster.fabric.kind != hw::FabricKind::none;
+  const bool fabric = run.spec->cluster.fabric.kind != spec::FabricKind::none;
   const std::string verdict = binds + " binds. NVLink needs " + times_compute(r.nvlink_s) +
                               (fabric ? ", InfiniBand " + times_compute(r.ib_s) : std::string()) +
                               " and HBM " + times_compute(r.hbm_s) + " the compute time.";
@@ -106,8 +106,8 @@ std::string headline(const ReportRun& run) {
       std::to_string(r.world_size) + " GPUs: TP" + std::to_string(r.plan.tp) + " PP" +
           std::to_string(r.plan.pp) + " DP" + std::to_string(r.plan.dp) + " EP" +
           std::to_string(r.plan.ep) + " ZeRO-" + std::to_string(par.zero) + ", " +
-          (par.schedule == workload::Schedule() ? std::string("no pipeline")
-                                                : std::string(workload::to_string(par.schedule))));
+          (par.schedule == spec::Schedule() ? std::string("no pipeline")
+                                            : std::string(workload::to_string(par.schedule))));
   row("memory peak", fixed(peak / 1e9, 1) + " of " + fixed(cap / 1e9, 1) + " GB per GPU" +
                          (peak > cap ? ": does not fit" : ""));
   o += "</table>";
@@ -145,23 +145,23 @@ std::string kernel_table(const std::vector<analysis::KernelClassWork>& classes) 
 
 }  // namespace
 
-std::string fault_text(const hw::FaultSpec& f) {
+std::string fault_text(const spec::FaultSpec& f) {
   const std::string factor = fixed(f.factor, 2);
   switch (f.kind) {
-    case hw::FaultKind::nic_down:
+    case spec::FaultKind::nic_down:
       return "NIC " + std::to_string(f.nic) + " of node " + std::to_string(f.node) + " down";
-    case hw::FaultKind::nic_degrade:
+    case spec::FaultKind::nic_degrade:
       return "NIC " + std::to_string(f.nic) + " of node " + std::to_string(f.node) + " at " +
              factor + "x bandwidth";
-    case hw::FaultKind::link_down:
+    case spec::FaultKind::link_down:
       return "plane " + std::to_string(f.plane) + " leaf " + std::to_string(f.leaf) + " - spine " +
              std::to_string(f.spine) + " link down";
-    case hw::FaultKind::link_degrade:
+    case spec::FaultKind::link_degrade:
       return "plane " + std::to_string(f.plane) + " leaf " + std::to_string(f.leaf) + " - spine " +
              std::to_string(f.spine) + " link at " + factor + "x bandwidth";
-    case hw::FaultKind::nvlink_degrade:
+    case spec::FaultKind::nvlink_degrade:
       return "GPU " + std::to_string(f.gpu) + "'s NVLink at " + factor + "x bandwidth";
-    case hw::FaultKind::straggler:
+    case spec::FaultKind::straggler:
       return "GPU " + std::to_string(f.gpu) + " computes " + factor + "x slower";
   }
   STEPSIM_UNREACHABLE("unknown fault kind");
@@ -235,10 +235,10 @@ std::string html_report(const std::vector<ReportRun>& runs) {
     const analysis::LinkUsage u =
         analysis::link_usage(s.build.graph, s.timeline, *s.topology, kLinkBins, kBusiestLinks);
     if (!u.live) {
-      o += r.spec->fidelity == workload::NetworkFidelity::flow
+      o += r.spec->fidelity == spec::NetworkFidelity::flow
                ? "<p class=\"note\">No communication crossed the fabric in this step.</p>\n"
                : "<p class=\"note\">No live fabric at this scenario's network fidelity (" +
-                     std::string(workload::to_string(r.spec->fidelity)) +
+                     std::string(spec::to_string(r.spec->fidelity)) +
                      "): links are not simulated.</p>\n";
       continue;
     }

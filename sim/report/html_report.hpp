@@ -23,7 +23,7 @@ namespace stepsim::report {
 struct ReportRun {
   std::string label;  // e.g. the scenario file's stem
   const analysis::StepSimulation* sim = nullptr;
-  const workload::ScenarioSpec* spec = nullptr;
+  const spec::ScenarioSpec* spec = nullptr;
 };
 
 // The section ids, in page order.
@@ -33,6 +33,6 @@ inline constexpr const char* kReportSections[] = {"headline", "roofline", "break
 std::string html_report(const std::vector<ReportRun>& runs);
 
 // "NIC 3 of node 12 down", "GPU 5 computes 1.3x slower", ...
-std::string fault_text(const hw::FaultSpec& f);
+std::string fault_text(const spec::FaultSpec& f);
 
 }  // namespace stepsim::report

@@ -15,7 +15,7 @@ using analysis::KernelListing;
 using analysis::KernelRow;
 using analysis::KernelTotal;
 
-std::string kernels_text(const KernelListing& k, const workload::ScenarioSpec& spec) {
+std::string kernels_text(const KernelListing& k, const spec::ScenarioSpec& spec) {
   std::string o = spec.name + ": kernels of one GPU of stage " + std::to_string(k.stage) +
                   ", one micro-batch, one layer of each kind\n";
   o += "  SMs left to compute " + fixed(100.0 * k.sm_share, 1) + " %, sustained clock x" +

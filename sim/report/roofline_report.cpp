@@ -12,7 +12,7 @@ using format::TextTable;
 
 using analysis::Resource;
 using analysis::Roofline;
-using hw::Precision;
+using spec::Precision;
 
 namespace {
 
@@ -37,15 +37,15 @@ std::string verdict(const Roofline& r) {
   return "";
 }
 
-std::string rate_text(const workload::ScenarioSpec& spec, Precision p) {
+std::string rate_text(const spec::ScenarioSpec& spec, Precision p) {
   const auto& rate = spec.cluster.device.rate(p);
-  return std::string(hw::to_string(p)) + " " + fixed(rate.achievable_flops / 1e12, 0) + " of " +
+  return std::string(spec::to_string(p)) + " " + fixed(rate.achievable_flops / 1e12, 0) + " of " +
          fixed(rate.peak_flops / 1e12, 0);
 }
 
 }  // namespace
 
-std::string roofline_text(const Roofline& r, const workload::ScenarioSpec& spec) {
+std::string roofline_text(const Roofline& r, const spec::ScenarioSpec& spec) {
   const auto& p = r.plan;
   const auto& cl = spec.cluster;
   std::string o;
@@ -76,10 +76,10 @@ std::string roofline_text(const Roofline& r, const workload::ScenarioSpec& spec)
 
   o += "\n  Work per GPU per step\n";
   std::string by_prec;
-  for (int i = 0; i < hw::kPrecisionCount; ++i)
+  for (int i = 0; i < spec::kPrecisionCount; ++i)
     if (r.flops_by_precision[i] > 0)
       by_prec += (by_prec.empty() ? "" : ", ") +
-                 std::string(hw::to_string(static_cast<Precision>(i))) + " " +
+                 std::string(spec::to_string(static_cast<Precision>(i))) + " " +
                  si(r.flops_by_precision[i], "FLOP");
   o += "    FLOPs  " + si(r.flops_per_gpu, "FLOP") + " (" + by_prec + "; mean over all GPUs " +
        si(r.flops_per_gpu_mean, "FLOP") + ", recompute included)\n";
@@ -99,7 +99,7 @@ std::string roofline_text(const Roofline& r, const workload::ScenarioSpec& spec)
   TextTable t({"resource", "achievable", "spec peak", "rates used (achievable of peak)"});
   t.left_align_from(3);
   std::string achievable;
-  for (int i = 0; i < hw::kPrecisionCount; ++i)
+  for (int i = 0; i < spec::kPrecisionCount; ++i)
     if (r.flops_by_precision[i] > 0)
       achievable += (achievable.empty() ? "" : ", ") + rate_text(spec, static_cast<Precision>(i));
   achievable += " TFLOP/s";
@@ -119,7 +119,7 @@ std::string roofline_text(const Roofline& r, const workload::ScenarioSpec& spec)
   t.row({"NVLink", seconds(r.nvlink_s), seconds(r.nvlink_peak_s),
          fixed(cl.nvlink.bandwidth / 1e9, 0) + " of " + fixed(cl.nvlink.peak_bandwidth / 1e9, 0) +
              " GB/s per GPU and direction"});
-  if (cl.fabric.kind != hw::FabricKind::none)
+  if (cl.fabric.kind != spec::FabricKind::none)
     t.row({"InfiniBand", seconds(r.ib_s), seconds(r.ib_peak_s),
            fixed(cl.fabric.nic.bandwidth / 1e9, 0) + " of " +
                fixed(cl.fabric.nic.peak_bandwidth / 1e9, 0) + " GB/s per GPU and direction" +
@@ -169,7 +169,7 @@ std::string roofline_comparison_text(const std::vector<Roofline>& rs,
          "  fastest bound: " + labels[best] + "\n";
 }
 
-void roofline_json(JsonWriter& out, const Roofline& r, const workload::ScenarioSpec& spec) {
+void roofline_json(JsonWriter& out, const Roofline& r, const spec::ScenarioSpec& spec) {
   out.begin_object();
   out.field("scenario", r.scenario);
   out.field("world_size", r.world_size);
@@ -185,9 +185,9 @@ void roofline_json(JsonWriter& out, const Roofline& r, const workload::ScenarioS
   out.end_object();
   out.field("flops_per_gpu", r.flops_per_gpu);
   out.key("flops_per_gpu_by_precision").begin_object();
-  for (int i = 0; i < hw::kPrecisionCount; ++i)
+  for (int i = 0; i < spec::kPrecisionCount; ++i)
     if (r.flops_by_precision[i] > 0)
-      out.field(hw::to_string(static_cast<Precision>(i)), r.flops_by_precision[i]);
+      out.field(spec::to_string(static_cast<Precision>(i)), r.flops_by_precision[i]);
   out.end_object();
   out.field("flops_per_gpu_mean", r.flops_per_gpu_mean);
   out.field("compute_s", r.compute_s);

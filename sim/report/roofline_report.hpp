@@ -10,10 +10,10 @@
 
 namespace stepsim::report {
 
-std::string roofline_text(const analysis::Roofline& r, const workload::ScenarioSpec& spec);
+std::string roofline_text(const analysis::Roofline& r, const spec::ScenarioSpec& spec);
 std::string roofline_comparison_text(const std::vector<analysis::Roofline>& rs,
                                      const std::vector<std::string>& labels);
 void roofline_json(format::JsonWriter& out, const analysis::Roofline& r,
-                   const workload::ScenarioSpec& spec);
+                   const spec::ScenarioSpec& spec);
 
 }  // namespace stepsim::report

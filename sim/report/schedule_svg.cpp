@@ -103,7 +103,7 @@ double schedule_label_width(const analysis::StepSimulation& s) {
   return std::max(kLeft, 20.0 + 6.7 * static_cast<double>(longest));
 }
 
-std::string schedule_svg(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec,
+std::string schedule_svg(const analysis::StepSimulation& s, const spec::ScenarioSpec& spec,
                          const ScheduleView& view) {
   const double step = s.metrics.step_s > 0.0 ? s.metrics.step_s : 1.0;
   const double total = view.axis_s > 0.0 ? std::max(view.axis_s, step) : step;

@@ -37,7 +37,7 @@ struct ScheduleView {
 // Where a diagram's time axis starts: after its longest row label.
 double schedule_label_width(const analysis::StepSimulation& s);
 
-std::string schedule_svg(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec,
+std::string schedule_svg(const analysis::StepSimulation& s, const spec::ScenarioSpec& spec,
                          const ScheduleView& view = {});
 
 }  // namespace stepsim::report

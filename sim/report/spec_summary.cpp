@@ -10,15 +10,15 @@ namespace stepsim::report {
 using format::fixed;
 using format::seconds;
 
-std::string describe(const hw::DeviceSpec& d) {
+std::string describe(const spec::DeviceSpec& d) {
   std::string o = "device  " + d.name + ": " + std::to_string(d.sms) + " SMs, " +
                   fixed(d.memory_bytes / 1e9, 2) + " GB HBM at " +
                   fixed(d.hbm_bandwidth / 1e12, 2) + " TB/s\n";
-  for (int i = 0; i < hw::kPrecisionCount; ++i) {
-    const auto p = static_cast<hw::Precision>(i);
+  for (int i = 0; i < spec::kPrecisionCount; ++i) {
+    const auto p = static_cast<spec::Precision>(i);
     if (!d.supports(p)) continue;
     const auto& r = d.rate(p);
-    o += "        " + std::string(hw::to_string(p)) + ": " + fixed(r.achievable_flops / 1e12, 0) +
+    o += "        " + std::string(spec::to_string(p)) + ": " + fixed(r.achievable_flops / 1e12, 0) +
          " TFLOP/s achievable of " + fixed(r.peak_flops / 1e12, 0) + " peak (" +
          fixed(100.0 * r.achievable_flops / r.peak_flops, 1) + "%)\n";
   }
@@ -44,7 +44,7 @@ std::string describe(const hw::DeviceSpec& d) {
   return o;
 }
 
-std::string describe(const hw::ClusterSpec& c) {
+std::string describe(const spec::ClusterSpec& c) {
   std::string o = "cluster " + c.name + ": " + std::to_string(c.nodes) + " nodes x " +
                   std::to_string(c.gpus_per_node) + " GPUs = " + std::to_string(c.world_size()) +
                   " GPUs\n";
@@ -56,8 +56,8 @@ std::string describe(const hw::ClusterSpec& c) {
                                               " GB/s with " + std::to_string(c.deepep_sms) + " SMs"
                                         : "") +
        "\n";
-  if (c.fabric.kind != hw::FabricKind::none)
-    o += "        fabric " + std::string(hw::kFabricKinds.phrase(c.fabric.kind)) + ", " +
+  if (c.fabric.kind != spec::FabricKind::none)
+    o += "        fabric " + std::string(spec::kFabricKinds.phrase(c.fabric.kind)) + ", " +
          std::to_string(c.fabric.planes) + " plane(s), " + std::to_string(c.fabric.switch_ports) +
          "-port switches, NIC " + fixed(c.fabric.nic.bandwidth / 1e9, 0) + " GB/s per GPU, " +
          fixed(c.fabric.nic.latency_s * 1e6, 1) + " us, oversubscription " +
@@ -69,13 +69,13 @@ namespace {
 
 // FLOPs per token depend on the sequence (the attention core) and on causality: a model file
 // alone is described at sequence 4096, causal; a scenario at its own.
-std::string describe_model(const workload::ModelSpec& m, const workload::TrainingSpec& t) {
+std::string describe_model(const spec::ModelSpec& m, const spec::TrainingSpec& t) {
   const workload::ModelCost cost(m, t);
   std::string o = "model   " + m.name + ": " + std::to_string(m.layers) + " layers, hidden " +
                   std::to_string(m.hidden) + ", " +
-                  std::string(workload::kAttentionKinds.phrase(m.attention.kind)) + " " +
+                  std::string(spec::kAttentionKinds.phrase(m.attention.kind)) + " " +
                   std::to_string(m.attention.heads) + " heads";
-  if (m.attention.kind == workload::AttentionKind::gqa)
+  if (m.attention.kind == spec::AttentionKind::gqa)
     o += " (" + std::to_string(m.attention.kv_heads) + " kv)";
   if (m.moe.enabled)
     o += ", MoE " + std::to_string(m.moe.experts) + " experts top-" + std::to_string(m.moe.top_k) +
@@ -91,14 +91,14 @@ std::string describe_model(const workload::ModelSpec& m, const workload::Trainin
 
 }  // namespace
 
-std::string describe(const workload::ModelSpec& m) {
-  workload::TrainingSpec t;
+std::string describe(const spec::ModelSpec& m) {
+  spec::TrainingSpec t;
   t.seq_len = 4096;
   t.causal = true;
   return describe_model(m, t);
 }
 
-std::string describe(const workload::ScenarioSpec& s, const analysis::Roofline& r) {
+std::string describe(const spec::ScenarioSpec& s, const analysis::Roofline& r) {
   const auto& plan = r.plan;
   std::string o =
       "scenario " + s.name + "\n" + describe_model(s.model, s.training) + describe(s.cluster);
@@ -115,7 +115,7 @@ std::string describe(const workload::ScenarioSpec& s, const analysis::Roofline& 
        (s.parallel.account_embedding || s.parallel.account_head ? ", counted in the split" : "") +
        ")\n";
   const auto& pr = s.training.precision;
-  const auto name = [](hw::Precision p) { return std::string(hw::to_string(p)); };
+  const auto name = [](spec::Precision p) { return std::string(spec::to_string(p)); };
   o += "train   gemm " + name(pr.gemm) + ", attention " + name(pr.attention) + ", head " +
        name(pr.head) + ", activations " + name(pr.activations) + ", MLP activation input " +
        name(pr.mlp_act_input.value_or(pr.activations)) + ", dispatch " + name(pr.dispatch) +
@@ -123,7 +123,7 @@ std::string describe(const workload::ScenarioSpec& s, const analysis::Roofline& 
        name(pr.grads) + ", master " + name(pr.master) + ", optimizer " + name(pr.optimizer) + "\n";
   static const char* kRecompute[] = {"none", "full", "selective"};
   std::string rc;
-  if (s.training.recompute.mode == workload::RecomputeMode::ops)
+  if (s.training.recompute.mode == spec::RecomputeMode::ops)
     for (const auto& op : s.training.recompute.ops) rc += (rc.empty() ? "" : ", ") + op;
   else
     rc = kRecompute[static_cast<int>(s.training.recompute.mode)];

@@ -5,15 +5,15 @@
 #include <string>
 
 #include "sim/analysis/roofline.hpp"
-#include "sim/hw/cluster_spec.hpp"
-#include "sim/workload/scenario_spec.hpp"
+#include "sim/spec/cluster.hpp"
+#include "sim/spec/scenario.hpp"
 
 namespace stepsim::report {
 
-std::string describe(const hw::DeviceSpec& d);
-std::string describe(const hw::ClusterSpec& c);
-std::string describe(const workload::ModelSpec& m);
+std::string describe(const spec::DeviceSpec& d);
+std::string describe(const spec::ClusterSpec& c);
+std::string describe(const spec::ModelSpec& m);
 // With its roofline (analysis::roofline, which runs every check a simulation would).
-std::string describe(const workload::ScenarioSpec& s, const analysis::Roofline& r);
+std::string describe(const spec::ScenarioSpec& s, const analysis::Roofline& r);
 
 }  // namespace stepsim::report

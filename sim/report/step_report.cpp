@@ -27,7 +27,7 @@ std::string pct(double part, double whole) {
 
 }  // namespace
 
-void step_json(JsonWriter& w, const analysis::StepSimulation& s, const workload::ScenarioSpec& spec,
+void step_json(JsonWriter& w, const analysis::StepSimulation& s, const spec::ScenarioSpec& spec,
                bool timing) {
   const analysis::StepFigures& f = s.figures;
   const auto& r = s.roofline;
@@ -75,7 +75,7 @@ void step_json(JsonWriter& w, const analysis::StepSimulation& s, const workload:
   w.field("capacity_gb", r.memory.capacity / 1e9);
   w.field("fits", s.peak_memory_bytes <= r.memory.capacity);
   w.end_object();
-  const hw::DeviceSpec& dev = spec.cluster.device;
+  const spec::DeviceSpec& dev = spec.cluster.device;
   w.key("kernels").begin_object();
   w.field("sustained_clock", dev.tables.sustained_clock);
   w.field("sm_share", s.program.sm_share);
@@ -90,11 +90,11 @@ void step_json(JsonWriter& w, const analysis::StepSimulation& s, const workload:
     w.value(s.wall_s);
   else
     w.null();
-  w.field("fidelity", std::string(workload::to_string(spec.fidelity)));
+  w.field("fidelity", std::string(spec::to_string(spec.fidelity)));
   w.key("collectives").begin_object();
-  for (int i = 0; i < workload::kTrafficKinds; ++i) {
-    const workload::CollectiveChoice& c = spec.collectives[i];
-    w.key(std::string(workload::to_string(static_cast<workload::TrafficKind>(i)))).begin_object();
+  for (int i = 0; i < spec::kTrafficKinds; ++i) {
+    const spec::CollectiveChoice& c = spec.collectives[i];
+    w.key(std::string(spec::to_string(static_cast<spec::TrafficKind>(i)))).begin_object();
     w.field("algorithm", c.algorithm);
     w.field("protocol", c.protocol);
     w.field("channels", c.channels);  // 0: the tuner's
@@ -109,10 +109,10 @@ void step_json(JsonWriter& w, const analysis::StepSimulation& s, const workload:
 }
 
 // "collectives auto", or what the scenario fixes per kind of traffic.
-std::string collectives_text(const workload::ScenarioSpec& spec) {
+std::string collectives_text(const spec::ScenarioSpec& spec) {
   std::string fixed;
-  for (int i = 0; i < workload::kTrafficKinds; ++i) {
-    const workload::CollectiveChoice& c = spec.collectives[i];
+  for (int i = 0; i < spec::kTrafficKinds; ++i) {
+    const spec::CollectiveChoice& c = spec.collectives[i];
     std::string what;
     if (c.algorithm != "auto") what += " " + c.algorithm;
     if (c.protocol != "auto") what += " " + c.protocol;
@@ -120,12 +120,12 @@ std::string collectives_text(const workload::ScenarioSpec& spec) {
     if (c.chunks > 0) what += " " + std::to_string(c.chunks) + " chunks";
     if (!what.empty())
       fixed += (fixed.empty() ? "" : ";") + std::string(" ") +
-               std::string(workload::to_string(static_cast<workload::TrafficKind>(i))) + what;
+               std::string(spec::to_string(static_cast<spec::TrafficKind>(i))) + what;
   }
   return fixed.empty() ? "collectives auto" : "collectives" + fixed + ", others auto";
 }
 
-std::string step_text(const analysis::StepSimulation& s, const workload::ScenarioSpec& spec,
+std::string step_text(const analysis::StepSimulation& s, const spec::ScenarioSpec& spec,
                       bool timing) {
   const analysis::StepFigures& f = s.figures;
   const auto& r = s.roofline;
@@ -140,7 +140,7 @@ std::string step_text(const analysis::StepSimulation& s, const workload::Scenari
   o += "  memory    peak " + fixed(s.peak_memory_bytes / 1e9, 1) + " GB of " +
        fixed(r.memory.capacity / 1e9, 1) + " GB per GPU" +
        (s.peak_memory_bytes <= r.memory.capacity ? "" : " (DOES NOT FIT)") + "\n";
-  const hw::DeviceSpec& dev = spec.cluster.device;
+  const spec::DeviceSpec& dev = spec.cluster.device;
   std::string tables;
   for (const auto& t : dev.tables.sources) tables += (tables.empty() ? "" : ", ") + t.name;
   o += "  kernels   timed from " + (tables.empty() ? std::string("the achievable rates") : tables) +
@@ -171,7 +171,7 @@ std::string step_text(const analysis::StepSimulation& s, const workload::Scenari
   o += "  simulated " + std::to_string(s.build.graph.ops.size()) + " ops, " +
        std::to_string(s.timeline.events + s.build.network_events) + " events" +
        (timing ? " in " + fixed(s.wall_s, 2) + " s" : std::string()) + " (" +
-       (std::string(workload::to_string(spec.fidelity))) + " network, " + collectives_text(spec) +
+       (std::string(spec::to_string(spec.fidelity))) + " network, " + collectives_text(spec) +
        ", " + std::to_string(s.build.collectives_timed) + " distinct collectives)\n";
   return o;
 }

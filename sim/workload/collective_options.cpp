@@ -8,19 +8,20 @@
 
 namespace stepsim::workload {
 
-TrafficKind traffic_kind(GroupRole group, net::CollectiveOp op, int zero) {
-  if (op == net::CollectiveOp::dispatch || op == net::CollectiveOp::combine) return TrafficKind::ep;
-  if (group == GroupRole::tp) return TrafficKind::tp;
-  if (group == GroupRole::ep) return TrafficKind::ep;
+spec::TrafficKind traffic_kind(GroupRole group, net::CollectiveOp op, int zero) {
+  if (op == net::CollectiveOp::dispatch || op == net::CollectiveOp::combine)
+    return spec::TrafficKind::ep;
+  if (group == GroupRole::tp) return spec::TrafficKind::tp;
+  if (group == GroupRole::ep) return spec::TrafficKind::ep;
   const bool sharded =
       op == net::CollectiveOp::all_gather || op == net::CollectiveOp::reduce_scatter;
-  return zero == 3 && sharded ? TrafficKind::zero : TrafficKind::dp;
+  return zero == 3 && sharded ? spec::TrafficKind::zero : spec::TrafficKind::dp;
 }
 
-net::PlanOptions plan_options(const ScenarioSpec& s, const ParallelPlan& plan, TrafficKind kind,
-                              net::CollectiveOp op, net::GroupShape group) {
+net::PlanOptions plan_options(const spec::ScenarioSpec& s, const ParallelPlan& plan,
+                              spec::TrafficKind kind, net::CollectiveOp op, net::GroupShape group) {
   net::PlanOptions o;
-  const CollectiveChoice& c = s.collectives[static_cast<int>(kind)];
+  const spec::CollectiveChoice& c = s.collectives[static_cast<int>(kind)];
   if (c.algorithm != "auto") {
     const net::AlgorithmDef* a = net::find_algorithm(c.algorithm);
     STEPSIM_CHECK(a, "algorithm names are checked when the scenario is read");
@@ -114,7 +115,7 @@ bool group_uniform(const ParallelPlan& plan, GroupRole role) {
   return true;
 }
 
-CollectiveWork make_collective(const ScenarioSpec& s, const ParallelPlan& plan,
+CollectiveWork make_collective(const spec::ScenarioSpec& s, const ParallelPlan& plan,
                                net::CollectiveOp op, double bytes, GroupRole group) {
   CollectiveWork c;
   c.op = op;
@@ -140,8 +141,8 @@ const CollectiveWork& CollectiveMaker::operator()(net::CollectiveOp op, double b
   return made_[key] = make_collective(spec_, plan_, op, bytes, group);
 }
 
-net::PlanOptions send_options(const ScenarioSpec& s, const ParallelPlan& plan) {
-  return plan_options(s, plan, TrafficKind::pp, net::CollectiveOp::p2p,
+net::PlanOptions send_options(const spec::ScenarioSpec& s, const ParallelPlan& plan) {
+  return plan_options(s, plan, spec::TrafficKind::pp, net::CollectiveOp::p2p,
                       {2, plan.stage_neighbours_on_same_node() ? 2 : 1});
 }
 

@@ -7,16 +7,16 @@
 
 namespace stepsim::workload {
 
-using hw::bytes_per_element;
 using net::CollectiveOp;
+using spec::bytes_per_element;
 
-LayerChains::LayerChains(const ScenarioSpec& s, const ParallelPlan& p, const ModelCost& c)
+LayerChains::LayerChains(const spec::ScenarioSpec& s, const ParallelPlan& p, const ModelCost& c)
     : spec_(s), plan_(p), cost_(c), pr_(s.training.precision), collective_(s, p) {
   ctx_ = kernel_context(spec_.model, spec_.training, plan_.tokens_per_micro_batch, plan_.tp,
                         plan_.ep, spec_.parallel.sequence_parallel);
 }
 
-double LayerChains::payload(hw::Precision p) const {
+double LayerChains::payload(spec::Precision p) const {
   return ctx_.tokens * a2a_bytes_per_token(spec_.model.hidden, p);
 }
 
@@ -47,9 +47,9 @@ Work LayerChains::kernel_work(const std::string& part, const std::vector<const O
   w.layer = layer;
   // Under full recomputation the whole layer's forward runs ahead of its backward instead
   // (forward_layer).
-  const RecomputeSpec& r = spec_.training.recompute;
-  append_pass_kernels(ops, pass, layer >= 0 && r.mode != RecomputeMode::full ? &r : nullptr, ctx_,
-                      w.kernels);
+  const spec::RecomputeSpec& r = spec_.training.recompute;
+  append_pass_kernels(ops, pass, layer >= 0 && r.mode != spec::RecomputeMode::full ? &r : nullptr,
+                      ctx_, w.kernels);
   return w;
 }
 
@@ -71,7 +71,7 @@ Work LayerChains::tp_work(int layer) const {
                    {collective_(CollectiveOp::all_reduce, s, GroupRole::tp)}, layer);
 }
 
-Work LayerChains::ep_work(StepOpKind kind, const std::string& part, hw::Precision p,
+Work LayerChains::ep_work(StepOpKind kind, const std::string& part, spec::Precision p,
                           int layer) const {
   // The exchange towards the experts is a dispatch, the one back a combine.
   const CollectiveOp op =
@@ -173,7 +173,7 @@ Chain LayerChains::backward_layers(std::vector<int> layers, bool with_weight) co
     const int li = layers[k];
     const LayerCost& l = layer_of(cost_, li);
     const auto segs = segments(l);
-    const bool full = spec_.training.recompute.mode == RecomputeMode::full;
+    const bool full = spec_.training.recompute.mode == spec::RecomputeMode::full;
     // Full recomputation reruns the layer's forward, its all-reduces and the experts' exchange
     // included, ahead of its backward.
     if (full && li >= 0) forward_layer(c, li, true);

@@ -33,7 +33,7 @@ namespace stepsim::workload {
 
 class LayerChains {
  public:
-  LayerChains(const ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost);
+  LayerChains(const spec::ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost);
 
   Chain forward(int stage) const;
   Chain backward(int stage, bool with_weight) const;
@@ -49,13 +49,13 @@ class LayerChains {
  private:
   Work kernel_work(const std::string& part, const std::vector<const OpCost*>& ops, Phase pass,
                    int layer) const;
-  double payload(hw::Precision p) const;
+  double payload(spec::Precision p) const;
   static std::vector<std::pair<std::string, std::vector<const OpCost*>>> segments(
       const LayerCost& l);
   static Work comm_work(StepOpKind kind, const std::string& part,
                         std::vector<CollectiveWork> collectives, int layer);
   Work tp_work(int layer) const;
-  Work ep_work(StepOpKind kind, const std::string& part, hw::Precision p, int layer) const;
+  Work ep_work(StepOpKind kind, const std::string& part, spec::Precision p, int layer) const;
   // ZeRO-3 traffic of one layer: non-expert parameters over dp, expert parameters over edp.
   Work zero3_work(StepOpKind kind, net::CollectiveOp op, const std::string& part,
                   const LayerCost& l, double bytes_per) const;
@@ -66,10 +66,10 @@ class LayerChains {
   // A layer's forward: its kernels and collectives in order (`recompute`: rerun in backward).
   void forward_layer(Chain& c, int li, bool recompute) const;
 
-  const ScenarioSpec& spec_;
+  const spec::ScenarioSpec& spec_;
   const ParallelPlan& plan_;
   const ModelCost& cost_;
-  const PrecisionPolicy& pr_;
+  const spec::PrecisionPolicy& pr_;
   KernelContext ctx_;
   mutable CollectiveMaker collective_;
 };

@@ -4,7 +4,7 @@
 
 namespace stepsim::workload {
 
-using hw::bytes_per_element;
+using spec::bytes_per_element;
 
 const LayerCost& layer_of(const ModelCost& cost, int index) {
   if (index == kEmbedding) return cost.embedding();
@@ -46,7 +46,7 @@ HeldParams held_params(const ParallelPlan& plan, const ModelCost& cost, int devi
   return h;
 }
 
-double optimizer_step_bytes(const ScenarioSpec& spec, const ParallelPlan& plan,
+double optimizer_step_bytes(const spec::ScenarioSpec& spec, const ParallelPlan& plan,
                             const ModelCost& cost, int device) {
   const auto& pr = spec.training.precision;
   const HeldParams held = held_params(plan, cost, device);
@@ -58,7 +58,7 @@ double optimizer_step_bytes(const ScenarioSpec& spec, const ParallelPlan& plan,
   return 2.0 * local * per_param;
 }
 
-double stage_activation_bytes(const ScenarioSpec& spec, const ParallelPlan& plan,
+double stage_activation_bytes(const spec::ScenarioSpec& spec, const ParallelPlan& plan,
                               const ModelCost& cost, int stage) {
   double per_token = 0.0;
   for (int li : stage_layer_indices(plan, stage))
@@ -67,7 +67,7 @@ double stage_activation_bytes(const ScenarioSpec& spec, const ParallelPlan& plan
   return per_token * plan.tokens_per_micro_batch / plan.tp;
 }
 
-MemoryBreakdown memory_of_rank(const ScenarioSpec& spec, const ParallelPlan& plan,
+MemoryBreakdown memory_of_rank(const spec::ScenarioSpec& spec, const ParallelPlan& plan,
                                const ModelCost& cost, int device) {
   const auto& pr = spec.training.precision;
   const int zero = spec.parallel.zero;
@@ -106,7 +106,7 @@ MemoryBreakdown memory_of_rank(const ScenarioSpec& spec, const ParallelPlan& pla
   return mem;
 }
 
-MemoryBreakdown memory_per_gpu(const ScenarioSpec& spec, const ParallelPlan& plan,
+MemoryBreakdown memory_per_gpu(const spec::ScenarioSpec& spec, const ParallelPlan& plan,
                                const ModelCost& cost) {
   MemoryBreakdown worst;
   for (int d = 0; d < plan.pp; ++d) {

@@ -50,19 +50,19 @@ std::vector<int> stage_layer_indices(const ParallelPlan& plan, int stage);
 
 // HBM bytes of one optimizer step on a device's GPU: every state of its (ZeRO-sharded) parameters
 // read and written once.
-double optimizer_step_bytes(const ScenarioSpec& spec, const ParallelPlan& plan,
+double optimizer_step_bytes(const spec::ScenarioSpec& spec, const ParallelPlan& plan,
                             const ModelCost& cost, int device);
 
 // Activation bytes one micro-batch leaves on a GPU of `stage` until its backward, under the
 // recompute policy, / tp.
-double stage_activation_bytes(const ScenarioSpec& spec, const ParallelPlan& plan,
+double stage_activation_bytes(const spec::ScenarioSpec& spec, const ParallelPlan& plan,
                               const ModelCost& cost, int stage);
 
 // The memory of a GPU of pipeline rank `device`: its own static state and its peak activations.
-MemoryBreakdown memory_of_rank(const ScenarioSpec& spec, const ParallelPlan& plan,
+MemoryBreakdown memory_of_rank(const spec::ScenarioSpec& spec, const ParallelPlan& plan,
                                const ModelCost& cost, int device);
 // The most loaded pipeline rank's.
-MemoryBreakdown memory_per_gpu(const ScenarioSpec& spec, const ParallelPlan& plan,
+MemoryBreakdown memory_per_gpu(const spec::ScenarioSpec& spec, const ParallelPlan& plan,
                                const ModelCost& cost);
 
 }  // namespace stepsim::workload

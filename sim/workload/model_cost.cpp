@@ -5,15 +5,15 @@
 
 namespace stepsim::workload {
 
-using hw::Precision;
+using spec::Precision;
 
 namespace {
 
-using hw::bytes_per_element;
+using spec::bytes_per_element;
 
 struct Builder {
-  const ModelSpec& m;
-  const TrainingSpec& t;
+  const spec::ModelSpec& m;
+  const spec::TrainingSpec& t;
   double act;  // bytes per activation element
   double gin;  // bytes per GEMM-input element
 
@@ -56,8 +56,12 @@ struct Builder {
     return op;
   }
 
-  std::string norm_name() const { return m.norm == NormKind::rmsnorm ? "rmsnorm" : "layernorm"; }
-  double norm_params(double dim) const { return m.norm == NormKind::rmsnorm ? dim : 2.0 * dim; }
+  std::string norm_name() const {
+    return m.norm == spec::NormKind::rmsnorm ? "rmsnorm" : "layernorm";
+  }
+  double norm_params(double dim) const {
+    return m.norm == spec::NormKind::rmsnorm ? dim : 2.0 * dim;
+  }
 
   OpCost norm(std::string name, double dim) const {
     // Output feeds a GEMM, kept in the GEMM precision.
@@ -91,7 +95,7 @@ struct Builder {
     const double h = m.hidden;
     const Precision g = t.precision.gemm;
     l.ops.push_back(norm("attn_norm", h));
-    if (a.kind == AttentionKind::mla) {
+    if (a.kind == spec::AttentionKind::mla) {
       const double qk = a.qk_dim(), heads = a.heads;
       if (a.q_lora_rank > 0) {
         l.ops.push_back(linear("q_down", "q_down", a.q_lora_rank, h, a.q_lora_rank * act, 1, 1, g));
@@ -136,7 +140,7 @@ struct Builder {
            bool routed) const {
     const double h = m.hidden;
     const Precision g = t.precision.gemm;
-    const bool gated = m.mlp.kind == MlpKind::swiglu;
+    const bool gated = m.mlp.kind == spec::MlpKind::swiglu;
     const double up_n = gated ? 2.0 * ffn : ffn;
     // The up projection keeps its input (dispatched copies for routed experts) and its output.
     const double in_bytes = routed ? copies * h * bytes_per_element(t.precision.dispatch) : 0.0;
@@ -295,7 +299,7 @@ double LayerCost::train_flops() const {
   return sum(ops, [](const OpCost& o) { return o.fwd_flops + o.b_flops + o.w_flops; });
 }
 
-ModelCost::ModelCost(const ModelSpec& model, const TrainingSpec& training) {
+ModelCost::ModelCost(const spec::ModelSpec& model, const spec::TrainingSpec& training) {
   const Builder b{model, training, bytes_per_element(training.precision.activations),
                   bytes_per_element(training.precision.gemm)};
   layers_.reserve(model.layers + model.mtp_layers);
@@ -350,15 +354,15 @@ double ModelCost::flops_per_token() const {
   return s;
 }
 
-bool is_recomputed(const OpCost& op, const RecomputeSpec& spec) {
+bool is_recomputed(const OpCost& op, const spec::RecomputeSpec& spec) {
   switch (spec.mode) {
-    case RecomputeMode::none:
+    case spec::RecomputeMode::none:
       return false;
-    case RecomputeMode::full:
+    case spec::RecomputeMode::full:
       return true;
-    case RecomputeMode::selective:
+    case spec::RecomputeMode::selective:
       return op.group == "attn_core";
-    case RecomputeMode::ops:
+    case spec::RecomputeMode::ops:
       return std::find(spec.ops.begin(), spec.ops.end(), op.name) != spec.ops.end() ||
              std::find(spec.ops.begin(), spec.ops.end(), op.group) != spec.ops.end();
   }
@@ -375,7 +379,7 @@ double op_local_params(const OpCost& op, int tp, int ep) {
 }
 
 ModelCost::Recomputed ModelCost::recompute(const LayerCost& layer,
-                                           const RecomputeSpec& spec) const {
+                                           const spec::RecomputeSpec& spec) const {
   const auto i = static_cast<std::size_t>(layer.index);
   if (layer.index >= 0 && i < layers_.size() && &layers_[i] == &layer &&
       spec.mode == policy_.mode && spec.ops == policy_.ops)
@@ -384,7 +388,7 @@ ModelCost::Recomputed ModelCost::recompute(const LayerCost& layer,
 }
 
 ModelCost::Recomputed ModelCost::recompute_uncached(const LayerCost& layer,
-                                                    const RecomputeSpec& spec) {
+                                                    const spec::RecomputeSpec& spec) {
   Recomputed r;
   r.saved_bytes = layer.input_bytes;
   for (const auto& op : layer.ops) {

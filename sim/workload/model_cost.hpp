@@ -51,10 +51,10 @@
 #include <string>
 #include <vector>
 
-#include "sim/hw/device_spec.hpp"
+#include "sim/spec/device.hpp"
+#include "sim/spec/model.hpp"
+#include "sim/spec/training.hpp"
 #include "sim/workload/layer_index.hpp"
-#include "sim/workload/model_spec.hpp"
-#include "sim/workload/training_spec.hpp"
 
 namespace stepsim::workload {
 
@@ -64,7 +64,7 @@ struct OpCost {
   std::string name;   // e.g. "q_up", "expert_down"
   std::string group;  // recompute group, e.g. "rmsnorm", "mla_up_proj", "attn_core", "swiglu"
   OpClass cls = OpClass::gemm;
-  hw::Precision precision = hw::Precision::bf16;
+  spec::Precision precision = spec::Precision::bf16;
   bool routed_expert = false;  // parameters sharded by expert parallelism
   // Whole on every tensor-parallel rank unless sequence parallelism splits it: the norms, whose
   // tensors span the hidden dimension. Other elementwise ops act on tensor-parallel shards (the
@@ -110,7 +110,7 @@ struct LayerCost {
 };
 
 // Whether the recompute policy reruns this op's forward in backward.
-bool is_recomputed(const OpCost& op, const RecomputeSpec& spec);
+bool is_recomputed(const OpCost& op, const spec::RecomputeSpec& spec);
 
 // Whether each tensor-parallel rank runs the op on every token of the micro-batch (a norm without
 // sequence parallelism) rather than on its share.
@@ -124,11 +124,11 @@ double op_local_params(const OpCost& op, int tp, int ep);
 
 // Bytes one token's hidden state takes in an expert dispatch or combine at precision p; FP8
 // payloads carry one fp32 scale per 128 elements (DeepSeek's 1x128 tiles).
-double a2a_bytes_per_token(double hidden, hw::Precision p);
+double a2a_bytes_per_token(double hidden, spec::Precision p);
 
 class ModelCost {
  public:
-  ModelCost(const ModelSpec& model, const TrainingSpec& training);
+  ModelCost(const spec::ModelSpec& model, const spec::TrainingSpec& training);
 
   // Transformer layers (the MTP blocks last), then `embedding()` (before layer 0) and `head()`
   // (after the main model's last), and the MTP modules' head, `mtp_head()` (after their blocks).
@@ -149,16 +149,16 @@ class ModelCost {
     double saved_bytes = 0.0;
     double extra_flops = 0.0;
   };
-  Recomputed recompute(const LayerCost& layer, const RecomputeSpec& spec) const;
+  Recomputed recompute(const LayerCost& layer, const spec::RecomputeSpec& spec) const;
 
   // Op names and groups a recompute list may name, for validation and did-you-mean.
   std::vector<std::string> recompute_names() const;
 
  private:
-  static Recomputed recompute_uncached(const LayerCost& layer, const RecomputeSpec& spec);
+  static Recomputed recompute_uncached(const LayerCost& layer, const spec::RecomputeSpec& spec);
 
   std::vector<LayerCost> layers_;
-  RecomputeSpec policy_;                // the training's
+  spec::RecomputeSpec policy_;          // the training's
   std::vector<Recomputed> recomputed_;  // per layer, under policy_
   LayerCost embedding_;
   LayerCost head_;

@@ -4,13 +4,13 @@
 
 namespace stepsim::workload {
 
-using hw::Precision;
+using spec::Precision;
 
 namespace {
 
-using hw::bytes_per_element;
 using hw::Kernel;
 using hw::KernelClass;
+using spec::bytes_per_element;
 
 constexpr double kScale = 4.0 / 128.0;  // fp32 scale per 1×128 tile, bytes per element
 
@@ -37,7 +37,7 @@ Kernel gemm_kernel(const std::string& op, hw::KernelRole role, Precision p, doub
 }
 
 void linear(const OpCost& op, Phase pass, const KernelContext& ctx, std::vector<Kernel>& out) {
-  const PrecisionPolicy& pr = ctx.precision;
+  const spec::PrecisionPolicy& pr = ctx.precision;
   const Precision p = op.precision;
   const bool fp8 = p == Precision::fp8;
   const double act = bytes_per_element(pr.activations);
@@ -82,7 +82,7 @@ void linear(const OpCost& op, Phase pass, const KernelContext& ctx, std::vector<
 }  // namespace
 
 void append_pass_kernels(const std::vector<const OpCost*>& ops, Phase pass,
-                         const RecomputeSpec* recompute, const KernelContext& ctx,
+                         const spec::RecomputeSpec* recompute, const KernelContext& ctx,
                          std::vector<Kernel>& out) {
   if (pass == Phase::forward) {
     for (const OpCost* op : ops) append_op_kernels(*op, pass, ctx, out);
@@ -98,7 +98,7 @@ void append_pass_kernels(const std::vector<const OpCost*>& ops, Phase pass,
   for (auto it = ops.rbegin(); it != ops.rend(); ++it) append_op_kernels(**it, pass, ctx, out);
 }
 
-KernelContext kernel_context(const ModelSpec& model, const TrainingSpec& training,
+KernelContext kernel_context(const spec::ModelSpec& model, const spec::TrainingSpec& training,
                              double tokens_per_micro_batch, int tp, int ep,
                              bool sequence_parallel) {
   KernelContext c;

@@ -40,13 +40,13 @@ struct KernelContext {
   double tokens = 0.0;  // tokens of the micro-batch on this GPU (split by tp)
   int tp = 1, ep = 1;
   bool sequence_parallel = false;
-  PrecisionPolicy precision;
+  spec::PrecisionPolicy precision;
   int local_experts = 1;  // routed experts held by this GPU
   double seq = 0.0;
   bool causal = true;
 };
 
-KernelContext kernel_context(const ModelSpec& model, const TrainingSpec& training,
+KernelContext kernel_context(const spec::ModelSpec& model, const spec::TrainingSpec& training,
                              double tokens_per_micro_batch, int tp, int ep, bool sequence_parallel);
 
 // The kernels `op` launches in `pass`, in launch order (none for a W pass of an op without
@@ -59,7 +59,7 @@ void append_op_kernels(const OpCost& op, Phase pass, const KernelContext& ctx,
 // passes first rerun the forward of the ops `recompute` names (none when null), then run each op's
 // kernels in reverse order.
 void append_pass_kernels(const std::vector<const OpCost*>& ops, Phase pass,
-                         const RecomputeSpec* recompute, const KernelContext& ctx,
+                         const spec::RecomputeSpec* recompute, const KernelContext& ctx,
                          std::vector<hw::Kernel>& out);
 
 }  // namespace stepsim::workload

@@ -11,8 +11,8 @@ namespace {
 
 using engine::UserError;
 
-[[noreturn]] void fail(const ScenarioSpec& spec, const std::string& key, const std::string& msg,
-                       const std::string& hint = {}) {
+[[noreturn]] void fail(const spec::ScenarioSpec& spec, const std::string& key,
+                       const std::string& msg, const std::string& hint = {}) {
   throw UserError(spec.where.at(key), msg, hint);
 }
 
@@ -29,10 +29,10 @@ std::string str(long long v) {
   return std::to_string(v);
 }
 
-void check_pipeline(const ScenarioSpec& spec, const ParallelPlan& plan) {
+void check_pipeline(const spec::ScenarioSpec& spec, const ParallelPlan& plan) {
   const auto& p = spec.parallel;
   const long long m = plan.micro_batches;
-  const std::string sched(to_string(p.schedule));
+  const std::string sched(workload::to_string(p.schedule));
   if (p.schedule.is_none()) {
     if (p.pp != 1)
       fail(spec, "parallelism.pp", "schedule 'none' runs no pipeline but pp is " + str(p.pp),
@@ -69,7 +69,7 @@ bool ParallelPlan::stage_neighbours_on_same_node() const {
   return gpus_per_rank() < gpus_per_node;
 }
 
-ParallelPlan make_plan(const ScenarioSpec& spec) {
+ParallelPlan make_plan(const spec::ScenarioSpec& spec) {
   const auto& p = spec.parallel;
   const auto& m = spec.model;
   const auto& t = spec.training;
@@ -238,14 +238,14 @@ ParallelPlan make_plan(const ScenarioSpec& spec) {
   return plan;
 }
 
-double peak_in_flight_micro_batches(const ScenarioSpec& spec, const ParallelPlan& plan,
+double peak_in_flight_micro_batches(const spec::ScenarioSpec& spec, const ParallelPlan& plan,
                                     int device) {
   return schedule_def(spec.parallel.schedule)
       .peak_in_flight(plan.pp, static_cast<double>(plan.micro_batches),
                       spec.parallel.virtual_stages, device);
 }
 
-int max_target_nodes(const MoeSpec& moe, int ep_nodes) {
+int max_target_nodes(const spec::MoeSpec& moe, int ep_nodes) {
   if (moe.groups <= 0 || moe.topk_groups <= 0) return 0;
   return std::max(
       1, static_cast<int>(std::ceil(static_cast<double>(moe.topk_groups) * ep_nodes / moe.groups)));

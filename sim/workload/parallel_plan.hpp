@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "sim/net/collective_cost.hpp"
-#include "sim/workload/scenario_spec.hpp"
+#include "sim/spec/scenario.hpp"
 #include "sim/workload/schedule/schedule.hpp"
 
 namespace stepsim::workload {
@@ -54,14 +54,15 @@ struct ParallelPlan {
 
 // Validates `spec.parallel` against the model and cluster; throws engine::UserError pointing at
 // the offending field.
-ParallelPlan make_plan(const ScenarioSpec& spec);
+ParallelPlan make_plan(const spec::ScenarioSpec& spec);
 
 // Largest number of (stage, micro-batch) activation sets a device holds at once under the
 // schedule, and the stage they belong to (the device's most expensive one).
-double peak_in_flight_micro_batches(const ScenarioSpec& spec, const ParallelPlan& plan, int device);
+double peak_in_flight_micro_batches(const spec::ScenarioSpec& spec, const ParallelPlan& plan,
+                                    int device);
 
 // The nodes a token may reach in a dispatch: the model's expert-group limit (groups are nodes
 // when the EP group spans `groups` nodes) scaled to the EP group's nodes; 0 when not limited.
-int max_target_nodes(const MoeSpec& moe, int ep_nodes);
+int max_target_nodes(const spec::MoeSpec& moe, int ep_nodes);
 
 }  // namespace stepsim::workload

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/workload/parallel_spec.hpp"
+#include "sim/spec/parallel.hpp"
 
 namespace stepsim::workload {
 
@@ -33,7 +33,7 @@ struct PipeInstr {
 };
 
 struct PipelineProgram {
-  Schedule schedule;
+  spec::Schedule schedule;
   int devices = 1;
   int stages = 1;
   int micro_batches = 1;
@@ -44,7 +44,7 @@ struct PipelineProgram {
 };
 
 // Builds the instruction lists; preconditions (pp, m, v) are checked by make_plan.
-PipelineProgram build_pipeline(Schedule schedule, int devices, int micro_batches,
+PipelineProgram build_pipeline(spec::Schedule schedule, int devices, int micro_batches,
                                int virtual_stages = 1);
 
 std::string to_string(const PipeInstr& i);

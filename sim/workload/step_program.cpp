@@ -11,8 +11,8 @@
 
 namespace stepsim::workload {
 
-using hw::bytes_per_element;
 using net::CollectiveOp;
+using spec::bytes_per_element;
 
 std::string_view to_string(StepOpKind k) {
   static constexpr std::string_view kNames[] = {
@@ -43,7 +43,7 @@ namespace {
 
 class ProgramBuilder {
  public:
-  ProgramBuilder(const ScenarioSpec& s, const ParallelPlan& p, const ModelCost& c)
+  ProgramBuilder(const spec::ScenarioSpec& s, const ParallelPlan& p, const ModelCost& c)
       : spec_(s), plan_(p), cost_(c), pr_(s.training.precision), chains_(s, p, c) {}
 
   StepProgram build() {
@@ -124,10 +124,10 @@ class ProgramBuilder {
     return index_[key] = static_cast<int>(p_->chains.size()) - 1;
   }
 
-  const ScenarioSpec& spec_;
+  const spec::ScenarioSpec& spec_;
   const ParallelPlan& plan_;
   const ModelCost& cost_;
-  const PrecisionPolicy& pr_;
+  const spec::PrecisionPolicy& pr_;
   LayerChains chains_;
   StepProgram* p_ = nullptr;
   std::map<std::pair<Phase, int>, int> index_;  // (phase, stage) -> chain
@@ -135,9 +135,9 @@ class ProgramBuilder {
 
 }  // namespace
 
-std::vector<TailWork> build_tail(const ScenarioSpec& spec, const ParallelPlan& plan,
+std::vector<TailWork> build_tail(const spec::ScenarioSpec& spec, const ParallelPlan& plan,
                                  const ModelCost& cost, int r) {
-  const PrecisionPolicy& pr = spec.training.precision;
+  const spec::PrecisionPolicy& pr = spec.training.precision;
   std::vector<TailWork> out;
   const int zero = spec.parallel.zero;
   CollectiveMaker collective(spec, plan);
@@ -167,10 +167,10 @@ std::vector<TailWork> build_tail(const ScenarioSpec& spec, const ParallelPlan& p
   opt.part = "optimizer step";
   hw::Kernel step;
   step.set_op("optimizer step");
-  step.precision = hw::Precision::fp32;
+  step.precision = spec::Precision::fp32;
   step.hbm_bytes = optimizer_step_bytes(spec, plan, cost, r);
   opt.kernels = {step};
-  if (pr.gemm == hw::Precision::fp8) {
+  if (pr.gemm == spec::Precision::fp8) {
     // The updated weights' FP8 copies for the next step, and their transposes (dgrad reads Wᵀ).
     // The FP8 GEMMs' weights the rank holds, read in the parameter precision (after ZeRO's
     // gather), written as two FP8 copies.
@@ -178,7 +178,7 @@ std::vector<TailWork> build_tail(const ScenarioSpec& spec, const ParallelPlan& p
     for (const auto& ss : plan.device_stages[r])
       for (int li : stage_layer_indices(plan, ss.stage))
         for (const OpCost& op : layer_of(cost, li).ops)
-          if (op.cls == OpClass::gemm && op.precision == hw::Precision::fp8)
+          if (op.cls == OpClass::gemm && op.precision == spec::Precision::fp8)
             fp8 += op_local_params(op, plan.tp, plan.ep);
     hw::Kernel cast;
     cast.set_op("fp8 weights");
@@ -198,7 +198,7 @@ std::vector<TailWork> build_tail(const ScenarioSpec& spec, const ParallelPlan& p
   return out;
 }
 
-StepProgram build_program(const ScenarioSpec& spec, const ParallelPlan& plan,
+StepProgram build_program(const spec::ScenarioSpec& spec, const ParallelPlan& plan,
                           const ModelCost& cost) {
   return ProgramBuilder(spec, plan, cost).build();
 }

@@ -81,7 +81,7 @@ struct CollectiveWork {
   net::CollectiveOp op = net::CollectiveOp::all_reduce;
   double bytes = 0.0;  // per GPU
   GroupRole group = GroupRole::tp;
-  TrafficKind kind = TrafficKind::tp;
+  spec::TrafficKind kind = spec::TrafficKind::tp;
   net::PlanOptions options;
 };
 
@@ -167,7 +167,7 @@ struct StepProgram {
   bool explicit_sends = false;
 };
 
-StepProgram build_program(const ScenarioSpec& spec, const ParallelPlan& plan,
+StepProgram build_program(const spec::ScenarioSpec& spec, const ParallelPlan& plan,
                           const ModelCost& cost);
 
 // What pipeline rank `rank` runs over the step, for the folds that add its work up (the roofline,
@@ -192,7 +192,7 @@ void fold(const StepProgram& program, int rank, Visitor&& visit) {
 // The data-parallel end of pipeline rank r, one bucket per stage it holds: its gradients are
 // reduced as soon as its last backward is done (overlapping the other stage's backward), then the
 // optimizer runs and ZeRO-1/2 gather the updated parameters.
-std::vector<TailWork> build_tail(const ScenarioSpec& spec, const ParallelPlan& plan,
+std::vector<TailWork> build_tail(const spec::ScenarioSpec& spec, const ParallelPlan& plan,
                                  const ModelCost& cost, int rank);
 
 }  // namespace stepsim::workload

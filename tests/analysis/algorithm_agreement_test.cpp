@@ -18,8 +18,8 @@
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim;
-using workload::Schedule;
-using workload::TrafficKind;
+using spec::Schedule;
+using spec::TrafficKind;
 
 namespace {
 
@@ -97,11 +97,11 @@ TEST_CASE("200 random faulted layouts: the roofline names the algorithms the sim
   while (simulated < 200 && tries < 5000) {
     ++tries;
     const int nodes = pick({1, 2, 4, 8});
-    workload::ScenarioSpec s = test::small_scenario(nodes, 8);
+    spec::ScenarioSpec s = test::small_scenario(nodes, 8);
     s.cluster.fabric.switch_ports = pick({4, 8, 64});  // 2, 4 or 32 nodes under a leaf
-    s.cluster.fabric.kind = nodes == 1     ? hw::FabricKind::none
-                            : pick({0, 1}) ? hw::FabricKind::multi_plane_fat_tree
-                                           : hw::FabricKind::rail_fat_tree;
+    s.cluster.fabric.kind = nodes == 1     ? spec::FabricKind::none
+                            : pick({0, 1}) ? spec::FabricKind::multi_plane_fat_tree
+                                           : spec::FabricKind::rail_fat_tree;
     s.model.layers = pick({4, 8});
     if (pick({0, 1})) {
       s.model.moe.enabled = true;
@@ -115,24 +115,24 @@ TEST_CASE("200 random faulted layouts: the roofline names the algorithms the sim
     p.tp = pick({1, 2, 4, 8});
     p.ep = s.model.moe.enabled ? pick({1, 2, 4, 8, 16}) : 1;
     p.zero = pick({0, 1, 2, 3});
-    p.schedule = p.pp == 1 ? Schedule::named("none") : Schedule::named("1f1b");
+    p.schedule = p.pp == 1 ? workload::schedule_named("none") : workload::schedule_named("1f1b");
     s.training.global_batch = pick({16, 32});
-    const hw::FabricShape shape = hw::fabric_shape(s.cluster);
+    const spec::FabricShape shape = spec::fabric_shape(s.cluster);
     for (int k = pick({1, 1, 2, 3}); k > 0; --k) {
-      hw::FaultSpec f;
-      f.kind = static_cast<hw::FaultKind>(pick({0, 1, 2, 3, 4, 5}));
+      spec::FaultSpec f;
+      f.kind = static_cast<spec::FaultKind>(pick({0, 1, 2, 3, 4, 5}));
       f.node = std::uniform_int_distribution<int>(0, nodes - 1)(rng);
       f.nic = pick({0, 1, 2, 3, 4, 5, 6, 7});
       f.gpu = std::uniform_int_distribution<int>(0, nodes * 8 - 1)(rng);
-      f.factor = f.kind == hw::FaultKind::straggler ? 1.3 : 0.5;
+      f.factor = f.kind == spec::FaultKind::straggler ? 1.3 : 0.5;
       if (f.on_leaf_spine_link()) {
         if (shape.spines_per_plane == 0) continue;
         f.plane = std::uniform_int_distribution<int>(0, shape.planes - 1)(rng);
         f.leaf = std::uniform_int_distribution<int>(0, shape.leaves_per_plane - 1)(rng);
         f.spine = std::uniform_int_distribution<int>(0, shape.spines_per_plane - 1)(rng);
       }
-      if (nodes == 1 && f.kind != hw::FaultKind::straggler &&
-          f.kind != hw::FaultKind::nvlink_degrade)
+      if (nodes == 1 && f.kind != spec::FaultKind::straggler &&
+          f.kind != spec::FaultKind::nvlink_degrade)
         continue;
       s.cluster.faults.push_back(f);
     }

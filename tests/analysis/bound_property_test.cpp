@@ -18,7 +18,7 @@
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim;
-using workload::Schedule;
+using spec::Schedule;
 
 namespace {
 
@@ -61,7 +61,7 @@ TEST_CASE("The roofline bound is at most the simulated step on 200 random layout
   while (simulated < 200 && tries < 5000) {
     ++tries;
     const int nodes = pick({1, 2, 4, 8});
-    workload::ScenarioSpec s = test::small_scenario(nodes, 8);
+    spec::ScenarioSpec s = test::small_scenario(nodes, 8);
     s.model.layers = pick({4, 8, 12});
     if (pick({0, 1})) {
       s.model.moe.enabled = true;
@@ -77,7 +77,7 @@ TEST_CASE("The roofline bound is at most the simulated step on 200 random layout
     p.tp = pick({1, 2, 4, 8});
     p.ep = s.model.moe.enabled ? pick({1, 2, 4, 8, 16}) : 1;
     p.zero = pick({0, 1, 2, 3});
-    p.schedule = p.pp == 1 ? Schedule::named("none")
+    p.schedule = p.pp == 1 ? workload::schedule_named("none")
                            : Schedule::at(std::uniform_int_distribution<std::size_t>(
                                  1, workload::all_schedules().size() - 1)(rng));
     p.virtual_stages = workload::schedule_def(p.schedule).uses_virtual_stages ? 2 : 1;
@@ -85,8 +85,8 @@ TEST_CASE("The roofline bound is at most the simulated step on 200 random layout
     p.comm_sms = pick({0, 0, 20});
     s.training.seq_len = pick({512, 1024, 2048});
     s.training.global_batch = pick({16, 32, 64, 128});
-    s.training.recompute.mode = static_cast<workload::RecomputeMode>(pick({0, 1, 2}));
-    s.fidelity = static_cast<workload::NetworkFidelity>(pick({0, 0, 1}));
+    s.training.recompute.mode = static_cast<spec::RecomputeMode>(pick({0, 1, 2}));
+    s.fidelity = static_cast<spec::NetworkFidelity>(pick({0, 0, 1}));
     analysis::StepSimulation sim;
     try {
       sim = analysis::simulate_step(s);
@@ -98,7 +98,7 @@ TEST_CASE("The roofline bound is at most the simulated step on 200 random layout
     CAPTURE(p.tp);
     CAPTURE(p.ep);
     CAPTURE(p.zero);
-    CAPTURE(to_string(p.schedule));
+    CAPTURE(workload::to_string(p.schedule));
     CAPTURE(s.model.moe.enabled);
     CAPTURE(static_cast<int>(s.training.recompute.mode));
     CAPTURE(p.sequence_parallel);

@@ -12,9 +12,9 @@ TEST_CASE("Kernel classes add up to the roofline's FLOPs and HBM bytes of each r
   auto spec = test::small_scenario(1, 8);
   spec.parallel.pp = 2;
   spec.parallel.tp = 4;
-  spec.parallel.schedule = workload::Schedule::named("1f1b");
+  spec.parallel.schedule = workload::schedule_named("1f1b");
   spec.training.global_batch = 8;
-  spec.training.recompute = {workload::RecomputeMode::ops, {"swiglu"}};
+  spec.training.recompute = {spec::RecomputeMode::ops, {"swiglu"}};
   workload::StepProgram program;
   const auto r = analysis::roofline(spec, &program);
   const hw::TableKernelModel kernels(spec.cluster.device);

@@ -17,7 +17,7 @@ void same_bound(analysis::LayoutBounds& bounds, const std::string& scenario,
                 const std::vector<std::string>& sets) {
   std::vector<config::Override> overrides;
   for (const std::string& s : sets) overrides.push_back(config::parse_override(s));
-  const workload::ScenarioSpec spec =
+  const spec::ScenarioSpec spec =
       config::load_scenario(test::source_path("scenarios/" + scenario), overrides);
   const analysis::Roofline want = analysis::roofline(spec);
   const analysis::LayoutBound got = bounds.bound(spec);

@@ -14,7 +14,7 @@ namespace {
 
 // Four nodes of eight GPUs: tensor parallelism inside a node, pipeline and data parallelism
 // across nodes, so that every link group carries traffic.
-workload::ScenarioSpec four_nodes() {
+spec::ScenarioSpec four_nodes() {
   auto spec = test::pipelined_scenario();
   spec.cluster.fabric.switch_ports = 4;  // two nodes a leaf: traffic between leaves climbs
   return spec;
@@ -94,7 +94,7 @@ TEST_CASE("Link usage: every op on the fabric runs its pieces in order, end to e
   // pieces (NVLink, the NICs, NVLink again).
   auto spec = four_nodes();
   spec.parallel.tp = 2;
-  spec.collectives[static_cast<int>(workload::TrafficKind::dp)].algorithm = "hierarchical";
+  spec.collectives[static_cast<int>(spec::TrafficKind::dp)].algorithm = "hierarchical";
   const auto sim = analysis::simulate_step(spec);
   const auto& g = sim.build.graph;
   const auto& t = sim.timeline;
@@ -176,7 +176,7 @@ TEST_CASE("Link usage: a piece's bytes land in the bins it ran in, in proportion
 
 TEST_CASE("Link usage: nothing is binned without a live fabric") {
   auto spec = four_nodes();
-  spec.fidelity = workload::NetworkFidelity::analytic;
+  spec.fidelity = spec::NetworkFidelity::analytic;
   const auto sim = analysis::simulate_step(spec);
   const auto u = analysis::link_usage(sim.build.graph, sim.timeline, *sim.topology, 20, 4);
   CHECK(!u.live);

@@ -25,12 +25,12 @@ double tp_bytes(const analysis::Roofline& r) {
 }  // namespace
 
 TEST_CASE("Full recomputation repeats the forward's two tensor-parallel all-reduces per layer") {
-  workload::ScenarioSpec s = test::small_scenario(1, 8);
+  spec::ScenarioSpec s = test::small_scenario(1, 8);
   s.parallel.tp = 2;
   s.training.global_batch = 8;
-  s.training.recompute.mode = workload::RecomputeMode::selective;
+  s.training.recompute.mode = spec::RecomputeMode::selective;
   const auto selective = analysis::simulate_step(s);
-  s.training.recompute.mode = workload::RecomputeMode::full;
+  s.training.recompute.mode = spec::RecomputeMode::full;
   const auto full = analysis::simulate_step(s);
   // One device (pp 1), 8 layers, 2 micro-batches (dp 4): 4 all-reduces per layer and micro-batch,
   // 6 with full recomputation.

@@ -7,8 +7,8 @@
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim;
+using spec::ScenarioSpec;
 using workload::ParallelPlan;
-using workload::ScenarioSpec;
 
 namespace {
 
@@ -17,7 +17,7 @@ ScenarioSpec pipeline(const char* schedule) {
   s.parallel.pp = 4;
   s.parallel.dp = 2;
   s.parallel.zero = 1;
-  s.parallel.schedule = workload::Schedule::named(schedule);
+  s.parallel.schedule = workload::schedule_named(schedule);
   return s;
 }
 

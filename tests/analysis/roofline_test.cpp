@@ -18,7 +18,7 @@ analysis::Roofline of(const std::string& file, const std::vector<std::string>& s
 }  // namespace
 
 TEST_CASE("Closed form on one node: compute = FLOPs / achievable rate, no NIC traffic") {
-  workload::ScenarioSpec s = test::small_scenario(1, 8);
+  spec::ScenarioSpec s = test::small_scenario(1, 8);
   s.parallel.zero = 0;
   const analysis::Roofline r = analysis::roofline(s);
   const workload::ModelCost cost(s.model, s.training);
@@ -37,7 +37,7 @@ TEST_CASE("Closed form on one node: compute = FLOPs / achievable rate, no NIC tr
 }
 
 TEST_CASE("Communication SMs slow compute by SMs / (SMs - comm_sms)") {
-  workload::ScenarioSpec s = test::small_scenario(1, 8);
+  spec::ScenarioSpec s = test::small_scenario(1, 8);
   const double base = analysis::roofline(s).compute_s;
   s.parallel.comm_sms = 33;
   CHECK(analysis::roofline(s).compute_s == doctest::Approx(base * 132.0 / 99.0));
@@ -95,11 +95,11 @@ TEST_CASE(
 }
 
 TEST_CASE("ZeRO-3 moves 3x the parameters per micro-batch (1.5x plain DP's all-reduce)") {
-  workload::ScenarioSpec s = test::small_scenario(1, 8);
+  spec::ScenarioSpec s = test::small_scenario(1, 8);
   s.parallel.zero = 0;
   const double dp = analysis::roofline(s).comm_bytes.nvlink;
   s.parallel.zero = 3;
-  s.training.precision.grads = hw::Precision::bf16;
+  s.training.precision.grads = spec::Precision::bf16;
   const analysis::Roofline z3 = analysis::roofline(s);
   const double m = static_cast<double>(z3.plan.micro_batches);
   // Plain DP with fp32 grads: 2·(7/8)·4P = 7P. ZeRO-3 with bf16: 3·(7/8)·2P = 5.25P per

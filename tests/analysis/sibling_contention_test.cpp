@@ -12,14 +12,14 @@
 using namespace stepsim;
 
 TEST_CASE("Two expert groups crossing one degraded leaf's uplinks slow each other") {
-  workload::ScenarioSpec s = test::small_scenario(16, 8);
+  spec::ScenarioSpec s = test::small_scenario(16, 8);
   s.cluster.fabric.switch_ports = 12;
   s.model.moe = {true, 64, 0, 4, 1024, 0, 1, 0, 0};
   s.parallel.ep = 64;
   s.training.global_batch = 128;
   for (int spine : {0, 1}) {
-    hw::FaultSpec f;
-    f.kind = hw::FaultKind::link_degrade;
+    spec::FaultSpec f;
+    f.kind = spec::FaultKind::link_degrade;
     f.plane = 0;
     f.leaf = 1;
     f.spine = spine;

@@ -10,19 +10,19 @@
 
 using namespace stepsim;
 using engine::Time;
-using workload::Schedule;
+using spec::Schedule;
 
 namespace {
 
-workload::ScenarioSpec load(const std::string& file, const std::vector<std::string>& sets = {}) {
+spec::ScenarioSpec load(const std::string& file, const std::vector<std::string>& sets = {}) {
   std::vector<config::Override> o;
   for (const auto& s : sets) o.push_back(config::parse_override(s));
   return config::load_scenario(test::source_path(file), o);
 }
 
 // A dense model with equal stages (16 layers, no embedding or head cost), on 4 nodes.
-workload::ScenarioSpec equal_stages(Schedule s, int pp, int m, int v = 1) {
-  workload::ScenarioSpec spec = test::small_scenario(4, 8);
+spec::ScenarioSpec equal_stages(Schedule s, int pp, int m, int v = 1) {
+  spec::ScenarioSpec spec = test::small_scenario(4, 8);
   spec.model.layers = 16 * v;
   spec.model.vocab = 1;  // embedding and head negligible next to the layers
   spec.parallel.pp = pp;
@@ -30,7 +30,7 @@ workload::ScenarioSpec equal_stages(Schedule s, int pp, int m, int v = 1) {
   spec.parallel.schedule = s;
   spec.parallel.virtual_stages = v;
   spec.training.global_batch = m;
-  spec.fidelity = workload::NetworkFidelity::free;
+  spec.fidelity = spec::NetworkFidelity::free;
   spec.cluster.device.hbm_bandwidth = 1e18;  // elementwise ops and the embedding cost ~nothing
   return spec;
 }
@@ -99,7 +99,7 @@ TEST_CASE(
     "Full simulation, free network, equal stages: 1F1B, GPipe and interleaved idle match their "
     "formulas") {
   for (int p : {4, 8}) {
-    for (Schedule sch : {Schedule::named("1f1b"), Schedule::named("gpipe")}) {
+    for (Schedule sch : {workload::schedule_named("1f1b"), workload::schedule_named("gpipe")}) {
       CAPTURE(p);
       const auto s = analysis::simulate_step(equal_stages(sch, p, 2 * p));
       const auto [f, b] = chunk_times(s, 1);
@@ -110,7 +110,7 @@ TEST_CASE(
     }
     // Interleaved: chunk times f, b; a device's F + B over its v = 2 chunks is 2(f + b).
     const auto s =
-        analysis::simulate_step(equal_stages(Schedule::named("interleaved"), p, 2 * p, 2));
+        analysis::simulate_step(equal_stages(workload::schedule_named("interleaved"), p, 2 * p, 2));
     const auto [f, b] = chunk_times(s, 1);
     for (int d = 0; d < p; ++d) {
       const auto& m = s.metrics.per_device[d];
@@ -193,7 +193,7 @@ TEST_CASE("A straggler slows its pipeline rank and the step") {
 }
 
 TEST_CASE("ZeRO-3 prefetch overlaps parameter gathers with the previous layers' compute") {
-  workload::ScenarioSpec s = test::small_scenario(4, 8);
+  spec::ScenarioSpec s = test::small_scenario(4, 8);
   s.parallel.zero = 3;
   s.parallel.zero3_prefetch = 0;
   const auto none = analysis::simulate_step(s);
@@ -217,7 +217,7 @@ TEST_CASE("A scenario's collective choice reaches the simulation and the rooflin
   // rather than the tuner's rail-aligned rings: a different step, and the roofline's rows say so.
   auto spec = config::load_scenario(stepsim::test::source_path("scenarios/deepseek-v3-zero3.yaml"));
   const double tuned = analysis::simulate_step(spec).metrics.step_s;
-  auto& zero = spec.collectives[static_cast<int>(workload::TrafficKind::zero)];
+  auto& zero = spec.collectives[static_cast<int>(spec::TrafficKind::zero)];
   zero.algorithm = "hierarchical";
   zero.chunks = 1;
   const double fixed = analysis::simulate_step(spec).metrics.step_s;

@@ -13,12 +13,12 @@
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim;
-using workload::Schedule;
+using spec::Schedule;
 
 namespace {
 
 struct Drawn {
-  workload::ScenarioSpec spec;
+  spec::ScenarioSpec spec;
   std::string what;
 };
 
@@ -28,7 +28,7 @@ Drawn draw(std::mt19937_64& rng) {
   };
   auto below = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
   const int nodes = pick({1, 2, 4, 8, 16, 32});
-  workload::ScenarioSpec s = test::small_scenario(nodes, 8);
+  spec::ScenarioSpec s = test::small_scenario(nodes, 8);
   s.cluster.fabric.switch_ports = pick({64, 8, 16});
   s.model.layers = pick({4, 8});
   if (pick({0, 1})) {
@@ -43,13 +43,13 @@ Drawn draw(std::mt19937_64& rng) {
   p.tp = pick({1, 2, 8});
   p.ep = s.model.moe.enabled ? pick({1, 2, 8, 16}) : 1;
   p.zero = pick({0, 1, 3});
-  p.schedule = p.pp == 1 ? Schedule::named("none")
+  p.schedule = p.pp == 1 ? workload::schedule_named("none")
                          : Schedule::at(std::uniform_int_distribution<std::size_t>(
                                1, workload::all_schedules().size() - 1)(rng));
   p.virtual_stages = workload::schedule_def(p.schedule).uses_virtual_stages ? 2 : 1;
   s.training.seq_len = 512;
   s.training.global_batch = pick({32, 64, 128}) * std::max(1, nodes / 4);
-  s.fidelity = static_cast<workload::NetworkFidelity>(pick({0, 1, 1}));
+  s.fidelity = static_cast<spec::NetworkFidelity>(pick({0, 1, 1}));
   const int gpus = nodes * 8;
   std::string what = std::to_string(nodes) + " nodes, pp " + std::to_string(p.pp) + " tp " +
                      std::to_string(p.tp) + " ep " + std::to_string(p.ep) + " zero " +
@@ -58,21 +58,22 @@ Drawn draw(std::mt19937_64& rng) {
                      std::to_string(s.cluster.fabric.switch_ports);
   const int faults = pick({0, 1, 2});
   for (int i = 0; i < faults; ++i) {
-    hw::FaultSpec f;
-    f.kind = static_cast<hw::FaultKind>(below(6));
+    spec::FaultSpec f;
+    f.kind = static_cast<spec::FaultKind>(below(6));
     f.node = below(nodes);
     f.nic = below(8);
     f.gpu = below(gpus);
-    f.factor = f.kind == hw::FaultKind::straggler ? 1.5 : 0.25;
-    if (f.kind == hw::FaultKind::link_down || f.kind == hw::FaultKind::link_degrade) {
+    f.factor = f.kind == spec::FaultKind::straggler ? 1.5 : 0.25;
+    if (f.kind == spec::FaultKind::link_down || f.kind == spec::FaultKind::link_degrade) {
       const int half = s.cluster.fabric.switch_ports / 2;
-      if (nodes <= half) f.kind = hw::FaultKind::nic_degrade;  // no spines: a NIC instead
+      if (nodes <= half) f.kind = spec::FaultKind::nic_degrade;  // no spines: a NIC instead
       f.plane = below(8);
       f.leaf = below((nodes + half - 1) / half);
       f.spine = below(half);
     }
-    if (nodes == 1 && (f.kind == hw::FaultKind::nic_down || f.kind == hw::FaultKind::nic_degrade))
-      f.kind = hw::FaultKind::straggler;
+    if (nodes == 1 &&
+        (f.kind == spec::FaultKind::nic_down || f.kind == spec::FaultKind::nic_degrade))
+      f.kind = spec::FaultKind::straggler;
     s.cluster.faults.push_back(f);
     what += ", fault " + std::to_string(static_cast<int>(f.kind));
   }

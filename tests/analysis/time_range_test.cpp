@@ -12,7 +12,7 @@
 
 #include "sim/analysis/step_simulation.hpp"
 #include "sim/config/load.hpp"
-#include "sim/hw/precision.hpp"
+#include "sim/spec/precision.hpp"
 #include "tests/test_support.hpp"
 
 namespace {
@@ -32,7 +32,7 @@ std::string num(double v) {
 }
 
 // Overrides for one draw; `corner` puts every quantity at its slowest end instead.
-std::vector<Override> draw(std::mt19937_64& rng, const stepsim::workload::ScenarioSpec& base,
+std::vector<Override> draw(std::mt19937_64& rng, const stepsim::spec::ScenarioSpec& base,
                            bool corner) {
   std::vector<std::string> sets;
   auto pick = [&](double lo, double hi, bool slow_is_high) {
@@ -48,7 +48,7 @@ std::vector<Override> draw(std::mt19937_64& rng, const stepsim::workload::Scenar
     sets.push_back("cluster.nvlink.nvls=" + num(nvlink * pick(least, 1.0, false)) + "B/s");
   if (base.cluster.deepep_nvlink_bandwidth > 0.0)
     sets.push_back("cluster.deepep.nvlink=" + num(nvlink * pick(least, 1.0, false)) + "B/s");
-  const bool fabric = base.cluster.fabric.kind != stepsim::hw::FabricKind::none;
+  const bool fabric = base.cluster.fabric.kind != stepsim::spec::FabricKind::none;
   if (fabric) {
     const double nic = pick(1e8, 1e15, false);
     sets.push_back("cluster.fabric.nic.bandwidth=" + num(nic) + "B/s");
@@ -60,11 +60,11 @@ std::vector<Override> draw(std::mt19937_64& rng, const stepsim::workload::Scenar
   sets.push_back("cluster.device.kernel_tables=[]");
   sets.push_back("cluster.device.memory.bandwidth=" + num(pick(1e10, 1e15, false)) + "B/s");
   sets.push_back("cluster.device.launch_overhead=" + num(pick(1e-12, 1e-3, true)) + "s");
-  for (int i = 0; i < stepsim::hw::kPrecisionCount; ++i) {
-    const auto p = static_cast<stepsim::hw::Precision>(i);
+  for (int i = 0; i < stepsim::spec::kPrecisionCount; ++i) {
+    const auto p = static_cast<stepsim::spec::Precision>(i);
     if (!base.cluster.device.supports(p)) continue;
     const double a = pick(1e12, 1e18, false);
-    const std::string key = "cluster.device.compute." + std::string(stepsim::hw::to_string(p));
+    const std::string key = "cluster.device.compute." + std::string(stepsim::spec::to_string(p));
     sets.push_back(key + ".achievable=" + num(a) + "FLOP/s");
     sets.push_back(key + ".peak=" + num(a) + "FLOP/s");
   }

@@ -13,11 +13,11 @@ using namespace stepsim;
 
 namespace {
 
-hw::DeviceSpec h800() {
+spec::DeviceSpec h800() {
   return config::load_device(test::source_path("topologies/h800.yaml"));
 }
 
-hw::Kernel gemm_of(const hw::GemmRow& r) {
+hw::Kernel gemm_of(const spec::GemmRow& r) {
   hw::Kernel k;
   k.cls = hw::KernelClass::gemm;
   k.precision = r.precision;
@@ -26,7 +26,7 @@ hw::Kernel gemm_of(const hw::GemmRow& r) {
   return k;
 }
 
-hw::Kernel attention_of(const hw::AttentionRow& r) {
+hw::Kernel attention_of(const spec::AttentionRow& r) {
   hw::Kernel k;
   k.cls = hw::KernelClass::attention;
   k.precision = r.precision;
@@ -40,11 +40,11 @@ hw::Kernel attention_of(const hw::AttentionRow& r) {
 
 // The rate the model gives, as the table would have measured it: compared at the clock the
 // model runs the row's shape at (sustained where the SMs bind).
-double burst_rate(const hw::DeviceSpec& d, const hw::Kernel& k, double hw_flops) {
+double burst_rate(const spec::DeviceSpec& d, const hw::Kernel& k, double hw_flops) {
   const hw::TableKernelModel m(d);
   double clock = d.tables.sustained_clock;
   if (k.cls == hw::KernelClass::gemm) {
-    const double in = hw::bytes_per_element(k.precision);
+    const double in = spec::bytes_per_element(k.precision);
     const double bytes = k.groups * (k.m * k.k * in + k.n * k.k * in + k.m * k.n * 2.0);
     if (k.flops / bytes * d.hbm_bandwidth < d.rate(k.precision).peak_flops) clock = 1.0;
   }
@@ -59,7 +59,7 @@ bool inside(double v, double lo, double hi) {
 
 TEST_CASE("Every shipped table reproduces its own rows") {
   for (const char* dev : {"topologies/h800.yaml", "topologies/h100.yaml", "topologies/a100.yaml"}) {
-    const hw::DeviceSpec d = config::load_device(test::source_path(dev));
+    const spec::DeviceSpec d = config::load_device(test::source_path(dev));
     const hw::TableKernelModel m(d);
     CAPTURE(dev);
     REQUIRE(!d.tables.sources.empty());
@@ -67,7 +67,7 @@ TEST_CASE("Every shipped table reproduces its own rows") {
       CAPTURE(r.line);
       const hw::Kernel k = gemm_of(r);
       // Burst rows run at the sustained clock where the SMs bind (not where HBM does).
-      const double in = hw::bytes_per_element(r.precision);
+      const double in = spec::bytes_per_element(r.precision);
       const double bytes = r.groups * (r.m * r.k * in + r.n * r.k * in + r.m * r.n * 2.0);
       const bool compute_bound =
           k.flops / bytes * d.hbm_bandwidth >= d.rate(r.precision).peak_flops;
@@ -90,15 +90,15 @@ TEST_CASE("Every shipped table reproduces its own rows") {
 }
 
 TEST_CASE("Leave one out: the DeepGEMM table within 10 % where it interpolates") {
-  const hw::DeviceSpec full = h800();
+  const spec::DeviceSpec full = h800();
   int interpolated = 0;
   for (std::size_t i = 0; i < full.tables.gemm.size(); ++i) {
-    const hw::GemmRow row = full.tables.gemm[i];
+    const spec::GemmRow row = full.tables.gemm[i];
     if (full.tables.sources[row.source].name != "deepgemm") continue;
-    hw::DeviceSpec d = full;
+    spec::DeviceSpec d = full;
     d.tables.gemm.erase(d.tables.gemm.begin() + static_cast<long>(i));
     bool in = true;
-    for (auto dim : {&hw::GemmRow::m, &hw::GemmRow::n, &hw::GemmRow::k}) {
+    for (auto dim : {&spec::GemmRow::m, &spec::GemmRow::n, &spec::GemmRow::k}) {
       double lo = 1e300, hi = 0;
       for (const auto& r : d.tables.gemm)
         if (r.precision == row.precision) lo = std::min(lo, r.*dim), hi = std::max(hi, r.*dim);
@@ -118,11 +118,11 @@ TEST_CASE("Leave one out: the DeepGEMM table within 10 % where it interpolates")
 }
 
 TEST_CASE("Leave one out: the FlashAttention-3 table within 10 % where it interpolates") {
-  const hw::DeviceSpec full = h800();
+  const spec::DeviceSpec full = h800();
   int interpolated = 0;
   for (std::size_t i = 0; i < full.tables.attention.size(); ++i) {
-    const hw::AttentionRow row = full.tables.attention[i];
-    hw::DeviceSpec d = full;
+    const spec::AttentionRow row = full.tables.attention[i];
+    spec::DeviceSpec d = full;
     d.tables.attention.erase(d.tables.attention.begin() + static_cast<long>(i));
     double lo = 1e300, hi = 0;
     for (const auto& r : d.tables.attention)

@@ -1,4 +1,5 @@
-#include "sim/config/load.hpp"
+#include "sim//config/load.hpp"
+#include "sim/workload/schedule/schedule.hpp"
 
 #include <doctest/doctest.h>
 
@@ -10,17 +11,17 @@ using stepsim::test::source_path;
 TEST_CASE("The DualPipe scenario resolves to the published configuration") {
   const auto s = config::load_scenario(source_path("scenarios/deepseek-v3-dualpipe.yaml"));
   CHECK(s.cluster.world_size() == 2048);
-  CHECK(s.cluster.fabric.kind == hw::FabricKind::multi_plane_fat_tree);
+  CHECK(s.cluster.fabric.kind == spec::FabricKind::multi_plane_fat_tree);
   CHECK(s.cluster.fabric.nic.bandwidth == 47e9);
   CHECK(s.cluster.nvlink.bandwidth == 160e9);
-  CHECK(s.cluster.device.rate(hw::Precision::fp8).achievable_flops == 1460e12);
+  CHECK(s.cluster.device.rate(spec::Precision::fp8).achievable_flops == 1460e12);
   CHECK(s.parallel.pp == 16);
   CHECK(s.parallel.ep == 64);
   CHECK(s.parallel.zero == 1);
-  CHECK(s.parallel.schedule == workload::Schedule::named("dualpipe"));
+  CHECK(s.parallel.schedule == workload::schedule_named("dualpipe"));
   CHECK(s.parallel.comm_sms == 20);
-  CHECK(s.training.precision.gemm == hw::Precision::fp8);
-  CHECK(s.training.recompute.mode == workload::RecomputeMode::ops);
+  CHECK(s.training.precision.gemm == spec::Precision::fp8);
+  CHECK(s.training.recompute.mode == spec::RecomputeMode::ops);
   CHECK(s.model.moe.experts == 256);
   // Provenance: parallelism.pp was set on a known line of the scenario.
   CHECK(s.where.at("parallelism.pp").line > 0);
@@ -33,7 +34,7 @@ TEST_CASE("--set overrides fields in the scenario and in the files it names") {
                                         config::parse_override("cluster.nvlink.bandwidth=100GB/s"),
                                         config::parse_override("cluster.device.sms=100"),
                                         config::parse_override("training.recompute=[rmsnorm]")});
-  CHECK(s.parallel.schedule == workload::Schedule::named("1f1b"));
+  CHECK(s.parallel.schedule == workload::schedule_named("1f1b"));
   CHECK(s.model.layers == 60);
   CHECK(s.cluster.nvlink.bandwidth == 100e9);
   CHECK(s.cluster.device.sms == 100);
@@ -75,7 +76,7 @@ TEST_CASE(
       {config::parse_override(
           "network={collectives: {dp: ring, pp: {protocol: ll}, ep: {algorithm: deepep, "
           "channels: 4, chunks: 2}}}")});
-  using workload::TrafficKind;
+  using spec::TrafficKind;
   const auto& dp = s.collectives[static_cast<int>(TrafficKind::dp)];
   const auto& ep = s.collectives[static_cast<int>(TrafficKind::ep)];
   const auto& pp = s.collectives[static_cast<int>(TrafficKind::pp)];

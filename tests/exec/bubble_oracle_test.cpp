@@ -17,8 +17,8 @@
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim;
+using spec::Schedule;
 using workload::Phase;
-using workload::Schedule;
 
 namespace {
 
@@ -45,8 +45,8 @@ struct Run {
 };
 
 Run run(Schedule schedule, int p, int m, Costs c, int v = 1,
-        workload::NetworkFidelity fidelity = workload::NetworkFidelity::free) {
-  workload::ScenarioSpec s = test::small_scenario(1, p);
+        spec::NetworkFidelity fidelity = spec::NetworkFidelity::free) {
+  spec::ScenarioSpec s = test::small_scenario(1, p);
   s.model.layers = 48;
   s.parallel.pp = p;
   s.parallel.schedule = schedule;
@@ -131,10 +131,10 @@ void check_idle(const Run& r, int p, double want_ns) {
 TEST_CASE("1F1B and GPipe: bubble (p-1)(F+B) on every device") {
   for (int p : {4, 8, 16})
     for (int m : {2 * p, 4 * p})
-      for (Schedule s : {Schedule::named("1f1b"), Schedule::named("gpipe")}) {
+      for (Schedule s : {workload::schedule_named("1f1b"), workload::schedule_named("gpipe")}) {
         CAPTURE(p);
         CAPTURE(m);
-        CAPTURE(to_string(s));
+        CAPTURE(workload::to_string(s));
         const Run r = run(s, p, m, {100, 130, 70});
         check_complete(r);
         check_idle(r, p, (p - 1) * (100 + 130 + 70));
@@ -148,7 +148,7 @@ TEST_CASE("ZB1P: bubble (p-1)(F+B-2W), B the full backward, on every device") {
            {std::tuple{100, 100, 100}, std::tuple{100, 130, 70}, std::tuple{120, 90, 80}}) {
         CAPTURE(p);
         CAPTURE(m);
-        const Run r = run(Schedule::named("zb1p"), p, m, {f, b, w});
+        const Run r = run(workload::schedule_named("zb1p"), p, m, {f, b, w});
         check_complete(r);
         check_idle(r, p, (p - 1) * (f + (b + w) - 2 * w));
       }
@@ -162,7 +162,7 @@ TEST_CASE("Interleaved 1F1B: bubble (p-1)(F+B)/v, F and B of a whole device's la
         CAPTURE(m);
         CAPTURE(v);
         // Chunk times: a device's F = v·60 ns, full B = v·150 ns.
-        const Run r = run(Schedule::named("interleaved"), p, m, {60, 90, 60}, v);
+        const Run r = run(workload::schedule_named("interleaved"), p, m, {60, 90, 60}, v);
         check_complete(r);
         check_idle(r, p, (p - 1) * (60 + 150));
       }
@@ -177,7 +177,7 @@ TEST_CASE("DualPipe (explicit sends and receives): the published bubble on every
       CAPTURE(p);
       CAPTURE(m);
       const std::int64_t x = 100, P = p / 2;
-      const Run r = run(Schedule::named("dualpipe"), p, m, {x, x, x});
+      const Run r = run(workload::schedule_named("dualpipe"), p, m, {x, x, x});
       CHECK(r.program.explicit_sends);
       check_complete(r);
       check_idle(r, p, (P - 1) * (3 * x + 2 * x - 3 * x));
@@ -192,7 +192,7 @@ TEST_CASE("DualPipeV: the published bubble on every device") {
       CAPTURE(n);
       CAPTURE(m);
       const std::int64_t x = 100;
-      const Run r = run(Schedule::named("dualpipev"), n, m, {x, x, x});
+      const Run r = run(workload::schedule_named("dualpipev"), n, m, {x, x, x});
       CHECK(r.program.pipeline.stages == 2 * n);
       check_complete(r);
       check_idle(r, n, (n - 1) * (3 * x + 2 * x - 3 * x));
@@ -200,18 +200,18 @@ TEST_CASE("DualPipeV: the published bubble on every device") {
 }
 
 TEST_CASE("Message delays stretch the pipeline; every task still runs once") {
-  for (Schedule s : {Schedule::named("1f1b"), Schedule::named("zb1p"), Schedule::named("dualpipe"),
-                     Schedule::named("gpipe")}) {
-    CAPTURE(to_string(s));
+  for (Schedule s : {workload::schedule_named("1f1b"), workload::schedule_named("zb1p"),
+                     workload::schedule_named("dualpipe"), workload::schedule_named("gpipe")}) {
+    CAPTURE(workload::to_string(s));
     const Run free_run = run(s, 8, 32, {100, 100, 100});
-    const Run slow = run(s, 8, 32, {100, 100, 100}, 1, workload::NetworkFidelity::analytic);
+    const Run slow = run(s, 8, 32, {100, 100, 100}, 1, spec::NetworkFidelity::analytic);
     check_complete(slow);
     CHECK(slow.timeline.step > free_run.timeline.step);
   }
 }
 
 TEST_CASE("No two compute ops overlap on one device") {
-  const Run r = run(Schedule::named("dualpipe"), 8, 16, {100, 120, 80});
+  const Run r = run(workload::schedule_named("dualpipe"), 8, 16, {100, 120, 80});
   std::map<int, engine::Time> last;
   for (std::size_t i = 0; i < r.build.graph.ops.size(); ++i) {
     const auto& op = r.build.graph.ops[i];

@@ -19,7 +19,7 @@ namespace {
 // A timer on the scenario's layout, selected on pipeline rank 0's first class. The layout, the
 // topology and the symmetry it reads are kept with it.
 struct Timed {
-  explicit Timed(const workload::ScenarioSpec& s)
+  explicit Timed(const spec::ScenarioSpec& s)
       : spec(s),
         plan(workload::make_plan(spec)),
         topo(spec.cluster),
@@ -31,7 +31,7 @@ struct Timed {
   workload::CollectiveWork collective(net::CollectiveOp op, double bytes) const {
     return workload::make_collective(spec, plan, op, bytes, workload::GroupRole::dp);
   }
-  workload::ScenarioSpec spec;
+  spec::ScenarioSpec spec;
   workload::ParallelPlan plan;
   hw::Topology topo;
   exec::Symmetry sym;
@@ -41,9 +41,9 @@ struct Timed {
 }  // namespace
 
 TEST_CASE("A send and the send back load opposite directions of their links") {
-  workload::ScenarioSpec s = test::small_scenario(2, 8);
+  spec::ScenarioSpec s = test::small_scenario(2, 8);
   s.parallel.pp = 2;
-  s.parallel.schedule = workload::Schedule::named("1f1b");
+  s.parallel.schedule = workload::schedule_named("1f1b");
   Timed t(s);
   auto& timer = t.timer;
   const hw::Topology& topo = t.topo;
@@ -86,9 +86,9 @@ TEST_CASE("A send and the send back load opposite directions of their links") {
 namespace {
 
 // dp 16 over two nodes, its all-reduces hierarchical in `chunks` chunks.
-workload::ScenarioSpec hierarchical_dp(int chunks) {
-  workload::ScenarioSpec s = test::small_scenario(2, 8);
-  auto& dp = s.collectives[static_cast<int>(workload::TrafficKind::dp)];
+spec::ScenarioSpec hierarchical_dp(int chunks) {
+  spec::ScenarioSpec s = test::small_scenario(2, 8);
+  auto& dp = s.collectives[static_cast<int>(spec::TrafficKind::dp)];
   dp.algorithm = "hierarchical";
   dp.protocol = "simple";
   dp.chunks = chunks;

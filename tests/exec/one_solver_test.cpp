@@ -20,28 +20,28 @@ namespace {
 // Four nodes of four GPUs on a two-plane fat-tree of 4-port switches (two leaves and two spines
 // per plane), with random rates, oversubscription and degraded links: routes share GPU ports,
 // NICs, leaf uplinks and spines.
-hw::ClusterSpec random_cluster(test::Rng& rng) {
-  hw::ClusterSpec c;
+spec::ClusterSpec random_cluster(test::Rng& rng) {
+  spec::ClusterSpec c;
   c.name = "random";
   c.nodes = 4;
   c.gpus_per_node = 4;
   const double nv = rng.uniform(50e9, 200e9), nic = rng.uniform(10e9, 50e9);
   c.nvlink = {nv, nv, 0.0};
   c.fabric.kind =
-      rng.below(2) == 0 ? hw::FabricKind::multi_plane_fat_tree : hw::FabricKind::rail_fat_tree;
-  c.fabric.planes = c.fabric.kind == hw::FabricKind::rail_fat_tree ? 1 : 2;
+      rng.below(2) == 0 ? spec::FabricKind::multi_plane_fat_tree : spec::FabricKind::rail_fat_tree;
+  c.fabric.planes = c.fabric.kind == spec::FabricKind::rail_fat_tree ? 1 : 2;
   c.fabric.switch_ports = 4;
   c.fabric.oversubscription = rng.below(2) == 0 ? 1.0 : 2.0;
   c.fabric.nic = {nic, nic, 0.0};
   for (int k = rng.below(3); k > 0; --k) {
-    hw::FaultSpec f;
+    spec::FaultSpec f;
     f.factor = rng.uniform(0.2, 0.9);
     if (rng.below(2) == 0) {
-      f.kind = hw::FaultKind::nic_degrade;
+      f.kind = spec::FaultKind::nic_degrade;
       f.node = rng.below(c.nodes);
       f.nic = rng.below(c.gpus_per_node);
     } else {
-      f.kind = hw::FaultKind::nvlink_degrade;
+      f.kind = spec::FaultKind::nvlink_degrade;
       f.gpu = rng.below(c.world_size());
     }
     c.faults.push_back(f);

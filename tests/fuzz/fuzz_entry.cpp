@@ -157,7 +157,7 @@ int command_line(const std::string& text) {
 
 int check_scenario(const std::string& text) {
   return accepts([&] {
-    const workload::ScenarioSpec s = config::parse_scenario(text, kScenario);
+    const spec::ScenarioSpec s = config::parse_scenario(text, kScenario);
     report::describe(s, analysis::roofline(s));
   });
 }

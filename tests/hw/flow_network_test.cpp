@@ -6,6 +6,7 @@
 
 using namespace stepsim;
 using namespace stepsim::hw;
+using namespace stepsim::spec;
 using engine::Time;
 
 namespace {

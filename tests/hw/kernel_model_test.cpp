@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 using namespace stepsim::hw;
+using namespace stepsim::spec;
 
 namespace {
 

@@ -7,6 +7,7 @@
 #include "sim/engine/user_error.hpp"
 
 using namespace stepsim::hw;
+using namespace stepsim::spec;
 
 namespace {
 

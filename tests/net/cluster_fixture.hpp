@@ -9,7 +9,7 @@
 
 namespace stepsim::test {
 
-inline hw::ClusterSpec cluster(const char* file, const std::vector<std::string>& sets = {}) {
+inline spec::ClusterSpec cluster(const char* file, const std::vector<std::string>& sets = {}) {
   std::vector<config::Override> o;
   for (const auto& s : sets) o.push_back(config::parse_override(s));
   return config::load_cluster(source_path(file), o);

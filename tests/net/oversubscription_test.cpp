@@ -12,7 +12,7 @@ using net::CollectiveOp;
 
 namespace {
 
-hw::ClusterSpec cluster(double oversubscription) {
+spec::ClusterSpec cluster(double oversubscription) {
   std::vector<config::Override> o{
       config::parse_override("nodes=64"),
       config::parse_override("fabric.oversubscription=" + std::to_string(oversubscription))};

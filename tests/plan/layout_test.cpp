@@ -1,8 +1,9 @@
 // A layout applied to a base scenario, its one-line description, its --set arguments, its family.
 #include <doctest/doctest.h>
 
-#include "sim/config/load.hpp"
+#include "sim//config/load.hpp"
 #include "sim/plan/layout.hpp"
+#include "sim/workload/schedule/schedule.hpp"
 #include "tests/test_support.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
@@ -12,7 +13,7 @@ using plan::Layout;
 namespace {
 
 const std::vector<plan::RecomputeOption> kRecomputes = {
-    {"none", {}}, {"mine", {workload::RecomputeMode::ops, {"rmsnorm", "swiglu"}}}};
+    {"none", {}}, {"mine", {spec::RecomputeMode::ops, {"rmsnorm", "swiglu"}}}};
 
 Layout published() {
   Layout l;
@@ -20,7 +21,7 @@ Layout published() {
   l.dp = 128;
   l.ep = 64;
   l.zero = 1;
-  l.schedule = workload::Schedule::named("dualpipe");
+  l.schedule = workload::schedule_named("dualpipe");
   l.recompute = 1;
   l.comm_sms = 20;
   return l;
@@ -29,17 +30,17 @@ Layout published() {
 }  // namespace
 
 TEST_CASE("apply sets the layout's keys and drops an explicit split") {
-  workload::ScenarioSpec base = test::small_scenario(2, 8);
+  spec::ScenarioSpec base = test::small_scenario(2, 8);
   base.parallel.stage_layers = {4, 4};
-  const workload::ScenarioSpec s = plan::apply(base, published(), kRecomputes);
+  const spec::ScenarioSpec s = plan::apply(base, published(), kRecomputes);
   CHECK(s.parallel.pp == 16);
   CHECK(s.parallel.dp == 128);
   CHECK(s.parallel.ep == 64);
   CHECK(s.parallel.zero == 1);
   CHECK(s.parallel.comm_sms == 20);
-  CHECK(s.parallel.schedule == workload::Schedule::named("dualpipe"));
+  CHECK(s.parallel.schedule == workload::schedule_named("dualpipe"));
   CHECK(s.parallel.stage_layers.empty());
-  CHECK(s.training.recompute.mode == workload::RecomputeMode::ops);
+  CHECK(s.training.recompute.mode == spec::RecomputeMode::ops);
   CHECK(s.training.recompute.ops == std::vector<std::string>{"rmsnorm", "swiglu"});
   CHECK(s.name == plan::describe(published(), kRecomputes));
 }

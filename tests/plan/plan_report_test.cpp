@@ -18,7 +18,7 @@ plan::PlanResult result() {
   pipe.pp = 4;
   pipe.dp = 8;
   pipe.zero = 1;
-  pipe.schedule = workload::Schedule::named("1f1b");
+  pipe.schedule = workload::schedule_named("1f1b");
   plan::Layout zero3;
   zero3.dp = 32;
   zero3.zero = 3;

@@ -14,14 +14,14 @@ using namespace stepsim;
 namespace {
 
 // GPT-3 175B on 8 DGX A100 nodes with a small batch, tensor parallelism and recomputation pinned.
-workload::ScenarioSpec base() {
+spec::ScenarioSpec base() {
   return config::load_scenario(test::source_path("scenarios/gpt3-175b-a100.yaml"),
                                {config::parse_override("cluster.nodes=8"),
                                 config::parse_override("training.global_batch=32")});
 }
 
 plan::PlanResult search(int threads) {
-  const workload::ScenarioSpec b = base();
+  const spec::ScenarioSpec b = base();
   plan::SearchSpace space = plan::enumerate(b, {"parallelism.tp", "parallelism.sequence_parallel",
                                                 "training.recompute", "training.micro_batch"});
   plan::Workers w(threads);
@@ -96,7 +96,7 @@ TEST_CASE("the search ranks its winners by simulated step and explains every oth
 }
 
 TEST_CASE("threads change nothing in the result") {
-  const workload::ScenarioSpec b = base();
+  const spec::ScenarioSpec b = base();
   const plan::PlanResult one = search(1), three = search(3);
   CHECK(plan::plan_json(one, b, false) == plan::plan_json(three, b, false));
   CHECK(plan::plan_csv(one) == plan::plan_csv(three));

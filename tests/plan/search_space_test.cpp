@@ -3,13 +3,14 @@
 
 #include <set>
 
-#include "sim/plan/search_space.hpp"
+#include "sim//plan/search_space.hpp"
+#include "sim/workload/schedule/schedule.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim;
 
 TEST_CASE("every enumerated layout multiplies out to the world and divides the batch") {
-  const workload::ScenarioSpec base = test::small_scenario(4, 8);  // 32 GPUs, 64 sequences
+  const spec::ScenarioSpec base = test::small_scenario(4, 8);  // 32 GPUs, 64 sequences
   const plan::SearchSpace space = plan::enumerate(base, {});
   REQUIRE(!space.layouts.empty());
   CHECK(space.recomputes.size() == 3);  // none, selective, full: the model lists no others
@@ -30,9 +31,9 @@ TEST_CASE("every enumerated layout multiplies out to the world and divides the b
 }
 
 TEST_CASE("a pinned dimension takes the base scenario's value") {
-  workload::ScenarioSpec base = test::small_scenario(4, 8);
+  spec::ScenarioSpec base = test::small_scenario(4, 8);
   base.parallel.tp = 4;
-  base.parallel.schedule = workload::Schedule::named("1f1b");
+  base.parallel.schedule = workload::schedule_named("1f1b");
   base.training.micro_batch = 2;
   const plan::SearchSpace space =
       plan::enumerate(base, {"parallelism.tp", "parallelism.schedule", "training.micro_batch"});
@@ -45,7 +46,7 @@ TEST_CASE("a pinned dimension takes the base scenario's value") {
 }
 
 TEST_CASE("a batch no micro-batch size divides keeps one layout, for its reason") {
-  workload::ScenarioSpec base = test::small_scenario(4, 8);
+  spec::ScenarioSpec base = test::small_scenario(4, 8);
   base.training.global_batch = 48;  // not a multiple of dp = 32
   int dp32 = 0;
   for (const plan::Layout& l : plan::enumerate(base, {}).layouts)
@@ -57,7 +58,7 @@ TEST_CASE("a batch no micro-batch size divides keeps one layout, for its reason"
 }
 
 TEST_CASE("a MoE model's expert parallelism divides dp x tp and the experts") {
-  workload::ScenarioSpec base = test::small_scenario(2, 8);
+  spec::ScenarioSpec base = test::small_scenario(2, 8);
   base.model.moe.enabled = true;
   base.model.moe.experts = 8;
   base.model.moe.top_k = 2;

@@ -87,25 +87,26 @@ std::size_t check_importable(const std::string& text) {
   return arrows.size();
 }
 
-workload::ScenarioSpec pipeline(workload::Schedule schedule) {
+spec::ScenarioSpec pipeline(spec::Schedule schedule) {
   auto spec = test::small_scenario(4, 8);
   spec.parallel.pp = 4;
   spec.parallel.schedule = schedule;
   spec.training.global_batch = 64;
-  spec.fidelity = workload::NetworkFidelity::flow;
+  spec.fidelity = spec::NetworkFidelity::flow;
   return spec;
 }
 
 }  // namespace
 
 TEST_CASE("Traces of every schedule follow the importers' rules, per op and per layer") {
-  using workload::Schedule;
+  using spec::Schedule;
   for (auto schedule :
-       {Schedule::named("gpipe"), Schedule::named("1f1b"), Schedule::named("interleaved"),
-        Schedule::named("zb1p"), Schedule::named("dualpipe"), Schedule::named("dualpipev")}) {
+       {workload::schedule_named("gpipe"), workload::schedule_named("1f1b"),
+        workload::schedule_named("interleaved"), workload::schedule_named("zb1p"),
+        workload::schedule_named("dualpipe"), workload::schedule_named("dualpipev")}) {
     auto spec = pipeline(schedule);
-    if (schedule == Schedule::named("interleaved")) spec.parallel.virtual_stages = 2;
-    if (schedule == Schedule::named("dualpipev")) spec.parallel.pp = 2;
+    if (schedule == workload::schedule_named("interleaved")) spec.parallel.virtual_stages = 2;
+    if (schedule == workload::schedule_named("dualpipev")) spec.parallel.pp = 2;
     const auto sim = analysis::simulate_step(spec);
     CAPTURE(workload::to_string(schedule));
     report::TraceOptions o;
@@ -118,7 +119,7 @@ TEST_CASE("Traces of every schedule follow the importers' rules, per op and per 
 }
 
 TEST_CASE("A trace with an embedding-only first stage and a head-only last stage") {
-  auto spec = pipeline(workload::Schedule::named("1f1b"));
+  auto spec = pipeline(workload::schedule_named("1f1b"));
   spec.parallel.stage_layers = {0, 4, 4, 0};
   const auto sim = analysis::simulate_step(spec);
   CHECK(check_importable(report::chrome_trace(sim, spec, {})) > 0);

@@ -17,7 +17,7 @@ std::size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
-workload::ScenarioSpec pipelined() {
+spec::ScenarioSpec pipelined() {
   return test::pipelined_scenario();
 }
 
@@ -27,8 +27,8 @@ TEST_CASE("The report: every section once, in order, self-contained, and the sam
   const auto a = pipelined();
   auto b = pipelined();
   b.name = "with a <slow> NIC & a straggler";
-  b.cluster.faults = {{hw::FaultKind::nic_degrade, 1, 3, -1, -1, -1, -1, 0.5},
-                      {hw::FaultKind::straggler, -1, -1, -1, -1, -1, 5, 1.3}};
+  b.cluster.faults = {{spec::FaultKind::nic_degrade, 1, 3, -1, -1, -1, -1, 0.5},
+                      {spec::FaultKind::straggler, -1, -1, -1, -1, -1, 5, 1.3}};
   const auto sa = analysis::simulate_step(a);
   const auto sb = analysis::simulate_step(b);
   const std::vector<report::ReportRun> runs = {{"plain", &sa, &a}, {"faulty<b>", &sb, &b}};
@@ -81,7 +81,7 @@ TEST_CASE("The report of a step without communication says so") {
 
 TEST_CASE("The report says so when a step has no live fabric") {
   auto spec = pipelined();
-  spec.fidelity = workload::NetworkFidelity::analytic;
+  spec.fidelity = spec::NetworkFidelity::analytic;
   const auto s = analysis::simulate_step(spec);
   const std::string html = report::html_report({{"analytic", &s, &spec}});
   CHECK(html.find("No live fabric at this scenario's network fidelity (analytic)") !=
@@ -90,7 +90,7 @@ TEST_CASE("The report says so when a step has no live fabric") {
 }
 
 TEST_CASE("Fault descriptions") {
-  using hw::FaultKind;
+  using spec::FaultKind;
   CHECK(report::fault_text({FaultKind::nic_down, 2, 7}) == "NIC 7 of node 2 down");
   CHECK(report::fault_text({FaultKind::link_down, -1, -1, 1, 3, 0}) ==
         "plane 1 leaf 3 - spine 0 link down");

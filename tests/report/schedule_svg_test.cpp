@@ -5,12 +5,12 @@
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim;
-using workload::Schedule;
+using spec::Schedule;
 
 namespace {
 
 // Equal stages, free communication: every chunk's ops run back to back.
-workload::ScenarioSpec equal_stages(Schedule schedule, int pp, int m) {
+spec::ScenarioSpec equal_stages(Schedule schedule, int pp, int m) {
   auto spec = test::small_scenario(4, 8);
   spec.name = "equal <stages> & free network";
   spec.model.layers = 16;
@@ -19,7 +19,7 @@ workload::ScenarioSpec equal_stages(Schedule schedule, int pp, int m) {
   spec.parallel.tp = 32 / pp;
   spec.parallel.schedule = schedule;
   spec.training.global_batch = m;
-  spec.fidelity = workload::NetworkFidelity::free;
+  spec.fidelity = spec::NetworkFidelity::free;
   return spec;
 }
 
@@ -33,7 +33,7 @@ std::size_t count(const std::string& text, const std::string& what) {
 
 TEST_CASE(
     "1F1B: one forward and one backward box per micro-batch and rank, an optimizer box per rank") {
-  const auto spec = equal_stages(Schedule::named("1f1b"), 4, 8);
+  const auto spec = equal_stages(workload::schedule_named("1f1b"), 4, 8);
   const auto sim = analysis::simulate_step(spec);
   const std::string svg = report::schedule_svg(sim, spec);
   CHECK(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
@@ -51,14 +51,14 @@ TEST_CASE(
 TEST_CASE(
     "DualPipe: overlapped forward/backward pairs; ZB1P: weight-gradient boxes; a real network: "
     "communication") {
-  const auto dual = equal_stages(Schedule::named("dualpipe"), 4, 8);
+  const auto dual = equal_stages(workload::schedule_named("dualpipe"), 4, 8);
   CHECK(count(report::schedule_svg(analysis::simulate_step(dual), dual), "<rect class=\"FB\" x=") >
         0);
-  const auto zb = equal_stages(Schedule::named("zb1p"), 4, 8);
+  const auto zb = equal_stages(workload::schedule_named("zb1p"), 4, 8);
   CHECK(count(report::schedule_svg(analysis::simulate_step(zb), zb), "<rect class=\"W\" x=") ==
         4 * 8);
-  auto flow = equal_stages(Schedule::named("1f1b"), 4, 8);
-  flow.fidelity = workload::NetworkFidelity::flow;
+  auto flow = equal_stages(workload::schedule_named("1f1b"), 4, 8);
+  flow.fidelity = spec::NetworkFidelity::flow;
   CHECK(count(report::schedule_svg(analysis::simulate_step(flow), flow), "<rect class=\"C\" x=") >
         0);
 }

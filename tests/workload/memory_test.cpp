@@ -1,11 +1,12 @@
-#include "sim/workload/memory.hpp"
+#include "sim//workload/memory.hpp"
+#include "sim/workload/schedule/schedule.hpp"
 
 #include <doctest/doctest.h>
 
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim::workload;
-using stepsim::hw::Precision;
+using namespace stepsim::spec;
 
 TEST_CASE("ZeRO stages 0-3 shard optimizer state, then gradients, then parameters") {
   ScenarioSpec s =
@@ -63,10 +64,10 @@ TEST_CASE("Activations: one micro-batch of every layer without a pipeline") {
 TEST_CASE("DualPipe holds two stages' parameters per device") {
   ScenarioSpec s = stepsim::test::small_scenario(4, 8);
   s.parallel.pp = 4;
-  s.parallel.schedule = Schedule::named("1f1b");
+  s.parallel.schedule = schedule_named("1f1b");
   const ModelCost cost(s.model, s.training);
   const double one = held_params(make_plan(s), cost, 1).dense;
-  s.parallel.schedule = Schedule::named("dualpipe");
+  s.parallel.schedule = schedule_named("dualpipe");
   s.training.global_batch = 64;
   const double two = held_params(make_plan(s), cost, 1).dense;
   CHECK(two == doctest::Approx(2.0 * one));  // stages 1 and 2 are both plain layers

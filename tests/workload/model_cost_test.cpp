@@ -6,7 +6,7 @@
 #include "tests/test_support.hpp"
 
 using namespace stepsim::workload;
-using stepsim::hw::Precision;
+using namespace stepsim::spec;
 using stepsim::test::source_path;
 
 namespace {

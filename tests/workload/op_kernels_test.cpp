@@ -8,6 +8,7 @@
 
 using namespace stepsim;
 using namespace stepsim::workload;
+using namespace stepsim::spec;
 
 namespace {
 

@@ -8,6 +8,7 @@
 #include "sim/workload/schedule/schedule.hpp"
 
 using namespace stepsim::workload;
+using namespace stepsim::spec;
 
 TEST_CASE("The registry lists every schedule once, none first, and words round-trip") {
   const auto& all = all_schedules();
@@ -19,7 +20,7 @@ TEST_CASE("The registry lists every schedule once, none first, and words round-t
     const Schedule s = Schedule::at(i);
     CHECK(&schedule_def(s) == all[i]);
     CHECK(parse_schedule(all[i]->word) == s);
-    CHECK(Schedule::named(all[i]->word) == s);
+    CHECK(schedule_named(all[i]->word) == s);
     CHECK(to_string(s) == all[i]->word);
   }
   CHECK_FALSE(parse_schedule("2f2b").has_value());

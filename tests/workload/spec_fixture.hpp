@@ -3,12 +3,13 @@
 // which field an error points at.
 #pragma once
 
-#include "sim/workload/scenario_spec.hpp"
+#include "sim/spec/scenario.hpp"
+#include "sim/workload/schedule/schedule.hpp"
 
 namespace stepsim::test {
 
-inline workload::ScenarioSpec small_scenario(int nodes, int gpus) {
-  using namespace workload;
+inline spec::ScenarioSpec small_scenario(int nodes, int gpus) {
+  using namespace spec;
   ScenarioSpec s;
   s.name = "small";
   s.model.name = "small";
@@ -25,10 +26,10 @@ inline workload::ScenarioSpec small_scenario(int nodes, int gpus) {
   c.device.sms = 132;
   c.device.memory_bytes = 80e9;
   c.device.hbm_bandwidth = 3e12;
-  c.device.rates[static_cast<int>(hw::Precision::bf16)] = hw::ComputeRate{1000e12, 500e12};
-  c.device.rates[static_cast<int>(hw::Precision::fp32)] = hw::ComputeRate{60e12, 60e12};
+  c.device.rates[static_cast<int>(spec::Precision::bf16)] = spec::ComputeRate{1000e12, 500e12};
+  c.device.rates[static_cast<int>(spec::Precision::fp32)] = spec::ComputeRate{60e12, 60e12};
   c.nvlink = {200e9, 200e9, 3e-6};
-  c.fabric.kind = nodes > 1 ? hw::FabricKind::multi_plane_fat_tree : hw::FabricKind::none;
+  c.fabric.kind = nodes > 1 ? spec::FabricKind::multi_plane_fat_tree : spec::FabricKind::none;
   c.fabric.planes = gpus;
   c.fabric.nic = {50e9, 50e9, 3e-6};
   s.training.seq_len = 1024;
@@ -44,11 +45,11 @@ inline workload::ScenarioSpec small_scenario(int nodes, int gpus) {
 
 // small_scenario(4, 8) as a two-stage 1F1B pipeline with tensor parallelism 4 (data parallelism
 // 4 across nodes), 16 sequences a step: every kind of dense traffic, simulated in milliseconds.
-inline workload::ScenarioSpec pipelined_scenario() {
+inline spec::ScenarioSpec pipelined_scenario() {
   auto s = small_scenario(4, 8);
   s.parallel.pp = 2;
   s.parallel.tp = 4;
-  s.parallel.schedule = workload::Schedule::named("1f1b");
+  s.parallel.schedule = workload::schedule_named("1f1b");
   s.training.global_batch = 16;
   return s;
 }

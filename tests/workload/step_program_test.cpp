@@ -8,6 +8,7 @@
 
 using namespace stepsim;
 using namespace stepsim::workload;
+using namespace stepsim::spec;
 
 namespace {
 
@@ -16,7 +17,7 @@ ScenarioSpec pipeline(const char* schedule, int zero) {
   s.parallel.pp = 4;
   s.parallel.dp = 2;
   s.parallel.zero = zero;
-  s.parallel.schedule = Schedule::named(schedule);
+  s.parallel.schedule = workload::schedule_named(schedule);
   return s;
 }
 

@@ -88,14 +88,14 @@ inline bool all_reduce_only(CollectiveOp op) {
 const std::vector<const AlgorithmDef*>& algorithms();
 const AlgorithmDef* find_algorithm(std::string_view name);
 // Whether the cluster has what `a` needs.
-bool available(const AlgorithmDef& a, const hw::ClusterSpec& c);
+bool available(const AlgorithmDef& a, const spec::ClusterSpec& c);
 // The algorithm for `op` on a group of this shape: the named one, or with "auto" the first that
 // runs `op`, fits and needs no cluster feature. Throws engine::UserError (located at
 // --algorithm) for an unknown name or one that cannot run this collective on this group, or
 // (with a cluster) needs a feature the cluster lacks.
 const AlgorithmDef& choose_algorithm(CollectiveOp op, GroupShape shape, bool uniform,
                                      std::string_view requested,
-                                     const hw::ClusterSpec* cluster = nullptr);
+                                     const spec::ClusterSpec* cluster = nullptr);
 // Transfers of several channels between the same two GPUs, summed into one before they reach the
 // sink (which bundles translations across nodes, not repeats on one link).
 class HopSum {

@@ -38,7 +38,7 @@ bool fits(GroupShape, bool uniform) {
 constexpr double kNotifySteps = 2.0;
 
 double nvlink_wire_factor(const hw::Topology& t, int comm_sms) {
-  const hw::ClusterSpec& c = t.spec();
+  const spec::ClusterSpec& c = t.spec();
   if (c.deepep_nvlink_bandwidth <= 0.0) return 1.0;
   double rate = c.deepep_nvlink_bandwidth;
   if (comm_sms > 0 && comm_sms < c.deepep_sms) rate *= static_cast<double>(comm_sms) / c.deepep_sms;

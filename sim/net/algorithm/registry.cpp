@@ -13,7 +13,7 @@ const std::vector<const AlgorithmDef*>& algorithms() {
   return kAll;
 }
 
-bool available(const AlgorithmDef& a, const hw::ClusterSpec& c) {
+bool available(const AlgorithmDef& a, const spec::ClusterSpec& c) {
   switch (a.feature) {
     case Feature::nvls:
       return c.nvls_bandwidth > 0.0;
@@ -38,7 +38,7 @@ std::string algorithm_names() {
 }
 
 const AlgorithmDef& choose_algorithm(CollectiveOp op, GroupShape shape, bool uniform,
-                                     std::string_view requested, const hw::ClusterSpec* cluster) {
+                                     std::string_view requested, const spec::ClusterSpec* cluster) {
   if (requested == "auto") {
     for (const AlgorithmDef* a : algorithms())
       if (a->feature == Feature::none && a->runs(op) && a->fits(shape, uniform)) return *a;

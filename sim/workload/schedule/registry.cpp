@@ -19,12 +19,12 @@ const std::vector<const ScheduleDef*>& all_schedules() {
   return kRegistry;
 }
 
-const ScheduleDef& schedule_def(Schedule s) {
+const ScheduleDef& schedule_def(spec::Schedule s) {
   STEPSIM_CHECK(s.index() < kRegistry.size(), "schedule missing from the registry");
   return *kRegistry[s.index()];
 }
 
-Schedule Schedule::named(std::string_view word) {
+spec::Schedule schedule_named(std::string_view word) {
   const auto s = parse_schedule(word);
   STEPSIM_CHECK(s.has_value(), "no registered schedule of that word");
   return *s;
@@ -36,13 +36,13 @@ std::vector<std::string> schedule_words() {
   return out;
 }
 
-std::string_view to_string(Schedule s) {
+std::string_view to_string(spec::Schedule s) {
   return schedule_def(s).word;
 }
 
-std::optional<Schedule> parse_schedule(std::string_view s) {
+std::optional<spec::Schedule> parse_schedule(std::string_view s) {
   for (std::size_t i = 0; i < kRegistry.size(); ++i)
-    if (kRegistry[i]->word == s) return Schedule::at(i);
+    if (kRegistry[i]->word == s) return spec::Schedule::at(i);
   return std::nullopt;
 }
 

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/workload/parallel_spec.hpp"
+#include "sim/spec/parallel.hpp"
 #include "sim/workload/pipeline_schedule.hpp"
 
 namespace stepsim::workload {
@@ -47,10 +47,15 @@ struct ScheduleDef {
   bool uses_virtual_stages = false;
 };
 
-const ScheduleDef& schedule_def(Schedule s);
+const ScheduleDef& schedule_def(spec::Schedule s);
 const std::vector<const ScheduleDef*>& all_schedules();
 // The schedules' words, in registry order (for config choices and messages).
 std::vector<std::string> schedule_words();
+std::string_view to_string(spec::Schedule s);
+std::optional<spec::Schedule> parse_schedule(std::string_view s);
+// The registered schedule of that word (an internal error when there is none: user input goes
+// through parse_schedule).
+spec::Schedule schedule_named(std::string_view word);
 
 // Shared by the definitions: a device runs stage d alone, for every micro-batch.
 int stages_pp(int pp, int v);

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "sim/hw/kernel_tables.hpp"
-#include "sim/hw/precision.hpp"
+#include "sim/spec/kernel_tables.hpp"
+#include "sim/spec/precision.hpp"
 
-namespace stepsim::hw {
+namespace stepsim::spec {
 
 struct ComputeRate {
   double peak_flops = 0.0;        // flop/s, datasheet (dense)
@@ -39,4 +39,4 @@ struct DeviceSpec {
   const ComputeRate& rate(Precision p) const;
 };
 
-}  // namespace stepsim::hw
+}  // namespace stepsim::spec

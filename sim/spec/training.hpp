@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/hw/precision.hpp"
+#include "sim/spec/precision.hpp"
 
-namespace stepsim::workload {
+namespace stepsim::spec {
 
 // Precision of each class of tensor or arithmetic. `gemm` covers the linear layers of the
 // transformer blocks (attention projections, MLP and experts); `head` the embedding and output
@@ -18,18 +18,18 @@ namespace stepsim::workload {
 // the activation precision. `dispatch`/`combine` are the all-to-all payloads (DeepSeek: FP8
 // dispatch, BF16 combine, the same in backward). `master` and `optimizer` are per parameter.
 struct PrecisionPolicy {
-  hw::Precision gemm = hw::Precision::bf16;
-  hw::Precision attention = hw::Precision::bf16;
-  hw::Precision head = hw::Precision::bf16;
-  hw::Precision router = hw::Precision::bf16;
-  hw::Precision activations = hw::Precision::bf16;
-  std::optional<hw::Precision> mlp_act_input;  // unset: `activations`
-  hw::Precision dispatch = hw::Precision::bf16;
-  hw::Precision combine = hw::Precision::bf16;
-  hw::Precision params = hw::Precision::bf16;
-  hw::Precision grads = hw::Precision::fp32;
-  hw::Precision master = hw::Precision::fp32;
-  hw::Precision optimizer = hw::Precision::fp32;  // each of Adam's two moments
+  Precision gemm = Precision::bf16;
+  Precision attention = Precision::bf16;
+  Precision head = Precision::bf16;
+  Precision router = Precision::bf16;
+  Precision activations = Precision::bf16;
+  std::optional<Precision> mlp_act_input;  // unset: `activations`
+  Precision dispatch = Precision::bf16;
+  Precision combine = Precision::bf16;
+  Precision params = Precision::bf16;
+  Precision grads = Precision::fp32;
+  Precision master = Precision::fp32;
+  Precision optimizer = Precision::fp32;  // each of Adam's two moments
 };
 
 enum class RecomputeMode { none, full, selective, ops };
@@ -51,4 +51,4 @@ struct TrainingSpec {
   RecomputeSpec recompute;
 };
 
-}  // namespace stepsim::workload
+}  // namespace stepsim::spec

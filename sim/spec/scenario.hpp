@@ -9,14 +9,14 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/engine/names.hpp"
 #include "sim/engine/user_error.hpp"
-#include "sim/hw/cluster_spec.hpp"
-#include "sim/workload/model_spec.hpp"
-#include "sim/workload/parallel_spec.hpp"
-#include "sim/workload/training_spec.hpp"
+#include "sim/spec/cluster.hpp"
+#include "sim/spec/model.hpp"
+#include "sim/spec/names.hpp"
+#include "sim/spec/parallel.hpp"
+#include "sim/spec/training.hpp"
 
-namespace stepsim::workload {
+namespace stepsim::spec {
 
 struct Provenance {
   engine::SourceLoc file;                         // the scenario file itself
@@ -29,8 +29,7 @@ struct Provenance {
 // flow: max-min sharing; analytic: α + S/β per transfer; free: communication takes no time
 // (isolates pipeline bubbles and compute).
 enum class NetworkFidelity { flow, analytic, free };
-inline constexpr engine::Names<NetworkFidelity, 3> kNetworkFidelities{
-    {{{"flow"}, {"analytic"}, {"free"}}}};
+inline constexpr Names<NetworkFidelity, 3> kNetworkFidelities{{{{"flow"}, {"analytic"}, {"free"}}}};
 std::string_view to_string(NetworkFidelity f);  // its word
 
 // Kinds of traffic, each with its own collective choice (network.collectives):
@@ -56,11 +55,11 @@ struct ScenarioSpec {
   NetworkFidelity fidelity = NetworkFidelity::flow;
   std::array<CollectiveChoice, kTrafficKinds> collectives;  // by TrafficKind
   ModelSpec model;
-  hw::ClusterSpec cluster;
+  ClusterSpec cluster;
   TrainingSpec training;
   ParallelSpec parallel;
   bool exact = false;  // simulate every cell of GPUs, without symmetry classes (exec/symmetry.hpp)
   Provenance where;
 };
 
-}  // namespace stepsim::workload
+}  // namespace stepsim::spec

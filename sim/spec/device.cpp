@@ -1,8 +1,8 @@
-#include "sim/hw/device_spec.hpp"
+#include "sim/spec/device.hpp"
 
 #include "sim/engine/check.hpp"
 
-namespace stepsim::hw {
+namespace stepsim::spec {
 
 const ComputeRate& DeviceSpec::rate(Precision p) const {
   const auto& r = rates[static_cast<int>(p)];
@@ -10,4 +10,4 @@ const ComputeRate& DeviceSpec::rate(Precision p) const {
   return *r;
 }
 
-}  // namespace stepsim::hw
+}  // namespace stepsim::spec

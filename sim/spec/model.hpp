@@ -6,17 +6,17 @@
 #include <string>
 #include <vector>
 
-#include "sim/engine/names.hpp"
+#include "sim/spec/names.hpp"
 
-namespace stepsim::workload {
+namespace stepsim::spec {
 
 enum class AttentionKind { mha, gqa, mla };
-inline constexpr engine::Names<AttentionKind, 3> kAttentionKinds{
+inline constexpr Names<AttentionKind, 3> kAttentionKinds{
     {{{"mha", "MHA"}, {"gqa", "GQA"}, {"mla", "MLA"}}}};
 enum class MlpKind { swiglu, gelu };
-inline constexpr engine::Names<MlpKind, 2> kMlpKinds{{{{"swiglu", "SwiGLU"}, {"gelu", "GELU"}}}};
+inline constexpr Names<MlpKind, 2> kMlpKinds{{{{"swiglu", "SwiGLU"}, {"gelu", "GELU"}}}};
 enum class NormKind { rmsnorm, layernorm };
-inline constexpr engine::Names<NormKind, 2> kNormKinds{
+inline constexpr Names<NormKind, 2> kNormKinds{
     {{{"rmsnorm", "RMSNorm"}, {"layernorm", "LayerNorm"}}}};
 
 struct AttentionSpec {
@@ -81,4 +81,4 @@ struct ModelSpec {
   }
 };
 
-}  // namespace stepsim::workload
+}  // namespace stepsim::spec

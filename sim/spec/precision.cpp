@@ -1,6 +1,6 @@
-#include "sim/hw/precision.hpp"
+#include "sim/spec/precision.hpp"
 
-namespace stepsim::hw {
+namespace stepsim::spec {
 
 std::optional<Precision> parse_precision(std::string_view s) {
   for (int i = 0; i < kPrecisionCount; ++i) {
@@ -10,4 +10,4 @@ std::optional<Precision> parse_precision(std::string_view s) {
   return std::nullopt;
 }
 
-}  // namespace stepsim::hw
+}  // namespace stepsim::spec

@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "sim/engine/names.hpp"
-#include "sim/hw/device_spec.hpp"
+#include "sim/spec/device.hpp"
+#include "sim/spec/names.hpp"
 
-namespace stepsim::hw {
+namespace stepsim::spec {
 
 struct LinkSpec {
   double bandwidth = 0.0;       // bytes/s per direction, achievable
@@ -27,7 +27,7 @@ struct LinkSpec {
 };
 
 enum class FabricKind { none, multi_plane_fat_tree, rail_fat_tree };
-inline constexpr engine::Names<FabricKind, 3> kFabricKinds{
+inline constexpr Names<FabricKind, 3> kFabricKinds{
     {{{"none", "none"},
       {"multi_plane_fat_tree", "multi-plane fat-tree"},
       {"rail_fat_tree", "rail-optimized fat-tree"}}}};
@@ -53,12 +53,12 @@ struct FabricSpec {
 //  slowdown}: the GPU computes `slowdown` times slower
 enum class FaultKind { nic_down, nic_degrade, link_down, link_degrade, nvlink_degrade, straggler };
 // A fault's words; reports describe each with its place (report::fault_text).
-inline constexpr engine::Names<FaultKind, 6> kFaultKinds{{{{"nic_down"},
-                                                           {"nic_degrade"},
-                                                           {"link_down"},
-                                                           {"link_degrade"},
-                                                           {"nvlink_degrade"},
-                                                           {"straggler"}}}};
+inline constexpr Names<FaultKind, 6> kFaultKinds{{{{"nic_down"},
+                                                   {"nic_degrade"},
+                                                   {"link_down"},
+                                                   {"link_degrade"},
+                                                   {"nvlink_degrade"},
+                                                   {"straggler"}}}};
 
 struct FaultSpec {
   FaultKind kind = FaultKind::nic_down;
@@ -98,7 +98,8 @@ struct ClusterSpec {
   int world_size() const { return nodes * gpus_per_node; }
 };
 
-// Switch counts implied by a fabric (see topology.hpp): planes, leaves and spines per plane.
+// Switch counts implied by a fabric (hw/topology.hpp builds them): planes, leaves and spines per
+// plane.
 struct FabricShape {
   int planes = 0;
   int leaves_per_plane = 0;
@@ -106,4 +107,4 @@ struct FabricShape {
 };
 FabricShape fabric_shape(const ClusterSpec& c);
 
-}  // namespace stepsim::hw
+}  // namespace stepsim::spec

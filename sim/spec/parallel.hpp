@@ -6,16 +6,14 @@
 #include <string_view>
 #include <vector>
 
-namespace stepsim::workload {
+namespace stepsim::spec {
 
-// A pipeline schedule: its place in the schedule registry (schedule/registry.cpp), so adding one
-// touches no enum. The default is "none" (no pipeline), the registry's first entry.
+// A pipeline schedule: its place in the schedule registry (workload/schedule/registry.cpp), so
+// adding one touches no enum; the registry reads and writes its word. The default is "none" (no
+// pipeline), the registry's first entry.
 class Schedule {
  public:
   constexpr Schedule() = default;
-  // The registered schedule of that word (an internal error when there is none: user input goes
-  // through parse_schedule).
-  static Schedule named(std::string_view word);
   static Schedule at(std::size_t index) { return Schedule(index); }
   std::size_t index() const { return index_; }
   bool is_none() const { return index_ == 0; }
@@ -25,9 +23,6 @@ class Schedule {
   constexpr explicit Schedule(std::size_t index) : index_(index) {}
   std::size_t index_ = 0;
 };
-
-std::string_view to_string(Schedule s);
-std::optional<Schedule> parse_schedule(std::string_view s);
 
 struct ParallelSpec {
   int pp = 1;
@@ -50,4 +45,4 @@ struct ParallelSpec {
   bool account_head = false;
 };
 
-}  // namespace stepsim::workload
+}  // namespace stepsim::spec

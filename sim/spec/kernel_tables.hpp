@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/hw/precision.hpp"
+#include "sim/spec/precision.hpp"
 
-namespace stepsim::hw {
+namespace stepsim::spec {
 
 struct TableSource {
   std::string name;         // short name the rows are listed by, e.g. "deepgemm"
@@ -63,4 +63,4 @@ struct KernelTables {
   std::string sustained_clock_source;
 };
 
-}  // namespace stepsim::hw
+}  // namespace stepsim::spec

@@ -1,6 +1,6 @@
-#include "sim/workload/scenario_spec.hpp"
+#include "sim/spec/scenario.hpp"
 
-namespace stepsim::workload {
+namespace stepsim::spec {
 
 std::string_view to_string(NetworkFidelity f) {
   return kNetworkFidelities.word(f);
@@ -21,4 +21,4 @@ engine::SourceLoc Provenance::at(const std::string& path) const {
   }
 }
 
-}  // namespace stepsim::workload
+}  // namespace stepsim::spec

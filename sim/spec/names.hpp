@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace stepsim::engine {
+namespace stepsim::spec {
 
 struct Name {
   std::string_view word;         // as files and command lines spell it: "multi_plane_fat_tree"
@@ -34,4 +34,4 @@ struct Names {
   }
 };
 
-}  // namespace stepsim::engine
+}  // namespace stepsim::spec

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string_view>
 
-namespace stepsim::hw {
+namespace stepsim::spec {
 
 enum class Precision { fp8, bf16, fp16, fp32 };
 inline constexpr int kPrecisionCount = 4;
@@ -39,4 +39,4 @@ constexpr std::string_view to_string(Precision p) {
 
 std::optional<Precision> parse_precision(std::string_view s);
 
-}  // namespace stepsim::hw
+}  // namespace stepsim::spec

@@ -1,8 +1,8 @@
-#include "sim/hw/device_spec.hpp"
+#include "sim/spec/device.hpp"
 
 #include <doctest/doctest.h>
 
-using namespace stepsim::hw;
+using namespace stepsim::spec;
 
 TEST_CASE("A device's rate per precision; asking for one it lacks is a defect") {
   DeviceSpec d;
