@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   }
   const int reps = argc > 2 ? std::atoi(argv[2]) : 200;
   const int layout_reps = argc > 3 ? std::atoi(argv[3]) : 10 * reps;
-  const workload::ScenarioSpec spec = config::load_scenario(argv[1], {});
+  const spec::ScenarioSpec spec = config::load_scenario(argv[1], {});
   workload::StepProgram program;
   double bound = analysis::roofline(spec, &program).bound_s;
   std::size_t chunks = 0;
