@@ -155,4 +155,13 @@ std::vector<std::pair<double, double>> communication_in_flight(const exec::StepG
   return merged(std::move(comm));
 }
 
+StepFigures step_figures(double step_s, double tokens, int gpus, double model_flops_per_gpu,
+                         double bf16_peak_flops) {
+  StepFigures f;
+  f.tokens_per_s_per_gpu = tokens / step_s / gpus;
+  f.tflops_per_gpu = model_flops_per_gpu / step_s / 1e12;
+  f.mfu = model_flops_per_gpu / (step_s * bf16_peak_flops);
+  return f;
+}
+
 }  // namespace stepsim::analysis

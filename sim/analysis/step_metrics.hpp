@@ -37,6 +37,18 @@ struct StepMetrics {
 
 StepMetrics step_metrics(const exec::StepGraph& g, const exec::StepTimeline& t);
 
+// Throughput of a step of `step_s` seconds that trains `tokens` tokens on `gpus` GPUs, each doing
+// `model_flops_per_gpu` training FLOPs (no recompute). MFU is over the device's dense BF16 peak
+// `bf16_peak_flops`, whatever the GEMM precision.
+struct StepFigures {
+  double tokens_per_s_per_gpu = 0.0;
+  double tflops_per_gpu = 0.0;
+  double mfu = 0.0;
+  int worst_rank = 0;  // global rank of the GPU with the most idle time
+};
+StepFigures step_figures(double step_s, double tokens, int gpus, double model_flops_per_gpu,
+                         double bf16_peak_flops);
+
 // When any communication op of `device` (comm, p2p or dp stream) is in flight: the union of their
 // intervals, as sorted disjoint (start, end) pairs in seconds.
 std::vector<std::pair<double, double>> communication_in_flight(const exec::StepGraph& g,

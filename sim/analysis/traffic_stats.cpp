@@ -4,10 +4,8 @@
 
 namespace stepsim::analysis {
 
-std::vector<TrafficStats> traffic_stats(const StepSimulation& s) {
-  const auto& g = s.build.graph;
-  const auto& t = s.timeline;
-
+std::vector<TrafficStats> traffic_stats(const exec::StepGraph& g, const exec::StepTimeline& t,
+                                        const Roofline& roofline) {
   constexpr int kRows = static_cast<int>(std::size(kTrafficRows));
   std::vector<TrafficStats> rows(kRows);
   std::vector<double> bus(kRows, 0.0);
@@ -40,7 +38,7 @@ std::vector<TrafficStats> traffic_stats(const StepSimulation& s) {
       r.basis = r.link.ib > 0.0 ? "RDMA" : "NVLink";
       if (r.seconds > 0.0) r.busbw = (r.link.ib > 0.0 ? r.link.ib : r.link.nvlink) / r.seconds;
     }
-    for (const TrafficRow& row : s.roofline.traffic)
+    for (const TrafficRow& row : roofline.traffic)
       if (row.kind == r.kind && !row.collective.empty())
         r.collective += (r.collective.empty() ? "" : "; ") + row.collective;
     out.push_back(r);

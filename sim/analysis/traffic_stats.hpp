@@ -18,7 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/analysis/step_simulation.hpp"
+#include "sim/analysis/roofline.hpp"
+#include "sim/exec/step_executor.hpp"
 
 namespace stepsim::analysis {
 
@@ -35,6 +36,7 @@ struct TrafficStats {
 };
 
 // In the report's order (sort_rows); kinds the step does not run are left out.
-std::vector<TrafficStats> traffic_stats(const StepSimulation& s);
+std::vector<TrafficStats> traffic_stats(const exec::StepGraph& g, const exec::StepTimeline& t,
+                                        const Roofline& roofline);
 
 }  // namespace stepsim::analysis

@@ -2,12 +2,12 @@
 #include <filesystem>
 #include <iostream>
 
-#include "sim/analysis/step_simulation.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/options.hpp"
 #include "sim/cli/output_file.hpp"
 #include "sim/cli/scenarios.hpp"
 #include "sim/report/html_report.hpp"
+#include "sim/run/step_simulation.hpp"
 
 namespace stepsim::cli {
 
@@ -59,15 +59,15 @@ int report_command(const Args& args) {
   double total_bytes = 0.0;
   for (std::size_t i = 0; i < specs.size(); ++i) {
     const auto plan = workload::make_plan(specs[i]);
-    analysis::check_ops(specs[i], plan, max_ops);
-    total_bytes += analysis::estimate_memory_bytes(specs[i], plan) +
-                   kReportBytesPerOp * analysis::estimate_ops(specs[i], plan);
+    run::check_ops(specs[i], plan, max_ops);
+    total_bytes += run::estimate_memory_bytes(specs[i], plan) +
+                   kReportBytesPerOp * run::estimate_ops(specs[i], plan);
     check_memory(total_bytes, max_memory,
                  files[i] + (i > 0 ? ": simulating this step after the ones before it"
                                    : ": simulating this step"),
                  "report fewer scenarios at once, or use fewer or larger micro-batches");
   }
-  const std::vector<analysis::StepSimulation> sims = simulate_all(files, specs, control, max_ops);
+  const std::vector<run::StepSimulation> sims = simulate_all(files, specs, control, max_ops);
   std::vector<report::ReportRun> runs;
   for (std::size_t i = 0; i < sims.size(); ++i)
     runs.push_back({std::filesystem::path(files[i]).stem().string(), &sims[i], &specs[i]});

@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <iostream>
 
-#include "sim/analysis/step_simulation.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/interrupt.hpp"
 #include "sim/cli/options.hpp"
@@ -13,6 +12,7 @@
 #include "sim/report/chrome_trace.hpp"
 #include "sim/report/schedule_svg.hpp"
 #include "sim/report/step_report.hpp"
+#include "sim/run/step_simulation.hpp"
 
 namespace stepsim::cli {
 
@@ -132,9 +132,9 @@ int run_or_compare(const Args& args, bool compare) {
   double total_bytes = 0.0;
   for (std::size_t i = 0; i < specs.size(); ++i) {
     const workload::ParallelPlan& plan = plans[i];
-    const double ops = analysis::estimate_ops(specs[i], plan);
-    analysis::check_ops(specs[i], plan, max_ops);
-    double bytes = analysis::estimate_memory_bytes(specs[i], plan);
+    const double ops = run::estimate_ops(specs[i], plan);
+    run::check_ops(specs[i], plan, max_ops);
+    double bytes = run::estimate_memory_bytes(specs[i], plan);
     if (i == 0 && !trace_file.empty()) {
       const double shown = ranks.empty() ? plan.pp : static_cast<double>(ranks.size());
       const double events = ops * shown / plan.pp * (detail == "layer" ? 0.4 : 1.0);
@@ -158,8 +158,7 @@ int run_or_compare(const Args& args, bool compare) {
                                                                   : ""),
         "use fewer or larger micro-batches, select ranks with --trace-ranks");
   }
-  const std::vector<analysis::StepSimulation> sims =
-      simulate_all(files, specs, control, max_ops, plans);
+  const std::vector<run::StepSimulation> sims = simulate_all(files, specs, control, max_ops, plans);
 
   std::string text;
   if (vm.count("json")) {
@@ -173,7 +172,7 @@ int run_or_compare(const Args& args, bool compare) {
     for (std::size_t i = 0; i < sims.size(); ++i)
       text += report::step_text(sims[i], specs[i], timing) + "\n";
     if (compare) {
-      std::vector<const analysis::StepSimulation*> ptrs;
+      std::vector<const run::StepSimulation*> ptrs;
       std::vector<std::string> labels;
       for (std::size_t i = 0; i < sims.size(); ++i) {
         ptrs.push_back(&sims[i]);

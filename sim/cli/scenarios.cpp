@@ -21,19 +21,19 @@ std::vector<spec::ScenarioSpec> load_scenarios(const std::vector<std::string>& f
   return specs;
 }
 
-std::vector<analysis::StepSimulation> simulate_all(
-    const std::vector<std::string>& files, const std::vector<spec::ScenarioSpec>& specs,
-    const engine::RunControl& control, double max_ops,
-    const std::vector<workload::ParallelPlan>& plans) {
-  std::vector<analysis::StepSimulation> sims;
+std::vector<run::StepSimulation> simulate_all(const std::vector<std::string>& files,
+                                              const std::vector<spec::ScenarioSpec>& specs,
+                                              const engine::RunControl& control, double max_ops,
+                                              const std::vector<workload::ParallelPlan>& plans) {
+  std::vector<run::StepSimulation> sims;
   for (std::size_t i = 0; i < specs.size(); ++i) {
     const workload::ParallelPlan* plan = i < plans.size() ? &plans[i] : nullptr;
-    sims.push_back(with_file(
-        files[i], [&] { return analysis::simulate_step(specs[i], &control, max_ops, plan); }));
+    sims.push_back(
+        with_file(files[i], [&] { return run::simulate_step(specs[i], &control, max_ops, plan); }));
     const auto& s = sims.back();
-    if (s.peak_memory_bytes > s.roofline.memory.capacity)
+    if (s.memory.peak_bytes > s.roofline.memory.capacity)
       spdlog::warn("{}: peak memory {:.1f} GB per GPU exceeds the device's {:.1f} GB", files[i],
-                   s.peak_memory_bytes / 1e9, s.roofline.memory.capacity / 1e9);
+                   s.memory.peak_bytes / 1e9, s.roofline.memory.capacity / 1e9);
   }
   return sims;
 }

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/analysis/step_simulation.hpp"
 #include "sim/cli/output_file.hpp"
 #include "sim/config/yaml_reader.hpp"
+#include "sim/run/step_simulation.hpp"
 
 namespace stepsim::cli {
 
@@ -19,7 +19,7 @@ std::vector<spec::ScenarioSpec> load_scenarios(const std::vector<std::string>& f
 // Simulates each scenario in turn (with its layout from `plans` when the caller made them), a time
 // beyond the clock's range reported at its file; warns (not an error: the page or table shows it)
 // when a step's peak memory exceeds the device's.
-std::vector<analysis::StepSimulation> simulate_all(
+std::vector<run::StepSimulation> simulate_all(
     const std::vector<std::string>& files, const std::vector<spec::ScenarioSpec>& specs,
     const engine::RunControl& control, double max_ops,
     const std::vector<workload::ParallelPlan>& plans = {});

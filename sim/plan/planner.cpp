@@ -8,11 +8,11 @@
 #include <sstream>
 
 #include "sim/analysis/layout_bound.hpp"
-#include "sim/analysis/step_simulation.hpp"
 #include "sim/engine/check.hpp"
 #include "sim/engine/time.hpp"
 #include "sim/engine/user_error.hpp"
 #include "sim/format/text_table.hpp"
+#include "sim/run/step_simulation.hpp"
 
 namespace stepsim::plan {
 
@@ -146,20 +146,20 @@ Simulated simulate(const spec::ScenarioSpec& spec, const engine::RunControl* con
   s.capacity = spec.cluster.device.memory_bytes;
   try {
     if (max_memory_bytes > 0.0) {
-      const double need = analysis::estimate_memory_bytes(spec, workload::make_plan(spec));
+      const double need = run::estimate_memory_bytes(spec, workload::make_plan(spec));
       if (need > max_memory_bytes) {
         s.error = "its simulation would need about " + gib(need) + " of memory, more than the " +
                   gib(max_memory_bytes) + " --max-memory allows a simulation";
         return s;
       }
     }
-    const analysis::StepSimulation sim = analysis::simulate_step(spec, control);
+    const run::StepSimulation sim = run::simulate_step(spec, control);
     s.bound_s = sim.roofline.bound_s;
     s.limited_by = static_cast<int>(sim.roofline.limited_by);
     const analysis::StepFigures& f = sim.figures;
     s.step_s = sim.metrics.step_s;
     s.mean = sim.metrics.mean;
-    s.peak_memory = sim.peak_memory_bytes;
+    s.peak_memory = sim.memory.peak_bytes;
     s.tokens_per_s_per_gpu = f.tokens_per_s_per_gpu;
     s.mfu = f.mfu;
   } catch (const engine::UserError& err) {

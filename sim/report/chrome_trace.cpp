@@ -20,7 +20,7 @@ double us(engine::Time t) {
 
 }  // namespace
 
-std::string chrome_trace(const analysis::StepSimulation& s, const spec::ScenarioSpec& spec,
+std::string chrome_trace(const run::StepSimulation& s, const spec::ScenarioSpec& spec,
                          const TraceOptions& o) {
   const auto& g = s.build.graph;
   const auto& t = s.timeline;
@@ -188,7 +188,7 @@ std::string chrome_trace(const analysis::StepSimulation& s, const spec::Scenario
           .end_object()
           .end_object();
     }
-    for (const auto& [time, bytes] : s.memory_timeline[d]) {
+    for (const auto& [time, bytes] : s.memory.per_device[d]) {
       w.begin_object()
           .field("ph", "C")
           .field("name", "memory GB (rank " + std::to_string(d) + ")")

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/analysis/step_simulation.hpp"
+#include "sim/run/step_simulation.hpp"
 
 namespace stepsim::report {
 
@@ -29,7 +29,7 @@ struct TraceOptions {
 // 160 B per event on disk, twice that while its string grows, rounded up.
 constexpr double kTraceBytesPerEvent = 600.0;
 
-std::string chrome_trace(const analysis::StepSimulation& s, const spec::ScenarioSpec& spec,
+std::string chrome_trace(const run::StepSimulation& s, const spec::ScenarioSpec& spec,
                          const TraceOptions& o);
 
 }  // namespace stepsim::report

@@ -40,7 +40,7 @@ std::string kernel_class_colour(const std::string& name) {
   return "#7f7f7f";
 }
 
-std::string roofline_chart(const analysis::StepSimulation& s, const spec::ScenarioSpec& spec,
+std::string roofline_chart(const run::StepSimulation& s, const spec::ScenarioSpec& spec,
                            const std::vector<analysis::KernelClassWork>& classes,
                            const std::string& id) {
   constexpr double kW = 590, kH = 400, kL = 86, kR = 430, kT = 28, kB = 350;
@@ -280,10 +280,10 @@ std::string link_heat_chart(const analysis::LinkUsage& u) {
   return o;
 }
 
-std::string memory_chart(const analysis::StepSimulation& s) {
+std::string memory_chart(const run::StepSimulation& s) {
   constexpr double kW = 580, kH = 280, kL = 64, kR = 440, kT = 16, kB = 236;
   const double cap = s.roofline.memory.capacity, step = s.metrics.step_s > 0 ? s.metrics.step_s : 1;
-  double top = std::max(cap, s.peak_memory_bytes) * 1.1;
+  double top = std::max(cap, s.memory.peak_bytes) * 1.1;
   if (top <= 0.0) top = 1.0;
   const LinearAxis x{0.0, step, kL, kR};
   const LinearAxis y{0.0, top, kB, kT};
@@ -298,9 +298,9 @@ std::string memory_chart(const analysis::StepSimulation& s) {
     o += svg_text(x.at(i * tick), kB + 14, seconds(i * tick), "", "middle");
   o += svg_rect(kL, kT, kR - kL, kB - kT, "none", "stroke=\"#888\"");
   const auto& g = s.build.graph;
-  const int rows = static_cast<int>(s.memory_timeline.size());
+  const int rows = static_cast<int>(s.memory.per_device.size());
   for (int d = 0; d < rows; ++d) {
-    const auto& tl = s.memory_timeline[d];
+    const auto& tl = s.memory.per_device[d];
     if (tl.empty()) continue;
     std::vector<std::pair<double, double>> pts;
     double last = tl.front().second;
@@ -330,10 +330,10 @@ std::string memory_chart(const analysis::StepSimulation& s) {
   if (rows > 16)
     o += svg_text(kR + 12, kT + 16 * 14 + 5, "+" + std::to_string(rows - 16) + " more");
   o += svg_text(kL, kH - 12,
-                "peak " + fixed(s.peak_memory_bytes / 1e9, 1) + " GB per GPU on rank " +
-                    g.label(s.peak_memory_device) +
-                    (s.peak_memory_bytes > cap ? ": over capacity" : ""),
-                s.peak_memory_bytes > cap ? "fill=\"#c00\" font-weight=\"bold\"" : "");
+                "peak " + fixed(s.memory.peak_bytes / 1e9, 1) + " GB per GPU on rank " +
+                    g.label(s.memory.peak_device) +
+                    (s.memory.peak_bytes > cap ? ": over capacity" : ""),
+                s.memory.peak_bytes > cap ? "fill=\"#c00\" font-weight=\"bold\"" : "");
   o += "</svg>\n";
   return o;
 }

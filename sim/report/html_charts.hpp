@@ -27,11 +27,11 @@
 
 #include "sim/analysis/kernel_classes.hpp"
 #include "sim/analysis/link_usage.hpp"
-#include "sim/analysis/step_simulation.hpp"
+#include "sim/run/step_simulation.hpp"
 
 namespace stepsim::report {
 
-std::string roofline_chart(const analysis::StepSimulation& s, const spec::ScenarioSpec& spec,
+std::string roofline_chart(const run::StepSimulation& s, const spec::ScenarioSpec& spec,
                            const std::vector<analysis::KernelClassWork>& classes,
                            const std::string& id);
 
@@ -43,7 +43,7 @@ std::string breakdown_chart(const std::vector<BreakdownInput>& runs);
 
 std::string link_heat_chart(const analysis::LinkUsage& u);
 
-std::string memory_chart(const analysis::StepSimulation& s);
+std::string memory_chart(const run::StepSimulation& s);
 
 // Colours shared by the charts and the page's legends; a kernel class keeps its colour in every
 // chart.

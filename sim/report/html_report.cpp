@@ -71,7 +71,7 @@ std::string bound_badge(analysis::Resource r) {
 }
 
 std::string headline(const ReportRun& run) {
-  const analysis::StepSimulation& s = *run.sim;
+  const run::StepSimulation& s = *run.sim;
   const analysis::Roofline& r = s.roofline;
   const analysis::StepFigures& f = s.figures;
   auto times_compute = [&](double t) {
@@ -83,7 +83,7 @@ std::string headline(const ReportRun& run) {
   const std::string verdict = binds + " binds. NVLink needs " + times_compute(r.nvlink_s) +
                               (fabric ? ", InfiniBand " + times_compute(r.ib_s) : std::string()) +
                               " and HBM " + times_compute(r.hbm_s) + " the compute time.";
-  const double cap = r.memory.capacity, peak = s.peak_memory_bytes;
+  const double cap = r.memory.capacity, peak = s.memory.peak_bytes;
   std::string o = "<div class=\"card\"><div class=\"name\">" + escape(run.label) + "</div>" +
                   "<div>" + escape(run.spec->name) + "</div>";
   o += "<div class=\"big\">" + escape(seconds(s.metrics.step_s)) + " per step</div>";
@@ -272,7 +272,8 @@ std::string html_report(const std::vector<ReportRun>& runs) {
          "class=\"l\">traffic</th><th class=\"l\">collective</th><th>ops</th><th>bytes</th>"
          "<th>NVLink sent</th><th>IB sent</th><th>in flight</th><th>timed alone</th>"
          "<th>slowdown</th><th>busbw</th></tr>";
-    const auto stats = analysis::traffic_stats(*r.sim);
+    const auto stats =
+        analysis::traffic_stats(r.sim->build.graph, r.sim->timeline, r.sim->roofline);
     if (stats.empty()) o += "<tr><td class=\"l\" colspan=\"10\">no communication</td></tr>";
     for (const auto& t : stats) {
       const bool timed = t.seconds > 0.0;

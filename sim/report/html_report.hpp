@@ -16,13 +16,13 @@
 #include <string>
 #include <vector>
 
-#include "sim/analysis/step_simulation.hpp"
+#include "sim/run/step_simulation.hpp"
 
 namespace stepsim::report {
 
 struct ReportRun {
   std::string label;  // e.g. the scenario file's stem
-  const analysis::StepSimulation* sim = nullptr;
+  const run::StepSimulation* sim = nullptr;
   const spec::ScenarioSpec* spec = nullptr;
 };
 

@@ -39,7 +39,7 @@ bool backward(workload::Phase phase) {
 }
 
 // The rank's compute stream as boxes (see the header).
-std::vector<Box> boxes_of(const analysis::StepSimulation& s, int device) {
+std::vector<Box> boxes_of(const run::StepSimulation& s, int device) {
   const auto& g = s.build.graph;
   const auto& t = s.timeline;
   std::vector<Run> runs;
@@ -95,7 +95,7 @@ std::vector<T> join_subpixel(std::vector<T> items, Px px, Same same, Join join) 
 
 }  // namespace
 
-double schedule_label_width(const analysis::StepSimulation& s) {
+double schedule_label_width(const run::StepSimulation& s) {
   // Room for the longest row label (monospace 11 px: about 6.7 px a character).
   std::size_t longest = 0;
   for (int d = 0; d < s.build.graph.devices; ++d)
@@ -103,7 +103,7 @@ double schedule_label_width(const analysis::StepSimulation& s) {
   return std::max(kLeft, 20.0 + 6.7 * static_cast<double>(longest));
 }
 
-std::string schedule_svg(const analysis::StepSimulation& s, const spec::ScenarioSpec& spec,
+std::string schedule_svg(const run::StepSimulation& s, const spec::ScenarioSpec& spec,
                          const ScheduleView& view) {
   const double step = s.metrics.step_s > 0.0 ? s.metrics.step_s : 1.0;
   const double total = view.axis_s > 0.0 ? std::max(view.axis_s, step) : step;

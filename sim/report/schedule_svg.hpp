@@ -15,7 +15,7 @@
 
 #include <string>
 
-#include "sim/analysis/step_simulation.hpp"
+#include "sim/run/step_simulation.hpp"
 
 namespace stepsim::report {
 
@@ -35,9 +35,9 @@ struct ScheduleView {
 };
 
 // Where a diagram's time axis starts: after its longest row label.
-double schedule_label_width(const analysis::StepSimulation& s);
+double schedule_label_width(const run::StepSimulation& s);
 
-std::string schedule_svg(const analysis::StepSimulation& s, const spec::ScenarioSpec& spec,
+std::string schedule_svg(const run::StepSimulation& s, const spec::ScenarioSpec& spec,
                          const ScheduleView& view = {});
 
 }  // namespace stepsim::report

@@ -27,7 +27,7 @@ std::string pct(double part, double whole) {
 
 }  // namespace
 
-void step_json(JsonWriter& w, const analysis::StepSimulation& s, const spec::ScenarioSpec& spec,
+void step_json(JsonWriter& w, const run::StepSimulation& s, const spec::ScenarioSpec& spec,
                bool timing) {
   const analysis::StepFigures& f = s.figures;
   const auto& r = s.roofline;
@@ -71,9 +71,9 @@ void step_json(JsonWriter& w, const analysis::StepSimulation& s, const spec::Sce
   w.field("ratio", s.metrics.step_s / r.bound_s);
   w.end_object();
   w.key("memory").begin_object();
-  w.field("peak_gb", s.peak_memory_bytes / 1e9);
+  w.field("peak_gb", s.memory.peak_bytes / 1e9);
   w.field("capacity_gb", r.memory.capacity / 1e9);
-  w.field("fits", s.peak_memory_bytes <= r.memory.capacity);
+  w.field("fits", s.memory.peak_bytes <= r.memory.capacity);
   w.end_object();
   const spec::DeviceSpec& dev = spec.cluster.device;
   w.key("kernels").begin_object();
@@ -125,8 +125,7 @@ std::string collectives_text(const spec::ScenarioSpec& spec) {
   return fixed.empty() ? "collectives auto" : "collectives" + fixed + ", others auto";
 }
 
-std::string step_text(const analysis::StepSimulation& s, const spec::ScenarioSpec& spec,
-                      bool timing) {
+std::string step_text(const run::StepSimulation& s, const spec::ScenarioSpec& spec, bool timing) {
   const analysis::StepFigures& f = s.figures;
   const auto& r = s.roofline;
   const double t = s.metrics.step_s;
@@ -137,9 +136,9 @@ std::string step_text(const analysis::StepSimulation& s, const spec::ScenarioSpe
   o += "  per GPU   " + fixed(f.tokens_per_s_per_gpu, 0) + " tokens/s, " +
        fixed(f.tflops_per_gpu, 0) + " TFLOP/s of model FLOPs, MFU " + fixed(100 * f.mfu, 1) +
        "% of the BF16 dense peak (" + (spec.training.causal ? "causal" : "full") + " attention)\n";
-  o += "  memory    peak " + fixed(s.peak_memory_bytes / 1e9, 1) + " GB of " +
+  o += "  memory    peak " + fixed(s.memory.peak_bytes / 1e9, 1) + " GB of " +
        fixed(r.memory.capacity / 1e9, 1) + " GB per GPU" +
-       (s.peak_memory_bytes <= r.memory.capacity ? "" : " (DOES NOT FIT)") + "\n";
+       (s.memory.peak_bytes <= r.memory.capacity ? "" : " (DOES NOT FIT)") + "\n";
   const spec::DeviceSpec& dev = spec.cluster.device;
   std::string tables;
   for (const auto& t : dev.tables.sources) tables += (tables.empty() ? "" : ", ") + t.name;
@@ -176,7 +175,7 @@ std::string step_text(const analysis::StepSimulation& s, const spec::ScenarioSpe
   return o;
 }
 
-std::string step_comparison_text(const std::vector<const analysis::StepSimulation*>& runs,
+std::string step_comparison_text(const std::vector<const run::StepSimulation*>& runs,
                                  const std::vector<std::string>& labels) {
   std::vector<std::string> header{"per GPU"};
   for (const auto& l : labels) header.push_back(l);
@@ -186,26 +185,24 @@ std::string step_comparison_text(const std::vector<const analysis::StepSimulatio
     for (const auto* r : runs) row.push_back(f(*r));
     t.row(row);
   };
-  add("step time", [](const analysis::StepSimulation& s) { return seconds(s.metrics.step_s); });
-  add("compute", [](const analysis::StepSimulation& s) { return seconds(s.metrics.mean.compute); });
+  add("step time", [](const run::StepSimulation& s) { return seconds(s.metrics.step_s); });
+  add("compute", [](const run::StepSimulation& s) { return seconds(s.metrics.mean.compute); });
   add("exposed comm",
-      [](const analysis::StepSimulation& s) { return seconds(s.metrics.mean.exposed_comm); });
-  add("bubble", [](const analysis::StepSimulation& s) { return seconds(s.metrics.mean.bubble); });
+      [](const run::StepSimulation& s) { return seconds(s.metrics.mean.exposed_comm); });
+  add("bubble", [](const run::StepSimulation& s) { return seconds(s.metrics.mean.bubble); });
   add("other idle",
-      [](const analysis::StepSimulation& s) { return seconds(s.metrics.mean.other_idle); });
+      [](const run::StepSimulation& s) { return seconds(s.metrics.mean.other_idle); });
   add("overlapped comm",
-      [](const analysis::StepSimulation& s) { return seconds(s.metrics.mean.overlapped_comm); });
-  add("roofline bound",
-      [](const analysis::StepSimulation& s) { return seconds(s.roofline.bound_s); });
-  add("sim / bound", [](const analysis::StepSimulation& s) {
-    return fixed(s.metrics.step_s / s.roofline.bound_s, 2);
-  });
-  add("tokens/s", [](const analysis::StepSimulation& s) {
+      [](const run::StepSimulation& s) { return seconds(s.metrics.mean.overlapped_comm); });
+  add("roofline bound", [](const run::StepSimulation& s) { return seconds(s.roofline.bound_s); });
+  add("sim / bound",
+      [](const run::StepSimulation& s) { return fixed(s.metrics.step_s / s.roofline.bound_s, 2); });
+  add("tokens/s", [](const run::StepSimulation& s) {
     return fixed(s.roofline.tokens_per_step / s.metrics.step_s / s.roofline.world_size, 0);
   });
-  add("peak memory (GB)", [](const analysis::StepSimulation& s) {
-    return fixed(s.peak_memory_bytes / 1e9, 1) +
-           (s.peak_memory_bytes <= s.roofline.memory.capacity ? "" : " (too big)");
+  add("peak memory (GB)", [](const run::StepSimulation& s) {
+    return fixed(s.memory.peak_bytes / 1e9, 1) +
+           (s.memory.peak_bytes <= s.roofline.memory.capacity ? "" : " (too big)");
   });
   std::size_t best = 0;
   for (std::size_t i = 1; i < runs.size(); ++i)

@@ -5,18 +5,18 @@
 #include <string>
 #include <vector>
 
-#include "sim/analysis/step_simulation.hpp"
 #include "sim/format/json_writer.hpp"
+#include "sim/run/step_simulation.hpp"
 
 namespace stepsim::report {
 
 // The simulation's own wall time is the one figure that changes from run to run. It is shown only
 // when `timing` is set; otherwise `sim.wall_s` is null and the output is byte-identical run to run.
-std::string step_text(const analysis::StepSimulation& s, const spec::ScenarioSpec& spec,
+std::string step_text(const run::StepSimulation& s, const spec::ScenarioSpec& spec,
                       bool timing = false);
-void step_json(format::JsonWriter& out, const analysis::StepSimulation& s,
+void step_json(format::JsonWriter& out, const run::StepSimulation& s,
                const spec::ScenarioSpec& spec, bool timing = false);
-std::string step_comparison_text(const std::vector<const analysis::StepSimulation*>& runs,
+std::string step_comparison_text(const std::vector<const run::StepSimulation*>& runs,
                                  const std::vector<std::string>& labels);
 
 }  // namespace stepsim::report

@@ -107,7 +107,7 @@ TEST_CASE("Traces of every schedule follow the importers' rules, per op and per 
     auto spec = pipeline(schedule);
     if (schedule == workload::schedule_named("interleaved")) spec.parallel.virtual_stages = 2;
     if (schedule == workload::schedule_named("dualpipev")) spec.parallel.pp = 2;
-    const auto sim = analysis::simulate_step(spec);
+    const auto sim = run::simulate_step(spec);
     CAPTURE(workload::to_string(schedule));
     report::TraceOptions o;
     CHECK(check_importable(report::chrome_trace(sim, spec, o)) > 0);  // pipeline sends have arrows
@@ -121,7 +121,7 @@ TEST_CASE("Traces of every schedule follow the importers' rules, per op and per 
 TEST_CASE("A trace with an embedding-only first stage and a head-only last stage") {
   auto spec = pipeline(workload::schedule_named("1f1b"));
   spec.parallel.stage_layers = {0, 4, 4, 0};
-  const auto sim = analysis::simulate_step(spec);
+  const auto sim = run::simulate_step(spec);
   CHECK(check_importable(report::chrome_trace(sim, spec, {})) > 0);
 }
 
@@ -129,6 +129,6 @@ TEST_CASE("A ZeRO-3 trace follows the importers' rules") {
   auto spec = test::small_scenario(2, 8);
   spec.parallel.zero = 3;
   spec.training.global_batch = 32;
-  const auto sim = analysis::simulate_step(spec);
+  const auto sim = run::simulate_step(spec);
   check_importable(report::chrome_trace(sim, spec, {}));
 }

@@ -29,8 +29,8 @@ TEST_CASE("The report: every section once, in order, self-contained, and the sam
   b.name = "with a <slow> NIC & a straggler";
   b.cluster.faults = {{spec::FaultKind::nic_degrade, 1, 3, -1, -1, -1, -1, 0.5},
                       {spec::FaultKind::straggler, -1, -1, -1, -1, -1, 5, 1.3}};
-  const auto sa = analysis::simulate_step(a);
-  const auto sb = analysis::simulate_step(b);
+  const auto sa = run::simulate_step(a);
+  const auto sb = run::simulate_step(b);
   const std::vector<report::ReportRun> runs = {{"plain", &sa, &a}, {"faulty<b>", &sb, &b}};
   const std::string html = report::html_report(runs);
   CHECK(html.rfind("<!DOCTYPE html>\n<html lang=\"en\">", 0) == 0);
@@ -71,7 +71,7 @@ TEST_CASE("The report: every section once, in order, self-contained, and the sam
 TEST_CASE("The report of a step without communication says so") {
   auto spec = test::small_scenario(1, 1);
   spec.training.global_batch = 4;
-  const auto s = analysis::simulate_step(spec);
+  const auto s = run::simulate_step(spec);
   const std::string html = report::html_report({{"one GPU", &s, &spec}});
   CHECK(html.find("No communication crossed the fabric in this step.") != std::string::npos);
   CHECK(html.find("no communication</td>") != std::string::npos);
@@ -82,7 +82,7 @@ TEST_CASE("The report of a step without communication says so") {
 TEST_CASE("The report says so when a step has no live fabric") {
   auto spec = pipelined();
   spec.fidelity = spec::NetworkFidelity::analytic;
-  const auto s = analysis::simulate_step(spec);
+  const auto s = run::simulate_step(spec);
   const std::string html = report::html_report({{"analytic", &s, &spec}});
   CHECK(html.find("No live fabric at this scenario's network fidelity (analytic)") !=
         std::string::npos);

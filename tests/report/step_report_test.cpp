@@ -2,9 +2,9 @@
 
 #include <doctest/doctest.h>
 
-#include "sim/analysis/step_simulation.hpp"
 #include "sim/config/load.hpp"
 #include "sim/report/chrome_trace.hpp"
+#include "sim/run/step_simulation.hpp"
 #include "tests/json_dom.hpp"
 #include "tests/test_support.hpp"
 
@@ -14,8 +14,8 @@ TEST_CASE(
     "Report and trace: valid JSON, every complete event has its fields, byte-identical reruns") {
   const auto spec =
       config::load_scenario(test::source_path("scenarios/deepseek-v3-dualpipe.yaml"), {});
-  const auto a = analysis::simulate_step(spec);
-  const auto b = analysis::simulate_step(spec);
+  const auto a = run::simulate_step(spec);
+  const auto b = run::simulate_step(spec);
   report::TraceOptions o;
   o.ranks = {0, 1};
   const std::string ta = report::chrome_trace(a, spec, o), tb = report::chrome_trace(b, spec, o);

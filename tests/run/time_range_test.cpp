@@ -10,8 +10,8 @@
 #include <random>
 #include <sstream>
 
-#include "sim/analysis/step_simulation.hpp"
 #include "sim/config/load.hpp"
+#include "sim/run/step_simulation.hpp"
 #include "sim/spec/precision.hpp"
 #include "tests/test_support.hpp"
 
@@ -108,7 +108,7 @@ TEST_CASE(
       CAPTURE(corner);
       const auto spec = stepsim::config::load_scenario(e.path().string(), overrides);
       double step = 0.0;
-      CHECK_NOTHROW(step = stepsim::analysis::simulate_step(spec).metrics.step_s);
+      CHECK_NOTHROW(step = stepsim::run::simulate_step(spec).metrics.step_s);
       CHECK(std::isfinite(step));
       CHECK(step > 0.0);
       CHECK(step < 9.2e6);

@@ -1,14 +1,11 @@
-#include "sim/analysis/step_simulation.hpp"
+#include "sim/run/step_simulation.hpp"
 
 #include <algorithm>
 #include <chrono>
-#include <map>
-#include <tuple>
 
 #include "sim/exec/symmetry.hpp"
-#include "sim/workload/memory.hpp"
 
-namespace stepsim::analysis {
+namespace stepsim::run {
 
 double estimate_ops(const spec::ScenarioSpec& spec, const workload::ParallelPlan& plan) {
   // Per micro-batch and stage: forward and backward items (at most ~6 per layer, plus ZeRO-3
@@ -51,74 +48,26 @@ StepSimulation simulate_step(const spec::ScenarioSpec& spec, const engine::RunCo
                              double max_ops, const workload::ParallelPlan* plan_in) {
   const auto t0 = std::chrono::steady_clock::now();
   StepSimulation s;
-  s.roofline = roofline(spec, &s.program, plan_in);
+  s.roofline = analysis::roofline(spec, &s.program, plan_in);
   check_ops(spec, s.roofline.plan, max_ops);
   const workload::ModelCost cost(spec.model, spec.training);
   s.topology = std::make_unique<hw::Topology>(spec.cluster);
   s.build = exec::build_step(s.program, *s.topology, {spec.fidelity, spec.exact}, control);
   s.timeline = exec::execute_step(s.build.graph, control);
-  s.metrics = step_metrics(s.build.graph, s.timeline);
+  s.metrics = analysis::step_metrics(s.build.graph, s.timeline);
   s.model_flops_per_gpu =
       cost.flops_per_token() * s.roofline.tokens_per_step / s.roofline.world_size;
 
-  // Live activations per device over the timeline.
+  s.memory = analysis::memory_timeline(spec, s.roofline.plan, cost, s.program.pipeline.stages,
+                                       s.build.graph, s.timeline);
+  s.figures = analysis::step_figures(s.metrics.step_s, s.roofline.tokens_per_step,
+                                     s.roofline.world_size, s.model_flops_per_gpu,
+                                     spec.cluster.device.rate(spec::Precision::bf16).peak_flops);
   const auto& g = s.build.graph;
-  const auto& plan = s.roofline.plan;
-  std::vector<double> stage_bytes(s.program.pipeline.stages);
-  for (int st = 0; st < s.program.pipeline.stages; ++st)
-    stage_bytes[st] = workload::stage_activation_bytes(spec, plan, cost, st);
-  // Each device's own static state: ranks hold different stages (the embedding, the head, MTP
-  // blocks), so one rank's static memory never pairs with another's activations.
-  std::vector<double> rank_fixed(plan.pp);
-  for (int r = 0; r < plan.pp; ++r) {
-    const auto m = workload::memory_of_rank(spec, plan, cost, r);
-    rank_fixed[r] = m.params + m.grads + m.optimizer + m.buffers;
-  }
-  s.memory_timeline.resize(g.devices);
-  for (int d = 0; d < g.devices; ++d) {
-    const double fixed = rank_fixed[g.rank_of(d)];
-    // (time, +/- bytes) at the end of each chunk's last compute op.
-    std::map<std::tuple<workload::Phase, int, int>, int>
-        last;  // (phase, stage, mb) -> last compute op
-    for (int op : g.streams[d][static_cast<int>(workload::StreamKind::compute)]) {
-      const auto& o = g.ops[op];
-      if (o.mb >= 0 && o.phase != workload::Phase::step_end) last[{o.phase, o.stage, o.mb}] = op;
-    }
-    // A forward's activations are freed when its backward ends, or its weight gradient when the
-    // schedule splits them (W still reads them).
-    std::vector<std::pair<engine::Time, double>> deltas;
-    for (const auto& [key, op] : last) {
-      const auto [phase, stage, mb] = key;
-      const double b = stage_bytes[stage];
-      if (phase == workload::Phase::forward) deltas.push_back({s.timeline.end[op], b});
-      if (phase == workload::Phase::backward_weight) deltas.push_back({s.timeline.end[op], -b});
-      if (phase == workload::Phase::backward) {
-        const auto w = last.find({workload::Phase::weight, stage, mb});
-        deltas.push_back({s.timeline.end[w == last.end() ? op : w->second], -b});
-      }
-    }
-    // At one instant, what is freed goes before what is allocated.
-    std::sort(deltas.begin(), deltas.end());
-    double live = 0.0, peak = 0.0;
-    s.memory_timeline[d].push_back({engine::Time(), fixed});
-    for (const auto& [t, delta] : deltas) {
-      peak = std::max(peak, live += delta);
-      s.memory_timeline[d].push_back({t, fixed + live});
-    }
-    if (fixed + peak > s.peak_memory_bytes) {
-      s.peak_memory_bytes = fixed + peak;
-      s.peak_memory_device = d;
-    }
-  }
-  const double t = s.metrics.step_s;
-  s.figures.tokens_per_s_per_gpu = s.roofline.tokens_per_step / t / s.roofline.world_size;
-  s.figures.tflops_per_gpu = s.model_flops_per_gpu / t / 1e12;
-  s.figures.mfu =
-      s.model_flops_per_gpu / (t * spec.cluster.device.rate(spec::Precision::bf16).peak_flops);
-  s.figures.worst_rank = g.info.empty() ? plan.first_gpu(s.metrics.worst_device)
+  s.figures.worst_rank = g.info.empty() ? s.roofline.plan.first_gpu(s.metrics.worst_device)
                                         : g.info[s.metrics.worst_device].first_gpu;
   s.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return s;
 }
 
-}  // namespace stepsim::analysis
+}  // namespace stepsim::run

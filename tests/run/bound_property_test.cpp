@@ -10,9 +10,9 @@
 #include <filesystem>
 #include <random>
 
-#include "sim/analysis/step_simulation.hpp"
 #include "sim/config/load.hpp"
 #include "sim/engine/user_error.hpp"
+#include "sim/run/step_simulation.hpp"
 #include "sim/workload/schedule/schedule.hpp"
 #include "tests/test_support.hpp"
 #include "tests/workload/spec_fixture.hpp"
@@ -22,7 +22,7 @@ using spec::Schedule;
 
 namespace {
 
-void check_same_work(const analysis::StepSimulation& sim) {
+void check_same_work(const run::StepSimulation& sim) {
   CHECK(sim.roofline.bound_s <= sim.metrics.step_s * (1 + 1e-9));
   const auto& g = sim.build.graph;
   std::vector<analysis::RankWork> work(g.devices);
@@ -46,7 +46,7 @@ TEST_CASE("Every shipped scenario: the roofline counts the simulation's work, be
   for (const auto& e : std::filesystem::directory_iterator(test::source_path("scenarios"))) {
     if (e.path().extension() != ".yaml") continue;
     CAPTURE(e.path().string());
-    check_same_work(analysis::simulate_step(config::load_scenario(e.path().string(), {})));
+    check_same_work(run::simulate_step(config::load_scenario(e.path().string(), {})));
     ++scenarios;
   }
   CHECK(scenarios >= 6);
@@ -87,9 +87,9 @@ TEST_CASE("The roofline bound is at most the simulated step on 200 random layout
     s.training.global_batch = pick({16, 32, 64, 128});
     s.training.recompute.mode = static_cast<spec::RecomputeMode>(pick({0, 1, 2}));
     s.fidelity = static_cast<spec::NetworkFidelity>(pick({0, 0, 1}));
-    analysis::StepSimulation sim;
+    run::StepSimulation sim;
     try {
-      sim = analysis::simulate_step(s);
+      sim = run::simulate_step(s);
     } catch (const engine::UserError&) {
       continue;  // an invalid layout
     }

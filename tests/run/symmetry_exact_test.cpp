@@ -6,9 +6,9 @@
 
 #include <random>
 
-#include "sim/analysis/step_simulation.hpp"
 #include "sim/engine/user_error.hpp"
 #include "sim/exec/symmetry.hpp"
+#include "sim/run/step_simulation.hpp"
 #include "sim/workload/schedule/schedule.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
@@ -88,11 +88,11 @@ TEST_CASE("Symmetry classes and --exact give the same step on 50 random scenario
   while (compared < 50 && tries < 2000) {
     ++tries;
     Drawn d = draw(rng);
-    analysis::StepSimulation merged, exact;
+    run::StepSimulation merged, exact;
     try {
-      merged = analysis::simulate_step(d.spec);
+      merged = run::simulate_step(d.spec);
       d.spec.exact = true;
-      exact = analysis::simulate_step(d.spec);
+      exact = run::simulate_step(d.spec);
     } catch (const engine::UserError&) {
       continue;  // an invalid layout, or a fault that leaves no route
     }

@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "sim/analysis/step_simulation.hpp"
+#include "sim/run/step_simulation.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim;
@@ -31,7 +31,7 @@ TEST_CASE("Link usage: the bytes binned per group are the bytes the step's ops s
   // (payload share 1) they are the data bytes the ops count.
   auto spec = four_nodes();
   for (auto& c : spec.collectives) c.protocol = "simple";
-  const auto sim = analysis::simulate_step(spec);
+  const auto sim = run::simulate_step(spec);
   const auto& g = sim.build.graph;
   const auto u = analysis::link_usage(g, sim.timeline, *sim.topology, 50, 5);
   REQUIRE(u.live);
@@ -66,7 +66,7 @@ TEST_CASE("Link usage: the bytes binned per group are the bytes the step's ops s
 
 TEST_CASE("Link usage: the busiest links, named, highest first, alike ones counted once") {
   const auto spec = four_nodes();
-  const auto sim = analysis::simulate_step(spec);
+  const auto sim = run::simulate_step(spec);
   const auto u = analysis::link_usage(sim.build.graph, sim.timeline, *sim.topology, 20, 4);
   REQUIRE(u.busiest.size() == 4);
   int alike = 0;
@@ -95,7 +95,7 @@ TEST_CASE("Link usage: every op on the fabric runs its pieces in order, end to e
   auto spec = four_nodes();
   spec.parallel.tp = 2;
   spec.collectives[static_cast<int>(spec::TrafficKind::dp)].algorithm = "hierarchical";
-  const auto sim = analysis::simulate_step(spec);
+  const auto sim = run::simulate_step(spec);
   const auto& g = sim.build.graph;
   const auto& t = sim.timeline;
   REQUIRE(!t.pieces.empty());
@@ -177,7 +177,7 @@ TEST_CASE("Link usage: a piece's bytes land in the bins it ran in, in proportion
 TEST_CASE("Link usage: nothing is binned without a live fabric") {
   auto spec = four_nodes();
   spec.fidelity = spec::NetworkFidelity::analytic;
-  const auto sim = analysis::simulate_step(spec);
+  const auto sim = run::simulate_step(spec);
   const auto u = analysis::link_usage(sim.build.graph, sim.timeline, *sim.topology, 20, 4);
   CHECK(!u.live);
   CHECK(u.busiest.empty());

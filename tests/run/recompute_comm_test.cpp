@@ -3,7 +3,7 @@
 // must both count them.
 #include <doctest/doctest.h>
 
-#include "sim/analysis/step_simulation.hpp"
+#include "sim/run/step_simulation.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim;
@@ -29,9 +29,9 @@ TEST_CASE("Full recomputation repeats the forward's two tensor-parallel all-redu
   s.parallel.tp = 2;
   s.training.global_batch = 8;
   s.training.recompute.mode = spec::RecomputeMode::selective;
-  const auto selective = analysis::simulate_step(s);
+  const auto selective = run::simulate_step(s);
   s.training.recompute.mode = spec::RecomputeMode::full;
-  const auto full = analysis::simulate_step(s);
+  const auto full = run::simulate_step(s);
   // One device (pp 1), 8 layers, 2 micro-batches (dp 4): 4 all-reduces per layer and micro-batch,
   // 6 with full recomputation.
   const int per_layer_mb = 8 * 2;

@@ -1,4 +1,4 @@
-#include "sim/analysis/step_simulation.hpp"
+#include "sim/run/step_simulation.hpp"
 
 #include <doctest/doctest.h>
 
@@ -36,7 +36,7 @@ spec::ScenarioSpec equal_stages(Schedule s, int pp, int m, int v = 1) {
 }
 
 // Compute time of one forward and one full backward chunk of `stage` for micro-batch 0.
-std::pair<double, double> chunk_times(const analysis::StepSimulation& s, int stage) {
+std::pair<double, double> chunk_times(const run::StepSimulation& s, int stage) {
   double f = 0.0, b = 0.0;
   for (const auto& op : s.build.graph.ops) {
     if (op.stream != workload::StreamKind::compute || op.mb != 0 || op.stage != stage) continue;
@@ -57,7 +57,7 @@ TEST_CASE(
                            "scenarios/deepseek-v3-zero3.yaml", "scenarios/llama3-405b-1f1b.yaml",
                            "scenarios/gpt3-175b-a100.yaml"}) {
     CAPTURE(file);
-    const auto s = analysis::simulate_step(load(file));
+    const auto s = run::simulate_step(load(file));
     const auto& g = s.build.graph;
     Time last_end;
     for (const auto& e : s.timeline.end) last_end = std::max(last_end, e);
@@ -88,7 +88,7 @@ TEST_CASE(
 TEST_CASE("A free network exposes no communication") {
   for (const char* file :
        {"scenarios/deepseek-v3-dualpipe.yaml", "scenarios/deepseek-v3-zero3.yaml"}) {
-    const auto s = analysis::simulate_step(load(file, {"network.fidelity=free"}));
+    const auto s = run::simulate_step(load(file, {"network.fidelity=free"}));
     for (const auto& b : s.metrics.per_device) CHECK(b.exposed_comm == 0.0);
   }
 }
@@ -101,7 +101,7 @@ TEST_CASE(
   for (int p : {4, 8}) {
     for (Schedule sch : {workload::schedule_named("1f1b"), workload::schedule_named("gpipe")}) {
       CAPTURE(p);
-      const auto s = analysis::simulate_step(equal_stages(sch, p, 2 * p));
+      const auto s = run::simulate_step(equal_stages(sch, p, 2 * p));
       const auto [f, b] = chunk_times(s, 1);
       for (int d = 0; d < p; ++d) {
         const auto& m = s.metrics.per_device[d];
@@ -110,7 +110,7 @@ TEST_CASE(
     }
     // Interleaved: chunk times f, b; a device's F + B over its v = 2 chunks is 2(f + b).
     const auto s =
-        analysis::simulate_step(equal_stages(workload::schedule_named("interleaved"), p, 2 * p, 2));
+        run::simulate_step(equal_stages(workload::schedule_named("interleaved"), p, 2 * p, 2));
     const auto [f, b] = chunk_times(s, 1);
     for (int d = 0; d < p; ++d) {
       const auto& m = s.metrics.per_device[d];
@@ -122,9 +122,9 @@ TEST_CASE(
 TEST_CASE(
     "DeepSeek-V3 on 2048 GPUs: ZeRO-3 >= 2x DualPipe and mostly exposed communication; DualPipe "
     "bubbles less than 1F1B") {
-  const auto dual = analysis::simulate_step(load("scenarios/deepseek-v3-dualpipe.yaml"));
-  const auto one = analysis::simulate_step(load("scenarios/deepseek-v3-1f1b.yaml"));
-  const auto z3 = analysis::simulate_step(load("scenarios/deepseek-v3-zero3.yaml"));
+  const auto dual = run::simulate_step(load("scenarios/deepseek-v3-dualpipe.yaml"));
+  const auto one = run::simulate_step(load("scenarios/deepseek-v3-1f1b.yaml"));
+  const auto z3 = run::simulate_step(load("scenarios/deepseek-v3-zero3.yaml"));
   CHECK(z3.metrics.step_s >= 2.0 * dual.metrics.step_s);
   CHECK(z3.metrics.mean.exposed_comm > 0.5 * z3.metrics.step_s);
   CHECK(dual.metrics.mean.bubble < one.metrics.mean.bubble);
@@ -135,16 +135,16 @@ TEST_CASE(
 
 TEST_CASE(
     "Embedding and head placement: an embedding-only first stage; the head counted in the split") {
-  const auto base = analysis::simulate_step(load("scenarios/deepseek-v3-1f1b.yaml"));
+  const auto base = run::simulate_step(load("scenarios/deepseek-v3-1f1b.yaml"));
   const auto alone =
-      analysis::simulate_step(load("scenarios/deepseek-v3-1f1b.yaml",
-                                   {"parallelism.stage_layers=[0,5,5,4,4,4,4,4,4,4,4,4,4,4,4,3]"}));
+      run::simulate_step(load("scenarios/deepseek-v3-1f1b.yaml",
+                              {"parallelism.stage_layers=[0,5,5,4,4,4,4,4,4,4,4,4,4,4,4,3]"}));
   CHECK(alone.metrics.per_device[0].compute < 0.01 * alone.metrics.per_device[1].compute);
   for (const auto& d : alone.metrics.per_device)
     CHECK(d.compute + d.exposed_comm + d.bubble + d.other_idle ==
           doctest::Approx(alone.metrics.step_s));
   // The head costs about a layer: counting it in the split unloads the last rank, the slowest.
-  const auto counted = analysis::simulate_step(
+  const auto counted = run::simulate_step(
       load("scenarios/deepseek-v3-1f1b.yaml", {"parallelism.account_head=true"}));
   CHECK(counted.metrics.per_device[15].compute < base.metrics.per_device[15].compute);
   CHECK(counted.metrics.step_s < base.metrics.step_s);
@@ -156,8 +156,8 @@ TEST_CASE(
   // EP64 spans 8 nodes, inside one 32-node leaf: the bound, which counts all-to-all bytes, does
   // not move; the step does, a little, through the replicas' pipeline sends between ranks on
   // different leaves (fault_position_test.cpp).
-  const auto plain = analysis::simulate_step(load("scenarios/deepseek-v3-dualpipe.yaml"));
-  const auto over = analysis::simulate_step(
+  const auto plain = run::simulate_step(load("scenarios/deepseek-v3-dualpipe.yaml"));
+  const auto over = run::simulate_step(
       load("scenarios/deepseek-v3-dualpipe.yaml", {"cluster.fabric.oversubscription=4"}));
   CHECK(over.roofline.ib_s == plain.roofline.ib_s);
   CHECK(over.metrics.step_s >= plain.metrics.step_s);
@@ -166,16 +166,16 @@ TEST_CASE(
   const std::vector<std::string> wide{"parallelism.ep=128", "cluster.fabric.switch_ports=24"};
   std::vector<std::string> wide_over = wide;
   wide_over.push_back("cluster.fabric.oversubscription=4");
-  const auto a = analysis::simulate_step(load("scenarios/deepseek-v3-dualpipe.yaml", wide));
-  const auto b = analysis::simulate_step(load("scenarios/deepseek-v3-dualpipe.yaml", wide_over));
+  const auto a = run::simulate_step(load("scenarios/deepseek-v3-dualpipe.yaml", wide));
+  const auto b = run::simulate_step(load("scenarios/deepseek-v3-dualpipe.yaml", wide_over));
   CHECK(b.roofline.ib_s > a.roofline.ib_s);
   CHECK(b.metrics.step_s > a.metrics.step_s);
   for (const auto* s : {&plain, &over, &a, &b}) CHECK(s->metrics.step_s >= s->roofline.bound_s);
 }
 
 TEST_CASE("A straggler slows its pipeline rank and the step") {
-  const auto base = analysis::simulate_step(load("scenarios/deepseek-v3-1f1b.yaml"));
-  const auto slow = analysis::simulate_step(load(
+  const auto base = run::simulate_step(load("scenarios/deepseek-v3-1f1b.yaml"));
+  const auto slow = run::simulate_step(load(
       "scenarios/deepseek-v3-1f1b.yaml", {"faults=[{kind: straggler, gpu: 200, slowdown: 1.5}]"}));
   CHECK(slow.metrics.step_s > base.metrics.step_s);
   // GPU 200 is in cell 1 (GPUs 192-255) of rank 1: that column is a class of its own.
@@ -196,11 +196,11 @@ TEST_CASE("ZeRO-3 prefetch overlaps parameter gathers with the previous layers' 
   spec::ScenarioSpec s = test::small_scenario(4, 8);
   s.parallel.zero = 3;
   s.parallel.zero3_prefetch = 0;
-  const auto none = analysis::simulate_step(s);
+  const auto none = run::simulate_step(s);
   s.parallel.zero3_prefetch = 1;
-  const auto one = analysis::simulate_step(s);
+  const auto one = run::simulate_step(s);
   s.parallel.zero3_prefetch = 2;
-  const auto two = analysis::simulate_step(s);
+  const auto two = run::simulate_step(s);
   // Without prefetch a gather starts only when the previous layer is done: nothing overlaps it.
   CHECK(none.metrics.mean.overlapped_comm < one.metrics.mean.overlapped_comm);
   CHECK(one.metrics.step_s < none.metrics.step_s);
@@ -216,11 +216,11 @@ TEST_CASE("A scenario's collective choice reaches the simulation and the rooflin
   // DeepSeek-V3 under ZeRO-3: its gathers and scatters hierarchical (phases one after another)
   // rather than the tuner's rail-aligned rings: a different step, and the roofline's rows say so.
   auto spec = config::load_scenario(stepsim::test::source_path("scenarios/deepseek-v3-zero3.yaml"));
-  const double tuned = analysis::simulate_step(spec).metrics.step_s;
+  const double tuned = run::simulate_step(spec).metrics.step_s;
   auto& zero = spec.collectives[static_cast<int>(spec::TrafficKind::zero)];
   zero.algorithm = "hierarchical";
   zero.chunks = 1;
-  const double fixed = analysis::simulate_step(spec).metrics.step_s;
+  const double fixed = run::simulate_step(spec).metrics.step_s;
   CHECK(fixed > 1.05 * tuned);
 }
 
@@ -231,7 +231,7 @@ TEST_CASE("A scenario's collective choice reaches the simulation and the rooflin
 // holds the most activations.
 TEST_CASE("Peak memory pairs each GPU's own static state with its own activations") {
   const auto spec = load("scenarios/deepseek-v3-dualpipev.yaml");
-  const auto s = analysis::simulate_step(spec);
+  const auto s = run::simulate_step(spec);
   const workload::ModelCost cost(spec.model, spec.training);
   const auto& plan = s.roofline.plan;
   double peak = 0.0, worst_static = 0.0, worst_live = 0.0;
@@ -239,15 +239,15 @@ TEST_CASE("Peak memory pairs each GPU's own static state with its own activation
     CAPTURE(d);
     const auto m = workload::memory_of_rank(spec, plan, cost, s.build.graph.rank_of(d));
     const double fixed = m.params + m.grads + m.optimizer + m.buffers;
-    REQUIRE(!s.memory_timeline[d].empty());
-    CHECK(s.memory_timeline[d].front().second == fixed);
+    REQUIRE(!s.memory.per_device[d].empty());
+    CHECK(s.memory.per_device[d].front().second == fixed);
     double top = 0.0;
-    for (const auto& [t, bytes] : s.memory_timeline[d]) top = std::max(top, bytes);
+    for (const auto& [t, bytes] : s.memory.per_device[d]) top = std::max(top, bytes);
     peak = std::max(peak, top);
     worst_static = std::max(worst_static, fixed);
     worst_live = std::max(worst_live, top - fixed);
   }
-  CHECK(s.peak_memory_bytes == peak);
+  CHECK(s.memory.peak_bytes == peak);
   // Here the largest static state and the most activations are on different ranks.
-  CHECK(s.peak_memory_bytes < worst_static + worst_live - 1e9);
+  CHECK(s.memory.peak_bytes < worst_static + worst_live - 1e9);
 }

@@ -5,8 +5,8 @@
 // expert-parallel groups of 8 nodes each.
 #include <doctest/doctest.h>
 
-#include "sim/analysis/step_simulation.hpp"
 #include "sim/config/load.hpp"
+#include "sim/run/step_simulation.hpp"
 #include "tests/test_support.hpp"
 
 using namespace stepsim;
@@ -17,7 +17,7 @@ double step(const std::string& faults, bool exact = false) {
   std::vector<config::Override> o{config::parse_override("faults=[" + faults + "]")};
   auto spec = config::load_scenario(test::source_path("scenarios/deepseek-v3-dualpipe.yaml"), o);
   spec.exact = exact;
-  return analysis::simulate_step(spec).metrics.step_s;
+  return run::simulate_step(spec).metrics.step_s;
 }
 
 }  // namespace
@@ -63,8 +63,7 @@ TEST_CASE(
   auto at = [](const char* scenario, int oversubscription) {
     std::vector<config::Override> o{config::parse_override("cluster.fabric.oversubscription=" +
                                                            std::to_string(oversubscription))};
-    return analysis::simulate_step(config::load_scenario(test::source_path(scenario), o))
-        .metrics.step_s;
+    return run::simulate_step(config::load_scenario(test::source_path(scenario), o)).metrics.step_s;
   };
   // DualPipe: the 128 replicas' pipeline sends between ranks on different leaves, 16 nodes'
   // worth per plane through uplinks of 32 x 50 GB/s / 4.

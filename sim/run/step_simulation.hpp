@@ -1,43 +1,28 @@
-// One scenario, simulated end to end: layout and roofline, the step graph built from the
-// schedule, its execution, the metrics, and the peak memory per GPU seen on the timeline.
-//
-// Peak memory, per GPU: its own rank's static state (parameters, gradients, optimizer, ZeRO-3
-// buffers: memory.hpp) plus its live activations, which grow by a stage's per-micro-batch
-// activations when a forward chunk ends and shrink by as much when that chunk's backward (input
-// gradient) ends. The peak is the largest such sum over GPUs.
+// One scenario, simulated end to end, the four hops of the data flow: the layout and the step
+// program (workload), its roofline bound (analysis, a fold of the program), its execution on the
+// cluster (exec), and the metrics of the timeline (analysis: breakdown, throughput, memory).
 #pragma once
 
 #include <memory>
 
+#include "sim/analysis/memory_timeline.hpp"
 #include "sim/analysis/roofline.hpp"
 #include "sim/analysis/step_metrics.hpp"
 #include "sim/exec/step_builder.hpp"
 #include "sim/hw/topology.hpp"
 
-namespace stepsim::analysis {
-
-// Throughput figures of a simulated step.
-struct StepFigures {
-  double tokens_per_s_per_gpu = 0.0;
-  double tflops_per_gpu = 0.0;
-  // Model FLOPs (no recompute) / (T · BF16 dense peak), whatever the GEMM precision.
-  double mfu = 0.0;
-  int worst_rank = 0;  // global rank of the GPU with the most idle time
-};
+namespace stepsim::run {
 
 struct StepSimulation {
-  Roofline roofline;
+  analysis::Roofline roofline;
   std::unique_ptr<hw::Topology> topology;
   workload::StepProgram program;  // what the step runs, untimed
   exec::StepBuild build;          // the program timed on the cluster, as the executor runs it
   exec::StepTimeline timeline;
-  StepMetrics metrics;
-  // Per pipeline rank: memory in use (bytes) after each change, in time order.
-  std::vector<std::vector<std::pair<engine::Time, double>>> memory_timeline;
-  double peak_memory_bytes = 0.0;
-  int peak_memory_device = 0;
+  analysis::StepMetrics metrics;
+  analysis::MemoryTimeline memory;
   double model_flops_per_gpu = 0.0;  // training FLOPs (no recompute) per GPU per step
-  StepFigures figures;
+  analysis::StepFigures figures;
   double wall_s = 0.0;  // wall-clock time of the simulation itself
 };
 
@@ -55,4 +40,4 @@ void check_ops(const spec::ScenarioSpec& spec, const workload::ParallelPlan& pla
 // layout before building anything.
 double estimate_memory_bytes(const spec::ScenarioSpec& spec, const workload::ParallelPlan& plan);
 
-}  // namespace stepsim::analysis
+}  // namespace stepsim::run

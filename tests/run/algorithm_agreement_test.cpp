@@ -10,9 +10,9 @@
 #include <random>
 #include <set>
 
-#include "sim/analysis/step_simulation.hpp"
 #include "sim/config/load.hpp"
 #include "sim/engine/user_error.hpp"
+#include "sim/run/step_simulation.hpp"
 #include "sim/workload/schedule/schedule.hpp"
 #include "tests/test_support.hpp"
 #include "tests/workload/spec_fixture.hpp"
@@ -32,7 +32,7 @@ std::string named_algorithm(const std::string& label) {
 }
 
 // Returns how many collectives were compared.
-int check_agreement(const analysis::StepSimulation& sim) {
+int check_agreement(const run::StepSimulation& sim) {
   // The program's choice for each (kind, operation, bytes) it holds.
   std::map<std::tuple<int, int, long long>, std::set<std::string>> chosen;
   auto note = [&](const workload::Work& w) {
@@ -81,8 +81,7 @@ TEST_CASE("Every shipped scenario: the roofline names the algorithms the simulat
   for (const auto& e : std::filesystem::directory_iterator(test::source_path("scenarios"))) {
     if (e.path().extension() != ".yaml") continue;
     CAPTURE(e.path().string());
-    CHECK(check_agreement(analysis::simulate_step(config::load_scenario(e.path().string(), {}))) >
-          0);
+    CHECK(check_agreement(run::simulate_step(config::load_scenario(e.path().string(), {}))) > 0);
     ++scenarios;
   }
   CHECK(scenarios >= 6);
@@ -136,9 +135,9 @@ TEST_CASE("200 random faulted layouts: the roofline names the algorithms the sim
         continue;
       s.cluster.faults.push_back(f);
     }
-    analysis::StepSimulation sim;
+    run::StepSimulation sim;
     try {
-      sim = analysis::simulate_step(s);
+      sim = run::simulate_step(s);
     } catch (const engine::UserError&) {
       continue;  // an invalid layout, or a fault that leaves no route
     }

@@ -4,6 +4,7 @@
 
 #include "sim/config/load.hpp"
 #include "sim/net/collective_runner.hpp"
+#include "sim/run/step_simulation.hpp"
 #include "tests/test_support.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
@@ -22,8 +23,8 @@ const analysis::TrafficStats* row(const std::vector<analysis::TrafficStats>& row
 
 TEST_CASE("Traffic stats: per kind, in the report's order, means over GPUs") {
   const auto spec = test::pipelined_scenario();
-  const auto sim = analysis::simulate_step(spec);
-  const auto rows = analysis::traffic_stats(sim);
+  const auto sim = run::simulate_step(spec);
+  const auto rows = analysis::traffic_stats(sim.build.graph, sim.timeline, sim.roofline);
   std::vector<std::string> kinds;
   for (const auto& r : rows) kinds.push_back(r.kind);
   CHECK(kinds == std::vector<std::string>{"tp", "pp_activations", "dp_grads"});
@@ -55,8 +56,8 @@ TEST_CASE("Traffic stats: per kind, in the report's order, means over GPUs") {
 TEST_CASE("Traffic stats: expert dispatch and combine count RDMA bandwidth, as DeepEP reports it") {
   const auto spec = config::load_scenario(test::source_path("scenarios/deepseek-v3-dualpipe.yaml"),
                                           {config::parse_override("training.global_batch=4096")});
-  const auto sim = analysis::simulate_step(spec);
-  const auto rows = analysis::traffic_stats(sim);
+  const auto sim = run::simulate_step(spec);
+  const auto rows = analysis::traffic_stats(sim.build.graph, sim.timeline, sim.roofline);
   for (const char* kind : {"ep_dispatch", "ep_combine"}) {
     const auto* r = row(rows, kind);
     REQUIRE(r);
