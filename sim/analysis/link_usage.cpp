@@ -64,7 +64,7 @@ LinkUsage link_usage(const exec::StepGraph& g, const exec::StepTimeline& t,
   std::vector<std::array<double, kLinkGroups>> per_group(g.loads.size(),
                                                          std::array<double, kLinkGroups>{});
   for (std::size_t p = 0; p < g.loads.size(); ++p)
-    for (const exec::LinkLoad& l : g.loads[p])
+    for (const net::LinkLoad& l : g.loads[p])
       for (int grp = 0; grp < kLinkGroups; ++grp)
         per_group[p][grp] += l.bytes * members[l.link][grp];
 
@@ -74,7 +74,7 @@ LinkUsage link_usage(const exec::StepGraph& g, const exec::StepTimeline& t,
   for (const exec::PieceRun& piece : t.pieces) {
     const int p = g.shapes[g.ops[piece.op].load][piece.piece].profile;
     if (p < 0) continue;
-    for (const exec::LinkLoad& l : g.loads[p]) class_bytes[l.link] += l.bytes;
+    for (const net::LinkLoad& l : g.loads[p]) class_bytes[l.link] += l.bytes;
     const double a = piece.start.seconds(), b = piece.end.seconds();
     const int first_bin = std::min(bins - 1, static_cast<int>(a / u.bin_s));
     const int last_bin = std::min(bins - 1, static_cast<int>(b / u.bin_s));

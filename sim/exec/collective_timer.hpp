@@ -17,15 +17,10 @@
 // fault, each sibling the fault can touch (a GPU on a faulted node; for a leaf-spine fault, a
 // group that spans leaves) is also timed alone and the op takes the slower. Collectives of other
 // classes and kinds that overlap in time (another class's expert exchange, another rank's
-// gradient reduction) meet in the executor's live fabric, through their load profiles: with flow
-// fidelity each timed collective also leaves its load shape on the fabric's links: per phase of
-// its plan, bytes per link of every transfer of its groups and their siblings over the phase's
-// steps, on the links of each transfer's route, planned without bundling so every member loads
-// its own links (bundled, as a representative with core_weight on leaf-spine links, beyond 4 M
-// transfers); cut into pieces where its phases start and end in its TransferDag's run with its
-// siblings (with chunks, phases overlap: a piece moves the bytes its phases' chunks move then). The
-// op takes it with take_load(); an op of several collectives (ZeRO's dense and expert parts) runs
-// their shapes one after another, each over its share of the op's time.
+// gradient reduction) meet in the executor's live fabric, through their load shapes
+// (net/collective_profile.hpp): the op takes its shape with take_load(); an op of several
+// collectives (ZeRO's dense and expert parts) runs their shapes one after another, each over its
+// share of the op's time.
 #pragma once
 
 #include <map>
@@ -39,21 +34,11 @@
 #include "sim/hw/flow_network.hpp"
 #include "sim/net/collective_cost.hpp"
 #include "sim/net/collective_plan.hpp"
-#include "sim/net/collective_runner.hpp"
+#include "sim/net/collective_profile.hpp"
 #include "sim/workload/collective_options.hpp"
 #include "sim/workload/parallel_plan.hpp"
 
 namespace stepsim::exec {
-
-// A distinct collective the timer planned and ran, with the algorithm it ran.
-struct PlannedCollective {
-  spec::TrafficKind kind = spec::TrafficKind::tp;
-  net::CollectiveOp op = net::CollectiveOp::all_reduce;
-  double bytes = 0.0;  // per GPU
-  int first_gpu = 0;   // of its group
-  int group_size = 0;
-  std::string algorithm;
-};
 
 class CollectiveTimer {
  public:
@@ -77,18 +62,18 @@ class CollectiveTimer {
   // The load shape of the collectives timed since the last call (one after another when there
   // are several), an index into the shapes; -1 when they load no link.
   int take_load();
-  std::vector<std::vector<LinkLoad>> take_profiles() { return std::move(profiles_); }
-  std::vector<std::vector<LoadPiece>> take_shapes() { return std::move(shapes_); }
+  std::vector<std::vector<net::LinkLoad>> take_profiles() { return profiles_.take_profiles(); }
+  std::vector<std::vector<net::LoadPiece>> take_shapes() { return profiles_.take_shapes(); }
 
   std::vector<int> tp_group() const { return strided(cell_first(), plan_.tp, 1); }
   std::vector<int> ep_group() const { return strided(cell_first(), plan_.ep, 1); }
   std::vector<int> dp_group() const { return strided(rank_first(), plan_.dp, plan_.tp); }
   std::vector<int> edp_group() const { return strided(rank_first(), plan_.edp, plan_.ep); }
 
-  std::uint64_t events() const { return events_; }
+  std::uint64_t events() const { return profiles_.events(); }
   // Every distinct collective run so far, in the order of its cache key.
-  std::vector<PlannedCollective> planned() const;
-  int distinct() const { return static_cast<int>(cache_.size()); }
+  std::vector<net::PlannedCollective> planned() const { return profiles_.planned(); }
+  int distinct() const { return profiles_.distinct(); }
 
  private:
   static std::vector<int> strided(int first, int count, int stride);
@@ -99,61 +84,21 @@ class CollectiveTimer {
   // Whether a fault can change how `group`'s collective runs: it has a GPU on a node with a NIC or
   // NVLink fault, or the fabric has a link fault and the group spans leaves (routes may cross it).
   bool touches_fault(const std::vector<int>& group) const;
-  // A collective's cache key: (operation, bytes, first GPU, size, stride, kind of traffic).
-  using Key = std::tuple<int, long long, int, int, int, int>;
-  Key key_of(net::CollectiveOp op, double bytes, const std::vector<int>& group) const;
-  // A run of a collective's TransferDag: its time and when each node ran.
-  struct Run {
-    engine::Time time;
-    int chunks = 1;
-    std::vector<net::NodeWindow> nodes;
-  };
-  struct Alone {
-    Run run;
-    net::LinkBytes link;  // bytes per GPU and link class
-    std::string algorithm;
-  };
-  const Alone& run(net::CollectiveOp op, double bytes, const std::vector<int>& group);
-  // The sibling groups' collectives all at once on one network, until the last ends.
-  const Run& together(net::CollectiveOp op, double bytes,
-                      const std::vector<std::vector<int>>& groups);
-  // The load shape of the groups' collectives, as their run `r` went: made once per (groups,
-  // direction).
-  int load_of(net::CollectiveOp op, double bytes, const std::vector<std::vector<int>>& groups,
-              const Run& r);
-  // The link loads of the groups' collectives, one profile per phase of their plan (-1 for a
-  // phase that loads no link).
-  std::vector<int> phase_profiles(net::CollectiveOp op, double bytes,
-                                  const std::vector<std::vector<int>>& groups);
-  // The pieces of a run: between consecutive starts and ends of its phases, the bytes each phase
-  // in progress moves then (at most 2P - 1 pieces for P phases).
-  int shape(const Run& r, const std::vector<int>& phases);
-  int add_profile(std::vector<LinkLoad> p);
 
   const workload::ParallelPlan& plan_;
-  const hw::Topology& topo_;
   const Symmetry& sym_;
-  const engine::RunControl* control_;
+  const hw::Topology& topo_;
   int rank_ = 0;
   const std::vector<int>* cells_ = nullptr;
   bool reverse_ = false;  // a send from the group's last GPU to its first
   bool free_ = false;     // a free network: collectives take no time
-  hw::Fidelity fidelity_;
+  bool flow_ = false;     // flow fidelity: siblings share the fabric, ops leave load shapes
   net::PlanOptions send_options_;
-  spec::TrafficKind kind_ = spec::TrafficKind::tp;  // of the collective being timed
-  net::PlanOptions options_;                        // its resolved options
-  std::vector<int> faulted_nodes_;                  // nodes with a NIC or NVLink fault
-  bool fabric_fault_ = false;  // a leaf-spine link fault: any group may route through it
-  std::map<Key, Alone> cache_;
-  std::map<Key, Run> together_cache_;                // by the first sibling group
-  std::map<std::tuple<Key, int, bool>, int> loads_;  // (first group, groups, reverse_) -> shape
+  std::vector<int> faulted_nodes_;  // nodes with a NIC or NVLink fault
+  bool fabric_fault_ = false;       // a leaf-spine link fault: any group may route through it
+  net::CollectiveProfiles profiles_;
   net::LinkBytes pending_;
-  std::vector<std::pair<int, engine::Time>> pending_loads_;  // (shape, time) since take_load
-  std::vector<std::vector<LinkLoad>> profiles_;
-  std::vector<std::vector<LoadPiece>> shapes_;
-  std::map<std::vector<std::pair<int, long long>>, int> joined_;  // shapes one after another
-  std::vector<double> scratch_;  // per phase and link, while profiles are summed
-  std::uint64_t events_ = 0;
+  std::vector<std::pair<int, long long>> pending_loads_;  // (shape, picoseconds) since take_load
 };
 
 }  // namespace stepsim::exec

@@ -37,7 +37,7 @@ struct StepBuild {
   StepGraph graph;
   std::uint64_t network_events = 0;  // events spent timing the collectives
   int collectives_timed = 0;
-  std::vector<PlannedCollective> collectives;  // each distinct one, with the algorithm it ran
+  std::vector<net::PlannedCollective> collectives;  // each distinct one, with the algorithm it ran
 };
 
 // The program is the whole contract: its layout (StepProgram::plan), every collective's resolved

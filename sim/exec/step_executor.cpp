@@ -136,10 +136,10 @@ class Runner final : public engine::EventHandler {
            !g_.link_capacity.empty();
   }
 
-  const std::vector<LoadPiece>& shape(int id) const { return g_.shapes[g_.ops[id].load]; }
+  const std::vector<net::LoadPiece>& shape(int id) const { return g_.shapes[g_.ops[id].load]; }
   // The bytes per link of the piece the op in `slot` is in.
-  const std::vector<LinkLoad>& profile(int slot) const {
-    static const std::vector<LinkLoad> kNone;
+  const std::vector<net::LinkLoad>& profile(int slot) const {
+    static const std::vector<net::LinkLoad> kNone;
     const int p = shape(act_[slot].op)[act_[slot].piece].profile;
     return p < 0 ? kNone : g_.loads[p];
   }
@@ -157,7 +157,7 @@ class Runner final : public engine::EventHandler {
 
   // a_cl: what the op in `slot` asks of a link at its own speed, bytes/s, at most the link's
   // capacity (an op alone is never slowed; its time already accounts for its own traffic).
-  double asks(const LinkLoad& l, double seconds) const {
+  double asks(const net::LinkLoad& l, double seconds) const {
     return std::min(l.bytes / seconds, g_.link_capacity[l.link]);
   }
 
@@ -187,7 +187,7 @@ class Runner final : public engine::EventHandler {
 
   // The slot's current piece loads its links: one element a_cl per link.
   void attach(int slot) {
-    for (const LinkLoad& l : profile(slot))
+    for (const net::LinkLoad& l : profile(slot))
       system_.expand(act_[slot].var, l.link, asks(l, act_[slot].piece_seconds));
   }
 

@@ -12,7 +12,7 @@ int StepGraph::add(StepOp op) {
   return id;
 }
 
-int StepGraph::add_shape(std::vector<LinkLoad> load) {
+int StepGraph::add_shape(std::vector<net::LinkLoad> load) {
   loads.push_back(std::move(load));
   shapes.push_back({{1.0, static_cast<int>(loads.size()) - 1}});
   return static_cast<int>(shapes.size()) - 1;
@@ -24,12 +24,12 @@ void StepGraph::merge_equivalent_links() {
   std::vector<bool> used(loads.size(), false);
   for (const StepOp& op : ops)
     if (op.load >= 0)
-      for (const LoadPiece& piece : shapes[op.load])
+      for (const net::LoadPiece& piece : shapes[op.load])
         if (piece.profile >= 0) used[piece.profile] = true;
   std::vector<std::vector<std::pair<int, double>>> sig(link_capacity.size());
   for (std::size_t p = 0; p < loads.size(); ++p)
     if (used[p])
-      for (const LinkLoad& l : loads[p]) sig[l.link].push_back({static_cast<int>(p), l.bytes});
+      for (const net::LinkLoad& l : loads[p]) sig[l.link].push_back({static_cast<int>(p), l.bytes});
   std::map<std::pair<double, std::vector<std::pair<int, double>>>, int> classes;
   std::vector<int> class_of(link_capacity.size(), -1);
   std::vector<double> capacity;
@@ -46,12 +46,14 @@ void StepGraph::merge_equivalent_links() {
       profile.clear();  // no op reads it
       continue;
     }
-    std::vector<LinkLoad> merged;
-    for (const LinkLoad& l : profile) merged.push_back({class_of[l.link], l.bytes});
+    std::vector<net::LinkLoad> merged;
+    for (const net::LinkLoad& l : profile) merged.push_back({class_of[l.link], l.bytes});
     std::sort(merged.begin(), merged.end(),
-              [](const LinkLoad& a, const LinkLoad& b) { return a.link < b.link; });
+              [](const net::LinkLoad& a, const net::LinkLoad& b) { return a.link < b.link; });
     merged.erase(std::unique(merged.begin(), merged.end(),
-                             [](const LinkLoad& a, const LinkLoad& b) { return a.link == b.link; }),
+                             [](const net::LinkLoad& a, const net::LinkLoad& b) {
+                               return a.link == b.link;
+                             }),
                  merged.end());
     profile = std::move(merged);
   }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "sim/engine/time.hpp"
+#include "sim/net/collective_profile.hpp"
 #include "sim/workload/step_program.hpp"
 
 namespace stepsim::exec {
@@ -54,21 +55,6 @@ struct DeviceInfo {
   std::string cells;  // its columns, e.g. "0,2-5" (symmetry.hpp)
 };
 
-// Bytes an op moves over one link of the topology during its run (all repetitions).
-struct LinkLoad {
-  int link = 0;
-  double bytes = 0.0;
-};
-
-// A piece of a communication op's run, in its own time (its run at its own speed, as a fraction
-// from the previous piece's `until`, 0 for the first, to this one's): the bytes per link it moves
-// then, a profile in StepGraph::loads, or -1 for none. A collective's pieces follow its
-// TransferDag: a hierarchical all-reduce loads NVLink, then the NICs, then NVLink again.
-struct LoadPiece {
-  double until = 1.0;
-  int profile = -1;
-};
-
 struct StepGraph {
   int devices = 0;
   int classes = 1;                        // per pipeline rank; device = rank·classes + class
@@ -81,15 +67,15 @@ struct StepGraph {
   std::vector<double> link_capacity;
   // Per topology link, its class after merge_equivalent_links(); -1: no op loads it.
   std::vector<int> link_class_of;
-  std::vector<std::vector<LinkLoad>> loads;    // profiles, sorted by link, shared by pieces
-  std::vector<std::vector<LoadPiece>> shapes;  // pieces of a run, in order, shared by ops
+  std::vector<std::vector<net::LinkLoad>> loads;    // profiles, sorted by link, shared by pieces
+  std::vector<std::vector<net::LoadPiece>> shapes;  // pieces of a run, in order, shared by ops
   std::vector<StepOp> ops;
   std::vector<std::array<std::vector<int>, workload::kStreams>>
       streams;  // per device: op ids in issue order
 
   int add(StepOp op);  // appends to its device's stream; returns its id
   // An op's shape of one piece: `load`'s bytes evenly over its whole run.
-  int add_shape(std::vector<LinkLoad> load);
+  int add_shape(std::vector<net::LinkLoad> load);
   // Merges links that have the same capacity and the same bytes in every profile into one: a
   // symmetric layout loads all its GPUs' NVLink and NIC links alike, so the executor solves a
   // few classes where the topology has thousands of links. Exact: a class's constraint is the

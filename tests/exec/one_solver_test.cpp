@@ -81,7 +81,7 @@ TEST_CASE("One solver: the fabric and the executor give the same rates on random
       const double bytes = rng.uniform(1e6, 1e8);
       const double core = 1.0 + rng.below(3);
       const hw::Route r = topo.route(src, dst);
-      std::vector<exec::LinkLoad> load;
+      std::vector<net::LinkLoad> load;
       double alone = INFINITY;
       for (int l : r.links) {
         const double a = links[l].cls == hw::LinkClass::ib_core ? core : 1.0;
@@ -90,7 +90,7 @@ TEST_CASE("One solver: the fabric and the executor give the same rates on random
         ++use[l];
       }
       std::sort(load.begin(), load.end(),
-                [](const exec::LinkLoad& x, const exec::LinkLoad& y) { return x.link < y.link; });
+                [](const net::LinkLoad& x, const net::LinkLoad& y) { return x.link < y.link; });
       const double own = alone * rng.uniform(0.3, 1.0);  // B: the bound, and the weight
       net.start(src, dst, bytes, &done, static_cast<std::uint64_t>(f), 1.0, core, 1.0, 0.0,
                 hw::FlowShare{own, own});

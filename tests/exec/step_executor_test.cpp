@@ -19,7 +19,7 @@ StepGraph devices(int n) {
   return g;
 }
 
-int add(StepGraph& g, StreamKind s, StepOpKind k, Time d, std::vector<LinkLoad> load,
+int add(StepGraph& g, StreamKind s, StepOpKind k, Time d, std::vector<net::LinkLoad> load,
         std::vector<int> deps = {}, int device = 0) {
   StepOp op;
   op.device = device;
