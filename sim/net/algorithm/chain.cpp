@@ -48,7 +48,15 @@ double no_span(const ShapeInput&) {
 
 }  // namespace
 
-extern const AlgorithmDef kChain{"chain", runs,          any_group, "at least 2 GPUs",
-                                 plan,    bytes_per_gpu, steps,     no_span};
+extern const AlgorithmDef kChain{
+    .name = "chain",
+    .runs = runs,
+    .fits = any_group,
+    .needs = "at least 2 GPUs",
+    .plan = plan,
+    .bytes_per_gpu = bytes_per_gpu,
+    .steps = steps,
+    .span = no_span,
+};
 
 }  // namespace stepsim::net

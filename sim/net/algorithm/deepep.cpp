@@ -93,8 +93,15 @@ double no_span(const ShapeInput&) {
 }  // namespace
 
 extern const AlgorithmDef kDeepEp{
-    "deepep",      runs,          fits,  "the same GPUs on every node of the group",
-    plan,          bytes_per_gpu, steps, no_span,
-    Feature::none, false};
+    .name = "deepep",
+    .runs = runs,
+    .fits = fits,
+    .needs = "the same GPUs on every node of the group",
+    .plan = plan,
+    .bytes_per_gpu = bytes_per_gpu,
+    .steps = steps,
+    .span = no_span,
+    .nccl = false,
+};
 
 }  // namespace stepsim::net

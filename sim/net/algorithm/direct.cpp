@@ -38,7 +38,15 @@ double span(const ShapeInput& in) {
 
 }  // namespace
 
-extern const AlgorithmDef kDirect{"direct", runs,          any_group, "at least 2 GPUs",
-                                  plan,     bytes_per_gpu, steps,     span};
+extern const AlgorithmDef kDirect{
+    .name = "direct",
+    .runs = runs,
+    .fits = any_group,
+    .needs = "at least 2 GPUs",
+    .plan = plan,
+    .bytes_per_gpu = bytes_per_gpu,
+    .steps = steps,
+    .span = span,
+};
 
 }  // namespace stepsim::net

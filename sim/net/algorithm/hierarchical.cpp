@@ -73,9 +73,15 @@ double span(const ShapeInput& in) {
 }  // namespace
 
 extern const AlgorithmDef kHierarchical{
-    "hierarchical", runs,          several_nodes, "the same GPUs on each of several nodes",
-    plan,           bytes_per_gpu, steps,         span,
-    Feature::none,  true,          false,         false,
-    true,           false};
+    .name = "hierarchical",
+    .runs = runs,
+    .fits = several_nodes,
+    .needs = "the same GPUs on each of several nodes",
+    .plan = plan,
+    .bytes_per_gpu = bytes_per_gpu,
+    .steps = steps,
+    .span = span,
+    .tuned = false,
+};
 
 }  // namespace stepsim::net

@@ -48,11 +48,18 @@ double span(const ShapeInput& in) {
 
 }  // namespace
 
-extern const AlgorithmDef kNvls{"nvls",        all_reduce_only,
-                                fits,          "one node of several GPUs",
-                                plan,          bytes_per_gpu,
-                                steps,         span,
-                                Feature::nvls, true,
-                                true,          true};
+extern const AlgorithmDef kNvls{
+    .name = "nvls",
+    .runs = all_reduce_only,
+    .fits = fits,
+    .needs = "one node of several GPUs",
+    .plan = plan,
+    .bytes_per_gpu = bytes_per_gpu,
+    .steps = steps,
+    .span = span,
+    .feature = Feature::nvls,
+    .simple_only = true,
+    .nvls_rate = true,
+};
 
 }  // namespace stepsim::net

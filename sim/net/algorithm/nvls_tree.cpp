@@ -55,13 +55,20 @@ double span(const ShapeInput& in) {
 
 }  // namespace
 
-extern const AlgorithmDef kNvlsTree{"nvls-tree",   all_reduce_only,
-                                    several_nodes, "the same GPUs on each of several nodes",
-                                    plan,          bytes_per_gpu,
-                                    steps,         span,
-                                    Feature::nvls, true,
-                                    true,          true,
-                                    false,         true,
-                                    dtree_ib_peak};
+extern const AlgorithmDef kNvlsTree{
+    .name = "nvls-tree",
+    .runs = all_reduce_only,
+    .fits = several_nodes,
+    .needs = "the same GPUs on each of several nodes",
+    .plan = plan,
+    .bytes_per_gpu = bytes_per_gpu,
+    .steps = steps,
+    .span = span,
+    .feature = Feature::nvls,
+    .simple_only = true,
+    .nvls_rate = true,
+    .bundles = false,
+    .ib_peak = dtree_ib_peak,
+};
 
 }  // namespace stepsim::net

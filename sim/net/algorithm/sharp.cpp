@@ -44,18 +44,18 @@ double span(const ShapeInput& in) {
 
 }  // namespace
 
-extern const AlgorithmDef kSharp{"sharp",
-                                 all_reduce_only,
-                                 several_nodes,
-                                 "the same GPUs on each of several nodes",
-                                 plan,
-                                 bytes_per_gpu,
-                                 steps,
-                                 span,
-                                 Feature::sharp,
-                                 true,
-                                 true,
-                                 true,
-                                 true};
+extern const AlgorithmDef kSharp{
+    .name = "sharp",
+    .runs = all_reduce_only,
+    .fits = several_nodes,
+    .needs = "the same GPUs on each of several nodes",
+    .plan = plan,
+    .bytes_per_gpu = bytes_per_gpu,
+    .steps = steps,
+    .span = span,
+    .feature = Feature::sharp,
+    .simple_only = true,
+    .nvls_rate = true,
+};
 
 }  // namespace stepsim::net

@@ -91,13 +91,17 @@ double span(const ShapeInput& in) {
 
 }  // namespace
 
-extern const AlgorithmDef kTree{"tree",        all_reduce_only,
-                                fits,          "the same GPUs on each of several nodes",
-                                plan,          bytes_per_gpu,
-                                steps,         span,
-                                Feature::none, true,
-                                false,         false,
-                                false,         true,
-                                dtree_ib_peak};
+extern const AlgorithmDef kTree{
+    .name = "tree",
+    .runs = all_reduce_only,
+    .fits = fits,
+    .needs = "the same GPUs on each of several nodes",
+    .plan = plan,
+    .bytes_per_gpu = bytes_per_gpu,
+    .steps = steps,
+    .span = span,
+    .bundles = false,
+    .ib_peak = dtree_ib_peak,
+};
 
 }  // namespace stepsim::net

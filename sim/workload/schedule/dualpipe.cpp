@@ -145,17 +145,18 @@ std::optional<ScheduleIssue> check(int pp, long long m, int) {
 
 extern const ScheduleDef kDualPipe;
 const ScheduleDef kDualPipe{
-    "dualpipe",
-    stages_pp,
-    [](const PipelineProgram& p, int stage, int mb) {
-      return mb < p.micro_batches / 2 ? stage : p.devices - 1 - stage;
-    },
-    [](int d, int pp, int) {
-      return std::vector<StageShare>{{d, 0.5}, {pp - 1 - d, 0.5}};
-    },
-    check,
-    build,
-    [](double pp, double, double, int) { return pp + 1.0; },  // DualPipe README: PP+1 per device
+    .word = "dualpipe",
+    .stages = stages_pp,
+    .device_of = [](const PipelineProgram& p, int stage,
+                    int mb) { return mb < p.micro_batches / 2 ? stage : p.devices - 1 - stage; },
+    .device_stages =
+        [](int d, int pp, int) {
+          return std::vector<StageShare>{{d, 0.5}, {pp - 1 - d, 0.5}};
+        },
+    .check = check,
+    .build = build,
+    // DualPipe README: PP+1 per device
+    .peak_in_flight = [](double pp, double, double, int) { return pp + 1.0; },
 };
 
 }  // namespace stepsim::workload

@@ -78,17 +78,18 @@ std::optional<ScheduleIssue> check(int pp, long long m, int) {
 
 extern const ScheduleDef kDualPipeV;
 const ScheduleDef kDualPipeV{
-    "dualpipev",
-    [](int pp, int) { return 2 * pp; },
-    [](const PipelineProgram& p, int stage, int) {
-      return stage < p.devices ? stage : 2 * p.devices - 1 - stage;
-    },
-    [](int d, int pp, int) {
-      return std::vector<StageShare>{{d, 1.0}, {2 * pp - 1 - d, 1.0}};
-    },
-    check,
-    build,
-    [](double pp, double, double, int) { return 2.0 * pp + 1.0; },  // PP+1 with PP = 2·pp chunks
+    .word = "dualpipev",
+    .stages = [](int pp, int) { return 2 * pp; },
+    .device_of = [](const PipelineProgram& p, int stage,
+                    int) { return stage < p.devices ? stage : 2 * p.devices - 1 - stage; },
+    .device_stages =
+        [](int d, int pp, int) {
+          return std::vector<StageShare>{{d, 1.0}, {2 * pp - 1 - d, 1.0}};
+        },
+    .check = check,
+    .build = build,
+    // PP+1 with PP = 2·pp chunks
+    .peak_in_flight = [](double pp, double, double, int) { return 2.0 * pp + 1.0; },
 };
 
 }  // namespace stepsim::workload

@@ -17,13 +17,13 @@ void build(PipelineProgram& p, int) {
 
 extern const ScheduleDef kGpipe;
 const ScheduleDef kGpipe{
-    "gpipe",
-    stages_pp,
-    device_of_stage,
-    one_stage,
-    no_issue,
-    build,
-    [](double, double m, double, int) { return m; },
+    .word = "gpipe",
+    .stages = stages_pp,
+    .device_of = device_of_stage,
+    .device_stages = one_stage,
+    .check = no_issue,
+    .build = build,
+    .peak_in_flight = [](double, double m, double, int) { return m; },
 };
 
 }  // namespace stepsim::workload

@@ -56,17 +56,18 @@ std::vector<StageShare> device_stages(int d, int pp, int v) {
 
 extern const ScheduleDef kInterleaved;
 const ScheduleDef kInterleaved{
-    "interleaved",
-    [](int pp, int v) { return pp * v; },
-    device_of_stage,
-    device_stages,
-    check,
-    build,
+    .word = "interleaved",
+    .stages = [](int pp, int v) { return pp * v; },
+    .device_of = device_of_stage,
+    .device_stages = device_stages,
+    .check = check,
+    .build = build,
     // Megatron: (pp - d - 1)·2 + (v - 1)·pp warm-up chunks, plus the one in flight.
-    [](double pp, double m, double v, int d) {
-      return std::min(m * v, (pp - d - 1) * 2.0 + (v - 1.0) * pp + 1.0);
-    },
-    true,
+    .peak_in_flight =
+        [](double pp, double m, double v, int d) {
+          return std::min(m * v, (pp - d - 1) * 2.0 + (v - 1.0) * pp + 1.0);
+        },
+    .uses_virtual_stages = true,
 };
 
 }  // namespace stepsim::workload

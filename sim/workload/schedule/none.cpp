@@ -6,13 +6,13 @@ namespace stepsim::workload {
 
 extern const ScheduleDef kNoSchedule;
 const ScheduleDef kNoSchedule{
-    "none",
-    stages_pp,
-    device_of_stage,
-    one_stage,
-    no_issue,
-    [](PipelineProgram& p, int) { build_one_f_one_b(p, false); },
-    [](double, double, double, int) { return 1.0; },
+    .word = "none",
+    .stages = stages_pp,
+    .device_of = device_of_stage,
+    .device_stages = one_stage,
+    .check = no_issue,
+    .build = [](PipelineProgram& p, int) { build_one_f_one_b(p, false); },
+    .peak_in_flight = [](double, double, double, int) { return 1.0; },
 };
 
 }  // namespace stepsim::workload

@@ -42,13 +42,13 @@ void build_one_f_one_b(PipelineProgram& p, bool split) {
 
 extern const ScheduleDef kOneFOneB;
 const ScheduleDef kOneFOneB{
-    "1f1b",
-    stages_pp,
-    device_of_stage,
-    one_stage,
-    no_issue,
-    [](PipelineProgram& p, int) { build_one_f_one_b(p, false); },
-    [](double pp, double m, double, int d) { return std::min(m, pp - d); },
+    .word = "1f1b",
+    .stages = stages_pp,
+    .device_of = device_of_stage,
+    .device_stages = one_stage,
+    .check = no_issue,
+    .build = [](PipelineProgram& p, int) { build_one_f_one_b(p, false); },
+    .peak_in_flight = [](double pp, double m, double, int d) { return std::min(m, pp - d); },
 };
 
 }  // namespace stepsim::workload

@@ -10,13 +10,13 @@ namespace stepsim::workload {
 
 extern const ScheduleDef kZb1p;
 const ScheduleDef kZb1p{
-    "zb1p",
-    stages_pp,
-    device_of_stage,
-    one_stage,
-    no_issue,
-    [](PipelineProgram& p, int) { build_one_f_one_b(p, true); },
-    [](double pp, double m, double, int d) { return std::min(m, pp - d); },
+    .word = "zb1p",
+    .stages = stages_pp,
+    .device_of = device_of_stage,
+    .device_stages = one_stage,
+    .check = no_issue,
+    .build = [](PipelineProgram& p, int) { build_one_f_one_b(p, true); },
+    .peak_in_flight = [](double pp, double m, double, int d) { return std::min(m, pp - d); },
 };
 
 }  // namespace stepsim::workload
