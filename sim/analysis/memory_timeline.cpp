@@ -3,28 +3,14 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
-
-#include "sim/workload/memory.hpp"
-
 namespace stepsim::analysis {
 
-MemoryTimeline memory_timeline(const spec::ScenarioSpec& spec, const workload::ParallelPlan& plan,
-                               const workload::ModelCost& cost, int stages,
-                               const exec::StepGraph& g, const exec::StepTimeline& t) {
+MemoryTimeline memory_timeline(const workload::StepProgram& program, const exec::StepGraph& g,
+                               const exec::StepTimeline& t) {
   MemoryTimeline out;
-  std::vector<double> stage_bytes(stages);
-  for (int st = 0; st < stages; ++st)
-    stage_bytes[st] = workload::stage_activation_bytes(spec, plan, cost, st);
-  // Each device's own static state: ranks hold different stages (the embedding, the head, MTP
-  // blocks), so one rank's static memory never pairs with another's activations.
-  std::vector<double> rank_fixed(plan.pp);
-  for (int r = 0; r < plan.pp; ++r) {
-    const auto m = workload::memory_of_rank(spec, plan, cost, r);
-    rank_fixed[r] = m.params + m.grads + m.optimizer + m.buffers;
-  }
   out.per_device.resize(g.devices);
   for (int d = 0; d < g.devices; ++d) {
-    const double fixed = rank_fixed[g.rank_of(d)];
+    const double fixed = program.static_bytes[g.rank_of(d)];
     std::map<std::tuple<workload::Phase, int, int>, int> last;  // (phase, stage, mb) -> op
     for (int op : g.streams[d][static_cast<int>(workload::StreamKind::compute)]) {
       const auto& o = g.ops[op];
@@ -33,7 +19,7 @@ MemoryTimeline memory_timeline(const spec::ScenarioSpec& spec, const workload::P
     std::vector<std::pair<engine::Time, double>> deltas;
     for (const auto& [key, op] : last) {
       const auto [phase, stage, mb] = key;
-      const double b = stage_bytes[stage];
+      const double b = program.activation_bytes[stage];
       if (phase == workload::Phase::forward) deltas.push_back({t.end[op], b});
       if (phase == workload::Phase::backward_weight) deltas.push_back({t.end[op], -b});
       if (phase == workload::Phase::backward) {

@@ -58,8 +58,7 @@ StepSimulation simulate_step(const spec::ScenarioSpec& spec, const engine::RunCo
   s.model_flops_per_gpu =
       cost.flops_per_token() * s.roofline.tokens_per_step / s.roofline.world_size;
 
-  s.memory = analysis::memory_timeline(spec, s.roofline.plan, cost, s.program.pipeline.stages,
-                                       s.build.graph, s.timeline);
+  s.memory = analysis::memory_timeline(s.program, s.build.graph, s.timeline);
   s.figures = analysis::step_figures(s.metrics.step_s, s.roofline.tokens_per_step,
                                      s.roofline.world_size, s.model_flops_per_gpu,
                                      spec.cluster.device.rate(spec::Precision::bf16).peak_flops);

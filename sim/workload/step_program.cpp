@@ -57,6 +57,12 @@ class ProgramBuilder {
                      bytes_per_element(pr_.activations);
     const auto& dev = spec_.cluster.device;
     out.sm_share = dev.compute_sm_share(spec_.parallel.comm_sms);
+    for (int r = 0; r < plan_.pp; ++r) {
+      const auto m = memory_of_rank(spec_, plan_, cost_, r);
+      out.static_bytes.push_back(m.params + m.grads + m.optimizer + m.buffers);
+    }
+    for (int st = 0; st < out.pipeline.stages; ++st)
+      out.activation_bytes.push_back(stage_activation_bytes(spec_, plan_, cost_, st));
     p_ = &out;
     out.explicit_sends = out.pipeline.explicit_comm;
     out.ranks.resize(plan_.pp);

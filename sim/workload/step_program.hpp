@@ -160,6 +160,11 @@ struct StepProgram {
   std::vector<std::vector<TailWork>> tail;      // per pipeline rank
   double send_bytes = 0.0;  // a pipeline send's bytes per GPU (activations or their gradients)
   double sm_share = 1.0;    // SMs left to compute kernels while communication holds its own
+  // Memory (memory.hpp): per pipeline rank, its static state (parameters, gradients, optimizer,
+  // ZeRO-3 buffers); per stage, one micro-batch's activations, live from its forward to its
+  // backward.
+  std::vector<double> static_bytes;
+  std::vector<double> activation_bytes;
   net::PlanOptions send_options;  // the pipeline sends' (network.collectives.pp)
   // The schedule places its sends and receives (Instruction::Kind::send, recv): an output leaves
   // at its send instruction, and a compute instruction waits for every receive posted before it.
