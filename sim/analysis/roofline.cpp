@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include <map>
-
 #include "sim/engine/user_error.hpp"
 #include "sim/workload/model_cost.hpp"
 #include "sim/workload/step_program.hpp"

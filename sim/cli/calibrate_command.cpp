@@ -24,10 +24,7 @@ int calibrate_command(const Args& args) {
                      "the device file to start from")(
       "output,o", po::value(&output)->value_name("OUT.yaml"), "the device file to write");
   const po::variables_map vm = parse_args(args, opts, words);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
+  if (print_help(vm, opts)) return 0;
   const std::string usage =
       "stepsim calibrate import sweep.csv --device topologies/h800.yaml -o "
       "h800-measured.yaml";

@@ -19,10 +19,7 @@ int check_command(const Args& args) {
   std::vector<std::string> files, sets;
   add_common_options(opts, sets);
   const po::variables_map vm = parse_args(args, opts, files);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
+  if (print_help(vm, opts)) return 0;
   if (files.empty())
     throw engine::UserError({"<command line>", 0, 0}, "check needs at least one file",
                             "stepsim check scenarios/deepseek-v3-dualpipe.yaml");

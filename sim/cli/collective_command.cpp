@@ -77,10 +77,7 @@ int collective_command(const Args& args) {
   add_max_wall_option(opts, max_wall_text);
   add_max_memory_option(opts, max_memory_text);
   const po::variables_map vm = parse_args(args, opts, files);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
+  if (print_help(vm, opts)) return 0;
   const engine::SourceLoc cli{"<command line>", 0, 0};
   if (files.size() != 1) throw engine::UserError(cli, "collective needs exactly one cluster file");
   static const std::vector<std::string> kOps{"all_reduce", "all_gather", "reduce_scatter",
@@ -178,7 +175,7 @@ int collective_command(const Args& args) {
       for (const auto& ph : r.phases.size() > 1 ? r.phases : std::vector<net::PhaseTiming>{}) {
         w.begin_object();
         w.field("name", ph.name);
-        w.field("time_s", ph.time().seconds());
+        w.field("time_s", ph.elapsed.seconds());
         w.field("steps", ph.repeat);
         w.field("sent_bytes_per_gpu", ph.sent_per_gpu);
         w.field("busbw_gbps", ph.busbw / 1e9);
@@ -217,8 +214,8 @@ int collective_command(const Args& args) {
     std::cout << "phases at " << format::binary_bytes(last.bytes) << ":\n";
     format::TextTable pt({"phase", "steps", "time", "share", "busbw GB/s", "bottleneck"});
     for (const auto& ph : last.phases)
-      pt.row({ph.name, std::to_string(ph.repeat), format::seconds(ph.time().seconds()),
-              format::fixed(100.0 * ph.time().seconds() / last.time.seconds(), 0) + "%",
+      pt.row({ph.name, std::to_string(ph.repeat), format::seconds(ph.elapsed.seconds()),
+              format::fixed(100.0 * ph.elapsed.seconds() / last.time.seconds(), 0) + "%",
               format::fixed(ph.busbw / 1e9, 2),
               std::string(hw::to_string(ph.bottleneck)) + " " +
                   format::fixed(100 * ph.bottleneck_utilization, 0) + "%"});

@@ -27,10 +27,7 @@ int kernels_command(const Args& args) {
       "json", "print JSON")("csv", "print CSV")("output,o", po::value(&output)->value_name("FILE"),
                                                 "write the listing to this file instead of stdout");
   const po::variables_map vm = parse_args(args, opts, files);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
+  if (print_help(vm, opts)) return 0;
   if (files.size() != 1)
     throw engine::UserError({"<command line>", 0, 0}, "kernels needs one scenario file",
                             "stepsim kernels scenarios/deepseek-v3-dualpipe.yaml --stage 15");

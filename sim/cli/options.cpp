@@ -2,7 +2,7 @@
 
 #include <charconv>
 #include <cmath>
-#include <cstdio>
+#include <iostream>
 
 #include "sim/cli/interrupt.hpp"
 #include "sim/engine/user_error.hpp"
@@ -14,18 +14,16 @@ namespace po = boost::program_options;
 
 namespace {
 
+// The first 64 bytes of a user's value (UserError escapes its control characters).
 std::string quoted(const std::string& text) {
-  std::string out = "'";
-  for (unsigned char c : text.substr(0, 64)) {
-    if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + (text.size() > 64 ? "...'" : "'");
+  return "'" + text.substr(0, 64) + (text.size() > 64 ? "...'" : "'");
+}
+
+[[noreturn]] void bad_option(const std::string& option, const std::string& text, bool range,
+                             const std::string& hint) {
+  throw engine::UserError(
+      {"--" + option, 0, 0},
+      range ? "value " + quoted(text) + " out of range" : "bad value " + quoted(text), hint);
 }
 
 }  // namespace
@@ -42,6 +40,11 @@ po::variables_map parse_args(const Args& args, const po::options_description& vi
   po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
   po::notify(vm);
   return vm;
+}
+
+bool print_help(const po::variables_map& vm, const po::options_description& opts) {
+  if (vm.count("help")) std::cout << opts << "\n";
+  return vm.count("help") > 0;
 }
 
 void add_common_options(po::options_description& opts, std::vector<std::string>& sets) {
@@ -62,10 +65,8 @@ double number_option(const std::string& option, const std::string& text, double 
   const auto [p, ec] = std::from_chars(text.data(), end, v);
   const std::string range = "a number from " + format::general(lo) + " to " + format::general(hi);
   if (ec != std::errc() || p != end || text.empty() || !std::isfinite(v))
-    throw engine::UserError({"--" + option, 0, 0}, "bad value " + quoted(text), range);
-  if (v < lo || v > hi)
-    throw engine::UserError({"--" + option, 0, 0}, "value " + quoted(text) + " out of range",
-                            range);
+    bad_option(option, text, false, range);
+  if (v < lo || v > hi) bad_option(option, text, true, range);
   return v;
 }
 
@@ -76,14 +77,9 @@ long long integer_option(const std::string& option, const std::string& text, lon
   const auto [p, ec] = std::from_chars(text.data(), end, v);
   const std::string range =
       "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
-  if (ec == std::errc::result_out_of_range)
-    throw engine::UserError({"--" + option, 0, 0}, "value " + quoted(text) + " out of range",
-                            range);
-  if (ec != std::errc() || p != end || text.empty())
-    throw engine::UserError({"--" + option, 0, 0}, "bad value " + quoted(text), range);
-  if (v < lo || v > hi)
-    throw engine::UserError({"--" + option, 0, 0}, "value " + quoted(text) + " out of range",
-                            range);
+  if (ec == std::errc::result_out_of_range) bad_option(option, text, true, range);
+  if (ec != std::errc() || p != end || text.empty()) bad_option(option, text, false, range);
+  if (v < lo || v > hi) bad_option(option, text, true, range);
   return v;
 }
 

@@ -24,6 +24,10 @@ boost::program_options::variables_map parse_args(
     const Args& args, const boost::program_options::options_description& visible,
     std::vector<std::string>& files);
 
+// With --help: prints `opts` and returns true (the command then exits 0).
+bool print_help(const boost::program_options::variables_map& vm,
+                const boost::program_options::options_description& opts);
+
 std::vector<config::Override> parse_overrides(const std::vector<std::string>& sets);
 
 // The options every command has: --help and --set (collected into `sets`).

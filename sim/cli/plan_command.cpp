@@ -65,10 +65,7 @@ int plan_command(const Args& args) {
   add_max_wall_option(opts, max_wall);
   add_max_memory_option(opts, max_memory);
   const po::variables_map vm = parse_args(args, opts, files);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
+  if (print_help(vm, opts)) return 0;
   // Join the MPI job (if any) first: from here on only rank 0 writes.
   plan::Workers workers(search_jobs(vm, jobs));
   if (files.size() != 2)

@@ -40,10 +40,7 @@ int report_command(const Args& args) {
   add_max_wall_option(opts, max_wall_text);
   add_max_memory_option(opts, max_memory_text);
   const po::variables_map vm = parse_args(args, opts, files);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
+  if (print_help(vm, opts)) return 0;
   if (files.empty())
     throw engine::UserError({"<command line>", 0, 0}, "report needs a scenario file",
                             "stepsim report scenarios/deepseek-v3-dualpipe.yaml -o report.html");

@@ -28,10 +28,7 @@ int roofline_command(const Args& args) {
       "output,o", po::value(&output)->value_name("FILE"),
       "write the report to this file instead of stdout");
   const po::variables_map vm = parse_args(args, opts, files);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
+  if (print_help(vm, opts)) return 0;
   if (files.empty())
     throw engine::UserError({"<command line>", 0, 0}, "roofline needs a scenario file",
                             "stepsim roofline scenarios/deepseek-v3-dualpipe.yaml");

@@ -51,10 +51,6 @@ std::vector<int> parse_ranks(const std::string& text, int devices) {
   return out;
 }
 
-}  // namespace
-
-namespace {
-
 int run_or_compare(const Args& args, bool compare) {
   po::options_description opts(
       compare ? "stepsim compare SCENARIO... [options]\n\nSimulates each scenario and puts them "
@@ -95,10 +91,7 @@ int run_or_compare(const Args& args, bool compare) {
         po::value(&max_trace_text)->default_value(max_trace_text)->value_name("N"),
         "refuse traces with more events (1 to 1e10)");
   const po::variables_map vm = parse_args(args, opts, files);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
+  if (print_help(vm, opts)) return 0;
   const engine::SourceLoc cli{"<command line>", 0, 0};
   if (files.empty())
     throw engine::UserError(cli,

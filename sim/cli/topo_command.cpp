@@ -22,10 +22,7 @@ int topo_command(const Args& args) {
   opts.add_options()("json", "print JSON");
   add_max_memory_option(opts, max_memory_text);
   const po::variables_map vm = parse_args(args, opts, files);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
+  if (print_help(vm, opts)) return 0;
   if (files.size() != 1)
     throw engine::UserError({"<command line>", 0, 0}, "topo needs exactly one cluster file",
                             "stepsim topo topologies/h800-256x8-mpft.yaml");

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "sim/config/load.hpp"
+#include "sim/format/text_table.hpp"
 
 namespace stepsim::config {
 
@@ -36,14 +37,6 @@ std::vector<std::string> split(const std::string& line) {
   while (std::getline(ss, cell, ',')) out.push_back(trim(cell));
   if (!line.empty() && line.back() == ',') out.push_back("");
   return out;
-}
-
-// Six significant digits, for messages.
-std::string brief(double v) {
-  std::ostringstream s;
-  s.precision(6);
-  s << v;
-  return s.str();
 }
 
 // Integers exactly (a shape matches its row), other values to full precision.
@@ -178,8 +171,8 @@ CalibrationImport import_calibration(const std::string& csv_file, const std::str
       const double peak = device.rate(*spec::parse_precision(precision)).peak_flops / 1e12;
       if (tflops > peak)
         csv.fail(r.line,
-                 "the measured " + brief(tflops) + " TFLOP/s exceed the device's " + precision +
-                     " peak of " + brief(peak),
+                 "the measured " + format::general(tflops) + " TFLOP/s exceed the device's " +
+                     precision + " peak of " + format::general(peak),
                  "check the time's unit (microseconds) and the shape");
     };
     YAML::Node row(YAML::NodeType::Map);
@@ -215,8 +208,9 @@ CalibrationImport import_calibration(const std::string& csv_file, const std::str
                               : bytes / (positive(csv, r, "time_us") * 1e-6) / 1e9;
       if (gbps * 1e9 > device.hbm_bandwidth)
         csv.fail(r.line,
-                 "the measured " + brief(gbps) + " GB/s exceed the device's HBM bandwidth of " +
-                     brief(device.hbm_bandwidth / 1e9),
+                 "the measured " + format::general(gbps) +
+                     " GB/s exceed the device's HBM bandwidth of " +
+                     format::general(device.hbm_bandwidth / 1e9),
                  "check the bytes (read + written) and the time's unit (microseconds)");
       row["bytes"] = num(bytes) + "B";
       row["bandwidth"] = num(gbps) + "GB/s";

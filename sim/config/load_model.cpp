@@ -60,10 +60,6 @@ void validate(const ModelSpec& m, const Node& where) {
                "set attention.head_dim");
 }
 
-}  // namespace
-
-namespace {
-
 // recompute_lists: [{name, ops: [...], source}], each op a name or group of the model's ops.
 void read_recompute_lists(const Node& node, ModelSpec& m) {
   if (!node.is_sequence())

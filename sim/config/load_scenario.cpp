@@ -175,10 +175,6 @@ void read_parallelism(const Node& node, spec::ParallelSpec& p) {
   r.finish();
 }
 
-}  // namespace
-
-namespace {
-
 ScenarioSpec read_scenario(const std::string& file, const std::vector<Override>& overrides,
                            const std::string* text) {
   ScenarioSpec s;

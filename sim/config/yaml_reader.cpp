@@ -324,10 +324,6 @@ void apply(YAML::Node root, const Override& o, std::size_t from,
   overridden[join(o.path, o.path.size())] = o.option + " " + o.text;
 }
 
-}  // namespace
-
-namespace {
-
 // Bounds on what a YAML file may ask of the reader, checked on the parser's events before any
 // node tree is built: a shared file cannot exhaust memory or time.
 constexpr std::size_t kMaxFileBytes = 16u << 20;

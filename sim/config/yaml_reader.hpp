@@ -52,7 +52,6 @@ class Node {
   const Context& context() const { return *ctx_; }
   std::shared_ptr<const Context> shared_context() const { return ctx_; }
   bool is_map() const { return node_.IsMap(); }
-  bool is_scalar() const { return node_.IsScalar(); }
   bool is_sequence() const { return node_.IsSequence(); }
 
   [[noreturn]] void fail(const std::string& message, const std::string& hint = {}) const;

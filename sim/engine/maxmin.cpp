@@ -142,7 +142,6 @@ void MaxMinSystem::touch_variable(int v) {
 const std::vector<MaxMinSystem::Change>& MaxMinSystem::solve() {
   changes_.clear();
   if (touched_cnsts_.empty() && touched_vars_.empty()) return changes_;
-  ++solves_;
   ++stamp_;
   // The component: the touched variables, every variable of a touched constraint, and, through
   // constraints that can bind, everything connected to them.

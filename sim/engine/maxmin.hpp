@@ -69,7 +69,6 @@ class MaxMinSystem {
 
   int add_constraint(double capacity);
   double capacity(int c) const { return cnsts_[c].capacity; }
-  std::size_t constraint_count() const { return cnsts_.size(); }
 
   // A new variable (a freed id may be reused); its value is 0 until the next solve(), which
   // reports it as changed.
@@ -90,7 +89,6 @@ class MaxMinSystem {
   // Re-solves what changed since the last call; returns the variables whose value changed, in a
   // deterministic order (valid until the next call).
   const std::vector<Change>& solve();
-  std::uint64_t solves() const { return solves_; }
 
  private:
   struct Element {
@@ -138,7 +136,6 @@ class MaxMinSystem {
   std::vector<double> left_, load_, value_;
   std::vector<char> fixed_;
   std::vector<std::pair<double, int>> heap_;
-  std::uint64_t solves_ = 0;
 };
 
 }  // namespace stepsim::engine

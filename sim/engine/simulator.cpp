@@ -27,7 +27,6 @@ RunStats Simulator::run(const RunLimits& limits) {
     if (limits.control && (stats.events & 4095) == 0) limits.control->check();
     f.handler->on_event(*this, f.tag);
   }
-  executed_ += stats.events;
   if (stats.outcome == RunOutcome::time_limit && limits.until > now_) now_ = limits.until;
   stats.end = now_;
   return stats;

@@ -66,7 +66,6 @@ class Simulator {
   }
   bool cancel(EventId id) { return queue_.cancel(id); }
   std::size_t pending() const { return queue_.live(); }
-  std::uint64_t executed() const { return executed_; }
   EventQueue& queue() { return queue_; }
 
   RunStats run(const RunLimits& limits = {});
@@ -74,7 +73,6 @@ class Simulator {
  private:
   EventQueue queue_;
   Time now_;
-  std::uint64_t executed_ = 0;
 };
 
 // Throws SimulationError when the run ran out of budget, or drained while `stuck` (names of

@@ -1,7 +1,6 @@
 #include "sim/exec/step_builder.hpp"
 
 #include <algorithm>
-#include <map>
 #include <tuple>
 
 #include "sim/engine/check.hpp"

@@ -62,7 +62,6 @@ class FlowNetwork final : public engine::EventHandler {
              double step_overhead_s = 0.0, FlowShare share = {});
 
   std::size_t active_flows() const { return active_; }
-  std::uint64_t recomputations() const { return system_.solves(); }
   const std::vector<double>& link_bytes() const { return link_bytes_; }
   // Sum of the current rates of the flows on a link (flow fidelity), bytes/s.
   double link_rate(int link) const;

@@ -5,18 +5,13 @@
 #include <cstdio>
 
 #include "sim/engine/check.hpp"
+#include "sim/format/text_table.hpp"
 
 namespace stepsim::hw {
 
 namespace {
 
 constexpr double kTile = 128.0;  // output tile edge of the GEMM kernels (both dimensions)
-
-std::string num(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%g", v);
-  return b;
-}
 
 std::string tflops(double r) {
   char b[32];
@@ -187,11 +182,12 @@ double TableKernelModel::gemm_rate(const Kernel& k, double sm_share, bool memory
   if (rule) {
     const spec::GemmRow& r = device_.tables.gemm[t->rows[t->rates.nearest(shape)]];
     const std::string row = device_.tables.sources[r.source].name + " " +
-                            (r.groups > 1 ? num(r.groups) + "x" : "") + num(r.m) + "x" + num(r.n) +
-                            "x" + num(r.k) + " " + tflops(r.rate);
-    *rule = t->rates.exact(shape)
-                ? "row " + row
-                : "interpolated over " + num(t->rates.size()) + " rows (nearest " + row + ")";
+                            (r.groups > 1 ? format::general(r.groups) + "x" : "") +
+                            format::general(r.m) + "x" + format::general(r.n) + "x" +
+                            format::general(r.k) + " " + tflops(r.rate);
+    *rule = t->rates.exact(shape) ? "row " + row
+                                  : "interpolated over " + format::general(t->rates.size()) +
+                                        " rows (nearest " + row + ")";
   }
   return rate;
 }
@@ -204,10 +200,12 @@ double TableKernelModel::attention_rate(const Kernel& k, double sm_share, std::s
     const spec::AttentionRow& r = device_.tables.attention[t.rows[t.rates.nearest(shape)]];
     const std::string row = device_.tables.sources[r.source].name + " " +
                             (r.backward ? "bwd" : "fwd") + (r.causal ? " causal" : "") + " d" +
-                            num(r.head_dim) + " s" + num(r.seq) + " " + tflops(r.rate);
-    return std::string(what) + (t.rates.exact(shape) ? "row " + row
-                                                     : "interpolated over " + num(t.rates.size()) +
-                                                           " rows (nearest " + row + ")");
+                            format::general(r.head_dim) + " s" + format::general(r.seq) + " " +
+                            tflops(r.rate);
+    return std::string(what) + (t.rates.exact(shape)
+                                    ? "row " + row
+                                    : "interpolated over " + format::general(t.rates.size()) +
+                                          " rows (nearest " + row + ")");
   };
   if (const Table* t = attention_table(k.precision, k.backward, k.causal)) {
     if (rule) *rule = describe(*t, "");
@@ -232,8 +230,9 @@ double TableKernelModel::memory_rate(const Kernel& k, std::string* rule) const {
   if (rule) {
     const spec::MemoryRow& r = device_.tables.memory[memory_.rows[memory_.rates.nearest(shape)]];
     *rule = (memory_.rates.exact(shape) ? "row " : "interpolated (nearest ") +
-            device_.tables.sources[r.source].name + " " + num(r.bytes / 1e6) + " MB at " +
-            num(r.bandwidth / 1e9) + " GB/s" + (memory_.rates.exact(shape) ? "" : ")");
+            device_.tables.sources[r.source].name + " " + format::general(r.bytes / 1e6) +
+            " MB at " + format::general(r.bandwidth / 1e9) + " GB/s" +
+            (memory_.rates.exact(shape) ? "" : ")");
   }
   return memory_.rates.at(shape);
 }

@@ -22,8 +22,7 @@ std::string_view to_string(LinkClass c) {
 
 namespace {
 
-[[noreturn]] void bad_fault(const spec::FaultSpec& f, const std::string& what) {
-  (void)f;
+[[noreturn]] void bad_fault(const std::string& what) {
   throw engine::UserError({"faults", 0, 0}, what,
                           "indices are 0-based and must exist in the cluster");
 }
@@ -156,11 +155,11 @@ void Topology::apply_faults() {
       case spec::FaultKind::nic_down:
       case spec::FaultKind::nic_degrade: {
         if (spec_.fabric.kind == spec::FabricKind::none)
-          bad_fault(f, "NIC fault on a cluster without NICs");
+          bad_fault("NIC fault on a cluster without NICs");
         if (f.node < 0 || f.node >= spec_.nodes || f.nic < 0 || f.nic >= gpn)
-          bad_fault(f, "NIC fault names node " + std::to_string(f.node) + " NIC " +
-                           std::to_string(f.nic) + "; the cluster has " +
-                           std::to_string(spec_.nodes) + " nodes of " + std::to_string(gpn));
+          bad_fault("NIC fault names node " + std::to_string(f.node) + " NIC " +
+                    std::to_string(f.nic) + "; the cluster has " + std::to_string(spec_.nodes) +
+                    " nodes of " + std::to_string(gpn));
         const int g = f.node * gpn + f.nic;
         const bool down = f.kind == spec::FaultKind::nic_down;
         for (int l : {nic_up_[g], nic_down_[g], access_up_[g], access_down_[g]})
@@ -169,14 +168,14 @@ void Topology::apply_faults() {
       }
       case spec::FaultKind::link_down:
       case spec::FaultKind::link_degrade: {
-        if (spines_per_plane_ == 0) bad_fault(f, "leaf-spine fault on a fabric without spines");
+        if (spines_per_plane_ == 0) bad_fault("leaf-spine fault on a fabric without spines");
         if (f.plane < 0 || f.plane >= planes_ || f.leaf < 0 || f.leaf >= leaves_per_plane_ ||
             f.spine < 0 || f.spine >= spines_per_plane_)
-          bad_fault(f, "link fault names plane " + std::to_string(f.plane) + " leaf " +
-                           std::to_string(f.leaf) + " spine " + std::to_string(f.spine) +
-                           "; the fabric has " + std::to_string(planes_) + " plane(s) of " +
-                           std::to_string(leaves_per_plane_) + " leaves and " +
-                           std::to_string(spines_per_plane_) + " spines");
+          bad_fault("link fault names plane " + std::to_string(f.plane) + " leaf " +
+                    std::to_string(f.leaf) + " spine " + std::to_string(f.spine) +
+                    "; the fabric has " + std::to_string(planes_) + " plane(s) of " +
+                    std::to_string(leaves_per_plane_) + " leaves and " +
+                    std::to_string(spines_per_plane_) + " spines");
         const int i = (f.plane * leaves_per_plane_ + f.leaf) * spines_per_plane_ + f.spine;
         const bool down = f.kind == spec::FaultKind::link_down;
         scale(core_up_[i], down, f.factor);
@@ -185,13 +184,12 @@ void Topology::apply_faults() {
       }
       case spec::FaultKind::nvlink_degrade:
         if (f.gpu < 0 || f.gpu >= gpus())
-          bad_fault(f, "NVLink fault names GPU " + std::to_string(f.gpu));
+          bad_fault("NVLink fault names GPU " + std::to_string(f.gpu));
         scale(gpu_up_[f.gpu], false, f.factor);
         scale(gpu_down_[f.gpu], false, f.factor);
         break;
       case spec::FaultKind::straggler:
-        if (f.gpu < 0 || f.gpu >= gpus())
-          bad_fault(f, "straggler names GPU " + std::to_string(f.gpu));
+        if (f.gpu < 0 || f.gpu >= gpus()) bad_fault("straggler names GPU " + std::to_string(f.gpu));
         slowdown_[f.gpu] *= f.factor;
         break;
     }

@@ -43,10 +43,6 @@ inline constexpr int kVertexKinds = 5;
 inline constexpr int kLinkClasses = 4;
 std::string_view to_string(VertexKind k);
 std::string_view to_string(LinkClass c);
-// NVLink and PCIe stay inside a node; the rest is the InfiniBand fabric.
-inline bool is_scale_out(LinkClass c) {
-  return c == LinkClass::ib_access || c == LinkClass::ib_core;
-}
 
 struct Link {
   int from = 0, to = 0;  // vertex ids

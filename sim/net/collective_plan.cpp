@@ -1,10 +1,6 @@
 #include "sim/net/collective_plan.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <map>
-#include <optional>
-#include <tuple>
 #include <utility>
 
 #include "sim/engine/check.hpp"

@@ -31,7 +31,6 @@ struct PhaseTiming {
   double busbw = 0.0;         // bytes/s
   hw::LinkClass bottleneck = hw::LinkClass::nvlink;
   double bottleneck_utilization = 0.0;
-  engine::Time time() const { return elapsed; }
   // The span over the steps: one step's time when the phase ran alone (one chunk); with chunks
   // it includes the waits between them.
   engine::Time step() const { return engine::Time::ps(elapsed.picoseconds() / repeat); }

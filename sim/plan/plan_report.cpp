@@ -208,11 +208,7 @@ std::string plan_csv(const PlanResult& r) {
   std::string out =
       "rank,layout,family,step_s,tokens_per_s_per_gpu,mfu,compute_s,exposed_comm_s,bubble_s,"
       "other_idle_s,overlapped_comm_s,peak_memory_bytes,bound_s,limited_by,why\n";
-  auto num = [](double v) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-    return std::string(buf);
-  };
+  const auto num = &format::general;
   for (std::size_t k = 0; k < r.winners; ++k) {
     const Candidate& c = r.simulated[k];
     const Layout& l = r.space.layouts[c.layout];

@@ -67,14 +67,6 @@ std::vector<std::string> unpack(const char* p, std::size_t bytes) {
 
 }  // namespace
 
-bool built_with_mpi() {
-#ifdef STEPSIM_HAVE_MPI
-  return true;
-#else
-  return false;
-#endif
-}
-
 Progress::Progress(std::string what, std::size_t total, int ranks)
     : what_(std::move(what)), total_(total), ranks_(ranks), start_us_(now_us()) {
   shown_ = isatty(STDERR_FILENO) && total > 0;

@@ -61,7 +61,4 @@ class Workers {
   const engine::RunControl* control_ = nullptr;
 };
 
-// Whether this build can join MPI jobs.
-bool built_with_mpi();
-
 }  // namespace stepsim::plan

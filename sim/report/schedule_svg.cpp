@@ -1,7 +1,6 @@
 #include "sim/report/schedule_svg.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <tuple>
 #include <vector>
 

@@ -34,7 +34,6 @@ struct AttentionSpec {
   int qk_dim() const {
     return kind == AttentionKind::mla ? qk_nope_head_dim + qk_rope_head_dim : head_dim;
   }
-  int v_dim() const { return kind == AttentionKind::mla ? v_head_dim : head_dim; }
 };
 
 struct MlpSpec {

@@ -90,8 +90,6 @@ Work LayerChains::zero3_work(StepOpKind kind, CollectiveOp op, const std::string
   return w;
 }
 
-// The gather runs ahead of the layer (on the comm stream) once the layer zero3_prefetch + 1
-// before it has finished; the layer's first kernel waits for it.
 void LayerChains::zero3_gather(Chain& c, const LayerCost& l) const {
   if (spec_.parallel.zero != 3) return;
   Work it = zero3_work(StepOpKind::zero_gather, CollectiveOp::all_gather, "gather params", l,

@@ -342,12 +342,6 @@ double ModelCost::params_active() const {
   return s;
 }
 
-double ModelCost::forward_flops_per_token() const {
-  double s = embedding_.fwd_flops() + head_.fwd_flops() + mtp_head_.fwd_flops();
-  for (const auto& l : layers_) s += l.fwd_flops();
-  return s;
-}
-
 double ModelCost::flops_per_token() const {
   double s = embedding_.train_flops() + head_.train_flops() + mtp_head_.train_flops();
   for (const auto& l : layers_) s += l.train_flops();

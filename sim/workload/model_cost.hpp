@@ -142,7 +142,6 @@ class ModelCost {
   double params_mtp() const;
   double params_active() const;    // per token, embedding and head included
   double flops_per_token() const;  // training: forward + backward, no recompute
-  double forward_flops_per_token() const;
 
   // Recompute applied to one layer: activation bytes kept per token, FLOPs added to backward.
   struct Recomputed {

@@ -1,5 +1,3 @@
-#include <array>
-
 #include "sim/engine/check.hpp"
 #include "sim/workload/schedule/schedule.hpp"
 
