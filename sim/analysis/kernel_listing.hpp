@@ -39,6 +39,5 @@ struct KernelListing {
 };
 
 KernelListing list_kernels(const spec::ScenarioSpec& spec, int stage);
-KernelListing list_kernels(const spec::ScenarioSpec& spec, int stage);
 
 }  // namespace stepsim::analysis

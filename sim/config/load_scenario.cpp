@@ -145,6 +145,10 @@ void read_training(const Node& node, spec::TrainingSpec& t) {
   if (auto c = r.find("causal")) t.causal = c->boolean();
   if (auto p = r.find("precision")) read_precision(*p, t.precision);
   if (auto rc = r.find("recompute")) read_recompute(*rc, t.recompute);
+  if (auto a = r.find("attention_kernel"))
+    t.attention_kernel =
+        static_cast<spec::AttentionKernel>(a->choice(spec::kAttentionKernels.words()));
+  if (auto d = r.find("attention_dropout")) t.attention_dropout = d->number(0.0, 0.99);
   r.finish();
 }
 

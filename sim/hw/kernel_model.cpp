@@ -55,7 +55,21 @@ std::string Kernel::name() const {
                                           " backward",
                                           " fwd",
                                           " bwd",
-                                          " cast + transpose"};
+                                          " cast + transpose",
+                                          " QK^T",
+                                          " PV",
+                                          " scale",
+                                          " mask",
+                                          " softmax",
+                                          " dropout",
+                                          " dP",
+                                          " dV",
+                                          " dropout bwd",
+                                          " softmax bwd",
+                                          " mask bwd",
+                                          " scale bwd",
+                                          " dQ",
+                                          " dK"};
   return std::string(op.data()) + kRole[static_cast<int>(role)] + (recompute ? " (recompute)" : "");
 }
 

@@ -65,7 +65,23 @@ enum class KernelRole : std::uint8_t {
   backward,         // "{op} backward"
   forward_pass,     // "{op} fwd"
   backward_pass,    // "{op} bwd"
-  cast_transpose    // "{op} cast + transpose"
+  cast_transpose,   // "{op} cast + transpose"
+  // An unfused attention core (spec::AttentionKernel): its batched GEMMs and the kernels on the
+  // s x s scores between them, forward and backward.
+  attn_qk,           // "{op} QK^T"
+  attn_pv,           // "{op} PV"
+  attn_scale,        // "{op} scale"
+  attn_mask,         // "{op} mask"
+  attn_softmax,      // "{op} softmax"
+  attn_dropout,      // "{op} dropout"
+  attn_dp,           // "{op} dP"
+  attn_dv,           // "{op} dV"
+  attn_dropout_bwd,  // "{op} dropout bwd"
+  attn_softmax_bwd,  // "{op} softmax bwd"
+  attn_mask_bwd,     // "{op} mask bwd"
+  attn_scale_bwd,    // "{op} scale bwd"
+  attn_dq,           // "{op} dQ"
+  attn_dk            // "{op} dK"
 };
 
 struct Kernel {

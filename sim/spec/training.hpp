@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/spec/names.hpp"
 #include "sim/spec/precision.hpp"
 
 namespace stepsim::spec {
@@ -42,6 +43,16 @@ struct RecomputeSpec {
   std::vector<std::string> ops;
 };
 
+// How the attention core runs (workload/op_kernels.hpp):
+//   flash          one fused kernel per pass, no s x s tensor in HBM (FlashAttention-2/3,
+//                  FlashMLA), timed from the attention tables;
+//   fused-softmax  Megatron-LM 2021/22 (Narayanan et al., SC'21, §4.2): Q·Kᵀ and P·V as batched
+//                  GEMMs around one fused scale-mask-softmax kernel, dropout a kernel of its own;
+//   eager          PyTorch without fusion: scale, mask and softmax each a kernel.
+enum class AttentionKernel { flash, fused_softmax, eager };
+inline constexpr Names<AttentionKernel, 3> kAttentionKernels{
+    {{{"flash"}, {"fused-softmax"}, {"eager"}}}};
+
 struct TrainingSpec {
   int seq_len = 0;
   long long global_batch = 0;  // sequences per step
@@ -49,6 +60,11 @@ struct TrainingSpec {
   bool causal = true;          // causal attention (FLOPs of the masked half not counted)
   PrecisionPolicy precision;
   RecomputeSpec recompute;
+  AttentionKernel attention_kernel = AttentionKernel::flash;
+  // Dropout on the attention probabilities (Megatron-LM's --attention-dropout, 0.1 by default):
+  // with an unfused attention core, a kernel of its own and a one-byte mask per score kept for
+  // backward. Flash kernels apply it inside (no extra traffic).
+  double attention_dropout = 0.0;
 };
 
 }  // namespace stepsim::spec

@@ -86,7 +86,16 @@ struct Builder {
         (2.0 * q_heads * dqk + 2.0 * kv_heads * (dqk + dv) + 2.0 * q_heads * dv) * act +
         q_heads * 4.0;
     op.head_dim = (dqk + dv) / 2.0;
+    op.heads = q_heads, op.qk_dim = dqk, op.v_dim = dv;
     op.saved_bytes = q_heads * dv * act + q_heads * 4.0;  // output + fp32 log-sum-exp
+    if (t.attention_kernel != spec::AttentionKernel::flash) {
+      // Unfused, the probabilities of all s keys per query and head are kept (the masked half
+      // too), with the dropout mask (one byte each) and its output (Korthikanti et al. 2022,
+      // §4.1: 5as²b bytes per layer with dropout); no log-sum-exp.
+      const double e = bytes_per_element(op.precision);
+      op.saved_bytes = q_heads * dv * act +
+                       q_heads * t.seq_len * (e + (t.attention_dropout > 0.0 ? 1.0 + e : 0.0));
+    }
     return op;
   }
 

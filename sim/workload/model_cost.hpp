@@ -76,12 +76,13 @@ struct OpCost {
   double fwd_flops = 0.0;   // per token, all copies
   double b_flops = 0.0;
   double w_flops = 0.0;
-  double params = 0.0;           // parameters owned by the op
-  double active_params = 0.0;    // parameters used by one token
-  double io_bytes = 0.0;         // forward activation HBM bytes per token (not GEMMs: op_kernels)
-  double bwd_io_bytes = 0.0;     // backward activation HBM bytes per token (not GEMMs)
-  double saved_bytes = 0.0;      // activation bytes per token kept for backward
-  double head_dim = 0.0;         // attention core: mean of the q·k and v head dimensions
+  double params = 0.0;         // parameters owned by the op
+  double active_params = 0.0;  // parameters used by one token
+  double io_bytes = 0.0;       // forward activation HBM bytes per token (not GEMMs: op_kernels)
+  double bwd_io_bytes = 0.0;   // backward activation HBM bytes per token (not GEMMs)
+  double saved_bytes = 0.0;    // activation bytes per token kept for backward
+  double head_dim = 0.0;       // attention core: mean of the q·k and v head dimensions
+  double heads = 0.0, qk_dim = 0.0, v_dim = 0.0;  // attention core: query heads, dimensions
   bool input_quantized = false;  // an FP8 GEMM whose input arrives in FP8 (dispatched tokens)
   bool grad_quantized = false;   // ... whose output gradient arrives in FP8 (the combine's)
 };

@@ -1,6 +1,7 @@
 #include "sim/workload/op_kernels.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace stepsim::workload {
 
@@ -79,6 +80,47 @@ void linear(const OpCost& op, Phase pass, const KernelContext& ctx, std::vector<
   }
 }
 
+// An unfused attention core over G = b·a (sequence, head) pairs on this GPU, s queries and keys
+// each: the s x s scores go through HBM between kernels, in the attention precision (e bytes),
+// the dropout mask one byte each. The batched GEMMs compute all s² scores, the masked half too.
+void unfused_attention(const OpCost& op, bool fwd, double tokens, const KernelContext& ctx,
+                       std::vector<Kernel>& out) {
+  using hw::KernelRole;
+  const double s = ctx.seq, dqk = op.qk_dim, dv = op.v_dim;
+  const int g = std::max(1, static_cast<int>(std::lround(tokens * op.heads / s)));
+  const double e = bytes_per_element(op.precision), s2 = g * s * s;
+  const double q = g * s * dqk * e, v = g * s * dv * e;  // one Q (or K), one V (or O) tensor
+  const bool eager = ctx.attention_kernel == spec::AttentionKernel::eager;
+  const bool dropout = ctx.attention_dropout > 0.0;
+  auto gemm = [&](KernelRole role, double m, double n, double k, double bytes) {
+    out.push_back(gemm_kernel(op.name, role, op.precision, m, n, k, g, bytes));
+  };
+  auto pass = [&](KernelRole role, double bytes) {
+    out.push_back(memory_kernel(op.name, role, bytes));
+  };
+  if (fwd) {
+    gemm(KernelRole::attn_qk, s, s, dqk, 2.0 * q + s2 * e);
+    if (eager) {
+      pass(KernelRole::attn_scale, 2.0 * s2 * e);
+      pass(KernelRole::attn_mask, 2.0 * s2 * e);
+    }
+    pass(KernelRole::attn_softmax, 2.0 * s2 * e);
+    if (dropout) pass(KernelRole::attn_dropout, 2.0 * s2 * e + s2);
+    gemm(KernelRole::attn_pv, s, dv, s, s2 * e + 2.0 * v);
+    return;
+  }
+  gemm(KernelRole::attn_dp, s, s, dv, 2.0 * v + s2 * e);  // dP = dO·Vᵀ
+  gemm(KernelRole::attn_dv, s, dv, s, s2 * e + 2.0 * v);  // dV = Pᵀ·dO
+  if (dropout) pass(KernelRole::attn_dropout_bwd, 2.0 * s2 * e + s2);
+  pass(KernelRole::attn_softmax_bwd, 3.0 * s2 * e);  // reads dP and the probabilities
+  if (eager) {
+    pass(KernelRole::attn_mask_bwd, 2.0 * s2 * e);
+    pass(KernelRole::attn_scale_bwd, 2.0 * s2 * e);
+  }
+  gemm(KernelRole::attn_dq, s, dqk, s, s2 * e + 2.0 * q);  // dQ = dS·K
+  gemm(KernelRole::attn_dk, s, dqk, s, s2 * e + 2.0 * q);  // dK = dSᵀ·Q
+}
+
 }  // namespace
 
 void append_pass_kernels(const std::vector<const OpCost*>& ops, Phase pass,
@@ -110,6 +152,8 @@ KernelContext kernel_context(const spec::ModelSpec& model, const spec::TrainingS
   c.local_experts = model.moe.enabled ? std::max(1, model.moe.experts / ep) : 1;
   c.seq = training.seq_len;
   c.causal = training.causal;
+  c.attention_kernel = training.attention_kernel;
+  c.attention_dropout = training.attention_dropout;
   return c;
 }
 
@@ -131,6 +175,10 @@ void append_op_kernels(const OpCost& op, Phase pass, const KernelContext& ctx,
   const double t = ctx.tokens * (tp_replicated(op, ctx.tp, ctx.sequence_parallel) ? ctx.tp : 1);
   const double params =
       op_local_params(op, ctx.tp, ctx.ep) * bytes_per_element(ctx.precision.params);
+  if (op.cls == OpClass::attention_core && ctx.attention_kernel != spec::AttentionKernel::flash) {
+    unfused_attention(op, fwd, t, ctx, out);
+    return;
+  }
   if (op.cls == OpClass::attention_core) {
     Kernel k;
     k.set_op(op.name);

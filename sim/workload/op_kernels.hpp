@@ -19,13 +19,26 @@
 // transposes it.
 // The weights' FP8 copies and their transposes are made once per step, after the optimizer
 // (step_program.cpp). A fused backward (B and W) launches both lists.
-// Attention core: one kernel forward and one backward (FlashAttention), each reading its inputs
-// and writing its outputs once. Memory-bound ops (norms, RoPE, residual adds, activation
-// function, router top-k, permutation and un-permutation, embedding, loss) launch one kernel per
-// pass with the bytes model_cost.hpp counts, plus their parameters read. Recomputed ops' forward
-// kernels are launched again by the caller ahead of the backward (layer_chains.hpp).
-// Not modelled: kernel fusion beyond the fused kernels named here (e.g. a norm fused with the
-// quantization of its output), the amax reductions of delayed scaling, bias gradients.
+// Attention core (spec::AttentionKernel): flash, one kernel forward and one backward
+// (FlashAttention), each reading its inputs and writing its outputs once; unfused (Megatron's
+// fused-softmax, or eager), with G = b·a (sequence, head) pairs of s queries and s keys and the
+// scores in the attention precision (e bytes each):
+//     F   Q·Kᵀ  batched GEMM (s, s, d_qk) x G     reads Q, K, writes the scores   G·s²·e
+//         [scale, mask: eager only]               each reads and writes           2·G·s²·e
+//         softmax (Megatron: scale, mask fused)   reads and writes                2·G·s²·e
+//         [dropout, when training.attention_dropout > 0]  + a one-byte mask       2·G·s²·e + G·s²
+//         P·V   batched GEMM (s, d_v, s) x G      reads the probabilities         G·s²·e
+//     B   dP = dO·Vᵀ (s, s, d_v), dV = Pᵀ·dO (s, d_v, s), [dropout backward], softmax backward
+//         (reads dP and the probabilities, writes dS: 3·G·s²·e), [mask, scale backward: eager],
+//         dQ = dS·K and dK = dSᵀ·Q (s, d_qk, s)
+// (Korthikanti et al. 2022, §4.1, count the same tensors for activation memory.) The batched
+// GEMMs compute the masked half of causal scores too, so their FLOPs are the executed ones.
+// Memory-bound ops (norms, RoPE, residual adds, activation function, router top-k, permutation and
+// un-permutation, embedding, loss) launch one kernel per pass with the bytes model_cost.hpp counts,
+// plus their parameters read. Recomputed ops' forward kernels are launched again by the caller
+// ahead of the backward (layer_chains.hpp). Not modelled: kernel fusion beyond the fused kernels
+// named here (e.g. a norm fused with the quantization of its output), the amax reductions of
+// delayed scaling, bias gradients.
 #pragma once
 
 #include <vector>
@@ -44,6 +57,8 @@ struct KernelContext {
   int local_experts = 1;  // routed experts held by this GPU
   double seq = 0.0;
   bool causal = true;
+  spec::AttentionKernel attention_kernel = spec::AttentionKernel::flash;
+  double attention_dropout = 0.0;
 };
 
 KernelContext kernel_context(const spec::ModelSpec& model, const spec::TrainingSpec& training,
