@@ -55,7 +55,11 @@ KernelListing list_kernels(const spec::ScenarioSpec& spec, int stage) {
         li < 0 ? layer_name(l) : std::string(l.mtp ? "mtp " : "") + (l.moe ? "moe" : "dense");
     if (!kinds.insert(kind).second) continue;
     std::vector<const workload::OpCost*> ops;
-    for (const auto& op : l.ops) ops.push_back(&op);
+    std::set<std::string> attention_core;
+    for (const auto& op : l.ops) {
+      ops.push_back(&op);
+      if (op.cls == workload::OpClass::attention_core) attention_core.insert(op.name);
+    }
     const spec::RecomputeSpec* recompute = li >= 0 ? &spec.training.recompute : nullptr;
     for (const workload::Phase phase :
          {workload::Phase::forward, workload::Phase::backward, workload::Phase::weight}) {
@@ -79,6 +83,12 @@ KernelListing list_kernels(const spec::ScenarioSpec& spec, int stage) {
         r.rate = e.rate;
         r.seconds = e.seconds;
         r.rule = e.rule;
+        r.source = e.source;
+        r.pass = std::string(hw::pass_of(k, phase != workload::Phase::forward));
+        r.recompute = k.recompute;
+        if (attention_core.count(r.op))
+          r.implementation =
+              std::string(spec::kAttentionKernels.word(spec.training.attention_kernel));
         out.rows.push_back(std::move(r));
       }
     }

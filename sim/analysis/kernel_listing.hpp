@@ -19,8 +19,12 @@ struct KernelRow {
   std::string layer;  // "layer 3 (moe)", "embedding", "head"
   workload::Phase phase = workload::Phase::forward;
   std::string op, kernel, cls, shape, precision;
+  std::string pass;            // fprop, dgrad, wgrad, forward (recomputed too), backward
+  bool recompute = false;      // a forward rerun ahead of its backward
+  std::string implementation;  // the attention core's kernels: training.attention_kernel's word
   double flops = 0.0, bytes = 0.0, rate = 0.0, seconds = 0.0;
   std::string rule;
+  std::string source;  // the table its rate came from, or "device"
 };
 
 // A layer's phase: its kernels as one stream runs them, the host issuing one per launch overhead.

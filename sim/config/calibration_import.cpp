@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 #include "sim/config/load.hpp"
 #include "sim/format/text_table.hpp"
@@ -133,11 +134,15 @@ double positive(const Csv& csv, const Row& r, const std::string& col) {
   return v;
 }
 
-// Kind and precision of a table entry of the device file ("" precision for memory).
-std::pair<std::string, std::string> table_key(const YAML::Node& table) {
+// What a table holds: kind, precision ("" for memory) and GEMM pass ("any" unless a GEMM
+// table names one; "" for the other kinds). Imported rows replace the tables of their key.
+using TableKey = std::tuple<std::string, std::string, std::string>;
+
+TableKey table_key(const YAML::Node& table) {
   const std::string kind = table["kind"] ? table["kind"].as<std::string>() : "";
   const std::string p = table["precision"] ? table["precision"].as<std::string>() : "";
-  return {kind, kind == "memory" ? "" : p};
+  const std::string pass = table["pass"] ? table["pass"].as<std::string>() : "any";
+  return {kind, kind == "memory" ? "" : p, kind == "gemm" ? pass : ""};
 }
 
 }  // namespace
@@ -147,9 +152,9 @@ CalibrationImport import_calibration(const std::string& csv_file, const std::str
   const Csv csv = read_csv(csv_file);
   const spec::DeviceSpec device = load_device(device_file);  // a valid device to start from
 
-  // Rows grouped by (kind, precision), in the CSV's order.
-  std::map<std::pair<std::string, std::string>, YAML::Node> tables;
-  std::vector<std::pair<std::string, std::string>> order;
+  // Rows grouped by table key, in the CSV's order.
+  std::map<TableKey, YAML::Node> tables;
+  std::vector<TableKey> order;
   CalibrationImport out;
   for (const Row& r : csv.rows) {
     const auto k = r.cells.find("kind");
@@ -177,7 +182,14 @@ CalibrationImport import_calibration(const std::string& csv_file, const std::str
     };
     YAML::Node row(YAML::NodeType::Map);
     row.SetStyle(YAML::EmitterStyle::Flow);
+    std::string gemm_pass;
     if (kind == "gemm") {
+      const auto pass = r.cells.find("pass");
+      gemm_pass = pass == r.cells.end() ? "any" : pass->second;
+      const auto& words = spec::kGemmPasses.words();
+      if (std::find(words.begin(), words.end(), gemm_pass) == words.end())
+        csv.fail(r.line, "a gemm row's pass is any, fprop, dgrad or wgrad, got '" + gemm_pass + "'",
+                 "leave it empty for a forward GEMM that times every pass");
       const double m = positive(csv, r, "m"), n = positive(csv, r, "n"), kk = positive(csv, r, "k");
       const double g = r.cells.count("groups") ? positive(csv, r, "groups") : 1.0;
       row["m"] = num(m), row["n"] = num(n), row["k"] = num(kk);
@@ -215,12 +227,13 @@ CalibrationImport import_calibration(const std::string& csv_file, const std::str
       row["bytes"] = num(bytes) + "B";
       row["bandwidth"] = num(gbps) + "GB/s";
     }
-    const auto key = std::make_pair(kind, precision);
+    const TableKey key{kind, precision, gemm_pass};
     if (!tables.count(key)) {
       order.push_back(key);
       YAML::Node t;
       const std::string stem = fs::path(csv_file).stem().string();
-      t["name"] = stem + "-" + kind + (precision.empty() ? "" : "-" + precision);
+      t["name"] = stem + "-" + kind + (precision.empty() ? "" : "-" + precision) +
+                  (gemm_pass.empty() || gemm_pass == "any" ? "" : "-" + gemm_pass);
       std::string source = fs::path(csv_file).filename().string() + ": " + csv.meta.at("gpu");
       if (csv.meta.count("driver")) source += ", driver " + csv.meta.at("driver");
       if (csv.meta.count("tool")) source += ", " + csv.meta.at("tool");
@@ -229,6 +242,7 @@ CalibrationImport import_calibration(const std::string& csv_file, const std::str
       t["clock"] = csv.meta.at("clock");
       t["kind"] = kind;
       if (!precision.empty()) t["precision"] = precision;
+      if (!gemm_pass.empty() && gemm_pass != "any") t["pass"] = gemm_pass;
       t["rows"] = YAML::Node(YAML::NodeType::Sequence);
       tables[key] = t;
     }

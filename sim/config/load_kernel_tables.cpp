@@ -5,6 +5,7 @@
 //     clock: burst | sustained       # how the rows were measured
 //     kind: gemm | attention | memory
 //     precision: fp8                 # gemm and attention
+//     pass: wgrad                    # gemm: any (default), fprop, dgrad or wgrad
 //     rows: [...]                    # gemm {m, n, k, groups?, rate}
 //                                    # attention {pass, causal, head_dim, seq, rate}
 //                                    # memory {bytes, bandwidth}
@@ -34,6 +35,11 @@ void read_table(const Node& node, spec::DeviceSpec& d, const std::string& file) 
   t.sources.push_back(src);
   const int kind = r.get("kind").choice({"gemm", "attention", "memory"});
   spec::Precision p = spec::Precision::bf16;
+  spec::GemmPass pass = spec::GemmPass::any;
+  if (auto pn = r.find("pass")) {
+    if (kind != 0) pn->fail("only a gemm table has a pass", "attention rows name theirs per row");
+    pass = static_cast<spec::GemmPass>(pn->choice(spec::kGemmPasses.words()));
+  }
   if (kind != 2) {
     const Node pn = r.get("precision");
     p = pn.precision();
@@ -60,6 +66,7 @@ void read_table(const Node& node, spec::DeviceSpec& d, const std::string& file) 
     if (kind == 0) {
       spec::GemmRow g;
       g.precision = p;
+      g.pass = pass;
       g.m = row.get("m").number(kDimRange.lo, kDimRange.hi);
       g.n = row.get("n").number(kDimRange.lo, kDimRange.hi);
       g.k = row.get("k").number(kDimRange.lo, kDimRange.hi);

@@ -83,22 +83,31 @@ double KernelModel::run_seconds(const std::vector<Kernel>& ks, double sm_share) 
 
 TableKernelModel::TableKernelModel(const spec::DeviceSpec& device) : device_(device) {
   const spec::KernelTables& t = device.tables;
-  for (int p = 0; p < spec::kPrecisionCount; ++p) {
-    Table g{RateTable(4, {2}), {}};
-    for (std::size_t i = 0; i < t.gemm.size(); ++i) {
-      const spec::GemmRow& r = t.gemm[i];
-      if (precision_index(r.precision) != p) continue;
-      Kernel k;
-      k.cls = KernelClass::gemm;
-      k.precision = r.precision;
-      k.m = r.m, k.n = r.n, k.k = r.k, k.groups = r.groups;
-      const double c = compute_bound(k, 1.0) ? clock(r.source) : 1.0;
-      const double f = r.rate * c / (gemm_bound(k, 1.0) * waves(k, 1.0));
-      g.rates.add({r.m, r.n, r.k, static_cast<double>(r.groups)}, f);
-      g.rows.push_back(static_cast<int>(i));
+  for (int p = 0; p < spec::kPrecisionCount; ++p)
+    for (const spec::GemmPass pass :
+         {spec::GemmPass::fprop, spec::GemmPass::dgrad, spec::GemmPass::wgrad}) {
+      // The pass's own rows, else the rows of any pass.
+      bool own = false;
+      for (const spec::GemmRow& r : t.gemm)
+        own |= precision_index(r.precision) == p && r.pass == pass;
+      Table g{RateTable(4, {2}), {}};
+      for (std::size_t i = 0; i < t.gemm.size(); ++i) {
+        const spec::GemmRow& r = t.gemm[i];
+        if (precision_index(r.precision) != p || r.pass != (own ? pass : spec::GemmPass::any))
+          continue;
+        Kernel k;
+        k.cls = KernelClass::gemm;
+        k.precision = r.precision;
+        k.m = r.m, k.n = r.n, k.k = r.k, k.groups = r.groups;
+        const double c = compute_bound(k, 1.0) ? clock(r.source) : 1.0;
+        const double f = r.rate * c / (gemm_bound(k, 1.0) * waves(k, 1.0));
+        g.rates.add({r.m, r.n, r.k, static_cast<double>(r.groups)}, f);
+        g.rows.push_back(static_cast<int>(i));
+      }
+      g.rates.fit();
+      gemm_.push_back(std::move(g));
     }
-    g.rates.fit();
-    gemm_.push_back(std::move(g));
+  for (int p = 0; p < spec::kPrecisionCount; ++p) {
     for (int pass = 0; pass < 2; ++pass)
       for (int causal = 0; causal < 2; ++causal) {
         Table a{RateTable(2, {0, 1}), {}};
@@ -128,10 +137,14 @@ double TableKernelModel::clock(int source) const {
   return sustained ? 1.0 : device_.tables.sustained_clock;
 }
 
-const TableKernelModel::Table* TableKernelModel::gemm_table(spec::Precision p) const {
-  const Table* t = &gemm_[precision_index(p)];
+int TableKernelModel::gemm_pass(const Kernel& k) {
+  return k.role == KernelRole::wgrad ? 2 : k.role == KernelRole::dgrad ? 1 : 0;
+}
+
+const TableKernelModel::Table* TableKernelModel::gemm_table(spec::Precision p, int pass) const {
+  const Table* t = &gemm_[precision_index(p) * 3 + pass];
   if (t->rates.size() == 0 && p == spec::Precision::fp16)
-    t = &gemm_[precision_index(spec::Precision::bf16)];
+    t = &gemm_[precision_index(spec::Precision::bf16) * 3 + pass];
   return t->rates.size() ? t : nullptr;
 }
 
@@ -189,7 +202,7 @@ double TableKernelModel::fallback_rate(const Kernel& k, double sm_share, std::st
 
 double TableKernelModel::gemm_rate(const Kernel& k, double sm_share, bool memory,
                                    std::string* rule) const {
-  const Table* t = device_.supports(k.precision) ? gemm_table(k.precision) : nullptr;
+  const Table* t = device_.supports(k.precision) ? gemm_table(k.precision, gemm_pass(k)) : nullptr;
   if (!t || k.m <= 0.0 || k.n <= 0.0 || k.k <= 0.0) return fallback_rate(k, sm_share, rule);
   const std::vector<double> shape{k.m, k.n, k.k, static_cast<double>(k.groups)};
   const double rate = t->rates.at(shape) * gemm_bound(k, sm_share, memory) * waves(k, sm_share);
@@ -256,8 +269,8 @@ std::size_t TableKernelModel::ShapeHash::operator()(const ShapeKey& s) const {
   for (double v : {s.n, s.k, s.head_dim, s.seq, s.sm_share})
     h = h * 1099511628211ull ^ std::hash<double>()(v);
   return h * 1099511628211ull ^
-         static_cast<std::size_t>(s.groups << 12 | s.memory << 8 | s.cls << 6 | s.precision << 2 |
-                                  s.backward << 1 | s.causal);
+         static_cast<std::size_t>(s.groups << 14 | s.pass << 10 | s.memory << 8 | s.cls << 6 |
+                                  s.precision << 2 | s.backward << 1 | s.causal);
 }
 
 double TableKernelModel::cached_rate(const Kernel& k, double sm_share, bool memory) const {
@@ -272,7 +285,8 @@ double TableKernelModel::cached_rate(const Kernel& k, double sm_share, bool memo
                      static_cast<std::uint8_t>(k.precision),
                      k.backward,
                      k.causal,
-                     memory};
+                     memory,
+                     static_cast<std::uint8_t>(k.cls == KernelClass::gemm ? gemm_pass(k) : 0)};
   if (auto it = rates_.find(key); it != rates_.end()) return it->second;
   const double r = k.cls == KernelClass::gemm ? gemm_rate(k, sm_share, memory, nullptr)
                                               : attention_rate(k, sm_share, nullptr);
@@ -312,6 +326,7 @@ KernelEstimate TableKernelModel::explain(const Kernel& k, double sm_share) const
   KernelEstimate e;
   const double x = exec(k, sm_share, &e.rule);
   e.seconds = x + device_.kernel_gap_s;
+  e.source = source_of(k);
   // Memory-bound kernels by their bandwidth; attention in FlashAttention's FLOP convention, as its
   // tables.
   const bool attention_bwd = k.cls == KernelClass::attention && k.backward;
@@ -319,6 +334,54 @@ KernelEstimate TableKernelModel::explain(const Kernel& k, double sm_share) const
     e.rate =
         k.cls == KernelClass::memory ? k.hbm_bytes / x : k.flops * (attention_bwd ? 1.25 : 1.0) / x;
   return e;
+}
+
+std::string TableKernelModel::source_of(const Kernel& k) const {
+  const bool known = device_.supports(k.precision);
+  const Table* t = nullptr;
+  std::vector<double> shape;
+  std::string name = "device";
+  auto nearest = [&](const auto& rows) {
+    if (t) name = device_.tables.sources[rows[t->rows[t->rates.nearest(shape)]].source].name;
+  };
+  switch (k.cls) {
+    case KernelClass::gemm:
+      shape = {k.m, k.n, k.k, static_cast<double>(k.groups)};
+      if (known && k.m > 0.0 && k.n > 0.0 && k.k > 0.0) t = gemm_table(k.precision, gemm_pass(k));
+      nearest(device_.tables.gemm);
+      break;
+    case KernelClass::attention:
+      shape = {k.seq, k.head_dim};
+      if (known) t = attention_table(k.precision, k.backward, k.causal);
+      if (known && !t && k.causal) t = attention_table(k.precision, k.backward, false);
+      nearest(device_.tables.attention);
+      break;
+    case KernelClass::memory:
+      shape = {std::max(k.hbm_bytes, 1.0)};
+      if (memory_.rates.size()) t = &memory_;
+      nearest(device_.tables.memory);
+      break;
+  }
+  return name;
+}
+
+std::string_view pass_of(const Kernel& k, bool phase_backward) {
+  switch (k.role) {
+    case KernelRole::fprop:
+    case KernelRole::attn_qk:
+    case KernelRole::attn_pv:
+      return "fprop";
+    case KernelRole::dgrad:
+    case KernelRole::attn_dp:
+    case KernelRole::attn_dv:
+    case KernelRole::attn_dq:
+    case KernelRole::attn_dk:
+      return "dgrad";
+    case KernelRole::wgrad:
+      return "wgrad";
+    default:
+      return phase_backward && !k.recompute ? "backward" : "forward";
+  }
 }
 
 double TableKernelModel::math_seconds(const Kernel& k, double sm_share) const {

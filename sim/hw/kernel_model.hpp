@@ -16,7 +16,10 @@
 //    a tile's prologue and epilogue), so it reproduces each row and follows the table between.
 //    A GEMM also takes at least its own bytes (operands, and the fp32 gradient a weight gradient
 //    reads and writes) at the measured memory bandwidth.
-//    FP16 uses the BF16 rows when it has none of its own (the same tensor-core rate).
+//    FP16 uses the BF16 rows when it has none of its own (the same tensor-core rate). Each pass
+//    (fprop, dgrad, wgrad: the kernel's role) has its table: the rows measured for that pass, or
+//    else the rows of any pass (a forward GEMM's), so a library's weight-gradient kernel is timed
+//    from its own measurements where a table has them.
 //  - Attention (per precision, pass and causality): the fraction of the peak, interpolated in
 //    log2(seq, head_dim) with a trend in both. A causal backward with only non-causal rows
 //    takes their rate times the forward's causal-to-non-causal ratio at the same shape. Backward
@@ -110,7 +113,14 @@ struct KernelEstimate {
   double seconds = 0.0;  // execution + gap
   double rate = 0.0;     // FLOP/s for compute kernels, bytes/s for memory-bound ones
   std::string rule;
+  // The table its rate came from (its name), or "device" (the achievable rate, the datasheet
+  // bandwidth) where no table covers it.
+  std::string source;
 };
+
+// The pass a kernel serves: a GEMM's fprop, dgrad or wgrad (an unfused attention core's batched
+// GEMMs: fprop forward, dgrad backward), otherwise forward or backward by `phase_backward`.
+std::string_view pass_of(const Kernel& k, bool phase_backward);
 
 class KernelModel {
  public:
@@ -154,16 +164,20 @@ class TableKernelModel final : public KernelModel {
   double gemm_bound(const Kernel& k, double sm_share, bool memory = true) const;
   bool compute_bound(const Kernel& k, double sm_share) const;
   double waves(const Kernel& k, double sm_share) const;
-  const Table* gemm_table(spec::Precision p) const;
+  // The GEMM table of a precision and pass (0 fprop, 1 dgrad, 2 wgrad): the pass's own rows, or
+  // the rows of any pass.
+  static int gemm_pass(const Kernel& k);
+  const Table* gemm_table(spec::Precision p, int pass) const;
   const Table* attention_table(spec::Precision p, bool backward, bool causal) const;
   double clock(int source) const;
+  std::string source_of(const Kernel& k) const;
 
   // Rates already found, by shape and SM share: a step program repeats its shapes in every
   // layer and chain. (Not thread-safe: one model per thread.)
   struct ShapeKey {
     double m, n, k, head_dim, seq, sm_share;
     int groups;
-    std::uint8_t cls, precision, backward, causal, memory;
+    std::uint8_t cls, precision, backward, causal, memory, pass;
     bool operator==(const ShapeKey&) const = default;
   };
   struct ShapeHash {
@@ -173,7 +187,7 @@ class TableKernelModel final : public KernelModel {
   mutable std::unordered_map<ShapeKey, double, ShapeHash> rates_;
 
   const spec::DeviceSpec& device_;
-  std::vector<Table> gemm_;       // per precision
+  std::vector<Table> gemm_;       // per precision × pass
   std::vector<Table> attention_;  // per precision × backward × causal
   Table memory_{RateTable(1, {0}), {}};
 };

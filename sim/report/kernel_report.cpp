@@ -74,6 +74,10 @@ std::string kernels_json(const KernelListing& k) {
     w.field("rate", r.rate);
     w.field("seconds", r.seconds);
     w.field("from", r.rule);
+    w.field("pass", r.pass);
+    w.field("recompute", r.recompute);
+    w.field("implementation", r.implementation);
+    w.field("source", r.source);
     w.end_object();
   }
   w.end_array();

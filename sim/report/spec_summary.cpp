@@ -35,6 +35,9 @@ std::string describe(const spec::DeviceSpec& d) {
         if (r.source == static_cast<int>(i)) ++rows, what = kind;
     };
     count(t.gemm, "GEMM");
+    for (const auto& r : t.gemm)
+      if (r.source == static_cast<int>(i) && r.pass != spec::GemmPass::any)
+        what = std::string(spec::kGemmPasses.word(r.pass)) + " GEMM";
     count(t.attention, "attention");
     count(t.memory, "memory");
     o += "        table " + t.sources[i].name + ": " + std::to_string(rows) + " " + what +

@@ -3,7 +3,8 @@
 //
 // - GEMM rows: rows per group M, output columns N, reduction depth K, groups G (1: a plain GEMM;
 //   G > 1: a grouped GEMM, G experts of M rows each, contiguous layout), precision of the inputs,
-//   and the rate in FLOP/s (2·G·M·N·K over the kernel's time).
+//   the pass the kernel served (any, fprop, dgrad, wgrad) and the rate in FLOP/s (2·G·M·N·K over
+//   the kernel's time).
 // - Attention rows: forward or backward, causal or not, head dimension, sequence length,
 //   precision, rate in FLOP/s in FlashAttention's convention (forward 4·s²·h·d per sequence, half
 //   of it causal; backward 2.5× the forward).
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/spec/names.hpp"
 #include "sim/spec/precision.hpp"
 
 namespace stepsim::spec {
@@ -26,8 +28,15 @@ struct TableSource {
   bool sustained = false;   // measured at sustained clocks (else burst: scaled by the factor)
 };
 
+// The pass a GEMM row's kernel ran: any (the forward GEMM, which times every pass without rows of
+// its own), or one pass: fprop, dgrad (input gradient), wgrad (weight gradient: the reduction runs
+// over the tokens, a kernel of its own in libraries such as DeepGEMM).
+enum class GemmPass { any, fprop, dgrad, wgrad };
+inline constexpr Names<GemmPass, 4> kGemmPasses{{{{"any"}, {"fprop"}, {"dgrad"}, {"wgrad"}}}};
+
 struct GemmRow {
   Precision precision = Precision::bf16;
+  GemmPass pass = GemmPass::any;
   double m = 0.0, n = 0.0, k = 0.0;
   int groups = 1;
   double rate = 0.0;  // FLOP/s

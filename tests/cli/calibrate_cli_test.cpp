@@ -36,16 +36,18 @@ const char* kHeader =
 
 TEST_CASE("Calibration round trip: imported rows time the scenario's kernels") {
   const TempDir dir;
-  // 2·4096·7168·16384 FLOP in 874.6 us = 1100 TFLOP/s; a grouped GEMM at 1000; a copy at 2.8 TB/s.
+  // 2·4096·7168·16384 FLOP in 874.6 us = 1100 TFLOP/s; a grouped GEMM at 1000; a copy at 2.8 TB/s;
+  // a weight-gradient GEMM at 900, a table of its own pass.
   const std::string csv = dir.file("sweep.csv", std::string(kMeta) + kHeader +
                                                     "gemm,fp8,4096,7168,16384,,,,,,,874.61152,,\n"
                                                     "gemm,fp8,8192,4096,7168,4,,,,,,,1000,\n"
-                                                    "memory,,,,,,,,,,1073741824,,,2800\n");
+                                                    "memory,,,,,,,,,,1073741824,,,2800\n"
+                                                    "gemm,fp8,7168,4096,4096,,wgrad,,,,,,900,\n");
   const std::string out = (dir.path / "h800-measured.yaml").string();
   const auto r =
       run_stepsim("calibrate import '" + csv + "' --device topologies/h800.yaml -o '" + out + "'");
   REQUIRE(r.status == 0);
-  CHECK(r.out.find("3 measurements into 2 tables, replacing 2") != std::string::npos);
+  CHECK(r.out.find("4 measurements into 3 tables, replacing 3") != std::string::npos);
   const auto k = run_stepsim(
       "kernels scenarios/deepseek-v3-dualpipe.yaml --stage 3 --csv --set "
       "'cluster.device=" +
@@ -54,6 +56,7 @@ TEST_CASE("Calibration round trip: imported rows time the scenario's kernels") {
   CHECK(k.out.find("row sweep-gemm-fp8 4096x7168x16384 1100 TFLOP/s") != std::string::npos);
   CHECK(k.out.find("row sweep-gemm-fp8 4x8192x4096x7168 1000 TFLOP/s") != std::string::npos);
   CHECK(k.out.find("sweep-memory") != std::string::npos);
+  CHECK(k.out.find("sweep-gemm-fp8-wgrad 7168x4096x4096 900 TFLOP/s") != std::string::npos);
   CHECK(k.out.find("deepgemm") == std::string::npos);  // the measurements replace the table
   CHECK(k.out.find("fa3") != std::string::npos);       // attention was not measured: kept
   // The shipped device is untouched, and a scenario runs on the new one.

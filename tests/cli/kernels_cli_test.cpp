@@ -43,6 +43,18 @@ TEST_CASE("stepsim kernels: GPT-3 on A100 has no FP8 kernels; JSON and CSV; bad 
   REQUIRE(j.status == 0);
   const auto doc = stepsim::test::parse_json(j.out);
   CHECK(doc.at("kernels").arr.size() > 20);
+  // Every kernel names its pass and the table its rate came from; the attention core's kernels
+  // name their implementation, the scenario's (Megatron's fused softmax).
+  for (const auto& k : doc.at("kernels").arr) {
+    CAPTURE(k.at("kernel").str);
+    const std::string pass = k.at("pass").str;
+    CHECK((pass == "fprop" || pass == "dgrad" || pass == "wgrad" || pass == "forward" ||
+           pass == "backward"));
+    CHECK(!k.at("source").str.empty());
+    const bool core = k.at("op").str == "attn_core";
+    CHECK(k.at("implementation").str == (core ? "fused-softmax" : ""));
+    if (k.at("kernel").str.find("wgrad") != std::string::npos) CHECK(pass == "wgrad");
+  }
   const auto c = run_stepsim("kernels scenarios/gpt3-175b-a100.yaml --csv");
   CHECK(c.out.rfind("layer,phase,op,kernel,class", 0) == 0);
   const auto bad = run_stepsim("kernels scenarios/gpt3-175b-a100.yaml --stage 99");

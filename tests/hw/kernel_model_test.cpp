@@ -22,7 +22,7 @@ DeviceSpec device() {
   t.sources = {{"g", "gemm source", "", false},
                {"a", "attention source", "", false},
                {"m", "memory source", "", true}};
-  t.gemm = {{Precision::bf16, 6400, 6400, 8192, 1, 700e12, 0, 1}};
+  t.gemm = {{Precision::bf16, GemmPass::any, 6400, 6400, 8192, 1, 700e12, 0, 1}};
   t.attention = {{Precision::bf16, false, false, 128, 4096, 600e12, 1, 2},
                  {Precision::bf16, false, true, 128, 4096, 450e12, 1, 3},
                  {Precision::bf16, true, false, 128, 4096, 500e12, 1, 4}};
@@ -115,4 +115,22 @@ TEST_CASE("A run of short kernels is bound by the host's launches, long ones by 
   big.hbm_bytes = 2.7e9;  // 1 ms each: launches hidden behind execution
   const std::vector<Kernel> long_run(3, big);
   CHECK(m.run_seconds(long_run, 1.0) == doctest::Approx(3e-3));
+}
+
+TEST_CASE("A pass with rows of its own is timed from them; the other passes from the any rows") {
+  DeviceSpec d = device();
+  // A weight-gradient kernel measured at 560 TFLOP/s on the shape the forward row ran at 700.
+  d.tables.sources.push_back({"w", "wgrad source", "", false});
+  d.tables.gemm.push_back({Precision::bf16, GemmPass::wgrad, 6400, 6400, 8192, 1, 560e12, 3, 6});
+  const TableKernelModel m(d);
+  Kernel f = gemm(6400, 6400, 8192), g = f, w = f;
+  f.role = KernelRole::fprop;
+  g.role = KernelRole::dgrad;
+  w.role = KernelRole::wgrad;
+  const double tf = m.seconds(f, 1.0) - d.kernel_gap_s, tw = m.seconds(w, 1.0) - d.kernel_gap_s;
+  CHECK(f.flops / tf == doctest::Approx(700e12 * 0.8));
+  CHECK(w.flops / tw == doctest::Approx(560e12 * 0.8));
+  CHECK(m.seconds(g, 1.0) == m.seconds(f, 1.0));
+  CHECK(m.explain(w, 1.0).rule.find("w 6400x6400x8192") != std::string::npos);
+  CHECK(m.explain(f, 1.0).rule.find("g 6400x6400x8192") != std::string::npos);
 }

@@ -5,6 +5,7 @@
 // expert-parallel groups of 8 nodes each.
 #include <doctest/doctest.h>
 
+#include "sim/analysis/traffic_stats.hpp"
 #include "sim/config/load.hpp"
 #include "sim/run/step_simulation.hpp"
 #include "tests/test_support.hpp"
@@ -60,15 +61,28 @@ TEST_CASE("No fault makes the step faster (beyond scheduling anomalies); --exact
 TEST_CASE(
     "The replicas' concurrent collectives share the fabric: oversubscription slows what crosses "
     "leaves") {
-  auto at = [](const char* scenario, int oversubscription) {
+  auto run_at = [](const char* scenario, int oversubscription) {
     std::vector<config::Override> o{config::parse_override("cluster.fabric.oversubscription=" +
                                                            std::to_string(oversubscription))};
-    return run::simulate_step(config::load_scenario(test::source_path(scenario), o)).metrics.step_s;
+    return run::simulate_step(config::load_scenario(test::source_path(scenario), o));
+  };
+  auto at = [&](const char* scenario, int oversubscription) {
+    return run_at(scenario, oversubscription).metrics.step_s;
   };
   // DualPipe: the 128 replicas' pipeline sends between ranks on different leaves, 16 nodes'
-  // worth per plane through uplinks of 32 x 50 GB/s / 4.
-  CHECK(at("scenarios/deepseek-v3-dualpipe.yaml", 4) >
-        at("scenarios/deepseek-v3-dualpipe.yaml", 1));
+  // worth per plane through uplinks of 32 x 50 GB/s / 4, take longer in flight. The step moves
+  // by less than 0.1 % either way: slower transfers reorder a list schedule, which can end a
+  // hair earlier (Graham's scheduling anomalies).
+  auto sends = [](const run::StepSimulation& s) {
+    for (const auto& r : analysis::traffic_stats(s.build.graph, s.timeline, s.roofline))
+      if (r.kind == "pp_activations") return r.seconds;
+    FAIL("no pipeline sends");
+    return 0.0;
+  };
+  const auto plain = run_at("scenarios/deepseek-v3-dualpipe.yaml", 1);
+  const auto over = run_at("scenarios/deepseek-v3-dualpipe.yaml", 4);
+  CHECK(sends(over) > sends(plain));
+  CHECK(over.metrics.step_s == doctest::Approx(plain.metrics.step_s).epsilon(1e-3));
   // ZeRO-3 over all GPUs: one hierarchical ring per plane, whose few leaf-crossing flows fit.
   CHECK(at("scenarios/deepseek-v3-zero3.yaml", 4) == at("scenarios/deepseek-v3-zero3.yaml", 1));
 }
