@@ -35,6 +35,8 @@ struct KernelTotal {
 };
 
 struct KernelListing {
+  std::string software;   // the scenario's preset (spec::SoftwareSpec)
+  std::string attention;  // its attention core's implementation, and dropout where it has one
   int stage = 0;
   double sm_share = 1.0;
   double sustained_clock = 1.0;
@@ -43,5 +45,8 @@ struct KernelListing {
 };
 
 KernelListing list_kernels(const spec::ScenarioSpec& spec, int stage);
+
+// "fused-softmax, dropout 0.1": the attention core's implementation, and its dropout if any.
+std::string software_attention(const spec::TrainingSpec& t);
 
 }  // namespace stepsim::analysis

@@ -137,6 +137,14 @@ void read_recompute(const Node& node, spec::RecomputeSpec& rc) {
   rc.mode = static_cast<RecomputeMode>(node.choice({"none", "full", "selective"}));
 }
 
+// How the attention core runs, in a training section or a software preset.
+void read_attention(MapReader& r, spec::TrainingSpec& t) {
+  if (auto a = r.find("attention_kernel"))
+    t.attention_kernel =
+        static_cast<spec::AttentionKernel>(a->choice(spec::kAttentionKernels.words()));
+  if (auto d = r.find("attention_dropout")) t.attention_dropout = d->number(0.0, 0.99);
+}
+
 void read_training(const Node& node, spec::TrainingSpec& t) {
   MapReader r(node);
   t.seq_len = static_cast<int>(r.get("seq_len").integer(1, 1 << 24));
@@ -145,10 +153,16 @@ void read_training(const Node& node, spec::TrainingSpec& t) {
   if (auto c = r.find("causal")) t.causal = c->boolean();
   if (auto p = r.find("precision")) read_precision(*p, t.precision);
   if (auto rc = r.find("recompute")) read_recompute(*rc, t.recompute);
-  if (auto a = r.find("attention_kernel"))
-    t.attention_kernel =
-        static_cast<spec::AttentionKernel>(a->choice(spec::kAttentionKernels.words()));
-  if (auto d = r.find("attention_dropout")) t.attention_dropout = d->number(0.0, 0.99);
+  read_attention(r, t);
+  r.finish();
+}
+
+// A software preset: its name and source, and the training choices it makes.
+void read_software(const Node& node, ScenarioSpec& s) {
+  MapReader r(node);
+  s.software.name = r.get("name").text();
+  s.software.source = r.get("source").text();
+  read_attention(r, s.training);
   r.finish();
 }
 
@@ -228,6 +242,15 @@ ScenarioSpec read_scenario(const std::string& file, const std::vector<Override>&
     }
     if (auto c = nr.find("collectives")) read_collectives(*c, s);
     nr.finish();
+  }
+  if (auto sw = r.find("software")) {
+    if (sw->is_map()) {
+      read_software(*sw, s);
+    } else {
+      const std::string sfile = resolve(file, *sw);
+      s.where.files.push_back(sfile);
+      read_software(Document::load(sfile, overrides, "software", nullptr).root(), s);
+    }
   }
   read_training(r.get("training"), s.training);
   read_parallelism(r.get("parallelism"), s.parallel);

@@ -78,7 +78,7 @@ void check_referenced_file(const std::string& file, const Node& ref) {
 }
 
 bool is_file_reference(const std::string& key) {
-  return key == "model" || key == "cluster" || key == "device";
+  return key == "model" || key == "cluster" || key == "device" || key == "software";
 }
 
 namespace {

@@ -1,4 +1,5 @@
-#include "sim//plan/layout.hpp"
+#include "sim/plan/layout.hpp"
+
 #include "sim/workload/schedule/schedule.hpp"
 
 namespace stepsim::plan {

@@ -18,6 +18,7 @@ using analysis::KernelTotal;
 std::string kernels_text(const KernelListing& k, const spec::ScenarioSpec& spec) {
   std::string o = spec.name + ": kernels of one GPU of stage " + std::to_string(k.stage) +
                   ", one micro-batch, one layer of each kind\n";
+  o += "  software " + k.software + ": attention " + k.attention + "\n";
   o += "  SMs left to compute " + fixed(100.0 * k.sm_share, 1) + " %, sustained clock x" +
        fixed(k.sustained_clock, 3) + " on burst-clock table rows\n";
   std::string layer;
@@ -56,6 +57,8 @@ std::string kernels_text(const KernelListing& k, const spec::ScenarioSpec& spec)
 std::string kernels_json(const KernelListing& k) {
   JsonWriter w;
   w.begin_object();
+  w.field("software", k.software);
+  w.field("attention", k.attention);
   w.field("stage", k.stage);
   w.field("sm_share", k.sm_share);
   w.field("sustained_clock", k.sustained_clock);

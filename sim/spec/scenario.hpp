@@ -50,8 +50,17 @@ struct CollectiveChoice {
   int chunks = 0;
 };
 
+// The software a scenario's step ran with (scenarios/software/*.yaml): a named preset whose
+// choices (the attention core's implementation, its dropout) become the training section's
+// defaults, which the scenario's own keys override.
+struct SoftwareSpec {
+  std::string name = "default";  // no preset: FlashAttention, no attention dropout
+  std::string source;            // the citation of its choices
+};
+
 struct ScenarioSpec {
   std::string name;
+  SoftwareSpec software;
   NetworkFidelity fidelity = NetworkFidelity::flow;
   std::array<CollectiveChoice, kTrafficKinds> collectives;  // by TrafficKind
   ModelSpec model;

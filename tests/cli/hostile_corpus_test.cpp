@@ -83,9 +83,12 @@ fs::path make_fixture() {
   std::string s = slurp(source_path("scenarios/deepseek-v3-dualpipe.yaml"));
   s = replace_all(s, "../models/deepseek-v3.yaml", "m.yaml");
   s = replace_all(s, "../topologies/h800-256x8-mpft.yaml", "c.yaml");
+  s = replace_all(s, "software/deepseek-v3.yaml", "w.yaml");
   spit(dir / "s.yaml", s);
   spit(dir / "real" / "deep" / "s2.yaml",
-       replace_all(replace_all(s, "m.yaml", "../../m.yaml"), "c.yaml", "../../c.yaml"));
+       replace_all(replace_all(replace_all(s, "m.yaml", "../../m.yaml"), "c.yaml", "../../c.yaml"),
+                   "w.yaml", "../../w.yaml"));
+  spit(dir / "w.yaml", slurp(source_path("scenarios/software/deepseek-v3.yaml")));
   spit(dir / "m.yaml", slurp(source_path("models/deepseek-v3.yaml")));
   spit(dir / "c.yaml", replace_all(slurp(source_path("topologies/h800-256x8-mpft.yaml")),
                                    "device: h800.yaml", "device: d.yaml"));

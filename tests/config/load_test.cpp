@@ -1,8 +1,8 @@
-#include "sim//config/load.hpp"
-#include "sim/workload/schedule/schedule.hpp"
+#include "sim/config/load.hpp"
 
 #include <doctest/doctest.h>
 
+#include "sim/workload/schedule/schedule.hpp"
 #include "tests/test_support.hpp"
 
 using namespace stepsim;
@@ -95,5 +95,43 @@ TEST_CASE(
   for (const auto& c : shipped.collectives) {
     CHECK(c.algorithm == "auto");
     CHECK(c.protocol == "auto");
+  }
+}
+
+TEST_CASE("A software preset sets the attention core; the scenario and --set override it") {
+  const auto gpt3 = config::load_scenario(source_path("scenarios/gpt3-175b-a100.yaml"));
+  CHECK(gpt3.software.name == "megatron-2021");
+  CHECK(gpt3.software.source.find("SC'21") != std::string::npos);
+  CHECK(gpt3.training.attention_kernel == spec::AttentionKernel::fused_softmax);
+  CHECK(gpt3.training.attention_dropout == 0.1);
+  const auto eager =
+      config::load_scenario(source_path("scenarios/gpt3-175b-a100.yaml"),
+                            {config::parse_override("training.attention_kernel=eager")});
+  CHECK(eager.training.attention_kernel == spec::AttentionKernel::eager);
+  CHECK(eager.training.attention_dropout == 0.1);  // the preset's, kept
+  const auto inside =
+      config::load_scenario(source_path("scenarios/gpt3-175b-a100.yaml"),
+                            {config::parse_override("software.attention_dropout=0.2")});
+  CHECK(inside.training.attention_dropout == 0.2);
+  const auto other =
+      config::load_scenario(source_path("scenarios/gpt3-175b-a100.yaml"),
+                            {config::parse_override("software=software/megatron-core-2024.yaml")});
+  CHECK(other.software.name == "megatron-core-2024");
+  CHECK(other.training.attention_kernel == spec::AttentionKernel::flash);
+  CHECK(other.training.attention_dropout == 0.0);
+  // Every shipped scenario names its software.
+  for (const char* s : {"deepseek-v3-dualpipe", "deepseek-v3-dualpipev", "deepseek-v3-1f1b",
+                        "deepseek-v3-zero3", "llama3-405b-1f1b", "gpt3-175b-a100"})
+    CHECK(
+        config::load_scenario(source_path(std::string("scenarios/") + s + ".yaml")).software.name !=
+        "default");
+  // A key a preset does not know is refused, at the --set that wrote it.
+  try {
+    config::load_scenario(source_path("scenarios/gpt3-175b-a100.yaml"),
+                          {config::parse_override("software.attention=eager")});
+    FAIL("accepted an unknown key");
+  } catch (const engine::UserError& e) {
+    CHECK(std::string(e.what()).find("unknown key 'attention'") != std::string::npos);
+    CHECK(e.loc().file.find("--set software.attention=eager") != std::string::npos);
   }
 }

@@ -1,7 +1,7 @@
 // A layout applied to a base scenario, its one-line description, its --set arguments, its family.
 #include <doctest/doctest.h>
 
-#include "sim//config/load.hpp"
+#include "sim/config/load.hpp"
 #include "sim/plan/layout.hpp"
 #include "sim/workload/schedule/schedule.hpp"
 #include "tests/test_support.hpp"

@@ -3,7 +3,7 @@
 
 #include <set>
 
-#include "sim//plan/search_space.hpp"
+#include "sim/plan/search_space.hpp"
 #include "sim/workload/schedule/schedule.hpp"
 #include "tests/workload/spec_fixture.hpp"
 

@@ -1,8 +1,8 @@
-#include "sim//workload/memory.hpp"
-#include "sim/workload/schedule/schedule.hpp"
+#include "sim/workload/memory.hpp"
 
 #include <doctest/doctest.h>
 
+#include "sim/workload/schedule/schedule.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim::workload;

@@ -1,9 +1,9 @@
-#include "sim//workload/parallel_plan.hpp"
-#include "sim/workload/schedule/schedule.hpp"
+#include "sim/workload/parallel_plan.hpp"
 
 #include <doctest/doctest.h>
 
 #include "sim/workload/memory.hpp"
+#include "sim/workload/schedule/schedule.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim::workload;
