@@ -43,7 +43,7 @@ KernelListing list_kernels(const spec::ScenarioSpec& spec, int stage) {
   const hw::TableKernelModel model(dev);
   KernelListing out;
   out.software = spec.software.name;
-  out.attention = software_attention(spec.training);
+  out.attention = spec::attention_words(spec.training);
   out.stage = stage;
   out.sm_share = dev.compute_sm_share(spec.parallel.comm_sms);
   out.sustained_clock = dev.tables.sustained_clock;
@@ -96,13 +96,6 @@ KernelListing list_kernels(const spec::ScenarioSpec& spec, int stage) {
     }
   }
   return out;
-}
-
-std::string software_attention(const spec::TrainingSpec& t) {
-  return std::string(spec::kAttentionKernels.word(t.attention_kernel)) +
-         (t.attention_dropout > 0.0 && t.attention_kernel != spec::AttentionKernel::flash
-              ? ", dropout " + format::general(t.attention_dropout)
-              : "");
 }
 
 }  // namespace stepsim::analysis

@@ -46,7 +46,4 @@ struct KernelListing {
 
 KernelListing list_kernels(const spec::ScenarioSpec& spec, int stage);
 
-// "fused-softmax, dropout 0.1": the attention core's implementation, and its dropout if any.
-std::string software_attention(const spec::TrainingSpec& t);
-
 }  // namespace stepsim::analysis

@@ -1,6 +1,5 @@
 #include "sim/report/step_report.hpp"
 
-#include "sim/analysis/kernel_listing.hpp"
 #include "sim/format/text_table.hpp"
 
 namespace stepsim::report {
@@ -147,8 +146,8 @@ std::string step_text(const run::StepSimulation& s, const spec::ScenarioSpec& sp
        "; sustained clock x" + fixed(dev.tables.sustained_clock, 3) + ", " +
        std::to_string(dev.sms - spec.parallel.comm_sms) + "/" + std::to_string(dev.sms) +
        " SMs (stepsim kernels lists them)\n";
-  o += "  software  " + spec.software.name + ": attention " +
-       analysis::software_attention(spec.training) + "\n\n";
+  o += "  software  " + spec.software.name + ": attention " + spec::attention_words(spec.training) +
+       "\n\n";
   TextTable tab(
       {"pipeline rank", "compute", "exposed comm", "bubble", "other idle", "overlapped comm"});
   auto row = [&](const std::string& name, const Breakdown& b) {

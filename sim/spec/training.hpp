@@ -67,4 +67,8 @@ struct TrainingSpec {
   double attention_dropout = 0.0;
 };
 
+// "fused-softmax, dropout 0.1": the attention core's implementation, and its dropout where it
+// launches kernels of its own.
+std::string attention_words(const TrainingSpec& t);
+
 }  // namespace stepsim::spec
