@@ -134,15 +134,17 @@ double positive(const Csv& csv, const Row& r, const std::string& col) {
   return v;
 }
 
-// What a table holds: kind, precision ("" for memory) and GEMM pass ("any" unless a GEMM
-// table names one; "" for the other kinds). Imported rows replace the tables of their key.
+// What a table holds: kind, precision ("" for memory), and a GEMM table's pass ("any" unless it
+// names one) or a memory table's access pattern ("copy" unless it names one; imported memory rows
+// are copies). Imported rows replace the tables of their key.
 using TableKey = std::tuple<std::string, std::string, std::string>;
 
 TableKey table_key(const YAML::Node& table) {
   const std::string kind = table["kind"] ? table["kind"].as<std::string>() : "";
   const std::string p = table["precision"] ? table["precision"].as<std::string>() : "";
   const std::string pass = table["pass"] ? table["pass"].as<std::string>() : "any";
-  return {kind, kind == "memory" ? "" : p, kind == "gemm" ? pass : ""};
+  const std::string pattern = table["pattern"] ? table["pattern"].as<std::string>() : "copy";
+  return {kind, kind == "memory" ? "" : p, kind == "gemm" ? pass : kind == "memory" ? pattern : ""};
 }
 
 }  // namespace
@@ -227,7 +229,7 @@ CalibrationImport import_calibration(const std::string& csv_file, const std::str
       row["bytes"] = num(bytes) + "B";
       row["bandwidth"] = num(gbps) + "GB/s";
     }
-    const TableKey key{kind, precision, gemm_pass};
+    const TableKey key{kind, precision, kind == "memory" ? "copy" : gemm_pass};
     if (!tables.count(key)) {
       order.push_back(key);
       YAML::Node t;

@@ -6,6 +6,8 @@
 //     kind: gemm | attention | memory
 //     precision: fp8                 # gemm and attention
 //     pass: wgrad                    # gemm: any (default), fprop, dgrad or wgrad
+//     pattern: cast                  # memory: copy (default), cast, cast_transpose, transpose,
+//                                    #   gather or reduction
 //     rows: [...]                    # gemm {m, n, k, groups?, rate}
 //                                    # attention {pass, causal, head_dim, seq, rate}
 //                                    # memory {bytes, bandwidth}
@@ -36,6 +38,11 @@ void read_table(const Node& node, spec::DeviceSpec& d, const std::string& file) 
   const int kind = r.get("kind").choice({"gemm", "attention", "memory"});
   spec::Precision p = spec::Precision::bf16;
   spec::GemmPass pass = spec::GemmPass::any;
+  spec::MemoryPattern pattern = spec::MemoryPattern::copy;
+  if (auto pn = r.find("pattern")) {
+    if (kind != 2) pn->fail("only a memory table has an access pattern", "drop the key");
+    pattern = static_cast<spec::MemoryPattern>(pn->choice(spec::kMemoryPatterns.words()));
+  }
   if (auto pn = r.find("pass")) {
     if (kind != 0) pn->fail("only a gemm table has a pass", "attention rows name theirs per row");
     pass = static_cast<spec::GemmPass>(pn->choice(spec::kGemmPasses.words()));
@@ -96,6 +103,7 @@ void read_table(const Node& node, spec::DeviceSpec& d, const std::string& file) 
                 "a measured bandwidth is at most the datasheet figure");
       m.source = index;
       m.line = line;
+      m.pattern = pattern;
       t.memory.push_back(m);
     }
     row.finish();

@@ -124,11 +124,19 @@ TableKernelModel::TableKernelModel(const spec::DeviceSpec& device) : device_(dev
         attention_.push_back(std::move(a));
       }
   }
-  for (std::size_t i = 0; i < t.memory.size(); ++i) {
-    memory_.rates.add({t.memory[i].bytes}, t.memory[i].bandwidth);
-    memory_.rows.push_back(static_cast<int>(i));
+  for (std::size_t p = 0; p < spec::kMemoryPatterns.names.size(); ++p) {
+    const auto pattern = static_cast<spec::MemoryPattern>(p);
+    bool own = false;
+    for (const spec::MemoryRow& r : t.memory) own |= r.pattern == pattern;
+    Table m{RateTable(1, {0}), {}};
+    for (std::size_t i = 0; i < t.memory.size(); ++i) {
+      if (t.memory[i].pattern != (own ? pattern : spec::MemoryPattern::copy)) continue;
+      m.rates.add({t.memory[i].bytes}, t.memory[i].bandwidth);
+      m.rows.push_back(static_cast<int>(i));
+    }
+    m.rates.fit();
+    memory_.push_back(std::move(m));
   }
-  memory_.rates.fit();
 }
 
 double TableKernelModel::clock(int source) const {
@@ -249,19 +257,20 @@ double TableKernelModel::attention_rate(const Kernel& k, double sm_share, std::s
 }
 
 double TableKernelModel::memory_rate(const Kernel& k, std::string* rule) const {
-  if (memory_.rates.size() == 0) {
+  const Table& m = memory_table(k.pattern);
+  if (m.rates.size() == 0) {
     if (rule) *rule = "datasheet HBM bandwidth (no memory table)";
     return device_.hbm_bandwidth;
   }
   const std::vector<double> shape{std::max(k.hbm_bytes, 1.0)};
   if (rule) {
-    const spec::MemoryRow& r = device_.tables.memory[memory_.rows[memory_.rates.nearest(shape)]];
-    *rule = (memory_.rates.exact(shape) ? "row " : "interpolated (nearest ") +
+    const spec::MemoryRow& r = device_.tables.memory[m.rows[m.rates.nearest(shape)]];
+    *rule = (m.rates.exact(shape) ? "row " : "interpolated (nearest ") +
             device_.tables.sources[r.source].name + " " + format::general(r.bytes / 1e6) +
             " MB at " + format::general(r.bandwidth / 1e9) + " GB/s" +
-            (memory_.rates.exact(shape) ? "" : ")");
+            (m.rates.exact(shape) ? "" : ")");
   }
-  return memory_.rates.at(shape);
+  return m.rates.at(shape);
 }
 
 std::size_t TableKernelModel::ShapeHash::operator()(const ShapeKey& s) const {
@@ -358,7 +367,7 @@ std::string TableKernelModel::source_of(const Kernel& k) const {
       break;
     case KernelClass::memory:
       shape = {std::max(k.hbm_bytes, 1.0)};
-      if (memory_.rates.size()) t = &memory_;
+      if (memory_table(k.pattern).rates.size()) t = &memory_table(k.pattern);
       nearest(device_.tables.memory);
       break;
   }

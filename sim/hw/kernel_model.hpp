@@ -25,8 +25,10 @@
 //    takes their rate times the forward's causal-to-non-causal ratio at the same shape. Backward
 //    FLOPs count as FlashAttention counts them, 2.5× the forward (five matmuls to two), against
 //    the 2× of the model's FLOPs.
-//  - Memory-bound kernels: bytes read + written at the bandwidth a copy of that size reached,
-//    interpolated in log2 bytes; without a memory table, the datasheet bandwidth.
+//  - Memory-bound kernels: bytes read + written at the bandwidth a kernel of that access pattern
+//    (copy, cast, cast+transpose, transpose, gather, reduction) and size reached, interpolated in
+//    log2 bytes; a pattern without rows of its own takes the copy rows; without a memory table,
+//    the datasheet bandwidth.
 //  - Burst-clock rows are scaled by the device's sustained-clock factor (the power limit), when
 //    their shape is compute-bound (a memory-bound row waits on HBM, not on the SM clock); the SM
 //    share scales compute, not bandwidth.
@@ -100,6 +102,7 @@ struct Kernel {
   // GEMM: G groups of (M×K)·(K×N); G = 1 a plain GEMM.
   double m = 0.0, n = 0.0, k = 0.0;
   int groups = 1;
+  spec::MemoryPattern pattern = spec::MemoryPattern::copy;  // a memory-bound kernel's
   // Attention: pass, masking, per-head dimension (mean of q·k and v), sequence length.
   bool backward = false, causal = false;
   double head_dim = 0.0, seq = 0.0;
@@ -189,7 +192,10 @@ class TableKernelModel final : public KernelModel {
   const spec::DeviceSpec& device_;
   std::vector<Table> gemm_;       // per precision × pass
   std::vector<Table> attention_;  // per precision × backward × causal
-  Table memory_{RateTable(1, {0}), {}};
+  std::vector<Table> memory_;     // per access pattern: its rows, or else the copy rows
+  const Table& memory_table(spec::MemoryPattern p) const {
+    return memory_[static_cast<std::size_t>(p)];
+  }
 };
 
 }  // namespace stepsim::hw

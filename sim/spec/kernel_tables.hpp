@@ -8,7 +8,8 @@
 // - Attention rows: forward or backward, causal or not, head dimension, sequence length,
 //   precision, rate in FLOP/s in FlashAttention's convention (forward 4·s²·h·d per sequence, half
 //   of it causal; backward 2.5× the forward).
-// - Memory rows: bytes moved (read + written) by a copy kernel and the bandwidth it reached.
+// - Memory rows: bytes moved (read + written) by a memory-bound kernel of one access pattern
+//   (a copy unless the table names another) and the bandwidth it reached.
 // The sustained-clock factor scales a burst-clock row to what a GPU held at its power limit runs
 // at: soaked, on random data (kernel_model.hpp).
 #pragma once
@@ -55,11 +56,20 @@ struct AttentionRow {
   int line = 0;
 };
 
+// How a memory-bound kernel walks memory, which sets the bandwidth it reaches: copy (streaming
+// reads and writes: copies, elementwise ops), cast (a precision cast with per-tile scales),
+// cast_transpose (a cast writing a transposed copy too), transpose, gather (rows by index), and
+// reduction (rows reduced: norms, softmax).
+enum class MemoryPattern { copy, cast, cast_transpose, transpose, gather, reduction };
+inline constexpr Names<MemoryPattern, 6> kMemoryPatterns{
+    {{{"copy"}, {"cast"}, {"cast_transpose"}, {"transpose"}, {"gather"}, {"reduction"}}}};
+
 struct MemoryRow {
   double bytes = 0.0;      // read + written
   double bandwidth = 0.0;  // bytes/s
   int source = 0;
   int line = 0;
+  MemoryPattern pattern = MemoryPattern::copy;
 };
 
 struct KernelTables {

@@ -15,12 +15,32 @@ using spec::bytes_per_element;
 
 constexpr double kScale = 4.0 / 128.0;  // fp32 scale per 1×128 tile, bytes per element
 
+// The access pattern of a memory-bound kernel in `role` (a norm's: reduction, set by the caller).
+spec::MemoryPattern pattern_of(hw::KernelRole role) {
+  switch (role) {
+    case hw::KernelRole::quantize_input:
+      return spec::MemoryPattern::cast;
+    case hw::KernelRole::quantize_grad:
+    case hw::KernelRole::cast_transpose:
+      return spec::MemoryPattern::cast_transpose;
+    case hw::KernelRole::transpose_input:
+    case hw::KernelRole::transpose_grad:
+      return spec::MemoryPattern::transpose;
+    case hw::KernelRole::attn_softmax:
+    case hw::KernelRole::attn_softmax_bwd:
+      return spec::MemoryPattern::reduction;
+    default:
+      return spec::MemoryPattern::copy;
+  }
+}
+
 Kernel memory_kernel(const std::string& op, hw::KernelRole role, double bytes) {
   Kernel k;
   k.set_op(op);
   k.role = role;
   k.cls = KernelClass::memory;
   k.hbm_bytes = bytes;
+  k.pattern = pattern_of(role);
   return k;
 }
 
@@ -195,9 +215,11 @@ void append_op_kernels(const OpCost& op, Phase pass, const KernelContext& ctx,
     return;
   }
   const double bytes = t * (fwd ? op.io_bytes : op.bwd_io_bytes) + params;
-  if (bytes > 0.0)
-    out.push_back(
-        memory_kernel(op.name, fwd ? hw::KernelRole::plain : hw::KernelRole::backward, bytes));
+  if (bytes <= 0.0) return;
+  out.push_back(
+      memory_kernel(op.name, fwd ? hw::KernelRole::plain : hw::KernelRole::backward, bytes));
+  if (op.group == "rmsnorm" || op.group == "layernorm")
+    out.back().pattern = spec::MemoryPattern::reduction;
 }
 
 }  // namespace stepsim::workload

@@ -36,9 +36,12 @@
 // Memory-bound ops (norms, RoPE, residual adds, activation function, router top-k, permutation and
 // un-permutation, embedding, loss) launch one kernel per pass with the bytes model_cost.hpp counts,
 // plus their parameters read. Recomputed ops' forward kernels are launched again by the caller
-// ahead of the backward (layer_chains.hpp). Not modelled: kernel fusion beyond the fused kernels
-// named here (e.g. a norm fused with the quantization of its output), the amax reductions of
-// delayed scaling, bias gradients.
+// ahead of the backward (layer_chains.hpp). Each memory-bound kernel names its access pattern
+// (spec::MemoryPattern), which picks the device's memory rows it is timed from: the casts cast,
+// the cast-and-transposes and the weights' FP8 copies cast_transpose, the FP8 re-tilings
+// transpose, norms and softmax reduction, the rest copy. Not modelled: kernel fusion beyond the
+// fused kernels named here (e.g. a norm fused with the quantization of its output), the amax
+// reductions of delayed scaling, bias gradients.
 #pragma once
 
 #include <vector>

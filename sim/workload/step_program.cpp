@@ -189,6 +189,7 @@ std::vector<TailWork> build_tail(const spec::ScenarioSpec& spec, const ParallelP
     hw::Kernel cast;
     cast.set_op("fp8 weights");
     cast.role = hw::KernelRole::cast_transpose;
+    cast.pattern = spec::MemoryPattern::cast_transpose;
     cast.hbm_bytes = fp8 * (bytes_per_element(pr.params) + 2.0);
     opt.kernels.push_back(cast);
   }

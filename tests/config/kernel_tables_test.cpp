@@ -87,6 +87,7 @@ TEST_CASE("Every shipped table reproduces its own rows") {
     for (const auto& r : d.tables.memory) {
       hw::Kernel k;
       k.hbm_bytes = r.bytes;
+      k.pattern = r.pattern;
       CHECK(r.bytes / m.seconds(k, 1.0) == doctest::Approx(r.bandwidth).epsilon(1e-9));
     }
   }
@@ -155,4 +156,27 @@ TEST_CASE("Leave one out: the FlashAttention-3 table within 10 % where it interp
     CHECK(std::abs(error) <= 0.10);
   }
   CHECK(interpolated >= 16);
+}
+
+TEST_CASE(
+    "Leave one out: the FP8 cast table predicts each of its rows from the other within 10 %") {
+  const spec::DeviceSpec full = h800();
+  int rows = 0;
+  for (std::size_t i = 0; i < full.tables.memory.size(); ++i) {
+    const spec::MemoryRow row = full.tables.memory[i];
+    if (full.tables.sources[row.source].name != "torchao-cast") continue;
+    ++rows;
+    spec::DeviceSpec d = full;
+    d.tables.memory.erase(d.tables.memory.begin() + static_cast<long>(i));
+    const hw::TableKernelModel m(d);
+    hw::Kernel k;
+    k.hbm_bytes = row.bytes;
+    k.pattern = spec::MemoryPattern::cast;
+    const double predicted = row.bytes / (m.seconds(k, 1.0) - d.kernel_gap_s);
+    CAPTURE(row.bytes);
+    CHECK(std::abs(predicted / row.bandwidth - 1.0) <= 0.10);
+    // Predicted from the cast rows, not the copy rows.
+    CHECK(m.explain(k, 1.0).source == "torchao-cast");
+  }
+  CHECK(rows == 2);
 }

@@ -134,3 +134,19 @@ TEST_CASE("A pass with rows of its own is timed from them; the other passes from
   CHECK(m.explain(w, 1.0).rule.find("w 6400x6400x8192") != std::string::npos);
   CHECK(m.explain(f, 1.0).rule.find("g 6400x6400x8192") != std::string::npos);
 }
+
+TEST_CASE("A memory-bound kernel takes its access pattern's rows, or else the copy rows") {
+  DeviceSpec d = device();
+  d.tables.sources.push_back({"c", "cast source", "", true});
+  d.tables.memory.push_back({1e9, 2.4e12, 3, 7, MemoryPattern::cast});
+  const TableKernelModel m(d);
+  Kernel copy, cast, transpose;
+  copy.hbm_bytes = cast.hbm_bytes = transpose.hbm_bytes = 1e9;
+  cast.pattern = MemoryPattern::cast;
+  transpose.pattern = MemoryPattern::transpose;  // no rows of its own
+  CHECK(1e9 / (m.seconds(copy, 1.0) - d.kernel_gap_s) == doctest::Approx(2.7e12));
+  CHECK(1e9 / (m.seconds(cast, 1.0) - d.kernel_gap_s) == doctest::Approx(2.4e12));
+  CHECK(1e9 / (m.seconds(transpose, 1.0) - d.kernel_gap_s) == doctest::Approx(2.7e12));
+  CHECK(m.explain(cast, 1.0).source == "c");
+  CHECK(m.explain(transpose, 1.0).source == "m");
+}
