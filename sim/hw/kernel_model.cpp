@@ -146,7 +146,8 @@ double TableKernelModel::clock(int source) const {
 }
 
 int TableKernelModel::gemm_pass(const Kernel& k) {
-  return k.role == KernelRole::wgrad ? 2 : k.role == KernelRole::dgrad ? 1 : 0;
+  const std::string_view pass = pass_of(k, false);
+  return pass == "wgrad" ? 2 : pass == "dgrad" ? 1 : 0;
 }
 
 const TableKernelModel::Table* TableKernelModel::gemm_table(spec::Precision p, int pass) const {
