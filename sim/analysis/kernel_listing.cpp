@@ -43,6 +43,7 @@ KernelListing list_kernels(const spec::ScenarioSpec& spec, int stage) {
   const hw::TableKernelModel model(dev);
   KernelListing out;
   out.software = spec.software.name;
+  out.gemm_library = spec.software.gemm_library;
   out.attention = spec::attention_words(spec.training);
   out.stage = stage;
   out.sm_share = dev.compute_sm_share(spec.parallel.comm_sms);
@@ -88,9 +89,9 @@ KernelListing list_kernels(const spec::ScenarioSpec& spec, int stage) {
         r.source = e.source;
         r.pass = std::string(hw::pass_of(k, phase != workload::Phase::forward));
         r.recompute = k.recompute;
+        r.implementation = e.library;
         if (attention_core.count(r.op))
-          r.implementation =
-              std::string(spec::kAttentionKernels.word(spec.training.attention_kernel));
+          r.attention = std::string(spec::kAttentionKernels.word(spec.training.attention_kernel));
         out.rows.push_back(std::move(r));
       }
     }

@@ -19,9 +19,12 @@ struct KernelRow {
   std::string layer;  // "layer 3 (moe)", "embedding", "head"
   workload::Phase phase = workload::Phase::forward;
   std::string op, kernel, cls, shape, precision;
-  std::string pass;            // fprop, dgrad, wgrad, forward (recomputed too), backward
-  bool recompute = false;      // a forward rerun ahead of its backward
-  std::string implementation;  // the attention core's kernels: training.attention_kernel's word
+  std::string pass;        // fprop, dgrad, wgrad, forward (recomputed too), backward
+  bool recompute = false;  // a forward rerun ahead of its backward
+  // The software that ran the kernel: the library of the table its rate came from ("deepgemm",
+  // "cublas", "flash3"), or "generic" (the device's achievable rate) where no table covers it.
+  std::string implementation;
+  std::string attention;  // the attention core's kernels: training.attention_kernel's word
   double flops = 0.0, bytes = 0.0, rate = 0.0, seconds = 0.0;
   std::string rule;
   std::string source;  // the table its rate came from, or "device"
@@ -35,8 +38,9 @@ struct KernelTotal {
 };
 
 struct KernelListing {
-  std::string software;   // the scenario's preset (spec::SoftwareSpec)
-  std::string attention;  // its attention core's implementation, and dropout where it has one
+  std::string software;      // the scenario's preset (spec::SoftwareSpec)
+  std::string gemm_library;  // the preset's GEMM library (empty: any table's)
+  std::string attention;     // its attention core's implementation, and dropout where it has one
   int stage = 0;
   double sm_share = 1.0;
   double sustained_clock = 1.0;

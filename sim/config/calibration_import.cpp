@@ -23,7 +23,7 @@ namespace {
 
 const std::vector<std::string> kColumns = {"kind",   "precision", "m",      "n",        "k",
                                            "groups", "pass",      "causal", "head_dim", "seq",
-                                           "bytes",  "time_us",   "tflops", "gbps"};
+                                           "bytes",  "time_us",   "tflops", "gbps",     "library"};
 
 std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t\r");
@@ -134,17 +134,23 @@ double positive(const Csv& csv, const Row& r, const std::string& col) {
   return v;
 }
 
-// What a table holds: kind, precision ("" for memory), and a GEMM table's pass ("any" unless it
+// What a table holds: kind, precision ("" for memory), a GEMM table's pass ("any" unless it
 // names one) or a memory table's access pattern ("copy" unless it names one; imported memory rows
-// are copies). Imported rows replace the tables of their key.
-using TableKey = std::tuple<std::string, std::string, std::string>;
+// are copies), and a GEMM table's library (its name unless it names one: a preset chooses GEMMs
+// by library, so a library's rows replace only that library's). Imported rows replace the tables
+// of their key.
+using TableKey = std::tuple<std::string, std::string, std::string, std::string>;
 
 TableKey table_key(const YAML::Node& table) {
-  const std::string kind = table["kind"] ? table["kind"].as<std::string>() : "";
-  const std::string p = table["precision"] ? table["precision"].as<std::string>() : "";
-  const std::string pass = table["pass"] ? table["pass"].as<std::string>() : "any";
-  const std::string pattern = table["pattern"] ? table["pattern"].as<std::string>() : "copy";
-  return {kind, kind == "memory" ? "" : p, kind == "gemm" ? pass : kind == "memory" ? pattern : ""};
+  auto get = [&](const char* key, const std::string& otherwise) {
+    return table[key] ? table[key].as<std::string>() : otherwise;
+  };
+  const std::string kind = get("kind", "");
+  return {kind, kind == "memory" ? "" : get("precision", ""),
+          kind == "gemm"     ? get("pass", "any")
+          : kind == "memory" ? get("pattern", "copy")
+                             : "",
+          kind == "gemm" ? get("library", get("name", "")) : ""};
 }
 
 }  // namespace
@@ -229,19 +235,26 @@ CalibrationImport import_calibration(const std::string& csv_file, const std::str
       row["bytes"] = num(bytes) + "B";
       row["bandwidth"] = num(gbps) + "GB/s";
     }
-    const TableKey key{kind, precision, kind == "memory" ? "copy" : gemm_pass};
+    std::string library;
+    if (kind == "gemm") {
+      const auto l = r.cells.find("library");
+      library = l == r.cells.end() || l->second.empty() ? "measured" : l->second;
+    }
+    const TableKey key{kind, precision, kind == "memory" ? "copy" : gemm_pass, library};
     if (!tables.count(key)) {
       order.push_back(key);
       YAML::Node t;
       const std::string stem = fs::path(csv_file).stem().string();
       t["name"] = stem + "-" + kind + (precision.empty() ? "" : "-" + precision) +
-                  (gemm_pass.empty() || gemm_pass == "any" ? "" : "-" + gemm_pass);
+                  (gemm_pass.empty() || gemm_pass == "any" ? "" : "-" + gemm_pass) +
+                  (library.empty() || library == "measured" ? "" : "-" + library);
       std::string source = fs::path(csv_file).filename().string() + ": " + csv.meta.at("gpu");
       if (csv.meta.count("driver")) source += ", driver " + csv.meta.at("driver");
       if (csv.meta.count("tool")) source += ", " + csv.meta.at("tool");
       source += ", " + csv.meta.at("date");
       t["source"] = source;
       t["clock"] = csv.meta.at("clock");
+      if (!library.empty()) t["library"] = library;
       t["kind"] = kind;
       if (!precision.empty()) t["precision"] = precision;
       if (!gemm_pass.empty() && gemm_pass != "any") t["pass"] = gemm_pass;

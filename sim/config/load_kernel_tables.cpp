@@ -3,6 +3,7 @@
 //     name: deepgemm                 # short name its rows are listed by
 //     source: "repository, file, commit"   # the citation
 //     clock: burst | sustained       # how the rows were measured
+//     library: deepgemm              # the software whose kernels ran (default: the name)
 //     kind: gemm | attention | memory
 //     precision: fp8                 # gemm and attention
 //     pass: wgrad                    # gemm: any (default), fprop, dgrad or wgrad
@@ -30,6 +31,8 @@ void read_table(const Node& node, spec::DeviceSpec& d, const std::string& file) 
   src.description = r.get("source").text();
   src.file = file;
   src.sustained = r.get("clock").choice({"burst", "sustained"}) == 1;
+  src.library = src.name;
+  if (auto l = r.find("library")) src.library = l->text();
   for (const auto& s : t.sources)
     if (s.name == src.name)
       r.node().fail("a second table named '" + src.name + "'", "give each table its own name");

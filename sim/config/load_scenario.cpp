@@ -162,6 +162,21 @@ void read_software(const Node& node, ScenarioSpec& s) {
   MapReader r(node);
   s.software.name = r.get("name").text();
   s.software.source = r.get("source").text();
+  if (auto l = r.find("gemm_library")) {
+    spec::KernelTables& tables = s.cluster.device.tables;
+    const std::vector<std::string> libraries = spec::gemm_libraries(tables);
+    s.software.gemm_library = l->text();
+    if (!libraries.empty() &&
+        std::find(libraries.begin(), libraries.end(), s.software.gemm_library) == libraries.end()) {
+      std::string known;
+      for (const auto& lib : libraries) known += (known.empty() ? "" : ", ") + lib;
+      l->fail(
+          "device '" + s.cluster.device.name + "' has no GEMM table from '" +
+              s.software.gemm_library + "'",
+          "its GEMM tables are from: " + known + " (a table names its software with `library:`)");
+    }
+    tables.gemm_library = s.software.gemm_library;
+  }
   read_attention(r, s.training);
   r.finish();
 }

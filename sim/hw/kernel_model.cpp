@@ -83,17 +83,23 @@ double KernelModel::run_seconds(const std::vector<Kernel>& ks, double sm_share) 
 
 TableKernelModel::TableKernelModel(const spec::DeviceSpec& device) : device_(device) {
   const spec::KernelTables& t = device.tables;
-  for (int p = 0; p < spec::kPrecisionCount; ++p)
+  auto library = [&](const spec::GemmRow& r) -> const std::string& {
+    return t.sources[static_cast<std::size_t>(r.source)].library;
+  };
+  for (int p = 0; p < spec::kPrecisionCount; ++p) {
+    // One library's rows: the chosen one where it has rows of this precision, else the first.
+    const std::string* chosen = spec::gemm_library_for(t, static_cast<spec::Precision>(p));
     for (const spec::GemmPass pass :
          {spec::GemmPass::fprop, spec::GemmPass::dgrad, spec::GemmPass::wgrad}) {
       // The pass's own rows, else the rows of any pass.
       bool own = false;
       for (const spec::GemmRow& r : t.gemm)
-        own |= precision_index(r.precision) == p && r.pass == pass;
+        own |= precision_index(r.precision) == p && r.pass == pass && library(r) == *chosen;
       Table g{RateTable(4, {2}), {}};
       for (std::size_t i = 0; i < t.gemm.size(); ++i) {
         const spec::GemmRow& r = t.gemm[i];
-        if (precision_index(r.precision) != p || r.pass != (own ? pass : spec::GemmPass::any))
+        if (precision_index(r.precision) != p || library(r) != *chosen ||
+            r.pass != (own ? pass : spec::GemmPass::any))
           continue;
         Kernel k;
         k.cls = KernelClass::gemm;
@@ -107,6 +113,7 @@ TableKernelModel::TableKernelModel(const spec::DeviceSpec& device) : device_(dev
       g.rates.fit();
       gemm_.push_back(std::move(g));
     }
+  }
   for (int p = 0; p < spec::kPrecisionCount; ++p) {
     for (int pass = 0; pass < 2; ++pass)
       for (int causal = 0; causal < 2; ++causal) {
@@ -336,7 +343,9 @@ KernelEstimate TableKernelModel::explain(const Kernel& k, double sm_share) const
   KernelEstimate e;
   const double x = exec(k, sm_share, &e.rule);
   e.seconds = x + device_.kernel_gap_s;
-  e.source = source_of(k);
+  const spec::TableSource* table = source_of(k);
+  e.source = table ? table->name : "device";
+  e.library = table ? table->library : "generic";
   // Memory-bound kernels by their bandwidth; attention in FlashAttention's FLOP convention, as its
   // tables.
   const bool attention_bwd = k.cls == KernelClass::attention && k.backward;
@@ -346,13 +355,13 @@ KernelEstimate TableKernelModel::explain(const Kernel& k, double sm_share) const
   return e;
 }
 
-std::string TableKernelModel::source_of(const Kernel& k) const {
+const spec::TableSource* TableKernelModel::source_of(const Kernel& k) const {
   const bool known = device_.supports(k.precision);
   const Table* t = nullptr;
   std::vector<double> shape;
-  std::string name = "device";
+  const spec::TableSource* found = nullptr;
   auto nearest = [&](const auto& rows) {
-    if (t) name = device_.tables.sources[rows[t->rows[t->rates.nearest(shape)]].source].name;
+    if (t) found = &device_.tables.sources[rows[t->rows[t->rates.nearest(shape)]].source];
   };
   switch (k.cls) {
     case KernelClass::gemm:
@@ -372,7 +381,7 @@ std::string TableKernelModel::source_of(const Kernel& k) const {
       nearest(device_.tables.memory);
       break;
   }
-  return name;
+  return found;
 }
 
 std::string_view pass_of(const Kernel& k, bool phase_backward) {

@@ -119,6 +119,9 @@ struct KernelEstimate {
   // The table its rate came from (its name), or "device" (the achievable rate, the datasheet
   // bandwidth) where no table covers it.
   std::string source;
+  // The software whose kernel the table measured (its `library`), or "generic" (a kernel at the
+  // device's achievable rate) where no table covers it.
+  std::string library;
 };
 
 // The pass a kernel serves: a GEMM's fprop, dgrad or wgrad (an unfused attention core's batched
@@ -173,7 +176,7 @@ class TableKernelModel final : public KernelModel {
   const Table* gemm_table(spec::Precision p, int pass) const;
   const Table* attention_table(spec::Precision p, bool backward, bool causal) const;
   double clock(int source) const;
-  std::string source_of(const Kernel& k) const;
+  const spec::TableSource* source_of(const Kernel& k) const;  // null: no table covers it
 
   // Rates already found, by shape and SM share: a step program repeats its shapes in every
   // layer and chain. (Not thread-safe: one model per thread.)

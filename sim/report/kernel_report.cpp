@@ -18,7 +18,8 @@ using analysis::KernelTotal;
 std::string kernels_text(const KernelListing& k, const spec::ScenarioSpec& spec) {
   std::string o = spec.name + ": kernels of one GPU of stage " + std::to_string(k.stage) +
                   ", one micro-batch, one layer of each kind\n";
-  o += "  software " + k.software + ": attention " + k.attention + "\n";
+  o += "  software " + k.software + ": attention " + k.attention + ", GEMMs from " +
+       (k.gemm_library.empty() ? "any table" : k.gemm_library) + "\n";
   o += "  SMs left to compute " + fixed(100.0 * k.sm_share, 1) + " %, sustained clock x" +
        fixed(k.sustained_clock, 3) + " on burst-clock table rows\n";
   std::string layer;
@@ -38,7 +39,8 @@ std::string kernels_text(const KernelListing& k, const spec::ScenarioSpec& spec)
       flush();
       layer = r.layer;
       tables.emplace_back(std::vector<std::string>{"phase", "kernel", "class", "shape", "prec",
-                                                   "FLOPs", "bytes", "rate", "time", "from"});
+                                                   "FLOPs", "bytes", "rate", "time", "impl",
+                                                   "from"});
       t = &tables.back();
       t->left_align_from(9);
     }
@@ -48,7 +50,7 @@ std::string kernels_text(const KernelListing& k, const spec::ScenarioSpec& spec)
             r.rate > 0
                 ? (mem ? fixed(r.rate / 1e9, 0) + " GB/s" : fixed(r.rate / 1e12, 0) + " TFLOP/s")
                 : "",
-            fixed(r.seconds * 1e6, 1) + " us", r.rule});
+            fixed(r.seconds * 1e6, 1) + " us", r.implementation, r.rule});
   }
   flush();
   return o;
@@ -59,6 +61,7 @@ std::string kernels_json(const KernelListing& k) {
   w.begin_object();
   w.field("software", k.software);
   w.field("attention", k.attention);
+  w.field("gemm_library", k.gemm_library);
   w.field("stage", k.stage);
   w.field("sm_share", k.sm_share);
   w.field("sustained_clock", k.sustained_clock);
@@ -80,6 +83,7 @@ std::string kernels_json(const KernelListing& k) {
     w.field("pass", r.pass);
     w.field("recompute", r.recompute);
     w.field("implementation", r.implementation);
+    if (!r.attention.empty()) w.field("attention", r.attention);
     w.field("source", r.source);
     w.end_object();
   }
@@ -105,14 +109,17 @@ std::string kernels_csv(const KernelListing& k) {
     for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
     return q + "\"";
   };
-  std::string o = "layer,phase,op,kernel,class,shape,precision,flops,bytes,rate,seconds,from\n";
+  std::string o =
+      "layer,phase,op,kernel,class,shape,precision,flops,bytes,rate,seconds,from,pass,recompute,"
+      "implementation,source\n";
   for (const KernelRow& r : k.rows) {
     char nums[160];
     std::snprintf(nums, sizeof nums, "%.17g,%.17g,%.17g,%.17g", r.flops, r.bytes, r.rate,
                   r.seconds);
     o += quote(r.layer) + "," + std::string(1, workload::letter(r.phase)) + "," + quote(r.op) +
          "," + quote(r.kernel) + "," + r.cls + "," + quote(r.shape) + "," + r.precision + "," +
-         nums + "," + quote(r.rule) + "\n";
+         nums + "," + quote(r.rule) + "," + r.pass + "," + (r.recompute ? "true" : "false") + "," +
+         quote(r.implementation) + "," + quote(r.source) + "\n";
   }
   return o;
 }

@@ -141,12 +141,15 @@ std::string step_text(const run::StepSimulation& s, const spec::ScenarioSpec& sp
        (s.memory.peak_bytes <= r.memory.capacity ? "" : " (DOES NOT FIT)") + "\n";
   const spec::DeviceSpec& dev = spec.cluster.device;
   std::string tables;
-  for (const auto& t : dev.tables.sources) tables += (tables.empty() ? "" : ", ") + t.name;
+  for (std::size_t i = 0; i < dev.tables.sources.size(); ++i)
+    if (spec::times_kernels(dev.tables, static_cast<int>(i)))
+      tables += (tables.empty() ? "" : ", ") + dev.tables.sources[i].name;
   o += "  kernels   timed from " + (tables.empty() ? std::string("the achievable rates") : tables) +
        "; sustained clock x" + fixed(dev.tables.sustained_clock, 3) + ", " +
        std::to_string(dev.sms - spec.parallel.comm_sms) + "/" + std::to_string(dev.sms) +
        " SMs (stepsim kernels lists them)\n";
   o += "  software  " + spec.software.name + ": attention " + spec::attention_words(spec.training) +
+       (spec.software.gemm_library.empty() ? "" : ", GEMMs from " + spec.software.gemm_library) +
        "\n\n";
   TextTable tab(
       {"pipeline rank", "compute", "exposed comm", "bubble", "other idle", "overlapped comm"});

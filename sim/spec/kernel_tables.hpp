@@ -27,6 +27,9 @@ struct TableSource {
   std::string description;  // the citation: repository, file, commit or paper, figure
   std::string file;         // the table file it was read from (empty: inline)
   bool sustained = false;   // measured at sustained clocks (else burst: scaled by the factor)
+  // The software whose kernels the rows measured ("deepgemm", "cublas", "flash3"): what a software
+  // preset chooses its GEMMs by (SoftwareSpec::gemm_library) and a kernel's implementation.
+  std::string library;
 };
 
 // The pass a GEMM row's kernel ran: any (the forward GEMM, which times every pass without rows of
@@ -77,9 +80,23 @@ struct KernelTables {
   std::vector<GemmRow> gemm;
   std::vector<AttentionRow> attention;
   std::vector<MemoryRow> memory;
+  // The library whose GEMM rows time a precision's GEMMs where it has rows (a software preset's
+  // choice, SoftwareSpec::gemm_library); empty, or where it has none: the first library listed
+  // with rows of that precision. Rows of one library only, so no shape has two rates.
+  std::string gemm_library;
   // Sustained over burst clock under the power limit, applied to burst rows' compute rates.
   double sustained_clock = 1.0;
   std::string sustained_clock_source;
 };
+
+// The libraries of a device's GEMM tables, in the order their rows come.
+std::vector<std::string> gemm_libraries(const KernelTables& t);
+
+// The library whose rows time GEMMs of precision `p` (KernelTables::gemm_library where it has
+// rows of `p`, else the first listed); null: no GEMM rows of `p`.
+const std::string* gemm_library_for(const KernelTables& t, Precision p);
+
+// Whether table `source` times any kernel: false for a GEMM table of a library not chosen.
+bool times_kernels(const KernelTables& t, int source);
 
 }  // namespace stepsim::spec

@@ -56,6 +56,7 @@ struct CollectiveChoice {
 struct SoftwareSpec {
   std::string name = "default";  // no preset: FlashAttention, no attention dropout
   std::string source;            // the citation of its choices
+  std::string gemm_library;      // the library its GEMMs are timed from (empty: any table's)
 };
 
 struct ScenarioSpec {

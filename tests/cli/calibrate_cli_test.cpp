@@ -1,5 +1,7 @@
 // A calibration round trip: a CSV of measurements imported into a device file, a scenario run on
 // it, the new rows used by `stepsim kernels`; and the import's error paths.
+#include <cstring>
+
 #include <doctest/doctest.h>
 
 #include <unistd.h>
@@ -37,12 +39,15 @@ const char* kHeader =
 TEST_CASE("Calibration round trip: imported rows time the scenario's kernels") {
   const TempDir dir;
   // 2·4096·7168·16384 FLOP in 874.6 us = 1100 TFLOP/s; a grouped GEMM at 1000; a copy at 2.8 TB/s;
-  // a weight-gradient GEMM at 900, a table of its own pass.
-  const std::string csv = dir.file("sweep.csv", std::string(kMeta) + kHeader +
-                                                    "gemm,fp8,4096,7168,16384,,,,,,,874.61152,,\n"
-                                                    "gemm,fp8,8192,4096,7168,4,,,,,,,1000,\n"
-                                                    "memory,,,,,,,,,,1073741824,,,2800\n"
-                                                    "gemm,fp8,7168,4096,4096,,wgrad,,,,,,900,\n");
+  // a weight-gradient GEMM at 900, a table of its own pass. The GEMMs ran DeepGEMM: they replace
+  // its tables (not CUTLASS's).
+  const std::string csv = dir.file(
+      "sweep.csv", std::string(kMeta) + std::string(kHeader).substr(0, std::strlen(kHeader) - 1) +
+                       ",library\n"
+                       "gemm,fp8,4096,7168,16384,,,,,,,874.61152,,,deepgemm\n"
+                       "gemm,fp8,8192,4096,7168,4,,,,,,,1000,,deepgemm\n"
+                       "memory,,,,,,,,,,1073741824,,,2800,\n"
+                       "gemm,fp8,7168,4096,4096,,wgrad,,,,,,900,,deepgemm\n");
   const std::string out = (dir.path / "h800-measured.yaml").string();
   const auto r =
       run_stepsim("calibrate import '" + csv + "' --device topologies/h800.yaml -o '" + out + "'");
@@ -53,12 +58,20 @@ TEST_CASE("Calibration round trip: imported rows time the scenario's kernels") {
       "'cluster.device=" +
       out + "'");
   REQUIRE(k.status == 0);
-  CHECK(k.out.find("row sweep-gemm-fp8 4096x7168x16384 1100 TFLOP/s") != std::string::npos);
-  CHECK(k.out.find("row sweep-gemm-fp8 4x8192x4096x7168 1000 TFLOP/s") != std::string::npos);
+  CHECK(k.out.find("row sweep-gemm-fp8-deepgemm 4096x7168x16384 1100 TFLOP/s") !=
+        std::string::npos);
+  CHECK(k.out.find("row sweep-gemm-fp8-deepgemm 4x8192x4096x7168 1000 TFLOP/s") !=
+        std::string::npos);
   CHECK(k.out.find("sweep-memory") != std::string::npos);
-  CHECK(k.out.find("sweep-gemm-fp8-wgrad 7168x4096x4096 900 TFLOP/s") != std::string::npos);
-  CHECK(k.out.find("deepgemm") == std::string::npos);  // the measurements replace the table
-  CHECK(k.out.find("fa3") != std::string::npos);       // attention was not measured: kept
+  CHECK(k.out.find("sweep-gemm-fp8-wgrad-deepgemm 7168x4096x4096 900 TFLOP/s") !=
+        std::string::npos);
+  // The measurements replace the shipped DeepGEMM tables; CUTLASS's stays, for a preset to choose.
+  CHECK(k.out.find(",\"deepgemm\"\n") == std::string::npos);  // no kernel's source
+  const auto cutlass = run_stepsim(
+      "kernels scenarios/deepseek-v3-dualpipe.yaml --stage 3 --csv --set 'cluster.device=" + out +
+      "' --set software.gemm_library=cutlass");
+  CHECK(cutlass.out.find("cutlass-fp8") != std::string::npos);
+  CHECK(k.out.find("fa3") != std::string::npos);  // attention was not measured: kept
   // The shipped device is untouched, and a scenario runs on the new one.
   const auto s = run_stepsim(
       "run scenarios/deepseek-v3-dualpipe.yaml --json --set "

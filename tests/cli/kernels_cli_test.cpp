@@ -43,8 +43,8 @@ TEST_CASE("stepsim kernels: GPT-3 on A100 has no FP8 kernels; JSON and CSV; bad 
   REQUIRE(j.status == 0);
   const auto doc = stepsim::test::parse_json(j.out);
   CHECK(doc.at("kernels").arr.size() > 20);
-  // Every kernel names its pass and the table its rate came from; the attention core's kernels
-  // name their implementation, the scenario's (Megatron's fused softmax).
+  // Every kernel names its pass, implementation and the table its rate came from; the attention
+  // core's kernels name the scenario's attention implementation (Megatron's fused softmax).
   for (const auto& k : doc.at("kernels").arr) {
     CAPTURE(k.at("kernel").str);
     const std::string pass = k.at("pass").str;
@@ -52,7 +52,11 @@ TEST_CASE("stepsim kernels: GPT-3 on A100 has no FP8 kernels; JSON and CSV; bad 
            pass == "backward"));
     CHECK(!k.at("source").str.empty());
     const bool core = k.at("op").str == "attn_core";
-    CHECK(k.at("implementation").str == (core ? "fused-softmax" : ""));
+    if (core) CHECK(k.at("attention").str == "fused-softmax");
+    // The software that ran it: cuBLAS for the GEMMs (the preset's library), the memory table's
+    // for the memory-bound kernels.
+    const std::string impl = k.at("implementation").str;
+    CHECK(impl == (k.at("class").str == "gemm" ? "cublas" : "pytorch"));
     if (k.at("kernel").str.find("wgrad") != std::string::npos) CHECK(pass == "wgrad");
   }
   const auto c = run_stepsim("kernels scenarios/gpt3-175b-a100.yaml --csv");

@@ -125,6 +125,21 @@ TEST_CASE("A software preset sets the attention core; the scenario and --set ove
     CHECK(
         config::load_scenario(source_path(std::string("scenarios/") + s + ".yaml")).software.name !=
         "default");
+  // The preset's GEMM library, checked against the device's tables.
+  CHECK(gpt3.software.gemm_library == "cublas");
+  CHECK(gpt3.cluster.device.tables.gemm_library == "cublas");
+  const auto cutlass =
+      config::load_scenario(source_path("scenarios/deepseek-v3-dualpipe.yaml"),
+                            {config::parse_override("software.gemm_library=cutlass")});
+  CHECK(cutlass.cluster.device.tables.gemm_library == "cutlass");
+  try {  // DeepGEMM needs Hopper: the A100's tables have none of its rows
+    config::load_scenario(source_path("scenarios/gpt3-175b-a100.yaml"),
+                          {config::parse_override("software.gemm_library=deepgemm")});
+    FAIL("accepted a library the device has no table of");
+  } catch (const engine::UserError& e) {
+    CHECK(std::string(e.what()).find("has no GEMM table from 'deepgemm'") != std::string::npos);
+    CHECK(e.hint().find("cublas") != std::string::npos);
+  }
   // A key a preset does not know is refused, at the --set that wrote it.
   try {
     config::load_scenario(source_path("scenarios/gpt3-175b-a100.yaml"),

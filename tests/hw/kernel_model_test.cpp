@@ -19,9 +19,9 @@ DeviceSpec device() {
   d.rates[static_cast<int>(Precision::bf16)] = ComputeRate{1000e12, 800e12};
   KernelTables& t = d.tables;
   t.sustained_clock = 0.8;
-  t.sources = {{"g", "gemm source", "", false},
-               {"a", "attention source", "", false},
-               {"m", "memory source", "", true}};
+  t.sources = {{"g", "gemm source", "", false, "lib-g"},
+               {"a", "attention source", "", false, "lib-a"},
+               {"m", "memory source", "", true, "lib-m"}};
   t.gemm = {{Precision::bf16, GemmPass::any, 6400, 6400, 8192, 1, 700e12, 0, 1}};
   t.attention = {{Precision::bf16, false, false, 128, 4096, 600e12, 1, 2},
                  {Precision::bf16, false, true, 128, 4096, 450e12, 1, 3},
@@ -120,7 +120,7 @@ TEST_CASE("A run of short kernels is bound by the host's launches, long ones by 
 TEST_CASE("A pass with rows of its own is timed from them; the other passes from the any rows") {
   DeviceSpec d = device();
   // A weight-gradient kernel measured at 560 TFLOP/s on the shape the forward row ran at 700.
-  d.tables.sources.push_back({"w", "wgrad source", "", false});
+  d.tables.sources.push_back({"w", "wgrad source", "", false, "lib-g"});
   d.tables.gemm.push_back({Precision::bf16, GemmPass::wgrad, 6400, 6400, 8192, 1, 560e12, 3, 6});
   const TableKernelModel m(d);
   Kernel f = gemm(6400, 6400, 8192), g = f, w = f;
@@ -135,9 +135,40 @@ TEST_CASE("A pass with rows of its own is timed from them; the other passes from
   CHECK(m.explain(f, 1.0).rule.find("g 6400x6400x8192") != std::string::npos);
 }
 
+TEST_CASE("A precision's GEMMs are timed from one library: the chosen one, else the first") {
+  DeviceSpec d = device();
+  // A second library measured the same shape at 500 TFLOP/s, and only the first has wgrad rows.
+  d.tables.sources.push_back({"o", "other source", "", false, "lib-o"});
+  d.tables.gemm.push_back({Precision::bf16, GemmPass::any, 6400, 6400, 8192, 1, 500e12, 3, 6});
+  d.tables.gemm.push_back({Precision::bf16, GemmPass::wgrad, 6400, 6400, 8192, 1, 560e12, 0, 7});
+  Kernel f = gemm(6400, 6400, 8192), w = f;
+  f.role = KernelRole::fprop;
+  w.role = KernelRole::wgrad;
+  auto rate = [&](const TableKernelModel& m, const Kernel& k) {
+    return k.flops / (m.seconds(k, 1.0) - d.kernel_gap_s);
+  };
+  {
+    const TableKernelModel first(d);  // no choice: the first library listed
+    CHECK(rate(first, f) == doctest::Approx(700e12 * 0.8));
+    CHECK(rate(first, w) == doctest::Approx(560e12 * 0.8));
+    CHECK(first.explain(f, 1.0).library == "lib-g");
+  }
+  d.tables.gemm_library = "lib-o";
+  const TableKernelModel chosen(d);
+  CHECK(rate(chosen, f) == doctest::Approx(500e12 * 0.8));
+  // Its weight gradients from its own rows of any pass, not the other library's wgrad rows.
+  CHECK(rate(chosen, w) == doctest::Approx(500e12 * 0.8));
+  CHECK(chosen.explain(w, 1.0).library == "lib-o");
+  CHECK(chosen.explain(w, 1.0).source == "o");
+  // A kernel no table covers names no library.
+  Kernel x = gemm(6400, 6400, 8192);
+  x.precision = Precision::fp8;
+  CHECK(chosen.explain(x, 1.0).library == "generic");
+}
+
 TEST_CASE("A memory-bound kernel takes its access pattern's rows, or else the copy rows") {
   DeviceSpec d = device();
-  d.tables.sources.push_back({"c", "cast source", "", true});
+  d.tables.sources.push_back({"c", "cast source", "", true, "lib-c"});
   d.tables.memory.push_back({1e9, 2.4e12, 3, 7, MemoryPattern::cast});
   const TableKernelModel m(d);
   Kernel copy, cast, transpose;

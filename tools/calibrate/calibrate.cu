@@ -260,7 +260,8 @@ int main(int argc, char** argv) {
               driver / 1000, driver % 1000 / 10, date);
   std::printf("# tool: stepsim-calibrate, cuBLASLt, %.1f s per shape after %.1f s warm-up\n",
               seconds, seconds);
-  std::printf("kind,precision,m,n,k,groups,pass,causal,head_dim,seq,bytes,time_us,tflops,gbps\n");
+  std::printf(
+      "kind,precision,m,n,k,groups,pass,causal,head_dim,seq,bytes,time_us,tflops,gbps,library\n");
   cublasLtHandle_t lt;
   check(cublasLtCreate(&lt), "cublasLt");
   const size_t workspace_bytes = 64u << 20;
@@ -271,8 +272,8 @@ int main(int argc, char** argv) {
     if (s.precision == "fp8" && !fp8) continue;
     const double t = time_gemm(lt, s, seconds, workspace, workspace_bytes);
     if (t <= 0.0) continue;
-    std::printf("gemm,%s,%lld,%lld,%lld,%d,,,,,,%.3f,,\n", s.precision.c_str(), s.m, s.n, s.k,
-                s.groups, t * 1e6);
+    std::printf("gemm,%s,%lld,%lld,%lld,%d,,,,,,%.3f,,,cublas\n", s.precision.c_str(), s.m, s.n,
+                s.k, s.groups, t * 1e6);
     std::fflush(stdout);
   }
   // From four times the L2 cache up, so that the copies stream from HBM.
@@ -289,7 +290,7 @@ int main(int argc, char** argv) {
                                                              static_cast<float4*>(out), n);
         },
         seconds / 4);
-    std::printf("memory,,,,,,,,,,%zu,%.3f,,\n", 2 * n * sizeof(float4), t * 1e6);
+    std::printf("memory,,,,,,,,,,%zu,%.3f,,,\n", 2 * n * sizeof(float4), t * 1e6);
     std::fflush(stdout);
     cudaFree(in);
     cudaFree(out);
