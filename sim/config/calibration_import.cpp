@@ -21,9 +21,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> kColumns = {"kind",   "precision", "m",      "n",        "k",
-                                           "groups", "pass",      "causal", "head_dim", "seq",
-                                           "bytes",  "time_us",   "tflops", "gbps",     "library"};
+const std::vector<std::string> kColumns = {
+    "kind",     "precision", "m",     "n",       "k",      "groups", "pass",    "causal",
+    "head_dim", "seq",       "bytes", "time_us", "tflops", "gbps",   "library", "pattern"};
 
 std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t\r");
@@ -135,10 +135,9 @@ double positive(const Csv& csv, const Row& r, const std::string& col) {
 }
 
 // What a table holds: kind, precision ("" for memory), a GEMM table's pass ("any" unless it
-// names one) or a memory table's access pattern ("copy" unless it names one; imported memory rows
-// are copies), and a GEMM table's library (its name unless it names one: a preset chooses GEMMs
-// by library, so a library's rows replace only that library's). Imported rows replace the tables
-// of their key.
+// names one) or a memory table's access pattern ("copy" unless it names one), and a GEMM table's
+// library (its name unless it names one: a preset chooses GEMMs by library, so a library's rows
+// replace only that library's). Imported rows replace the tables of their key.
 using TableKey = std::tuple<std::string, std::string, std::string, std::string>;
 
 TableKey table_key(const YAML::Node& table) {
@@ -190,7 +189,7 @@ CalibrationImport import_calibration(const std::string& csv_file, const std::str
     };
     YAML::Node row(YAML::NodeType::Map);
     row.SetStyle(YAML::EmitterStyle::Flow);
-    std::string gemm_pass;
+    std::string gemm_pass, pattern;
     if (kind == "gemm") {
       const auto pass = r.cells.find("pass");
       gemm_pass = pass == r.cells.end() ? "any" : pass->second;
@@ -232,6 +231,14 @@ CalibrationImport import_calibration(const std::string& csv_file, const std::str
                      " GB/s exceed the device's HBM bandwidth of " +
                      format::general(device.hbm_bandwidth / 1e9),
                  "check the bytes (read + written) and the time's unit (microseconds)");
+      const auto pn = r.cells.find("pattern");
+      pattern = pn == r.cells.end() || pn->second.empty() ? "copy" : pn->second;
+      const auto& words = spec::kMemoryPatterns.words();
+      if (std::find(words.begin(), words.end(), pattern) == words.end()) {
+        std::string all;
+        for (const auto& w : words) all += (all.empty() ? "" : ", ") + std::string(w);
+        csv.fail(r.line, "unknown memory pattern '" + pattern + "'", all);
+      }
       row["bytes"] = num(bytes) + "B";
       row["bandwidth"] = num(gbps) + "GB/s";
     }
@@ -240,14 +247,15 @@ CalibrationImport import_calibration(const std::string& csv_file, const std::str
       const auto l = r.cells.find("library");
       library = l == r.cells.end() || l->second.empty() ? "measured" : l->second;
     }
-    const TableKey key{kind, precision, kind == "memory" ? "copy" : gemm_pass, library};
+    const TableKey key{kind, precision, kind == "memory" ? pattern : gemm_pass, library};
     if (!tables.count(key)) {
       order.push_back(key);
       YAML::Node t;
       const std::string stem = fs::path(csv_file).stem().string();
       t["name"] = stem + "-" + kind + (precision.empty() ? "" : "-" + precision) +
                   (gemm_pass.empty() || gemm_pass == "any" ? "" : "-" + gemm_pass) +
-                  (library.empty() || library == "measured" ? "" : "-" + library);
+                  (library.empty() || library == "measured" ? "" : "-" + library) +
+                  (pattern.empty() || pattern == "copy" ? "" : "-" + pattern);
       std::string source = fs::path(csv_file).filename().string() + ": " + csv.meta.at("gpu");
       if (csv.meta.count("driver")) source += ", driver " + csv.meta.at("driver");
       if (csv.meta.count("tool")) source += ", " + csv.meta.at("tool");
@@ -255,6 +263,7 @@ CalibrationImport import_calibration(const std::string& csv_file, const std::str
       t["source"] = source;
       t["clock"] = csv.meta.at("clock");
       if (!library.empty()) t["library"] = library;
+      if (!pattern.empty() && pattern != "copy") t["pattern"] = pattern;
       t["kind"] = kind;
       if (!precision.empty()) t["precision"] = precision;
       if (!gemm_pass.empty() && gemm_pass != "any") t["pass"] = gemm_pass;

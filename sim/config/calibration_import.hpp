@@ -6,10 +6,11 @@
 // measurement, comma-separated, no quoting; a row's `kind` says which columns it needs:
 //     gemm       precision, m, n, k, [groups], [pass], [library], and time_us or tflops
 //     attention  precision, pass (forward|backward), causal (true|false), head_dim, seq, tflops
-//     memory     bytes, and time_us or gbps
+//     memory     bytes, [pattern], and time_us or gbps
 // (time_us: the kernel's time; a GEMM's rate is 2·G·M·N·K over it, a copy's bandwidth its bytes
 // over it; a GEMM's library the software that ran it, "measured" when the column is empty.) The
-// rows become one inline table per kind, precision, pass and library, named after the CSV and
+// rows become one inline table per kind, precision, pass (a memory row's access pattern, copy
+// when empty) and library, named after the CSV and
 // citing it (gpu, driver, date); each row is commented with the CSV line it came from. The device
 // file is copied with its `kernel_tables` rewritten: tables of a key the CSV measures are dropped
 // (the measurement replaces them: a GEMM table only that of its own library, since a software

@@ -39,21 +39,23 @@ const char* kHeader =
 TEST_CASE("Calibration round trip: imported rows time the scenario's kernels") {
   const TempDir dir;
   // 2·4096·7168·16384 FLOP in 874.6 us = 1100 TFLOP/s; a grouped GEMM at 1000; a copy at 2.8 TB/s;
-  // a weight-gradient GEMM at 900, a table of its own pass. The GEMMs ran DeepGEMM: they replace
-  // its tables (not CUTLASS's).
+  // a weight-gradient GEMM at 900, a table of its own pass; a reduction at 2.5 TB/s, a table of
+  // its own pattern. The GEMMs ran DeepGEMM: they replace its tables (not CUTLASS's).
   const std::string csv = dir.file(
       "sweep.csv", std::string(kMeta) + std::string(kHeader).substr(0, std::strlen(kHeader) - 1) +
-                       ",library\n"
-                       "gemm,fp8,4096,7168,16384,,,,,,,874.61152,,,deepgemm\n"
-                       "gemm,fp8,8192,4096,7168,4,,,,,,,1000,,deepgemm\n"
-                       "memory,,,,,,,,,,1073741824,,,2800,\n"
-                       "gemm,fp8,7168,4096,4096,,wgrad,,,,,,900,,deepgemm\n");
+                       ",library,pattern\n"
+                       "gemm,fp8,4096,7168,16384,,,,,,,874.61152,,,deepgemm,\n"
+                       "gemm,fp8,8192,4096,7168,4,,,,,,,1000,,deepgemm,\n"
+                       "memory,,,,,,,,,,1073741824,,,2800,,\n"
+                       "gemm,fp8,7168,4096,4096,,wgrad,,,,,,900,,deepgemm,\n"
+                       "memory,,,,,,,,,,268435456,,,2500,,reduction\n");
   const std::string out = (dir.path / "h800-measured.yaml").string();
   const auto r =
       run_stepsim("calibrate import '" + csv + "' --device topologies/h800.yaml -o '" + out + "'");
   REQUIRE(r.status == 0);
-  // Replaced: DeepGEMM's two tables and the two copy tables (FlashMLA's row, Liger's curve).
-  CHECK(r.out.find("4 measurements into 3 tables, replacing 4") != std::string::npos);
+  // Replaced: DeepGEMM's two tables, the two copy tables (FlashMLA's row, Liger's curve) and the
+  // reduction table (Liger's RMSNorm).
+  CHECK(r.out.find("5 measurements into 4 tables, replacing 5") != std::string::npos);
   const auto k = run_stepsim(
       "kernels scenarios/deepseek-v3-dualpipe.yaml --stage 3 --csv --set "
       "'cluster.device=" +
@@ -64,6 +66,7 @@ TEST_CASE("Calibration round trip: imported rows time the scenario's kernels") {
   CHECK(k.out.find("row sweep-gemm-fp8-deepgemm 4x8192x4096x7168 1000 TFLOP/s") !=
         std::string::npos);
   CHECK(k.out.find("sweep-memory") != std::string::npos);
+  CHECK(k.out.find("nearest sweep-memory-reduction 268.435 MB at 2500 GB/s") != std::string::npos);
   CHECK(k.out.find("sweep-gemm-fp8-wgrad-deepgemm 7168x4096x4096 900 TFLOP/s") !=
         std::string::npos);
   // The measurements replace the shipped DeepGEMM tables; CUTLASS's stays, for a preset to choose.

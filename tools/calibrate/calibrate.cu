@@ -6,13 +6,15 @@
 // GEMMs through cuBLASLt, BF16 and (compute capability 9.0 and up) FP8 E4M3 with fp32 scales,
 // BF16 output, fp32 accumulation; a grouped GEMM of G experts as a strided batch of G equal
 // GEMMs (the contiguous layout with equal rows per expert). Shapes: the GEMM rows of
-// `stepsim kernels SCENARIO --csv` when --shapes names such a file, otherwise the shipped
-// models' main shapes. Inputs are random (uniform in [-1, 1)): zeros draw less power and run
-// faster. Each shape first runs for S seconds (default 2) to reach the clocks the GPU holds
-// under load, then is timed over the same span with CUDA events: the rows are sustained-clock
-// measurements. An HBM copy kernel is timed over sizes (read + written
-// bytes, from four times the L2 cache to 4 GiB). Attention is not measured here: FlashAttention's
-// own benchmark script gives its rows.
+// `stepsim kernels SCENARIO --csv` when --shapes names such a file, each in its pass's operand
+// layout (fprop, dgrad, wgrad: the CSV's pass column, the row's `pass`), otherwise the shipped
+// models' main shapes as forward GEMMs. Inputs are random (uniform in [-1, 1)): zeros draw less
+// power and run faster. Each shape first runs for S seconds (default 2) to reach the clocks the
+// GPU holds under load, then is timed over the same span with CUDA events: the rows are
+// sustained-clock measurements, each naming its library (cublas). Then the memory-bound kernels
+// of each access pattern (copy, transpose, cast, cast_transpose, gather, reduction) over sizes
+// (memory_patterns.cu), each row naming its pattern. Attention is not measured here:
+// FlashAttention's own benchmark script gives its rows (docs/calibration.md).
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
@@ -27,6 +29,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "tools/calibrate/memory_patterns.hpp"
 
 namespace {
 
@@ -48,6 +52,7 @@ struct Shape {
   std::string precision;  // "bf16" or "fp8"
   long long m, n, k;
   int groups;
+  std::string pass = "any";  // any (a forward GEMM), fprop, dgrad or wgrad
 };
 
 __global__ void fill_random(unsigned char* p, size_t bytes, unsigned seed, int fp8) {
@@ -62,11 +67,6 @@ __global__ void fill_random(unsigned char* p, size_t bytes, unsigned seed, int f
       std::memcpy(p + i, &b, 2);
     }
   }
-}
-
-__global__ void copy_kernel(const float4* __restrict__ in, float4* __restrict__ out, size_t n) {
-  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-    out[i] = in[i];
 }
 
 void* random_buffer(size_t bytes, int fp8, unsigned seed) {
@@ -109,17 +109,23 @@ double time_gemm(cublasLtHandle_t lt, const Shape& s, double seconds, void* work
   const size_t elem = fp8 ? 1 : 2;
   const long long g = s.groups;
   // Row-major C[M,N] = A[M,K]·W[N,K]ᵀ is column-major Cᵀ[N,M] = W·Aᵀ: cuBLASLt's A is W stored
-  // K×N and transposed, its B is A stored K×M: the "TN" layout FP8 requires.
+  // K×N and transposed, its B is A stored K×M: the "TN" layout of a forward GEMM, and the one
+  // FP8 requires (frameworks give FP8 GEMMs transposed copies). In BF16 the other passes run in
+  // the layouts their operands lie in: an input gradient C = dY[M,K]·W[K,N] is "NN" (cuBLASLt's
+  // A is W stored N×K), a weight gradient C = dY[K,M]ᵀ·X[K,N] is "NT" (its B is dY stored M×K
+  // and transposed).
+  const bool nn = !fp8 && s.pass == "dgrad", nt = !fp8 && s.pass == "wgrad";
   void* a = random_buffer(g * s.m * s.k * elem, fp8, 1);
   void* b = random_buffer(g * s.n * s.k * elem, fp8, 2);
   void* c = nullptr;
   check(cudaMalloc(&c, g * s.m * s.n * 2), "cudaMalloc");
   cublasLtMatmulDesc_t op;
   check(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F), "desc");
-  const cublasOperation_t trans = CUBLAS_OP_T, plain = CUBLAS_OP_N;
-  check(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &trans, sizeof trans),
+  const cublasOperation_t trans_a = nn || nt ? CUBLAS_OP_N : CUBLAS_OP_T;
+  const cublasOperation_t trans_b = nt ? CUBLAS_OP_T : CUBLAS_OP_N;
+  check(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &trans_a, sizeof trans_a),
         "transa");
-  check(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &plain, sizeof plain),
+  check(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &trans_b, sizeof trans_b),
         "transb");
   float* scale = nullptr;
   if (fp8) {
@@ -134,8 +140,14 @@ double time_gemm(cublasLtHandle_t lt, const Shape& s, double seconds, void* work
           "b scale");
   }
   cublasLtMatrixLayout_t la, lb, lc;
-  check(cublasLtMatrixLayoutCreate(&la, in, s.k, s.n, s.k), "layout a");
-  check(cublasLtMatrixLayoutCreate(&lb, in, s.k, s.m, s.k), "layout b");
+  if (trans_a == CUBLAS_OP_T)
+    check(cublasLtMatrixLayoutCreate(&la, in, s.k, s.n, s.k), "layout a");
+  else
+    check(cublasLtMatrixLayoutCreate(&la, in, s.n, s.k, s.n), "layout a");
+  if (trans_b == CUBLAS_OP_N)
+    check(cublasLtMatrixLayoutCreate(&lb, in, s.k, s.m, s.k), "layout b");
+  else
+    check(cublasLtMatrixLayoutCreate(&lb, in, s.m, s.k, s.m), "layout b");
   check(cublasLtMatrixLayoutCreate(&lc, CUDA_R_16BF, s.n, s.m, s.n), "layout c");
   if (g > 1) {
     const int count = static_cast<int>(g);
@@ -182,33 +194,66 @@ double time_gemm(cublasLtHandle_t lt, const Shape& s, double seconds, void* work
   return t;
 }
 
-// GEMM rows of `stepsim kernels --csv`: class gemm, the quoted shape "[GxMxNxK", precision.
+// The cells of one CSV line (double-quoted cells may hold commas; "" is a quote).
+std::vector<std::string> csv_cells(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+      out.back() += '"', ++i;
+    else if (c == '"')
+      quoted = !quoted;
+    else if (c == ',' && !quoted)
+      out.emplace_back();
+    else
+      out.back() += c;
+  }
+  return out;
+}
+
+// GEMM rows of `stepsim kernels --csv`: class gemm, shape "[GxMxNxK", precision, pass.
 std::vector<Shape> read_shapes(const std::string& file) {
   std::ifstream in(file);
   if (!in) {
     std::fprintf(stderr, "stepsim-calibrate: cannot read %s\n", file.c_str());
     std::exit(2);
   }
-  std::vector<Shape> out;
   std::string line;
+  std::getline(in, line);
+  const std::vector<std::string> header = csv_cells(line);
+  auto column = [&](const char* name) {
+    for (size_t i = 0; i < header.size(); ++i)
+      if (header[i] == name) return static_cast<int>(i);
+    return -1;
+  };
+  const int cls = column("class"), shape_col = column("shape"), prec = column("precision"),
+            pass_col = column("pass");
+  if (cls < 0 || shape_col < 0 || prec < 0) {
+    std::fprintf(stderr, "stepsim-calibrate: %s is not `stepsim kernels --csv` output\n",
+                 file.c_str());
+    std::exit(2);
+  }
+  std::vector<Shape> out;
   while (std::getline(in, line)) {
-    if (line.find(",gemm,") == std::string::npos) continue;
-    const auto q = line.find(",gemm,\"") + 7;
-    const std::string shape = line.substr(q, line.find('"', q) - q);
-    const auto p = line.find("\",", q) + 2;
-    const std::string precision = line.substr(p, line.find(',', p) - p);
+    const std::vector<std::string> cells = csv_cells(line);
+    if (static_cast<int>(cells.size()) != static_cast<int>(header.size()) || cells[cls] != "gemm")
+      continue;
+    const std::string& precision = cells[prec];
     if (precision != "bf16" && precision != "fp8") continue;
     std::vector<long long> d;
-    std::stringstream ss(shape);
+    std::stringstream ss(cells[shape_col]);
     for (std::string x; std::getline(ss, x, 'x');) d.push_back(std::atoll(x.c_str()));
     Shape s{precision, 0, 0, 0, 1};
     if (d.size() == 4) s.groups = static_cast<int>(d[0]), d.erase(d.begin());
     if (d.size() != 3) continue;
     s.m = d[0], s.n = d[1], s.k = d[2];
+    if (pass_col >= 0) s.pass = cells[pass_col];
+    if (s.pass != "fprop" && s.pass != "dgrad" && s.pass != "wgrad") s.pass = "any";
     bool seen = false;
     for (const auto& o : out)
       seen |= o.precision == s.precision && o.m == s.m && o.n == s.n && o.k == s.k &&
-              o.groups == s.groups;
+              o.groups == s.groups && o.pass == s.pass;
     if (!seen) out.push_back(s);
   }
   return out;
@@ -261,7 +306,8 @@ int main(int argc, char** argv) {
   std::printf("# tool: stepsim-calibrate, cuBLASLt, %.1f s per shape after %.1f s warm-up\n",
               seconds, seconds);
   std::printf(
-      "kind,precision,m,n,k,groups,pass,causal,head_dim,seq,bytes,time_us,tflops,gbps,library\n");
+      "kind,precision,m,n,k,groups,pass,causal,head_dim,seq,bytes,time_us,tflops,gbps,library,"
+      "pattern\n");
   cublasLtHandle_t lt;
   check(cublasLtCreate(&lt), "cublasLt");
   const size_t workspace_bytes = 64u << 20;
@@ -272,29 +318,13 @@ int main(int argc, char** argv) {
     if (s.precision == "fp8" && !fp8) continue;
     const double t = time_gemm(lt, s, seconds, workspace, workspace_bytes);
     if (t <= 0.0) continue;
-    std::printf("gemm,%s,%lld,%lld,%lld,%d,,,,,,%.3f,,,cublas\n", s.precision.c_str(), s.m, s.n,
-                s.k, s.groups, t * 1e6);
+    std::printf("gemm,%s,%lld,%lld,%lld,%d,%s,,,,,%.3f,,,cublas,\n", s.precision.c_str(), s.m, s.n,
+                s.k, s.groups, s.pass == "any" ? "" : s.pass.c_str(), t * 1e6);
     std::fflush(stdout);
   }
-  // From four times the L2 cache up, so that the copies stream from HBM.
-  size_t first = size_t(1) << 20;
-  while (first < 4 * static_cast<size_t>(prop.l2CacheSize)) first *= 2;
-  for (size_t bytes = first; bytes <= (size_t(4) << 30); bytes *= 4) {
-    const size_t n = bytes / 2 / sizeof(float4);
-    void* in = random_buffer(n * sizeof(float4), 0, 3);
-    void* out = nullptr;
-    check(cudaMalloc(&out, n * sizeof(float4)), "cudaMalloc");
-    const double t = sustained(
-        [&] {
-          copy_kernel<<<prop.multiProcessorCount * 8, 256>>>(static_cast<const float4*>(in),
-                                                             static_cast<float4*>(out), n);
-        },
-        seconds / 4);
-    std::printf("memory,,,,,,,,,,%zu,%.3f,,,\n", 2 * n * sizeof(float4), t * 1e6);
-    std::fflush(stdout);
-    cudaFree(in);
-    cudaFree(out);
-  }
+  stepsim_calibrate::time_memory_patterns(
+      [](const std::function<void()>& f, double span) { return sustained(f, span); }, seconds,
+      static_cast<size_t>(prop.l2CacheSize), prop.multiProcessorCount);
   cudaFree(workspace);
   cublasLtDestroy(lt);
   return 0;
