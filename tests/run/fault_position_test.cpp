@@ -70,9 +70,10 @@ TEST_CASE(
     return run_at(scenario, oversubscription).metrics.step_s;
   };
   // DualPipe: the 128 replicas' pipeline sends between ranks on different leaves, 16 nodes'
-  // worth per plane through uplinks of 32 x 50 GB/s / 4, take longer in flight. The step moves
-  // by less than 0.1 % either way: slower transfers reorder a list schedule, which can end a
-  // hair earlier (Graham's scheduling anomalies).
+  // worth per plane through uplinks of 32 x 50 GB/s / 4, take longer in flight, and more of the
+  // GPUs' time waits on communication. The step moves by a hair either way: slower transfers
+  // reorder a list schedule, which can end it earlier (Graham's scheduling anomalies; 0.15 %
+  // earlier with the shipped kernel tables), so the bound on the move is 0.3 %.
   auto sends = [](const run::StepSimulation& s) {
     for (const auto& r : analysis::traffic_stats(s.build.graph, s.timeline, s.roofline))
       if (r.kind == "pp_activations") return r.seconds;
@@ -82,7 +83,8 @@ TEST_CASE(
   const auto plain = run_at("scenarios/deepseek-v3-dualpipe.yaml", 1);
   const auto over = run_at("scenarios/deepseek-v3-dualpipe.yaml", 4);
   CHECK(sends(over) > sends(plain));
-  CHECK(over.metrics.step_s == doctest::Approx(plain.metrics.step_s).epsilon(1e-3));
+  CHECK(over.metrics.mean.exposed_comm > plain.metrics.mean.exposed_comm);
+  CHECK(over.metrics.step_s == doctest::Approx(plain.metrics.step_s).epsilon(3e-3));
   // ZeRO-3 over all GPUs: one hierarchical ring per plane, whose few leaf-crossing flows fit.
   CHECK(at("scenarios/deepseek-v3-zero3.yaml", 4) == at("scenarios/deepseek-v3-zero3.yaml", 1));
 }

@@ -161,7 +161,7 @@ TEST_CASE(
       load("scenarios/deepseek-v3-dualpipe.yaml", {"cluster.fabric.oversubscription=4"}));
   CHECK(over.roofline.ib_s == plain.roofline.ib_s);
   // (Slower sends can reorder the schedule and end it a hair earlier: fault_position_test.cpp.)
-  CHECK(over.metrics.step_s >= plain.metrics.step_s * (1.0 - 1e-3));
+  CHECK(over.metrics.step_s >= plain.metrics.step_s * (1.0 - 3e-3));
   // EP128 over 16 nodes with 12-node leaves (24-port switches): at least 4/15 of its IB bytes
   // leave the leaf, through uplinks at a quarter of the NIC rate.
   const std::vector<std::string> wide{"parallelism.ep=128", "cluster.fabric.switch_ports=24"};
