@@ -137,15 +137,33 @@ void read_recompute(const Node& node, spec::RecomputeSpec& rc) {
   rc.mode = static_cast<RecomputeMode>(node.choice({"none", "full", "selective"}));
 }
 
+// The library a GEMM or attention implementation names must have tables on the device (where it
+// has any tables of that class at all).
+void check_library(const Node& at, const std::string& what, const std::string& library,
+                   const std::vector<std::string>& libraries, const std::string& device) {
+  if (library.empty() || libraries.empty() ||
+      std::find(libraries.begin(), libraries.end(), library) != libraries.end())
+    return;
+  std::string known;
+  for (const auto& lib : libraries) known += (known.empty() ? "" : ", ") + lib;
+  at.fail("device '" + device + "' has no " + what + " table from '" + library + "'",
+          "its " + what + " tables are from: " + known +
+              " (a table names its software with `library:`)");
+}
+
 // How the attention core runs, in a training section or a software preset.
-void read_attention(MapReader& r, spec::TrainingSpec& t) {
-  if (auto a = r.find("attention_kernel"))
+void read_attention(MapReader& r, spec::TrainingSpec& t, spec::DeviceSpec& device) {
+  if (auto a = r.find("attention_kernel")) {
     t.attention_kernel =
         static_cast<spec::AttentionKernel>(a->choice(spec::kAttentionKernels.words()));
+    device.tables.attention_library = spec::attention_library(t.attention_kernel);
+    check_library(*a, "attention", device.tables.attention_library,
+                  spec::attention_libraries(device.tables), device.name);
+  }
   if (auto d = r.find("attention_dropout")) t.attention_dropout = d->number(0.0, 0.99);
 }
 
-void read_training(const Node& node, spec::TrainingSpec& t) {
+void read_training(const Node& node, spec::TrainingSpec& t, spec::DeviceSpec& device) {
   MapReader r(node);
   t.seq_len = static_cast<int>(r.get("seq_len").integer(1, 1 << 24));
   t.global_batch = r.get("global_batch").integer(1, 1LL << 40);
@@ -153,7 +171,7 @@ void read_training(const Node& node, spec::TrainingSpec& t) {
   if (auto c = r.find("causal")) t.causal = c->boolean();
   if (auto p = r.find("precision")) read_precision(*p, t.precision);
   if (auto rc = r.find("recompute")) read_recompute(*rc, t.recompute);
-  read_attention(r, t);
+  read_attention(r, t, device);
   r.finish();
 }
 
@@ -163,21 +181,12 @@ void read_software(const Node& node, ScenarioSpec& s) {
   s.software.name = r.get("name").text();
   s.software.source = r.get("source").text();
   if (auto l = r.find("gemm_library")) {
-    spec::KernelTables& tables = s.cluster.device.tables;
-    const std::vector<std::string> libraries = spec::gemm_libraries(tables);
     s.software.gemm_library = l->text();
-    if (!libraries.empty() &&
-        std::find(libraries.begin(), libraries.end(), s.software.gemm_library) == libraries.end()) {
-      std::string known;
-      for (const auto& lib : libraries) known += (known.empty() ? "" : ", ") + lib;
-      l->fail(
-          "device '" + s.cluster.device.name + "' has no GEMM table from '" +
-              s.software.gemm_library + "'",
-          "its GEMM tables are from: " + known + " (a table names its software with `library:`)");
-    }
-    tables.gemm_library = s.software.gemm_library;
+    check_library(*l, "GEMM", s.software.gemm_library,
+                  spec::gemm_libraries(s.cluster.device.tables), s.cluster.device.name);
+    s.cluster.device.tables.gemm_library = s.software.gemm_library;
   }
-  read_attention(r, s.training);
+  read_attention(r, s.training, s.cluster.device);
   r.finish();
 }
 
@@ -267,7 +276,7 @@ ScenarioSpec read_scenario(const std::string& file, const std::vector<Override>&
       read_software(Document::load(sfile, overrides, "software", nullptr).root(), s);
     }
   }
-  read_training(r.get("training"), s.training);
+  read_training(r.get("training"), s.training, s.cluster.device);
   read_parallelism(r.get("parallelism"), s.parallel);
   r.finish();
   check_recompute_names(s);

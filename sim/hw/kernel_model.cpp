@@ -115,13 +115,16 @@ TableKernelModel::TableKernelModel(const spec::DeviceSpec& device) : device_(dev
     }
   }
   for (int p = 0; p < spec::kPrecisionCount; ++p) {
+    // One library's rows, as for GEMMs.
+    const std::string* chosen = spec::attention_library_for(t, static_cast<spec::Precision>(p));
     for (int pass = 0; pass < 2; ++pass)
       for (int causal = 0; causal < 2; ++causal) {
         Table a{RateTable(2, {0, 1}), {}};
         for (std::size_t i = 0; i < t.attention.size(); ++i) {
           const spec::AttentionRow& r = t.attention[i];
           if (precision_index(r.precision) != p || r.backward != (pass == 1) ||
-              r.causal != (causal == 1) || !device.supports(r.precision))
+              r.causal != (causal == 1) || !device.supports(r.precision) ||
+              t.sources[static_cast<std::size_t>(r.source)].library != *chosen)
             continue;
           a.rates.add({r.seq, r.head_dim},
                       r.rate * clock(r.source) / device.rate(r.precision).peak_flops);

@@ -84,19 +84,25 @@ struct KernelTables {
   // choice, SoftwareSpec::gemm_library); empty, or where it has none: the first library listed
   // with rows of that precision. Rows of one library only, so no shape has two rates.
   std::string gemm_library;
+  // The same for the attention tables (the attention implementation's library, "flash2" or
+  // "flash3"; empty: the first listed with rows of a precision).
+  std::string attention_library;
   // Sustained over burst clock under the power limit, applied to burst rows' compute rates.
   double sustained_clock = 1.0;
   std::string sustained_clock_source;
 };
 
-// The libraries of a device's GEMM tables, in the order their rows come.
+// The libraries of a device's GEMM or attention tables, in the order their rows come.
 std::vector<std::string> gemm_libraries(const KernelTables& t);
+std::vector<std::string> attention_libraries(const KernelTables& t);
 
 // The library whose rows time GEMMs of precision `p` (KernelTables::gemm_library where it has
 // rows of `p`, else the first listed); null: no GEMM rows of `p`.
 const std::string* gemm_library_for(const KernelTables& t, Precision p);
+const std::string* attention_library_for(const KernelTables& t, Precision p);
 
-// Whether table `source` times any kernel: false for a GEMM table of a library not chosen.
+// Whether table `source` times any kernel: false for a GEMM or attention table of a library not
+// chosen.
 bool times_kernels(const KernelTables& t, int source);
 
 }  // namespace stepsim::spec

@@ -45,13 +45,26 @@ struct RecomputeSpec {
 
 // How the attention core runs (workload/op_kernels.hpp):
 //   flash          one fused kernel per pass, no s x s tensor in HBM (FlashAttention-2/3,
-//                  FlashMLA), timed from the attention tables;
+//                  FlashMLA), timed from the attention tables (the first library listed);
+//   flash2, flash3 the same, timed from FlashAttention-2's or -3's tables (library flash2,
+//                  flash3);
 //   fused-softmax  Megatron-LM 2021/22 (Narayanan et al., SC'21, §4.2): Q·Kᵀ and P·V as batched
 //                  GEMMs around one fused scale-mask-softmax kernel, dropout a kernel of its own;
 //   eager          PyTorch without fusion: scale, mask and softmax each a kernel.
-enum class AttentionKernel { flash, fused_softmax, eager };
-inline constexpr Names<AttentionKernel, 3> kAttentionKernels{
-    {{{"flash"}, {"fused-softmax"}, {"eager"}}}};
+enum class AttentionKernel { flash, fused_softmax, eager, flash2, flash3 };
+inline constexpr Names<AttentionKernel, 5> kAttentionKernels{
+    {{{"flash"}, {"fused-softmax"}, {"eager"}, {"flash2"}, {"flash3"}}}};
+
+// Whether the attention core is one fused kernel per pass (no s x s tensor in HBM).
+inline bool fused(AttentionKernel a) {
+  return a == AttentionKernel::flash || a == AttentionKernel::flash2 ||
+         a == AttentionKernel::flash3;
+}
+
+// The library of attention tables an implementation is timed from ("": the first listed).
+inline const char* attention_library(AttentionKernel a) {
+  return a == AttentionKernel::flash2 ? "flash2" : a == AttentionKernel::flash3 ? "flash3" : "";
+}
 
 struct TrainingSpec {
   int seq_len = 0;

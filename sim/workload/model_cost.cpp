@@ -88,7 +88,7 @@ struct Builder {
     op.head_dim = (dqk + dv) / 2.0;
     op.heads = q_heads, op.qk_dim = dqk, op.v_dim = dv;
     op.saved_bytes = q_heads * dv * act + q_heads * 4.0;  // output + fp32 log-sum-exp
-    if (t.attention_kernel != spec::AttentionKernel::flash) {
+    if (!spec::fused(t.attention_kernel)) {
       // Unfused, the probabilities of all s keys per query and head are kept (the masked half
       // too), with the dropout mask (one byte each) and its output (Korthikanti et al. 2022,
       // §4.1: 5as²b bytes per layer with dropout); no log-sum-exp.

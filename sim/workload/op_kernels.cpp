@@ -195,7 +195,7 @@ void append_op_kernels(const OpCost& op, Phase pass, const KernelContext& ctx,
   const double t = ctx.tokens * (tp_replicated(op, ctx.tp, ctx.sequence_parallel) ? ctx.tp : 1);
   const double params =
       op_local_params(op, ctx.tp, ctx.ep) * bytes_per_element(ctx.precision.params);
-  if (op.cls == OpClass::attention_core && ctx.attention_kernel != spec::AttentionKernel::flash) {
+  if (op.cls == OpClass::attention_core && !spec::fused(ctx.attention_kernel)) {
     unfused_attention(op, fwd, t, ctx, out);
     return;
   }

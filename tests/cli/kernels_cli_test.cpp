@@ -30,15 +30,21 @@ TEST_CASE("stepsim kernels: GPT-3 on A100 has no FP8 kernels; JSON and CSV; bad 
   REQUIRE(r.status == 0);
   CHECK(r.out.find("quantize") == std::string::npos);
   CHECK(r.out.find("mamf-a100") != std::string::npos);
-  // Megatron's unfused attention, as the scenario names it; FlashAttention has no A100 table.
+  // Megatron's unfused attention, as the scenario names it; FlashAttention from FlashAttention-2's
+  // A100 table, FlashAttention-3 refused (it needs Hopper: the A100 has no table of it).
   for (const char* k : {"attn_core QK^T", "attn_core softmax", "attn_core dropout", "attn_core PV",
                         "attn_core softmax bwd", "attn_core dK"})
     CHECK(r.out.find(k) != std::string::npos);
   const auto flash =
       run_stepsim("kernels scenarios/gpt3-175b-a100.yaml --set training.attention_kernel=flash");
   REQUIRE(flash.status == 0);
-  CHECK(flash.out.find("no attention table for bf16") != std::string::npos);
+  CHECK(flash.out.find("row fa2-a100 fwd causal d128 s2048 155 TFLOP/s") != std::string::npos);
   CHECK(flash.out.find("attn_core QK^T") == std::string::npos);
+  const auto fa3 =
+      run_stepsim("kernels scenarios/gpt3-175b-a100.yaml --set training.attention_kernel=flash3");
+  CHECK(fa3.status == 2);
+  CHECK(fa3.err.find("has no attention table from 'flash3'") != std::string::npos);
+  CHECK(fa3.err.find("flash2") != std::string::npos);
   const auto j = run_stepsim("kernels scenarios/gpt3-175b-a100.yaml --json");
   REQUIRE(j.status == 0);
   const auto doc = stepsim::test::parse_json(j.out);

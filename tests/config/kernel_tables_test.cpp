@@ -83,8 +83,10 @@ TEST_CASE("Every shipped table reproduces its own rows") {
     }
     for (const auto& r : d.tables.attention) {
       CAPTURE(r.line);
+      d.tables.attention_library = d.tables.sources[r.source].library;
+      const hw::TableKernelModel chosen(d);
       const hw::Kernel k = attention_of(r);
-      CHECK(1e12 / m.seconds(k, 1.0) ==
+      CHECK(1e12 / chosen.seconds(k, 1.0) ==
             doctest::Approx(r.rate * d.tables.sustained_clock).epsilon(1e-9));
     }
     for (const auto& r : d.tables.memory) {
@@ -141,30 +143,41 @@ TEST_CASE("Leave one out: the CUTLASS FP8 table within 10 % where it interpolate
   CHECK(gemm_leave_one_out("cutlass-fp8") >= 6);
 }
 
-TEST_CASE("Leave one out: the FlashAttention-3 table within 10 % where it interpolates") {
-  const spec::DeviceSpec full = h800();
+// Leaves out each row of the attention table `name` of the device in `file` and predicts it from
+// the rest of its library, pass, causality and head dimension; returns the interpolated rows.
+static int attention_leave_one_out(const char* file, const std::string& name) {
+  const spec::DeviceSpec full = config::load_device(test::source_path(file));
   int interpolated = 0;
   for (std::size_t i = 0; i < full.tables.attention.size(); ++i) {
     const spec::AttentionRow row = full.tables.attention[i];
+    if (full.tables.sources[row.source].name != name) continue;
     spec::DeviceSpec d = full;
     d.tables.attention.erase(d.tables.attention.begin() + static_cast<long>(i));
+    d.tables.attention_library = full.tables.sources[row.source].library;
     double lo = 1e300, hi = 0;
     for (const auto& r : d.tables.attention)
-      if (r.backward == row.backward && r.causal == row.causal && r.head_dim == row.head_dim)
+      if (r.backward == row.backward && r.causal == row.causal && r.head_dim == row.head_dim &&
+          d.tables.sources[r.source].library == d.tables.attention_library)
         lo = std::min(lo, r.seq), hi = std::max(hi, r.seq);
     const bool in = inside(row.seq, lo, hi);
     const double predicted = burst_rate(d, attention_of(row), 1e12);
     const double error = predicted / row.rate - 1.0;
-    MESSAGE("fa3 " << std::string(row.backward ? "bwd" : "fwd")
-                   << std::string(row.causal ? " causal" : "") << " d" << row.head_dim << " s"
-                   << row.seq << ": " << row.rate / 1e12 << " predicted " << predicted / 1e12
-                   << " (" << std::round(error * 1000) / 10 << " %"
-                   << std::string(in ? ")" : ", extrapolated)"));
+    MESSAGE(name << " " << std::string(row.backward ? "bwd" : "fwd")
+                 << std::string(row.causal ? " causal" : "") << " d" << row.head_dim << " s"
+                 << row.seq << ": " << row.rate / 1e12 << " predicted " << predicted / 1e12 << " ("
+                 << std::round(error * 1000) / 10 << " %"
+                 << std::string(in ? ")" : ", extrapolated)"));
     if (!in) continue;
     ++interpolated;
     CHECK(std::abs(error) <= 0.10);
   }
-  CHECK(interpolated >= 16);
+  return interpolated;
+}
+
+TEST_CASE("Leave one out: the FlashAttention tables within 10 % where they interpolate") {
+  CHECK(attention_leave_one_out("topologies/h800.yaml", "fa3") >= 16);
+  CHECK(attention_leave_one_out("topologies/h800.yaml", "fa2-h100") >= 30);
+  CHECK(attention_leave_one_out("topologies/a100.yaml", "fa2-a100") >= 20);
 }
 
 // Leaves out each row of the memory table `name` of the device in `file` and predicts it from the

@@ -166,6 +166,28 @@ TEST_CASE("A precision's GEMMs are timed from one library: the chosen one, else 
   CHECK(chosen.explain(x, 1.0).library == "generic");
 }
 
+TEST_CASE("Attention is timed from one library's rows: the chosen one, else the first") {
+  DeviceSpec d = device();
+  d.tables.sources.push_back({"b", "other attention", "", false, "lib-b"});
+  d.tables.attention.push_back({Precision::bf16, false, false, 128, 4096, 300e12, 3, 8});
+  Kernel a;
+  a.cls = KernelClass::attention;
+  a.head_dim = 128, a.seq = 4096;
+  a.flops = 1e12;
+  auto rate = [&](const TableKernelModel& m) {
+    return a.flops / (m.seconds(a, 1.0) - d.kernel_gap_s);
+  };
+  {
+    const TableKernelModel first(d);
+    CHECK(rate(first) == doctest::Approx(600e12 * 0.8));
+    CHECK(first.explain(a, 1.0).library == "lib-a");
+  }
+  d.tables.attention_library = "lib-b";
+  const TableKernelModel chosen(d);
+  CHECK(rate(chosen) == doctest::Approx(300e12 * 0.8));
+  CHECK(chosen.explain(a, 1.0).library == "lib-b");
+}
+
 TEST_CASE("A memory-bound kernel takes its access pattern's rows, or else the copy rows") {
   DeviceSpec d = device();
   d.tables.sources.push_back({"c", "cast source", "", true, "lib-c"});
