@@ -186,6 +186,7 @@ void read_software(const Node& node, ScenarioSpec& s) {
                   spec::gemm_libraries(s.cluster.device.tables), s.cluster.device.name);
     s.cluster.device.tables.gemm_library = s.software.gemm_library;
   }
+  if (auto b = r.find("grad_bucket_params")) s.software.grad_bucket_params = b->number(1e3, 1e12);
   read_attention(r, s.training, s.cluster.device);
   r.finish();
 }

@@ -388,7 +388,10 @@ class Builder {
         case TailWork::After::stage_backward: {
           int last = -1;
           for (int o : cstream)
-            if (g_.ops[o].stage == tw.stage && g_.ops[o].phase != Phase::forward) last = o;
+            if (g_.ops[o].stage == tw.stage && g_.ops[o].phase != Phase::forward &&
+                (tw.layers.empty() ||
+                 std::find(tw.layers.begin(), tw.layers.end(), g_.ops[o].layer) != tw.layers.end()))
+              last = o;
           if (last >= 0) op.deps.push_back(last);
           break;
         }

@@ -57,6 +57,13 @@ struct SoftwareSpec {
   std::string name = "default";  // no preset: FlashAttention, no attention dropout
   std::string source;            // the citation of its choices
   std::string gemm_library;      // the library its GEMMs are timed from (empty: any table's)
+  // Data-parallel gradient buckets (Megatron-Core's DistributedDataParallel with
+  // overlap_grad_reduce): at most this many parameters a bucket, each reduced as soon as the last
+  // backward of its layers is done; 0: Megatron-Core's default, max(40e6, 1e6 x dp)
+  // (megatron/core/distributed/distributed_data_parallel_config.py, bucket_size). As Megatron-Core
+  // does, only pipeline rank 0 buckets: later ranks finish their backward earlier, off the
+  // critical path, and reduce each stage in one bucket.
+  double grad_bucket_params = 0.0;
 };
 
 struct ScenarioSpec {

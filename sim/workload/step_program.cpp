@@ -2,6 +2,7 @@
 // (made once per stage and pass) and its pipeline send, and each rank's data-parallel tail.
 #include "sim/workload/step_program.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "sim/engine/check.hpp"
@@ -141,6 +142,23 @@ class ProgramBuilder {
 
 }  // namespace
 
+std::vector<GradBucket> grad_buckets(const ParallelPlan& plan, const ModelCost& cost, int stage,
+                                     double limit) {
+  std::vector<GradBucket> out;
+  const std::vector<int> layers = stage_layer_indices(plan, stage);
+  for (auto it = layers.rbegin(); it != layers.rend(); ++it) {
+    const LayerCost& l = layer_of(cost, *it);
+    const double routed = l.routed_params() / plan.ep,
+                 dense = (l.params() - l.routed_params()) / plan.tp;
+    if (out.empty() || (limit > 0.0 && out.back().params.dense + out.back().params.routed >= limit))
+      out.emplace_back();
+    out.back().layers.push_back(*it);
+    out.back().params.dense += dense;
+    out.back().params.routed += routed;
+  }
+  return out;
+}
+
 std::vector<TailWork> build_tail(const spec::ScenarioSpec& spec, const ParallelPlan& plan,
                                  const ModelCost& cost, int r) {
   const spec::PrecisionPolicy& pr = spec.training.precision;
@@ -157,16 +175,20 @@ std::vector<TailWork> build_tail(const spec::ScenarioSpec& spec, const ParallelP
     w.couples = true;
     return w;
   };
-  if (zero != 3)
-    for (const auto& ss : plan.device_stages[r]) {
-      const HeldParams h = stage_params(plan, cost, ss.stage);
-      const CollectiveOp op = zero == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
-      out.push_back(
-          {dp_work(StepOpKind::dp_grads, zero == 0 ? "all-reduce grads" : "reduce-scatter grads",
-                   op, h.dense * bytes_per_element(pr.grads),
-                   h.routed * bytes_per_element(pr.grads)),
-           TailWork::After::stage_backward, ss.stage});
-    }
+  if (zero != 3) {
+    const double limit = r > 0                                    ? 0.0
+                         : spec.software.grad_bucket_params > 0.0 ? spec.software.grad_bucket_params
+                                                                  : std::max(40e6, 1e6 * plan.dp);
+    const CollectiveOp op = zero == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
+    for (const auto& ss : plan.device_stages[r])
+      for (const GradBucket& b : grad_buckets(plan, cost, ss.stage, limit))
+        out.push_back(
+            {dp_work(StepOpKind::dp_grads, zero == 0 ? "all-reduce grads" : "reduce-scatter grads",
+                     op, b.params.dense * bytes_per_element(pr.grads),
+                     b.params.routed * bytes_per_element(pr.grads)),
+             TailWork::After::stage_backward, ss.stage,
+             limit > 0.0 ? b.layers : std::vector<int>{}});
+  }
   // Optimizer: memory-bound, every local state read and written once.
   Work opt;
   opt.kind = StepOpKind::optimizer;
@@ -193,14 +215,16 @@ std::vector<TailWork> build_tail(const spec::ScenarioSpec& spec, const ParallelP
     cast.hbm_bytes = fp8 * (bytes_per_element(pr.params) + 2.0);
     opt.kernels.push_back(cast);
   }
-  out.push_back({std::move(opt), TailWork::After::everything, -1});
+  out.push_back({std::move(opt), TailWork::After::everything, -1, {}});
   if (zero == 1 || zero == 2)
     for (const auto& ss : plan.device_stages[r]) {
       const HeldParams h = stage_params(plan, cost, ss.stage);
       out.push_back(
           {dp_work(StepOpKind::dp_params, "all-gather params", CollectiveOp::all_gather,
                    h.dense * bytes_per_element(pr.params), h.routed * bytes_per_element(pr.params)),
-           TailWork::After::optimizer, ss.stage});
+           TailWork::After::optimizer,
+           ss.stage,
+           {}});
     }
   return out;
 }

@@ -35,6 +35,7 @@
 #include "sim/net/collective_cost.hpp"
 #include "sim/net/collective_plan.hpp"
 #include "sim/workload/layer_index.hpp"
+#include "sim/workload/memory.hpp"
 #include "sim/workload/parallel_plan.hpp"
 #include "sim/workload/phase.hpp"
 #include "sim/workload/pipeline_schedule.hpp"
@@ -150,6 +151,9 @@ struct TailWork {
   Work work;
   After after = After::everything;
   int stage = -1;  // stage_backward: the stage whose gradients it reduces
+  // stage_backward: the layers of its gradient bucket, whose last backward work it waits for
+  // (empty: the stage's last backward work).
+  std::vector<int> layers;
 };
 
 struct StepProgram {
@@ -194,9 +198,20 @@ void fold(const StepProgram& program, int rank, Visitor&& visit) {
   for (const TailWork& t : program.tail[rank]) visit.tail(t.work);
 }
 
-// The data-parallel end of pipeline rank r, one bucket per stage it holds: its gradients are
-// reduced as soon as its last backward is done (overlapping the other stage's backward), then the
+// The data-parallel end of pipeline rank r: its gradients reduced per bucket (SoftwareSpec::
+// grad_bucket_params: on pipeline rank 0, the stage's layers in backward order, grouped up to the
+// bucket size; on later ranks one bucket per stage), each as soon as the last backward of its
+// layers is done, on the data-parallel stream, overlapping the remaining backward; then the
 // optimizer runs and ZeRO-1/2 gather the updated parameters.
+// A stage's gradient buckets: its layers in backward order (last first), a new bucket once the
+// current one holds `limit` parameters or more; one bucket when `limit` is 0.
+struct GradBucket {
+  std::vector<int> layers;
+  HeldParams params;  // per GPU
+};
+std::vector<GradBucket> grad_buckets(const ParallelPlan& plan, const ModelCost& cost, int stage,
+                                     double limit);
+
 std::vector<TailWork> build_tail(const spec::ScenarioSpec& spec, const ParallelPlan& plan,
                                  const ModelCost& cost, int rank);
 

@@ -140,6 +140,12 @@ TEST_CASE("A software preset sets the attention core; the scenario and --set ove
     CHECK(std::string(e.what()).find("has no GEMM table from 'deepgemm'") != std::string::npos);
     CHECK(e.hint().find("cublas") != std::string::npos);
   }
+  // Gradient buckets: Megatron-Core's default unless the preset sizes them.
+  CHECK(gpt3.software.grad_bucket_params == 0.0);
+  const auto buckets =
+      config::load_scenario(source_path("scenarios/gpt3-175b-a100.yaml"),
+                            {config::parse_override("software.grad_bucket_params=1e8")});
+  CHECK(buckets.software.grad_bucket_params == 1e8);
   // A key a preset does not know is refused, at the --set that wrote it.
   try {
     config::load_scenario(source_path("scenarios/gpt3-175b-a100.yaml"),
