@@ -21,6 +21,41 @@ int positive(MapReader& r, const std::string& key) {
   return static_cast<int>(r.get(key).integer(1, hi));
 }
 
+// moe.routing: a word (balanced, zipf, histogram) or {kind, s, seed} / {kind: histogram,
+// shares: [one per expert]}.
+void read_routing(const Node& node, spec::MoeSpec& moe) {
+  spec::RoutingSpec& rt = moe.routing;
+  if (!node.is_map()) {
+    rt.kind = static_cast<spec::RoutingKind>(node.choice(spec::kRoutingKinds.words()));
+    if (rt.kind == spec::RoutingKind::histogram)
+      node.fail("histogram routing needs its shares", "routing: {kind: histogram, shares: [...]}");
+    return;
+  }
+  MapReader r(node);
+  rt.kind = static_cast<spec::RoutingKind>(r.get("kind").choice(spec::kRoutingKinds.words()));
+  if (auto s = r.find("s")) {
+    if (rt.kind != spec::RoutingKind::zipf) s->fail("only zipf routing has an exponent");
+    rt.s = s->number(0.01, 10.0);
+  }
+  if (auto seed = r.find("seed")) rt.seed = static_cast<std::uint64_t>(seed->integer(0));
+  if (auto sh = r.find("shares")) {
+    if (rt.kind != spec::RoutingKind::histogram) sh->fail("only histogram routing has shares");
+    double total = 0.0;
+    for (const Node& item : sh->items()) {
+      rt.shares.push_back(item.number(0.0, 1e18));
+      total += rt.shares.back();
+    }
+    if (static_cast<int>(rt.shares.size()) != moe.experts)
+      sh->fail("histogram routing gives " + std::to_string(rt.shares.size()) + " shares for " +
+                   std::to_string(moe.experts) + " routed experts",
+               "one share per expert, in expert order (any scale: tokens, or fractions)");
+    if (!(total > 0.0)) sh->fail("histogram shares sum to zero", "some expert receives tokens");
+  } else if (rt.kind == spec::RoutingKind::histogram) {
+    node.fail("histogram routing needs its shares", "routing: {kind: histogram, shares: [...]}");
+  }
+  r.finish();
+}
+
 int optional_int(MapReader& r, const std::string& key, int def, long long lo = 0) {
   auto n = r.find(key);
   return n ? static_cast<int>(n->integer(lo, 1 << 30)) : def;
@@ -151,6 +186,7 @@ ModelSpec read_model(const Node& node) {
     m.moe.every = optional_int(e, "every", 1, 1);
     m.moe.groups = optional_int(e, "groups", 0);
     m.moe.topk_groups = optional_int(e, "topk_groups", 0);
+    if (auto rt = e.find("routing")) read_routing(*rt, m.moe);
     e.finish();
   } else if (m.mlp.intermediate == 0) {
     node.fail("the model needs an 'mlp' (dense) or a 'moe' section",

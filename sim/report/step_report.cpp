@@ -1,6 +1,7 @@
 #include "sim/report/step_report.hpp"
 
 #include "sim/format/text_table.hpp"
+#include "sim/workload/expert_load.hpp"
 
 namespace stepsim::report {
 
@@ -148,6 +149,11 @@ std::string step_text(const run::StepSimulation& s, const spec::ScenarioSpec& sp
        "; sustained clock x" + fixed(dev.tables.sustained_clock, 3) + ", " +
        std::to_string(dev.sms - spec.parallel.comm_sms) + "/" + std::to_string(dev.sms) +
        " SMs (stepsim kernels lists them)\n";
+  if (spec.model.moe.enabled && spec.model.moe.routing.kind != spec::RoutingKind::balanced)
+    o += "  experts   " + std::string(spec::kRoutingKinds.word(spec.model.moe.routing.kind)) +
+         " routing: the busiest GPU of an expert group takes " +
+         fixed(workload::expert_load_factor(spec.model.moe, spec.parallel.ep), 2) +
+         "x the mean token copies\n";
   o += "  software  " + spec.software.name + ": attention " + spec::attention_words(spec.training) +
        (spec.software.gemm_library.empty() ? "" : ", GEMMs from " + spec.software.gemm_library) +
        "\n\n";

@@ -3,6 +3,7 @@
 // (top-k routed + shared experts, optionally node-limited via expert groups).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,19 @@ struct MlpSpec {
   int intermediate = 0;
 };
 
+// How a step's tokens spread over the routed experts (workload/expert_load.hpp): balanced (each
+// expert its mean share), zipf (expert popularity proportional to 1 / rank^s, the ranks dealt to
+// the experts by a shuffle drawn from `seed`), or histogram (a share per expert, in expert order).
+enum class RoutingKind { balanced, zipf, histogram };
+inline constexpr Names<RoutingKind, 3> kRoutingKinds{{{{"balanced"}, {"zipf"}, {"histogram"}}}};
+
+struct RoutingSpec {
+  RoutingKind kind = RoutingKind::balanced;
+  double s = 1.0;              // zipf exponent
+  std::uint64_t seed = 0;      // zipf: the shuffle of ranks onto experts
+  std::vector<double> shares;  // histogram: per expert, any scale
+};
+
 struct MoeSpec {
   bool enabled = false;
   int experts = 0;  // routed experts
@@ -51,6 +65,7 @@ struct MoeSpec {
   int every = 1;               // after those, every n-th layer is MoE
   int groups = 0;              // expert groups for node-limited routing (0 = none)
   int topk_groups = 0;         // groups (nodes) a token may reach
+  RoutingSpec routing;
 };
 
 struct ModelSpec {

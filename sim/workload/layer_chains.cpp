@@ -17,7 +17,8 @@ LayerChains::LayerChains(const spec::ScenarioSpec& s, const ParallelPlan& p, con
 }
 
 double LayerChains::payload(spec::Precision p) const {
-  return ctx_.tokens * a2a_bytes_per_token(spec_.model.hidden, p);
+  // The busiest receiver's bytes set the exchange (expert_load.hpp).
+  return ctx_.tokens * ctx_.expert_load * a2a_bytes_per_token(spec_.model.hidden, p);
 }
 
 std::vector<std::pair<std::string, std::vector<const OpCost*>>> LayerChains::segments(

@@ -65,7 +65,8 @@ struct OpCost {
   std::string group;  // recompute group, e.g. "rmsnorm", "mla_up_proj", "attn_core", "swiglu"
   OpClass cls = OpClass::gemm;
   spec::Precision precision = spec::Precision::bf16;
-  bool routed_expert = false;  // parameters sharded by expert parallelism
+  // A routed expert's op: parameters sharded by expert parallelism, run on the routed token copies.
+  bool routed_expert = false;
   // Whole on every tensor-parallel rank unless sequence parallelism splits it: the norms, whose
   // tensors span the hidden dimension. Other elementwise ops act on tensor-parallel shards (the
   // activation function on the column-parallel up projection's output, the loss on

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/workload/expert_load.hpp"
+
 namespace stepsim::workload {
 
 using spec::Precision;
@@ -14,6 +16,13 @@ using hw::KernelClass;
 using spec::bytes_per_element;
 
 constexpr double kScale = 4.0 / 128.0;  // fp32 scale per 1×128 tile, bytes per element
+
+// The expert load an op runs at: the busiest GPU's copies for the experts' ops; the permutations
+// around the exchange reorder the GPU's own tokens' copies (balanced).
+double load_of(const OpCost& op, const KernelContext& ctx) {
+  return op.routed_expert && op.group != "permute" && op.group != "unpermute" ? ctx.expert_load
+                                                                              : 1.0;
+}
 
 // The access pattern of a memory-bound kernel in `role` (a norm's: reduction, set by the caller).
 spec::MemoryPattern pattern_of(hw::KernelRole role) {
@@ -70,7 +79,8 @@ void linear(const OpCost& op, Phase pass, const KernelContext& ctx, std::vector<
   // experts are whole on their GPU (no expert tensor parallelism) and see the token copies the
   // dispatch brings, the GPU's share of the micro-batch's.
   const int split = op.routed_expert ? 1 : ctx.tp;
-  const double rows = ctx.tokens * split * op.copies;  // M, all groups
+  const double load = load_of(op, ctx);
+  const double rows = ctx.tokens * split * op.copies * load;  // M, all groups
   const double m = rows / groups;
   const double n = op.n >= op.k ? op.n / split : op.n;
   const double k = op.n >= op.k ? op.k : op.k / split;
@@ -170,6 +180,7 @@ KernelContext kernel_context(const spec::ModelSpec& model, const spec::TrainingS
   c.sequence_parallel = sequence_parallel;
   c.precision = training.precision;
   c.local_experts = model.moe.enabled ? std::max(1, model.moe.experts / ep) : 1;
+  c.expert_load = expert_load_factor(model.moe, ep);
   c.seq = training.seq_len;
   c.causal = training.causal;
   c.attention_kernel = training.attention_kernel;
@@ -192,7 +203,8 @@ void append_op_kernels(const OpCost& op, Phase pass, const KernelContext& ctx,
   }
   if (pass == Phase::weight) return;
   const bool fwd = pass == Phase::forward;
-  const double t = ctx.tokens * (tp_replicated(op, ctx.tp, ctx.sequence_parallel) ? ctx.tp : 1);
+  const double t = ctx.tokens * (tp_replicated(op, ctx.tp, ctx.sequence_parallel) ? ctx.tp : 1) *
+                   load_of(op, ctx);
   const double params =
       op_local_params(op, ctx.tp, ctx.ep) * bytes_per_element(ctx.precision.params);
   if (op.cls == OpClass::attention_core && !spec::fused(ctx.attention_kernel)) {

@@ -58,6 +58,9 @@ struct KernelContext {
   bool sequence_parallel = false;
   spec::PrecisionPolicy precision;
   int local_experts = 1;  // routed experts held by this GPU
+  // The busiest GPU's token copies over the mean (expert_load.hpp): routed experts' ops run on
+  // that many times the mean copies.
+  double expert_load = 1.0;
   double seq = 0.0;
   bool causal = true;
   spec::AttentionKernel attention_kernel = spec::AttentionKernel::flash;

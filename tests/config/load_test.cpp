@@ -146,6 +146,21 @@ TEST_CASE("A software preset sets the attention core; the scenario and --set ove
       config::load_scenario(source_path("scenarios/gpt3-175b-a100.yaml"),
                             {config::parse_override("software.grad_bucket_params=1e8")});
   CHECK(buckets.software.grad_bucket_params == 1e8);
+  // Expert routing: balanced by default; a histogram needs one share per expert.
+  const auto dsv3 = source_path("scenarios/deepseek-v3-dualpipe.yaml");
+  CHECK(config::load_scenario(dsv3).model.moe.routing.kind == spec::RoutingKind::balanced);
+  const auto zipf = config::load_scenario(
+      dsv3, {config::parse_override("model.moe.routing={kind: zipf, s: 1.2, seed: 9}")});
+  CHECK(zipf.model.moe.routing.kind == spec::RoutingKind::zipf);
+  CHECK(zipf.model.moe.routing.s == 1.2);
+  CHECK(zipf.model.moe.routing.seed == 9);
+  try {
+    config::load_scenario(
+        dsv3, {config::parse_override("model.moe.routing={kind: histogram, shares: [1, 2]}")});
+    FAIL("accepted two shares for 256 experts");
+  } catch (const engine::UserError& e) {
+    CHECK(e.message().find("2 shares for 256 routed experts") != std::string::npos);
+  }
   // A key a preset does not know is refused, at the --set that wrote it.
   try {
     config::load_scenario(source_path("scenarios/gpt3-175b-a100.yaml"),

@@ -14,7 +14,7 @@ using namespace stepsim;
 TEST_CASE("Two expert groups crossing one degraded leaf's uplinks slow each other") {
   spec::ScenarioSpec s = test::small_scenario(16, 8);
   s.cluster.fabric.switch_ports = 12;
-  s.model.moe = {true, 64, 0, 4, 1024, 0, 1, 0, 0};
+  s.model.moe = {true, 64, 0, 4, 1024, 0, 1, 0, 0, {}};
   s.parallel.ep = 64;
   s.training.global_batch = 128;
   for (int spine : {0, 1}) {

@@ -94,7 +94,7 @@ TEST_CASE("Recompute policies drop saved activations and add forward FLOPs") {
 TEST_CASE(
     "MoE saved activations by hand: FP8 dispatch copies, cached SwiGLU input, no expert outputs") {
   ModelSpec m = tiny();
-  m.moe = {true, 8, 1, 2, 32, 0, 1, 0, 0};  // 8 experts, 1 shared, top-2, width 32
+  m.moe = {true, 8, 1, 2, 32, 0, 1, 0, 0, {}};  // 8 experts, 1 shared, top-2, width 32
   TrainingSpec t = at_seq(32);
   t.precision.gemm = Precision::fp8;
   t.precision.dispatch = Precision::fp8;

@@ -1,0 +1,36 @@
+// Expert load: how far the busiest GPU of an expert-parallel group is above the mean, from the
+// routing's per-expert shares (spec::RoutingSpec).
+//
+// With n routed experts placed on the ep GPUs of a group in contiguous blocks (expert j on GPU
+// ⌊j·ep/n⌋, as Megatron-Core and DeepEP place them), GPU g receives the share
+//     L_g = Σ_{j on g} p_j           (Σ_j p_j = 1; balanced: p_j = 1/n, L_g = 1/ep)
+// of the group's token copies, and the load factor is
+//     f = ep · max_g L_g  ≥ 1.
+// zipf(s): p ∝ 1/r^s for the popularity ranks r = 1..n, dealt to the experts by a Fisher-Yates
+// shuffle drawn from the seed (splitmix64: the same seed gives the same placement anywhere);
+// histogram: the given shares, normalised.
+//
+// The step is then charged as the busiest GPU runs it: its grouped expert GEMMs and the
+// memory-bound kernels on its token copies take f times the mean rows, and the dispatch and
+// combine move f times the mean bytes (the all-to-all ends when the busiest receiver has its
+// tokens). Every GPU of the group is charged so, since each waits for the busiest at the combine:
+// the others' wait shows as their compute. Not modelled: the counts' sampling noise within a
+// step (multinomial, about 1/√(copies per expert): ~1 % at DeepSeek-V3's 8,192 copies per expert
+// and micro-batch), node-limited routing's effect on the shares, replicated experts (EPLB),
+// groups whose placements differ, and the busiest GPU's larger activation memory.
+#pragma once
+
+#include <vector>
+
+#include "sim/spec/model.hpp"
+
+namespace stepsim::workload {
+
+// Per routed expert, its share of the token copies (summing to 1).
+std::vector<double> expert_shares(const spec::MoeSpec& moe);
+
+// f = ep · max_g L_g: the busiest GPU's token copies over the mean (1 when balanced, or without
+// experts).
+double expert_load_factor(const spec::MoeSpec& moe, int ep);
+
+}  // namespace stepsim::workload

@@ -1,0 +1,31 @@
+// Expert load in the step (workload/expert_load.hpp): with skewed routing the dispatch and combine
+// carry the busiest GPU's bytes, the experts' kernels its rows, and the step grows.
+#include <doctest/doctest.h>
+
+#include "sim/config/load.hpp"
+#include "sim/run/step_simulation.hpp"
+#include "sim/workload/expert_load.hpp"
+#include "tests/test_support.hpp"
+
+using namespace stepsim;
+
+TEST_CASE("Zipf routing: the exchanges carry the busiest GPU's bytes and the step grows") {
+  const std::string file = test::source_path("scenarios/deepseek-v3-dualpipe.yaml");
+  const auto balanced = config::load_scenario(file);
+  const auto skewed = config::load_scenario(
+      file, {config::parse_override("model.moe.routing={kind: zipf, s: 0.5, seed: 3}")});
+  const double f = workload::expert_load_factor(skewed.model.moe, skewed.parallel.ep);
+  MESSAGE("zipf(0.5) over 256 experts on EP64: the busiest GPU takes " << f << "x the mean");
+  REQUIRE(f > 1.1);
+  const auto a = run::simulate_step(balanced), b = run::simulate_step(skewed);
+  auto dispatch_bytes = [](const run::StepSimulation& s) {
+    for (const auto& op : s.build.graph.ops)
+      if (op.kind == workload::StepOpKind::ep_dispatch) return op.bytes;
+    FAIL("no dispatch");
+    return 0.0;
+  };
+  CHECK(dispatch_bytes(b) == doctest::Approx(dispatch_bytes(a) * f));
+  CHECK(b.metrics.step_s > a.metrics.step_s);
+  // The model's FLOPs (what MFU counts) do not change: only the time they take.
+  CHECK(b.figures.tflops_per_gpu < a.figures.tflops_per_gpu);
+}
