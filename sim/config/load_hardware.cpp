@@ -162,6 +162,13 @@ spec::ClusterSpec read_cluster(const Node& node, const std::string& dir,
     node.fail(std::to_string(c.nodes) + " nodes need a scale-out fabric",
               "add fabric: {kind: multi_plane_fat_tree, ...}");
   if (auto f = r.find("faults")) c.faults = read_faults(*f, c);
+  if (auto v = r.find("variability")) {
+    MapReader vr(*v);
+    c.variability.seed = static_cast<std::uint64_t>(vr.get("seed").integer(0));
+    c.variability.gpu_spread = vr.get("gpu_spread").number(0.0, 0.5);
+    if (auto s = vr.find("source")) c.variability.source = s->text();
+    vr.finish();
+  }
   r.finish();
   return c;
 }

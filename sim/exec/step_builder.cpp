@@ -6,6 +6,7 @@
 #include "sim/engine/check.hpp"
 #include "sim/exec/collective_timer.hpp"
 #include "sim/exec/symmetry.hpp"
+#include "sim/hw/variability.hpp"
 #include "sim/workload/collective_options.hpp"
 
 namespace stepsim::exec {
@@ -43,14 +44,16 @@ class Builder {
         classes_(sym_.size()),
         timer_(plan_, t, sym_, options.fidelity, program.send_options, control),
         kernels_(t.spec().device) {
-    // A class runs at the pace of its slowest GPU: its cells wait for it at every exchange.
+    // A class runs at the pace of its slowest GPU: its cells wait for it at every exchange. A
+    // straggler's factor, and each GPU's own speed (hw/variability.hpp).
     slowdown_.assign(plan_.pp * classes_, 1.0);
+    const spec::VariabilitySpec& v = t.spec().variability;
     for (int r = 0; r < plan_.pp; ++r)
       for (int k = 0; k < classes_; ++k)
         for (int j : sym_.classes[k])
           for (int g = sym_.first_gpu(r, j); g < sym_.first_gpu(r, j) + sym_.cell; ++g)
-            slowdown_[r * classes_ + k] =
-                std::max(slowdown_[r * classes_ + k], topo_.slowdown_of(g));
+            slowdown_[r * classes_ + k] = std::max(
+                slowdown_[r * classes_ + k], topo_.slowdown_of(g) * hw::gpu_variability(v, g));
   }
 
   StepBuild build() {

@@ -1,6 +1,9 @@
 #include "sim/report/step_report.hpp"
 
+#include <algorithm>
+
 #include "sim/format/text_table.hpp"
+#include "sim/hw/variability.hpp"
 #include "sim/workload/expert_load.hpp"
 
 namespace stepsim::report {
@@ -149,6 +152,14 @@ std::string step_text(const run::StepSimulation& s, const spec::ScenarioSpec& sp
        "; sustained clock x" + fixed(dev.tables.sustained_clock, 3) + ", " +
        std::to_string(dev.sms - spec.parallel.comm_sms) + "/" + std::to_string(dev.sms) +
        " SMs (stepsim kernels lists them)\n";
+  if (const spec::VariabilitySpec& v = spec.cluster.variability; v.gpu_spread > 0.0) {
+    double slowest = 1.0;
+    for (int g = 0; g < spec.cluster.world_size(); ++g)
+      slowest = std::max(slowest, hw::gpu_variability(v, g));
+    o += "  GPUs      compute speed spread " + fixed(100.0 * v.gpu_spread, 1) + " % (seed " +
+         std::to_string(v.seed) + "): the slowest GPU x" + fixed(slowest, 3) +
+         "; each group runs at its slowest member's pace\n";
+  }
   if (spec.model.moe.enabled && spec.model.moe.routing.kind != spec::RoutingKind::balanced)
     o += "  experts   " + std::string(spec::kRoutingKinds.word(spec.model.moe.routing.kind)) +
          " routing: the busiest GPU of an expert group takes " +

@@ -12,6 +12,7 @@
 // The switch-level graph, routes and faults are built from this spec by the topology builder.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,15 @@ struct FaultSpec {
   }
 };
 
+// GPU-to-GPU performance variability (hw/variability.hpp): each GPU computes at a speed drawn
+// once from `seed`, its time a factor 1 + gpu_spread·z with z standard normal. Off when
+// gpu_spread is 0.
+struct VariabilitySpec {
+  std::uint64_t seed = 0;
+  double gpu_spread = 0.0;  // relative standard deviation of a GPU's compute time
+  std::string source;       // where the spread comes from
+};
+
 struct ClusterSpec {
   std::string name;
   DeviceSpec device;
@@ -93,6 +103,7 @@ struct ClusterSpec {
   int deepep_sms = 0;
   FabricSpec fabric;
   std::vector<FaultSpec> faults;
+  VariabilitySpec variability;
   std::string device_file;  // the device file it was read from, "" when written inline
 
   int world_size() const { return nodes * gpus_per_node; }
