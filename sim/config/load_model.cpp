@@ -38,6 +38,8 @@ void read_routing(const Node& node, spec::MoeSpec& moe) {
     rt.s = s->number(0.01, 10.0);
   }
   if (auto seed = r.find("seed")) rt.seed = static_cast<std::uint64_t>(seed->integer(0));
+  if (auto red = r.find("redundant"))
+    rt.redundant = static_cast<int>(red->integer(0, std::max(0, moe.experts) * 16LL));
   if (auto sh = r.find("shares")) {
     if (rt.kind != spec::RoutingKind::histogram) sh->fail("only histogram routing has shares");
     double total = 0.0;

@@ -53,6 +53,10 @@ struct RoutingSpec {
   double s = 1.0;              // zipf exponent
   std::uint64_t seed = 0;      // zipf: the shuffle of ranks onto experts
   std::vector<double> shares;  // histogram: per expert, any scale
+  // Redundant expert slots per expert-parallel group, placed as DeepSeek's EPLB places them
+  // (deepseek-ai/EPLB: the hottest experts replicated, the replicas packed onto the GPUs by load);
+  // 0: none, experts in contiguous blocks.
+  int redundant = 0;
 };
 
 struct MoeSpec {

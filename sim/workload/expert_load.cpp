@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <numeric>
 
 namespace stepsim::workload {
@@ -48,8 +49,34 @@ double expert_load_factor(const spec::MoeSpec& moe, int ep) {
   if (!moe.enabled || moe.experts < 1 || ep < 1) return 1.0;
   const std::vector<double> p = expert_shares(moe);
   std::vector<double> load(static_cast<std::size_t>(ep), 0.0);
-  for (int j = 0; j < moe.experts; ++j)
-    load[static_cast<std::size_t>(static_cast<long long>(j) * ep / moe.experts)] += p[j];
+  const int slots = moe.experts + moe.routing.redundant;
+  if (moe.routing.redundant == 0) {
+    for (int j = 0; j < moe.experts; ++j)
+      load[static_cast<std::size_t>(static_cast<long long>(j) * ep / moe.experts)] += p[j];
+  } else {
+    // Replicate: each redundant slot to the expert whose replicas carry the most each.
+    std::vector<int> copies(p.size(), 1);
+    for (int r = 0; r < moe.routing.redundant; ++r) {
+      std::size_t hot = 0;
+      for (std::size_t j = 1; j < p.size(); ++j)
+        if (p[j] / copies[j] > p[hot] / copies[hot]) hot = j;
+      ++copies[hot];
+    }
+    // Pack: the replicas, heaviest first, each onto the lightest GPU with a free slot.
+    std::vector<double> replicas;
+    for (std::size_t j = 0; j < p.size(); ++j)
+      for (int c = 0; c < copies[j]; ++c) replicas.push_back(p[j] / copies[j]);
+    std::stable_sort(replicas.begin(), replicas.end(), std::greater<double>());
+    std::vector<int> used(load.size(), 0);
+    const int per_gpu = (slots + ep - 1) / ep;  // make_plan requires ep to divide the slots
+    for (double w : replicas) {
+      std::size_t best = load.size();
+      for (std::size_t g = 0; g < load.size(); ++g)
+        if (used[g] < per_gpu && (best == load.size() || load[g] < load[best])) best = g;
+      load[best] += w;
+      ++used[best];
+    }
+  }
   return std::max(1.0, ep * *std::max_element(load.begin(), load.end()));
 }
 

@@ -9,6 +9,11 @@
 // zipf(s): p ∝ 1/r^s for the popularity ranks r = 1..n, dealt to the experts by a Fisher-Yates
 // shuffle drawn from the seed (splitmix64: the same seed gives the same placement anywhere);
 // histogram: the given shares, normalised.
+// With R redundant slots (EPLB, deepseek-ai/EPLB's README and its greedy policy): each slot goes
+// in turn to the expert whose replicas carry the most each (p_j / c_j), every replica carries
+// p_j / c_j, and the replicas, heaviest first, are packed onto the GPU of least load with a free
+// slot ((n + R) / ep slots each); L_g is then the sum of its replicas. EPLB's hierarchical policy
+// (groups to nodes first) and its redundant experts' weights and memory are not modelled.
 //
 // The step is then charged as the busiest GPU runs it: its grouped expert GEMMs and the
 // memory-bound kernels on its token copies take f times the mean rows, and the dispatch and
@@ -16,8 +21,8 @@
 // tokens). Every GPU of the group is charged so, since each waits for the busiest at the combine:
 // the others' wait shows as their compute. Not modelled: the counts' sampling noise within a
 // step (multinomial, about 1/√(copies per expert): ~1 % at DeepSeek-V3's 8,192 copies per expert
-// and micro-batch), node-limited routing's effect on the shares, replicated experts (EPLB),
-// groups whose placements differ, and the busiest GPU's larger activation memory.
+// and micro-batch), node-limited routing's effect on the shares, groups whose placements differ,
+// and the busiest GPU's larger activation memory.
 #pragma once
 
 #include <vector>

@@ -135,6 +135,12 @@ ParallelPlan make_plan(const spec::ScenarioSpec& spec) {
            str(m.moe.experts) + " routed experts are not divisible by ep = " + str(p.ep),
            "each GPU of an EP group holds experts / ep experts; pick a divisor of " +
                str(m.moe.experts));
+    if (m.moe.routing.redundant % p.ep != 0)
+      fail(spec, "parallelism.ep",
+           str(m.moe.routing.redundant) +
+               " redundant expert slots are not divisible by ep = " + str(p.ep),
+           "each GPU of an EP group holds the same number of expert slots; set "
+           "model.moe.routing.redundant to a multiple of ep");
   }
   plan.edp = plan.dp * p.tp / p.ep;
   if (p.zero < 0 || p.zero > 3)

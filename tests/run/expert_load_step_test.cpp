@@ -28,4 +28,17 @@ TEST_CASE("Zipf routing: the exchanges carry the busiest GPU's bytes and the ste
   CHECK(b.metrics.step_s > a.metrics.step_s);
   // The model's FLOPs (what MFU counts) do not change: only the time they take.
   CHECK(b.figures.tflops_per_gpu < a.figures.tflops_per_gpu);
+  // 64 redundant slots, EPLB-placed, take back most of the skew.
+  const auto eplb = config::load_scenario(
+      file,
+      {config::parse_override("model.moe.routing={kind: zipf, s: 0.5, seed: 3, redundant: 64}")});
+  const double g = workload::expert_load_factor(eplb.model.moe, eplb.parallel.ep);
+  MESSAGE("with 64 redundant experts: " << g << "x");
+  CHECK(g < f);
+  CHECK(run::simulate_step(eplb).metrics.step_s < b.metrics.step_s);
+  // Slots the group cannot share evenly are refused.
+  const auto odd = config::load_scenario(
+      file, {config::parse_override("model.moe.routing={kind: zipf, redundant: 3}")});
+  CHECK_THROWS_WITH_AS(run::simulate_step(odd), doctest::Contains("not divisible by ep = 64"),
+                       engine::UserError);
 }

@@ -65,6 +65,23 @@ TEST_CASE("Zipf routing: the shares are 1/r^s dealt by the seed; the busiest GPU
   CHECK(workload::expert_shares(other) != p);
 }
 
+TEST_CASE("Redundant experts (EPLB): the hottest replicated, the replicas packed by load") {
+  spec::RoutingSpec r;
+  r.kind = spec::RoutingKind::histogram;
+  // 4 experts on 2 GPUs: contiguous blocks carry 6 and 2 of 8 (f = 1.5).
+  r.shares = {5, 1, 1, 1};
+  CHECK(workload::expert_load_factor(moe(4, r), 2) == doctest::Approx(2 * 6.0 / 8.0));
+  // Two redundant slots: both go to expert 0 (5/2 = 2.5 > 1, then 5/3 = 1.67 > 1), three replicas
+  // of 5/3 and three experts of 1, packed three a GPU: {5/3, 5/3, 1} and {5/3, 1, 1}: the
+  // busiest carries 13/3 of 8.
+  r.redundant = 2;
+  CHECK(workload::expert_load_factor(moe(4, r), 2) == doctest::Approx(2 * (13.0 / 3.0) / 8.0));
+  // Balanced stays balanced.
+  spec::RoutingSpec even;
+  even.redundant = 4;
+  CHECK(workload::expert_load_factor(moe(8, even), 4) == doctest::Approx(1.0));
+}
+
 TEST_CASE("The busiest GPU's copies set the experts' GEMM rows and memory-bound kernels") {
   spec::ScenarioSpec s = test::small_scenario(1, 8);
   s.model.moe = moe(8, {});
