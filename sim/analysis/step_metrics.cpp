@@ -13,15 +13,18 @@ Breakdown& Breakdown::operator+=(const Breakdown& o) {
   bubble += o.bubble;
   other_idle += o.other_idle;
   overlapped_comm += o.overlapped_comm;
+  synchronisation += o.synchronisation;
   return *this;
 }
 
 Breakdown Breakdown::operator*(double k) const {
-  return {compute * k, exposed_comm * k, bubble * k, other_idle * k, overlapped_comm * k};
+  return {compute * k,    exposed_comm * k,    bubble * k,
+          other_idle * k, overlapped_comm * k, synchronisation * k};
 }
 
 Breakdown Breakdown::operator/(double k) const {
-  return {compute / k, exposed_comm / k, bubble / k, other_idle / k, overlapped_comm / k};
+  return {compute / k,    exposed_comm / k,    bubble / k,
+          other_idle / k, overlapped_comm / k, synchronisation / k};
 }
 
 namespace {
@@ -126,6 +129,9 @@ StepMetrics step_metrics(const exec::StepGraph& g, const exec::StepTimeline& t) 
     b.bubble = bl.bubble;
     b.other_idle = bl.other;
     b.overlapped_comm = intersect(busy, communication_in_flight(g, t, d));
+    const double share = static_cast<std::size_t>(d) < g.info.size() ? g.info[d].pace_share : 1.0;
+    b.synchronisation = b.compute * (1.0 - share);
+    b.compute -= b.synchronisation;
     const double w = static_cast<double>(g.gpus_of(d)) / fewest;
     m.mean += b * w;
     weights += w;

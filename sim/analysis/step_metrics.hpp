@@ -8,7 +8,13 @@
 //     whatever held it back last: its own dependency, or the transfer ahead of it on its stream;
 //   - compute on another device (a pipeline input without transfer time): bubble;
 //   - nothing: other idle (it waited for its own stream only, or the tail after the last op).
-// So compute + exposed + bubble + other = T on every device. Overlapped communication is the time
+// Synchronisation: a device runs its compute at the pace of the slowest GPU it stands for (a
+// straggler, hw/variability.hpp), since its GPUs exchange every layer; the faster ones compute
+// only their own share of that time and wait for the slowest at the exchanges. That wait, the
+// compute time times (1 - the device's pace_share, exec/step_graph.hpp), is taken out of compute
+// as synchronisation.
+// So compute + synchronisation + exposed + bubble + other = T on every device. Overlapped
+// communication is the time
 // some communication runs while the compute stream is busy. Each device stands for the dp·tp GPUs
 // of its pipeline rank, so means over devices are means over GPUs.
 #pragma once
@@ -20,8 +26,8 @@
 namespace stepsim::analysis {
 
 struct Breakdown {
-  double compute = 0.0, exposed_comm = 0.0, bubble = 0.0, other_idle = 0.0,
-         overlapped_comm = 0.0;  // seconds
+  double compute = 0.0, exposed_comm = 0.0, bubble = 0.0, other_idle = 0.0, overlapped_comm = 0.0,
+         synchronisation = 0.0;  // seconds
   Breakdown& operator+=(const Breakdown& o);
   Breakdown operator/(double k) const;
   Breakdown operator*(double k) const;

@@ -47,13 +47,21 @@ class Builder {
     // A class runs at the pace of its slowest GPU: its cells wait for it at every exchange. A
     // straggler's factor, and each GPU's own speed (hw/variability.hpp).
     slowdown_.assign(plan_.pp * classes_, 1.0);
+    pace_share_.assign(plan_.pp * classes_, 1.0);
     const spec::VariabilitySpec& v = t.spec().variability;
+    std::vector<double> own;
     for (int r = 0; r < plan_.pp; ++r)
-      for (int k = 0; k < classes_; ++k)
+      for (int k = 0; k < classes_; ++k) {
+        own.clear();
         for (int j : sym_.classes[k])
           for (int g = sym_.first_gpu(r, j); g < sym_.first_gpu(r, j) + sym_.cell; ++g)
-            slowdown_[r * classes_ + k] = std::max(
-                slowdown_[r * classes_ + k], topo_.slowdown_of(g) * hw::gpu_variability(v, g));
+            own.push_back(topo_.slowdown_of(g) * hw::gpu_variability(v, g));
+        const double pace = std::max(1.0, *std::max_element(own.begin(), own.end()));
+        double share = 0.0;
+        for (double x : own) share += x / pace;
+        slowdown_[r * classes_ + k] = pace;
+        pace_share_[r * classes_ + k] = share / static_cast<double>(own.size());
+      }
   }
 
   StepBuild build() {
@@ -66,7 +74,7 @@ class Builder {
     for (int r = 0; r < plan_.pp; ++r)
       for (int k = 0; k < classes_; ++k)
         g_.info.push_back({r, k, sym_.gpus(k), sym_.first_gpu(r, sym_.classes[k].front()),
-                           cells_text(sym_.classes[k])});
+                           cells_text(sym_.classes[k]), pace_share_[r * classes_ + k]});
     if (options_.fidelity == spec::NetworkFidelity::flow)
       for (const hw::Link& l : topo_.links()) g_.link_capacity.push_back(l.up ? l.bandwidth : 0.0);
     const std::size_t tasks =
@@ -423,6 +431,7 @@ class Builder {
   std::vector<int> rank_couples_;  // the couplings of the rank being built, in order
   int couples_made_ = 0;           // by the device being built
   std::vector<double> slowdown_;
+  std::vector<double> pace_share_;  // per device (exec::DeviceInfo::pace_share)
   const PipelineProgram* prog_ = nullptr;
   StepGraph g_;
   std::vector<int> last_f_, last_b_, send_f_, send_b_;

@@ -85,8 +85,8 @@ bool Simulated::fits() const {
 std::string serialize(const Simulated& s) {
   std::string out;
   for (double v : {s.step_s, s.mean.compute, s.mean.exposed_comm, s.mean.bubble, s.mean.other_idle,
-                   s.mean.overlapped_comm, s.peak_memory, s.tokens_per_s_per_gpu, s.mfu, s.capacity,
-                   s.bound_s})
+                   s.mean.overlapped_comm, s.mean.synchronisation, s.peak_memory,
+                   s.tokens_per_s_per_gpu, s.mfu, s.capacity, s.bound_s})
     put(out, v);
   out += std::to_string(s.limited_by) + " ";
   return out + s.error;
@@ -96,8 +96,8 @@ Simulated parse_simulated(const std::string& text) {
   std::istringstream in(text);
   Simulated s;
   for (double* v : {&s.step_s, &s.mean.compute, &s.mean.exposed_comm, &s.mean.bubble,
-                    &s.mean.other_idle, &s.mean.overlapped_comm, &s.peak_memory,
-                    &s.tokens_per_s_per_gpu, &s.mfu, &s.capacity, &s.bound_s})
+                    &s.mean.other_idle, &s.mean.overlapped_comm, &s.mean.synchronisation,
+                    &s.peak_memory, &s.tokens_per_s_per_gpu, &s.mfu, &s.capacity, &s.bound_s})
     *v = take(in);
   in >> s.limited_by;
   s.error = rest(in);

@@ -197,11 +197,15 @@ std::string breakdown_chart(const std::vector<BreakdownInput>& runs) {
   };
   static constexpr Part kParts[] = {
       {&analysis::Breakdown::compute, kComputeColour, "compute", "compute"},
+      {&analysis::Breakdown::synchronisation, kSyncColour, "synchronisation", "sync"},
       {&analysis::Breakdown::exposed_comm, kExposedColour, "exposed communication", "exposed"},
       {&analysis::Breakdown::bubble, kBubbleColour, "bubble", "bubble"},
       {&analysis::Breakdown::other_idle, kOtherColour, "other idle", "idle"}};
   double lx = kLabel;
+  bool sync = false;  // a legend entry only where some GPU waits for a slower one
+  for (const auto& run : runs) sync = sync || run.metrics->mean.synchronisation > 0.0;
   for (const Part& p : kParts) {
+    if (p.field == &analysis::Breakdown::synchronisation && !sync) continue;
     o += svg_rect(lx, 8, 12, 12, p.colour);
     o += svg_text(lx + 16, 18, p.name);
     lx += 30 + 7.0 * std::string(p.name).size();

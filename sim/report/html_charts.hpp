@@ -53,5 +53,6 @@ inline constexpr const char* kExposedColour = "#e15759";
 inline constexpr const char* kBubbleColour = "#bab0ac";
 inline constexpr const char* kOtherColour = "#f1ce63";
 inline constexpr const char* kOverlapColour = "#b07aa1";
+inline constexpr const char* kSyncColour = "#76b7b2";
 
 }  // namespace stepsim::report

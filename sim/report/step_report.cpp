@@ -19,6 +19,7 @@ namespace {
 
 void breakdown_json(JsonWriter& w, const Breakdown& b) {
   w.field("compute", b.compute);
+  w.field("synchronisation", b.synchronisation);
   w.field("exposed_comm", b.exposed_comm);
   w.field("bubble", b.bubble);
   w.field("other_idle", b.other_idle);
@@ -168,13 +169,22 @@ std::string step_text(const run::StepSimulation& s, const spec::ScenarioSpec& sp
   o += "  software  " + spec.software.name + ": attention " + spec::attention_words(spec.training) +
        (spec.software.gemm_library.empty() ? "" : ", GEMMs from " + spec.software.gemm_library) +
        "\n\n";
-  TextTable tab(
-      {"pipeline rank", "compute", "exposed comm", "bubble", "other idle", "overlapped comm"});
+  // Synchronisation only where some GPU waits for a slower one (a straggler, variability).
+  const bool sync = s.metrics.mean.synchronisation > 0.0;
+  std::vector<std::string> head{"pipeline rank", "compute"};
+  if (sync) head.push_back("synchronisation");
+  for (const char* h : {"exposed comm", "bubble", "other idle", "overlapped comm"})
+    head.push_back(h);
+  TextTable tab(head);
   auto row = [&](const std::string& name, const Breakdown& b) {
-    tab.row({name, seconds(b.compute) + " " + pct(b.compute, t),
-             seconds(b.exposed_comm) + " " + pct(b.exposed_comm, t),
-             seconds(b.bubble) + " " + pct(b.bubble, t),
-             seconds(b.other_idle) + " " + pct(b.other_idle, t), seconds(b.overlapped_comm)});
+    std::vector<std::string> cells{name, seconds(b.compute) + " " + pct(b.compute, t)};
+    if (sync) cells.push_back(seconds(b.synchronisation) + " " + pct(b.synchronisation, t));
+    for (const std::string& c :
+         {seconds(b.exposed_comm) + " " + pct(b.exposed_comm, t),
+          seconds(b.bubble) + " " + pct(b.bubble, t),
+          seconds(b.other_idle) + " " + pct(b.other_idle, t), seconds(b.overlapped_comm)})
+      cells.push_back(c);
+    tab.row(cells);
   };
   for (std::size_t r = 0; r < s.metrics.per_rank.size(); ++r)
     row(std::to_string(r), s.metrics.per_rank[r]);
@@ -209,6 +219,11 @@ std::string step_comparison_text(const std::vector<const run::StepSimulation*>& 
   };
   add("step time", [](const run::StepSimulation& s) { return seconds(s.metrics.step_s); });
   add("compute", [](const run::StepSimulation& s) { return seconds(s.metrics.mean.compute); });
+  bool sync = false;
+  for (const auto* r : runs) sync = sync || r->metrics.mean.synchronisation > 0.0;
+  if (sync)
+    add("synchronisation",
+        [](const run::StepSimulation& s) { return seconds(s.metrics.mean.synchronisation); });
   add("exposed comm",
       [](const run::StepSimulation& s) { return seconds(s.metrics.mean.exposed_comm); });
   add("bubble", [](const run::StepSimulation& s) { return seconds(s.metrics.mean.bubble); });
