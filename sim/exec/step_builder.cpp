@@ -75,8 +75,10 @@ class Builder {
       for (int k = 0; k < classes_; ++k)
         g_.info.push_back({r, k, sym_.gpus(k), sym_.first_gpu(r, sym_.classes[k].front()),
                            cells_text(sym_.classes[k]), pace_share_[r * classes_ + k]});
-    if (options_.fidelity == spec::NetworkFidelity::flow)
+    if (options_.fidelity == spec::NetworkFidelity::flow) {
       for (const hw::Link& l : topo_.links()) g_.link_capacity.push_back(l.up ? l.bandwidth : 0.0);
+      g_.hbm_capacity = kernels_.hbm_bandwidth();
+    }
     const std::size_t tasks =
         static_cast<std::size_t>(prog_->stages) * prog_->micro_batches * classes_;
     last_f_.assign(tasks, -1);
@@ -109,6 +111,12 @@ class Builder {
       }
     g_.loads = timer_.take_profiles();
     g_.shapes = timer_.take_shapes();
+    if (g_.hbm_capacity > 0.0) {
+      g_.compute_shape = static_cast<int>(g_.shapes.size());
+      g_.shapes.push_back({net::LoadPiece{1.0, -1}});
+      for (StepOp& op : g_.ops)
+        if (op.load == kComputeShape) op.load = g_.compute_shape;
+    }
     if (!g_.link_capacity.empty()) g_.merge_equivalent_links();
     out.graph = std::move(g_);
     out.network_events = timer_.events();
@@ -118,6 +126,7 @@ class Builder {
   }
 
  private:
+  static constexpr int kComputeShape = -2;  // StepGraph::compute_shape, once the shapes are known
   std::size_t task(int stage, int mb, int cls) const {
     return (static_cast<std::size_t>(stage) * prog_->micro_batches + mb) * classes_ + cls;
   }
@@ -135,7 +144,8 @@ class Builder {
       STEPSIM_CHECK(couples_made_ < static_cast<int>(rank_couples_.size()),
                     "classes of one rank built different collectives");
       op.couple = rank_couples_[couples_made_];
-      op.load = -1;
+      // The first class's copy loads the links for all; each copy loads its own GPU's HBM.
+      op.load = g_.hbm_capacity > 0.0 && op.hbm_bytes > 0.0 ? kComputeShape : -1;
     }
     ++couples_made_;
   }
@@ -225,6 +235,11 @@ class Builder {
     op.ib_bytes = t.ib_bytes;
     op.nvlink_bytes = t.nvlink_bytes;
     op.load = t.load;
+    op.hbm_bytes = 2.0 * op.bus_bytes;
+    if (w.stream == StreamKind::compute) {
+      for (const hw::Kernel& k : w.kernels) op.hbm_bytes += k.hbm_bytes;
+      if (g_.hbm_capacity > 0.0 && op.hbm_bytes > 0.0) op.load = kComputeShape;
+    }
     if (w.couples) couple(op);
     return op;
   }
@@ -329,6 +344,7 @@ class Builder {
     op.part = fwd ? "send activations" : "send gradients";
     op.bytes = s;
     op.bus_bytes = s;
+    op.hbm_bytes = s;
     const net::LinkBytes l = timer_.take_link();
     op.ib_bytes = l.ib;
     op.nvlink_bytes = l.nvlink;

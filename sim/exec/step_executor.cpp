@@ -37,6 +37,9 @@ class Runner final : public engine::EventHandler {
     slot_of_.assign(n, -1);
     couple_count_.assign(g.couples.size(), 0);
     for (double c : g.link_capacity) system_.add_constraint(c);
+    hbm_base_ = static_cast<int>(g.link_capacity.size());
+    if (g.hbm_capacity > 0.0)
+      for (int d = 0; d < g.devices; ++d) system_.add_constraint(g.hbm_capacity);
   }
 
   StepTimeline run() {
@@ -63,7 +66,8 @@ class Runner final : public engine::EventHandler {
     if (shares(id)) {
       // The end of a piece of its run: on to the next, or gone from the fabric.
       Active& a = act_[slot_of_[id]];
-      tl_.pieces.push_back({id, a.piece, a.piece_start, sim_.now()});
+      if (is_communication(g_.ops[id].kind))
+        tl_.pieces.push_back({id, a.piece, a.piece_start, sim_.now()});
       if (a.piece + 1 < static_cast<int>(shape(id).size())) return next_piece(id);
       leave(id);
     }
@@ -132,8 +136,8 @@ class Runner final : public engine::EventHandler {
 
   bool shares(int id) const {
     const StepOp& op = g_.ops[id];
-    return is_communication(op.kind) && op.duration > Time() && op.load >= 0 &&
-           !g_.link_capacity.empty();
+    if (op.duration == Time() || op.load < 0) return false;
+    return is_communication(op.kind) ? !g_.link_capacity.empty() : g_.hbm_capacity > 0.0;
   }
 
   const std::vector<net::LoadPiece>& shape(int id) const { return g_.shapes[g_.ops[id].load]; }
@@ -189,6 +193,11 @@ class Runner final : public engine::EventHandler {
   void attach(int slot) {
     for (const net::LinkLoad& l : profile(slot))
       system_.expand(act_[slot].var, l.link, asks(l, act_[slot].piece_seconds));
+    // Its GPU's HBM, evenly over its whole run (at most the capacity, as for a link).
+    const StepOp& op = g_.ops[act_[slot].op];
+    if (g_.hbm_capacity > 0.0 && op.hbm_bytes > 0.0)
+      system_.expand(act_[slot].var, hbm_base_ + op.device,
+                     std::min(op.hbm_bytes / act_[slot].seconds, g_.hbm_capacity));
   }
 
   // The end of the slot's piece when the op has run at its own speed since it joined: counted
@@ -260,6 +269,7 @@ class Runner final : public engine::EventHandler {
   std::vector<int> couple_count_;  // copies ready (before the start) or finished (after)
   std::vector<Active> act_;        // communication ops in flight on the fabric, by slot
   std::vector<int> free_, slot_of_, slot_of_var_;
+  int hbm_base_ = 0;  // constraint of device d's HBM: hbm_base_ + d
   // Constraint l: link class l of the graph; variable: an op in flight, x its speed (bound 1).
   engine::MaxMinSystem system_;
 };

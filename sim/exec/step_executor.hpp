@@ -19,11 +19,18 @@
 // at the granularity of a collective's DAG nodes: inside a piece an op loads its links evenly (its
 // steps' bursts and latencies are averaged), and a bundle of symmetric transfers loads its
 // representative's own links, so two ops share a GPU's or NIC's links where their representatives
-// coincide (the leaf-spine links carry every member's load). Coupled ops (the copies of one
-// data-parallel collective on a rank's symmetry classes) start together, when the last of them is
-// ready with its stream free, and end together, when the last has moved its bytes: the collective
-// waits for its slowest member. A graph that cannot finish (a dependency cycle through the streams'
-// orders) is a deadlock naming the stuck ops.
+// coincide (the leaf-spine links carry every member's load).
+// Each GPU's HBM is a constraint of the same system, of the device's measured copy bandwidth:
+// a compute op asks its kernels' HBM bytes over its own time, a communication op what it reads
+// to send and writes as it receives (StepOp::hbm_bytes), both evenly over their run. A
+// memory-bound run beside a transfer that together ask more than the HBM gives are both slowed
+// to their max-min share; GEMM-bound runs rarely bind. A fluid approximation at the granularity
+// of a work (a run of kernels): its kernels' bursts are averaged, the L2 and the SMs a
+// communication kernel holds (a static share, StepProgram::sm_share) are not part of it.
+// Coupled ops (the copies of one data-parallel collective on a rank's symmetry classes) start
+// together, when the last of them is ready with its stream free, and end together, when the last
+// has moved its bytes: the collective waits for its slowest member. A graph that cannot finish
+// (a dependency cycle through the streams' orders) is a deadlock naming the stuck ops.
 #pragma once
 
 #include <vector>

@@ -41,6 +41,10 @@ struct StepOp {
   // group size (2(n-1)/n for an all-reduce, (n-1)/n for gathers, scatters and all-to-alls, 1 for a
   // send), so its achieved bus bandwidth is bus_bytes over the time it ran.
   double bus_bytes = 0.0;
+  // HBM bytes its GPU reads and writes: a compute op's kernels' (hw::Kernel::hbm_bytes); a
+  // communication op's, what it sends read and what it receives written (2 x its bus bytes; a
+  // pipeline send: its bytes, read).
+  double hbm_bytes = 0.0;
   int peer = -1;    // pp_send: the receiving device
   int load = -1;    // communication: its shape in StepGraph::shapes; -1: it shares no link
   int couple = -1;  // a collective coupling classes: its index in StepGraph::couples
@@ -72,6 +76,11 @@ struct StepGraph {
   std::vector<int> link_class_of;
   std::vector<std::vector<net::LinkLoad>> loads;    // profiles, sorted by link, shared by pieces
   std::vector<std::vector<net::LoadPiece>> shapes;  // pieces of a run, in order, shared by ops
+  // Each GPU's HBM, shared by the compute and communication ops in flight on it (bytes/s, the
+  // device's measured copy bandwidth); 0: not shared (analytic or free network). A compute op
+  // with HBM bytes runs through `compute_shape`, one piece loading no link.
+  double hbm_capacity = 0.0;
+  int compute_shape = -1;
   std::vector<StepOp> ops;
   std::vector<std::array<std::vector<int>, workload::kStreams>>
       streams;  // per device: op ids in issue order

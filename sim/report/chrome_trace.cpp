@@ -108,6 +108,16 @@ std::string chrome_trace(const run::StepSimulation& s, const spec::ScenarioSpec&
     for (int i = first; i <= last; ++i) flops += g.ops[i].flops;
     if (flops > 0) w.field("flops", flops);
     if (op.bytes > 0) w.field("bytes_per_gpu", op.bytes);
+    // Slowed beside other work (links or HBM shared, exec/step_executor.hpp): its time alone.
+    double own = 0.0, ran = 0.0;
+    for (int i = first; i <= last; ++i) {
+      own += g.ops[i].duration.seconds();
+      ran += (t.end[i] - t.start[i]).seconds();
+    }
+    if (ran > own * (1.0 + 1e-9)) {
+      w.field("alone_us", own * 1e6);
+      w.field("slowdown", ran / own);
+    }
     w.end_object();
     w.end_object();
   };

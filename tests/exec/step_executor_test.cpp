@@ -159,3 +159,33 @@ TEST_CASE("An op's load changes piece by piece: a link busy in one piece only is
   const StepTimeline e = execute_step(even);
   CHECK(e.end[0].seconds() == doctest::Approx(0.011).epsilon(1e-9));
 }
+
+TEST_CASE("A memory-bound kernel and a communication copy share their GPU's HBM, max-min fair") {
+  // HBM of 3 TB/s. The kernel alone reads and writes 25 GB in 10 ms (2.5 TB/s); the exchange
+  // beside it moves 10 GB through the GPU's memory in 10 ms (1 TB/s) besides its NIC bytes.
+  // Together they ask 3.5 TB/s of 3: both run at 3/3.5 of their speed and take 11.67 ms; the
+  // exchange's NIC share (10 of 50 GB/s) does not bind. A GEMM-like kernel asking 1 TB/s beside
+  // the same exchange (2 TB/s together) keeps its time.
+  for (const bool heavy : {true, false}) {
+    StepGraph g = devices(1);
+    g.hbm_capacity = 3e12;
+    g.compute_shape = g.add_shape({});
+    StepOp k;
+    k.stream = StreamKind::compute;
+    k.duration = Time::ms(10);
+    k.hbm_bytes = heavy ? 25e9 : 10e9;
+    k.load = g.compute_shape;
+    const int a = g.add(k);
+    StepOp c;
+    c.stream = StreamKind::comm;
+    c.kind = StepOpKind::ep_dispatch;
+    c.duration = Time::ms(10);
+    c.hbm_bytes = 10e9;
+    c.load = g.add_shape({{0, 0.1e9}});
+    const int b = g.add(c);
+    const StepTimeline t = execute_step(g);
+    const double expect = heavy ? 0.010 * 3.5 / 3.0 : 0.010;
+    CHECK(t.end[a].seconds() == doctest::Approx(expect).epsilon(1e-9));
+    CHECK(t.end[b].seconds() == doctest::Approx(expect).epsilon(1e-9));
+  }
+}
