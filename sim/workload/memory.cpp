@@ -26,12 +26,17 @@ std::vector<int> stage_layer_indices(const ParallelPlan& plan, int stage) {
   return out;
 }
 
+HeldParams layer_params(const ParallelPlan& plan, const ModelCost& cost, int layer) {
+  const auto& l = layer_of(cost, layer);
+  return {(l.params() - l.routed_params()) / plan.tp, l.routed_params() / plan.ep};
+}
+
 HeldParams stage_params(const ParallelPlan& plan, const ModelCost& cost, int stage) {
   HeldParams h;
   for (int li : stage_layer_indices(plan, stage)) {
-    const auto& l = layer_of(cost, li);
-    h.routed += l.routed_params() / plan.ep;
-    h.dense += (l.params() - l.routed_params()) / plan.tp;
+    const HeldParams l = layer_params(plan, cost, li);
+    h.dense += l.dense;
+    h.routed += l.routed;
   }
   return h;
 }

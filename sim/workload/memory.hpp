@@ -40,6 +40,7 @@ struct HeldParams {
 };
 HeldParams held_params(const ParallelPlan& plan, const ModelCost& cost, int device);
 HeldParams stage_params(const ParallelPlan& plan, const ModelCost& cost, int stage);
+HeldParams layer_params(const ParallelPlan& plan, const ModelCost& cost, int layer);
 
 // Stage cost helpers shared with the roofline.
 // kEmbedding, kHead, kMtpHead (layer_index.hpp); layers from `main_layers` on are MTP blocks.

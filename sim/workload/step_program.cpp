@@ -147,14 +147,12 @@ std::vector<GradBucket> grad_buckets(const ParallelPlan& plan, const ModelCost& 
   std::vector<GradBucket> out;
   const std::vector<int> layers = stage_layer_indices(plan, stage);
   for (auto it = layers.rbegin(); it != layers.rend(); ++it) {
-    const LayerCost& l = layer_of(cost, *it);
-    const double routed = l.routed_params() / plan.ep,
-                 dense = (l.params() - l.routed_params()) / plan.tp;
+    const HeldParams p = layer_params(plan, cost, *it);
     if (out.empty() || (limit > 0.0 && out.back().params.dense + out.back().params.routed >= limit))
       out.emplace_back();
     out.back().layers.push_back(*it);
-    out.back().params.dense += dense;
-    out.back().params.routed += routed;
+    out.back().params.dense += p.dense;
+    out.back().params.routed += p.routed;
   }
   return out;
 }
