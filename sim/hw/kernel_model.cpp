@@ -156,8 +156,7 @@ double TableKernelModel::clock(int source) const {
 }
 
 int TableKernelModel::gemm_pass(const Kernel& k) {
-  const std::string_view pass = pass_of(k, false);
-  return pass == "wgrad" ? 2 : pass == "dgrad" ? 1 : 0;
+  return static_cast<int>(gemm_pass_of(k)) - static_cast<int>(spec::GemmPass::fprop);
 }
 
 const TableKernelModel::Table* TableKernelModel::gemm_table(spec::Precision p, int pass) const {
@@ -387,23 +386,24 @@ const spec::TableSource* TableKernelModel::source_of(const Kernel& k) const {
   return found;
 }
 
-std::string_view pass_of(const Kernel& k, bool phase_backward) {
+spec::GemmPass gemm_pass_of(const Kernel& k) {
   switch (k.role) {
-    case KernelRole::fprop:
-    case KernelRole::attn_qk:
-    case KernelRole::attn_pv:
-      return "fprop";
     case KernelRole::dgrad:
     case KernelRole::attn_dp:
     case KernelRole::attn_dv:
     case KernelRole::attn_dq:
     case KernelRole::attn_dk:
-      return "dgrad";
+      return spec::GemmPass::dgrad;
     case KernelRole::wgrad:
-      return "wgrad";
+      return spec::GemmPass::wgrad;
     default:
-      return phase_backward && !k.recompute ? "backward" : "forward";
+      return spec::GemmPass::fprop;
   }
+}
+
+std::string_view pass_of(const Kernel& k, bool phase_backward) {
+  if (k.cls == KernelClass::gemm) return spec::kGemmPasses.word(gemm_pass_of(k));
+  return phase_backward && !k.recompute ? "backward" : "forward";
 }
 
 double TableKernelModel::math_seconds(const Kernel& k, double sm_share) const {

@@ -124,8 +124,10 @@ struct KernelEstimate {
   std::string library;
 };
 
-// The pass a kernel serves: a GEMM's fprop, dgrad or wgrad (an unfused attention core's batched
-// GEMMs: fprop forward, dgrad backward), otherwise forward or backward by `phase_backward`.
+// The pass a GEMM serves, by its role: fprop, dgrad or wgrad (an unfused attention core's batched
+// GEMMs: fprop forward, dgrad backward).
+spec::GemmPass gemm_pass_of(const Kernel& k);
+// Its word: a GEMM's pass, otherwise forward or backward by `phase_backward`.
 std::string_view pass_of(const Kernel& k, bool phase_backward);
 
 class KernelModel {
