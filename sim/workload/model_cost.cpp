@@ -27,6 +27,7 @@ struct Builder {
     op.cls = OpClass::gemm;
     op.precision = p;
     op.routed_expert = routed;
+    op.routed_copies = routed;
     op.copies = copies;
     op.n = n;
     op.k = k;
@@ -162,7 +163,7 @@ struct Builder {
     OpCost actf =
         elementwise(prefix + "_act", gated ? "swiglu" : "gelu", copies * up_n, copies * ffn,
                     copies * ffn * gin, 0.0, copies * (gated ? 5.0 * ffn : 3.0 * ffn));
-    actf.routed_expert = routed;  // on the routed token copies (no parameters)
+    actf.routed_copies = routed;
     l.ops.push_back(actf);
     OpCost down = linear(prefix + "_down", prefix + "_down", h, ffn, 0.0, copies, owned, g, routed);
     down.grad_quantized = routed && t.precision.dispatch == Precision::fp8 && g == Precision::fp8;

@@ -65,8 +65,11 @@ struct OpCost {
   std::string group;  // recompute group, e.g. "rmsnorm", "mla_up_proj", "attn_core", "swiglu"
   OpClass cls = OpClass::gemm;
   spec::Precision precision = spec::Precision::bf16;
-  // A routed expert's op: parameters sharded by expert parallelism, run on the routed token copies.
-  bool routed_expert = false;
+  bool routed_expert = false;  // parameters sharded by expert parallelism
+  // Runs on the token copies the dispatch brings this GPU (a routed expert's GEMMs and activation,
+  // not the permutations around the exchange, which reorder the GPU's own tokens' copies): the
+  // busiest GPU's load sets it (expert_load.hpp).
+  bool routed_copies = false;
   // Whole on every tensor-parallel rank unless sequence parallelism splits it: the norms, whose
   // tensors span the hidden dimension. Other elementwise ops act on tensor-parallel shards (the
   // activation function on the column-parallel up projection's output, the loss on

@@ -17,11 +17,8 @@ using spec::bytes_per_element;
 
 constexpr double kScale = 4.0 / 128.0;  // fp32 scale per 1×128 tile, bytes per element
 
-// The expert load an op runs at: the busiest GPU's copies for the experts' ops; the permutations
-// around the exchange reorder the GPU's own tokens' copies (balanced).
 double load_of(const OpCost& op, const KernelContext& ctx) {
-  return op.routed_expert && op.group != "permute" && op.group != "unpermute" ? ctx.expert_load
-                                                                              : 1.0;
+  return op.routed_copies ? ctx.expert_load : 1.0;
 }
 
 // The access pattern of a memory-bound kernel in `role` (a norm's: reduction, set by the caller).

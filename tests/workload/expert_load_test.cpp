@@ -94,6 +94,7 @@ TEST_CASE("The busiest GPU's copies set the experts' GEMM rows and memory-bound 
   up.group = "experts_up";
   up.cls = workload::OpClass::gemm;
   up.routed_expert = true;
+  up.routed_copies = true;
   up.copies = 2;
   up.n = 1024, up.k = 1024;
   up.fwd_flops = 2.0 * 1024 * 1024 * 2;
