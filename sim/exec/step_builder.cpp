@@ -74,7 +74,8 @@ class Builder {
     for (int r = 0; r < plan_.pp; ++r)
       for (int k = 0; k < classes_; ++k)
         g_.info.push_back({r, k, sym_.gpus(k), sym_.first_gpu(r, sym_.classes[k].front()),
-                           cells_text(sym_.classes[k]), pace_share_[r * classes_ + k]});
+                           cells_text(sym_.classes[k]), slowdown_[r * classes_ + k],
+                           pace_share_[r * classes_ + k]});
     if (options_.fidelity == spec::NetworkFidelity::flow) {
       for (const hw::Link& l : topo_.links()) g_.link_capacity.push_back(l.up ? l.bandwidth : 0.0);
       g_.hbm_capacity = kernels_.hbm_bandwidth();

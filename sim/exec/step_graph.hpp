@@ -57,8 +57,10 @@ struct DeviceInfo {
   int gpus = 1;       // GPUs it stands for
   int first_gpu = 0;  // global rank of its representative
   std::string cells;  // its columns, e.g. "0,2-5" (symmetry.hpp)
-  // Its compute runs at its slowest GPU's pace; the mean over its GPUs of their own speed over
-  // that pace (1: all alike): the share of that time they compute, waiting the rest.
+  // Its compute runs at its slowest GPU's pace (a time factor, >= 1: a straggler's, or the GPU's
+  // own speed, hw/variability.hpp); the mean over its GPUs of their own speed over that pace (1:
+  // all alike) is the share of that time they compute, waiting the rest.
+  double pace = 1.0;
   double pace_share = 1.0;
 };
 

@@ -3,8 +3,6 @@
 #include <algorithm>
 
 #include "sim/format/text_table.hpp"
-#include "sim/hw/variability.hpp"
-#include "sim/workload/expert_load.hpp"
 
 namespace stepsim::report {
 
@@ -155,16 +153,14 @@ std::string step_text(const run::StepSimulation& s, const spec::ScenarioSpec& sp
        " SMs (stepsim kernels lists them)\n";
   if (const spec::VariabilitySpec& v = spec.cluster.variability; v.gpu_spread > 0.0) {
     double slowest = 1.0;
-    for (int g = 0; g < spec.cluster.world_size(); ++g)
-      slowest = std::max(slowest, hw::gpu_variability(v, g));
+    for (const exec::DeviceInfo& d : s.build.graph.info) slowest = std::max(slowest, d.pace);
     o += "  GPUs      compute speed spread " + fixed(100.0 * v.gpu_spread, 1) + " % (seed " +
          std::to_string(v.seed) + "): the slowest GPU x" + fixed(slowest, 3) +
          "; each group runs at its slowest member's pace\n";
   }
   if (spec.model.moe.enabled && spec.model.moe.routing.kind != spec::RoutingKind::balanced)
     o += "  experts   " + std::string(spec::kRoutingKinds.word(spec.model.moe.routing.kind)) +
-         " routing: the busiest GPU of an expert group takes " +
-         fixed(workload::expert_load_factor(spec.model.moe, spec.parallel.ep), 2) +
+         " routing: the busiest GPU of an expert group takes " + fixed(s.program.expert_load, 2) +
          "x the mean token copies\n";
   o += "  software  " + spec.software.name + ": attention " + spec::attention_words(spec.training) +
        (spec.software.gemm_library.empty() ? "" : ", GEMMs from " + spec.software.gemm_library) +

@@ -34,6 +34,8 @@ namespace stepsim::workload {
 class LayerChains {
  public:
   LayerChains(const spec::ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost);
+  // The busiest GPU's routed token copies over the mean that the chains are built for.
+  double expert_load() const { return ctx_.expert_load; }
 
   Chain forward(int stage) const;
   Chain backward(int stage, bool with_weight) const;

@@ -164,6 +164,9 @@ struct StepProgram {
   std::vector<std::vector<TailWork>> tail;      // per pipeline rank
   double send_bytes = 0.0;  // a pipeline send's bytes per GPU (activations or their gradients)
   double sm_share = 1.0;    // SMs left to compute kernels while communication holds its own
+  // The busiest GPU's routed token copies over the mean (expert_load.hpp), which the experts'
+  // kernels and exchanges were built for (1: balanced routing, or no experts).
+  double expert_load = 1.0;
   // Memory (memory.hpp): per pipeline rank, its static state (parameters, gradients, optimizer,
   // ZeRO-3 buffers); per stage, one micro-batch's activations, live from its forward to its
   // backward.
