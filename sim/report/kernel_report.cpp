@@ -18,8 +18,7 @@ using analysis::KernelTotal;
 std::string kernels_text(const KernelListing& k, const spec::ScenarioSpec& spec) {
   std::string o = spec.name + ": kernels of one GPU of stage " + std::to_string(k.stage) +
                   ", one micro-batch, one layer of each kind\n";
-  o += "  software " + k.software + ": attention " + k.attention + ", GEMMs from " +
-       (k.gemm_library.empty() ? "any table" : k.gemm_library) + "\n";
+  o += "  software " + spec::software_words(spec) + "\n";
   o += "  SMs left to compute " + fixed(100.0 * k.sm_share, 1) + " %, sustained clock x" +
        fixed(k.sustained_clock, 3) + " on burst-clock table rows\n";
   std::string layer;

@@ -131,8 +131,7 @@ std::string describe(const spec::ScenarioSpec& s, const analysis::Roofline& r) {
   else
     rc = kRecompute[static_cast<int>(s.training.recompute.mode)];
   o += "        recompute " + rc + "\n";
-  o += "        software " + s.software.name + ": attention " + spec::attention_words(s.training) +
-       "\n";
+  o += "        software " + spec::software_words(s) + "\n";
   o += "bound   " + seconds(r.bound_s) + " per step (roofline), limited by " +
        std::string(analysis::to_string(r.limited_by)) + "; memory " +
        fixed(r.memory.total() / 1e9, 1) + " of " + fixed(r.memory.capacity / 1e9, 1) +

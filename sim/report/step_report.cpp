@@ -162,9 +162,7 @@ std::string step_text(const run::StepSimulation& s, const spec::ScenarioSpec& sp
     o += "  experts   " + std::string(spec::kRoutingKinds.word(spec.model.moe.routing.kind)) +
          " routing: the busiest GPU of an expert group takes " + fixed(s.program.expert_load, 2) +
          "x the mean token copies\n";
-  o += "  software  " + spec.software.name + ": attention " + spec::attention_words(spec.training) +
-       (spec.software.gemm_library.empty() ? "" : ", GEMMs from " + spec.software.gemm_library) +
-       "\n\n";
+  o += "  software  " + spec::software_words(spec) + "\n\n";
   // Synchronisation only where some GPU waits for a slower one (a straggler, variability).
   const bool sync = s.metrics.mean.synchronisation > 0.0;
   std::vector<std::string> head{"pipeline rank", "compute"};

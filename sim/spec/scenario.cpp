@@ -11,6 +11,11 @@ std::string_view to_string(TrafficKind k) {
   return kNames[static_cast<int>(k)];
 }
 
+std::string software_words(const ScenarioSpec& s) {
+  return s.software.name + ": attention " + attention_words(s.training) +
+         (s.software.gemm_library.empty() ? "" : ", GEMMs from " + s.software.gemm_library);
+}
+
 engine::SourceLoc Provenance::at(const std::string& path) const {
   std::string p = path;
   while (true) {

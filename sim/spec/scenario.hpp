@@ -79,4 +79,7 @@ struct ScenarioSpec {
   Provenance where;
 };
 
+// "deepseek-v3: attention flash, GEMMs from deepgemm": the preset and what it chose.
+std::string software_words(const ScenarioSpec& s);
+
 }  // namespace stepsim::spec
