@@ -191,6 +191,36 @@ void read_software(const Node& node, ScenarioSpec& s) {
   r.finish();
 }
 
+// parallelism.zero3: `impl` picks the defaults (spec/zero3.hpp), the other keys override them.
+void read_zero3(const Node& node, spec::Zero3Spec& z) {
+  MapReader r(node);
+  auto words = [](std::span<const std::string_view> w) {
+    return std::vector<std::string>(w.begin(), w.end());
+  };
+  spec::Zero3Impl impl = spec::Zero3Impl::ideal;
+  if (auto i = r.find("impl"))
+    impl = static_cast<spec::Zero3Impl>(i->choice(words(spec::zero3_impl_words())));
+  z = spec::zero3_defaults(impl);
+  if (auto u = r.find("unit"))
+    z.unit = static_cast<spec::Zero3Unit>(u->choice(words(spec::zero3_unit_words())));
+  if (auto n = r.find("prefetch")) {
+    z.prefetch = static_cast<int>(n->integer(0, 1 << 10));
+    z.prefetch_params = 0.0;
+  }
+  auto elements = [&](const char* key, double& field) {
+    if (auto n = r.find(key)) field = n->number(0.0, 1e15);
+  };
+  elements("prefetch_params", z.prefetch_params);
+  elements("max_live", z.max_live);
+  elements("max_reuse", z.max_reuse);
+  elements("persist_below", z.persist_below);
+  elements("bucket_params", z.bucket_params);
+  if (auto b = r.find("reshard_after_forward")) z.reshard_after_forward = b->boolean();
+  if (auto b = r.find("copies")) z.copies = b->boolean();
+  if (auto b = r.find("own_stream")) z.own_stream = b->boolean();
+  r.finish();
+}
+
 void read_parallelism(const Node& node, spec::ParallelSpec& p) {
   MapReader r(node);
   auto small = [&](const char* key, int def, int lo) {
@@ -207,7 +237,11 @@ void read_parallelism(const Node& node, spec::ParallelSpec& p) {
   p.virtual_stages = small("virtual_stages", 1, 1);
   p.comm_sms = small("comm_sms", 0, 0);
   if (auto sp = r.find("sequence_parallel")) p.sequence_parallel = sp->boolean();
-  p.zero3_prefetch = small("zero3_prefetch", 1, 0);
+  if (auto z = r.find("zero3")) read_zero3(*z, p.zero3);
+  if (auto pf = r.find("zero3_prefetch")) {  // the earlier spelling of zero3.prefetch
+    if (r.has("zero3")) pf->fail("zero3_prefetch beside zero3", "write zero3: {prefetch: N}");
+    p.zero3.prefetch = static_cast<int>(pf->integer(0, 1 << 10));
+  }
   if (auto sl = r.find("stage_layers"))
     for (const Node& item : sl->items()) {
       p.stage_layers.push_back(static_cast<int>(item.integer(0, 1 << 20)));

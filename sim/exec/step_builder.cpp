@@ -254,8 +254,8 @@ class Builder {
     int send_to;
     int prev = -1;  // last blocking op
     int first = -1;
-    std::vector<int> layer_end;  // op ending each layer position so far
-    std::vector<int> feed;       // ops the next chained item must also wait for
+    std::vector<int> unit_end;  // op ending each ZeRO-3 use so far
+    std::vector<int> feed;      // ops the next chained item must also wait for
     std::vector<std::tuple<Phase, int, int>> inputs;  // cross-chunk inputs of the first op
     std::vector<int> local_inputs;
   };
@@ -267,13 +267,14 @@ class Builder {
     op.mb = r.t.mb;
     if (it.after_prev) {
       if (r.prev >= 0) op.deps.push_back(r.prev);
-      op.deps.insert(op.deps.end(), r.feed.begin(), r.feed.end());
-      r.feed.clear();
+      if (it.stream == StreamKind::compute) {
+        op.deps.insert(op.deps.end(), r.feed.begin(), r.feed.end());
+        r.feed.clear();
+      }
     }
-    if (it.wait_layers_back > 0) {
-      const int pos = static_cast<int>(r.layer_end.size()) - it.wait_layers_back;
-      if (pos >= 0 && pos < static_cast<int>(r.layer_end.size()))
-        op.deps.push_back(r.layer_end[pos]);
+    if (it.wait_units_back > 0) {
+      const int pos = static_cast<int>(r.unit_end.size()) - it.wait_units_back;
+      if (pos >= 0) op.deps.push_back(r.unit_end[pos]);
     }
     if (r.first < 0 && it.after_prev) {
       for (int dep : r.local_inputs) op.deps.push_back(dep);
@@ -285,7 +286,7 @@ class Builder {
     }
     if (it.blocks_next) r.prev = id;
     if (it.feeds_next) r.feed.push_back(id);
-    if (it.ends_layer) r.layer_end.push_back(id);
+    if (it.ends_unit) r.unit_end.push_back(id);
   }
 
   Running start(int d, const Chunk& c) {

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/spec/zero3.hpp"
+
 namespace stepsim::spec {
 
 // A pipeline schedule: its place in the schedule registry (workload/schedule/registry.cpp), so
@@ -34,7 +36,7 @@ struct ParallelSpec {
   int virtual_stages = 1;  // interleaved: model chunks per device
   int comm_sms = 0;        // SMs held by communication kernels while they run
   bool sequence_parallel = false;
-  int zero3_prefetch = 1;  // layers gathered ahead under ZeRO-3
+  Zero3Spec zero3;  // how ZeRO-3 runs (zero3.hpp)
   // Transformer layers per stage (empty: balanced). The embedding always sits on the first stage
   // and the head with the loss on the last (the data flow demands it); the first or last stage may
   // hold no layer at all, an embedding-only or head-only stage (Megatron-Core's layout "E|t...|L").

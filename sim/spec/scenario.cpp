@@ -12,8 +12,15 @@ std::string_view to_string(TrafficKind k) {
 }
 
 std::string software_words(const ScenarioSpec& s) {
-  return s.software.name + ": attention " + attention_words(s.training) +
-         (s.software.gemm_library.empty() ? "" : ", GEMMs from " + s.software.gemm_library);
+  std::string w =
+      s.software.name + ": attention " + attention_words(s.training) +
+      (s.software.gemm_library.empty() ? "" : ", GEMMs from " + s.software.gemm_library);
+  if (s.parallel.zero == 3) {
+    const Zero3Spec& z = s.parallel.zero3;
+    w += ", ZeRO-3 as " + std::string(to_string(z.impl)) + " (one gather per " +
+         (z.unit == Zero3Unit::layer ? "layer" : "module") + ")";
+  }
+  return w;
 }
 
 engine::SourceLoc Provenance::at(const std::string& path) const {

@@ -11,7 +11,12 @@ using net::CollectiveOp;
 using spec::bytes_per_element;
 
 LayerChains::LayerChains(const spec::ScenarioSpec& s, const ParallelPlan& p, const ModelCost& c)
-    : spec_(s), plan_(p), cost_(c), pr_(s.training.precision), collective_(s, p) {
+    : spec_(s),
+      plan_(p),
+      cost_(c),
+      pr_(s.training.precision),
+      collective_(s, p),
+      zero3_(s, p, c, collective_) {
   ctx_ = kernel_context(spec_.model, spec_.training, plan_.tokens_per_micro_batch, plan_.tp,
                         plan_.ep, spec_.parallel.sequence_parallel);
 }
@@ -80,38 +85,6 @@ Work LayerChains::ep_work(StepOpKind kind, const std::string& part, spec::Precis
   return comm_work(kind, part, {collective_(op, payload(p), GroupRole::ep)}, layer);
 }
 
-Work LayerChains::zero3_work(StepOpKind kind, CollectiveOp op, const std::string& part,
-                             const LayerCost& l, double bytes_per) const {
-  const double dense = (l.params() - l.routed_params()) / plan_.tp * bytes_per;
-  const double routed = l.routed_params() / plan_.ep * bytes_per;
-  Work w = comm_work(
-      kind, part, {collective_(op, dense, GroupRole::dp), collective_(op, routed, GroupRole::edp)},
-      l.index);
-  w.couples = true;
-  return w;
-}
-
-void LayerChains::zero3_gather(Chain& c, const LayerCost& l) const {
-  if (spec_.parallel.zero != 3) return;
-  Work it = zero3_work(StepOpKind::zero_gather, CollectiveOp::all_gather, "gather params", l,
-                       bytes_per_element(pr_.params));
-  it.after_prev = false;
-  it.blocks_next = false;
-  it.feeds_next = true;
-  it.wait_layers_back = spec_.parallel.zero3_prefetch + 1;
-  c.push_back(it);
-}
-
-void LayerChains::mark_layer_ends(Chain& c) {
-  for (std::size_t i = 0; i < c.size(); ++i) {
-    if (c[i].stream != StreamKind::compute) continue;
-    bool last = true;
-    for (std::size_t j = i + 1; j < c.size() && c[j].layer == c[i].layer; ++j)
-      last &= c[j].stream != StreamKind::compute;
-    c[i].ends_layer = last;
-  }
-}
-
 Chain LayerChains::forward(int stage) const {
   return forward_layers(stage_layer_indices(plan_, stage));
 }
@@ -126,11 +99,8 @@ Chain LayerChains::weight(int stage) const {
 
 Chain LayerChains::forward_layers(const std::vector<int>& layers) const {
   Chain c;
-  for (int li : layers) {
-    zero3_gather(c, layer_of(cost_, li));
-    forward_layer(c, li, false);
-  }
-  mark_layer_ends(c);
+  for (int li : layers) forward_layer(c, li, false);
+  if (spec_.parallel.zero == 3) zero3_.place(c, false, false);
   return c;
 }
 
@@ -167,7 +137,6 @@ Chain LayerChains::backward_layers(std::vector<int> layers, bool with_weight) co
   const Phase pass = with_weight ? Phase::backward_weight : Phase::backward;
   Chain c;
   std::reverse(layers.begin(), layers.end());
-  if (!layers.empty()) zero3_gather(c, layer_of(cost_, layers.front()));
   for (std::size_t k = 0; k < layers.size(); ++k) {
     const int li = layers[k];
     const LayerCost& l = layer_of(cost_, li);
@@ -196,17 +165,8 @@ Chain LayerChains::backward_layers(std::vector<int> layers, bool with_weight) co
       c.push_back(kernel_work(segs[0].first, segs[0].second, pass, li));
       if (plan_.tp > 1) c.push_back(tp_work(li));
     }
-    // ZeRO-3: the next layer's gather is issued before this layer's gradient reduce-scatter, so
-    // on the (in-order) communication stream it can run ahead while this layer computes.
-    if (k + 1 < layers.size()) zero3_gather(c, layer_of(cost_, layers[k + 1]));
-    if (spec_.parallel.zero == 3 && with_weight) {
-      Work it = zero3_work(StepOpKind::zero_scatter, CollectiveOp::reduce_scatter,
-                           "reduce-scatter grads", l, bytes_per_element(pr_.grads));
-      it.blocks_next = false;
-      c.push_back(it);
-    }
   }
-  mark_layer_ends(c);
+  if (spec_.parallel.zero == 3) zero3_.place(c, true, with_weight);
   return c;
 }
 
@@ -218,7 +178,6 @@ Chain LayerChains::weight_layers(std::vector<int> layers) const {
     for (const auto& op : layer_of(cost_, li).ops) ops.push_back(&op);
     c.push_back(kernel_work("weight grad", ops, Phase::weight, li));
   }
-  mark_layer_ends(c);
   return c;
 }
 

@@ -11,9 +11,9 @@
 // all-reduces and, for an MoE layer, its dispatch and combine included, ahead of the layer's
 // backward), and the weight gradient
 // either fused (backward with weight) or as a separate W kernel per layer (ops with weights only)
-// when the schedule splits it. ZeRO-3 gathers each layer (dense over dp, experts over edp) before
-// its forward and again before its backward, at most zero3_prefetch layers ahead, and
-// reduce-scatters its gradients after, every micro-batch, on the communication stream.
+// when the schedule splits it. ZeRO-3's gathers and reduce-scatters are placed in the chain
+// afterwards, every micro-batch, as the scenario's implementation runs them
+// (zero3_placement.hpp).
 // Kernels: what the framework launches for each op (op_kernels.hpp); in backward, the recomputed
 // ops' forward kernels first, then the ops' backward kernels in reverse order. Without sequence
 // parallelism the norms and residual adds run on every token on every tensor-parallel rank; the
@@ -28,6 +28,7 @@
 #include "sim/workload/model_cost.hpp"
 #include "sim/workload/op_kernels.hpp"
 #include "sim/workload/step_program.hpp"
+#include "sim/workload/zero3_placement.hpp"
 
 namespace stepsim::workload {
 
@@ -58,13 +59,6 @@ class LayerChains {
                         std::vector<CollectiveWork> collectives, int layer);
   Work tp_work(int layer) const;
   Work ep_work(StepOpKind kind, const std::string& part, spec::Precision p, int layer) const;
-  // ZeRO-3 traffic of one layer: non-expert parameters over dp, expert parameters over edp.
-  Work zero3_work(StepOpKind kind, net::CollectiveOp op, const std::string& part,
-                  const LayerCost& l, double bytes_per) const;
-  // The gather runs ahead of the layer (on the comm stream) once the layer zero3_prefetch + 1
-  // before it has finished; the layer's first kernel waits for it.
-  void zero3_gather(Chain& c, const LayerCost& l) const;
-  static void mark_layer_ends(Chain& c);
   // A layer's forward: its kernels and collectives in order (`recompute`: rerun in backward).
   void forward_layer(Chain& c, int li, bool recompute) const;
 
@@ -74,6 +68,7 @@ class LayerChains {
   const spec::PrecisionPolicy& pr_;
   KernelContext ctx_;
   mutable CollectiveMaker collective_;
+  Zero3Placement zero3_;
 };
 
 }  // namespace stepsim::workload

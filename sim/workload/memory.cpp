@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/workload/zero3_placement.hpp"
+
 namespace stepsim::workload {
 
 using spec::bytes_per_element;
@@ -93,15 +95,7 @@ MemoryBreakdown memory_of_rank(const spec::ScenarioSpec& spec, const ParallelPla
   mem.grads = sharded(2, gb);
   mem.optimizer = sharded(1, mb + ob);
 
-  if (zero == 3) {
-    double largest = 0.0;
-    for (const auto& l : cost.layers())
-      largest = std::max(largest,
-                         (l.params() - l.routed_params()) / plan.tp + l.routed_params() / plan.ep);
-    largest =
-        std::max({largest, cost.embedding().params() / plan.tp, cost.head().params() / plan.tp});
-    mem.buffers = largest * ((spec.parallel.zero3_prefetch + 1) * pb + gb);
-  }
+  if (zero == 3) mem.buffers = zero3_buffer_bytes(spec, plan, cost, h);
 
   // Activations: in-flight micro-batches times the largest stage this device runs.
   double stage_bytes = 0.0;

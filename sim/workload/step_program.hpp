@@ -12,8 +12,8 @@
 // `send_bytes` to it. The step ends with the data-parallel works of `tail`.
 // Dependencies, as the executor instantiates them (explicit_sends below changes the cross-chunk
 // ones):
-//  - inside a chain, through the works' flags (after_prev, blocks_next, feeds_next, and ZeRO-3's
-//    gathers wait_layers_back layers back);
+//  - inside a chain, through the works' flags (after_prev, blocks_next, feeds_next for the next
+//    compute work, and ZeRO-3's gathers wait_units_back uses back);
 //  - across chunks: F(s, j) needs F(s-1, j); B(s, j) and the fused backward need F(s, j) and
 //    B(s+1, j); W(s, j) needs B(s, j): the producer's pipeline send, or its last work when both
 //    run on the same rank;
@@ -95,11 +95,11 @@ struct Work {
   std::vector<hw::Kernel> kernels;          // compute: what it launches, in order
   std::vector<CollectiveWork> collectives;  // communication
   bool after_prev = true;                   // depends on the previous work of the chain
-  bool blocks_next = true;    // the next work depends on it (and later works through it)
-  bool feeds_next = false;    // the next work that follows its predecessor also depends on it
-  bool ends_layer = false;    // the last compute work of its layer in the chain
-  bool couples = false;       // a collective over data-parallel groups: couples symmetry classes
-  int wait_layers_back = -1;  // ZeRO-3 gather: depends on the end of the layer this many back
+  bool blocks_next = true;   // the next work depends on it (and later works through it)
+  bool feeds_next = false;   // the next compute work that follows its predecessor depends on it
+  bool ends_unit = false;    // the last compute work of a ZeRO-3 unit's use (zero3_placement.hpp)
+  bool couples = false;      // a collective over data-parallel groups: couples symmetry classes
+  int wait_units_back = -1;  // ZeRO-3 gather: depends on the end of the use this many back
 
   double flops() const;  // of its kernels
   double bytes() const;  // of its collectives, per GPU

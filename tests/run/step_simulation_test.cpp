@@ -200,11 +200,11 @@ TEST_CASE("A straggler slows its pipeline rank and the step") {
 TEST_CASE("ZeRO-3 prefetch overlaps parameter gathers with the previous layers' compute") {
   spec::ScenarioSpec s = test::small_scenario(4, 8);
   s.parallel.zero = 3;
-  s.parallel.zero3_prefetch = 0;
+  s.parallel.zero3.prefetch = 0;
   const auto none = run::simulate_step(s);
-  s.parallel.zero3_prefetch = 1;
+  s.parallel.zero3.prefetch = 1;
   const auto one = run::simulate_step(s);
-  s.parallel.zero3_prefetch = 2;
+  s.parallel.zero3.prefetch = 2;
   const auto two = run::simulate_step(s);
   // Without prefetch a gather starts only when the previous layer is done: nothing overlaps it.
   CHECK(none.metrics.mean.overlapped_comm < one.metrics.mean.overlapped_comm);

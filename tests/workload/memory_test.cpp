@@ -36,7 +36,7 @@ TEST_CASE("ZeRO stages 0-3 shard optimizer state, then gradients, then parameter
   CHECK(m.grads == doctest::Approx(4.0 * P / 8));
 
   s.parallel.zero = 3;
-  s.parallel.zero3_prefetch = 1;
+  s.parallel.zero3.prefetch = 1;
   m = memory_per_gpu(s, make_plan(s), cost);
   CHECK(m.params == doctest::Approx(2.0 * P / 8));
   CHECK(m.buffers == doctest::Approx(largest_layer * (2 * 2.0 + 4.0)));

@@ -1,0 +1,67 @@
+// How a framework runs ZeRO-3 (fully sharded data parallelism): what it gathers as one collective,
+// how far ahead, what it keeps between uses, and how it groups the gradients it reduce-scatters.
+// workload/zero3_placement.hpp turns these settings into the collectives of a chain.
+//
+// Implementations and their documented defaults (`impl`):
+//  - ideal: stepsim's earlier model and a lower bound: one gather per transformer layer,
+//    `prefetch` layers ahead, one reduce-scatter per layer, all on the communication stream that
+//    also carries the layers' other collectives.
+//  - deepspeed: DeepSpeed ZeRO stage 3 (deepspeed/runtime/zero/config.py and
+//    partitioned_param_coordinator.py, commit edaa722): one coalesced all-gather per module with
+//    parameters (`unit: module`); parameters below stage3_param_persistence_threshold = 1e5
+//    elements are never partitioned; after fetching a module it prefetches the next modules in the
+//    trace while the elements in flight stay under min(stage3_prefetch_bucket_size = 5e7,
+//    stage3_max_live_parameters = 1e9 minus those resident); a module's parameters stay gathered
+//    to their next use only if fewer than stage3_max_reuse_distance = 1e9 elements are used in
+//    between; gradients go into reduce buckets of reduce_bucket_size = 5e8 elements, a bucket
+//    reduce-scattered when the next gradient would overflow it, on a stream of its own
+//    (overlap_comm, on by default at stage 3).
+//  - fsdp1: PyTorch FullyShardedDataParallel
+//  (torch/distributed/fsdp/fully_sharded_data_parallel.py):
+//    one flat parameter per wrapped unit (a transformer block under transformer_auto_wrap_policy),
+//    sharding_strategy FULL_SHARD (reshard after forward), backward_prefetch BACKWARD_PRE (the next
+//    unit's all-gather issued before the current unit's backward); forward_prefetch is off, but
+//    with limit_all_gathers the host issues the next unit's all-gather while the current one
+//    computes, at most two in flight: one unit ahead either way. One reduce-scatter per unit on
+//    the post-backward stream.
+//  - fsdp2: PyTorch fully_shard (torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py,
+//    _fsdp_collectives.py): per-parameter sharding; per unit one all-gather into a flat buffer
+//    followed by a copy-out into the parameters (torch.split_with_sizes_copy), and for the
+//    gradients a copy-in (chunk_cat) before one reduce-scatter on the reduce-scatter stream;
+//    reshard_after_forward = True, implicit forward prefetch and backward prefetch of one unit.
+// Every field can be set in the scenario (`parallelism.zero3`); a field left out takes the
+// implementation's default. Sizes are in parameters (elements), as DeepSpeed configures them.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace stepsim::spec {
+
+enum class Zero3Impl : std::uint8_t { ideal, deepspeed, fsdp1, fsdp2 };
+enum class Zero3Unit : std::uint8_t { layer, module };
+
+struct Zero3Spec {
+  Zero3Impl impl = Zero3Impl::ideal;
+  Zero3Unit unit = Zero3Unit::layer;
+  // Units gathered ahead of the one computing (0: a unit's gather starts once the previous unit
+  // has computed). Ignored when prefetch_params is set.
+  int prefetch = 1;
+  double prefetch_params = 0.0;  // > 0: prefetch by elements in flight (DeepSpeed's bucket)
+  double max_live = 0.0;       // > 0: elements gathered at once beyond which nothing is prefetched
+  double max_reuse = 0.0;      // > 0: keep a unit gathered if fewer elements are used in between
+  double persist_below = 0.0;  // modules with fewer elements are not partitioned
+  double bucket_params = 0.0;  // > 0: gradient reduce buckets of this many elements; 0: per unit
+  bool reshard_after_forward = true;  // false: gathered once in forward, kept through backward
+  bool copies = false;                // copy-out after each gather, copy-in before each reduce
+  bool own_stream = false;            // reduce-scatters on a stream of their own
+};
+
+// The documented defaults of an implementation (see above).
+Zero3Spec zero3_defaults(Zero3Impl impl);
+std::span<const std::string_view> zero3_impl_words();  // in Zero3Impl order
+std::span<const std::string_view> zero3_unit_words();
+std::string_view to_string(Zero3Impl impl);
+
+}  // namespace stepsim::spec

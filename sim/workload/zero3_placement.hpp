@@ -1,0 +1,88 @@
+// ZeRO-3's collectives in a chain, as the scenario's implementation runs them (spec/zero3.hpp).
+//
+// A chain is built without them (layer_chains.hpp); place() then cuts its kernel runs where the
+// gathered unit changes and inserts the gathers and reduce-scatters:
+//  - Units. `unit: layer`: a layer's parameters (embedding and head included) are one unit.
+//    `unit: module`: each op with parameters is one (a module of the framework), unless it holds
+//    fewer than persist_below elements, then it is never partitioned. Elements are counted per
+//    GPU before ZeRO's sharding (dense ops split by tp, routed experts by ep), as a framework
+//    counts a parameter's numel.
+//  - Uses. A use is a run of the chain's kernels on one unit (kernels of ops without parameters,
+//    and other collectives, stay in the use they follow). A use gathers its unit unless the unit
+//    was used earlier in the chain and is still resident: always with max_reuse = 0, otherwise
+//    when fewer than max_reuse elements were used in between (DeepSpeed's reuse distance, which
+//    keeps a module from its recomputed forward to its backward only if the modules between are
+//    small). Backward chains gather nothing when reshard_after_forward is off.
+//  - Prefetch. The gather of use u may start once use v - 1 has computed, where v is the use whose
+//    fetch issues it: v = u - prefetch, or, with prefetch_params, the earliest v such that the
+//    gathered elements of the uses strictly between v and u stay under min(prefetch_params,
+//    max_live - elements(v)) (DeepSpeed's prefetch loop). The host is taken to be at the use
+//    the GPU computes: DeepSpeed's host synchronises once more than two fetches are outstanding
+//    and FSDP's limit_all_gathers allows two all-gathers in flight, so neither runs further ahead.
+//  - Reduction (chains that complete weight gradients): a unit's gradients are ready after its
+//    last use in the chain; they are reduce-scattered per unit, or, with bucket_params, in
+//    buckets filled in that order, a bucket reduced when the next gradient would overflow it and
+//    at the chain's end. `ideal` issues a unit's reduce-scatter on the communication stream after
+//    the next unit's gather; own_stream puts it on the data-parallel stream at once.
+//  - Copies (fsdp2): a copy-out kernel reading and writing the gathered bytes before the use, and
+//    a copy-in of the gradient bytes before the reduce-scatter, on the compute stream.
+// Every gather and reduce-scatter splits into the dense parameters' collective over dp and the
+// routed experts' over edp. Not modelled: the host's own time per hook (Python), gathers
+// prefetched across chunk boundaries, parameters kept from a forward chunk to its backward chunk
+// by the reuse distance, DeepSpeed's separate fetch of a module's own parameters and its
+// prefetched ones (one collective per use here), and the all-gather and reduce-scatter copies of
+// DeepSpeed and FSDP1 (their collectives write and read the flat buffers in place).
+#pragma once
+
+#include <vector>
+
+#include "sim/workload/collective_options.hpp"
+#include "sim/workload/memory.hpp"
+#include "sim/workload/model_cost.hpp"
+#include "sim/workload/step_program.hpp"
+
+namespace stepsim::workload {
+
+// ZeRO-3's buffers on a GPU: the gathered parameters resident at once (the unit computing and
+// those prefetched: prefetch + 1 of the largest units, or with prefetch_params the largest unit,
+// the bucket and one unit it overshoots by, at most max_live more; with reshard_after_forward
+// off, every unit the GPU holds) and one reduce bucket of gradients (one unit when
+// bucket_params is 0).
+double zero3_buffer_bytes(const spec::ScenarioSpec& s, const ParallelPlan& plan,
+                          const ModelCost& cost, const HeldParams& held);
+
+class Zero3Placement {
+ public:
+  Zero3Placement(const spec::ScenarioSpec& s, const ParallelPlan& plan, const ModelCost& cost,
+                 CollectiveMaker& make);
+  // `backward`: a backward chain; `grads`: it completes its units' weight gradients.
+  void place(Chain& c, bool backward, bool grads) const;
+
+  // A unit's parameters per GPU before ZeRO's sharding: dense ones and routed experts'.
+  struct Params {
+    double dense = 0.0, routed = 0.0;
+    double total() const { return dense + routed; }
+  };
+  // The unit a kernel of layer `layer` works on: -1 for none (an op without gathered
+  // parameters), else an index into units().
+  int unit_of(int layer, const hw::Kernel& k) const;
+  const std::vector<Params>& units() const { return units_; }
+
+ private:
+  struct Use;
+  std::vector<Use> uses_of(Chain& c) const;
+  Work collective(StepOpKind kind, net::CollectiveOp op, const Params& p, double bytes_per,
+                  int layer) const;
+
+  const spec::ScenarioSpec& spec_;
+  const spec::Zero3Spec& z_;
+  const ParallelPlan& plan_;
+  const ModelCost& cost_;
+  CollectiveMaker& make_;
+  std::vector<Params> units_;
+  // Per layer slot (layer index + kSlotBase): the layer's unit, or its ops' units by name.
+  std::vector<int> layer_unit_;
+  std::vector<std::vector<std::pair<std::string, int>>> op_units_;
+};
+
+}  // namespace stepsim::workload
