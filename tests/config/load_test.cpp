@@ -171,3 +171,27 @@ TEST_CASE("A software preset sets the attention core; the scenario and --set ove
     CHECK(e.loc().file.find("--set software.attention=eager") != std::string::npos);
   }
 }
+
+TEST_CASE("parallelism.zero3: an implementation's defaults, overridden key by key") {
+  const auto file = source_path("scenarios/gpt3-175b-zero3-a100.yaml");
+  const auto ds = config::load_scenario(file);
+  CHECK(ds.parallel.zero3.impl == spec::Zero3Impl::deepspeed);
+  CHECK(ds.parallel.zero3.unit == spec::Zero3Unit::module);
+  CHECK(ds.parallel.zero3.prefetch_params == 5e7);
+  CHECK(ds.parallel.zero3.bucket_params == 5e8);
+  const auto fsdp = config::load_scenario(
+      file, {config::parse_override("parallelism.zero3={impl: fsdp2, prefetch: 2}")});
+  CHECK(fsdp.parallel.zero3.impl == spec::Zero3Impl::fsdp2);
+  CHECK(fsdp.parallel.zero3.unit == spec::Zero3Unit::layer);
+  CHECK(fsdp.parallel.zero3.prefetch == 2);
+  CHECK(fsdp.parallel.zero3.copies);
+  // Prefetching a count of units replaces DeepSpeed's bucket.
+  const auto counted =
+      config::load_scenario(file, {config::parse_override("parallelism.zero3.prefetch=3")});
+  CHECK(counted.parallel.zero3.prefetch_params == 0.0);
+  for (const char* bad : {"parallelism.zero3.impl=megatron", "parallelism.zero3.unit=block",
+                          "parallelism.zero3_prefetch=2"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS(config::load_scenario(file, {config::parse_override(bad)}), engine::UserError);
+  }
+}

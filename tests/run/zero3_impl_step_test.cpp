@@ -1,0 +1,53 @@
+// ZeRO-3 as frameworks run it (spec/zero3.hpp, workload/zero3_placement.hpp), on the shipped
+// GPT-3 175B scenario over 1536 A100: per-module gathers, re-gathers after recomputation and
+// one-module prefetch make DeepSpeed's defaults expose communication that one prefetched gather
+// per layer hides.
+#include <doctest/doctest.h>
+
+#include "sim/config/load.hpp"
+#include "sim/run/step_simulation.hpp"
+#include "tests/test_support.hpp"
+
+using namespace stepsim;
+
+namespace {
+
+run::StepSimulation simulate(const std::string& impl) {
+  return run::simulate_step(
+      config::load_scenario(test::source_path("scenarios/gpt3-175b-zero3-a100.yaml"),
+                            {config::parse_override("parallelism.zero3.impl=" + impl)}));
+}
+
+int count(const run::StepSimulation& s, workload::StepOpKind kind, int layer) {
+  int n = 0;
+  for (const auto& op : s.build.graph.ops) n += op.kind == kind && op.layer == layer;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("GPT-3 175B on 1536 A100: DeepSpeed's ZeRO-3 gathers per module and exposes it") {
+  const auto ds = simulate("deepspeed"), fsdp1 = simulate("fsdp1"), fsdp2 = simulate("fsdp2"),
+             ideal = simulate("ideal");
+  using workload::StepOpKind;
+  // One sequence per GPU, so one forward and one backward chunk. A layer's four weight GEMMs
+  // are gathered in forward, again for the recomputed forward, and all but the last once more
+  // for the backward (the modules between a module's two calls hold over 1e9 elements); its
+  // gradients fill four buckets of at most 5e8 elements (every weight but the 151 M-element
+  // output projection exceeds it alone).
+  CHECK(count(ds, StepOpKind::zero_gather, 50) == 4 + 4 + 3);
+  CHECK(count(ds, StepOpKind::zero_scatter, 50) == 4);
+  CHECK(count(fsdp1, StepOpKind::zero_gather, 50) == 2);
+  CHECK(count(fsdp1, StepOpKind::zero_scatter, 50) == 1);
+  const double t = ds.metrics.step_s;
+  MESSAGE("step: deepspeed " << t << " s, fsdp1 " << fsdp1.metrics.step_s << " s, fsdp2 "
+                             << fsdp2.metrics.step_s << " s, ideal " << ideal.metrics.step_s
+                             << " s; deepspeed exposes " << ds.metrics.mean.exposed_comm << " s");
+  CHECK(ds.metrics.mean.exposed_comm > 0.1 * t);
+  CHECK(ideal.metrics.mean.exposed_comm < 0.1 * ds.metrics.mean.exposed_comm);
+  CHECK(t > fsdp1.metrics.step_s);
+  // FSDP2's copy-out and copy-in add HBM work to every gather and reduction.
+  CHECK(fsdp2.metrics.mean.compute > fsdp1.metrics.mean.compute);
+  // The same compute under every implementation but FSDP2's copies.
+  CHECK(ds.metrics.mean.compute == doctest::Approx(ideal.metrics.mean.compute).epsilon(0.01));
+}
