@@ -135,11 +135,30 @@ int collective_command(const Args& args) {
                max_memory, "this collective",
                po_.bundle ? "use a smaller group" : "drop --no-bundle, or use a smaller group");
   std::vector<net::CollectiveResult> rows;
-  for (double s : size_list)
+  // Per row: its sequential steps (the phases' repetitions), and its latency: the same choice
+  // (algorithm, protocol, channels, chunks) run on one byte, the time no bandwidth shortens.
+  std::vector<long long> steps;
+  std::vector<double> latency;
+  for (double s : size_list) {
     rows.push_back(with_file(files[0], [&] {
       return net::run_collective(net::plan_collective(cop, s, members, topo, po_), s,
                                  static_cast<int>(members.size()), topo, fid, &control);
     }));
+    const net::CollectiveResult& r = rows.back();
+    long long n = 0;
+    for (const auto& ph : r.phases) n += ph.repeat;
+    steps.push_back(n);
+    net::PlanOptions same = po_;
+    same.algorithm = r.algorithm;
+    same.protocol = r.protocol;
+    same.channels = r.channels;
+    same.chunks = r.stream_chunks;
+    latency.push_back(with_file(files[0], [&] {
+      return net::run_collective(net::plan_collective(cop, 1.0, members, topo, same), 1.0,
+                                 static_cast<int>(members.size()), topo, fid, &control)
+          .time.seconds();
+    }));
+  }
 
   if (vm.count("json")) {
     format::JsonWriter w;
@@ -151,9 +170,12 @@ int collective_command(const Args& args) {
     w.field("fidelity", fidelity);
     w.field("algorithm_requested", algorithm);
     w.key("rows").begin_array();
-    for (const auto& r : rows) {
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const net::CollectiveResult& r = rows[i];
       w.begin_object();
       w.field("bytes", r.bytes);
+      w.field("steps", steps[i]);
+      w.field("latency_s", latency[i]);
       w.field("algorithm", r.algorithm);
       w.field("protocol", r.protocol);
       w.field("channels", r.channels);
@@ -193,13 +215,16 @@ int collective_command(const Args& args) {
   }
   std::cout << op << " over " << group << " (" << members.size() << " GPUs) on " << spec.name
             << ", algorithm " << algorithm << ", " << fidelity << " fidelity\n";
-  format::TextTable t({"size", "algorithm", "protocol", "channels", "chunks", "time", "tuner est",
-                       "algbw GB/s", "busbw GB/s", "IB GB/s/GPU", "bottleneck", "flows"});
-  for (const auto& r : rows) {
+  format::TextTable t({"size", "algorithm", "protocol", "channels", "chunks", "steps", "latency",
+                       "time", "tuner est", "algbw GB/s", "busbw GB/s", "IB GB/s/GPU", "bottleneck",
+                       "flows"});
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const net::CollectiveResult& r = rows[i];
     const double sec = r.time.seconds();
     t.row({format::binary_bytes(r.bytes), r.algorithm, r.protocol, std::to_string(r.channels),
-           std::to_string(r.stream_chunks), format::seconds(sec), format::seconds(r.predicted_s),
-           format::fixed(r.algbw / 1e9, 2), format::fixed(r.busbw / 1e9, 2),
+           std::to_string(r.stream_chunks), std::to_string(steps[i]), format::seconds(latency[i]),
+           format::seconds(sec), format::seconds(r.predicted_s), format::fixed(r.algbw / 1e9, 2),
+           format::fixed(r.busbw / 1e9, 2),
            format::fixed(sec > 0 ? r.ib_bytes_per_gpu / sec / 1e9 : 0.0, 2),
            std::string(hw::to_string(r.bottleneck)) + " " +
                format::fixed(100 * r.bottleneck_utilization, 0) + "%",

@@ -97,3 +97,25 @@ TEST_CASE("collective and topo mistakes exit 2 with a message") {
   CHECK(cut.status == 2);
   CHECK(cut.err.find("cannot reach") != std::string::npos);
 }
+
+TEST_CASE("collective counts a ring's sequential steps and times its latency on one byte") {
+  // A ring all-gather over n GPUs takes n - 1 steps; its latency is its time on one byte, with
+  // the same algorithm, protocol, channels and chunks.
+  const auto r = run_stepsim(
+      "collective topologies/a100-192x8-dgx.yaml --op all_gather --algorithm ring --protocol "
+      "simple --sizes 1B,1GiB --json");
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("\"steps\": 1535") != std::string::npos);
+  auto field = [&](const std::string& key, std::size_t from) {
+    const auto at = r.out.find("\"" + key + "\": ", from);
+    REQUIRE(at != std::string::npos);
+    return std::make_pair(std::stod(r.out.substr(at + key.size() + 4)), at);
+  };
+  const auto [lat1, at1] = field("latency_s", 0);
+  const auto [time1, t1] = field("time_s", at1);
+  const auto [lat2, at2] = field("latency_s", t1);
+  const auto [time2, t2] = field("time_s", at2);
+  CHECK(lat1 == doctest::Approx(time1));
+  CHECK(lat2 == doctest::Approx(lat1));
+  CHECK(time2 > lat2);
+}
