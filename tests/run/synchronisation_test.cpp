@@ -2,7 +2,11 @@
 // member's pace; the faster ones wait that difference, reported apart from compute.
 #include <doctest/doctest.h>
 
+#include <map>
+
+#include "sim/config/load.hpp"
 #include "sim/run/step_simulation.hpp"
+#include "tests/test_support.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim;
@@ -28,4 +32,103 @@ TEST_CASE("One GPU 10 % slow in a tensor-parallel group: the group waits for it,
   const auto& m = late.metrics.mean;
   CHECK(m.compute + m.synchronisation + m.exposed_comm + m.bubble + m.other_idle ==
         doctest::Approx(t));
+}
+
+namespace {
+
+// The ops on the critical path of a simulated step, walked back from the op that ends last: at
+// each op, the predecessor (a dependency, or the op before it on its stream) that ended when it
+// started.
+std::vector<int> critical_path(const run::StepSimulation& s) {
+  const auto& ops = s.build.graph.ops;
+  const auto& t = s.timeline;
+  std::map<std::pair<int, int>, std::vector<int>> streams;  // (device, stream) -> ops in order
+  std::vector<int> before(ops.size(), -1);
+  for (int i = 0; i < static_cast<int>(ops.size()); ++i) {
+    auto& q = streams[{ops[i].device, static_cast<int>(ops[i].stream)}];
+    if (!q.empty()) before[i] = q.back();
+    q.push_back(i);
+  }
+  int at = 0;
+  for (int i = 0; i < static_cast<int>(ops.size()); ++i)
+    if (t.end[i] > t.end[at]) at = i;
+  std::vector<int> path{at};
+  while (t.start[at].picoseconds() > 0) {
+    int next = -1;
+    std::vector<int> preds = ops[at].deps;
+    if (before[at] >= 0) preds.push_back(before[at]);
+    for (int p : preds)
+      if (t.end[p] == t.start[at]) next = p;
+    if (next < 0) break;  // a coupled collective waiting for another class
+    path.push_back(at = next);
+  }
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "One GPU 10 % slow in one EP group under DualPipe: the group's exchanges wait for it, "
+    "and the step grows by its extra compute on the critical path") {
+  // DeepSeek-V3 under DualPipe with communication free: every layer's dispatch and combine over
+  // EP 64 couple the group, so the slow GPU's cell (one column of the symmetry classes) computes
+  // at its pace. Hand count from the traces: the step grows by the slow device's extra compute
+  // along the critical path.
+  spec::ScenarioSpec s =
+      config::load_scenario(test::source_path("scenarios/deepseek-v3-dualpipe.yaml"));
+  s.fidelity = spec::NetworkFidelity::free;
+  const auto base = run::simulate_step(s);
+  spec::FaultSpec slow;
+  slow.kind = spec::FaultKind::straggler;
+  slow.gpu = 3;  // pipeline rank 0 (stages 0 and 15, the busiest), EP group 0 of that rank
+  slow.factor = 1.1;
+  s.cluster.faults.push_back(slow);
+  const auto late = run::simulate_step(s);
+  int device = -1;
+  for (int d = 0; d < static_cast<int>(late.build.graph.info.size()); ++d) {
+    const auto& i = late.build.graph.info[d];
+    if (i.rank == 0 && i.first_gpu <= slow.gpu && slow.gpu < i.first_gpu + i.gpus && i.pace > 1.0)
+      device = d;
+  }
+  REQUIRE(device >= 0);
+  CHECK(late.build.graph.info[device].pace == doctest::Approx(1.1));
+  const auto& ops = late.build.graph.ops;
+  // Each of its exchanges starts once the slow compute before it has ended.
+  int exchanges = 0;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].device != device || (ops[i].kind != workload::StepOpKind::ep_dispatch &&
+                                    ops[i].kind != workload::StepOpKind::ep_combine))
+      continue;
+    ++exchanges;
+    for (int d : ops[i].deps)
+      if (ops[d].stream == workload::StreamKind::compute)
+        CHECK(late.timeline.start[i] >= late.timeline.end[d]);
+  }
+  CHECK(exchanges > 0);
+  // The slow device's extra compute along a critical path: on the slow step's (1 - 1/1.1 of its
+  // compute ops there) and on the base step's (0.1 of them, where the same GPU's class of the
+  // unslowed step computes). The step grows by at least the base path's extra (that path is
+  // that much longer now) and at most the slow path's (it was no longer than T before).
+  auto extra = [](const run::StepSimulation& sim, int dev, double per_second) {
+    double e = 0.0;
+    for (int i : critical_path(sim)) {
+      const auto& op = sim.build.graph.ops[i];
+      if (op.device == dev && op.stream == workload::StreamKind::compute)
+        e += op.duration.seconds() * per_second;
+    }
+    return e;
+  };
+  int unslowed = -1;  // the class of column 0 (GPUs 0-63) on rank 0 in the base step
+  for (int d = 0; d < static_cast<int>(base.build.graph.info.size()); ++d)
+    if (base.build.graph.info[d].rank == 0 && base.build.graph.info[d].first_gpu == 0) unslowed = d;
+  REQUIRE(unslowed >= 0);
+  const double upper = extra(late, device, 1.0 - 1.0 / 1.1);
+  const double lower = extra(base, unslowed, 0.1);
+  const double grown = late.metrics.step_s - base.metrics.step_s;
+  MESSAGE("step " << base.metrics.step_s << " s -> " << late.metrics.step_s << " s: +" << grown
+                  << " s; the slow GPU's extra compute on the critical path: " << lower
+                  << " s (base step's path) to " << upper << " s (slow step's)");
+  CHECK(grown >= lower * (1.0 - 1e-9));
+  CHECK(grown <= upper * (1.0 + 1e-9));
+  CHECK(upper - lower < 0.01 * grown);
 }
