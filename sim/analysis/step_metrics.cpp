@@ -30,7 +30,7 @@ Breakdown Breakdown::operator/(double k) const {
 namespace {
 
 struct Blame {
-  double exposed = 0.0, bubble = 0.0, other = 0.0;
+  double exposed = 0.0, bubble = 0.0, other = 0.0, waiting = 0.0;
 };
 
 // The dependency of `op` that finished last, or -1.
@@ -51,9 +51,10 @@ void blame(const exec::StepGraph& g, const exec::StepTimeline& t, const std::vec
     return;
   }
   const StepOp& d = g.ops[dep];
-  if (workload::is_communication(d.kind)) {
+  const bool waiting = d.kind == workload::StepOpKind::barrier;
+  if (workload::is_communication(d.kind) || waiting) {
     const double s = std::max(from, t.start[dep].seconds());
-    b.exposed += to - s;
+    (waiting ? b.waiting : b.exposed) += to - s;
     if (s > from) {
       const int up = binding(g, t, dep);
       const int ahead = queue[dep];
@@ -132,6 +133,7 @@ StepMetrics step_metrics(const exec::StepGraph& g, const exec::StepTimeline& t) 
     const double share = static_cast<std::size_t>(d) < g.info.size() ? g.info[d].pace_share : 1.0;
     b.synchronisation = b.compute * (1.0 - share);
     b.compute -= b.synchronisation;
+    b.synchronisation += bl.waiting;
     const double w = static_cast<double>(g.gpus_of(d)) / fewest;
     m.mean += b * w;
     weights += w;

@@ -165,7 +165,11 @@ spec::ClusterSpec read_cluster(const Node& node, const std::string& dir,
   if (auto v = r.find("variability")) {
     MapReader vr(*v);
     c.variability.seed = static_cast<std::uint64_t>(vr.get("seed").integer(0));
-    c.variability.gpu_spread = vr.get("gpu_spread").number(0.0, 0.5);
+    if (auto g = vr.find("gpu_spread")) c.variability.gpu_spread = g->number(0.0, 0.5);
+    if (auto j = vr.find("kernel_jitter")) c.variability.kernel_jitter = j->number(0.0, 0.5);
+    if (!vr.has("gpu_spread") && !vr.has("kernel_jitter"))
+      v->fail("variability without gpu_spread or kernel_jitter",
+              "give gpu_spread (a GPU's speed), kernel_jitter (each kernel's), or both");
     if (auto s = vr.find("source")) c.variability.source = s->text();
     vr.finish();
   }

@@ -1,6 +1,7 @@
 #include "sim/exec/step_builder.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 
 #include "sim/engine/check.hpp"
@@ -49,6 +50,7 @@ class Builder {
     slowdown_.assign(plan_.pp * classes_, 1.0);
     pace_share_.assign(plan_.pp * classes_, 1.0);
     const spec::VariabilitySpec& v = t.spec().variability;
+    jitter_ = v.kernel_jitter;
     std::vector<double> own;
     for (int r = 0; r < plan_.pp; ++r)
       for (int k = 0; k < classes_; ++k) {
@@ -163,6 +165,9 @@ class Builder {
     Time duration;
     double ib_bytes = 0.0, nvlink_bytes = 0.0;
     int load = -1;
+    // Kernel jitter (hw/variability.hpp): a compute work's Σ t_k² (s²); a collective with
+    // barrier semantics' e_n for its largest group (0: none).
+    double square_sum = 0.0, expected_max = 0.0;
   };
 
   // A work's time on device d (the timer selected on it), with its link bytes and load.
@@ -173,7 +178,12 @@ class Builder {
       t.duration = Time::from_seconds(seconds * slowdown_[d]);
       return t;
     }
-    for (const CollectiveWork& c : w.collectives) t.duration += timer_.time(c, group(c));
+    for (const CollectiveWork& c : w.collectives) {
+      t.duration += timer_.time(c, group(c));
+      if (barrier(w.kind))
+        t.expected_max = std::max(
+            t.expected_max, hw::expected_max_normal(workload::group_shape(plan_, c.group).size));
+    }
     const net::LinkBytes l = timer_.take_link();
     t.ib_bytes = l.ib;
     t.nvlink_bytes = l.nvlink;
@@ -210,6 +220,11 @@ class Builder {
       if (ks[i] < 0.0) ks[i] = kernels_.run_seconds(works[i].kernels, program_.sm_share);
       Timed c;
       c.duration = Time::from_seconds(ks[i] * slowdown_[d]);
+      if (jitter_ > 0.0)
+        for (const hw::Kernel& k : works[i].kernels) {
+          const double sk = kernels_.seconds(k, program_.sm_share) * slowdown_[d];
+          c.square_sum += sk * sk;
+        }
       t.push_back(c);
     }
     return t;
@@ -258,7 +273,40 @@ class Builder {
     std::vector<int> feed;      // ops the next chained item must also wait for
     std::vector<std::tuple<Phase, int, int>> inputs;  // cross-chunk inputs of the first op
     std::vector<int> local_inputs;
+    double square_sum = 0.0;  // Σ t_k² of the kernels since the chain's last collective
   };
+
+  static bool barrier(StepOpKind k) {
+    return k == StepOpKind::tp_reduce || k == StepOpKind::ep_dispatch ||
+           k == StepOpKind::ep_combine || k == StepOpKind::zero_gather ||
+           k == StepOpKind::zero_scatter;
+  }
+
+  // Kernel jitter: a collective with barrier semantics first waits for its slowest member,
+  // e_n·j·sqrt(Σ t_k²) over the kernels since the chain's previous one (hw/variability.hpp), as an
+  // op of its own on the collective's stream.
+  void wait_for_peers(Running& r, const Timed& tm, StepOp& op) {
+    if (op.stream == StreamKind::compute) {
+      r.square_sum += tm.square_sum;
+      return;
+    }
+    if (tm.expected_max <= 0.0 || jitter_ <= 0.0) return;
+    const double wait = tm.expected_max * jitter_ * std::sqrt(r.square_sum);
+    r.square_sum = 0.0;
+    if (wait <= 0.0) return;
+    StepOp b;
+    b.device = op.device;
+    b.stream = op.stream;
+    b.kind = StepOpKind::barrier;
+    b.duration = Time::from_seconds(wait);
+    b.deps = std::move(op.deps);
+    b.phase = op.phase;
+    b.stage = op.stage;
+    b.mb = op.mb;
+    b.layer = op.layer;
+    b.part = "wait for slowest peer";
+    op.deps = {add_op(std::move(b))};
+  }
 
   void emit(int d, Running& r) {
     const Timed& tm = (*r.timed)[r.next];
@@ -279,6 +327,7 @@ class Builder {
     if (r.first < 0 && it.after_prev) {
       for (int dep : r.local_inputs) op.deps.push_back(dep);
     }
+    wait_for_peers(r, tm, op);
     const int id = add_op(std::move(op));
     if (r.first < 0 && it.after_prev) {
       r.first = id;
@@ -449,6 +498,7 @@ class Builder {
   std::vector<int> rank_couples_;  // the couplings of the rank being built, in order
   int couples_made_ = 0;           // by the device being built
   std::vector<double> slowdown_;
+  double jitter_ = 0.0;             // kernel_jitter (hw/variability.hpp)
   std::vector<double> pace_share_;  // per device (exec::DeviceInfo::pace_share)
   const PipelineProgram* prog_ = nullptr;
   StepGraph g_;

@@ -80,12 +80,13 @@ struct FaultSpec {
 };
 
 // GPU-to-GPU performance variability (hw/variability.hpp): each GPU computes at a speed drawn
-// once from `seed`, its time a factor 1 + gpu_spread·z with z standard normal. Off when
-// gpu_spread is 0.
+// once from `seed`, its time a factor 1 + gpu_spread·z with z standard normal, and each kernel's
+// duration varies by kernel_jitter around it. Off when both are 0.
 struct VariabilitySpec {
   std::uint64_t seed = 0;
-  double gpu_spread = 0.0;  // relative standard deviation of a GPU's compute time
-  std::string source;       // where the spread comes from
+  double gpu_spread = 0.0;     // relative standard deviation of a GPU's compute time
+  double kernel_jitter = 0.0;  // relative standard deviation of one kernel's duration
+  std::string source;          // where the spread comes from
 };
 
 struct ClusterSpec {

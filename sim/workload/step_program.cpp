@@ -17,8 +17,8 @@ using spec::bytes_per_element;
 
 std::string_view to_string(StepOpKind k) {
   static constexpr std::string_view kNames[] = {
-      "kernel",   "ep_dispatch", "ep_combine",  "tp_reduce",    "pp_send",
-      "dp_grads", "dp_params",   "zero_gather", "zero_scatter", "optimizer"};
+      "kernel",    "ep_dispatch", "ep_combine",   "tp_reduce", "pp_send", "dp_grads",
+      "dp_params", "zero_gather", "zero_scatter", "optimizer", "barrier"};
   return kNames[static_cast<int>(k)];
 }
 

@@ -62,11 +62,14 @@ enum class StepOpKind : std::uint8_t {
   dp_params,
   zero_gather,
   zero_scatter,
-  optimizer
+  optimizer,
+  // Not in a program: the executor's wait before a collective for its slowest member to arrive
+  // (kernel jitter, hw/variability.hpp).
+  barrier
 };
 std::string_view to_string(StepOpKind k);
 inline bool is_communication(StepOpKind k) {
-  return k != StepOpKind::kernel && k != StepOpKind::optimizer;
+  return k != StepOpKind::kernel && k != StepOpKind::optimizer && k != StepOpKind::barrier;
 }
 
 // The group a collective runs over, relative to the GPU that runs it: its tensor-parallel or

@@ -195,3 +195,17 @@ TEST_CASE("parallelism.zero3: an implementation's defaults, overridden key by ke
     CHECK_THROWS_AS(config::load_scenario(file, {config::parse_override(bad)}), engine::UserError);
   }
 }
+
+TEST_CASE("cluster.variability: a GPU's spread, each kernel's jitter, or both; not neither") {
+  const auto file = source_path("scenarios/deepseek-v3-dualpipe.yaml");
+  const auto j = config::load_scenario(
+      file, {config::parse_override("cluster.variability={seed: 4, kernel_jitter: 0.02}")});
+  CHECK(j.cluster.variability.kernel_jitter == 0.02);
+  CHECK(j.cluster.variability.gpu_spread == 0.0);
+  try {
+    config::load_scenario(file, {config::parse_override("cluster.variability={seed: 4}")});
+    FAIL("accepted a variability that varies nothing");
+  } catch (const engine::UserError& e) {
+    CHECK(e.message().find("without gpu_spread or kernel_jitter") != std::string::npos);
+  }
+}

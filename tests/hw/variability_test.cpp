@@ -28,3 +28,13 @@ TEST_CASE("Variability: one seeded draw per GPU, mean 1 and standard deviation t
   other.seed = 43;
   CHECK(hw::gpu_variability(other, 1234) != hw::gpu_variability(v, 1234));
 }
+
+TEST_CASE("Expected maximum of n standard normals, against the closed forms and Harter's table") {
+  CHECK(stepsim::hw::expected_max_normal(1) == 0.0);
+  CHECK(stepsim::hw::expected_max_normal(2) == doctest::Approx(1.0 / std::sqrt(M_PI)));
+  CHECK(stepsim::hw::expected_max_normal(3) == doctest::Approx(1.5 / std::sqrt(M_PI)));
+  // Harter, Biometrika 48 (1961), Table 1.
+  CHECK(stepsim::hw::expected_max_normal(5) == doctest::Approx(1.16296).epsilon(1e-5));
+  CHECK(stepsim::hw::expected_max_normal(10) == doctest::Approx(1.53875).epsilon(1e-5));
+  CHECK(stepsim::hw::expected_max_normal(100) == doctest::Approx(2.50759).epsilon(1e-5));
+}

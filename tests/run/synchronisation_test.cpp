@@ -2,9 +2,12 @@
 // member's pace; the faster ones wait that difference, reported apart from compute.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <map>
 
 #include "sim/config/load.hpp"
+#include "sim/hw/kernel_model.hpp"
+#include "sim/hw/variability.hpp"
 #include "sim/run/step_simulation.hpp"
 #include "tests/test_support.hpp"
 #include "tests/workload/spec_fixture.hpp"
@@ -131,4 +134,55 @@ TEST_CASE(
   CHECK(grown >= lower * (1.0 - 1e-9));
   CHECK(grown <= upper * (1.0 + 1e-9));
   CHECK(upper - lower < 0.01 * grown);
+}
+
+TEST_CASE(
+    "Kernel jitter: each tensor-parallel all-reduce first waits e_8 x j x sqrt(sum t_k^2) "
+    "for its slowest member, counted as synchronisation") {
+  // One node, TP 8, communication free: one device, everything in series, so the step grows by
+  // exactly the waits. Each wait covers the kernels since the chain's previous collective.
+  spec::ScenarioSpec s = test::small_scenario(1, 8);
+  s.parallel.tp = 8;
+  s.fidelity = spec::NetworkFidelity::free;
+  const auto base = run::simulate_step(s);
+  const double j = 0.05;
+  s.cluster.variability.kernel_jitter = j;
+  const auto jit = run::simulate_step(s);
+  const hw::TableKernelModel model(s.cluster.device);
+  const double e8 = hw::expected_max_normal(8);
+  double expected = 0.0;  // Σ over the step's chunks of their chains' waits
+  std::vector<double> runs(jit.program.chains.size(), 0.0);
+  for (const auto& in : jit.program.ranks[0])
+    for (const auto& c : in.chunks) runs[c.chain] += 1.0;
+  for (std::size_t c = 0; c < runs.size(); ++c) {
+    double sq = 0.0;
+    for (const workload::Work& w : jit.program.chains[c]) {
+      for (const hw::Kernel& k : w.kernels)
+        sq += std::pow(model.seconds(k, jit.program.sm_share), 2);
+      if (w.kind == workload::StepOpKind::tp_reduce) {
+        expected += runs[c] * e8 * j * std::sqrt(sq);
+        sq = 0.0;
+      }
+    }
+  }
+  double waits = 0.0;
+  int barriers = 0;
+  for (std::size_t i = 0; i < jit.build.graph.ops.size(); ++i) {
+    const auto& op = jit.build.graph.ops[i];
+    if (op.kind == workload::StepOpKind::barrier) {
+      waits += op.duration.seconds();
+      ++barriers;
+    }
+    if (op.kind == workload::StepOpKind::tp_reduce) {  // each waits for its barrier alone
+      REQUIRE(op.deps.size() == 1);
+      CHECK(jit.build.graph.ops[op.deps[0]].kind == workload::StepOpKind::barrier);
+    }
+  }
+  CHECK(barriers > 0);
+  CHECK(waits == doctest::Approx(expected).epsilon(1e-6));
+  CHECK(jit.metrics.step_s - base.metrics.step_s == doctest::Approx(waits).epsilon(1e-6));
+  CHECK(jit.metrics.mean.synchronisation == doctest::Approx(waits).epsilon(1e-6));
+  CHECK(jit.metrics.mean.exposed_comm == doctest::Approx(base.metrics.mean.exposed_comm));
+  // Off: no wait at all, the step as before.
+  for (const auto& op : base.build.graph.ops) CHECK(op.kind != workload::StepOpKind::barrier);
 }

@@ -32,7 +32,7 @@ TEST_CASE("Variability: same seed, same step; another seed, another; no spread, 
   CHECK(off.metrics.step_s == plain.metrics.step_s);
   CHECK(a.metrics.step_s > plain.metrics.step_s);
   // No slower than if every GPU ran at the fleet's slowest draw.
-  spec::VariabilitySpec v{1, 0.02, ""};
+  spec::VariabilitySpec v{1, 0.02, 0.0, ""};
   double slowest = 1.0;
   for (int g = 0; g < 2048; ++g) slowest = std::max(slowest, hw::gpu_variability(v, g));
   MESSAGE("spread 2 %, seed 1: step " << a.metrics.step_s << " s against " << plain.metrics.step_s
