@@ -118,10 +118,12 @@ StepMetrics step_metrics(const exec::StepGraph& g, const exec::StepTimeline& t) 
     Blame bl;
     double cursor = 0.0;
     std::vector<std::pair<double, double>> busy;
+    double imbalance = 0.0;
     for (int op : g.streams[d][static_cast<int>(StreamKind::compute)]) {
       const double s = t.start[op].seconds(), e = t.end[op].seconds();
       if (s > cursor) blame(g, t, queue, d, binding(g, t, op), cursor, s, bl);
       b.compute += e - s;
+      imbalance += std::min(g.ops[op].waiting_s, e - s);
       busy.push_back({s, e});
       cursor = std::max(cursor, e);
     }
@@ -131,7 +133,7 @@ StepMetrics step_metrics(const exec::StepGraph& g, const exec::StepTimeline& t) 
     b.other_idle = bl.other;
     b.overlapped_comm = intersect(busy, communication_in_flight(g, t, d));
     const double share = static_cast<std::size_t>(d) < g.info.size() ? g.info[d].pace_share : 1.0;
-    b.synchronisation = b.compute * (1.0 - share);
+    b.synchronisation = b.compute * (1.0 - share) + imbalance * share;
     b.compute -= b.synchronisation;
     b.synchronisation += bl.waiting;
     const double w = static_cast<double>(g.gpus_of(d)) / fewest;

@@ -12,8 +12,10 @@
 // straggler, hw/variability.hpp), since its GPUs exchange every layer; the faster ones compute
 // only their own share of that time and wait for the slowest at the exchanges. That wait, the
 // compute time times (1 - the device's pace_share, exec/step_graph.hpp), is taken out of compute
-// as synchronisation. So is a gap blamed, as above, on a wait before a collective for its slowest
-// member under kernel jitter (a StepOpKind::barrier op).
+// as synchronisation, and so is the part of its routed experts' kernels that the mean GPU of an
+// expert-parallel group does not run under uneven routing (StepOp::waiting_s: those kernels are
+// sized for the busiest GPU, the mean one computes 1/f of them). So is a gap blamed, as above, on a
+// wait before a collective for its slowest member under kernel jitter (a StepOpKind::barrier op).
 // So compute + synchronisation + exposed + bubble + other = T on every device. Overlapped
 // communication is the time
 // some communication runs while the compute stream is busy. Each device stands for the dp·tp GPUs

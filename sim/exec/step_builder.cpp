@@ -168,6 +168,7 @@ class Builder {
     // Kernel jitter (hw/variability.hpp): a compute work's Σ t_k² (s²); a collective with
     // barrier semantics' e_n for its largest group (0: none).
     double square_sum = 0.0, expected_max = 0.0;
+    double waiting = 0.0;  // StepOp::waiting_s
   };
 
   // A work's time on device d (the timer selected on it), with its link bytes and load.
@@ -220,10 +221,12 @@ class Builder {
       if (ks[i] < 0.0) ks[i] = kernels_.run_seconds(works[i].kernels, program_.sm_share);
       Timed c;
       c.duration = Time::from_seconds(ks[i] * slowdown_[d]);
-      if (jitter_ > 0.0)
+      const double imbalance = 1.0 - 1.0 / program_.expert_load;
+      if (jitter_ > 0.0 || imbalance > 0.0)
         for (const hw::Kernel& k : works[i].kernels) {
           const double sk = kernels_.seconds(k, program_.sm_share) * slowdown_[d];
           c.square_sum += sk * sk;
+          if (k.routed_copies) c.waiting += sk * imbalance;
         }
       t.push_back(c);
     }
@@ -251,6 +254,7 @@ class Builder {
     op.ib_bytes = t.ib_bytes;
     op.nvlink_bytes = t.nvlink_bytes;
     op.load = t.load;
+    op.waiting_s = t.waiting;
     op.hbm_bytes = 2.0 * op.bus_bytes;
     if (w.stream == StreamKind::compute) {
       for (const hw::Kernel& k : w.kernels) op.hbm_bytes += k.hbm_bytes;

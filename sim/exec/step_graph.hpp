@@ -45,6 +45,10 @@ struct StepOp {
   // communication op's, what it sends read and what it receives written (2 x its bus bytes; a
   // pipeline send: its bytes, read).
   double hbm_bytes = 0.0;
+  // A compute op: the seconds of it that the mean GPU of its device spends waiting, not
+  // computing: of its kernels on routed token copies, sized for the busiest GPU of the
+  // expert-parallel group (workload/expert_load.hpp), the others compute 1/f on average.
+  double waiting_s = 0.0;
   int peer = -1;    // pp_send: the receiving device
   int load = -1;    // communication: its shape in StepGraph::shapes; -1: it shares no link
   int couple = -1;  // a collective coupling classes: its index in StepGraph::couples

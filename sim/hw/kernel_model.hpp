@@ -95,6 +95,9 @@ struct Kernel {
   std::array<char, 24> op{};
   KernelRole role = KernelRole::plain;
   bool recompute = false;
+  // Runs on the routed token copies that the busiest GPU of an expert-parallel group receives
+  // (workload/expert_load.hpp): the others finish their share early and wait.
+  bool routed_copies = false;
   KernelClass cls = KernelClass::memory;
   spec::Precision precision = spec::Precision::bf16;
   double flops = 0.0;      // model FLOPs (what MFU counts)

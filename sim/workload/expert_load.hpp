@@ -19,7 +19,8 @@
 // memory-bound kernels on its token copies take f times the mean rows, and the dispatch and
 // combine move f times the mean bytes (the all-to-all ends when the busiest receiver has its
 // tokens). Every GPU of the group is charged so, since each waits for the busiest at the combine:
-// the others' wait shows as their compute. Not modelled: the counts' sampling noise within a
+// the others, computing 1/f of it on average, wait the rest, which the metrics report as
+// synchronisation (analysis/step_metrics.hpp). Not modelled: the counts' sampling noise within a
 // step (multinomial, about 1/√(copies per expert): ~1 % at DeepSeek-V3's 8,192 copies per expert
 // and micro-batch), node-limited routing's effect on the shares, groups whose placements differ,
 // and the busiest GPU's larger activation memory.

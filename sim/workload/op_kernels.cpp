@@ -148,6 +148,46 @@ void unfused_attention(const OpCost& op, bool fwd, double tokens, const KernelCo
   gemm(KernelRole::attn_dk, s, dqk, s, s2 * e + 2.0 * q);  // dK = dSᵀ·Q
 }
 
+void append_kernels(const OpCost& op, Phase pass, const KernelContext& ctx,
+                    std::vector<Kernel>& out) {
+  if (op.cls == OpClass::gemm) {
+    if (pass == Phase::weight && op.w_flops <= 0.0) return;
+    linear(op, pass, ctx, out);
+    return;
+  }
+  if (pass == Phase::weight) return;
+  const bool fwd = pass == Phase::forward;
+  const double t = ctx.tokens * (tp_replicated(op, ctx.tp, ctx.sequence_parallel) ? ctx.tp : 1) *
+                   load_of(op, ctx);
+  const double params =
+      op_local_params(op, ctx.tp, ctx.ep) * bytes_per_element(ctx.precision.params);
+  if (op.cls == OpClass::attention_core && !spec::fused(ctx.attention_kernel)) {
+    unfused_attention(op, fwd, t, ctx, out);
+    return;
+  }
+  if (op.cls == OpClass::attention_core) {
+    Kernel k;
+    k.set_op(op.name);
+    k.role = fwd ? hw::KernelRole::forward_pass : hw::KernelRole::backward_pass;
+    k.cls = KernelClass::attention;
+    k.precision = op.precision;
+    k.flops = t * (fwd ? op.fwd_flops : op.b_flops);
+    k.hbm_bytes = t * (fwd ? op.io_bytes : op.bwd_io_bytes);
+    k.backward = !fwd;
+    k.causal = ctx.causal;
+    k.head_dim = op.head_dim;
+    k.seq = ctx.seq;
+    out.push_back(k);
+    return;
+  }
+  const double bytes = t * (fwd ? op.io_bytes : op.bwd_io_bytes) + params;
+  if (bytes <= 0.0) return;
+  out.push_back(
+      memory_kernel(op.name, fwd ? hw::KernelRole::plain : hw::KernelRole::backward, bytes));
+  if (op.group == "rmsnorm" || op.group == "layernorm")
+    out.back().pattern = spec::MemoryPattern::reduction;
+}
+
 }  // namespace
 
 void append_pass_kernels(const std::vector<const OpCost*>& ops, Phase pass,
@@ -193,42 +233,10 @@ std::vector<Kernel> op_kernels(const OpCost& op, Phase pass, const KernelContext
 
 void append_op_kernels(const OpCost& op, Phase pass, const KernelContext& ctx,
                        std::vector<Kernel>& out) {
-  if (op.cls == OpClass::gemm) {
-    if (pass == Phase::weight && op.w_flops <= 0.0) return;
-    linear(op, pass, ctx, out);
-    return;
-  }
-  if (pass == Phase::weight) return;
-  const bool fwd = pass == Phase::forward;
-  const double t = ctx.tokens * (tp_replicated(op, ctx.tp, ctx.sequence_parallel) ? ctx.tp : 1) *
-                   load_of(op, ctx);
-  const double params =
-      op_local_params(op, ctx.tp, ctx.ep) * bytes_per_element(ctx.precision.params);
-  if (op.cls == OpClass::attention_core && !spec::fused(ctx.attention_kernel)) {
-    unfused_attention(op, fwd, t, ctx, out);
-    return;
-  }
-  if (op.cls == OpClass::attention_core) {
-    Kernel k;
-    k.set_op(op.name);
-    k.role = fwd ? hw::KernelRole::forward_pass : hw::KernelRole::backward_pass;
-    k.cls = KernelClass::attention;
-    k.precision = op.precision;
-    k.flops = t * (fwd ? op.fwd_flops : op.b_flops);
-    k.hbm_bytes = t * (fwd ? op.io_bytes : op.bwd_io_bytes);
-    k.backward = !fwd;
-    k.causal = ctx.causal;
-    k.head_dim = op.head_dim;
-    k.seq = ctx.seq;
-    out.push_back(k);
-    return;
-  }
-  const double bytes = t * (fwd ? op.io_bytes : op.bwd_io_bytes) + params;
-  if (bytes <= 0.0) return;
-  out.push_back(
-      memory_kernel(op.name, fwd ? hw::KernelRole::plain : hw::KernelRole::backward, bytes));
-  if (op.group == "rmsnorm" || op.group == "layernorm")
-    out.back().pattern = spec::MemoryPattern::reduction;
+  const std::size_t from = out.size();
+  append_kernels(op, pass, ctx, out);
+  if (op.routed_copies)
+    for (std::size_t i = from; i < out.size(); ++i) out[i].routed_copies = true;
 }
 
 }  // namespace stepsim::workload

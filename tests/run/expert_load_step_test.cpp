@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "sim/config/load.hpp"
+#include "sim/hw/kernel_model.hpp"
 #include "sim/run/step_simulation.hpp"
 #include "sim/workload/expert_load.hpp"
 #include "tests/test_support.hpp"
@@ -41,4 +42,42 @@ TEST_CASE("Zipf routing: the exchanges carry the busiest GPU's bytes and the ste
       file, {config::parse_override("model.moe.routing={kind: zipf, redundant: 3}")});
   CHECK_THROWS_WITH_AS(run::simulate_step(odd), doctest::Contains("not divisible by ep = 64"),
                        engine::UserError);
+}
+
+TEST_CASE("Zipf routing: the mean GPU waits 1 - 1/f of the experts' kernels, as synchronisation") {
+  const std::string file = test::source_path("scenarios/deepseek-v3-dualpipe.yaml");
+  const auto balanced = run::simulate_step(config::load_scenario(file));
+  const auto spec = config::load_scenario(
+      file, {config::parse_override("model.moe.routing={kind: zipf, s: 0.5, seed: 3}")});
+  const double f = workload::expert_load_factor(spec.model.moe, spec.parallel.ep);
+  const auto skewed = run::simulate_step(spec);
+  CHECK(balanced.metrics.mean.synchronisation == 0.0);
+  // Every compute op's waiting part is 1 - 1/f of its kernels on routed token copies, timed as
+  // the executor timed them.
+  const hw::TableKernelModel model(spec.cluster.device);
+  // Stage 1 (MoE layers; stage 0's are dense), on pipeline rank 1 under DualPipe.
+  int forward1 = -1;
+  for (const auto& in : skewed.program.ranks[1])
+    for (const auto& c : in.chunks)
+      if (c.phase == workload::Phase::forward && c.task.stage == 1) forward1 = c.chain;
+  REQUIRE(forward1 >= 0);
+  const auto& chain = skewed.program.chains[forward1];
+  double routed = 0.0;
+  for (const workload::Work& w : chain)
+    for (const hw::Kernel& k : w.kernels)
+      if (k.routed_copies) routed += model.seconds(k, skewed.program.sm_share);
+  REQUIRE(routed > 0.0);
+  int device = -1;
+  for (int d = 0; d < static_cast<int>(skewed.build.graph.info.size()); ++d)
+    if (skewed.build.graph.info[d].rank == 1 && device < 0) device = d;
+  double waiting = 0.0;  // over the compute ops of stage 1's forward of micro-batch 0
+  for (const auto& op : skewed.build.graph.ops)
+    if (op.device == device && op.stream == workload::StreamKind::compute && op.mb == 0 &&
+        op.phase == workload::Phase::forward && op.stage == 1)
+      waiting += op.waiting_s;
+  CHECK(waiting == doctest::Approx((1.0 - 1.0 / f) * routed).epsilon(1e-9));
+  const auto& m = skewed.metrics.mean;
+  CHECK(m.synchronisation > 0.0);
+  CHECK(m.compute + m.synchronisation + m.exposed_comm + m.bubble + m.other_idle ==
+        doctest::Approx(skewed.metrics.step_s));
 }
