@@ -153,10 +153,6 @@ ParallelPlan make_plan(const spec::ScenarioSpec& spec) {
              str(p.pp) + ") cannot combine with",
          "use zero: 1 with a pipeline, or pp: 1 with ZeRO-2/3 (as DeepSpeed and Megatron do)");
   if (p.zero3.prefetch < 0) fail(spec, "parallelism.zero3", "zero3.prefetch must be >= 0");
-  if (p.zero != 3 && spec.where.keys.count("parallelism.zero3"))
-    fail(spec, "parallelism.zero3",
-         "zero3 settings given with zero = " + str(p.zero) + ": they apply to ZeRO-3 only",
-         "set parallelism.zero: 3, or remove parallelism.zero3");
   if (p.comm_sms < 0 || p.comm_sms >= spec.cluster.device.sms)
     fail(spec, "parallelism.comm_sms",
          "comm_sms = " + str(p.comm_sms) + " must be in [0, " + str(spec.cluster.device.sms) + ")",

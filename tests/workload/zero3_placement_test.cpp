@@ -2,7 +2,6 @@
 
 #include <doctest/doctest.h>
 
-#include "sim/engine/user_error.hpp"
 #include "sim/workload/layer_chains.hpp"
 #include "sim/workload/memory.hpp"
 #include "tests/workload/spec_fixture.hpp"
@@ -185,17 +184,4 @@ TEST_CASE("Without resharding after forward, backward gathers nothing and memory
   CHECK(of_kind(chains.forward_layers({0, 1}), StepOpKind::zero_gather).size() == 2);
   CHECK(of_kind(chains.backward_layers({0, 1}, true), StepOpKind::zero_gather).empty());
   CHECK(memory_per_gpu(s, plan, cost).buffers > resharded);
-}
-
-TEST_CASE("ZeRO-3 settings without ZeRO-3 are refused at parallelism.zero3") {
-  ScenarioSpec s = test::small_scenario(1, 8);
-  s.parallel.zero = 1;
-  s.where.keys["parallelism.zero3"] = {"where:parallelism.zero3", 1, 1};
-  try {
-    make_plan(s);
-    FAIL("accepted zero3 settings with zero 1");
-  } catch (const engine::UserError& e) {
-    CHECK(e.loc().file == "where:parallelism.zero3");
-    CHECK(e.hint().find("zero: 3") != std::string::npos);
-  }
 }
