@@ -179,11 +179,17 @@ void WorkFold::collective(DeviceWork& w, workload::StepOpKind kind,
                      : c.group == workload::GroupRole::dp ? "dp"
                                                           : "tp";
   const int zero = spec_.parallel.zero;
-  const char* what = c.op == CollectiveOp::all_reduce ? "all-reduce"
-                     : c.op == CollectiveOp::all_gather
-                         ? (zero == 3 ? "all-gather x2 per micro-batch" : "all-gather")
-                         : (zero == 3 ? "reduce-scatter per micro-batch" : "reduce-scatter");
-  add_row(w, row, group_text(what, g, name, algorithm->name), b);
+  // ZeRO-3: per gathered unit (its implementation's, spec/zero3.hpp), every micro-batch; the ops
+  // column counts them.
+  const spec::Zero3Spec& z3 = spec_.parallel.zero3;
+  const std::string gathers =
+      std::string("all-gather per ") + (z3.unit == spec::Zero3Unit::layer ? "layer" : "module") +
+      (z3.reshard_after_forward ? " in forward and backward" : " in forward") + " per micro-batch";
+  const std::string what = c.op == CollectiveOp::all_reduce ? "all-reduce"
+                           : c.op == CollectiveOp::all_gather
+                               ? (zero == 3 ? gathers : "all-gather")
+                               : (zero == 3 ? "reduce-scatter per micro-batch" : "reduce-scatter");
+  add_row(w, row, group_text(what.c_str(), g, name, algorithm->name), b);
 }
 
 bool WorkFold::same_node(int d, int to) const {
