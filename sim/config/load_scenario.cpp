@@ -194,15 +194,12 @@ void read_software(const Node& node, ScenarioSpec& s) {
 // parallelism.zero3: `impl` picks the defaults (spec/zero3.hpp), the other keys override them.
 void read_zero3(const Node& node, spec::Zero3Spec& z) {
   MapReader r(node);
-  auto words = [](std::span<const std::string_view> w) {
-    return std::vector<std::string>(w.begin(), w.end());
-  };
   spec::Zero3Impl impl = spec::Zero3Impl::ideal;
   if (auto i = r.find("impl"))
-    impl = static_cast<spec::Zero3Impl>(i->choice(words(spec::zero3_impl_words())));
+    impl = static_cast<spec::Zero3Impl>(i->choice(spec::zero3_impl_words()));
   z = spec::zero3_defaults(impl);
   if (auto u = r.find("unit"))
-    z.unit = static_cast<spec::Zero3Unit>(u->choice(words(spec::zero3_unit_words())));
+    z.unit = static_cast<spec::Zero3Unit>(u->choice(spec::zero3_unit_words()));
   if (auto n = r.find("prefetch")) {
     z.prefetch = static_cast<int>(n->integer(0, 1 << 10));
     z.prefetch_params = 0.0;

@@ -35,11 +35,11 @@ Zero3Spec zero3_defaults(Zero3Impl impl) {
   return z;
 }
 
-std::span<const std::string_view> zero3_impl_words() {
-  return kImpls;
+std::vector<std::string> zero3_impl_words() {
+  return {kImpls.begin(), kImpls.end()};
 }
-std::span<const std::string_view> zero3_unit_words() {
-  return kUnits;
+std::vector<std::string> zero3_unit_words() {
+  return {kUnits.begin(), kUnits.end()};
 }
 std::string_view to_string(Zero3Impl impl) {
   return kImpls[static_cast<std::size_t>(impl)];

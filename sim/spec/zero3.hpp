@@ -34,8 +34,9 @@
 #pragma once
 
 #include <cstdint>
-#include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace stepsim::spec {
 
@@ -60,8 +61,8 @@ struct Zero3Spec {
 
 // The documented defaults of an implementation (see above).
 Zero3Spec zero3_defaults(Zero3Impl impl);
-std::span<const std::string_view> zero3_impl_words();  // in Zero3Impl order
-std::span<const std::string_view> zero3_unit_words();
+std::vector<std::string> zero3_impl_words();  // in Zero3Impl order
+std::vector<std::string> zero3_unit_words();  // in Zero3Unit order
 std::string_view to_string(Zero3Impl impl);
 
 }  // namespace stepsim::spec

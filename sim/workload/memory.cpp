@@ -33,6 +33,11 @@ HeldParams layer_params(const ParallelPlan& plan, const ModelCost& cost, int lay
   return {(l.params() - l.routed_params()) / plan.tp, l.routed_params() / plan.ep};
 }
 
+HeldParams op_params(const ParallelPlan& plan, const OpCost& op) {
+  if (op.routed_expert) return {0.0, op.params / plan.ep};
+  return {op.params / plan.tp, 0.0};
+}
+
 HeldParams stage_params(const ParallelPlan& plan, const ModelCost& cost, int stage) {
   HeldParams h;
   for (int li : stage_layer_indices(plan, stage)) {

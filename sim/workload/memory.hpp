@@ -37,10 +37,12 @@ struct MemoryBreakdown {
 struct HeldParams {
   double dense = 0.0;   // replicated over dp, split by tp
   double routed = 0.0;  // replicated over edp, split by ep
+  double total() const { return dense + routed; }
 };
 HeldParams held_params(const ParallelPlan& plan, const ModelCost& cost, int device);
 HeldParams stage_params(const ParallelPlan& plan, const ModelCost& cost, int stage);
 HeldParams layer_params(const ParallelPlan& plan, const ModelCost& cost, int layer);
+HeldParams op_params(const ParallelPlan& plan, const OpCost& op);
 
 // Stage cost helpers shared with the roofline.
 // kEmbedding, kHead, kMtpHead (layer_index.hpp); layers from `main_layers` on are MTP blocks.

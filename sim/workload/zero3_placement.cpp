@@ -26,29 +26,39 @@ hw::Kernel copy_kernel(const char* op, double bytes) {
 
 }  // namespace
 
+std::vector<GatherUnit> gather_units(const spec::Zero3Spec& z, const ParallelPlan& plan,
+                                     const ModelCost& cost) {
+  std::vector<GatherUnit> out;
+  auto add = [&](const LayerCost& l) {
+    if (z.unit == spec::Zero3Unit::layer) {
+      out.push_back({l.index, {}, layer_params(plan, cost, l.index)});
+      return;
+    }
+    for (const OpCost& op : l.ops) {
+      const HeldParams p = op_params(plan, op);
+      if (p.total() > 0.0 && p.total() >= z.persist_below) out.push_back({l.index, op.name, p});
+    }
+  };
+  add(cost.embedding());
+  for (const LayerCost& l : cost.layers()) add(l);
+  add(cost.head());
+  if (!cost.mtp_head().ops.empty()) add(cost.mtp_head());
+  return out;
+}
+
 double zero3_buffer_bytes(const spec::ScenarioSpec& s, const ParallelPlan& plan,
                           const ModelCost& cost, const HeldParams& held) {
   const spec::Zero3Spec& z = s.parallel.zero3;
   const auto& pr = s.training.precision;
   double largest = 0.0;
-  auto add_layer = [&](const LayerCost& l) {
-    double layer = 0.0;
-    for (const OpCost& op : l.ops) {
-      const double p = op.params / (op.routed_expert ? plan.ep : plan.tp);
-      layer += p;
-      if (z.unit == spec::Zero3Unit::module) largest = std::max(largest, p);
-    }
-    if (z.unit == spec::Zero3Unit::layer) largest = std::max(largest, layer);
-  };
-  add_layer(cost.embedding());
-  for (const LayerCost& l : cost.layers()) add_layer(l);
-  add_layer(cost.head());
+  for (const GatherUnit& u : gather_units(z, plan, cost))
+    largest = std::max(largest, u.params.total());
   double live = largest * (z.prefetch + 1);
   if (z.prefetch_params > 0.0)
     live =
         largest + std::min(z.prefetch_params + largest,
                            z.max_live > 0.0 ? z.max_live : std::numeric_limits<double>::infinity());
-  if (!z.reshard_after_forward) live = std::max(live, held.dense + held.routed);
+  if (!z.reshard_after_forward) live = std::max(live, held.total());
   const double bucket = z.bucket_params > 0.0 ? std::max(z.bucket_params, largest) : largest;
   return live * spec::bytes_per_element(pr.params) + bucket * spec::bytes_per_element(pr.grads);
 }
@@ -67,33 +77,18 @@ struct Zero3Placement::Use {
 
 Zero3Placement::Zero3Placement(const spec::ScenarioSpec& s, const ParallelPlan& plan,
                                const ModelCost& cost, CollectiveMaker& make)
-    : spec_(s), z_(s.parallel.zero3), plan_(plan), cost_(cost), make_(make) {
+    : spec_(s), z_(s.parallel.zero3), make_(make) {
   const std::size_t n = slot(static_cast<int>(cost.layers().size()));
   layer_unit_.assign(n, -1);
   op_units_.resize(n);
-  auto add_layer = [&](const LayerCost& l) {
-    const std::size_t at = slot(l.index);
-    Params layer;
-    for (const OpCost& op : l.ops) {
-      Params p;
-      (op.routed_expert ? p.routed : p.dense) =
-          op.params / (op.routed_expert ? plan_.ep : plan_.tp);
-      layer.dense += p.dense;
-      layer.routed += p.routed;
-      if (z_.unit == spec::Zero3Unit::module && p.total() > 0.0 && p.total() >= z_.persist_below) {
-        op_units_[at].push_back({op.name, static_cast<int>(units_.size())});
-        units_.push_back(p);
-      }
-    }
-    if (z_.unit == spec::Zero3Unit::layer) {
-      layer_unit_[at] = static_cast<int>(units_.size());
-      units_.push_back(layer);
-    }
-  };
-  add_layer(cost.embedding());
-  for (const LayerCost& l : cost.layers()) add_layer(l);
-  add_layer(cost.head());
-  if (!cost.mtp_head().ops.empty()) add_layer(cost.mtp_head());
+  for (GatherUnit& u : gather_units(z_, plan, cost)) {
+    const int id = static_cast<int>(units_.size());
+    if (z_.unit == spec::Zero3Unit::layer)
+      layer_unit_[slot(u.layer)] = id;
+    else
+      op_units_[slot(u.layer)].push_back({std::move(u.op), id});
+    units_.push_back(u.params);
+  }
 }
 
 int Zero3Placement::unit_of(int layer, const hw::Kernel& k) const {
@@ -106,7 +101,7 @@ int Zero3Placement::unit_of(int layer, const hw::Kernel& k) const {
   return -1;
 }
 
-Work Zero3Placement::collective(StepOpKind kind, net::CollectiveOp op, const Params& p,
+Work Zero3Placement::collective(StepOpKind kind, net::CollectiveOp op, const HeldParams& p,
                                 double bytes_per, int layer) const {
   Work w;
   w.stream = StreamKind::comm;
@@ -222,7 +217,7 @@ void Zero3Placement::place(Chain& c, bool backward, bool grads) const {
   double bucket_elements = 0.0;
   int bucket_layer = kNoLayer;  // the layer of its last unit
   auto reduce = [&](const std::vector<int>& units, int layer) {
-    Params p;
+    HeldParams p;
     for (int unit : units) {
       p.dense += units_[unit].dense;
       p.routed += units_[unit].routed;

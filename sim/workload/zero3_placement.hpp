@@ -34,6 +34,7 @@
 // DeepSpeed and FSDP1 (their collectives write and read the flat buffers in place).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "sim/workload/collective_options.hpp"
@@ -42,6 +43,17 @@
 #include "sim/workload/step_program.hpp"
 
 namespace stepsim::workload {
+
+// The units a framework gathers (spec/zero3.hpp), in model order: the embedding, the layers,
+// the head and the MTP modules' head, each whole (`unit: layer`), or each op with at least
+// persist_below parameters (`unit: module`, `op` its name), with their parameters per GPU.
+struct GatherUnit {
+  int layer = 0;
+  std::string op;  // module units
+  HeldParams params;
+};
+std::vector<GatherUnit> gather_units(const spec::Zero3Spec& z, const ParallelPlan& plan,
+                                     const ModelCost& cost);
 
 // ZeRO-3's buffers on a GPU: the gathered parameters resident at once (the unit computing and
 // those prefetched: prefetch + 1 of the largest units, or with prefetch_params the largest unit,
@@ -58,28 +70,21 @@ class Zero3Placement {
   // `backward`: a backward chain; `grads`: it completes its units' weight gradients.
   void place(Chain& c, bool backward, bool grads) const;
 
-  // A unit's parameters per GPU before ZeRO's sharding: dense ones and routed experts'.
-  struct Params {
-    double dense = 0.0, routed = 0.0;
-    double total() const { return dense + routed; }
-  };
   // The unit a kernel of layer `layer` works on: -1 for none (an op without gathered
   // parameters), else an index into units().
   int unit_of(int layer, const hw::Kernel& k) const;
-  const std::vector<Params>& units() const { return units_; }
+  const std::vector<HeldParams>& units() const { return units_; }
 
  private:
   struct Use;
   std::vector<Use> uses_of(Chain& c) const;
-  Work collective(StepOpKind kind, net::CollectiveOp op, const Params& p, double bytes_per,
+  Work collective(StepOpKind kind, net::CollectiveOp op, const HeldParams& p, double bytes_per,
                   int layer) const;
 
   const spec::ScenarioSpec& spec_;
   const spec::Zero3Spec& z_;
-  const ParallelPlan& plan_;
-  const ModelCost& cost_;
   CollectiveMaker& make_;
-  std::vector<Params> units_;
+  std::vector<HeldParams> units_;  // per GPU, before ZeRO's sharding
   // Per layer slot (layer index + kSlotBase): the layer's unit, or its ops' units by name.
   std::vector<int> layer_unit_;
   std::vector<std::vector<std::pair<std::string, int>>> op_units_;
