@@ -181,7 +181,7 @@ class Builder {
     }
     for (const CollectiveWork& c : w.collectives) {
       t.duration += timer_.time(c, group(c));
-      if (barrier(w.kind))
+      if (jitter_ > 0.0 && workload::waits_for_peers(w.kind))
         t.expected_max = std::max(
             t.expected_max, hw::expected_max_normal(workload::group_shape(plan_, c.group).size));
     }
@@ -217,17 +217,13 @@ class Builder {
         t.push_back(time(works[i], d));
         continue;
       }
-      if (ks.empty()) ks.assign(works.size(), -1.0);
-      if (ks[i] < 0.0) ks[i] = kernels_.run_seconds(works[i].kernels, program_.sm_share);
+      if (ks.empty()) ks.assign(works.size(), {-1.0});
+      if (ks[i].seconds < 0.0) ks[i] = kernels_.run_times(works[i].kernels, program_.sm_share);
+      const double f = slowdown_[d];
       Timed c;
-      c.duration = Time::from_seconds(ks[i] * slowdown_[d]);
-      const double imbalance = 1.0 - 1.0 / program_.expert_load;
-      if (jitter_ > 0.0 || imbalance > 0.0)
-        for (const hw::Kernel& k : works[i].kernels) {
-          const double sk = kernels_.seconds(k, program_.sm_share) * slowdown_[d];
-          c.square_sum += sk * sk;
-          if (k.routed_copies) c.waiting += sk * imbalance;
-        }
+      c.duration = Time::from_seconds(ks[i].seconds * f);
+      c.square_sum = ks[i].square_sum * f * f;
+      c.waiting = ks[i].routed * f * (1.0 - 1.0 / program_.expert_load);
       t.push_back(c);
     }
     return t;
@@ -279,12 +275,6 @@ class Builder {
     std::vector<int> local_inputs;
     double square_sum = 0.0;  // Σ t_k² of the kernels since the chain's last collective
   };
-
-  static bool barrier(StepOpKind k) {
-    return k == StepOpKind::tp_reduce || k == StepOpKind::ep_dispatch ||
-           k == StepOpKind::ep_combine || k == StepOpKind::zero_gather ||
-           k == StepOpKind::zero_scatter;
-  }
 
   // Kernel jitter: a collective with barrier semantics first waits for its slowest member,
   // e_n·j·sqrt(Σ t_k²) over the kernels since the chain's previous one (hw/variability.hpp), as an
@@ -511,8 +501,9 @@ class Builder {
   std::vector<std::tuple<Phase, int, int>> posted_;  // receives posted, awaited by the next compute
   std::vector<std::vector<Timed>> timed_;            // per chain, on the device being built
   CollectiveTimer timer_;
-  hw::TableKernelModel kernels_;               // the time of every kernel of the step
-  std::vector<std::vector<double>> kernel_s_;  // per chain and work: its kernels' seconds
+  hw::TableKernelModel kernels_;  // the time of every kernel of the step
+  // Per chain and work: its kernels' times, for all devices alike.
+  std::vector<std::vector<hw::KernelModel::RunTimes>> kernel_s_;
 };
 
 }  // namespace

@@ -73,12 +73,16 @@ std::string Kernel::name() const {
   return std::string(op.data()) + kRole[static_cast<int>(role)] + (recompute ? " (recompute)" : "");
 }
 
-double KernelModel::run_seconds(const std::vector<Kernel>& ks, double sm_share) const {
+KernelModel::RunTimes KernelModel::run_times(const std::vector<Kernel>& ks, double sm_share) const {
   const double launch = launch_seconds();
-  double gpu = 0.0;
-  for (std::size_t i = 0; i < ks.size(); ++i)
-    gpu = std::max(gpu, static_cast<double>(i) * launch) + seconds(ks[i], sm_share);
-  return gpu;
+  RunTimes r;
+  for (std::size_t i = 0; i < ks.size(); ++i) {
+    const double t = seconds(ks[i], sm_share);
+    r.seconds = std::max(r.seconds, static_cast<double>(i) * launch) + t;
+    r.square_sum += t * t;
+    if (ks[i].routed_copies) r.routed += t;
+  }
+  return r;
 }
 
 TableKernelModel::TableKernelModel(const spec::DeviceSpec& device) : device_(device) {

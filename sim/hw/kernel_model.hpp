@@ -146,8 +146,16 @@ class KernelModel {
   virtual double launch_seconds() const = 0;
   // The bandwidth a large memory-bound kernel reaches (bytes/s): the roofline's HBM rate.
   virtual double hbm_bandwidth() const = 0;
-  // A run of kernels on one stream, issued by the host one per launch.
-  double run_seconds(const std::vector<Kernel>& ks, double sm_share) const;
+  // A run of kernels on one stream, issued by the host one per launch: its seconds, and from its
+  // kernels' own seconds t_k, Σ t_k² (kernel jitter, variability.hpp) and the seconds of those
+  // on routed token copies (Kernel::routed_copies).
+  struct RunTimes {
+    double seconds = 0.0, square_sum = 0.0, routed = 0.0;
+  };
+  RunTimes run_times(const std::vector<Kernel>& ks, double sm_share) const;
+  double run_seconds(const std::vector<Kernel>& ks, double sm_share) const {
+    return run_times(ks, sm_share).seconds;
+  }
 };
 
 class TableKernelModel final : public KernelModel {

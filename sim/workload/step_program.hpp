@@ -71,6 +71,13 @@ std::string_view to_string(StepOpKind k);
 inline bool is_communication(StepOpKind k) {
   return k != StepOpKind::kernel && k != StepOpKind::optimizer && k != StepOpKind::barrier;
 }
+// A collective of a layer that starts only once every member has arrived (a group's first step,
+// DeepEP's notify): the ones kernel jitter delays (hw/variability.hpp).
+inline bool waits_for_peers(StepOpKind k) {
+  return k == StepOpKind::tp_reduce || k == StepOpKind::ep_dispatch ||
+         k == StepOpKind::ep_combine || k == StepOpKind::zero_gather ||
+         k == StepOpKind::zero_scatter;
+}
 
 // The group a collective runs over, relative to the GPU that runs it: its tensor-parallel or
 // expert-parallel group, or the data-parallel group of its non-expert (dp) or expert (edp)
