@@ -14,17 +14,18 @@ Breakdown& Breakdown::operator+=(const Breakdown& o) {
   other_idle += o.other_idle;
   overlapped_comm += o.overlapped_comm;
   synchronisation += o.synchronisation;
+  compute_slowed += o.compute_slowed;
   return *this;
 }
 
 Breakdown Breakdown::operator*(double k) const {
-  return {compute * k,    exposed_comm * k,    bubble * k,
-          other_idle * k, overlapped_comm * k, synchronisation * k};
+  return {compute * k,         exposed_comm * k,    bubble * k,        other_idle * k,
+          overlapped_comm * k, synchronisation * k, compute_slowed * k};
 }
 
 Breakdown Breakdown::operator/(double k) const {
-  return {compute / k,    exposed_comm / k,    bubble / k,
-          other_idle / k, overlapped_comm / k, synchronisation / k};
+  return {compute / k,         exposed_comm / k,    bubble / k,        other_idle / k,
+          overlapped_comm / k, synchronisation / k, compute_slowed / k};
 }
 
 namespace {
@@ -123,6 +124,7 @@ StepMetrics step_metrics(const exec::StepGraph& g, const exec::StepTimeline& t) 
       const double s = t.start[op].seconds(), e = t.end[op].seconds();
       if (s > cursor) blame(g, t, queue, d, binding(g, t, op), cursor, s, bl);
       b.compute += e - s;
+      b.compute_slowed += std::max(0.0, e - s - g.ops[op].duration.seconds());
       imbalance += std::min(g.ops[op].waiting_s, e - s);
       busy.push_back({s, e});
       cursor = std::max(cursor, e);
@@ -135,6 +137,7 @@ StepMetrics step_metrics(const exec::StepGraph& g, const exec::StepTimeline& t) 
     const double share = static_cast<std::size_t>(d) < g.info.size() ? g.info[d].pace_share : 1.0;
     b.synchronisation = b.compute * (1.0 - share) + imbalance * share;
     b.compute -= b.synchronisation;
+    b.compute_slowed *= share;
     b.synchronisation += bl.waiting;
     const double w = static_cast<double>(g.gpus_of(d)) / fewest;
     m.mean += b * w;

@@ -17,9 +17,10 @@
 // sized for the busiest GPU, the mean one computes 1/f of them). So is a gap blamed, as above, on a
 // wait before a collective for its slowest member under kernel jitter (a StepOpKind::barrier op).
 // So compute + synchronisation + exposed + bubble + other = T on every device. Overlapped
-// communication is the time
-// some communication runs while the compute stream is busy. Each device stands for the dp·tp GPUs
-// of its pipeline rank, so means over devices are means over GPUs.
+// communication is the time some communication runs while the compute stream is busy; of
+// compute, compute_slowed is what its ops ran beyond their own time, slowed beside communication
+// (the SMs its kernels hold, the HBM both use: exec/step_executor.hpp), scaled as compute is. Each
+// device stands for the dp·tp GPUs of its pipeline rank, so means over devices are means over GPUs.
 #pragma once
 
 #include <vector>
@@ -30,7 +31,7 @@ namespace stepsim::analysis {
 
 struct Breakdown {
   double compute = 0.0, exposed_comm = 0.0, bubble = 0.0, other_idle = 0.0, overlapped_comm = 0.0,
-         synchronisation = 0.0;  // seconds
+         synchronisation = 0.0, compute_slowed = 0.0;  // seconds
   Breakdown& operator+=(const Breakdown& o);
   Breakdown operator/(double k) const;
   Breakdown operator*(double k) const;

@@ -281,20 +281,22 @@ CalibrationImport import_calibration(const std::string& csv_file, const std::str
   const fs::path dev_dir = fs::absolute(device_file).parent_path();
   const fs::path out_dir = fs::absolute(output_file).parent_path();
   YAML::Node kept(YAML::NodeType::Sequence);
+  // A replaced table's library keeps its launch grid (the CSV does not say it).
+  auto replaced = [&](const YAML::Node& table) {
+    const auto it = tables.find(table_key(table));
+    if (it == tables.end()) return false;
+    if (table["grid"]) it->second["grid"] = table["grid"].as<std::string>();
+    ++out.dropped;
+    return true;
+  };
   if (dev["kernel_tables"])
     for (const YAML::Node& entry : dev["kernel_tables"]) {
       if (entry.IsMap()) {
-        if (tables.count(table_key(entry)))
-          ++out.dropped;
-        else
-          kept.push_back(entry);
+        if (!replaced(entry)) kept.push_back(entry);
         continue;
       }
       const fs::path file = (dev_dir / entry.as<std::string>()).lexically_normal();
-      if (tables.count(table_key(YAML::LoadFile(file.string())))) {
-        ++out.dropped;
-        continue;
-      }
+      if (replaced(YAML::LoadFile(file.string()))) continue;
       kept.push_back(fs::relative(file, out_dir).generic_string());
     }
   for (const auto& key : order) kept.push_back(tables[key]);

@@ -4,6 +4,7 @@
 //     source: "repository, file, commit"   # the citation
 //     clock: burst | sustained       # how the rows were measured
 //     library: deepgemm              # the software whose kernels ran (default: the name)
+//     grid: tiles | persistent       # gemm: one CTA per tile (default), or one per SM looping
 //     kind: gemm | attention | memory
 //     precision: fp8                 # gemm and attention
 //     pass: wgrad                    # gemm: any (default), fprop, dgrad or wgrad
@@ -45,6 +46,10 @@ void read_table(const Node& node, spec::DeviceSpec& d, const std::string& file) 
   if (auto pn = r.find("pattern")) {
     if (kind != 2) pn->fail("only a memory table has an access pattern", "drop the key");
     pattern = static_cast<spec::MemoryPattern>(pn->choice(spec::kMemoryPatterns.words()));
+  }
+  if (auto g = r.find("grid")) {
+    if (kind != 0) g->fail("only a gemm table has a grid", "drop the key");
+    t.sources[static_cast<std::size_t>(index)].persistent = g->choice({"tiles", "persistent"}) == 1;
   }
   if (auto pn = r.find("pass")) {
     if (kind != 0) pn->fail("only a gemm table has a pass", "attention rows name theirs per row");

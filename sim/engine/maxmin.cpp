@@ -101,6 +101,20 @@ void MaxMinSystem::clear(int v) {
   touch_variable(v);
 }
 
+void MaxMinSystem::set_bound(int v, double bound) {
+  Variable& x = vars_[v];
+  STEPSIM_CHECK(bound >= 0.0 && std::isfinite(bound) && std::isfinite(x.bound),
+                "a bound changed to or from unbounded");
+  if (bound == x.bound) return;
+  for (const Element& e : elements(v))
+    if (can_bind(e.id)) touch_constraint(e.id);
+  for (const Element& e : elements(v)) cnsts_[e.id].at_bounds += e.a * (bound - x.bound);
+  x.bound = bound;
+  for (const Element& e : elements(v))
+    if (can_bind(e.id)) touch_constraint(e.id);
+  touch_variable(v);
+}
+
 void MaxMinSystem::remove_variable(int v) {
   detach(v);
   vars_[v].live = false;

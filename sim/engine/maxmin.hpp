@@ -77,6 +77,9 @@ class MaxMinSystem {
   void expand(int v, int c, double consumption);
   // Drops all of v's elements; v keeps its weight and bound and is re-solved.
   void clear(int v);
+  // Sets v's bound (finite, >= 0; the step executor's compute ops, whose SMs communication
+  // kernels take and give back); v and the constraints it can now bind are re-solved.
+  void set_bound(int v, double bound);
   void remove_variable(int v);
 
   double value(int v) const { return vars_[v].value; }

@@ -81,6 +81,8 @@ class Builder {
     if (options_.fidelity == spec::NetworkFidelity::flow) {
       for (const hw::Link& l : topo_.links()) g_.link_capacity.push_back(l.up ? l.bandwidth : 0.0);
       g_.hbm_capacity = kernels_.hbm_bandwidth();
+      g_.sms = topo_.spec().device.sms;
+      g_.sms_reserved = program_.comm_sms;
     }
     const std::size_t tasks =
         static_cast<std::size_t>(prog_->stages) * prog_->micro_batches * classes_;
@@ -168,7 +170,10 @@ class Builder {
     // Kernel jitter (hw/variability.hpp): a compute work's Σ t_k² (s²); a collective with
     // barrier semantics' e_n for its largest group (0: none).
     double square_sum = 0.0, expected_max = 0.0;
-    double waiting = 0.0;  // StepOp::waiting_s
+    double waiting = 0.0;                         // StepOp::waiting_s
+    double sm_scaled = 0.0, sm_persistent = 0.0;  // StepOp::sm_scaled_s, sm_persistent_s
+    double persistent_wait = 0.0;                 // StepOp::persistent_wait_s
+    int sms = 0;                                  // StepOp::sms
   };
 
   // A work's time on device d (the timer selected on it), with its link bytes and load.
@@ -181,6 +186,7 @@ class Builder {
     }
     for (const CollectiveWork& c : w.collectives) {
       t.duration += timer_.time(c, group(c));
+      t.sms = std::max(t.sms, workload::held_sms(c, topo_.spec()));
       if (jitter_ > 0.0 && workload::waits_for_peers(w.kind))
         t.expected_max = std::max(
             t.expected_max, hw::expected_max_normal(workload::group_shape(plan_, c.group).size));
@@ -224,6 +230,10 @@ class Builder {
       c.duration = Time::from_seconds(ks[i].seconds * f);
       c.square_sum = ks[i].square_sum * f * f;
       c.waiting = ks[i].routed * f * (1.0 - 1.0 / program_.expert_load);
+      c.sm_scaled = ks[i].sm_scaled * f;
+      c.sm_persistent = ks[i].sm_persistent * f;
+      if (ks[i].seconds > 0.0)
+        c.persistent_wait = ks[i].persistent_square_sum * f / (2.0 * ks[i].seconds);
       t.push_back(c);
     }
     return t;
@@ -251,10 +261,16 @@ class Builder {
     op.nvlink_bytes = t.nvlink_bytes;
     op.load = t.load;
     op.waiting_s = t.waiting;
+    op.sm_scaled_s = t.sm_scaled;
+    op.sm_persistent_s = t.sm_persistent;
+    op.persistent_wait_s = t.persistent_wait;
+    op.sms = t.sms;
     op.hbm_bytes = 2.0 * op.bus_bytes;
     if (w.stream == StreamKind::compute) {
       for (const hw::Kernel& k : w.kernels) op.hbm_bytes += k.hbm_bytes;
-      if (g_.hbm_capacity > 0.0 && op.hbm_bytes > 0.0) op.load = kComputeShape;
+      if (g_.hbm_capacity > 0.0 &&
+          (op.hbm_bytes > 0.0 || op.sm_scaled_s > 0.0 || op.sm_persistent_s > 0.0))
+        op.load = kComputeShape;
     }
     if (w.couples) couple(op);
     return op;
@@ -299,6 +315,7 @@ class Builder {
     b.mb = op.mb;
     b.layer = op.layer;
     b.part = "wait for slowest peer";
+    b.sms = op.sms;  // its kernels are resident, spinning until the last peer arrives
     op.deps = {add_op(std::move(b))};
   }
 
@@ -390,6 +407,7 @@ class Builder {
     op.bytes = s;
     op.bus_bytes = s;
     op.hbm_bytes = s;
+    op.sms = workload::send_sms(program_.send_options);
     const net::LinkBytes l = timer_.take_link();
     op.ib_bytes = l.ib;
     op.nvlink_bytes = l.nvlink;

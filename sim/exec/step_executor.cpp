@@ -1,6 +1,7 @@
 #include "sim/exec/step_executor.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "sim/engine/check.hpp"
 #include "sim/engine/maxmin.hpp"
@@ -40,6 +41,10 @@ class Runner final : public engine::EventHandler {
     hbm_base_ = static_cast<int>(g.link_capacity.size());
     if (g.hbm_capacity > 0.0)
       for (int d = 0; d < g.devices; ++d) system_.add_constraint(g.hbm_capacity);
+    if (g.sms > 0) {
+      held_.assign(g.devices, 0);
+      computing_.assign(g.devices, -1);
+    }
   }
 
   StepTimeline run() {
@@ -62,6 +67,7 @@ class Runner final : public engine::EventHandler {
   }
 
   void on_event(engine::Simulator&, std::uint64_t tag) override {
+    if (tag >= g_.ops.size()) return resident(static_cast<int>(tag - g_.ops.size()));
     const int id = static_cast<int>(tag);
     if (shares(id)) {
       // The end of a piece of its run: on to the next, or gone from the fabric.
@@ -82,6 +88,7 @@ class Runner final : public engine::EventHandler {
  private:
   void complete(int id) {
     const StepOp& op = g_.ops[id];
+    if (hold_sms(id, -1)) resolve();
     tl_.end[id] = sim_.now();
     tl_.step = std::max(tl_.step, sim_.now());
     const int s = static_cast<int>(op.stream);
@@ -111,10 +118,63 @@ class Runner final : public engine::EventHandler {
 
   void begin(int id) {
     tl_.start[id] = sim_.now();
-    if (shares(id))
-      join(id);
-    else
-      sim_.after(g_.ops[id].duration, this, static_cast<std::uint64_t>(id));
+    if (const double w = sm_wait(id); w > 0.0) {
+      sim_.after(Time::from_seconds(w), this, g_.ops.size() + id);
+      return;
+    }
+    resident(id);
+  }
+
+  // The op's kernels are on their SMs: it runs.
+  void resident(int id) {
+    const bool held = hold_sms(id, 1);
+    if (shares(id)) return join(id);
+    if (held) resolve();
+    sim_.after(g_.ops[id].duration, this, static_cast<std::uint64_t>(id));
+  }
+
+  // ---- SMs ----------------------------------------------------------------------------------
+
+  // A communication kernel needing more SMs than compute leaves free waits for the running
+  // persistent kernel of the compute op in flight to end (its CTAs retire only then): the
+  // expected residual of the kernel it lands in, StepOp::persistent_wait_s.
+  double sm_wait(int id) const {
+    const StepOp& op = g_.ops[id];
+    if (g_.sms <= 0 || op.sms <= 0) return 0.0;
+    double w = 0.0;
+    for (int d : {op.device, op.kind == workload::StepOpKind::pp_send ? op.peer : -1})
+      if (d >= 0 && computing_[d] >= 0 && held_[d] + op.sms > g_.sms_reserved)
+        w = std::max(w, g_.ops[act_[computing_[d]].op].persistent_wait_s);
+    return w;
+  }
+
+  // A communication op starting (sign 1) or ending (-1) takes or gives back its SMs on its GPU
+  // (and its peer's); the compute op in flight there gets a new bound. Whether any changed.
+  bool hold_sms(int id, int sign) {
+    const StepOp& op = g_.ops[id];
+    if (g_.sms <= 0 || op.sms <= 0) return false;
+    for (int d : {op.device, op.kind == workload::StepOpKind::pp_send ? op.peer : -1}) {
+      if (d < 0) continue;
+      held_[d] += sign * op.sms;
+      if (computing_[d] >= 0) {
+        const Active& a = act_[computing_[d]];
+        system_.set_bound(a.var, sm_bound(a.op));
+      }
+    }
+    return true;
+  }
+
+  // b = T / (T + T_f·(s0/s − 1) + T_p·(⌈s0/s⌉ − 1)): the compute op's speed with s SMs free of
+  // communication, its kernels timed on s0.
+  double sm_bound(int id) const {
+    const StepOp& op = g_.ops[id];
+    const int s0 = g_.sms - g_.sms_reserved;
+    const int free = std::max(1, g_.sms - std::max(g_.sms_reserved, held_[op.device]));
+    if (free >= s0) return 1.0;
+    const double t = op.duration.seconds();
+    const double waves = std::ceil(static_cast<double>(s0) / free);
+    return t / (t + op.sm_scaled_s * (static_cast<double>(s0) / free - 1.0) +
+                op.sm_persistent_s * (waves - 1.0));
   }
 
   // ---- the live fabric ----------------------------------------------------------------------
@@ -179,7 +239,9 @@ class Runner final : public engine::EventHandler {
     a.op = id;
     a.seconds = g_.ops[id].duration.seconds();
     a.since = a.begun = a.piece_start = sim_.now();
-    a.var = system_.add_variable(1.0, 1.0);
+    const bool compute = !is_communication(g_.ops[id].kind) && g_.sms > 0;
+    a.var = system_.add_variable(1.0, compute ? sm_bound(id) : 1.0);
+    if (compute) computing_[g_.ops[id].device] = slot;
     if (slot_of_var_.size() <= static_cast<std::size_t>(a.var)) slot_of_var_.resize(a.var + 1);
     slot_of_var_[a.var] = slot;
     enter_piece(slot, 0);
@@ -230,6 +292,8 @@ class Runner final : public engine::EventHandler {
 
   void leave(int id) {
     const int slot = slot_of_[id];
+    if (!computing_.empty() && computing_[g_.ops[id].device] == slot)
+      computing_[g_.ops[id].device] = -1;
     system_.remove_variable(act_[slot].var);
     slot_of_[id] = -1;
     act_[slot].op = -1;
@@ -270,6 +334,9 @@ class Runner final : public engine::EventHandler {
   std::vector<Active> act_;        // communication ops in flight on the fabric, by slot
   std::vector<int> free_, slot_of_, slot_of_var_;
   int hbm_base_ = 0;  // constraint of device d's HBM: hbm_base_ + d
+  // Per device (when SMs are shared): the SMs its communication kernels in flight hold, and the
+  // slot of its compute op in flight (-1: none).
+  std::vector<int> held_, computing_;
   // Constraint l: link class l of the graph; variable: an op in flight, x its speed (bound 1).
   engine::MaxMinSystem system_;
 };

@@ -25,8 +25,31 @@
 // to send and writes as it receives (StepOp::hbm_bytes), both evenly over their run. A
 // memory-bound run beside a transfer that together ask more than the HBM gives are both slowed
 // to their max-min share; GEMM-bound runs rarely bind. A fluid approximation at the granularity
-// of a work (a run of kernels): its kernels' bursts are averaged, the L2 and the SMs a
-// communication kernel holds (a static share, StepProgram::sm_share) are not part of it.
+// of a work (a run of kernels): its kernels' bursts are averaged, the L2 is not part of it.
+// Each GPU's SMs are shared too, communication first: a communication kernel's CTAs are resident
+// on their SMs from its start to its end, spinning while they wait on links or peers, so it
+// holds h_c SMs whatever its pace (workload::held_sms: NCCL's channels, DeepEP's SMs, a pipeline
+// send's channels per peer on both GPUs; the wait before a collective holds its SMs too). The
+// compute op in flight on the GPU gets the rest: with S SMs, R of them left to communication by
+// the compute kernels (parallelism.comm_sms, DeepGEMM's set_num_sms; its kernels are timed on
+// s0 = S − R) and H = Σ h_c held, it has s = S − max(R, H). Of its time T, the compute-bound
+// part runs at a rate ∝ SMs (the kernel model's own scaling), the rest waits on HBM: T_f of
+// kernels with one CTA per tile stretches to T_f·s0/s; T_p of kernels with a persistent grid
+// (spec::TableSource::persistent: s0 CTAs, each looping over a fixed share of the tiles) runs
+// its CTAs in ⌈s0/s⌉ waves, T_p·⌈s0/s⌉ (the tail effect: two waves as soon as one SM is
+// missing). So its speed is bounded by
+//     b = T / (T + T_f·(s0/s − 1) + T_p·(⌈s0/s⌉ − 1))            (b = 1 while H <= R)
+// the bound of its variable in the same system, changed whenever a communication op on its GPU
+// starts or ends; HBM may slow it further. Communication kernels are not slowed for SMs (they
+// take theirs first, as resident CTAs do; compute slows them through HBM and links), but one
+// that needs more SMs than the compute leaves (H + h_c > R) cannot place its CTAs while a
+// persistent kernel holds them all: it starts when that kernel ends, after the expected residual
+// of the kernel it lands in, Σ t_p² / (2T) over the compute op's persistent kernels (a launch at
+// a uniformly random moment of it; StepOp::persistent_wait_s). Not modelled: wave quantisation
+// of tile grids at the reduced SM count (stretched as 1/s on average), the L2 and the SMs'
+// shared-memory and issue slots that co-resident kernels contend for (DeepEP's copies slow
+// 1.3-2x beside GEMMs in DeepEP's issues; only HBM contention is here), and kernels turning
+// compute-bound at fewer SMs.
 // Coupled ops (the copies of one data-parallel collective on a rank's symmetry classes) start
 // together, when the last of them is ready with its stream free, and end together, when the last
 // has moved its bytes: the collective waits for its slowest member. A graph that cannot finish

@@ -49,6 +49,15 @@ struct StepOp {
   // computing: of its kernels on routed token copies, sized for the busiest GPU of the
   // expert-parallel group (workload/expert_load.hpp), the others compute 1/f on average.
   double waiting_s = 0.0;
+  // A compute op: of its duration, the seconds that SMs taken by communication kernels stretch,
+  // of kernels with a CTA per tile and with a persistent grid (hw::KernelModel::RunTimes). A
+  // communication op (and the wait before it): the SMs its kernels hold on its GPU while it runs,
+  // and on its peer's for a pipeline send (workload::held_sms, send_sms).
+  double sm_scaled_s = 0.0, sm_persistent_s = 0.0;
+  // A compute op: how long a communication kernel launched at a random moment of it waits for
+  // its running persistent kernel to end, Σ t_p² / (2·T) over its persistent kernels.
+  double persistent_wait_s = 0.0;
+  int sms = 0;
   int peer = -1;    // pp_send: the receiving device
   int load = -1;    // communication: its shape in StepGraph::shapes; -1: it shares no link
   int couple = -1;  // a collective coupling classes: its index in StepGraph::couples
@@ -87,6 +96,10 @@ struct StepGraph {
   // with HBM bytes runs through `compute_shape`, one piece loading no link.
   double hbm_capacity = 0.0;
   int compute_shape = -1;
+  // Each GPU's SMs, shared as the executor's header says, when HBM is: its SMs, and those its
+  // compute kernels leave to communication kernels (parallelism.comm_sms: compute is timed on
+  // the rest). 0: not shared.
+  int sms = 0, sms_reserved = 0;
   std::vector<StepOp> ops;
   std::vector<std::array<std::vector<int>, workload::kStreams>>
       streams;  // per device: op ids in issue order

@@ -81,6 +81,12 @@ KernelModel::RunTimes KernelModel::run_times(const std::vector<Kernel>& ks, doub
     r.seconds = std::max(r.seconds, static_cast<double>(i) * launch) + t;
     r.square_sum += t * t;
     if (ks[i].routed_copies) r.routed += t;
+    if (persistent(ks[i])) {
+      r.sm_persistent += sm_seconds(ks[i], sm_share);
+      r.persistent_square_sum += t * t;
+    } else {
+      r.sm_scaled += sm_seconds(ks[i], sm_share);
+    }
   }
   return r;
 }
@@ -113,6 +119,7 @@ TableKernelModel::TableKernelModel(const spec::DeviceSpec& device) : device_(dev
         const double f = r.rate * c / (gemm_bound(k, 1.0) * waves(k, 1.0));
         g.rates.add({r.m, r.n, r.k, static_cast<double>(r.groups)}, f);
         g.rows.push_back(static_cast<int>(i));
+        g.persistent = t.sources[static_cast<std::size_t>(r.source)].persistent;
       }
       g.rates.fit();
       gemm_.push_back(std::move(g));
@@ -408,6 +415,21 @@ spec::GemmPass gemm_pass_of(const Kernel& k) {
 std::string_view pass_of(const Kernel& k, bool phase_backward) {
   if (k.cls == KernelClass::gemm) return spec::kGemmPasses.word(gemm_pass_of(k));
   return phase_backward && !k.recompute ? "backward" : "forward";
+}
+
+double TableKernelModel::sm_seconds(const Kernel& k, double sm_share) const {
+  if (k.cls == KernelClass::memory || k.flops <= 0.0) return 0.0;
+  const double x = exec(k, sm_share, nullptr);
+  if (k.cls == KernelClass::attention) return x;
+  // A GEMM under its memory roofline, or held by its own bytes (an fp32 gradient), waits on HBM.
+  const double bytes = k.hbm_bytes > 0.0 ? k.hbm_bytes / memory_rate(k, nullptr) : 0.0;
+  return compute_bound(k, sm_share) && x > bytes ? x : 0.0;
+}
+
+bool TableKernelModel::persistent(const Kernel& k) const {
+  if (k.cls != KernelClass::gemm || !device_.supports(k.precision)) return false;
+  const Table* t = gemm_table(k.precision, gemm_pass(k));
+  return t && !t->rows.empty() && t->persistent;
 }
 
 double TableKernelModel::math_seconds(const Kernel& k, double sm_share) const {

@@ -143,14 +143,22 @@ class KernelModel {
   // as if its bytes cost nothing: no memory bound, no gap, no launch (the roofline's compute
   // term; memory-bound kernels have none).
   virtual double math_seconds(const Kernel& k, double sm_share) const = 0;
+  // Of seconds(k, sm_share), the part that scales as 1 / SM share: a compute-bound kernel's
+  // execution (its rate is peak · share in every rule above); 0 for one that waits on HBM.
+  virtual double sm_seconds(const Kernel& k, double sm_share) const = 0;
+  // Whether `k` launches a persistent grid (spec::TableSource::persistent): its library's.
+  virtual bool persistent(const Kernel& k) const = 0;
   virtual double launch_seconds() const = 0;
   // The bandwidth a large memory-bound kernel reaches (bytes/s): the roofline's HBM rate.
   virtual double hbm_bandwidth() const = 0;
   // A run of kernels on one stream, issued by the host one per launch: its seconds, and from its
-  // kernels' own seconds t_k, Σ t_k² (kernel jitter, variability.hpp) and the seconds of those
-  // on routed token copies (Kernel::routed_copies).
+  // kernels' own seconds t_k, Σ t_k² (kernel jitter, variability.hpp), the seconds of those on
+  // routed token copies (Kernel::routed_copies) and Σ sm_seconds, the part that SMs taken by
+  // communication kernels stretch (exec/step_executor.hpp), of kernels with a grid of a CTA per
+  // tile (sm_scaled) and with a persistent grid (sm_persistent), and Σ t_k² over the latter.
   struct RunTimes {
-    double seconds = 0.0, square_sum = 0.0, routed = 0.0;
+    double seconds = 0.0, square_sum = 0.0, routed = 0.0, sm_scaled = 0.0, sm_persistent = 0.0,
+           persistent_square_sum = 0.0;
   };
   RunTimes run_times(const std::vector<Kernel>& ks, double sm_share) const;
   double run_seconds(const std::vector<Kernel>& ks, double sm_share) const {
@@ -165,6 +173,8 @@ class TableKernelModel final : public KernelModel {
   double seconds(const Kernel& k, double sm_share) const override;
   KernelEstimate explain(const Kernel& k, double sm_share) const override;
   double math_seconds(const Kernel& k, double sm_share) const override;
+  double sm_seconds(const Kernel& k, double sm_share) const override;
+  bool persistent(const Kernel& k) const override;
   double launch_seconds() const override { return device_.launch_overhead_s; }
   // The memory table at 1 GiB, or the datasheet figure without one.
   double hbm_bandwidth() const override;
@@ -172,7 +182,8 @@ class TableKernelModel final : public KernelModel {
  private:
   struct Table {
     RateTable rates;
-    std::vector<int> rows;  // the device's row behind each table row
+    std::vector<int> rows;    // the device's row behind each table row
+    bool persistent = false;  // its library's GEMMs launch a persistent grid
   };
   double exec(const Kernel& k, double sm_share, std::string* rule) const;
   // `memory`: under the shape's memory roofline too (else its arithmetic alone).

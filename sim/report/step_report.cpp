@@ -22,6 +22,7 @@ void breakdown_json(JsonWriter& w, const Breakdown& b) {
   w.field("bubble", b.bubble);
   w.field("other_idle", b.other_idle);
   w.field("overlapped_comm", b.overlapped_comm);
+  w.field("compute_slowed", b.compute_slowed);
 }
 
 std::string pct(double part, double whole) {
@@ -193,6 +194,10 @@ std::string step_text(const run::StepSimulation& s, const spec::ScenarioSpec& sp
          std::to_string(s.build.graph.cell) + (s.build.graph.cell == 1 ? " GPU" : " GPUs") +
          " (--json: per_class); worst GPU: rank " + std::to_string(f.worst_rank) + ", cells " +
          s.build.graph.short_cells(s.metrics.worst_device) + ")\n";
+  if (const double slowed = s.metrics.mean.compute_slowed; slowed > 0.0)
+    o += "  compute ran " + seconds(slowed) + " (" + pct(slowed, s.metrics.mean.compute) +
+         " of it) longer than alone: communication beside it took SMs for its kernels and "
+         "shared HBM (the trace gives each op's slowdown)\n";
   o += "  simulated " + std::to_string(s.build.graph.ops.size()) + " ops, " +
        std::to_string(s.timeline.events + s.build.network_events) + " events" +
        (timing ? " in " + fixed(s.wall_s, 2) + " s" : std::string()) + " (" +
@@ -213,6 +218,8 @@ std::string step_comparison_text(const std::vector<const run::StepSimulation*>& 
   };
   add("step time", [](const run::StepSimulation& s) { return seconds(s.metrics.step_s); });
   add("compute", [](const run::StepSimulation& s) { return seconds(s.metrics.mean.compute); });
+  add("  of it slowed beside comm",
+      [](const run::StepSimulation& s) { return seconds(s.metrics.mean.compute_slowed); });
   bool sync = false;
   for (const auto* r : runs) sync = sync || r->metrics.mean.synchronisation > 0.0;
   if (sync)

@@ -30,6 +30,10 @@ struct TableSource {
   // The software whose kernels the rows measured ("deepgemm", "cublas", "flash3"): what a software
   // preset chooses its GEMMs by (SoftwareSpec::gemm_library) and a kernel's implementation.
   std::string library;
+  // Its GEMM kernels launch a persistent grid (`grid: persistent`): one CTA per SM they are
+  // given, each looping over a fixed share of the output tiles, so that CTAs left waiting for an
+  // SM run as a second wave (exec/step_executor.hpp). Else one CTA per tile (`grid: tiles`).
+  bool persistent = false;
 };
 
 // The pass a GEMM row's kernel ran: any (the forward GEMM, which times every pass without rows of

@@ -1,5 +1,7 @@
 #include "sim/workload/collective_options.hpp"
 
+#include <algorithm>
+
 #include "sim/engine/check.hpp"
 #include "sim/engine/user_error.hpp"
 #include "sim/net/algorithm/algorithm.hpp"
@@ -144,6 +146,18 @@ const CollectiveWork& CollectiveMaker::operator()(net::CollectiveOp op, double b
 net::PlanOptions send_options(const spec::ScenarioSpec& s, const ParallelPlan& plan) {
   return plan_options(s, plan, spec::TrafficKind::pp, net::CollectiveOp::p2p,
                       {2, plan.stage_neighbours_on_same_node() ? 2 : 1});
+}
+
+int held_sms(const CollectiveWork& c, const spec::ClusterSpec& cluster) {
+  if (c.options.algorithm == "deepep") {
+    if (c.options.comm_sms > 0) return c.options.comm_sms;
+    return cluster.deepep_sms > 0 ? cluster.deepep_sms : kDeepEpDefaultSms;
+  }
+  return std::max(1, c.options.channels);
+}
+
+int send_sms(const net::PlanOptions& o) {
+  return o.channels > 0 ? o.channels : kNcclP2pChannelsPerPeer;
 }
 
 }  // namespace stepsim::workload

@@ -55,4 +55,19 @@ class CollectiveMaker {
 // The options of the pipeline sends (kind pp).
 net::PlanOptions send_options(const spec::ScenarioSpec& s, const ParallelPlan& plan);
 
+// SMs a communication kernel holds on each GPU it runs on, for as long as it runs, whatever its
+// pace (exec/step_executor.hpp): NCCL launches one CTA per channel, each resident on an SM until
+// the collective ends (NVIDIA/nccl src/enqueue.cc, ncclLaunchKernel: grid = channelCount);
+// DeepEP's dispatch and combine run on the scenario's comm_sms, else on the SMs its rate on the
+// cluster was measured with (deepep: {sms}), else on DeepEP's default (deep_ep/buffer.py:
+// Buffer.num_sms = 20).
+int held_sms(const CollectiveWork& c, const spec::ClusterSpec& cluster);
+constexpr int kDeepEpDefaultSms = 20;
+// A pipeline send, on each of its two GPUs: the channels network.collectives.pp sets, else
+// NCCL's channels per peer, 2 where any peer is across the network (src/graph/paths.cc,
+// ncclTopoComputeP2pChannels: the minimum over peers of NCHANNELS_PER_NET_PEER = 2 and
+// 2 per NVLink).
+int send_sms(const net::PlanOptions& send_options);
+constexpr int kNcclP2pChannelsPerPeer = 2;
+
 }  // namespace stepsim::workload

@@ -58,6 +58,7 @@ class ProgramBuilder {
                      bytes_per_element(pr_.activations);
     const auto& dev = spec_.cluster.device;
     out.sm_share = dev.compute_sm_share(spec_.parallel.comm_sms);
+    out.comm_sms = spec_.parallel.comm_sms;
     out.expert_load = chains_.expert_load();
     for (int r = 0; r < plan_.pp; ++r) {
       const auto m = memory_of_rank(spec_, plan_, cost_, r);

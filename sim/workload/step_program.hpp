@@ -174,6 +174,7 @@ struct StepProgram {
   std::vector<std::vector<TailWork>> tail;      // per pipeline rank
   double send_bytes = 0.0;  // a pipeline send's bytes per GPU (activations or their gradients)
   double sm_share = 1.0;    // SMs left to compute kernels while communication holds its own
+  int comm_sms = 0;         // SMs compute kernels leave to communication (parallelism.comm_sms)
   // The busiest GPU's routed token copies over the mean (expert_load.hpp), which the experts'
   // kernels and exchanges were built for (1: balanced routing, or no experts).
   double expert_load = 1.0;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "tests/test_support.hpp"
 
@@ -56,6 +57,10 @@ TEST_CASE("Calibration round trip: imported rows time the scenario's kernels") {
   // Replaced: DeepGEMM's two tables, the two copy tables (FlashMLA's row, Liger's curve) and the
   // reduction table (Liger's RMSNorm).
   CHECK(r.out.find("5 measurements into 4 tables, replacing 5") != std::string::npos);
+  // DeepGEMM's tables keep their persistent grid: the CSV does not say how kernels launch.
+  std::ifstream written(out);
+  const std::string device_text((std::istreambuf_iterator<char>(written)), {});
+  CHECK(device_text.find("grid: persistent") != std::string::npos);
   const auto k = run_stepsim(
       "kernels scenarios/deepseek-v3-dualpipe.yaml --stage 3 --csv --set "
       "'cluster.device=" +

@@ -224,3 +224,26 @@ TEST_CASE("Leave one out: the memory tables within 10 % where they interpolate")
   CHECK(memory_leave_one_out("topologies/a100.yaml", "liger-rmsnorm-a100") >= 4);
   CHECK(memory_leave_one_out("topologies/a100.yaml", "gpu-benches-a100-copy") >= 2);
 }
+
+TEST_CASE("A GEMM library's grid: DeepGEMM's persistent, cuBLAS's one CTA per tile") {
+  const spec::DeviceSpec d = h800();
+  const hw::TableKernelModel m(d);
+  hw::Kernel fp8 = gemm_of({spec::Precision::fp8, spec::GemmPass::any, 4096, 7168, 16384, 1});
+  hw::Kernel bf16 = fp8;
+  bf16.precision = spec::Precision::bf16;
+  CHECK(m.persistent(fp8));
+  CHECK_FALSE(m.persistent(bf16));
+  const auto r = m.run_times({fp8, bf16}, 1.0);
+  CHECK(r.sm_persistent == doctest::Approx(m.sm_seconds(fp8, 1.0)));
+  CHECK(r.sm_scaled == doctest::Approx(m.sm_seconds(bf16, 1.0)));
+  CHECK(r.persistent_square_sum == doctest::Approx(std::pow(m.seconds(fp8, 1.0), 2)));
+  try {
+    config::load_device(test::source_path("topologies/h800.yaml"),
+                        {config::parse_override(
+                            "kernel_tables=[{name: t, source: s, clock: burst, kind: attention, "
+                            "precision: bf16, grid: persistent, rows: []}]")});
+    FAIL("accepted a grid on an attention table");
+  } catch (const engine::UserError& e) {
+    CHECK(e.message().find("only a gemm table has a grid") != std::string::npos);
+  }
+}

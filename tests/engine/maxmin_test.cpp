@@ -124,6 +124,31 @@ TEST_CASE("Changes report the old value; an untouched component is not re-solved
   CHECK(s.value(y) == 6.0);
 }
 
+TEST_CASE("A bound that moves re-solves its variable and what shares its constraints") {
+  MaxMinSystem s;
+  const int c = s.add_constraint(1.0);
+  const int x = s.add_variable(1.0, 1.0), y = s.add_variable(1.0, 1.0);
+  s.expand(x, c, 1.0);
+  s.expand(y, c, 1.0);
+  s.solve();
+  CHECK(s.value(x) == 0.5);
+  s.set_bound(x, 0.2);  // x gives back what y takes
+  s.solve();
+  CHECK(s.value(x) == 0.2);
+  CHECK(s.value(y) == doctest::Approx(0.8));
+  s.set_bound(x, 1.0);
+  s.solve();
+  CHECK(s.value(x) == 0.5);
+  CHECK(s.value(y) == 0.5);
+  const int z = s.add_variable(1.0, 0.3);  // alone: its bound, then the new one
+  s.solve();
+  CHECK(s.value(z) == 0.3);
+  s.set_bound(z, 0.7);
+  const auto& changes = s.solve();
+  REQUIRE(changes.size() == 1);
+  CHECK(s.value(z) == 0.7);
+}
+
 TEST_CASE("A full constraint leaves a variable the minimum level, never zero") {
   MaxMinSystem s;
   const int c = s.add_constraint(0.0);
@@ -167,6 +192,14 @@ TEST_CASE("Property: incremental solves match the definition over random add/rem
           s.expand(id, c, a);
         }
         live[id] = v;
+      }
+      if (!live.empty() && rng.below(4) == 0) {  // a bounded variable's bound moves
+        auto it = live.begin();
+        std::advance(it, rng.below(static_cast<int>(live.size())));
+        if (std::isfinite(it->second.bound)) {
+          it->second.bound = rng.uniform(0.1, 60.0);
+          s.set_bound(it->first, it->second.bound);
+        }
       }
       if (rng.below(2) == 0 && step + 1 < 25) continue;  // batch several changes
       s.solve();

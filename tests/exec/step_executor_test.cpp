@@ -189,3 +189,77 @@ TEST_CASE("A memory-bound kernel and a communication copy share their GPU's HBM,
     CHECK(t.end[b].seconds() == doctest::Approx(expect).epsilon(1e-9));
   }
 }
+
+namespace {
+
+// One GPU's compute op of 10 ms, 8 of them compute-bound (stretched as 1/SMs, or in waves of a
+// persistent grid), beside a communication op on device `comm_device` of 4 ms holding `held`
+// SMs; 132 SMs, `reserved` of them left to communication by the compute kernels; a kernel
+// launched beside the compute waits `wait` s for a persistent kernel. Returns the ends of both.
+std::pair<double, double> beside_comm(int reserved, int held, StepOpKind kind, int comm_device = 0,
+                                      bool persistent = false, double wait = 0.0) {
+  StepGraph g = devices(2);
+  g.hbm_capacity = 3e12;
+  g.compute_shape = g.add_shape({});
+  g.sms = 132;
+  g.sms_reserved = reserved;
+  StepOp k;
+  k.stream = StreamKind::compute;
+  k.duration = Time::ms(10);
+  (persistent ? k.sm_persistent_s : k.sm_scaled_s) = 0.008;
+  k.persistent_wait_s = wait;
+  k.load = g.compute_shape;
+  const int a = g.add(k);
+  StepOp c;
+  c.device = comm_device;
+  c.stream = kind == StepOpKind::pp_send ? StreamKind::p2p : StreamKind::comm;
+  c.kind = kind;
+  c.duration = Time::ms(4);
+  c.sms = held;
+  c.peer = kind == StepOpKind::pp_send ? 0 : -1;
+  const int b = g.add(c);
+  const StepTimeline t = execute_step(g);
+  return {t.end[a].seconds(), t.end[b].seconds()};
+}
+
+}  // namespace
+
+TEST_CASE("Communication kernels take their SMs from the compute op they overlap") {
+  // All 132 SMs to compute; a reduce-scatter's 16 CTAs leave s = 116 of s0 = 132: speed
+  // b = 10 / (10 + 8·(132/116 − 1)) for its 4 ms, then full speed for the rest.
+  const double b = 10.0 / (10.0 + 8.0 * (132.0 / 116.0 - 1.0));
+  auto [compute, comm] = beside_comm(0, 16, StepOpKind::dp_grads);
+  CHECK(compute == doctest::Approx(1e-3 * (4.0 + (10.0 - 4.0 * b))).epsilon(1e-9));
+  CHECK(comm == doctest::Approx(0.004).epsilon(1e-9));  // communication keeps its own time
+  // Compute timed on 112 SMs, 20 left to communication: DeepEP's 20 SMs fit in them.
+  std::tie(compute, comm) = beside_comm(20, 20, StepOpKind::ep_dispatch);
+  CHECK(compute == doctest::Approx(0.010).epsilon(1e-9));
+  // 36 held of the 20 left: compute has 96 of its 112.
+  const double b36 = 10.0 / (10.0 + 8.0 * (112.0 / 96.0 - 1.0));
+  std::tie(compute, comm) = beside_comm(20, 36, StepOpKind::ep_dispatch);
+  CHECK(compute == doctest::Approx(1e-3 * (4.0 + (10.0 - 4.0 * b36))).epsilon(1e-9));
+  // A pipeline send from device 1 holds its channels on its receiver (device 0) too.
+  const double b2 = 10.0 / (10.0 + 8.0 * (132.0 / 130.0 - 1.0));
+  std::tie(compute, comm) = beside_comm(0, 2, StepOpKind::pp_send, 1);
+  CHECK(compute == doctest::Approx(1e-3 * (4.0 + (10.0 - 4.0 * b2))).epsilon(1e-9));
+  // A collective on another device leaves this one's SMs alone.
+  std::tie(compute, comm) = beside_comm(0, 16, StepOpKind::dp_grads, 1);
+  CHECK(compute == doctest::Approx(0.010).epsilon(1e-9));
+}
+
+TEST_CASE("A persistent grid's waiting CTAs run as a second wave; a kernel waits for its end") {
+  // Compute on 112 SMs (20 left); 36 held leave 96: the grid of 112 CTAs runs in two waves, its
+  // 8 ms twice over: b = 10 / (10 + 8·(2 − 1)).
+  const double b = 10.0 / 18.0;
+  auto [compute, comm] = beside_comm(20, 36, StepOpKind::ep_dispatch, 0, true);
+  CHECK(compute == doctest::Approx(1e-3 * (4.0 + (10.0 - 4.0 * b))).epsilon(1e-9));
+  CHECK(comm == doctest::Approx(0.004).epsilon(1e-9));
+  // The exchange's CTAs wait 1 ms for the running persistent GEMM to end, then hold their SMs.
+  std::tie(compute, comm) = beside_comm(20, 36, StepOpKind::ep_dispatch, 0, true, 0.001);
+  CHECK(comm == doctest::Approx(0.005).epsilon(1e-9));
+  CHECK(compute == doctest::Approx(1e-3 * (5.0 + (10.0 - 1.0 - 4.0 * b))).epsilon(1e-9));
+  // Within the SMs the compute leaves, it neither waits nor slows the compute.
+  std::tie(compute, comm) = beside_comm(20, 20, StepOpKind::ep_dispatch, 0, true, 0.001);
+  CHECK(comm == doctest::Approx(0.004).epsilon(1e-9));
+  CHECK(compute == doctest::Approx(0.010).epsilon(1e-9));
+}

@@ -95,6 +95,26 @@ TEST_CASE("Memory-bound kernels at the measured bandwidth; sustained rows are no
   CHECK(m.math_seconds(e, 1.0) == 0.0);
 }
 
+TEST_CASE("The part of a run the SMs stretch: compute-bound kernels, not those waiting on HBM") {
+  const DeviceSpec d = device();
+  const TableKernelModel m(d);
+  const Kernel big = gemm(6400, 6400, 8192), skinny = gemm(16, 6400, 8192);
+  CHECK(m.sm_seconds(big, 1.0) == doctest::Approx(m.seconds(big, 1.0) - d.kernel_gap_s));
+  CHECK(m.sm_seconds(skinny, 1.0) == 0.0);
+  Kernel a;
+  a.cls = KernelClass::attention;
+  a.flops = 1e12;
+  a.head_dim = 128;
+  a.seq = 4096;
+  CHECK(m.sm_seconds(a, 0.5) == doctest::Approx(m.seconds(a, 0.5) - d.kernel_gap_s));
+  Kernel e;
+  e.hbm_bytes = 2.7e9;
+  CHECK(m.sm_seconds(e, 1.0) == 0.0);
+  const KernelModel::RunTimes r = m.run_times({big, skinny, a, e}, 1.0);
+  CHECK(r.sm_scaled == doctest::Approx(m.sm_seconds(big, 1.0) + m.sm_seconds(a, 1.0)));
+  CHECK(r.seconds > r.sm_scaled);
+}
+
 TEST_CASE("No table for a class: the achievable rate under the sustained clock") {
   DeviceSpec d = device();
   d.tables.gemm.clear();

@@ -18,6 +18,14 @@ run::StepSimulation simulate(const std::string& impl) {
                             {config::parse_override("parallelism.zero3.impl=" + impl)}));
 }
 
+// Seconds of kernels device 0 runs, each at its own speed (alone on its GPU).
+double own_compute(const run::StepSimulation& s) {
+  double t = 0.0;
+  for (const auto& op : s.build.graph.ops)
+    if (op.device == 0 && op.kind == workload::StepOpKind::kernel) t += op.duration.seconds();
+  return t;
+}
+
 int count(const run::StepSimulation& s, workload::StepOpKind kind, int layer) {
   int n = 0;
   for (const auto& op : s.build.graph.ops) n += op.kind == kind && op.layer == layer;
@@ -48,6 +56,10 @@ TEST_CASE("GPT-3 175B on 1536 A100: DeepSpeed's ZeRO-3 gathers per module and ex
   CHECK(t > fsdp1.metrics.step_s);
   // FSDP2's copy-out and copy-in add HBM work to every gather and reduction.
   CHECK(fsdp2.metrics.mean.compute > fsdp1.metrics.mean.compute);
-  // The same compute under every implementation but FSDP2's copies.
-  CHECK(ds.metrics.mean.compute == doctest::Approx(ideal.metrics.mean.compute).epsilon(0.01));
+  // The same kernels under every implementation but FSDP2's copies; the gathers' CTAs take SMs
+  // from the compute they overlap, more of it under DeepSpeed's per-module gathers.
+  CHECK(own_compute(ds) == doctest::Approx(own_compute(ideal)).epsilon(0.01));
+  MESSAGE("compute alone " << own_compute(ds) << " s; deepspeed " << ds.metrics.mean.compute
+                           << " s, ideal " << ideal.metrics.mean.compute << " s");
+  CHECK(ds.metrics.mean.compute > 1.02 * own_compute(ds));
 }
