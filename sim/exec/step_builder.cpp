@@ -210,6 +210,24 @@ class Builder {
     }
     STEPSIM_UNREACHABLE("unknown group role");
   }
+  // A compute work's times on its SMs; its tile grids' stretch (StepOp::sm_scaled_s) measured by
+  // the kernel model, wave quantisation included, on the SMs the program's largest communication
+  // kernel leaves it, as the 1/SMs-equivalent seconds that stretch matches there.
+  hw::KernelModel::RunTimes compute_times(const std::vector<hw::Kernel>& ks) {
+    hw::KernelModel::RunTimes r = kernels_.run_times(ks, program_.sm_share);
+    if (ref_share_ < 0.0) {
+      const int sms = topo_.spec().device.sms;
+      const int held =
+          std::max(program_.comm_sms, workload::largest_held_sms(program_, topo_.spec()));
+      ref_share_ = static_cast<double>(std::max(1, sms - held)) / sms;
+    }
+    if (ref_share_ < program_.sm_share) {
+      const double at_ref = kernels_.run_times(ks, ref_share_).sm_scaled;
+      r.sm_scaled = std::max(0.0, at_ref - r.sm_scaled) / (program_.sm_share / ref_share_ - 1.0);
+    }
+    return r;
+  }
+
   // The chain's works timed on device d, once per device; a compute work's kernels are timed
   // once for all devices (a device only scales them by its slowdown).
   const std::vector<Timed>& timed(int chain, int d) {
@@ -224,7 +242,7 @@ class Builder {
         continue;
       }
       if (ks.empty()) ks.assign(works.size(), {-1.0});
-      if (ks[i].seconds < 0.0) ks[i] = kernels_.run_times(works[i].kernels, program_.sm_share);
+      if (ks[i].seconds < 0.0) ks[i] = compute_times(works[i].kernels);
       const double f = slowdown_[d];
       Timed c;
       c.duration = Time::from_seconds(ks[i].seconds * f);
@@ -522,6 +540,7 @@ class Builder {
   hw::TableKernelModel kernels_;  // the time of every kernel of the step
   // Per chain and work: its kernels' times, for all devices alike.
   std::vector<std::vector<hw::KernelModel::RunTimes>> kernel_s_;
+  double ref_share_ = -1.0;  // compute_times' reference SM share, once known
 };
 
 }  // namespace

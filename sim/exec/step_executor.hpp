@@ -34,8 +34,10 @@
 // the compute kernels (parallelism.comm_sms, DeepGEMM's set_num_sms; its kernels are timed on
 // s0 = S − R) and H = Σ h_c held, it has s = S − max(R, H). Of its time T, the compute-bound
 // part runs at a rate ∝ SMs (the kernel model's own scaling), the rest waits on HBM: T_f of
-// kernels with one CTA per tile stretches to T_f·s0/s; T_p of kernels with a persistent grid
-// (spec::TableSource::persistent: s0 CTAs, each looping over a fixed share of the tiles) runs
+// kernels with one CTA per tile stretches to T_f·s0/s (T_f fitted so that this is the kernel
+// model's time, wave quantisation included, on the SMs the program's largest communication
+// kernel leaves: a 132-tile GEMM beside 24 CTAs runs two waves); T_p of kernels with a persistent
+// grid (spec::TableSource::persistent: s0 CTAs, each looping over a fixed share of the tiles) runs
 // its CTAs in ⌈s0/s⌉ waves, T_p·⌈s0/s⌉ (the tail effect: two waves as soon as one SM is
 // missing). So its speed is bounded by
 //     b = T / (T + T_f·(s0/s − 1) + T_p·(⌈s0/s⌉ − 1))            (b = 1 while H <= R)
@@ -45,8 +47,12 @@
 // that needs more SMs than the compute leaves (H + h_c > R) cannot place its CTAs while a
 // persistent kernel holds them all: it starts when that kernel ends, after the expected residual
 // of the kernel it lands in, Σ t_p² / (2T) over the compute op's persistent kernels (a launch at
-// a uniformly random moment of it; StepOp::persistent_wait_s). Not modelled: wave quantisation
-// of tile grids at the reduced SM count (stretched as 1/s on average), the L2 and the SMs'
+// a uniformly random moment of it; StepOp::persistent_wait_s). Measured: a 132-block GEMM on an
+// H100 beside NCCL's 24-block all-gather nearly doubles, 80 % to 47 % MFU, from its second wave
+// (NVIDIA developer forums, thread 337991, "Compute-Communication Overlap Causes Severe GEMM
+// Performance Degradation because of Tail Effect"); overlapped compute slows 18.9 % on average,
+// 40 % at most, across GPUs and precisions (arXiv 2507.03114, Lee et al.). Not modelled: wave
+// quantisation of tile grids at SM counts other than the reference, the L2 and the SMs'
 // shared-memory and issue slots that co-resident kernels contend for (DeepEP's copies slow
 // 1.3-2x beside GEMMs in DeepEP's issues; only HBM contention is here), and kernels turning
 // compute-bound at fewer SMs.

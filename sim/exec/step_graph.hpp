@@ -50,7 +50,9 @@ struct StepOp {
   // expert-parallel group (workload/expert_load.hpp), the others compute 1/f on average.
   double waiting_s = 0.0;
   // A compute op: of its duration, the seconds that SMs taken by communication kernels stretch,
-  // of kernels with a CTA per tile and with a persistent grid (hw::KernelModel::RunTimes). A
+  // of kernels with a CTA per tile (as 1/SMs, fitted to the kernel model's own time, wave
+  // quantisation included, on the SMs the program's largest communication kernel leaves) and
+  // with a persistent grid (hw::KernelModel::RunTimes). A
   // communication op (and the wait before it): the SMs its kernels hold on its GPU while it runs,
   // and on its peer's for a pipeline send (workload::held_sms, send_sms).
   double sm_scaled_s = 0.0, sm_persistent_s = 0.0;

@@ -160,4 +160,16 @@ int send_sms(const net::PlanOptions& o) {
   return o.channels > 0 ? o.channels : kNcclP2pChannelsPerPeer;
 }
 
+int largest_held_sms(const StepProgram& program, const spec::ClusterSpec& cluster) {
+  int most = program.plan.pp > 1 ? send_sms(program.send_options) : 0;
+  auto visit = [&](const Work& w) {
+    for (const CollectiveWork& c : w.collectives) most = std::max(most, held_sms(c, cluster));
+  };
+  for (const Chain& chain : program.chains)
+    for (const Work& w : chain) visit(w);
+  for (const auto& rank : program.tail)
+    for (const TailWork& t : rank) visit(t.work);
+  return most;
+}
+
 }  // namespace stepsim::workload

@@ -69,5 +69,8 @@ constexpr int kDeepEpDefaultSms = 20;
 // 2 per NVLink).
 int send_sms(const net::PlanOptions& send_options);
 constexpr int kNcclP2pChannelsPerPeer = 2;
+// The most SMs one communication kernel of the program holds (its collectives and, with a
+// pipeline, its sends).
+int largest_held_sms(const StepProgram& program, const spec::ClusterSpec& cluster);
 
 }  // namespace stepsim::workload

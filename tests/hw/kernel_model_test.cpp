@@ -115,6 +115,15 @@ TEST_CASE("The part of a run the SMs stretch: compute-bound kernels, not those w
   CHECK(r.seconds > r.sm_scaled);
 }
 
+TEST_CASE("A one-wave GEMM beside a communication kernel's CTAs runs two waves") {
+  // As on an H100 whose 132-block GEMM meets NCCL's 24 blocks (NVIDIA developer forums, thread
+  // 337991: nearly twice its time): here 100 tiles on 100 SMs, 24 taken.
+  const DeviceSpec d = device();
+  const TableKernelModel m(d);
+  const Kernel g = gemm(1280, 1280, 8192);
+  CHECK(m.sm_seconds(g, 0.76) / m.sm_seconds(g, 1.0) == doctest::Approx(2.0));
+}
+
 TEST_CASE("No table for a class: the achievable rate under the sustained clock") {
   DeviceSpec d = device();
   d.tables.gemm.clear();
