@@ -21,8 +21,8 @@ int positive(MapReader& r, const std::string& key) {
   return static_cast<int>(r.get(key).integer(1, hi));
 }
 
-// moe.routing: a word (balanced, zipf, histogram) or {kind, s, seed} / {kind: histogram,
-// shares: [one per expert]}.
+// moe.routing: a word (balanced, zipf, histogram, loss_free) or {kind, s, seed} / {kind:
+// histogram, shares: [one per expert]}.
 void read_routing(const Node& node, spec::MoeSpec& moe) {
   spec::RoutingSpec& rt = moe.routing;
   if (!node.is_map()) {

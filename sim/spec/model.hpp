@@ -44,9 +44,12 @@ struct MlpSpec {
 
 // How a step's tokens spread over the routed experts (workload/expert_load.hpp): balanced (each
 // expert its mean share), zipf (expert popularity proportional to 1 / rank^s, the ranks dealt to
-// the experts by a shuffle drawn from `seed`), or histogram (a share per expert, in expert order).
-enum class RoutingKind { balanced, zipf, histogram };
-inline constexpr Names<RoutingKind, 3> kRoutingKinds{{{{"balanced"}, {"zipf"}, {"histogram"}}}};
+// the experts by a shuffle drawn from `seed`), histogram (a share per expert, in expert order), or
+// loss_free (DeepSeek's auxiliary-loss-free balancing: every expert its mean share in
+// expectation, a step's counts drawn around it).
+enum class RoutingKind { balanced, zipf, histogram, loss_free };
+inline constexpr Names<RoutingKind, 4> kRoutingKinds{
+    {{{"balanced"}, {"zipf"}, {"histogram"}, {"loss_free"}}}};
 
 struct RoutingSpec {
   RoutingKind kind = RoutingKind::balanced;

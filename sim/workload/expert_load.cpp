@@ -6,6 +6,8 @@
 #include <functional>
 #include <numeric>
 
+#include "sim/hw/variability.hpp"
+
 namespace stepsim::workload {
 
 namespace {
@@ -24,6 +26,7 @@ std::vector<double> expert_shares(const spec::MoeSpec& moe) {
   std::vector<double> p(static_cast<std::size_t>(std::max(n, 0)), n > 0 ? 1.0 / n : 0.0);
   switch (moe.routing.kind) {
     case spec::RoutingKind::balanced:
+    case spec::RoutingKind::loss_free:
       break;
     case spec::RoutingKind::zipf: {
       std::vector<double> by_rank(p.size());
@@ -45,8 +48,16 @@ std::vector<double> expert_shares(const spec::MoeSpec& moe) {
   return p;
 }
 
-double expert_load_factor(const spec::MoeSpec& moe, int ep) {
+double sampling_spread(const spec::MoeSpec& moe, int ep, double tokens_per_gpu) {
+  const double n = moe.experts, k = std::min(moe.top_k, moe.experts), t = tokens_per_gpu * ep;
+  if (ep < 2 || n < 2 || k < 1 || !(t > 0.0)) return 0.0;
+  return std::sqrt((ep - 1.0) * (n - k) / ((n - 1.0) * t * k));
+}
+
+double expert_load_factor(const spec::MoeSpec& moe, int ep, double tokens_per_gpu) {
   if (!moe.enabled || moe.experts < 1 || ep < 1) return 1.0;
+  if (moe.routing.kind == spec::RoutingKind::loss_free)
+    return 1.0 + hw::expected_max_normal(ep) * sampling_spread(moe, ep, tokens_per_gpu);
   const std::vector<double> p = expert_shares(moe);
   std::vector<double> load(static_cast<std::size_t>(ep), 0.0);
   const int slots = moe.experts + moe.routing.redundant;

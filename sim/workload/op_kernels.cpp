@@ -217,7 +217,7 @@ KernelContext kernel_context(const spec::ModelSpec& model, const spec::TrainingS
   c.sequence_parallel = sequence_parallel;
   c.precision = training.precision;
   c.local_experts = model.moe.enabled ? std::max(1, model.moe.experts / ep) : 1;
-  c.expert_load = expert_load_factor(model.moe, ep);
+  c.expert_load = expert_load_factor(model.moe, ep, c.tokens);
   c.seq = training.seq_len;
   c.causal = training.causal;
   c.attention_kernel = training.attention_kernel;

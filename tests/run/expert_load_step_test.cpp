@@ -15,7 +15,7 @@ TEST_CASE("Zipf routing: the exchanges carry the busiest GPU's bytes and the ste
   const auto balanced = config::load_scenario(file);
   const auto skewed = config::load_scenario(
       file, {config::parse_override("model.moe.routing={kind: zipf, s: 0.5, seed: 3}")});
-  const double f = workload::expert_load_factor(skewed.model.moe, skewed.parallel.ep);
+  const double f = workload::expert_load_factor(skewed.model.moe, skewed.parallel.ep, 4096.0);
   MESSAGE("zipf(0.5) over 256 experts on EP64: the busiest GPU takes " << f << "x the mean");
   REQUIRE(f > 1.1);
   const auto a = run::simulate_step(balanced), b = run::simulate_step(skewed);
@@ -33,7 +33,7 @@ TEST_CASE("Zipf routing: the exchanges carry the busiest GPU's bytes and the ste
   const auto eplb = config::load_scenario(
       file,
       {config::parse_override("model.moe.routing={kind: zipf, s: 0.5, seed: 3, redundant: 64}")});
-  const double g = workload::expert_load_factor(eplb.model.moe, eplb.parallel.ep);
+  const double g = workload::expert_load_factor(eplb.model.moe, eplb.parallel.ep, 4096.0);
   MESSAGE("with 64 redundant experts: " << g << "x");
   CHECK(g < f);
   CHECK(run::simulate_step(eplb).metrics.step_s < b.metrics.step_s);
@@ -49,7 +49,7 @@ TEST_CASE("Zipf routing: the mean GPU waits 1 - 1/f of the experts' kernels, as 
   const auto balanced = run::simulate_step(config::load_scenario(file));
   const auto spec = config::load_scenario(
       file, {config::parse_override("model.moe.routing={kind: zipf, s: 0.5, seed: 3}")});
-  const double f = workload::expert_load_factor(spec.model.moe, spec.parallel.ep);
+  const double f = workload::expert_load_factor(spec.model.moe, spec.parallel.ep, 4096.0);
   const auto skewed = run::simulate_step(spec);
   CHECK(balanced.metrics.mean.synchronisation == 0.0);
   // Every compute op's waiting part is 1 - 1/f of its kernels on routed token copies, timed as
@@ -80,4 +80,18 @@ TEST_CASE("Zipf routing: the mean GPU waits 1 - 1/f of the experts' kernels, as 
   CHECK(m.synchronisation > 0.0);
   CHECK(m.compute + m.synchronisation + m.exposed_comm + m.bubble + m.other_idle ==
         doctest::Approx(skewed.metrics.step_s));
+}
+
+TEST_CASE("Loss-free balancing: one step's draw of routes makes the busiest GPU wait a little") {
+  const std::string file = test::source_path("scenarios/deepseek-v3-dualpipe.yaml");
+  const auto balanced = run::simulate_step(config::load_scenario(file));
+  const auto spec =
+      config::load_scenario(file, {config::parse_override("model.moe.routing=loss_free")});
+  const auto drawn = run::simulate_step(spec);
+  MESSAGE("busiest GPU x" << drawn.program.expert_load << "; step " << balanced.metrics.step_s
+                          << " s -> " << drawn.metrics.step_s << " s");
+  CHECK(drawn.program.expert_load > 1.005);
+  CHECK(drawn.program.expert_load < 1.03);
+  CHECK(drawn.metrics.step_s > balanced.metrics.step_s);
+  CHECK(drawn.metrics.mean.synchronisation > 0.0);
 }
