@@ -227,6 +227,8 @@ std::string breakdown_chart(const std::vector<BreakdownInput>& runs) {
         o += svg_rect(x, y + 2, f * kBar, kRow - 8, p.colour);
         x += f * kBar;
         if (f >= 0.005) parts += (parts.empty() ? "" : ", ") + std::string(p.brief) + " " + pct(f);
+        if (p.field == &analysis::Breakdown::compute && b.compute_slowed / t >= 0.005)
+          parts += " (" + pct(b.compute_slowed / t) + " of the step slowed beside comm)";
       }
       o += svg_rect(kLabel, y + kRow - 5, b.overlapped_comm / t * kBar, 3, kOverlapColour);
       o += svg_text(kLabel + kBar + 8, y + 12,
