@@ -22,13 +22,15 @@ struct RankZero {
   int buckets = 0;
 };
 
+// Rank 0's buckets (coupled over its symmetry classes: each starts once the slowest class has its
+// layers' gradients) and the last backward of any of its classes.
 RankZero rank_zero(const run::StepSimulation& s) {
   const auto& g = s.build.graph;
   RankZero out;
   for (std::size_t i = 0; i < g.ops.size(); ++i) {
     const auto& op = g.ops[i];
-    if (op.device / g.classes != 0 || op.device % g.classes != 0) continue;
-    if (op.kind == StepOpKind::dp_grads) {
+    if (op.device / g.classes != 0) continue;
+    if (op.kind == StepOpKind::dp_grads && op.device % g.classes == 0) {
       ++out.buckets;
       out.first_reduction = std::min(out.first_reduction, s.timeline.start[i].seconds());
     }

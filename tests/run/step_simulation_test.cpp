@@ -67,7 +67,10 @@ TEST_CASE(
       double kernels = 0.0;
       for (int op : g.streams[d][static_cast<int>(workload::StreamKind::compute)])
         kernels += (s.timeline.end[op] - s.timeline.start[op]).seconds();
-      CHECK(b.compute == doctest::Approx(kernels).epsilon(1e-9));
+      // Of the compute stream's time, the part the device's faster GPUs spend waiting for its
+      // slowest (A100's GPU spread) is synchronisation; none of these has kernel jitter, whose
+      // waits before collectives would count there too.
+      CHECK(b.compute + b.synchronisation == doctest::Approx(kernels).epsilon(1e-9));
       CHECK(b.compute <= s.metrics.step_s * (1 + 1e-12));
       CHECK(b.exposed_comm >= 0.0);
       CHECK(b.bubble >= 0.0);
