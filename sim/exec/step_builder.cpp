@@ -6,6 +6,7 @@
 
 #include "sim/engine/check.hpp"
 #include "sim/exec/collective_timer.hpp"
+#include "sim/exec/compute_timer.hpp"
 #include "sim/exec/symmetry.hpp"
 #include "sim/hw/variability.hpp"
 #include "sim/workload/collective_options.hpp"
@@ -44,26 +45,11 @@ class Builder {
         sym_(make_symmetry(plan_, t, options.exact)),
         classes_(sym_.size()),
         timer_(plan_, t, sym_, options.fidelity, program.send_options, control),
-        kernels_(t.spec().device) {
-    // A class runs at the pace of its slowest GPU: its cells wait for it at every exchange. A
-    // straggler's factor, and each GPU's own speed (hw/variability.hpp).
-    slowdown_.assign(plan_.pp * classes_, 1.0);
-    pace_share_.assign(plan_.pp * classes_, 1.0);
-    const spec::VariabilitySpec& v = t.spec().variability;
-    jitter_ = v.kernel_jitter;
-    std::vector<double> own;
-    for (int r = 0; r < plan_.pp; ++r)
-      for (int k = 0; k < classes_; ++k) {
-        own.clear();
-        for (int j : sym_.classes[k])
-          for (int g = sym_.first_gpu(r, j); g < sym_.first_gpu(r, j) + sym_.cell; ++g)
-            own.push_back(topo_.slowdown_of(g) * hw::gpu_variability(v, g));
-        const double pace = std::max(1.0, *std::max_element(own.begin(), own.end()));
-        double share = 0.0;
-        for (double x : own) share += x / pace;
-        slowdown_[r * classes_ + k] = pace;
-        pace_share_[r * classes_ + k] = share / static_cast<double>(own.size());
-      }
+        compute_(program, t.spec()) {
+    ClassPaces paces = class_paces(sym_, plan_.pp, t);
+    slowdown_ = std::move(paces.pace);
+    pace_share_ = std::move(paces.share);
+    jitter_ = t.spec().variability.kernel_jitter;
   }
 
   StepBuild build() {
@@ -80,7 +66,7 @@ class Builder {
                            pace_share_[r * classes_ + k]});
     if (options_.fidelity == spec::NetworkFidelity::flow) {
       for (const hw::Link& l : topo_.links()) g_.link_capacity.push_back(l.up ? l.bandwidth : 0.0);
-      g_.hbm_capacity = kernels_.hbm_bandwidth();
+      g_.hbm_capacity = compute_.hbm_bandwidth();
       g_.sms = topo_.spec().device.sms;
       g_.sms_reserved = program_.comm_sms;
     }
@@ -180,7 +166,7 @@ class Builder {
   Timed time(const Work& w, int d) {
     Timed t;
     if (w.stream == StreamKind::compute) {
-      const double seconds = kernels_.run_seconds(w.kernels, program_.sm_share);
+      const double seconds = compute_.run_seconds(w.kernels);
       t.duration = Time::from_seconds(seconds * slowdown_[d]);
       return t;
     }
@@ -210,48 +196,26 @@ class Builder {
     }
     STEPSIM_UNREACHABLE("unknown group role");
   }
-  // A compute work's times on its SMs; its tile grids' stretch (StepOp::sm_scaled_s) measured by
-  // the kernel model, wave quantisation included, on the SMs the program's largest communication
-  // kernel leaves it, as the 1/SMs-equivalent seconds that stretch matches there.
-  hw::KernelModel::RunTimes compute_times(const std::vector<hw::Kernel>& ks) {
-    hw::KernelModel::RunTimes r = kernels_.run_times(ks, program_.sm_share);
-    if (ref_share_ < 0.0) {
-      const int sms = topo_.spec().device.sms;
-      const int held =
-          std::max(program_.comm_sms, workload::largest_held_sms(program_, topo_.spec()));
-      ref_share_ = static_cast<double>(std::max(1, sms - held)) / sms;
-    }
-    if (ref_share_ < program_.sm_share) {
-      const double at_ref = kernels_.run_times(ks, ref_share_).sm_scaled;
-      r.sm_scaled = std::max(0.0, at_ref - r.sm_scaled) / (program_.sm_share / ref_share_ - 1.0);
-    }
-    return r;
-  }
-
   // The chain's works timed on device d, once per device; a compute work's kernels are timed
   // once for all devices (a device only scales them by its slowdown).
   const std::vector<Timed>& timed(int chain, int d) {
     auto& t = timed_[chain];
     if (!t.empty()) return t;
-    if (kernel_s_.empty()) kernel_s_.resize(program_.chains.size());
-    auto& ks = kernel_s_[chain];
     const auto& works = program_.chains[chain];
     for (std::size_t i = 0; i < works.size(); ++i) {
       if (works[i].stream != StreamKind::compute) {
         t.push_back(time(works[i], d));
         continue;
       }
-      if (ks.empty()) ks.assign(works.size(), {-1.0});
-      if (ks[i].seconds < 0.0) ks[i] = compute_times(works[i].kernels);
+      const hw::KernelModel::RunTimes& k = compute_.times(chain, i);
       const double f = slowdown_[d];
       Timed c;
-      c.duration = Time::from_seconds(ks[i].seconds * f);
-      c.square_sum = ks[i].square_sum * f * f;
-      c.waiting = ks[i].routed * f * (1.0 - 1.0 / program_.expert_load);
-      c.sm_scaled = ks[i].sm_scaled * f;
-      c.sm_persistent = ks[i].sm_persistent * f;
-      if (ks[i].seconds > 0.0)
-        c.persistent_wait = ks[i].persistent_square_sum * f / (2.0 * ks[i].seconds);
+      c.duration = Time::from_seconds(k.seconds * f);
+      c.square_sum = k.square_sum * f * f;
+      c.waiting = k.routed * f * (1.0 - 1.0 / program_.expert_load);
+      c.sm_scaled = k.sm_scaled * f;
+      c.sm_persistent = k.sm_persistent * f;
+      if (k.seconds > 0.0) c.persistent_wait = k.persistent_square_sum * f / (2.0 * k.seconds);
       t.push_back(c);
     }
     return t;
@@ -537,10 +501,7 @@ class Builder {
   std::vector<std::tuple<Phase, int, int>> posted_;  // receives posted, awaited by the next compute
   std::vector<std::vector<Timed>> timed_;            // per chain, on the device being built
   CollectiveTimer timer_;
-  hw::TableKernelModel kernels_;  // the time of every kernel of the step
-  // Per chain and work: its kernels' times, for all devices alike.
-  std::vector<std::vector<hw::KernelModel::RunTimes>> kernel_s_;
-  double ref_share_ = -1.0;  // compute_times' reference SM share, once known
+  ComputeTimer compute_;  // the compute works' times, for all devices alike
 };
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <map>
 #include <numeric>
 
+#include "sim/hw/variability.hpp"
+
 namespace stepsim::exec {
 
 using workload::ParallelPlan;
@@ -111,6 +113,28 @@ int estimate_classes(const ParallelPlan& plan, const spec::ClusterSpec& cluster,
       classes += 1;  // a straggler's cell
   }
   return static_cast<int>(std::min<long long>(classes, l.cells));
+}
+
+ClassPaces class_paces(const Symmetry& sym, int pp, const hw::Topology& topo) {
+  const int classes = sym.size();
+  ClassPaces out;
+  out.pace.assign(static_cast<std::size_t>(pp) * classes, 1.0);
+  out.share.assign(out.pace.size(), 1.0);
+  const spec::VariabilitySpec& v = topo.spec().variability;
+  std::vector<double> own;
+  for (int r = 0; r < pp; ++r)
+    for (int k = 0; k < classes; ++k) {
+      own.clear();
+      for (int j : sym.classes[k])
+        for (int g = sym.first_gpu(r, j); g < sym.first_gpu(r, j) + sym.cell; ++g)
+          own.push_back(topo.slowdown_of(g) * hw::gpu_variability(v, g));
+      const double pace = std::max(1.0, *std::max_element(own.begin(), own.end()));
+      double share = 0.0;
+      for (double x : own) share += x / pace;
+      out.pace[r * classes + k] = pace;
+      out.share[r * classes + k] = share / static_cast<double>(own.size());
+    }
+  return out;
 }
 
 }  // namespace stepsim::exec

@@ -43,6 +43,15 @@ struct Symmetry {
 
 Symmetry make_symmetry(const workload::ParallelPlan& plan, const hw::Topology& topo, bool exact);
 
+// Per device (pipeline rank r, class k: r·size() + k), the pace its compute runs at, its slowest
+// GPU's time factor (a straggler's, and each GPU's own speed, hw/variability.hpp; at least 1):
+// its cells wait for that GPU at every exchange; and the mean over its GPUs of their own factor
+// over the pace (exec::DeviceInfo::pace_share).
+struct ClassPaces {
+  std::vector<double> pace, share;
+};
+ClassPaces class_paces(const Symmetry& sym, int pp, const hw::Topology& topo);
+
 // A class's columns as ranges: "0,2-5".
 std::string cells_text(const std::vector<int>& cells);
 
