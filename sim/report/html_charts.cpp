@@ -185,7 +185,7 @@ std::string roofline_chart(const run::StepSimulation& s, const spec::ScenarioSpe
 }
 
 std::string breakdown_chart(const std::vector<BreakdownInput>& runs) {
-  constexpr double kW = 1180, kLabel = 150, kBar = 640, kRow = 20, kHead = 24;
+  constexpr double kW = 1180, kLabel = 150, kBar = 560, kRow = 20, kHead = 24;
   double height = 40;
   for (const auto& r : runs) height += kHead + kRow * (1 + r.metrics->per_rank.size()) + 12;
   std::string o = svg_open(kW, height);
@@ -228,7 +228,7 @@ std::string breakdown_chart(const std::vector<BreakdownInput>& runs) {
         x += f * kBar;
         if (f >= 0.005) parts += (parts.empty() ? "" : ", ") + std::string(p.brief) + " " + pct(f);
         if (p.field == &analysis::Breakdown::compute && b.compute_slowed / t >= 0.005)
-          parts += " (" + pct(b.compute_slowed / t) + " of the step slowed beside comm)";
+          parts += " (" + pct(b.compute_slowed / t) + " slowed)";
       }
       o += svg_rect(kLabel, y + kRow - 5, b.overlapped_comm / t * kBar, 3, kOverlapColour);
       o += svg_text(kLabel + kBar + 8, y + 12,
