@@ -124,7 +124,7 @@ Roofline roofline(const ScenarioSpec& spec, workload::StepProgram* program_out,
     const DeviceWork w = analyzer.device(d);
     double flops = 0.0;
     for (double f : w.flops) flops += f;
-    step_flops += flops * r.plan.dp * r.plan.tp;
+    step_flops += flops * r.plan.gpus_per_rank();
     const ResourceTimes times = resource_times(w, cl, kernels.hbm_bandwidth());
     const double compute = times.t[0], hbm = times.t[1], nvl = times.t[2], ib = times.t[3];
     r.per_rank.push_back({flops, w.comm, times.bound(), w.traffic});

@@ -39,6 +39,8 @@ std::string_view traffic_row(workload::StepOpKind k) {
     case StepOpKind::dp_params:
     case StepOpKind::zero_gather:
       return "dp_params";
+    case StepOpKind::cp_exchange:
+      return "cp";
     default:
       return "";
   }
@@ -173,6 +175,18 @@ void WorkFold::collective(DeviceWork& w, workload::StepOpKind kind,
   const LinkBytes b = algorithm->bytes_per_gpu({c.op, c.bytes, g}) * n;
   if (!rows_) {
     add_row(w, row, std::string(), b);
+    return;
+  }
+  if (kind == workload::StepOpKind::cp_exchange) {
+    const char* what = c.op == CollectiveOp::send_recv    ? "ring shift of K, V (or dK, dV)"
+                       : c.op == CollectiveOp::all_gather ? "all-gather of K, V"
+                       : c.op == CollectiveOp::reduce_scatter
+                           ? "reduce-scatter of dK, dV"
+                           : "all-to-all of Q, K, V and the output (or their gradients)";
+    const char* name = c.group == workload::GroupRole::cp_ring  ? "cp ring"
+                       : c.group == workload::GroupRole::cp_a2a ? "cp a2a"
+                                                                : "cp";
+    add_row(w, row, group_text(what, g, name, algorithm->name) + " per layer per micro-batch", b);
     return;
   }
   const char* name = c.group == workload::GroupRole::edp  ? "edp"

@@ -82,12 +82,12 @@ int collective_command(const Args& args) {
   if (files.size() != 1) throw engine::UserError(cli, "collective needs exactly one cluster file");
   static const std::vector<std::string> kOps{"all_reduce", "all_gather", "reduce_scatter",
                                              "all_to_all", "broadcast",  "p2p",
-                                             "dispatch",   "combine"};
+                                             "dispatch",   "combine",    "send_recv"};
   const auto it = std::find(kOps.begin(), kOps.end(), op);
   if (it == kOps.end()) {
     std::string hint =
         "one of all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, p2p, dispatch, "
-        "combine";
+        "combine, send_recv";
     if (auto m = config::did_you_mean(op, kOps)) hint = "did you mean '" + *m + "'?";
     throw engine::UserError({"--op", 0, 0}, "unknown collective '" + op + "'", hint);
   }

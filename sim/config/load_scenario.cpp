@@ -42,6 +42,9 @@ std::vector<net::CollectiveOp> kind_ops(spec::TrafficKind k) {
       return {CollectiveOp::all_gather, CollectiveOp::reduce_scatter};
     case spec::TrafficKind::pp:
       return {CollectiveOp::p2p};
+    case spec::TrafficKind::cp:
+      return {CollectiveOp::send_recv, CollectiveOp::all_gather, CollectiveOp::reduce_scatter,
+              CollectiveOp::all_to_all};
   }
   STEPSIM_UNREACHABLE("unknown kind of traffic");
 }
@@ -227,6 +230,9 @@ void read_parallelism(const Node& node, spec::ParallelSpec& p) {
   p.pp = small("pp", 1, 1);
   p.tp = small("tp", 1, 1);
   p.ep = small("ep", 1, 1);
+  p.cp = small("cp", 1, 1);
+  if (auto a = r.find("cp_algorithm"))
+    p.cp_algorithm = static_cast<spec::CpAlgorithm>(a->choice(spec::kCpAlgorithms.words()));
   p.dp = small("dp", 0, 1);
   if (auto z = r.find("zero")) p.zero = static_cast<int>(z->integer(0, 3));
   if (auto s = r.find("schedule"))

@@ -49,17 +49,18 @@ std::vector<std::vector<int>> CollectiveTimer::siblings(const std::vector<int>& 
   };
   const int stride = group[1] - group[0];
   const int rank = first / block;
+  const int cell_base = base + (first - base) / sym_.cell * sym_.cell;
   if (group.back() >= base + block) {
     // Pipeline sends, from the first GPU of the class's first cell: every GPU of its cells.
     for (int j : *cells_)
       for (int o = 0; o < sym_.cell; ++o) shifted(sym_.first_gpu(rank, j) + o - first);
-  } else if (stride == 1) {
-    // tp or ep groups, inside a cell: every group of the class's cells.
-    const int n = static_cast<int>(group.size());
+  } else if (group.back() < cell_base + sym_.cell) {
+    // tp, cp or ep groups, inside a cell: every group of the class's cells, the n·stride GPUs
+    // of a span holding `stride` interleaved groups.
+    const int span = static_cast<int>(group.size()) * stride;
     for (int j : *cells_)
-      for (int start = sym_.first_gpu(rank, j); start + n <= sym_.first_gpu(rank, j) + sym_.cell;
-           start += n)
-        shifted(start - first);
+      for (int b = 0; b + span <= sym_.cell; b += span)
+        for (int o = 0; o < stride; ++o) shifted(sym_.first_gpu(rank, j) + b + o - first);
   } else {
     for (int i = 0; i < stride; ++i) shifted(base + i - first);  // dp / edp: one per offset
   }

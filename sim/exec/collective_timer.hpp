@@ -2,21 +2,21 @@
 //
 // Each device (a symmetry class of a pipeline rank, symmetry.hpp) is simulated by its first
 // cell, so its groups are those of that cell: tp (consecutive ranks) and ep (consecutive) from the
-// cell's first GPU; dp (stride tp) and edp (stride ep), which take a GPU of every cell, from the
-// rank's first GPU. Each collective runs with the choice the program resolved for it
-// (workload::CollectiveWork::options: algorithm, protocol, channels, chunks): the timer never
-// chooses. Every distinct (operation, size, group) is run once on the flow network (or
-// analytically) and reused. The bytes each GPU sends per link class are kept for the op being
-// built, which takes them with take_link() (the trace shows them as link throughput).
-// Siblings: every cell of the class runs the same collective at the same moment on its own
-// groups (the other tp or ep groups of the class's cells, the pipeline sends of its other GPUs);
-// a data-parallel collective's siblings are the rank's other dp or edp groups, over every class.
-// With flow fidelity the siblings' collectives run together on one network, sharing the links
-// they cross, and the op takes the time until the last ends: a class's cells are alike, and a
-// data-parallel collective waits for its slowest member. On a cluster with a NIC, link or NVLink
-// fault, each sibling the fault can touch (a GPU on a faulted node; for a leaf-spine fault, a
-// group that spans leaves) is also timed alone and the op takes the slower. Collectives of other
-// classes and kinds that overlap in time (another class's expert exchange, another rank's
+// cell's first GPU, cp (stride tp) from the first GPU of the cell's first cp·tp block; dp (stride
+// tp) and edp (stride ep), which take a GPU of every cell, from the rank's first GPU. Each
+// collective runs with the choice the program resolved for it (workload::CollectiveWork::options:
+// algorithm, protocol, channels, chunks): the timer never chooses. Every distinct (operation, size,
+// group) is run once on the flow network (or analytically) and reused. The bytes each GPU sends per
+// link class are kept for the op being built, which takes them with take_link() (the trace shows
+// them as link throughput). Siblings: every cell of the class runs the same collective at the same
+// moment on its own groups (the other tp, cp or ep groups of the class's cells, the pipeline sends
+// of its other GPUs); a data-parallel collective's siblings are the rank's other dp or edp groups,
+// over every class. With flow fidelity the siblings' collectives run together on one network,
+// sharing the links they cross, and the op takes the time until the last ends: a class's cells are
+// alike, and a data-parallel collective waits for its slowest member. On a cluster with a NIC, link
+// or NVLink fault, each sibling the fault can touch (a GPU on a faulted node; for a leaf-spine
+// fault, a group that spans leaves) is also timed alone and the op takes the slower. Collectives of
+// other classes and kinds that overlap in time (another class's expert exchange, another rank's
 // gradient reduction) meet in the executor's live fabric, through their load shapes
 // (net/collective_profile.hpp): the op takes its shape with take_load(); an op of several
 // collectives (ZeRO's dense and expert parts) runs their shapes one after another, each over its
@@ -67,7 +67,13 @@ class CollectiveTimer {
 
   std::vector<int> tp_group() const { return strided(cell_first(), plan_.tp, 1); }
   std::vector<int> ep_group() const { return strided(cell_first(), plan_.ep, 1); }
-  std::vector<int> dp_group() const { return strided(rank_first(), plan_.dp, plan_.tp); }
+  std::vector<int> dp_group() const { return strided(rank_first(), plan_.replicas(), plan_.tp); }
+  // The selected device's context-parallel group, its all-to-all part and its ring.
+  std::vector<int> cp_group() const { return strided(cp_first(), plan_.cp, plan_.tp); }
+  std::vector<int> cp_a2a_group() const { return strided(cp_first(), plan_.cp_a2a, plan_.tp); }
+  std::vector<int> cp_ring_group() const {
+    return strided(cp_first(), plan_.cp / plan_.cp_a2a, plan_.tp * plan_.cp_a2a);
+  }
   std::vector<int> edp_group() const { return strided(rank_first(), plan_.edp, plan_.ep); }
 
   std::uint64_t events() const { return profiles_.events(); }
@@ -78,6 +84,11 @@ class CollectiveTimer {
  private:
   static std::vector<int> strided(int first, int count, int stride);
   int rank_first() const { return sym_.first_gpu(rank_, 0); }
+  // The first GPU of the context-parallel group the selected device's first cell lies in.
+  int cp_first() const {
+    const int block = plan_.cp * plan_.tp;
+    return rank_first() + (cell_first() - rank_first()) / block * block;
+  }
   int cell_first() const { return sym_.first_gpu(rank_, cells_->front()); }
   // The groups of the other replicas that run the same collective as `group` (itself included).
   std::vector<std::vector<int>> siblings(const std::vector<int>& group) const;

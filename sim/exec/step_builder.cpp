@@ -193,6 +193,12 @@ class Builder {
         return timer_.dp_group();
       case GroupRole::edp:
         return timer_.edp_group();
+      case GroupRole::cp:
+        return timer_.cp_group();
+      case GroupRole::cp_a2a:
+        return timer_.cp_a2a_group();
+      case GroupRole::cp_ring:
+        return timer_.cp_ring_group();
     }
     STEPSIM_UNREACHABLE("unknown group role");
   }
@@ -272,6 +278,7 @@ class Builder {
     std::vector<std::tuple<Phase, int, int>> inputs;  // cross-chunk inputs of the first op
     std::vector<int> local_inputs;
     double square_sum = 0.0;  // Σ t_k² of the kernels since the chain's last collective
+    std::vector<int> ids;     // the op of each work so far
   };
 
   // Kernel jitter: a collective with barrier semantics first waits for its slowest member,
@@ -317,11 +324,17 @@ class Builder {
       const int pos = static_cast<int>(r.unit_end.size()) - it.wait_units_back;
       if (pos >= 0) op.deps.push_back(r.unit_end[pos]);
     }
+    if (it.after_back > 0) {
+      const int pos = static_cast<int>(r.ids.size()) - it.after_back;
+      STEPSIM_CHECK(pos >= 0, "a work depends on one before its chain's start");
+      op.deps.push_back(r.ids[pos]);
+    }
     if (r.first < 0 && it.after_prev) {
       for (int dep : r.local_inputs) op.deps.push_back(dep);
     }
     wait_for_peers(r, tm, op);
     const int id = add_op(std::move(op));
+    r.ids.push_back(id);
     if (r.first < 0 && it.after_prev) {
       r.first = id;
       if (!r.inputs.empty()) pending_.push_back({id, r.inputs});
@@ -345,6 +358,8 @@ class Builder {
               {},
               {},
               {},
+              {},
+              0.0,
               {}};
     if (program_.explicit_sends) {
       r.inputs = posted_;  // the receives posted before the instruction

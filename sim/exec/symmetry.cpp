@@ -17,7 +17,7 @@ struct Layout {
 };
 
 Layout layout_of(const ParallelPlan& plan, const spec::ClusterSpec& cluster) {
-  const int cell = std::lcm(plan.tp, plan.ep), block = plan.gpus_per_rank();
+  const int cell = std::lcm(plan.tp * plan.cp, plan.ep), block = plan.gpus_per_rank();
   return {block,
           cell,
           block / cell,

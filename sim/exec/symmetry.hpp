@@ -1,13 +1,13 @@
 // Symmetry classes: which GPUs of a step behave alike, so that one representative is simulated
 // for each class.
 //
-// A pipeline rank's block of dp·tp GPUs (rank = stage_rank·dp·tp + ...) splits into cells of
-// lcm(tp, ep) consecutive GPUs: every tensor- and expert-parallel group lies inside one cell, so
-// a cell's layers couple no other cell; cells meet only in the data-parallel collectives (over
-// dp and edp, which take one GPU per replica), and cell j of rank r sends its pipeline traffic to
-// cell j of the next rank. Cell j of every rank forms a column; a class is a set of columns.
-// Columns that no fault and no straggler touches see identical hardware: they run identical
-// timelines, so they share one class whose representative stands for all of them (its
+// A pipeline rank's block of dp·cp·tp GPUs (rank = stage_rank·dp·cp·tp + ...) splits into cells
+// of lcm(cp·tp, ep) consecutive GPUs: every tensor-, context- and expert-parallel group lies
+// inside one cell, so a cell's layers couple no other cell; cells meet only in the data-parallel
+// collectives (over dp and edp, which take one GPU per replica), and cell j of rank r sends its
+// pipeline traffic to cell j of the next rank. Cell j of every rank forms a column; a class is a
+// set of columns. Columns that no fault and no straggler touches see identical hardware: they run
+// identical timelines, so they share one class whose representative stands for all of them (its
 // collectives are timed with all its columns' groups together, and its load on the fabric is
 // theirs). A column is touched when one of its GPUs, on any rank, is a straggler or sits on a
 // node with a NIC or NVLink fault or under a leaf with a faulted leaf-spine link (PXN lets a node's
@@ -32,7 +32,7 @@ namespace stepsim::exec {
 struct Symmetry {
   int cell = 1;                           // GPUs per cell
   int cells = 1;                          // cells per pipeline rank
-  int block = 1;                          // GPUs per pipeline rank: dp·tp
+  int block = 1;                          // GPUs per pipeline rank: dp·cp·tp
   std::vector<std::vector<int>> classes;  // the columns of each class, ascending; ordered by first
 
   int size() const { return static_cast<int>(classes.size()); }

@@ -11,7 +11,7 @@ namespace stepsim::net {
 std::string_view to_string(CollectiveOp op) {
   static constexpr std::string_view kNames[] = {"all_reduce", "all_gather", "reduce_scatter",
                                                 "all_to_all", "broadcast",  "p2p",
-                                                "dispatch",   "combine"};
+                                                "dispatch",   "combine",    "send_recv"};
   return kNames[static_cast<int>(op)];
 }
 

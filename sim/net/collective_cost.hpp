@@ -5,13 +5,14 @@
 // A group of n GPUs spans k nodes with g = n / k GPUs on each. S is the collective's buffer:
 // the full vector for all-reduce, the gathered output for all-gather, the input for
 // reduce-scatter, the total a GPU sends for all-to-all, the tokens x hidden bytes a GPU
-// dispatches for dispatch/combine. Counts are bytes *sent* per GPU; the patterns are symmetric,
-// so received bytes are equal and both link directions carry them. Each algorithm states its
-// closed form in its file (algorithm/*.cpp); collective_bytes_per_gpu() takes the first of
-// registry order that needs no cluster feature (hierarchical when the group spans several nodes
-// with several GPUs on each, ring otherwise; direct for all-to-all; DeepEP for dispatch/combine),
-// whose bytes equal a ring's and a tree's; the roofline asks the tuner (tuner.hpp) instead.
-// Not modelled here: latency (α) terms, which the simulated collectives add.
+// dispatches for dispatch/combine, what each GPU sends its successor for send_recv. Counts are
+// bytes *sent* per GPU; the patterns are symmetric, so received bytes are equal and both link
+// directions carry them. Each algorithm states its closed form in its file (algorithm/*.cpp);
+// collective_bytes_per_gpu() takes the first of registry order that needs no cluster feature
+// (hierarchical when the group spans several nodes with several GPUs on each, ring otherwise;
+// direct for all-to-all; DeepEP for dispatch/combine), whose bytes equal a ring's and a tree's; the
+// roofline asks the tuner (tuner.hpp) instead. Not modelled here: latency (α) terms, which the
+// simulated collectives add.
 #pragma once
 
 #include <string_view>
@@ -38,7 +39,8 @@ enum class CollectiveOp {
   broadcast,
   p2p,
   dispatch,
-  combine
+  combine,
+  send_recv  // every GPU sends to the next of the group and receives from the previous
 };
 std::string_view to_string(CollectiveOp op);
 

@@ -20,6 +20,7 @@ double bus_factor(CollectiveOp op, int n) {
       return static_cast<double>(n - 1) / n;
     case CollectiveOp::broadcast:
     case CollectiveOp::p2p:
+    case CollectiveOp::send_recv:
       return 1.0;
   }
   return 1.0;

@@ -103,8 +103,11 @@ std::string headline(const ReportRun& run) {
                           (fabric ? ", IB " + seconds(r.ib_s) : std::string()));
   const auto& par = run.spec->parallel;
   row("layout",
-      std::to_string(r.world_size) + " GPUs: TP" + std::to_string(r.plan.tp) + " PP" +
-          std::to_string(r.plan.pp) + " DP" + std::to_string(r.plan.dp) + " EP" +
+      std::to_string(r.world_size) + " GPUs: TP" + std::to_string(r.plan.tp) +
+          (r.plan.cp > 1 ? " CP" + std::to_string(r.plan.cp) + " (" +
+                               std::string(spec::kCpAlgorithms.phrase(r.plan.cp_algorithm)) + ")"
+                         : "") +
+          " PP" + std::to_string(r.plan.pp) + " DP" + std::to_string(r.plan.dp) + " EP" +
           std::to_string(r.plan.ep) + " ZeRO-" + std::to_string(par.zero) + ", " +
           (par.schedule == spec::Schedule() ? std::string("no pipeline")
                                             : std::string(workload::to_string(par.schedule))));

@@ -56,7 +56,11 @@ std::string roofline_text(const Roofline& r, const spec::ScenarioSpec& spec) {
        fixed(r.flops_per_token / 1e9, 1) + " GFLOP per token for training (" +
        (r.causal ? "causal" : "full") + " attention)\n";
   o += "  layout  " + std::to_string(r.world_size) + " GPUs = dp " + std::to_string(p.dp) +
-       " x pp " + std::to_string(p.pp) + " x tp " + std::to_string(p.tp) +
+       " x pp " + std::to_string(p.pp) +
+       (p.cp > 1 ? " x cp " + std::to_string(p.cp) + " (" +
+                       std::string(spec::kCpAlgorithms.phrase(p.cp_algorithm)) + ")"
+                 : "") +
+       " x tp " + std::to_string(p.tp) +
        (p.ep > 1 ? ", ep " + std::to_string(p.ep) + " (experts replicated " +
                        std::to_string(p.edp) + "x)"
                  : "") +
@@ -65,7 +69,10 @@ std::string roofline_text(const Roofline& r, const spec::ScenarioSpec& spec) {
   o += "  step    " + std::to_string(spec.training.global_batch) + " sequences x " +
        std::to_string(spec.training.seq_len) + " tokens = " + fixed(r.tokens_per_step / 1e6, 1) +
        " M tokens; " + std::to_string(p.micro_batches) + " micro-batches of " +
-       fixed(p.tokens_per_micro_batch, 0) + " tokens per pipeline\n";
+       fixed(p.tokens_per_micro_batch * p.cp, 0) + " tokens per pipeline" +
+       (p.cp > 1 ? ", " + fixed(p.tokens_per_micro_batch, 0) + " on each GPU of a cp group"
+                 : std::string()) +
+       "\n";
   if (p.pp > 1) {
     std::string split;
     for (int n : p.stage_layers) split += (split.empty() ? "" : ",") + std::to_string(n);
@@ -137,8 +144,8 @@ std::string roofline_text(const Roofline& r, const spec::ScenarioSpec& spec) {
        " GB per GPU: " + (m.fits() ? "fits" : "DOES NOT FIT") + " (params " +
        fixed(m.params / 1e9, 1) + ", grads " + fixed(m.grads / 1e9, 1) + ", optimizer " +
        fixed(m.optimizer / 1e9, 1) + ", activations " + fixed(m.activations / 1e9, 1) +
-       (m.buffers > 0 ? ", ZeRO-3 buffers " + fixed(m.buffers / 1e9, 1) : "") +
-       " GB; pipeline rank " + std::to_string(m.device) + ")\n";
+       (m.buffers > 0 ? ", buffers " + fixed(m.buffers / 1e9, 1) : "") + " GB; pipeline rank " +
+       std::to_string(m.device) + ")\n";
   return o;
 }
 
@@ -235,6 +242,8 @@ void roofline_json(JsonWriter& out, const Roofline& r, const spec::ScenarioSpec&
   out.field("dp", r.plan.dp);
   out.field("pp", r.plan.pp);
   out.field("tp", r.plan.tp);
+  out.field("cp", r.plan.cp);
+  out.field("cp_algorithm", spec::kCpAlgorithms.word(r.plan.cp_algorithm));
   out.field("ep", r.plan.ep);
   out.field("zero", spec.parallel.zero);
   out.field("schedule", workload::to_string(spec.parallel.schedule));

@@ -105,12 +105,15 @@ std::string describe(const spec::ScenarioSpec& s, const analysis::Roofline& r) {
   const auto& plan = r.plan;
   std::string o =
       "scenario " + s.name + "\n" + describe_model(s.model, s.training) + describe(s.cluster);
-  o += "layout  dp " + std::to_string(plan.dp) + " x pp " + std::to_string(plan.pp) + " x tp " +
-       std::to_string(plan.tp) + ", ep " + std::to_string(plan.ep) + ", ZeRO-" +
+  o += "layout  dp " + std::to_string(plan.dp) + " x pp " + std::to_string(plan.pp) +
+       (plan.cp > 1 ? " x cp " + std::to_string(plan.cp) + " (" +
+                          std::string(spec::kCpAlgorithms.phrase(plan.cp_algorithm)) + ")"
+                    : "") +
+       " x tp " + std::to_string(plan.tp) + ", ep " + std::to_string(plan.ep) + ", ZeRO-" +
        std::to_string(s.parallel.zero) + ", schedule " +
        std::string(workload::to_string(s.parallel.schedule)) + ", " +
        std::to_string(plan.micro_batches) + " micro-batches of " +
-       fixed(plan.tokens_per_micro_batch, 0) + " tokens per pipeline\n";
+       fixed(plan.tokens_per_micro_batch * plan.cp, 0) + " tokens per pipeline\n";
   std::string split;
   for (int n : plan.stage_layers) split += (split.empty() ? "" : ",") + std::to_string(n);
   o += "stages  " + std::to_string(plan.stages) + " of [" + split +

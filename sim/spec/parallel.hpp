@@ -2,10 +2,12 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
 
+#include "sim/spec/names.hpp"
 #include "sim/spec/zero3.hpp"
 
 namespace stepsim::spec {
@@ -26,11 +28,24 @@ class Schedule {
   std::size_t index_ = 0;
 };
 
+// How context parallelism runs attention over a sequence split into cp parts (Transformer
+// Engine's cp_comm_type; workload/context_parallel.hpp has each one's schedule and closed form):
+// p2p, ring attention (K and V passed round the ring); all_gather (K and V gathered, dK and dV
+// reduce-scattered); a2a, DeepSpeed-Ulysses (all-to-all from sequence to heads and back);
+// a2a_p2p, all-to-all inside a node and a ring across nodes.
+enum class CpAlgorithm : std::uint8_t { p2p, all_gather, a2a, a2a_p2p };
+inline constexpr Names<CpAlgorithm, 4> kCpAlgorithms{{{{"p2p", "ring attention (p2p)"},
+                                                       {"all_gather", "all-gather KV"},
+                                                       {"a2a", "all-to-all (Ulysses)"},
+                                                       {"a2a+p2p", "all-to-all + ring"}}}};
+
 struct ParallelSpec {
   int pp = 1;
   int tp = 1;
   int ep = 1;
-  int dp = 0;              // 0: derived as world / (pp * tp)
+  int cp = 1;  // context parallelism: each sequence split over cp GPUs
+  CpAlgorithm cp_algorithm = CpAlgorithm::p2p;
+  int dp = 0;              // 0: derived as world / (pp * tp * cp)
   int zero = 0;            // ZeRO stage 0..3
   Schedule schedule;       // none
   int virtual_stages = 1;  // interleaved: model chunks per device

@@ -7,7 +7,7 @@ std::string_view to_string(NetworkFidelity f) {
 }
 
 std::string_view to_string(TrafficKind k) {
-  static constexpr std::string_view kNames[] = {"tp", "ep", "dp", "zero", "pp"};
+  static constexpr std::string_view kNames[] = {"tp", "ep", "dp", "zero", "pp", "cp"};
   return kNames[static_cast<int>(k)];
 }
 

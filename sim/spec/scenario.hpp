@@ -38,8 +38,9 @@ std::string_view to_string(NetworkFidelity f);  // its word
 //   dp    gradient reductions over the data-parallel groups (dp and expert dp)
 //   zero  ZeRO-3's parameter all-gathers and gradient reduce-scatters
 //   pp    pipeline sends
-enum class TrafficKind { tp, ep, dp, zero, pp };
-inline constexpr int kTrafficKinds = 5;
+//   cp    context parallelism's exchanges of K and V (or of Q, K, V and the output)
+enum class TrafficKind { tp, ep, dp, zero, pp, cp };
+inline constexpr int kTrafficKinds = 6;
 std::string_view to_string(TrafficKind k);
 
 // What a scenario fixes of its collectives; "auto" and 0 leave it to the tuner (net/tuner.hpp).

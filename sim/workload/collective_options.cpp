@@ -15,6 +15,8 @@ spec::TrafficKind traffic_kind(GroupRole group, net::CollectiveOp op, int zero) 
     return spec::TrafficKind::ep;
   if (group == GroupRole::tp) return spec::TrafficKind::tp;
   if (group == GroupRole::ep) return spec::TrafficKind::ep;
+  if (group == GroupRole::cp || group == GroupRole::cp_a2a || group == GroupRole::cp_ring)
+    return spec::TrafficKind::cp;
   const bool sharded =
       op == net::CollectiveOp::all_gather || op == net::CollectiveOp::reduce_scatter;
   return zero == 3 && sharded ? spec::TrafficKind::zero : spec::TrafficKind::dp;
@@ -70,9 +72,15 @@ std::pair<int, int> group_of(const ParallelPlan& plan, GroupRole role) {
     case GroupRole::ep:
       return {plan.ep, 1};
     case GroupRole::dp:
-      return {plan.dp, plan.tp};
+      return {plan.replicas(), plan.tp};
     case GroupRole::edp:
       return {plan.edp, plan.ep};
+    case GroupRole::cp:
+      return {plan.cp, plan.tp};
+    case GroupRole::cp_a2a:
+      return {plan.cp_a2a, plan.tp};
+    case GroupRole::cp_ring:
+      return {plan.cp / plan.cp_a2a, plan.tp * plan.cp_a2a};
   }
   STEPSIM_UNREACHABLE("unknown group role");
 }
@@ -89,6 +97,12 @@ net::GroupShape group_shape(const ParallelPlan& plan, GroupRole role) {
       return plan.dp_group();
     case GroupRole::edp:
       return plan.edp_group();
+    case GroupRole::cp:
+      return plan.cp_group();
+    case GroupRole::cp_a2a:
+      return plan.cp_a2a_group();
+    case GroupRole::cp_ring:
+      return plan.cp_ring_group();
   }
   STEPSIM_UNREACHABLE("unknown group role");
 }

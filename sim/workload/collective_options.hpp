@@ -16,7 +16,8 @@
 namespace stepsim::workload {
 
 // A collective's kind: ep for dispatch/combine; over dp or edp groups, zero for all-gathers and
-// reduce-scatters under ZeRO-3 and dp otherwise; tp over tp groups.
+// reduce-scatters under ZeRO-3 and dp otherwise; tp over tp groups; cp over context-parallel
+// groups.
 spec::TrafficKind traffic_kind(GroupRole group, net::CollectiveOp op, int zero);
 
 // The options for `op` of `kind` over a group of this shape. Throws engine::UserError, located at

@@ -19,6 +19,62 @@ LayerChains::LayerChains(const spec::ScenarioSpec& s, const ParallelPlan& p, con
       zero3_(s, p, c, collective_) {
   ctx_ = kernel_context(spec_.model, spec_.training, plan_.tokens_per_micro_batch, plan_.tp,
                         plan_.ep, spec_.parallel.sequence_parallel);
+  cp_ = cp_layout(plan_);
+}
+
+namespace {
+
+// The ops of an attention segment before its core, the core, and the ops after it.
+struct AttentionSplit {
+  std::vector<const OpCost*> before, after;
+  const OpCost* core = nullptr;
+};
+AttentionSplit split_attention(const std::vector<const OpCost*>& ops) {
+  AttentionSplit s;
+  for (const OpCost* op : ops) {
+    if (op->cls == OpClass::attention_core)
+      s.core = op;
+    else
+      (s.core ? s.after : s.before).push_back(op);
+  }
+  return s;
+}
+
+}  // namespace
+
+void LayerChains::attention_forward(Chain& c, const std::vector<const OpCost*>& ops, int li,
+                                    bool recompute) const {
+  const std::string again = recompute ? " (recompute)" : "";
+  auto run = [&](const std::string& part, const std::vector<const OpCost*>& some) {
+    Work w = kernel_work(part + again, some, Phase::forward, li);
+    for (hw::Kernel& k : w.kernels) k.recompute = recompute;
+    c.push_back(std::move(w));
+  };
+  const AttentionSplit s = split_attention(ops);
+  if (cp_.cp <= 1 || !s.core) {
+    run("attn", ops);
+    return;
+  }
+  run("attn", s.before);
+  append_cp_attention(c, *s.core, false, recompute, li, ctx_, cp_, collective_);
+  run("attn out", s.after);
+}
+
+void LayerChains::attention_backward(Chain& c, const std::vector<const OpCost*>& ops, Phase pass,
+                                     int li) const {
+  const AttentionSplit s = split_attention(ops);
+  if (cp_.cp <= 1 || !s.core) {
+    c.push_back(kernel_work("attn", ops, pass, li));
+    return;
+  }
+  c.push_back(kernel_work("attn out", s.after, pass, li));
+  const spec::RecomputeSpec& r = spec_.training.recompute;
+  // A recomputed core reruns its forward, exchanges included, ahead of its backward (under full
+  // recomputation the whole layer's forward already has).
+  if (r.mode != spec::RecomputeMode::full && is_recomputed(*s.core, r))
+    append_cp_attention(c, *s.core, false, true, li, ctx_, cp_, collective_);
+  append_cp_attention(c, *s.core, true, false, li, ctx_, cp_, collective_);
+  c.push_back(kernel_work("attn", s.before, pass, li));
 }
 
 double LayerChains::payload(spec::Precision p) const {
@@ -115,8 +171,11 @@ void LayerChains::forward_layer(Chain& c, int li, bool recompute) const {
     for (hw::Kernel& k : w.kernels) k.recompute = recompute;
     c.push_back(std::move(w));
   };
-  kernels(0);
-  if (li < 0) return;
+  if (li < 0) {
+    kernels(0);
+    return;
+  }
+  attention_forward(c, segs[0].second, li, recompute);
   if (plan_.tp > 1) c.push_back(tp_work(li));
   const bool post = segs.size() > 2;
   if (l.moe && plan_.ep > 1) {
@@ -152,7 +211,7 @@ Chain LayerChains::backward_layers(std::vector<int> layers, bool with_weight) co
       c.push_back(ep_work(StepOpKind::ep_dispatch, "combine grad", pr_.dispatch, li));
       c.push_back(kernel_work(segs[1].first, segs[1].second, pass, li));
       c.push_back(ep_work(StepOpKind::ep_combine, "dispatch grad", pr_.combine, li));
-      c.push_back(kernel_work(segs[0].first, segs[0].second, pass, li));
+      attention_backward(c, segs[0].second, pass, li);
       if (plan_.tp > 1) c.push_back(tp_work(li));
     } else {
       // As in Megatron, the all-reduce of each block's input gradient follows its backward. An
@@ -162,7 +221,7 @@ Chain LayerChains::backward_layers(std::vector<int> layers, bool with_weight) co
       if (segs.size() > 2) mlp.insert(mlp.end(), segs[2].second.begin(), segs[2].second.end());
       c.push_back(kernel_work(segs[1].first, mlp, pass, li));
       if (plan_.tp > 1) c.push_back(tp_work(li));
-      c.push_back(kernel_work(segs[0].first, segs[0].second, pass, li));
+      attention_backward(c, segs[0].second, pass, li);
       if (plan_.tp > 1) c.push_back(tp_work(li));
     }
   }

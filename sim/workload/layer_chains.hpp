@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "sim/workload/collective_options.hpp"
+#include "sim/workload/context_parallel.hpp"
 #include "sim/workload/model_cost.hpp"
 #include "sim/workload/op_kernels.hpp"
 #include "sim/workload/step_program.hpp"
@@ -61,12 +62,20 @@ class LayerChains {
   Work ep_work(StepOpKind kind, const std::string& part, spec::Precision p, int layer) const;
   // A layer's forward: its kernels and collectives in order (`recompute`: rerun in backward).
   void forward_layer(Chain& c, int li, bool recompute) const;
+  // The attention segment's works (layer li, ops in layer order): one run of kernels, or under
+  // context parallelism the ops before the core, the core's works (context_parallel.hpp) and the
+  // ops after it; in backward the mirror image.
+  void attention_forward(Chain& c, const std::vector<const OpCost*>& ops, int li,
+                         bool recompute) const;
+  void attention_backward(Chain& c, const std::vector<const OpCost*>& ops, Phase pass,
+                          int li) const;
 
   const spec::ScenarioSpec& spec_;
   const ParallelPlan& plan_;
   const ModelCost& cost_;
   const spec::PrecisionPolicy& pr_;
   KernelContext ctx_;
+  CpLayout cp_;
   mutable CollectiveMaker collective_;
   Zero3Placement zero3_;
 };

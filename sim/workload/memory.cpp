@@ -1,5 +1,7 @@
 #include "sim/workload/memory.hpp"
 
+#include "sim/workload/context_parallel.hpp"
+
 #include <algorithm>
 
 #include "sim/workload/zero3_placement.hpp"
@@ -62,8 +64,9 @@ double optimizer_step_bytes(const spec::ScenarioSpec& spec, const ParallelPlan& 
                             const ModelCost& cost, int device) {
   const auto& pr = spec.training.precision;
   const HeldParams held = held_params(plan, cost, device);
-  const double local = spec.parallel.zero >= 1 ? held.dense / plan.dp + held.routed / plan.edp
-                                               : held.dense + held.routed;
+  const double local = spec.parallel.zero >= 1
+                           ? held.dense / plan.replicas() + held.routed / plan.edp
+                           : held.dense + held.routed;
   const double per_param = bytes_per_element(pr.params) + bytes_per_element(pr.grads) +
                            (pr.master == pr.params ? 0.0 : bytes_per_element(pr.master)) +
                            2.0 * bytes_per_element(pr.optimizer);
@@ -79,6 +82,17 @@ double stage_activation_bytes(const spec::ScenarioSpec& spec, const ParallelPlan
   return per_token * plan.tokens_per_micro_batch / plan.tp;
 }
 
+double cp_buffers(const spec::ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost) {
+  if (plan.cp <= 1) return 0.0;
+  const double seq = spec.training.seq_len, sequences = spec.training.micro_batch;
+  double most = 0.0;
+  for (const LayerCost& l : cost.layers())
+    for (const OpCost& op : l.ops)
+      if (op.cls == OpClass::attention_core)
+        most = std::max(most, cp_buffer_bytes(op, seq, sequences, plan.tp, cp_layout(plan)));
+  return most;
+}
+
 MemoryBreakdown memory_of_rank(const spec::ScenarioSpec& spec, const ParallelPlan& plan,
                                const ModelCost& cost, int device) {
   const auto& pr = spec.training.precision;
@@ -89,7 +103,7 @@ MemoryBreakdown memory_of_rank(const spec::ScenarioSpec& spec, const ParallelPla
   const double ob = 2.0 * bytes_per_element(pr.optimizer);
   // Divisor applied to each parameter kind for state sharded at this ZeRO stage.
   auto sharded = [&](int from_stage, double bytes) {
-    const double dense = zero >= from_stage ? h.dense / plan.dp : h.dense;
+    const double dense = zero >= from_stage ? h.dense / plan.replicas() : h.dense;
     const double routed = zero >= from_stage ? h.routed / plan.edp : h.routed;
     return (dense + routed) * bytes;
   };
@@ -101,6 +115,7 @@ MemoryBreakdown memory_of_rank(const spec::ScenarioSpec& spec, const ParallelPla
   mem.optimizer = sharded(1, mb + ob);
 
   if (zero == 3) mem.buffers = zero3_buffer_bytes(spec, plan, cost, h);
+  mem.buffers += cp_buffers(spec, plan, cost);
 
   // Activations: in-flight micro-batches times the largest stage this device runs.
   double stage_bytes = 0.0;

@@ -12,6 +12,10 @@
 // rank; DualPipe: pp+1; GPipe: m) times the saved bytes of the device's largest stage under the
 // recompute policy, / tp (exact with sequence parallelism; without it the norms' and residuals'
 // share is replicated on every tensor-parallel rank, which this undercounts).
+// Context parallelism (cp GPUs per sequence): activations are those of the GPU's s/cp tokens,
+// 1/cp of cp = 1's, and one layer's exchange buffers are added (context_parallel.hpp,
+// cp_buffer_bytes): they live while the layer's attention runs, one layer at a time.
+// ZeRO shards non-expert state over the dp·cp GPUs that hold the same weights.
 // Not modelled: allocator fragmentation, CUDA context and library workspaces, communication
 // buffers of all-to-all and pipeline transfers, the logits of the head.
 #pragma once
@@ -26,7 +30,7 @@ struct MemoryBreakdown {
   double grads = 0.0;
   double optimizer = 0.0;  // master copy + moments
   double activations = 0.0;
-  double buffers = 0.0;  // ZeRO-3 gathered layers
+  double buffers = 0.0;  // ZeRO-3 gathered layers, context parallelism's exchange buffers
   double capacity = 0.0;
   int device = 0;  // pipeline rank it was computed for
   double total() const { return params + grads + optimizer + activations + buffers; }
@@ -64,6 +68,9 @@ double stage_activation_bytes(const spec::ScenarioSpec& spec, const ParallelPlan
 // The memory of a GPU of pipeline rank `device`: its own static state and its peak activations.
 MemoryBreakdown memory_of_rank(const spec::ScenarioSpec& spec, const ParallelPlan& plan,
                                const ModelCost& cost, int device);
+// One layer's context-parallel exchange buffers per GPU (0 without context parallelism).
+double cp_buffers(const spec::ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost);
+
 // The most loaded pipeline rank's.
 MemoryBreakdown memory_per_gpu(const spec::ScenarioSpec& spec, const ParallelPlan& plan,
                                const ModelCost& cost);

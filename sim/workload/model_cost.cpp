@@ -88,6 +88,7 @@ struct Builder {
         q_heads * 4.0;
     op.head_dim = (dqk + dv) / 2.0;
     op.heads = q_heads, op.qk_dim = dqk, op.v_dim = dv;
+    op.kv_heads = kv_heads, op.act_bytes = act;
     op.saved_bytes = q_heads * dv * act + q_heads * 4.0;  // output + fp32 log-sum-exp
     if (!spec::fused(t.attention_kernel)) {
       // Unfused, the probabilities of all s keys per query and head are kept (the masked half

@@ -87,6 +87,8 @@ struct OpCost {
   double saved_bytes = 0.0;    // activation bytes per token kept for backward
   double head_dim = 0.0;       // attention core: mean of the q·k and v head dimensions
   double heads = 0.0, qk_dim = 0.0, v_dim = 0.0;  // attention core: query heads, dimensions
+  double kv_heads = 0.0;                          // attention core: key and value heads
+  double act_bytes = 0.0;        // attention core: bytes of one element of q, k, v and the output
   bool input_quantized = false;  // an FP8 GEMM whose input arrives in FP8 (dispatched tokens)
   bool grad_quantized = false;   // ... whose output gradient arrives in FP8 (the combine's)
 };

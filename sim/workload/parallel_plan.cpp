@@ -51,13 +51,79 @@ void check_pipeline(const spec::ScenarioSpec& spec, const ParallelPlan& plan) {
     fail(spec, issue->key, issue->message, issue->hint);
 }
 
+// Context parallelism (context_parallel.hpp): the sequence splits into cp parts (2·cp chunks
+// where causal load balancing runs a ring or a gather), the kernels it needs, the heads
+// Ulysses splits; sets plan.cp_a2a.
+void check_context_parallel(const spec::ScenarioSpec& spec, ParallelPlan& plan) {
+  const auto& p = spec.parallel;
+  const auto& t = spec.training;
+  if (p.cp == 1) return;
+  using spec::CpAlgorithm;
+  const int heads_tp = spec.model.attention.heads / p.tp;
+  switch (p.cp_algorithm) {
+    case CpAlgorithm::p2p:
+    case CpAlgorithm::all_gather:
+      break;
+    case CpAlgorithm::a2a:
+      plan.cp_a2a = p.cp;
+      break;
+    case CpAlgorithm::a2a_p2p: {
+      // The all-to-all inside a node, the ring across nodes.
+      const net::GroupShape g = shape_of(p.cp, p.tp, plan.gpus_per_node);
+      if (g.gpus_per_node <= 1 || g.nodes() <= 1)
+        fail(spec, "parallelism.cp_algorithm",
+             "a2a+p2p runs the all-to-all inside a node and the ring across nodes, but the cp "
+             "group of " +
+                 str(p.cp) + " GPUs has " + str(g.gpus_per_node) + " on each of its " +
+                 str(g.nodes()) + " node(s)",
+             g.nodes() <= 1
+                 ? "use cp_algorithm: a2a inside one node"
+                 : "use cp_algorithm: p2p, or a smaller tp so that cp groups share nodes");
+      plan.cp_a2a = g.gpus_per_node;
+      break;
+    }
+  }
+  if (plan.cp_a2a > 1 && heads_tp % plan.cp_a2a != 0)
+    fail(spec, "parallelism.cp",
+         (p.cp_algorithm == CpAlgorithm::a2a
+              ? "Ulysses (cp_algorithm: a2a) gives each of the " + str(p.cp) + " GPUs "
+              : "a2a+p2p gives each of the " + str(plan.cp_a2a) + " GPUs of a node ") +
+             "a share of the " + str(heads_tp) + " attention heads per tensor-parallel rank (" +
+             str(spec.model.attention.heads) + " heads / tp " + str(p.tp) + "), which " +
+             str(plan.cp_a2a) + (heads_tp < plan.cp_a2a ? " exceeds" : " does not divide"),
+         "the all-to-all splits heads: use cp_algorithm: p2p or all_gather, or a cp whose "
+         "all-to-all degree divides " +
+             str(heads_tp));
+  const long long parts = p.cp_algorithm == CpAlgorithm::a2a || !t.causal ? p.cp : 2LL * p.cp;
+  if (t.seq_len % parts != 0)
+    fail(spec, "parallelism.cp",
+         "seq_len " + str(t.seq_len) + " does not split into " + str(parts) +
+             (parts > p.cp ? " chunks (2 * cp, for causal load balancing)" : " parts"),
+         "choose cp so that " + std::string(parts > p.cp ? "2 * cp" : "cp") + " divides " +
+             str(t.seq_len));
+  if (!spec::fused(t.attention_kernel))
+    fail(spec, "parallelism.cp",
+         "context parallelism runs its attention blocks as fused kernels (Transformer Engine, "
+         "FlashAttention), not the unfused attention of training.attention_kernel",
+         "set training.attention_kernel: flash");
+}
+
 }  // namespace
 
 net::GroupShape ParallelPlan::tp_group() const {
   return shape_of(tp, 1, gpus_per_node);
 }
 net::GroupShape ParallelPlan::dp_group() const {
-  return shape_of(dp, tp, gpus_per_node);
+  return shape_of(replicas(), tp, gpus_per_node);
+}
+net::GroupShape ParallelPlan::cp_group() const {
+  return shape_of(cp, tp, gpus_per_node);
+}
+net::GroupShape ParallelPlan::cp_a2a_group() const {
+  return shape_of(cp_a2a, tp, gpus_per_node);
+}
+net::GroupShape ParallelPlan::cp_ring_group() const {
+  return shape_of(cp / cp_a2a, tp * cp_a2a, gpus_per_node);
 }
 net::GroupShape ParallelPlan::ep_group() const {
   return shape_of(ep, 1, gpus_per_node);
@@ -81,9 +147,11 @@ ParallelPlan make_plan(const spec::ScenarioSpec& spec) {
   plan.pp = p.pp;
   plan.tp = p.tp;
   plan.ep = p.ep;
+  plan.cp = p.cp;
+  plan.cp_algorithm = p.cp_algorithm;
 
-  for (const char* key : {"pp", "tp", "ep"}) {
-    const int v = key[0] == 'p' ? p.pp : key[0] == 't' ? p.tp : p.ep;
+  for (const char* key : {"pp", "tp", "ep", "cp"}) {
+    const int v = key[0] == 'p' ? p.pp : key[0] == 't' ? p.tp : key[0] == 'e' ? p.ep : p.cp;
     if (v < 1)
       fail(spec, std::string("parallelism.") + key,
            std::string(key) + " must be >= 1, got " + str(v));
@@ -98,24 +166,32 @@ ParallelPlan make_plan(const spec::ScenarioSpec& spec) {
         spec, "parallelism.tp",
         "tp = " + str(p.tp) + " does not divide the " + str(plan.gpus_per_node) + " GPUs of a node",
         "a tensor-parallel group must sit inside one NVLink island");
-  if (p.pp > plan.world || p.ep > plan.world)
-    fail(spec, p.pp > plan.world ? "parallelism.pp" : "parallelism.ep",
+  if (p.pp > plan.world || p.ep > plan.world || p.cp > plan.world)
+    fail(spec,
+         p.pp > plan.world   ? "parallelism.pp"
+         : p.ep > plan.world ? "parallelism.ep"
+                             : "parallelism.cp",
          "parallel degree exceeds the " + str(plan.world) + " GPUs of the cluster");
   if (p.virtual_stages > m.layers)
     fail(spec, "parallelism.virtual_stages",
          "virtual_stages exceeds the model's " + str(m.layers) + " layers");
-  if (plan.world % (1LL * p.pp * p.tp) != 0)
+  // The degrees besides dp, as the messages spell them (cp only where it is used).
+  const long long others = 1LL * p.pp * p.tp * p.cp;
+  const std::string names = p.cp > 1 ? "pp * tp * cp" : "pp * tp";
+  const std::string values =
+      str(p.pp) + " * " + str(p.tp) + (p.cp > 1 ? " * " + str(p.cp) : std::string());
+  if (plan.world % others != 0)
     fail(spec, "parallelism",
-         "world size " + str(plan.world) +
-             " is not divisible by pp * tp = " + str(1LL * p.pp * p.tp),
-         "the cluster has " + str(plan.world) +
-             " GPUs; choose pp and tp so that pp * tp divides it");
-  plan.dp = plan.world / (p.pp * p.tp);
+         "world size " + str(plan.world) + " is not divisible by " + names + " = " + str(others),
+         "the cluster has " + str(plan.world) + " GPUs; choose " +
+             (p.cp > 1 ? "pp, tp and cp" : "pp and tp") + " so that " + names + " divides it");
+  plan.dp = static_cast<int>(plan.world / others);
   if (p.dp != 0 && p.dp != plan.dp)
     fail(spec, "parallelism.dp",
-         "world size " + str(plan.world) + " != dp * pp * tp = " + str(p.dp) + " * " + str(p.pp) +
-             " * " + str(p.tp) + " = " + str(static_cast<long long>(p.dp) * p.pp * p.tp),
-         "dp may be left out: it is derived as world / (pp * tp) = " + str(plan.dp));
+         "world size " + str(plan.world) + " != dp * " + names + " = " + str(p.dp) + " * " +
+             values + " = " + str(p.dp * others),
+         "dp may be left out: it is derived as world / (" + names + ") = " + str(plan.dp));
+  check_context_parallel(spec, plan);
   if (p.tp > 1 && m.attention.heads % p.tp != 0)
     fail(
         spec, "parallelism.tp",
@@ -126,10 +202,12 @@ ParallelPlan make_plan(const spec::ScenarioSpec& spec) {
       fail(spec, "parallelism.ep",
            "ep = " + str(p.ep) + " but model '" + m.name + "' has no MoE layers",
            "expert parallelism needs routed experts; set ep: 1");
-    if ((plan.dp * p.tp) % p.ep != 0)
+    if ((plan.dp * p.cp * p.tp) % p.ep != 0)
       fail(spec, "parallelism.ep",
-           "ep = " + str(p.ep) + " does not divide dp * tp = " + str(plan.dp * p.tp),
-           "expert parallelism is carved out of data x tensor parallelism");
+           "ep = " + str(p.ep) + " does not divide dp * " + (p.cp > 1 ? "cp * " : "") +
+               "tp = " + str(plan.dp * p.cp * p.tp),
+           std::string("expert parallelism is carved out of data") + (p.cp > 1 ? ", context" : "") +
+               " x tensor parallelism");
     if (m.moe.experts % p.ep != 0)
       fail(spec, "parallelism.ep",
            str(m.moe.experts) + " routed experts are not divisible by ep = " + str(p.ep),
@@ -142,7 +220,7 @@ ParallelPlan make_plan(const spec::ScenarioSpec& spec) {
            "each GPU of an EP group holds the same number of expert slots; set "
            "model.moe.routing.redundant to a multiple of ep");
   }
-  plan.edp = plan.dp * p.tp / p.ep;
+  plan.edp = plan.dp * p.cp * p.tp / p.ep;
   if (p.zero < 0 || p.zero > 3)
     fail(spec, "parallelism.zero", "zero must be 0, 1, 2 or 3, got " + str(p.zero));
   if (p.zero >= 2 && p.pp > 1)
@@ -168,7 +246,7 @@ ParallelPlan make_plan(const spec::ScenarioSpec& spec) {
          "nearest valid global batches: " + str(t.global_batch / per_step * per_step) + " or " +
              str((t.global_batch / per_step + 1) * per_step));
   plan.micro_batches = t.global_batch / per_step;
-  plan.tokens_per_micro_batch = static_cast<double>(t.micro_batch) * t.seq_len;
+  plan.tokens_per_micro_batch = static_cast<double>(t.micro_batch) * t.seq_len / p.cp;
 
   // Stages and layer split.
   // Split units: the layers, plus the embedding and the head where they count as a layer each.

@@ -1,10 +1,16 @@
 // The parallel plan: a validated layout of the model over the cluster's GPUs.
 //
-// world = dp · pp · tp. Ranks are numbered rank = stage_rank·(dp·tp) + dp_rank·tp + tp_rank, so
-// tensor-parallel groups are consecutive and fill NVLink islands first, then data-parallel
-// replicas; pipeline stages are outermost. Expert parallelism is carved out of dp·tp: an EP group
-// is `ep` consecutive ranks of one stage, and each routed expert is replicated over
-// edp = dp·tp/ep ranks (its data-parallel group).
+// world = dp · pp · cp · tp. Ranks are numbered as Megatron orders them (tp-cp-ep-dp-pp):
+// rank = stage_rank·(dp·cp·tp) + dp_rank·(cp·tp) + cp_rank·tp + tp_rank, so tensor-parallel
+// groups are consecutive and fill NVLink islands first, then context-parallel groups (inside a
+// node while cp·tp fits one), then data-parallel replicas; pipeline stages are outermost. A
+// non-expert weight is the same on the dp·cp GPUs of a tensor-parallel rank's column (its
+// data-parallel group, which ZeRO shards over and gradients are reduced over, as Megatron's
+// data-parallel group with context parallelism). Expert parallelism is carved out of dp·cp·tp:
+// an EP group is `ep` consecutive ranks of one stage, and each routed expert is replicated over
+// edp = dp·cp·tp/ep ranks (its data-parallel group). Context parallelism splits every sequence
+// over its cp GPUs (context_parallel.hpp): a micro-batch's tokens on a GPU are its
+// micro_batch·seq_len/cp.
 //
 // The model is cut into `stages` pipeline stages (pp, or pp·v for interleaved, or 2·pp for
 // DualPipeV), layers split evenly unless given (the embedding and head may count as a layer each
@@ -24,20 +30,24 @@
 namespace stepsim::workload {
 
 struct ParallelPlan {
-  int world = 1, dp = 1, pp = 1, tp = 1, ep = 1;
-  int edp = 1;  // data-parallel degree of a routed expert: dp·tp/ep
+  int world = 1, dp = 1, pp = 1, tp = 1, ep = 1, cp = 1;
+  int edp = 1;  // data-parallel degree of a routed expert: dp·cp·tp/ep
+  spec::CpAlgorithm cp_algorithm = spec::CpAlgorithm::p2p;
+  int cp_a2a = 1;  // GPUs of context parallelism's head all-to-all (context_parallel.hpp)
   int gpus_per_node = 1;
   int stages = 1;
   int main_layers = 0, mtp_layers = 0;  // the model's; MTP blocks follow the last stage's head
   std::vector<int> stage_layers;        // layers per stage
   std::vector<int> stage_first_layer;   // index of each stage's first layer
   long long micro_batches = 1;          // per pipeline and step (m)
-  double tokens_per_micro_batch = 0;
+  double tokens_per_micro_batch = 0;    // of one sequence-parallel share: micro_batch·seq_len/cp
   std::vector<std::vector<StageShare>> device_stages;  // per pipeline rank
 
-  // The rank -> GPU map: pipeline rank r holds the dp·tp consecutive GPUs from r·dp·tp (its tp
-  // groups, then its data-parallel replicas); a GPU's node is GPU / gpus_per_node.
-  int gpus_per_rank() const { return dp * tp; }
+  // The rank -> GPU map: pipeline rank r holds the dp·cp·tp consecutive GPUs from r·dp·cp·tp (its
+  // tp groups, its cp groups, then its data-parallel replicas); a GPU's node is GPU /
+  // gpus_per_node.
+  int gpus_per_rank() const { return dp * cp * tp; }
+  int replicas() const { return dp * cp; }  // GPUs holding the same non-expert weights
   int first_gpu(int rank) const { return rank * gpus_per_rank(); }
   int rank_of_gpu(int gpu) const { return gpu / gpus_per_rank(); }
   bool same_node(int rank_a, int rank_b) const {
@@ -47,6 +57,9 @@ struct ParallelPlan {
 
   net::GroupShape tp_group() const;
   net::GroupShape dp_group() const;  // replicas of a non-expert parameter
+  net::GroupShape cp_group() const;
+  net::GroupShape cp_a2a_group() const;   // cp_a2a consecutive members of the cp group
+  net::GroupShape cp_ring_group() const;  // cp / cp_a2a members, cp_a2a apart
   net::GroupShape ep_group() const;
   net::GroupShape edp_group() const;  // replicas of a routed-expert parameter
   bool stage_neighbours_on_same_node() const;

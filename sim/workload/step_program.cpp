@@ -17,8 +17,8 @@ using spec::bytes_per_element;
 
 std::string_view to_string(StepOpKind k) {
   static constexpr std::string_view kNames[] = {
-      "kernel",    "ep_dispatch", "ep_combine",   "tp_reduce", "pp_send", "dp_grads",
-      "dp_params", "zero_gather", "zero_scatter", "optimizer", "barrier"};
+      "kernel",    "ep_dispatch", "ep_combine",   "tp_reduce",   "pp_send",   "dp_grads",
+      "dp_params", "zero_gather", "zero_scatter", "cp_exchange", "optimizer", "barrier"};
   return kNames[static_cast<int>(k)];
 }
 
@@ -176,9 +176,10 @@ std::vector<TailWork> build_tail(const spec::ScenarioSpec& spec, const ParallelP
     return w;
   };
   if (zero != 3) {
-    const double limit = r > 0                                    ? 0.0
-                         : spec.software.grad_bucket_params > 0.0 ? spec.software.grad_bucket_params
-                                                                  : std::max(40e6, 1e6 * plan.dp);
+    const double limit = r > 0 ? 0.0
+                         : spec.software.grad_bucket_params > 0.0
+                             ? spec.software.grad_bucket_params
+                             : std::max(40e6, 1e6 * plan.replicas());
     const CollectiveOp op = zero == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
     for (const auto& ss : plan.device_stages[r])
       for (const GradBucket& b : grad_buckets(plan, cost, ss.stage, limit))

@@ -62,6 +62,7 @@ enum class StepOpKind : std::uint8_t {
   dp_params,
   zero_gather,
   zero_scatter,
+  cp_exchange,  // context parallelism's K, V (or Q, K, V, output) exchanges
   optimizer,
   // Not in a program: the executor's wait before a collective for its slowest member to arrive
   // (kernel jitter, hw/variability.hpp).
@@ -76,13 +77,15 @@ inline bool is_communication(StepOpKind k) {
 inline bool waits_for_peers(StepOpKind k) {
   return k == StepOpKind::tp_reduce || k == StepOpKind::ep_dispatch ||
          k == StepOpKind::ep_combine || k == StepOpKind::zero_gather ||
-         k == StepOpKind::zero_scatter;
+         k == StepOpKind::zero_scatter || k == StepOpKind::cp_exchange;
 }
 
 // The group a collective runs over, relative to the GPU that runs it: its tensor-parallel or
-// expert-parallel group, or the data-parallel group of its non-expert (dp) or expert (edp)
-// parameters.
-enum class GroupRole : std::uint8_t { tp, ep, dp, edp };
+// expert-parallel group, the data-parallel group of its non-expert (dp, with the context-parallel
+// ranks, which hold the same weights) or expert (edp) parameters, or its context-parallel group
+// (cp), the part of it an all-to-all of heads spans (cp_a2a) or the ring that passes K and V
+// (cp_ring; context_parallel.hpp).
+enum class GroupRole : std::uint8_t { tp, ep, dp, edp, cp, cp_a2a, cp_ring };
 
 // A collective, resolved when the program is built (make_collective, collective_options.hpp): its
 // kind of traffic and the choice it runs with (algorithm, protocol, channels and chunks fixed, as
@@ -110,6 +113,7 @@ struct Work {
   bool ends_unit = false;    // the last compute work of a ZeRO-3 unit's use (zero3_placement.hpp)
   bool couples = false;      // a collective over data-parallel groups: couples symmetry classes
   int wait_units_back = -1;  // ZeRO-3 gather: depends on the end of the use this many back
+  int after_back = 0;        // > 0: also depends on the work this many places earlier in the chain
 
   double flops() const;  // of its kernels
   double bytes() const;  // of its collectives, per GPU

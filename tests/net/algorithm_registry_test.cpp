@@ -13,10 +13,10 @@ using net::CollectiveOp;
 
 namespace {
 
-constexpr CollectiveOp kOps[] = {CollectiveOp::all_reduce,     CollectiveOp::all_gather,
-                                 CollectiveOp::reduce_scatter, CollectiveOp::all_to_all,
-                                 CollectiveOp::broadcast,      CollectiveOp::p2p,
-                                 CollectiveOp::dispatch,       CollectiveOp::combine};
+constexpr CollectiveOp kOps[] = {
+    CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::reduce_scatter,
+    CollectiveOp::all_to_all, CollectiveOp::broadcast,  CollectiveOp::p2p,
+    CollectiveOp::dispatch,   CollectiveOp::combine,    CollectiveOp::send_recv};
 
 // Bytes per GPU the plan sends to GPUs of the same node (NVLink) and of other nodes (NIC), over
 // every step of every phase, unbundled, as data (Transfer::payload); per sender for p2p.
@@ -34,11 +34,12 @@ net::LinkBytes planned(const net::CollectivePlan& p, const hw::Topology& t, int 
 }  // namespace
 
 TEST_CASE("Registered algorithms resolve by name; the roofline's default is the documented one") {
-  CHECK(net::algorithms().size() == 10);
+  CHECK(net::algorithms().size() == 11);
   for (const net::AlgorithmDef* a : net::algorithms()) CHECK(net::find_algorithm(a->name) == a);
   CHECK(net::find_algorithm("pat") == nullptr);
   CHECK(net::algorithm_names() ==
-        "auto, hierarchical, ring, tree, nvls, nvls-tree, sharp, direct, deepep, chain, p2p");
+        "auto, hierarchical, ring, tree, nvls, nvls-tree, sharp, direct, deepep, chain, p2p, "
+        "shift");
   const net::GroupShape node{8, 8}, nodes{32, 8}, plane{4, 1};
   CHECK(net::choose_algorithm(CollectiveOp::all_reduce, node, true, "auto").name == "ring");
   CHECK(net::choose_algorithm(CollectiveOp::all_reduce, nodes, true, "auto").name ==
@@ -49,6 +50,7 @@ TEST_CASE("Registered algorithms resolve by name; the roofline's default is the 
   CHECK(net::choose_algorithm(CollectiveOp::dispatch, nodes, true, "auto").name == "deepep");
   CHECK(net::choose_algorithm(CollectiveOp::broadcast, nodes, true, "auto").name == "chain");
   CHECK(net::choose_algorithm(CollectiveOp::p2p, plane, true, "auto").name == "p2p");
+  CHECK(net::choose_algorithm(CollectiveOp::send_recv, nodes, true, "auto").name == "shift");
   CHECK_THROWS_AS(net::choose_algorithm(CollectiveOp::all_reduce, nodes, true, "pat"),
                   engine::UserError);
   CHECK_THROWS_AS(net::choose_algorithm(CollectiveOp::all_to_all, nodes, true, "ring"),

@@ -37,8 +37,9 @@ inline spec::ScenarioSpec small_scenario(int nodes, int gpus) {
   s.training.micro_batch = 1;
   for (const char* k :
        {"parallelism", "parallelism.pp", "parallelism.tp", "parallelism.ep", "parallelism.dp",
-        "parallelism.zero", "parallelism.schedule", "parallelism.virtual_stages",
-        "parallelism.stage_layers", "parallelism.comm_sms", "training.global_batch"})
+        "parallelism.cp", "parallelism.cp_algorithm", "parallelism.zero", "parallelism.schedule",
+        "parallelism.virtual_stages", "parallelism.stage_layers", "parallelism.comm_sms",
+        "training.global_batch"})
     s.where.keys[k] = {std::string("where:") + k, 1, 1};
   return s;
 }

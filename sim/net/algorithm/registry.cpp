@@ -4,12 +4,12 @@
 namespace stepsim::net {
 
 extern const AlgorithmDef kHierarchical, kRing, kTree, kNvls, kNvlsTree, kSharp, kDirect, kDeepEp,
-    kChain, kP2p;
+    kChain, kP2p, kShift;
 
 const std::vector<const AlgorithmDef*>& algorithms() {
   static const std::vector<const AlgorithmDef*> kAll{&kHierarchical, &kRing,  &kTree,   &kNvls,
                                                      &kNvlsTree,     &kSharp, &kDirect, &kDeepEp,
-                                                     &kChain,        &kP2p};
+                                                     &kChain,        &kP2p,   &kShift};
   return kAll;
 }
 

@@ -1,0 +1,51 @@
+// Ring shift (send/recv): every GPU of the group sends S to the next in rank order and receives
+// S from the previous, all at once, as a batch of NCCL point-to-point operations
+// (torch.distributed.batch_isend_irecv) does: one step of ring attention's KV rotation
+// (workload/context_parallel.hpp). Time (analytic) = α + S/β of the slowest hop.
+// Bytes per GPU: S. Over a group of n GPUs on k nodes with g on each, the k hops that leave a
+// node cross the network: on average S/g per GPU over InfiniBand and S·(g-1)/g over NVLink (all
+// of S over NVLink on one node).
+#include "sim/net/algorithm/algorithm.hpp"
+
+namespace stepsim::net {
+
+namespace {
+
+bool runs(CollectiveOp op) {
+  return op == CollectiveOp::send_recv;
+}
+
+void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
+  const std::size_t n = in.group.size();
+  for (std::size_t i = 0; i < n; ++i) sink.add({in.group[i], in.group[(i + 1) % n], in.bytes});
+  out.phases.push_back({"shift", sink.take(), 1});
+}
+
+LinkBytes bytes_per_gpu(const ShapeInput& in) {
+  const double g = in.group.gpus_per_node;
+  if (in.group.nodes() <= 1) return {in.bytes, 0.0};
+  return {in.bytes * (g - 1) / g, in.bytes / g};
+}
+
+double steps(const ShapeInput&) {
+  return 1.0;
+}
+
+double span(const ShapeInput& in) {
+  return in.bytes;
+}
+
+}  // namespace
+
+extern const AlgorithmDef kShift{
+    .name = "shift",
+    .runs = runs,
+    .fits = any_group,
+    .needs = "at least 2 GPUs",
+    .plan = plan,
+    .bytes_per_gpu = bytes_per_gpu,
+    .steps = steps,
+    .span = span,
+};
+
+}  // namespace stepsim::net
