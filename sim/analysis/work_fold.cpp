@@ -172,7 +172,9 @@ void WorkFold::collective(DeviceWork& w, workload::StepOpKind kind,
   // The bytes of the algorithm the program resolved for it, which the simulation runs.
   const net::AlgorithmDef* algorithm = net::find_algorithm(c.options.algorithm);
   STEPSIM_CHECK(algorithm, "a collective of the program without its resolved algorithm");
-  const LinkBytes b = algorithm->bytes_per_gpu({c.op, c.bytes, g}) * n;
+  net::ShapeInput in{c.op, c.bytes, g};
+  in.multi_plane = multi_plane_;
+  const LinkBytes b = algorithm->bytes_per_gpu(in) * n;
   if (!rows_) {
     add_row(w, row, std::string(), b);
     return;

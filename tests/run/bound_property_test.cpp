@@ -3,7 +3,8 @@
 // InfiniBand bytes per GPU of its collectives sum to the roofline's figures for its pipeline rank;
 // the roofline takes them at achievable rates with no latency, no bubble and perfect overlap, so a
 // bound above the simulation means the two disagree. Random small layouts (up to 64 GPUs: pp,
-// tp, ep, ZeRO stage, schedule, micro-batches, recomputation, sequence parallelism, fidelity);
+// tp, ep, cp and its algorithm, ZeRO stage, schedule, micro-batches, recomputation, sequence
+// parallelism, fidelity);
 // invalid ones are skipped.
 #include <doctest/doctest.h>
 
@@ -57,7 +58,7 @@ TEST_CASE("The roofline bound is at most the simulated step on 200 random layout
   auto pick = [&](std::initializer_list<int> v) {
     return *(v.begin() + std::uniform_int_distribution<std::size_t>(0, v.size() - 1)(rng));
   };
-  int simulated = 0, tries = 0;
+  int simulated = 0, tries = 0, with_cp = 0;
   while (simulated < 200 && tries < 5000) {
     ++tries;
     const int nodes = pick({1, 2, 4, 8});
@@ -83,6 +84,8 @@ TEST_CASE("The roofline bound is at most the simulated step on 200 random layout
     p.virtual_stages = workload::schedule_def(p.schedule).uses_virtual_stages ? 2 : 1;
     p.sequence_parallel = p.tp > 1 && pick({0, 1});
     p.comm_sms = pick({0, 0, 20});
+    p.cp = pick({1, 1, 2, 4});
+    p.cp_algorithm = static_cast<spec::CpAlgorithm>(pick({0, 1, 2, 3}));
     s.training.seq_len = pick({512, 1024, 2048});
     s.training.global_batch = pick({16, 32, 64, 128});
     s.training.recompute.mode = static_cast<spec::RecomputeMode>(pick({0, 1, 2}));
@@ -97,6 +100,8 @@ TEST_CASE("The roofline bound is at most the simulated step on 200 random layout
     CAPTURE(p.pp);
     CAPTURE(p.tp);
     CAPTURE(p.ep);
+    CAPTURE(p.cp);
+    CAPTURE(static_cast<int>(p.cp_algorithm));
     CAPTURE(p.zero);
     CAPTURE(workload::to_string(p.schedule));
     CAPTURE(s.model.moe.enabled);
@@ -104,8 +109,11 @@ TEST_CASE("The roofline bound is at most the simulated step on 200 random layout
     CAPTURE(p.sequence_parallel);
     CAPTURE(s.training.global_batch);
     check_same_work(sim);
+    if (p.cp > 1) ++with_cp;
     ++simulated;
   }
-  MESSAGE(simulated << " layouts simulated of " << tries << " drawn");
+  MESSAGE(simulated << " layouts simulated of " << tries << " drawn, " << with_cp
+                   << " with context parallelism");
+  CHECK(with_cp >= 30);
   CHECK(simulated == 200);
 }

@@ -1,9 +1,11 @@
 // Property: the symmetry reduction is exact. Default runs merge the cells no fault touches into
 // one class; --exact simulates every cell. On random small scenarios (up to 256 GPUs: pp, tp, ep,
-// ZeRO stage, schedule, fidelity, switch size, and 0-2 faults of every kind at random places)
+// cp and its algorithm, ZeRO stage, schedule, fidelity, switch size, and 0-2 faults of every kind
+// at random places)
 // both give the same step to 1e-9 relative. Invalid layouts are skipped.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <random>
 
 #include "sim/engine/user_error.hpp"
@@ -22,7 +24,9 @@ struct Drawn {
   std::string what;
 };
 
-Drawn draw(std::mt19937_64& rng) {
+// Context parallelism is drawn from a generator of its own, so the other choices stay those
+// drawn before it existed.
+Drawn draw(std::mt19937_64& rng, std::mt19937_64& cp_rng) {
   auto pick = [&](std::initializer_list<int> v) {
     return *(v.begin() + std::uniform_int_distribution<std::size_t>(0, v.size() - 1)(rng));
   };
@@ -47,13 +51,16 @@ Drawn draw(std::mt19937_64& rng) {
                          : Schedule::at(std::uniform_int_distribution<std::size_t>(
                                1, workload::all_schedules().size() - 1)(rng));
   p.virtual_stages = workload::schedule_def(p.schedule).uses_virtual_stages ? 2 : 1;
+  p.cp = std::array{1, 1, 2, 4}[std::uniform_int_distribution<int>(0, 3)(cp_rng)];
+  p.cp_algorithm = static_cast<spec::CpAlgorithm>(std::uniform_int_distribution<int>(0, 3)(cp_rng));
   s.training.seq_len = 512;
   s.training.global_batch = pick({32, 64, 128}) * std::max(1, nodes / 4);
   s.fidelity = static_cast<spec::NetworkFidelity>(pick({0, 1, 1}));
   const int gpus = nodes * 8;
   std::string what = std::to_string(nodes) + " nodes, pp " + std::to_string(p.pp) + " tp " +
                      std::to_string(p.tp) + " ep " + std::to_string(p.ep) + " zero " +
-                     std::to_string(p.zero) + " schedule " +
+                     std::to_string(p.zero) + " cp " + std::to_string(p.cp) + " " +
+                     std::string(spec::kCpAlgorithms.word(p.cp_algorithm)) + " schedule " +
                      std::string(workload::to_string(p.schedule)) + " ports " +
                      std::to_string(s.cluster.fabric.switch_ports);
   const int faults = pick({0, 1, 2});
@@ -83,11 +90,11 @@ Drawn draw(std::mt19937_64& rng) {
 }  // namespace
 
 TEST_CASE("Symmetry classes and --exact give the same step on 50 random scenarios") {
-  std::mt19937_64 rng(11);
-  int compared = 0, reduced = 0, tries = 0;
+  std::mt19937_64 rng(11), cp_rng(5);
+  int compared = 0, reduced = 0, tries = 0, with_cp = 0;
   while (compared < 50 && tries < 2000) {
     ++tries;
-    Drawn d = draw(rng);
+    Drawn d = draw(rng, cp_rng);
     run::StepSimulation merged, exact;
     try {
       merged = run::simulate_step(d.spec);
@@ -101,10 +108,12 @@ TEST_CASE("Symmetry classes and --exact give the same step on 50 random scenario
     CAPTURE(exact.build.graph.classes);
     CHECK(merged.metrics.step_s == doctest::Approx(exact.metrics.step_s).epsilon(1e-9));
     if (exact.build.graph.classes > merged.build.graph.classes) ++reduced;
+    if (d.spec.parallel.cp > 1) ++with_cp;
     ++compared;
   }
   MESSAGE(compared << " scenarios compared of " << tries << " drawn; " << reduced
-                   << " of them reduced");
+                   << " of them reduced, " << with_cp << " with context parallelism");
   CHECK(compared == 50);
   CHECK(reduced >= 25);  // most draws have cells to merge: the property is exercised
+  CHECK(with_cp >= 10);
 }

@@ -4,7 +4,9 @@
 // (workload/context_parallel.hpp). Time (analytic) = α + S/β of the slowest hop.
 // Bytes per GPU: S. Over a group of n GPUs on k nodes with g on each, the k hops that leave a
 // node cross the network: on average S/g per GPU over InfiniBand and S·(g-1)/g over NVLink (all
-// of S over NVLink on one node).
+// of S over NVLink on one node). On a multi-plane fabric a hop that leaves a node joins two GPUs
+// of different local indices (planes) when g > 1, and PXN first carries it over NVLink to the
+// GPU of the destination's plane: S/g more over NVLink.
 #include "sim/net/algorithm/algorithm.hpp"
 
 namespace stepsim::net {
@@ -24,7 +26,8 @@ void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
 LinkBytes bytes_per_gpu(const ShapeInput& in) {
   const double g = in.group.gpus_per_node;
   if (in.group.nodes() <= 1) return {in.bytes, 0.0};
-  return {in.bytes * (g - 1) / g, in.bytes / g};
+  const double pxn = in.multi_plane && g > 1 ? in.bytes / g : 0.0;
+  return {in.bytes * (g - 1) / g + pxn, in.bytes / g};
 }
 
 double steps(const ShapeInput&) {
