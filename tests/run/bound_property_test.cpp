@@ -113,7 +113,7 @@ TEST_CASE("The roofline bound is at most the simulated step on 200 random layout
     ++simulated;
   }
   MESSAGE(simulated << " layouts simulated of " << tries << " drawn, " << with_cp
-                   << " with context parallelism");
+                    << " with context parallelism");
   CHECK(with_cp >= 30);
   CHECK(simulated == 200);
 }
