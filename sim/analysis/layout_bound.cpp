@@ -119,11 +119,15 @@ LayoutBound LayoutBounds::bound(const ScenarioSpec& spec) {
   key += '|' + cl.name + '|';
   put(key, plan.tp);
   put(key, plan.ep);
+  put(key, plan.cp);
+  put(key, static_cast<int>(plan.cp_algorithm));
+  put(key, plan.cp_a2a);
   put(key, spec.parallel.sequence_parallel);
   put(key, spec.parallel.zero == 3);
   put(key, spec.parallel.comm_sms);
   put(key, plan.gpus_per_node);
-  for (net::GroupShape g : {plan.tp_group(), plan.ep_group(), plan.dp_group(), plan.edp_group()})
+  for (net::GroupShape g : {plan.tp_group(), plan.ep_group(), plan.dp_group(), plan.edp_group(),
+                            plan.cp_group(), plan.cp_a2a_group(), plan.cp_ring_group()})
     put_shape(key, g);
   for (const auto& c : spec.collectives) {
     key += c.algorithm + "," + c.protocol + ",";

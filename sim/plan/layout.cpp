@@ -12,6 +12,8 @@ spec::ScenarioSpec apply(const spec::ScenarioSpec& base, const Layout& l,
   p.pp = l.pp;
   p.dp = l.dp;
   p.ep = l.ep;
+  p.cp = l.cp;
+  p.cp_algorithm = l.cp_algorithm;
   p.sequence_parallel = l.sequence_parallel;
   p.zero = l.zero;
   p.schedule = l.schedule;
@@ -26,8 +28,11 @@ spec::ScenarioSpec apply(const spec::ScenarioSpec& base, const Layout& l,
 }
 
 std::string describe(const Layout& l, const std::vector<RecomputeOption>& recomputes) {
-  std::string s = "TP" + std::to_string(l.tp) + (l.sequence_parallel ? "+SP" : "") + " PP" +
-                  std::to_string(l.pp) + " DP" + std::to_string(l.dp) + " EP" +
+  std::string s = "TP" + std::to_string(l.tp) + (l.sequence_parallel ? "+SP" : "") +
+                  (l.cp > 1 ? " CP" + std::to_string(l.cp) + "(" +
+                                  std::string(spec::kCpAlgorithms.word(l.cp_algorithm)) + ")"
+                            : "") +
+                  " PP" + std::to_string(l.pp) + " DP" + std::to_string(l.dp) + " EP" +
                   std::to_string(l.ep) + " ZeRO-" + std::to_string(l.zero) + " " +
                   std::string(workload::to_string(l.schedule));
   if (l.virtual_stages > 1) s += " v" + std::to_string(l.virtual_stages);
@@ -45,6 +50,8 @@ std::vector<std::string> set_arguments(const Layout& l,
       set("parallelism.pp", std::to_string(l.pp)),
       set("parallelism.dp", std::to_string(l.dp)),
       set("parallelism.ep", std::to_string(l.ep)),
+      set("parallelism.cp", std::to_string(l.cp)),
+      set("parallelism.cp_algorithm", std::string(spec::kCpAlgorithms.word(l.cp_algorithm))),
       set("parallelism.sequence_parallel", l.sequence_parallel ? "true" : "false"),
       set("parallelism.zero", std::to_string(l.zero)),
       set("parallelism.schedule", std::string(workload::to_string(l.schedule))),
@@ -68,6 +75,7 @@ std::string family(const Layout& l) {
   std::vector<std::string> parts;
   if (!l.schedule.is_none()) parts.emplace_back(workload::to_string(l.schedule));
   if (l.tp > 1) parts.emplace_back("TP");
+  if (l.cp > 1) parts.push_back("CP " + std::string(spec::kCpAlgorithms.phrase(l.cp_algorithm)));
   if (l.ep > 1) parts.emplace_back("EP");
   if (parts.empty() && l.zero == 0) return "plain data parallelism";
   parts.push_back("ZeRO-" + std::to_string(l.zero));

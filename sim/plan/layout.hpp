@@ -22,7 +22,8 @@ struct RecomputeOption {
 };
 
 struct Layout {
-  int tp = 1, pp = 1, dp = 1, ep = 1;
+  int tp = 1, pp = 1, dp = 1, ep = 1, cp = 1;
+  spec::CpAlgorithm cp_algorithm = spec::CpAlgorithm::p2p;
   bool sequence_parallel = false;
   int zero = 0;
   spec::Schedule schedule;
@@ -46,7 +47,8 @@ std::vector<std::string> set_arguments(const Layout& l,
                                        const std::vector<RecomputeOption>& recomputes);
 
 // The layout's family: its structure without the degrees, e.g. "dualpipe + EP + ZeRO-1",
-// "ZeRO-3 + TP", "plain data parallelism" (no pipeline, TP or EP, ZeRO-0).
+// "ZeRO-3 + TP", "1f1b + TP + CP all-gather KV + ZeRO-1", "plain data parallelism" (no
+// pipeline, TP, CP or EP, ZeRO-0).
 std::string family(const Layout& l);
 
 }  // namespace stepsim::plan

@@ -13,6 +13,7 @@
 #include "sim/engine/user_error.hpp"
 #include "sim/format/text_table.hpp"
 #include "sim/run/step_simulation.hpp"
+#include "sim/workload/schedule/schedule.hpp"
 
 namespace stepsim::plan {
 
@@ -54,6 +55,7 @@ std::string serialize(const Evaluation& e) {
   std::string out = std::to_string(static_cast<int>(e.status)) + " " +
                     std::to_string(e.limited_by) + " " + std::to_string(e.rounded_batch) + " ";
   put(out, e.bound_s);
+  put(out, e.pipelined_s);
   for (double t : e.times) put(out, t);
   put(out, e.memory);
   put(out, e.capacity);
@@ -68,6 +70,7 @@ Evaluation parse_evaluation(const std::string& s) {
   in >> status >> e.limited_by >> e.rounded_batch;
   e.status = static_cast<Evaluation::Status>(status);
   e.bound_s = take(in);
+  e.pipelined_s = take(in);
   for (double& t : e.times) t = take(in);
   e.memory = take(in);
   e.capacity = take(in);
@@ -132,6 +135,10 @@ Evaluation evaluate(analysis::LayoutBounds& bounds, const spec::ScenarioSpec& sp
   e.bound_s = b.bound_s;
   e.times = b.times.t;
   e.limited_by = static_cast<int>(b.times.limited_by());
+  const double mbs = static_cast<double>(b.plan.micro_batches);
+  const double bubble = workload::schedule_def(spec.parallel.schedule)
+                            .bubble(b.plan.pp, mbs, spec.parallel.virtual_stages);
+  e.pipelined_s = std::max(e.bound_s, e.times[0] * (1.0 + bubble / mbs));
   if (e.rounded_batch) return e;
   e.status = m.fits() ? Evaluation::Status::bounded : Evaluation::Status::no_fit;
   for (int n : b.plan.stage_layers) e.split += std::to_string(n) + ",";
@@ -174,7 +181,7 @@ namespace {
 
 // Why a family without a winner lost, from its best member.
 std::string family_why(const FamilyVerdict& f, const PlanResult& r, double best_bound,
-                       const Simulated* best_sim, const Simulated* winner) {
+                       double best_pipelined, const Simulated* best_sim, const Simulated* winner) {
   const std::string layouts = std::to_string(f.layouts) + " layouts";
   const Evaluation& e = r.evaluations[f.best];
   auto bound_text = [&] {
@@ -182,6 +189,15 @@ std::string family_why(const FamilyVerdict& f, const PlanResult& r, double best_
                     "x the best layout's) is set by " + kResource[e.limited_by];
     if (e.limited_by >= 2)
       t += ", which needs " + fixed(e.times[e.limited_by] / e.times[0], 1) + "x the compute time";
+    const Layout& l = r.space.layouts[f.best];
+    if (e.pipelined_s > e.bound_s * (1.0 + 1e-9) && best_pipelined > 0.0) {
+      const long long batch = e.rounded_batch ? e.rounded_batch : r.batch;
+      const long long m = batch / (static_cast<long long>(l.dp) * l.micro_batch);
+      t += "; with " + std::to_string(m) + " micro-batch" + (m == 1 ? "" : "es") +
+           " per pipeline the ideal " + std::string(workload::to_string(l.schedule)) +
+           " bubble makes it at least " + fixed(e.pipelined_s, 2) + " s (" +
+           fixed(e.pipelined_s / best_pipelined, 2) + "x the best layout's)";
+    }
     return t;
   };
   if (f.bounded + f.no_fit == 0) {
@@ -235,6 +251,7 @@ PlanResult run_plan(const spec::ScenarioSpec& base, SearchSpace space, const Pla
   r.space = std::move(space);
   r.world = base.cluster.world_size();
   r.tokens_per_step = static_cast<double>(base.training.global_batch) * base.training.seq_len;
+  r.batch = base.training.global_batch;
   const auto& layouts = r.space.layouts;
   const auto& recomputes = r.space.recomputes;
 
@@ -285,7 +302,7 @@ PlanResult run_plan(const spec::ScenarioSpec& base, SearchSpace space, const Pla
       case Evaluation::Status::invalid:
         ++f.invalid;
         if (b.status == Evaluation::Status::invalid && e.rounded_batch &&
-            (!b.rounded_batch || e.bound_s < b.bound_s))
+            (!b.rounded_batch || e.pipelined_s < b.pipelined_s))
           f.best = i;
         break;
       case Evaluation::Status::no_fit:
@@ -297,21 +314,26 @@ PlanResult run_plan(const spec::ScenarioSpec& base, SearchSpace space, const Pla
       case Evaluation::Status::bounded:
         ++f.bounded;
         bounded.push_back(i);
-        if (b.status != Evaluation::Status::bounded || e.bound_s < b.bound_s) f.best = i;
+        if (b.status != Evaluation::Status::bounded || e.pipelined_s < b.pipelined_s) f.best = i;
         break;
     }
   }
   std::stable_sort(bounded.begin(), bounded.end(), [&](std::size_t a, std::size_t b) {
-    return r.evaluations[a].bound_s < r.evaluations[b].bound_s;
+    return r.evaluations[a].pipelined_s < r.evaluations[b].pipelined_s;
   });
-  if (!bounded.empty()) best_bound = r.evaluations[bounded.front()].bound_s;
+  double best_pipelined = 0.0;
+  if (!bounded.empty()) best_pipelined = r.evaluations[bounded.front()].pipelined_s;
+  for (std::size_t i : bounded)
+    best_bound = best_bound > 0.0 ? std::min(best_bound, r.evaluations[i].bound_s)
+                                  : r.evaluations[i].bound_s;
 
-  // 3. What to simulate: the K best bounds, and each family's best within 2x of the best bound.
+  // 3. What to simulate: the K best by bound with the ideal bubble, and each family's best within
+  // 2x of the best.
   std::vector<std::size_t> chosen(
       bounded.begin(), bounded.begin() + std::min<std::size_t>(bounded.size(), options.top));
   for (const FamilyVerdict& f : r.families) {
     const Evaluation& e = r.evaluations[f.best];
-    if (e.status == Evaluation::Status::bounded && e.bound_s <= 2.0 * best_bound &&
+    if (e.status == Evaluation::Status::bounded && e.pipelined_s <= 2.0 * best_pipelined &&
         std::find(chosen.begin(), chosen.end(), f.best) == chosen.end())
       chosen.push_back(f.best);
   }
@@ -348,7 +370,8 @@ PlanResult run_plan(const spec::ScenarioSpec& base, SearchSpace space, const Pla
   for (FamilyVerdict& f : r.families) {
     if (f.has_winner) continue;
     const auto it = sim_of.find(f.best);
-    f.why = family_why(f, r, best_bound, it == sim_of.end() ? nullptr : it->second, winner);
+    f.why = family_why(f, r, best_bound, best_pipelined, it == sim_of.end() ? nullptr : it->second,
+                       winner);
   }
   return r;
 }

@@ -5,9 +5,11 @@
 //  2. bound each analytically (analysis/layout_bound.hpp): invalid layouts keep make_plan's
 //     reason, layouts whose memory per GPU (workload/memory.hpp) exceeds the device's do not fit,
 //     the rest get their roofline bound and its binding resource;
-//  3. simulate with the discrete-event engine the K best by bound, and the best-bound layout of
-//     every other family whose bound is within 2x of the best (a family's loss to bubbles or
-//     exposed communication is something only the simulation shows);
+//  3. simulate with the discrete-event engine the K best by bound with the ideal schedule's
+//     bubble (Evaluation::pipelined_s: a pipeline of few micro-batches cannot reach its roofline
+//     bound), and the best such layout of every other family within 2x of the best (a family's
+//     loss to exposed communication, and the bubble beyond the ideal, are for the simulation to
+//     show);
 //  4. rank the simulated layouts by simulated tokens per second per GPU (layouts whose simulated
 //     peak memory exceeds the device's last): the first K are the winners;
 //  5. say for every family without a winner why: all members invalid (the first reason, and
@@ -37,6 +39,9 @@ struct Evaluation {
   std::string reason;  // invalid: why
   std::string split;   // a valid layout's layers per stage ("4,4,..."), to tell splits apart
   double bound_s = 0.0;
+  // The bound with the ideal schedule's bubble (workload::ScheduleDef::bubble): compute time x
+  // (1 + bubble / micro-batches) where that exceeds the bound; what the search ranks by.
+  double pipelined_s = 0.0;
   std::array<double, 4> times{};  // compute, HBM, NVLink, IB seconds of the slowest rank
   int limited_by = 0;             // analysis::Resource
   double memory = 0.0, capacity = 0.0;
@@ -94,6 +99,7 @@ struct PlanResult {
   std::size_t winners = 0;
   std::vector<FamilyVerdict> families;  // in order of first appearance
   double tokens_per_step = 0.0;
+  long long batch = 0;  // sequences per step
   int world = 0;
   double analytic_wall_s = 0.0, simulation_wall_s = 0.0;  // shown only with --timing
 };

@@ -3,8 +3,14 @@
 // Dimensions, each taken from the base scenario instead when a --fix pins its key:
 //   tp                 divisors of the GPUs per node (stepsim refuses tensor parallelism across
 //                      nodes: parallel_plan.hpp)
-//   pp                 divisors of world / tp, at most the model's layers; dp = world / (tp·pp)
-//   ep                 MoE: divisors of dp·tp that divide the routed experts; dense: 1
+//   pp                 divisors of world / tp, at most the model's layers
+//   cp                 1, and the divisors of world / (tp·pp) for which 2·cp divides the
+//                      sequence (causal load balancing) and each GPU keeps at least 8,192 tokens
+//                      of it (the share of Llama 3's 128K stage, arXiv 2407.21783 Table 4);
+//                      dp = world / (tp·pp·cp)
+//   cp_algorithm       with cp > 1, each of p2p, all_gather, a2a and a2a+p2p (make_plan refuses
+//                      those the heads or the layout do not allow)
+//   ep                 MoE: divisors of dp·cp·tp that divide the routed experts; dense: 1
 //   sequence_parallel  with tp > 1, off and on
 //   zero               0-3 without a pipeline, 0-1 with one (parallel_plan.hpp); 0 alone when
 //                      every parameter has one replica (dp = 1, and edp = 1 for experts)

@@ -39,9 +39,9 @@ void same_bound(analysis::LayoutBounds& bounds, const std::string& scenario,
 
 TEST_CASE("The layout bound equals the roofline for every shipped scenario") {
   analysis::LayoutBounds bounds;
-  for (const char* s :
-       {"deepseek-v3-dualpipe.yaml", "deepseek-v3-dualpipev.yaml", "deepseek-v3-1f1b.yaml",
-        "deepseek-v3-zero3.yaml", "gpt3-175b-a100.yaml", "llama3-405b-1f1b.yaml"})
+  for (const char* s : {"deepseek-v3-dualpipe.yaml", "deepseek-v3-dualpipev.yaml",
+                        "deepseek-v3-1f1b.yaml", "deepseek-v3-zero3.yaml", "gpt3-175b-a100.yaml",
+                        "llama3-405b-1f1b.yaml", "llama3-405b-128k-cp.yaml"})
     same_bound(bounds, s, {});
 }
 
@@ -65,4 +65,11 @@ TEST_CASE("The layout bound equals the roofline across layouts that share its ca
   same_bound(bounds, "gpt3-175b-a100.yaml", {"parallelism.tp=4", "parallelism.pp=16"});
   same_bound(bounds, "gpt3-175b-a100.yaml", {"parallelism.zero=0"});
   same_bound(bounds, "llama3-405b-1f1b.yaml", {"parallelism.tp=4", "parallelism.pp=8"});
+  // Context parallelism: degree, algorithm and the group shapes they give are keys of the cache.
+  const std::string cp = "llama3-405b-128k-cp.yaml";
+  same_bound(bounds, cp, {"parallelism.cp=8"});
+  same_bound(bounds, cp, {"parallelism.cp_algorithm=p2p"});
+  same_bound(bounds, cp, {"parallelism.cp_algorithm=a2a"});
+  same_bound(bounds, cp, {"parallelism.cp_algorithm=a2a+p2p", "parallelism.tp=2"});
+  same_bound(bounds, cp, {"parallelism.cp=1", "parallelism.pp=64"});
 }

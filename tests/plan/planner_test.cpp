@@ -7,6 +7,7 @@
 #include "sim/config/load.hpp"
 #include "sim/plan/plan_report.hpp"
 #include "sim/plan/planner.hpp"
+#include "sim/workload/schedule/schedule.hpp"
 #include "tests/test_support.hpp"
 
 using namespace stepsim;
@@ -36,6 +37,7 @@ TEST_CASE("evaluations and simulations round-trip exactly through their text for
   plan::Evaluation e;
   e.status = plan::Evaluation::Status::no_fit;
   e.bound_s = 1.0 / 3.0;
+  e.pipelined_s = 2.0 / 3.0;
   e.times = {0.1, 0.2, 1e-300, 7.0};
   e.limited_by = 3;
   e.memory = 81e9 + 0.5;
@@ -47,6 +49,7 @@ TEST_CASE("evaluations and simulations round-trip exactly through their text for
   const plan::Evaluation back = plan::parse_evaluation(plan::serialize(e));
   CHECK(back.status == e.status);
   CHECK(back.bound_s == e.bound_s);
+  CHECK(back.pipelined_s == e.pipelined_s);
   CHECK(back.times == e.times);
   CHECK(back.limited_by == 3);
   CHECK(back.memory == e.memory);
@@ -81,8 +84,15 @@ TEST_CASE("the search ranks its winners by simulated step and explains every oth
   // Every winner was bounded, fits, and its simulated step is no shorter than its bound.
   for (std::size_t k = 0; k < r.winners; ++k) {
     const auto& c = r.simulated[k];
-    CHECK(r.evaluations[c.layout].status == plan::Evaluation::Status::bounded);
-    CHECK(c.sim.step_s >= r.evaluations[c.layout].bound_s * (1 - 1e-9));
+    const plan::Evaluation& e = r.evaluations[c.layout];
+    CHECK(e.status == plan::Evaluation::Status::bounded);
+    CHECK(c.sim.step_s >= e.bound_s * (1 - 1e-9));
+    // The ideal bubble: compute x (1 + bubble / m), never below the bound.
+    const plan::Layout& l = r.space.layouts[c.layout];
+    const double m = 32.0 / (l.dp * l.micro_batch);
+    const double bubble = workload::schedule_def(l.schedule).bubble(l.pp, m, l.virtual_stages);
+    CHECK(e.pipelined_s ==
+          doctest::Approx(std::max(e.bound_s, e.times[0] * (1 + bubble / m))).epsilon(1e-12));
   }
   std::size_t counted = 0;
   for (const plan::FamilyVerdict& f : r.families) {

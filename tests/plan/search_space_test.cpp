@@ -75,3 +75,25 @@ TEST_CASE("a MoE model's expert parallelism divides dp x tp and the experts") {
   }
   CHECK(eps == std::set<int>{1, 2, 4, 8});
 }
+
+TEST_CASE("long sequences add context parallelism: 2 cp chunks divide them, 8K tokens per GPU") {
+  spec::ScenarioSpec base = test::small_scenario(4, 8);  // 32 GPUs
+  base.training.seq_len = 65536;                         // cp up to 8: 8,192 tokens per GPU
+  std::set<int> cps;
+  std::set<std::pair<int, int>> algorithms;
+  for (const plan::Layout& l : plan::enumerate(base, {}).layouts) {
+    CHECK(l.tp * l.pp * l.cp * l.dp == 32);
+    CHECK(base.training.seq_len % (2 * l.cp) == 0);
+    cps.insert(l.cp);
+    algorithms.insert({l.cp, static_cast<int>(l.cp_algorithm)});
+  }
+  CHECK(cps == std::set<int>{1, 2, 4, 8});
+  CHECK(algorithms.count({1, 0}) == 1);
+  CHECK(algorithms.count({1, 1}) == 0);  // cp = 1 runs no algorithm: counted once
+  for (int cp : {2, 4, 8})
+    for (int a = 0; a < 4; ++a) CHECK(algorithms.count({cp, a}) == 1);
+  base.training.seq_len = 4096;  // too short to split
+  for (const plan::Layout& l : plan::enumerate(base, {}).layouts) CHECK(l.cp == 1);
+  base.parallel.cp = 16;  // pinned: taken as it is
+  for (const plan::Layout& l : plan::enumerate(base, {"parallelism.cp"}).layouts) CHECK(l.cp == 16);
+}

@@ -157,6 +157,8 @@ const ScheduleDef kDualPipe{
     .build = build,
     // DualPipe README: PP+1 per device
     .peak_in_flight = [](double pp, double, double, int) { return pp + 1.0; },
+    // (p/2-1)(F&B + B - 3W), B the full backward: (1 + 2/3 - 1) per step.
+    .bubble = [](double pp, double, double) { return (pp / 2.0 - 1.0) * 2.0 / 3.0; },
 };
 
 }  // namespace stepsim::workload

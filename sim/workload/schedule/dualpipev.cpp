@@ -90,6 +90,8 @@ const ScheduleDef kDualPipeV{
     .build = build,
     // PP+1 with PP = 2·pp chunks
     .peak_in_flight = [](double pp, double, double, int) { return 2.0 * pp + 1.0; },
+    // As DualPipe's (deepseek-ai/DualPipe README), (p/2-1)(F&B + B - 3W).
+    .bubble = [](double pp, double, double) { return (pp / 2.0 - 1.0) * 2.0 / 3.0; },
 };
 
 }  // namespace stepsim::workload

@@ -24,6 +24,7 @@ const ScheduleDef kGpipe{
     .check = no_issue,
     .build = build,
     .peak_in_flight = [](double, double m, double, int) { return m; },
+    .bubble = [](double pp, double, double) { return pp - 1.0; },  // (p-1)(F+B)
 };
 
 }  // namespace stepsim::workload

@@ -67,6 +67,7 @@ const ScheduleDef kInterleaved{
         [](double pp, double m, double v, int d) {
           return std::min(m * v, (pp - d - 1) * 2.0 + (v - 1.0) * pp + 1.0);
         },
+    .bubble = [](double pp, double, double v) { return (pp - 1.0) / v; },  // (p-1)(F+B)/v
     .uses_virtual_stages = true,
 };
 

@@ -13,6 +13,7 @@ const ScheduleDef kNoSchedule{
     .check = no_issue,
     .build = [](PipelineProgram& p, int) { build_one_f_one_b(p, false); },
     .peak_in_flight = [](double, double, double, int) { return 1.0; },
+    .bubble = [](double, double, double) { return 0.0; },
 };
 
 }  // namespace stepsim::workload

@@ -49,6 +49,7 @@ const ScheduleDef kOneFOneB{
     .check = no_issue,
     .build = [](PipelineProgram& p, int) { build_one_f_one_b(p, false); },
     .peak_in_flight = [](double pp, double m, double, int d) { return std::min(m, pp - d); },
+    .bubble = [](double pp, double, double) { return pp - 1.0; },  // (p-1)(F+B)
 };
 
 }  // namespace stepsim::workload

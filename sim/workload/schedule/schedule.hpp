@@ -44,6 +44,12 @@ struct ScheduleDef {
   void (*build)(PipelineProgram& p, int v);
   // Micro-batches of activations device d holds at its peak.
   double (*peak_in_flight)(double pp, double m, double v, int d);
+  // A device's idle time in the balanced ideal schedule (no communication), in micro-batches of
+  // its work, with the forward, the input gradient and the weight gradient a third each (dgrad and
+  // wgrad GEMMs each do the forward's FLOPs): F = W = 1/3, the full backward B = 2/3. The
+  // published bubbles (tests/exec/bubble_oracle_test.cpp) in those units; the layout search
+  // ranks layouts with it (plan/planner.hpp).
+  double (*bubble)(double pp, double m, double v) = nullptr;
   bool uses_virtual_stages = false;
 };
 

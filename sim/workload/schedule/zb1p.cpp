@@ -17,6 +17,8 @@ const ScheduleDef kZb1p{
     .check = no_issue,
     .build = [](PipelineProgram& p, int) { build_one_f_one_b(p, true); },
     .peak_in_flight = [](double pp, double m, double, int d) { return std::min(m, pp - d); },
+    // (p-1)(F + B - 2W), B the full backward: (1/3 + 2/3 - 2/3) per step.
+    .bubble = [](double pp, double, double) { return (pp - 1.0) / 3.0; },
 };
 
 }  // namespace stepsim::workload
