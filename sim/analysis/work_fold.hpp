@@ -95,7 +95,7 @@ std::string_view traffic_row(workload::StepOpKind k);
 
 // The traffic rows, in the reports' fixed order.
 inline constexpr std::string_view kTrafficRows[] = {
-    "tp", "ep_dispatch", "ep_combine", "pp_activations", "dp_grads", "dp_params"};
+    "tp", "cp", "ep_dispatch", "ep_combine", "pp_activations", "dp_grads", "dp_params"};
 
 // Rows in that order.
 void sort_rows(std::vector<TrafficRow>& rows);
