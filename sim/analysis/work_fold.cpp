@@ -180,11 +180,11 @@ void WorkFold::collective(DeviceWork& w, workload::StepOpKind kind,
     return;
   }
   if (kind == workload::StepOpKind::cp_exchange) {
-    const char* what = c.op == CollectiveOp::send_recv    ? "ring shift of K, V (or dK, dV)"
+    const char* what = c.op == CollectiveOp::send_recv    ? "ring shift of K, V or dK, dV"
                        : c.op == CollectiveOp::all_gather ? "all-gather of K, V"
                        : c.op == CollectiveOp::reduce_scatter
                            ? "reduce-scatter of dK, dV"
-                           : "all-to-all of Q, K, V and the output (or their gradients)";
+                           : "all-to-all of Q, K, V and the output or their gradients";
     const char* name = c.group == workload::GroupRole::cp_ring  ? "cp ring"
                        : c.group == workload::GroupRole::cp_a2a ? "cp a2a"
                                                                 : "cp";

@@ -85,15 +85,14 @@ void check_context_parallel(const spec::ScenarioSpec& spec, ParallelPlan& plan) 
   }
   if (plan.cp_a2a > 1 && heads_tp % plan.cp_a2a != 0)
     fail(spec, "parallelism.cp",
-         (p.cp_algorithm == CpAlgorithm::a2a
-              ? "Ulysses (cp_algorithm: a2a) gives each of the " + str(p.cp) + " GPUs "
-              : "a2a+p2p gives each of the " + str(plan.cp_a2a) + " GPUs of a node ") +
-             "a share of the " + str(heads_tp) + " attention heads per tensor-parallel rank (" +
-             str(spec.model.attention.heads) + " heads / tp " + str(p.tp) + "), which " +
-             str(plan.cp_a2a) + (heads_tp < plan.cp_a2a ? " exceeds" : " does not divide"),
-         "the all-to-all splits heads: use cp_algorithm: p2p or all_gather, or a cp whose "
-         "all-to-all degree divides " +
-             str(heads_tp));
+         std::string(p.cp_algorithm == CpAlgorithm::a2a ? "Ulysses (cp_algorithm: a2a)"
+                                                        : "a2a+p2p's all-to-all") +
+             " splits the " + str(heads_tp) + " attention heads of a tensor-parallel rank (" +
+             str(spec.model.attention.heads) + " heads / tp " + str(p.tp) + ") over " +
+             str(plan.cp_a2a) + " GPUs: " +
+             (heads_tp < plan.cp_a2a ? "more GPUs than heads" : "they do not divide evenly"),
+         "use cp_algorithm: p2p or all_gather, or an all-to-all degree that divides " +
+             str(heads_tp) + " (key/value heads fewer than it are repeated, not refused)");
   const long long parts = p.cp_algorithm == CpAlgorithm::a2a || !t.causal ? p.cp : 2LL * p.cp;
   if (t.seq_len % parts != 0)
     fail(spec, "parallelism.cp",
