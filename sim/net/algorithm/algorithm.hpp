@@ -79,6 +79,13 @@ inline bool any_group(GroupShape, bool) {
 inline bool several_nodes(GroupShape s, bool uniform) {
   return uniform && s.nodes() > 1 && s.gpus_per_node > 1;
 }
+// `steps` for algorithms whose bytes go in one step, and `span` for those whose hop moves all S.
+inline double one_step(const ShapeInput&) {
+  return 1.0;
+}
+inline double whole_span(const ShapeInput& in) {
+  return in.bytes;
+}
 // `runs` for algorithms of the all-reduce alone.
 inline bool all_reduce_only(CollectiveOp op) {
   return op == CollectiveOp::all_reduce;

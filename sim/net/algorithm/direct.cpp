@@ -28,10 +28,6 @@ LinkBytes bytes_per_gpu(const ShapeInput& in) {
   return b;
 }
 
-double steps(const ShapeInput&) {
-  return 1.0;
-}
-
 double span(const ShapeInput& in) {
   return in.bytes / in.group.size;
 }
@@ -45,7 +41,7 @@ extern const AlgorithmDef kDirect{
     .needs = "at least 2 GPUs",
     .plan = plan,
     .bytes_per_gpu = bytes_per_gpu,
-    .steps = steps,
+    .steps = one_step,
     .span = span,
 };
 

@@ -18,14 +18,6 @@ LinkBytes bytes_per_gpu(const ShapeInput& in) {
   return in.group.nodes() > 1 ? LinkBytes{0.0, in.bytes} : LinkBytes{in.bytes, 0.0};
 }
 
-double steps(const ShapeInput&) {
-  return 1.0;
-}
-
-double span(const ShapeInput& in) {
-  return in.bytes;
-}
-
 }  // namespace
 
 extern const AlgorithmDef kP2p{
@@ -35,8 +27,8 @@ extern const AlgorithmDef kP2p{
     .needs = "at least 2 GPUs",
     .plan = plan,
     .bytes_per_gpu = bytes_per_gpu,
-    .steps = steps,
-    .span = span,
+    .steps = one_step,
+    .span = whole_span,
 };
 
 }  // namespace stepsim::net

@@ -30,14 +30,6 @@ LinkBytes bytes_per_gpu(const ShapeInput& in) {
   return {in.bytes * (g - 1) / g + pxn, in.bytes / g};
 }
 
-double steps(const ShapeInput&) {
-  return 1.0;
-}
-
-double span(const ShapeInput& in) {
-  return in.bytes;
-}
-
 }  // namespace
 
 extern const AlgorithmDef kShift{
@@ -47,8 +39,8 @@ extern const AlgorithmDef kShift{
     .needs = "at least 2 GPUs",
     .plan = plan,
     .bytes_per_gpu = bytes_per_gpu,
-    .steps = steps,
-    .span = span,
+    .steps = one_step,
+    .span = whole_span,
 };
 
 }  // namespace stepsim::net
