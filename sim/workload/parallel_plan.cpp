@@ -190,12 +190,12 @@ ParallelPlan make_plan(const spec::ScenarioSpec& spec) {
          "world size " + str(plan.world) + " != dp * " + names + " = " + str(p.dp) + " * " +
              values + " = " + str(p.dp * others),
          "dp may be left out: it is derived as world / (" + names + ") = " + str(plan.dp));
-  check_context_parallel(spec, plan);
   if (p.tp > 1 && m.attention.heads % p.tp != 0)
     fail(
         spec, "parallelism.tp",
         "tp = " + str(p.tp) + " does not divide the " + str(m.attention.heads) + " attention heads",
         "tensor parallelism splits attention heads; pick a divisor of the head count");
+  check_context_parallel(spec, plan);
   if (p.ep > 1) {
     if (!m.moe.enabled)
       fail(spec, "parallelism.ep",

@@ -13,7 +13,8 @@
 // Dependencies, as the executor instantiates them (explicit_sends below changes the cross-chunk
 // ones):
 //  - inside a chain, through the works' flags (after_prev, blocks_next, feeds_next for the next
-//    compute work, and ZeRO-3's gathers wait_units_back uses back);
+//    compute work, after_back for a work further back, as a ring attention step waits for the
+//    shift beside the step before it, and ZeRO-3's gathers wait_units_back uses back);
 //  - across chunks: F(s, j) needs F(s-1, j); B(s, j) and the fused backward need F(s, j) and
 //    B(s+1, j); W(s, j) needs B(s, j): the producer's pipeline send, or its last work when both
 //    run on the same rank;
