@@ -1,9 +1,11 @@
 #include "sim/analysis/kernel_listing.hpp"
 
+#include <cmath>
 #include <set>
 
 #include "sim/format/text_table.hpp"
 #include "sim/hw/kernel_model.hpp"
+#include "sim/workload/context_parallel.hpp"
 #include "sim/workload/memory.hpp"
 #include "sim/workload/op_kernels.hpp"
 #include "sim/workload/parallel_plan.hpp"
@@ -18,7 +20,8 @@ std::string shape_of(const hw::Kernel& k) {
       return (k.groups > 1 ? format::general(k.groups) + "x" : "") + format::general(k.m) + "x" +
              format::general(k.n) + "x" + format::general(k.k);
     case hw::KernelClass::attention:
-      return "s" + format::general(k.seq) + " d" + format::general(k.head_dim) +
+      // A context-parallel block of q queries over k keys is timed as the square sqrt(q·k).
+      return "s" + format::general(std::round(k.seq)) + " d" + format::general(k.head_dim) +
              (k.causal ? " causal" : "");
     case hw::KernelClass::memory:
       return "";
@@ -59,9 +62,13 @@ KernelListing list_kernels(const spec::ScenarioSpec& spec, int stage) {
     if (!kinds.insert(kind).second) continue;
     std::vector<const workload::OpCost*> ops;
     std::set<std::string> attention_core;
+    const workload::OpCost* core = nullptr;
     for (const auto& op : l.ops) {
       ops.push_back(&op);
-      if (op.cls == workload::OpClass::attention_core) attention_core.insert(op.name);
+      if (op.cls == workload::OpClass::attention_core) {
+        attention_core.insert(op.name);
+        core = &op;
+      }
     }
     const spec::RecomputeSpec* recompute = li >= 0 ? &spec.training.recompute : nullptr;
     for (const workload::Phase phase :
@@ -69,6 +76,18 @@ KernelListing list_kernels(const spec::ScenarioSpec& spec, int stage) {
       std::vector<hw::Kernel> ks;
       workload::append_pass_kernels(ops, phase, recompute, ctx, ks);
       if (ks.empty()) continue;
+      if (plan.cp > 1 && core) {  // the attention core as the blocks context parallelism runs
+        std::vector<hw::Kernel> split;
+        for (const hw::Kernel& k : ks)
+          if (k.cls == hw::KernelClass::attention) {
+            for (const hw::Kernel& b : workload::cp_attention_kernels(
+                     *core, k.backward, k.recompute, ctx, workload::cp_layout(plan)))
+              split.push_back(b);
+          } else {
+            split.push_back(k);
+          }
+        ks = std::move(split);
+      }
       out.totals.push_back({layer_name(l), phase, model.run_seconds(ks, out.sm_share)});
       for (const hw::Kernel& k : ks) {
         const hw::KernelEstimate e = model.explain(k, out.sm_share);

@@ -141,25 +141,35 @@ Work exchange_work(const std::string& part, int layer, CollectiveWork c) {
 
 }  // namespace
 
+std::vector<hw::Kernel> cp_attention_kernels(const OpCost& attn, bool backward, bool recompute,
+                                             const KernelContext& ctx, const CpLayout& cp) {
+  const double sequences = ctx.tokens * cp.cp * ctx.tp / ctx.seq;
+  const CpHeads h = cp_heads(attn, ctx.tp, cp);
+  std::vector<AttentionBlock> bs;
+  if (cp.algorithm == CpAlgorithm::all_gather) {
+    bs = gather_blocks(ctx.seq, cp.cp, 0, ctx.causal);
+  } else {
+    for (int i = 0; i < cp.ring(); ++i)
+      bs.push_back(ring_block(ctx.seq, cp.ring(), 0, i, ctx.causal));
+  }
+  std::vector<hw::Kernel> ks;
+  for (const AttentionBlock& b : bs)
+    ks.push_back(block_kernel(attn, b, sequences, h, backward, recompute));
+  return ks;
+}
+
 void append_cp_attention(Chain& chain, const OpCost& attn, bool backward, bool recompute, int layer,
                          const KernelContext& ctx, const CpLayout& cp,
                          CollectiveMaker& collective) {
   const double sequences = ctx.tokens * cp.cp * ctx.tp / ctx.seq;
-  const CpHeads h = cp_heads(attn, ctx.tp, cp);
   const std::string again = recompute ? " (recompute)" : "";
   auto made = [&](const CpExchange& x) { return collective(x.op, x.bytes, x.group); };
   const std::vector<CpExchange> ex = cp_exchanges(attn, ctx.seq, sequences, ctx.tp, cp, backward);
-  auto blocks = [&](std::vector<AttentionBlock> bs) {
-    std::vector<hw::Kernel> ks;
-    for (const AttentionBlock& b : bs)
-      ks.push_back(block_kernel(attn, b, sequences, h, backward, recompute));
-    return ks;
-  };
+  const std::vector<hw::Kernel> blocks = cp_attention_kernels(attn, backward, recompute, ctx, cp);
 
   if (cp.algorithm == CpAlgorithm::all_gather) {
     chain.push_back(exchange_work("cp all-gather kv" + again, layer, made(ex[0])));
-    chain.push_back(kernel_work("cp attn" + again, layer,
-                                blocks(gather_blocks(ctx.seq, cp.cp, 0, ctx.causal))));
+    chain.push_back(kernel_work("cp attn" + again, layer, blocks));
     if (backward) chain.push_back(exchange_work("cp reduce-scatter dkv", layer, made(ex[1])));
     return;
   }
@@ -167,8 +177,7 @@ void append_cp_attention(Chain& chain, const OpCost& attn, bool backward, bool r
   if (a2a) chain.push_back(exchange_work("cp all-to-all in" + again, layer, made(ex.front())));
   const int r = cp.ring();
   if (r == 1) {
-    chain.push_back(
-        kernel_work("cp attn" + again, layer, blocks({ring_block(ctx.seq, 1, 0, 0, ctx.causal)})));
+    chain.push_back(kernel_work("cp attn" + again, layer, blocks));
   } else {
     // Step i's kernel and the shift beside it. Forward: shift i (the K, V held) feeds step i+1.
     // Backward: shift i also carries the dK, dV of step i-1, so it waits for that kernel.
@@ -176,8 +185,7 @@ void append_cp_attention(Chain& chain, const OpCost& attn, bool backward, bool r
     const CpExchange* both = backward && r > 2 ? &ex[a2a ? 2 : 1] : nullptr;
     const int shifts = backward ? r : r - 1;
     for (int i = 0; i < r; ++i) {
-      Work step = kernel_work("cp attn step " + std::to_string(i) + again, layer,
-                              blocks({ring_block(ctx.seq, r, 0, i, ctx.causal)}));
+      Work step = kernel_work("cp attn step " + std::to_string(i) + again, layer, {blocks[i]});
       step.blocks_next = false;
       if (i > 0) step.after_back = 1;  // shift i-1, just before it
       chain.push_back(std::move(step));

@@ -111,6 +111,11 @@ std::vector<CpExchange> cp_exchanges(const OpCost& attn, double seq, double sequ
 double cp_buffer_bytes(const OpCost& attn, double seq, double sequences, int tp,
                        const CpLayout& cp);
 
+// The attention kernels of one pass on ring rank 0, one per block in the order they run (a ring's
+// steps, all_gather's two blocks, Ulysses' one), for one micro-batch on one GPU.
+std::vector<hw::Kernel> cp_attention_kernels(const OpCost& attn, bool backward, bool recompute,
+                                             const KernelContext& ctx, const CpLayout& cp);
+
 // Appends the attention core of one pass under context parallelism to `chain`: its exchanges
 // and attention blocks as works, with their dependencies (ring steps overlapping the next
 // step's shift). `recompute`: a forward rerun ahead of the backward.
