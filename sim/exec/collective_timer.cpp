@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/engine/check.hpp"
+
 namespace stepsim::exec {
 
 CollectiveTimer::CollectiveTimer(const workload::ParallelPlan& plan, const hw::Topology& topo,
@@ -36,6 +38,27 @@ bool CollectiveTimer::touches_fault(const std::vector<int>& group) const {
       if (topo_.leaf_of(r / gpn * gpn + l) != leaf) return true;
   }
   return false;
+}
+
+std::vector<int> CollectiveTimer::group(workload::GroupRole role) const {
+  using workload::GroupRole;
+  switch (role) {
+    case GroupRole::tp:
+      return strided(cell_first(), plan_.tp, 1);
+    case GroupRole::ep:
+      return strided(cell_first(), plan_.ep, 1);
+    case GroupRole::dp:
+      return strided(rank_first(), plan_.replicas(), plan_.tp);
+    case GroupRole::edp:
+      return strided(rank_first(), plan_.edp, plan_.ep);
+    case GroupRole::cp:
+      return strided(cp_first(), plan_.cp, plan_.tp);
+    case GroupRole::cp_a2a:
+      return strided(cp_first(), plan_.cp_a2a, plan_.tp);
+    case GroupRole::cp_ring:
+      return strided(cp_first(), plan_.cp / plan_.cp_a2a, plan_.tp * plan_.cp_a2a);
+  }
+  STEPSIM_UNREACHABLE("unknown group role");
 }
 
 std::vector<std::vector<int>> CollectiveTimer::siblings(const std::vector<int>& group) const {

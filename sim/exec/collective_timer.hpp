@@ -65,16 +65,10 @@ class CollectiveTimer {
   std::vector<std::vector<net::LinkLoad>> take_profiles() { return profiles_.take_profiles(); }
   std::vector<std::vector<net::LoadPiece>> take_shapes() { return profiles_.take_shapes(); }
 
-  std::vector<int> tp_group() const { return strided(cell_first(), plan_.tp, 1); }
-  std::vector<int> ep_group() const { return strided(cell_first(), plan_.ep, 1); }
-  std::vector<int> dp_group() const { return strided(rank_first(), plan_.replicas(), plan_.tp); }
-  // The selected device's context-parallel group, its all-to-all part and its ring.
-  std::vector<int> cp_group() const { return strided(cp_first(), plan_.cp, plan_.tp); }
-  std::vector<int> cp_a2a_group() const { return strided(cp_first(), plan_.cp_a2a, plan_.tp); }
-  std::vector<int> cp_ring_group() const {
-    return strided(cp_first(), plan_.cp / plan_.cp_a2a, plan_.tp * plan_.cp_a2a);
-  }
-  std::vector<int> edp_group() const { return strided(rank_first(), plan_.edp, plan_.ep); }
+  // The selected device's group of a role: tp and ep from its cell's first GPU, cp (and its
+  // all-to-all part and ring) from its cp·tp block's, dp and edp from its rank's.
+  std::vector<int> group(workload::GroupRole role) const;
+  std::vector<int> dp_group() const { return group(workload::GroupRole::dp); }
 
   std::uint64_t events() const { return profiles_.events(); }
   // Every distinct collective run so far, in the order of its cache key.

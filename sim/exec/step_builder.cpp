@@ -171,7 +171,7 @@ class Builder {
       return t;
     }
     for (const CollectiveWork& c : w.collectives) {
-      t.duration += timer_.time(c, group(c));
+      t.duration += timer_.time(c, timer_.group(c.group));
       t.sms = std::max(t.sms, workload::held_sms(c, topo_.spec()));
       if (jitter_ > 0.0 && workload::waits_for_peers(w.kind))
         t.expected_max = std::max(
@@ -182,25 +182,6 @@ class Builder {
     t.nvlink_bytes = l.nvlink;
     t.load = timer_.take_load();
     return t;
-  }
-  std::vector<int> group(const CollectiveWork& c) const {
-    switch (c.group) {
-      case GroupRole::tp:
-        return timer_.tp_group();
-      case GroupRole::ep:
-        return timer_.ep_group();
-      case GroupRole::dp:
-        return timer_.dp_group();
-      case GroupRole::edp:
-        return timer_.edp_group();
-      case GroupRole::cp:
-        return timer_.cp_group();
-      case GroupRole::cp_a2a:
-        return timer_.cp_a2a_group();
-      case GroupRole::cp_ring:
-        return timer_.cp_ring_group();
-    }
-    STEPSIM_UNREACHABLE("unknown group role");
   }
   // The chain's works timed on device d, once per device; a compute work's kernels are timed
   // once for all devices (a device only scales them by its slowdown).

@@ -95,6 +95,11 @@ double cp_buffer_bytes(const OpCost& attn, double seq, double sequences, int tp,
 
 namespace {
 
+// Sequences of a micro-batch: the context's tokens are its share, s/cp of each, split by tp.
+double sequences_of(const KernelContext& ctx, const CpLayout& cp) {
+  return ctx.tokens * cp.cp * ctx.tp / ctx.seq;
+}
+
 // The attention kernel of one block, per GPU: `sequences` sequences of h.q query heads.
 hw::Kernel block_kernel(const OpCost& attn, const AttentionBlock& b, double sequences,
                         const CpHeads& h, bool backward, bool recompute) {
@@ -143,7 +148,7 @@ Work exchange_work(const std::string& part, int layer, CollectiveWork c) {
 
 std::vector<hw::Kernel> cp_attention_kernels(const OpCost& attn, bool backward, bool recompute,
                                              const KernelContext& ctx, const CpLayout& cp) {
-  const double sequences = ctx.tokens * cp.cp * ctx.tp / ctx.seq;
+  const double sequences = sequences_of(ctx, cp);
   const CpHeads h = cp_heads(attn, ctx.tp, cp);
   std::vector<AttentionBlock> bs;
   if (cp.algorithm == CpAlgorithm::all_gather) {
@@ -161,7 +166,7 @@ std::vector<hw::Kernel> cp_attention_kernels(const OpCost& attn, bool backward, 
 void append_cp_attention(Chain& chain, const OpCost& attn, bool backward, bool recompute, int layer,
                          const KernelContext& ctx, const CpLayout& cp,
                          CollectiveMaker& collective) {
-  const double sequences = ctx.tokens * cp.cp * ctx.tp / ctx.seq;
+  const double sequences = sequences_of(ctx, cp);
   const std::string again = recompute ? " (recompute)" : "";
   auto made = [&](const CpExchange& x) { return collective(x.op, x.bytes, x.group); };
   const std::vector<CpExchange> ex = cp_exchanges(attn, ctx.seq, sequences, ctx.tp, cp, backward);

@@ -42,22 +42,23 @@ AttentionSplit split_attention(const std::vector<const OpCost*>& ops) {
 
 }  // namespace
 
+Work LayerChains::forward_work(const std::string& part, const std::vector<const OpCost*>& ops,
+                               int li, bool recompute) const {
+  Work w = kernel_work(part + (recompute ? " (recompute)" : ""), ops, Phase::forward, li);
+  for (hw::Kernel& k : w.kernels) k.recompute = recompute;
+  return w;
+}
+
 void LayerChains::attention_forward(Chain& c, const std::vector<const OpCost*>& ops, int li,
                                     bool recompute) const {
-  const std::string again = recompute ? " (recompute)" : "";
-  auto run = [&](const std::string& part, const std::vector<const OpCost*>& some) {
-    Work w = kernel_work(part + again, some, Phase::forward, li);
-    for (hw::Kernel& k : w.kernels) k.recompute = recompute;
-    c.push_back(std::move(w));
-  };
   const AttentionSplit s = split_attention(ops);
   if (cp_.cp <= 1 || !s.core) {
-    run("attn", ops);
+    c.push_back(forward_work("attn", ops, li, recompute));
     return;
   }
-  run("attn", s.before);
+  c.push_back(forward_work("attn", s.before, li, recompute));
   append_cp_attention(c, *s.core, false, recompute, li, ctx_, cp_, collective_);
-  run("attn out", s.after);
+  c.push_back(forward_work("attn out", s.after, li, recompute));
 }
 
 void LayerChains::attention_backward(Chain& c, const std::vector<const OpCost*>& ops, Phase pass,
@@ -167,9 +168,7 @@ void LayerChains::forward_layer(Chain& c, int li, bool recompute) const {
   auto kernels = [&](std::size_t s, bool with_post = false) {
     std::vector<const OpCost*> ops = segs[s].second;
     if (with_post) ops.insert(ops.end(), segs[2].second.begin(), segs[2].second.end());
-    Work w = kernel_work(segs[s].first + again, ops, Phase::forward, li);
-    for (hw::Kernel& k : w.kernels) k.recompute = recompute;
-    c.push_back(std::move(w));
+    c.push_back(forward_work(segs[s].first, ops, li, recompute));
   };
   if (li < 0) {
     kernels(0);

@@ -60,6 +60,9 @@ class LayerChains {
                         std::vector<CollectiveWork> collectives, int layer);
   Work tp_work(int layer) const;
   Work ep_work(StepOpKind kind, const std::string& part, spec::Precision p, int layer) const;
+  // The forward kernels of `ops`, marked as a rerun ahead of the backward when `recompute`.
+  Work forward_work(const std::string& part, const std::vector<const OpCost*>& ops, int li,
+                    bool recompute) const;
   // A layer's forward: its kernels and collectives in order (`recompute`: rerun in backward).
   void forward_layer(Chain& c, int li, bool recompute) const;
   // The attention segment's works (layer li, ops in layer order): one run of kernels, or under

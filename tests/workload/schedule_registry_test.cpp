@@ -22,7 +22,14 @@ TEST_CASE("The registry lists every schedule once, none first, and words round-t
     CHECK(parse_schedule(all[i]->word) == s);
     CHECK(schedule_named(all[i]->word) == s);
     CHECK(to_string(s) == all[i]->word);
+    const bool has_bubble = all[i]->bubble != nullptr;  // the layout search ranks by it
+    REQUIRE(has_bubble);
+    CHECK(all[i]->bubble(4, 8, 2) >= 0.0);
   }
+  // The ideal bubbles in micro-batches of work (F = dgrad = W): 1F1B p-1, interleaved (p-1)/v.
+  CHECK(schedule_def(schedule_named("1f1b")).bubble(8, 16, 1) == 7.0);
+  CHECK(schedule_def(schedule_named("interleaved")).bubble(8, 16, 2) == 3.5);
+  CHECK(schedule_def(schedule_named("none")).bubble(1, 16, 1) == 0.0);
   CHECK_FALSE(parse_schedule("2f2b").has_value());
 }
 
