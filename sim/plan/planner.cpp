@@ -53,7 +53,8 @@ const char* kMemoryTerm[] = {"parameters", "gradients", "optimizer states", "act
 
 std::string serialize(const Evaluation& e) {
   std::string out = std::to_string(static_cast<int>(e.status)) + " " +
-                    std::to_string(e.limited_by) + " " + std::to_string(e.rounded_batch) + " ";
+                    std::to_string(e.limited_by) + " " + std::to_string(e.rounded_batch) + " " +
+                    std::to_string(e.micro_batches) + " ";
   put(out, e.bound_s);
   put(out, e.pipelined_s);
   for (double t : e.times) put(out, t);
@@ -67,7 +68,7 @@ Evaluation parse_evaluation(const std::string& s) {
   std::istringstream in(s);
   Evaluation e;
   int status = 0;
-  in >> status >> e.limited_by >> e.rounded_batch;
+  in >> status >> e.limited_by >> e.rounded_batch >> e.micro_batches;
   e.status = static_cast<Evaluation::Status>(status);
   e.bound_s = take(in);
   e.pipelined_s = take(in);
@@ -135,6 +136,7 @@ Evaluation evaluate(analysis::LayoutBounds& bounds, const spec::ScenarioSpec& sp
   e.bound_s = b.bound_s;
   e.times = b.times.t;
   e.limited_by = static_cast<int>(b.times.limited_by());
+  e.micro_batches = b.plan.micro_batches;
   const double mbs = static_cast<double>(b.plan.micro_batches);
   const double bubble = workload::schedule_def(spec.parallel.schedule)
                             .bubble(b.plan.pp, mbs, spec.parallel.virtual_stages);
@@ -191,8 +193,7 @@ std::string family_why(const FamilyVerdict& f, const PlanResult& r, double best_
       t += ", which needs " + fixed(e.times[e.limited_by] / e.times[0], 1) + "x the compute time";
     const Layout& l = r.space.layouts[f.best];
     if (e.pipelined_s > e.bound_s * (1.0 + 1e-9) && best_pipelined > 0.0) {
-      const long long batch = e.rounded_batch ? e.rounded_batch : r.batch;
-      const long long m = batch / (static_cast<long long>(l.dp) * l.micro_batch);
+      const long long m = e.micro_batches;
       t += "; with " + std::to_string(m) + " micro-batch" + (m == 1 ? "" : "es") +
            " per pipeline the ideal " + std::string(workload::to_string(l.schedule)) +
            " bubble makes it at least " + fixed(e.pipelined_s, 2) + " s (" +
@@ -251,7 +252,6 @@ PlanResult run_plan(const spec::ScenarioSpec& base, SearchSpace space, const Pla
   r.space = std::move(space);
   r.world = base.cluster.world_size();
   r.tokens_per_step = static_cast<double>(base.training.global_batch) * base.training.seq_len;
-  r.batch = base.training.global_batch;
   const auto& layouts = r.space.layouts;
   const auto& recomputes = r.space.recomputes;
 

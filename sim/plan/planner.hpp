@@ -42,6 +42,7 @@ struct Evaluation {
   // The bound with the ideal schedule's bubble (workload::ScheduleDef::bubble): compute time x
   // (1 + bubble / micro-batches) where that exceeds the bound; what the search ranks by.
   double pipelined_s = 0.0;
+  long long micro_batches = 0;    // per pipeline and step, that bubble's m
   std::array<double, 4> times{};  // compute, HBM, NVLink, IB seconds of the slowest rank
   int limited_by = 0;             // analysis::Resource
   double memory = 0.0, capacity = 0.0;
@@ -99,7 +100,6 @@ struct PlanResult {
   std::size_t winners = 0;
   std::vector<FamilyVerdict> families;  // in order of first appearance
   double tokens_per_step = 0.0;
-  long long batch = 0;  // sequences per step
   int world = 0;
   double analytic_wall_s = 0.0, simulation_wall_s = 0.0;  // shown only with --timing
 };

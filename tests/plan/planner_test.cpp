@@ -38,6 +38,7 @@ TEST_CASE("evaluations and simulations round-trip exactly through their text for
   e.status = plan::Evaluation::Status::no_fit;
   e.bound_s = 1.0 / 3.0;
   e.pipelined_s = 2.0 / 3.0;
+  e.micro_batches = 7;
   e.times = {0.1, 0.2, 1e-300, 7.0};
   e.limited_by = 3;
   e.memory = 81e9 + 0.5;
@@ -50,6 +51,7 @@ TEST_CASE("evaluations and simulations round-trip exactly through their text for
   CHECK(back.status == e.status);
   CHECK(back.bound_s == e.bound_s);
   CHECK(back.pipelined_s == e.pipelined_s);
+  CHECK(back.micro_batches == 7);
   CHECK(back.times == e.times);
   CHECK(back.limited_by == 3);
   CHECK(back.memory == e.memory);
@@ -90,6 +92,7 @@ TEST_CASE("the search ranks its winners by simulated step and explains every oth
     // The ideal bubble: compute x (1 + bubble / m), never below the bound.
     const plan::Layout& l = r.space.layouts[c.layout];
     const double m = 32.0 / (l.dp * l.micro_batch);
+    CHECK(e.micro_batches == static_cast<long long>(m));
     const double bubble = workload::schedule_def(l.schedule).bubble(l.pp, m, l.virtual_stages);
     CHECK(e.pipelined_s ==
           doctest::Approx(std::max(e.bound_s, e.times[0] * (1 + bubble / m))).epsilon(1e-12));
