@@ -15,6 +15,7 @@ int calibrate_command(const Args& args);
 int plan_command(const Args& args);
 int sweep_command(const Args& args);
 int report_command(const Args& args);
+int stress_command(const Args& args);
 
 namespace {
 
@@ -63,6 +64,11 @@ constexpr std::array kCommands{
             .synopsis = "sweep SCENARIO",
             .summary = "simulate a scenario over the product of --vary values, one row per point",
             .handler = sweep_command},
+    Command{.name = "stress",
+            .synopsis = "stress SCENARIO",
+            .summary = "random faults, trial by trial: the step-time change's distribution and "
+                       "the costliest components (--fault, --trials)",
+            .handler = stress_command},
     Command{.name = "report",
             .synopsis = "report SCENARIO...",
             .summary = "one self-contained HTML page comparing simulated steps (-o FILE)",
@@ -76,6 +82,7 @@ constexpr std::string_view kExamples =
     "training.precision.gemm=bf16\n"
     "  stepsim plan models/deepseek-v3.yaml topologies/h800-256x8-mpft.yaml --global-batch "
     "15360\n"
+    "  stepsim stress scenarios/deepseek-v3-dualpipe.yaml --fault nic_down:1 --trials 200 -j 2\n"
     "  stepsim collective topologies/h800-256x8-mpft.yaml --op all_reduce --group world --sizes "
     "64MiB,1GiB\n";
 

@@ -196,14 +196,15 @@ int sweep_command(const Args& args) {
     j.end_array();
     out = j.str() + "\n";
   } else if (vm.count("csv")) {
-    for (const Vary& v : vs) out += plan::csv_field(v.key) + ",";
+    for (const Vary& v : vs) out += format::csv_field(v.key) + ",";
     out +=
         "step_s,tokens_per_s_per_gpu,mfu,compute_s,exposed_comm_s,bubble_s,other_idle_s,"
         "overlapped_comm_s,bound_s,limited_by,peak_memory_bytes,fits,error\n";
     for (std::size_t i = 0; i < n; ++i) {
       const plan::Simulated& s = results[i];
       const auto at = point(i);
-      for (std::size_t k = 0; k < vs.size(); ++k) out += plan::csv_field(vs[k].values[at[k]]) + ",";
+      for (std::size_t k = 0; k < vs.size(); ++k)
+        out += format::csv_field(vs[k].values[at[k]]) + ",";
       if (s.error.empty()) {
         char buf[512];
         std::snprintf(buf, sizeof buf, "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%.6g,%s,",
@@ -213,7 +214,7 @@ int sweep_command(const Args& args) {
         out += buf;
         out += "\n";
       } else {
-        out += ",,,,,,,,,,,," + plan::csv_field(s.error) + "\n";
+        out += ",,,,,,,,,,,," + format::csv_field(s.error) + "\n";
       }
     }
   } else {

@@ -203,6 +203,19 @@ std::vector<spec::FaultSpec> read_faults(const Node& node, const spec::ClusterSp
         f.leaf = index("leaf", shape.leaves_per_plane, "leaf switches");
         f.spine = index("spine", shape.spines_per_plane, "spine switches");
         break;
+      case FaultKind::switch_down:
+        f.plane = index("plane", shape.planes, "planes");
+        if (r.has("leaf") == r.has("spine"))
+          r.node().fail("switch_down needs exactly one of 'leaf' and 'spine'",
+                        "e.g. {kind: switch_down, plane: 0, leaf: 3}");
+        if (r.has("leaf"))
+          f.leaf = index("leaf", shape.leaves_per_plane, "leaf switches");
+        else
+          f.spine = index("spine", shape.spines_per_plane, "spine switches");
+        break;
+      case FaultKind::node_down:
+        f.node = index("node", c.nodes, "nodes");
+        break;
       case FaultKind::nvlink_degrade:
       case FaultKind::straggler:
         f.gpu = index("gpu", c.world_size(), "GPUs");

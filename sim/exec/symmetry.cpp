@@ -68,8 +68,11 @@ Symmetry make_symmetry(const ParallelPlan& plan, const hw::Topology& topo, bool 
   std::vector<int> faulted_leaves;
   for (const auto& f : topo.spec().faults) {
     if (f.node_hit(gpn) >= 0) node_touched[f.node_hit(gpn)] = true;
-    if (f.on_leaf_spine_link())
+    if (f.on_leaf_spine_link() || f.leaf_switch())
       faulted_leaves.push_back(f.plane * topo.leaves_per_plane() + f.leaf);
+    if (f.spine_switch())  // every leaf of its plane loses a link
+      for (int l = 0; l < topo.leaves_per_plane(); ++l)
+        faulted_leaves.push_back(f.plane * topo.leaves_per_plane() + l);
   }
   if (!faulted_leaves.empty())
     for (int g = 0; g < topo.gpus(); ++g)
@@ -107,7 +110,9 @@ int estimate_classes(const ParallelPlan& plan, const spec::ClusterSpec& cluster,
   for (const auto& f : cluster.faults) {
     if (f.node_hit(cluster.gpus_per_node) >= 0)
       classes += cluster.gpus_per_node;  // the cells of one node, at most
-    else if (f.on_leaf_spine_link())
+    else if (f.spine_switch())
+      classes += l.cells;
+    else if (f.on_leaf_spine_link() || f.leaf_switch())
       classes += std::min(l.half * cluster.gpus_per_node, l.cells);  // the cells under a leaf
     else
       classes += 1;  // a straggler's cell

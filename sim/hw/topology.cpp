@@ -182,6 +182,44 @@ void Topology::apply_faults() {
         scale(core_down_[i], down, f.factor);
         break;
       }
+      case spec::FaultKind::switch_down: {
+        if (spines_per_plane_ == 0 && f.spine >= 0)
+          bad_fault("spine fault on a fabric without spines");
+        if (spec_.fabric.kind == spec::FabricKind::none)
+          bad_fault("switch fault on a cluster without a fabric");
+        const int count = f.leaf >= 0 ? leaves_per_plane_ : spines_per_plane_;
+        const int index = f.leaf >= 0 ? f.leaf : f.spine;
+        if (f.plane < 0 || f.plane >= planes_ || index < 0 || index >= count)
+          bad_fault("switch fault names plane " + std::to_string(f.plane) + " switch " +
+                    std::to_string(index) + "; the fabric has " + std::to_string(planes_) +
+                    " plane(s) of " + std::to_string(leaves_per_plane_) + " leaves and " +
+                    std::to_string(spines_per_plane_) + " spines");
+        for (int l = 0; l < leaves_per_plane_; ++l)
+          for (int sp = 0; sp < spines_per_plane_; ++sp)
+            if (f.leaf >= 0 ? l == f.leaf : sp == f.spine) {
+              const int i = (f.plane * leaves_per_plane_ + l) * spines_per_plane_ + sp;
+              scale(core_up_[i], true, 0.0);
+              scale(core_down_[i], true, 0.0);
+            }
+        if (f.leaf >= 0)
+          for (int g = 0; g < gpus(); ++g)
+            if (leaf_of_gpu_[g] == f.plane * leaves_per_plane_ + f.leaf) {
+              scale(access_up_[g], true, 0.0);
+              scale(access_down_[g], true, 0.0);
+            }
+        break;
+      }
+      case spec::FaultKind::node_down:
+        if (f.node < 0 || f.node >= spec_.nodes)
+          bad_fault("node fault names node " + std::to_string(f.node));
+        for (int g = f.node * gpn; g < (f.node + 1) * gpn; ++g) {
+          scale(gpu_up_[g], true, 0.0);
+          scale(gpu_down_[g], true, 0.0);
+          if (!nic_up_.empty())
+            for (int l : {nic_up_[g], nic_down_[g], access_up_[g], access_down_[g]})
+              scale(l, true, 0.0);
+        }
+        break;
       case spec::FaultKind::nvlink_degrade:
         if (f.gpu < 0 || f.gpu >= gpus())
           bad_fault("NVLink fault names GPU " + std::to_string(f.gpu));
@@ -281,10 +319,10 @@ Route Topology::search(int a, int b) const {
                                   color.begin(), boost::get(boost::vertex_index, graph_))));
   const auto dst = static_cast<std::size_t>(gpu_vertex_[b]);
   if (via[dst] < 0)
-    throw engine::UserError({"faults", 0, 0},
-                            "GPU " + std::to_string(a) + " cannot reach GPU " + std::to_string(b) +
-                                ": the failed links cut it off",
-                            "remove a *_down fault, or leave that GPU out of the group");
+    throw Unreachable({"faults", 0, 0},
+                      "GPU " + std::to_string(a) + " cannot reach GPU " + std::to_string(b) +
+                          ": the failed links cut it off",
+                      "remove a *_down fault, or leave that GPU out of the group");
   Route r;
   for (std::size_t v = dst; v != src; v = static_cast<std::size_t>(links_[via[v]].from))
     r.links.push_back(via[v]);

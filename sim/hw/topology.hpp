@@ -23,7 +23,8 @@
 //   leaf is reached through spine p mod spines, from every leaf; down spines are skipped. Routes
 //   of layouts shifted by whole leaves' ports are thus translations of one another.
 // A route that would cross a failed link falls back to a breadth-first search over the live
-// links (GPUs may forward over NVLink); no path at all is a user error naming both GPUs.
+// links (GPUs may forward over NVLink); no path at all is a user error naming both GPUs
+// (Unreachable).
 // Not modelled: multi-path within one flow (adaptive routing), switch buffers, PCIe switches.
 #pragma once
 
@@ -33,9 +34,17 @@
 #include <string>
 #include <vector>
 
+#include "sim/engine/user_error.hpp"
 #include "sim/spec/cluster.hpp"
 
 namespace stepsim::hw {
+
+// A route the failed links leave no path for: the job cannot run on this cluster (a stress
+// campaign counts such a trial as one the job does not survive).
+class Unreachable : public engine::UserError {
+ public:
+  using engine::UserError::UserError;
+};
 
 enum class VertexKind { gpu, nvswitch, nic, leaf, spine };
 enum class LinkClass { nvlink, nic, ib_access, ib_core };

@@ -62,13 +62,6 @@ void simulated_json(format::JsonWriter& j, const Simulated& s) {
   j.field("peak_memory_bytes", s.peak_memory).field("fits", s.fits());
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 std::string plan_text(const PlanResult& r, const spec::ScenarioSpec& base, bool timing) {
   std::string out = "plan: " + base.model.name + " on " + base.cluster.name + ": " +
                     std::to_string(r.world) + " GPUs, " +
@@ -214,17 +207,17 @@ std::string plan_csv(const PlanResult& r) {
     const Layout& l = r.space.layouts[c.layout];
     const Evaluation& e = r.evaluations[c.layout];
     const Simulated& s = c.sim;
-    out += std::to_string(k + 1) + "," + csv_field(describe(l, r.space.recomputes)) + "," +
-           csv_field(family(l)) + "," + num(s.step_s) + "," + num(s.tokens_per_s_per_gpu) + "," +
-           num(s.mfu) + "," + num(s.mean.compute) + "," + num(s.mean.exposed_comm) + "," +
+    out += std::to_string(k + 1) + "," + format::csv_field(describe(l, r.space.recomputes)) + "," +
+           format::csv_field(family(l)) + "," + num(s.step_s) + "," + num(s.tokens_per_s_per_gpu) +
+           "," + num(s.mfu) + "," + num(s.mean.compute) + "," + num(s.mean.exposed_comm) + "," +
            num(s.mean.bubble) + "," + num(s.mean.other_idle) + "," + num(s.mean.overlapped_comm) +
            "," + num(s.peak_memory) + "," + num(e.bound_s) + "," + resource(e.limited_by) + "," +
-           csv_field(s.error) + "\n";
+           format::csv_field(s.error) + "\n";
   }
   for (const FamilyVerdict& f : r.families) {
     if (f.has_winner) continue;
-    out += "," + csv_field(describe(r.space.layouts[f.best], r.space.recomputes)) + "," +
-           csv_field(f.family) + ",,,,,,,,,,,," + csv_field(f.why) + "\n";
+    out += "," + format::csv_field(describe(r.space.layouts[f.best], r.space.recomputes)) + "," +
+           format::csv_field(f.family) + ",,,,,,,,,,,," + format::csv_field(f.why) + "\n";
   }
   return out;
 }

@@ -18,7 +18,4 @@ std::string plan_csv(const PlanResult& r);
 // peak_memory_bytes, fits), shared by plan and sweep.
 void simulated_json(format::JsonWriter& j, const Simulated& s);
 
-// A CSV field, quoted when it needs to be.
-std::string csv_field(const std::string& s);
-
 }  // namespace stepsim::plan

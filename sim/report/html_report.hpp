@@ -32,7 +32,7 @@ inline constexpr const char* kReportSections[] = {"headline", "roofline", "break
 
 std::string html_report(const std::vector<ReportRun>& runs);
 
-// "NIC 3 of node 12 down", "GPU 5 computes 1.3x slower", ...
-std::string fault_text(const spec::FaultSpec& f);
+// The pages' one style sheet, a <style> element (the report's and the stress page's).
+const char* page_style();
 
 }  // namespace stepsim::report

@@ -1,5 +1,9 @@
 #include "sim/spec/cluster.hpp"
 
+#include <cstdio>
+
+#include "sim/engine/check.hpp"
+
 namespace stepsim::spec {
 
 FabricShape fabric_shape(const ClusterSpec& c) {
@@ -12,6 +16,42 @@ FabricShape fabric_shape(const ClusterSpec& c) {
   s.leaves_per_plane = multi ? leaves_per_rail : leaves_per_rail * c.gpus_per_node;
   s.spines_per_plane = s.leaves_per_plane > 1 ? (s.leaves_per_plane + 1) / 2 : 0;
   return s;
+}
+
+std::string fault_place(const FaultSpec& f) {
+  auto n = [](int i) { return std::to_string(i); };
+  switch (f.kind) {
+    case FaultKind::nic_down:
+    case FaultKind::nic_degrade:
+      return "NIC " + n(f.nic) + " of node " + n(f.node);
+    case FaultKind::link_down:
+    case FaultKind::link_degrade:
+      return "plane " + n(f.plane) + " leaf " + n(f.leaf) + " - spine " + n(f.spine) + " link";
+    case FaultKind::switch_down:
+      return "plane " + n(f.plane) + (f.leaf >= 0 ? " leaf " + n(f.leaf) : " spine " + n(f.spine));
+    case FaultKind::node_down:
+      return "node " + n(f.node);
+    case FaultKind::nvlink_degrade:
+      return "GPU " + n(f.gpu) + "'s NVLink";
+    case FaultKind::straggler:
+      return "GPU " + n(f.gpu);
+  }
+  STEPSIM_UNREACHABLE("unknown fault kind");
+}
+
+std::string fault_text(const FaultSpec& f) {
+  char factor[32];
+  std::snprintf(factor, sizeof factor, "%.2fx", f.factor);
+  switch (f.kind) {
+    case FaultKind::nic_degrade:
+    case FaultKind::link_degrade:
+    case FaultKind::nvlink_degrade:
+      return fault_place(f) + " at " + factor + " bandwidth";
+    case FaultKind::straggler:
+      return fault_place(f) + " computes " + factor + " slower";
+    default:
+      return fault_place(f) + " down";
+  }
 }
 
 }  // namespace stepsim::spec

@@ -90,6 +90,40 @@ TEST_CASE("A failed NIC is routed around over NVLink; a node cut off is a user e
   CHECK(cut.route(8, 9).links.size() == 2);  // inside the node still fine
 }
 
+TEST_CASE("A switch down: routes avoid it; a node down is unreachable") {
+  ClusterSpec c = cluster(256);  // 8 leaves and 4 spines per plane
+  FaultSpec spine;
+  spine.kind = FaultKind::switch_down;
+  spine.plane = 0;
+  spine.spine = 1;
+  c.faults.push_back(spine);
+  FaultSpec leaf;
+  leaf.kind = FaultKind::switch_down;
+  leaf.plane = 2;
+  leaf.leaf = 0;
+  c.faults.push_back(leaf);
+  FaultSpec node;
+  node.kind = FaultKind::node_down;
+  node.node = 200;
+  c.faults.push_back(node);
+  const Topology t(c);
+  int core_down = 0;
+  for (const Link& l : t.links()) core_down += !l.up && l.cls == LinkClass::ib_core;
+  // The spine's 8 leaf pairs and the leaf's 4 spine pairs, both directions.
+  CHECK(core_down == 2 * (8 + 4));
+  for (int n = 32; n < 200; ++n) {
+    const Route r = t.route(0, n * 8);  // plane 0, across leaves
+    for (int l : r.links) CHECK(t.links()[l].up);
+    CHECK(r.links.size() == 6);  // another spine, same hop count
+  }
+  // Node 1's plane-2 NIC hangs off the dead leaf: it leaves by another plane over NVLink.
+  const Route around = t.route(8 + 2, 8 * 100 + 2);
+  for (int l : around.links) CHECK(t.links()[l].up);
+  CHECK(around.links.size() > 6);
+  CHECK_THROWS_AS(t.route(0, 200 * 8 + 1), Unreachable);
+  CHECK_THROWS_AS(t.route(200 * 8, 200 * 8 + 1), Unreachable);
+}
+
 TEST_CASE("Degraded links and stragglers") {
   ClusterSpec c = cluster(2);
   FaultSpec d;

@@ -88,9 +88,9 @@ TEST_CASE("CSV: a header, a row per winner, a row per family without one") {
 }
 
 TEST_CASE("CSV fields are quoted when they hold a comma, a quote or a newline") {
-  CHECK(plan::csv_field("plain") == "plain");
-  CHECK(plan::csv_field("a,b") == "\"a,b\"");
-  CHECK(plan::csv_field("say \"hi\"") == "\"say \"\"hi\"\"\"");
+  CHECK(format::csv_field("plain") == "plain");
+  CHECK(format::csv_field("a,b") == "\"a,b\"");
+  CHECK(format::csv_field("say \"hi\"") == "\"say \"\"hi\"\"\"");
 }
 
 TEST_CASE("numbers: fixed decimals and GiB") {

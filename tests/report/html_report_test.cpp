@@ -89,13 +89,3 @@ TEST_CASE("The report says so when a step has no live fabric") {
   CHECK(count(html, "<svg") == 4);  // no heat strip
 }
 
-TEST_CASE("Fault descriptions") {
-  using spec::FaultKind;
-  CHECK(report::fault_text({FaultKind::nic_down, 2, 7}) == "NIC 7 of node 2 down");
-  CHECK(report::fault_text({FaultKind::link_down, -1, -1, 1, 3, 0}) ==
-        "plane 1 leaf 3 - spine 0 link down");
-  CHECK(report::fault_text({FaultKind::link_degrade, -1, -1, 0, 2, 1, -1, 0.25}) ==
-        "plane 0 leaf 2 - spine 1 link at 0.25x bandwidth");
-  CHECK(report::fault_text({FaultKind::nvlink_degrade, -1, -1, -1, -1, -1, 9, 0.5}) ==
-        "GPU 9's NVLink at 0.50x bandwidth");
-}

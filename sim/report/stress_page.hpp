@@ -1,0 +1,21 @@
+// A stress campaign (stress/campaign.hpp) as one self-contained HTML page, in the report's style:
+//  1. headline: the scenario, the draws, the baseline step, trials survived and lost, the
+//     change's min, median, p90, p99 and max;
+//  2. distribution: a histogram of the step-time change over the surviving trials (the summary's
+//     bins), the median and p90 marked;
+//  3. components: the costliest components (trials, lost, mean and max change), a bar each;
+//  4. lost: the trials the job does not survive, with their faults and the route they cut.
+// Inline SVG and CSS only; deterministic.
+#pragma once
+
+#include <string>
+
+#include "sim/stress/campaign.hpp"
+
+namespace stepsim::report {
+
+inline constexpr const char* kStressSections[] = {"headline", "distribution", "components", "lost"};
+
+std::string stress_page(const stress::Campaign& c, const stress::Summary& s);
+
+}  // namespace stepsim::report

@@ -1,0 +1,113 @@
+#include "sim/stress/campaign.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "sim/engine/check.hpp"
+#include "sim/hw/topology.hpp"
+#include "sim/run/step_simulation.hpp"
+
+namespace stepsim::stress {
+
+std::string serialize(const Outcome& o) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%a\n", o.step_s);
+  return buf + (o.lost.empty() ? "E" + o.error : "L" + o.lost);
+}
+
+Outcome parse_outcome(const std::string& s) {
+  Outcome o;
+  const auto nl = s.find('\n');
+  STEPSIM_CHECK(nl != std::string::npos && nl + 1 < s.size(), "malformed trial outcome");
+  o.step_s = std::strtod(s.substr(0, nl).c_str(), nullptr);
+  (s[nl + 1] == 'L' ? o.lost : o.error) = s.substr(nl + 2);
+  return o;
+}
+
+Outcome run_trial(const spec::ScenarioSpec& scenario, const std::vector<spec::FaultSpec>& faults,
+                  const engine::RunControl* control) {
+  spec::ScenarioSpec s = scenario;
+  s.cluster.faults.insert(s.cluster.faults.end(), faults.begin(), faults.end());
+  Outcome o;
+  try {
+    o.step_s = run::simulate_step(s, control).metrics.step_s;
+  } catch (const hw::Unreachable& e) {
+    o.lost = e.message();
+  } catch (const engine::UserError& e) {
+    o.error = e.message();
+  } catch (const engine::TimeOverflow& e) {
+    o.error = e.what();
+  }
+  return o;
+}
+
+double nearest_rank(const std::vector<double>& sorted, double q) {
+  STEPSIM_CHECK(!sorted.empty(), "quantile of nothing");
+  const double n = static_cast<double>(sorted.size());
+  const auto rank = static_cast<std::size_t>(std::max(1.0, std::ceil(q * n - 1e-9)));
+  return sorted[std::min(rank, sorted.size()) - 1];
+}
+
+Summary summarize(const Campaign& c) {
+  Summary s;
+  s.trials = static_cast<int>(c.outcomes.size());
+  std::vector<double> changes;
+  struct Acc {
+    int trials = 0, lost = 0, survived = 0;
+    double sum = 0.0, max = -INFINITY;
+  };
+  std::map<std::string, Acc> by;
+  for (std::size_t t = 0; t < c.outcomes.size(); ++t) {
+    const Outcome& o = c.outcomes[t];
+    double change = 0.0;
+    if (o.survived()) {
+      ++s.survived;
+      change = o.step_s / c.baseline_s - 1.0;
+      changes.push_back(change);
+      if (change < -1e-9) ++s.faster;
+    } else if (!o.lost.empty()) {
+      ++s.lost;
+    } else {
+      ++s.failed;
+      continue;
+    }
+    std::vector<std::string> hit;
+    for (const spec::FaultSpec& f : c.faults[t]) hit.push_back(spec::fault_place(f));
+    std::sort(hit.begin(), hit.end());
+    hit.erase(std::unique(hit.begin(), hit.end()), hit.end());
+    for (const std::string& h : hit) {
+      Acc& a = by[h];
+      ++a.trials;
+      if (!o.survived()) {
+        ++a.lost;
+        continue;
+      }
+      ++a.survived;
+      a.sum += change;
+      a.max = std::max(a.max, change);
+    }
+  }
+  for (const auto& [name, a] : by)
+    s.components.push_back(
+        {name, a.trials, a.lost, a.survived ? a.sum / a.survived : 0.0, a.survived ? a.max : 0.0});
+  std::stable_sort(s.components.begin(), s.components.end(),
+                   [](const ComponentCost& a, const ComponentCost& b) {
+                     if (a.lost != b.lost) return a.lost > b.lost;
+                     return a.mean_change > b.mean_change;
+                   });
+  s.histogram.assign(kHistogramBins, 0);
+  if (changes.empty()) return s;
+  std::sort(changes.begin(), changes.end());
+  s.change = {changes.front(), nearest_rank(changes, 0.5), nearest_rank(changes, 0.9),
+              nearest_rank(changes, 0.99), changes.back()};
+  const double span = s.change.max - s.change.min;
+  for (double x : changes) {
+    const int bin = span > 0.0 ? static_cast<int>((x - s.change.min) / span * kHistogramBins) : 0;
+    ++s.histogram[std::min(bin, kHistogramBins - 1)];
+  }
+  return s;
+}
+
+}  // namespace stepsim::stress

@@ -1,0 +1,82 @@
+// A stress campaign (`stepsim stress`): a scenario's step simulated under random faults, trial
+// by trial, against the same step without them.
+//
+// Each trial adds its drawn faults (fault_draw.hpp) to the scenario's own and simulates the whole
+// step (run::simulate_step: the fabric rerouted around what is down, stragglers slowing their
+// symmetry class). Its outcome is the step time; or, when the faults leave two GPUs that must
+// talk with no route (hw::Unreachable: a node gone, a stage cut off), the job does not survive
+// the trial (training stops until the part is replaced); or another refusal (the simulation's
+// limits), kept as an error.
+//
+// Summary over the surviving trials of the relative change c = step / baseline − 1:
+//  - min, median, p90, p99 and max by the nearest rank: the q-quantile of n sorted values is the
+//    ⌈q·n⌉-th (1-based);
+//  - per component hit in some trial: the trials that hit it, how many of them the job did not
+//    survive, the mean and largest change over the others. Ranked by trials lost, then by mean
+//    change. With one fault per trial that is the cost of that component's failure; with several,
+//    a trial's change is charged to every component it hit;
+//  - a histogram of c in 20 equal bins from min to max.
+// A fault can only remove capacity, so a trial faster than the baseline (c < 0 beyond rounding)
+// would be a defect of the model; the summary counts them (`faster`) rather than hide them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/engine/simulator.hpp"
+#include "sim/spec/scenario.hpp"
+#include "sim/stress/fault_draw.hpp"
+
+namespace stepsim::stress {
+
+struct Outcome {
+  double step_s = 0.0;
+  std::string lost;   // why the job cannot run under these faults
+  std::string error;  // another refusal
+  bool survived() const { return lost.empty() && error.empty(); }
+};
+// Exact round trip (the step time in hexadecimal floating point), for the workers' exchange.
+std::string serialize(const Outcome& o);
+Outcome parse_outcome(const std::string& s);
+
+// The scenario's step with `faults` added to its own. Propagates engine::Stopped (a signal, the
+// wall budget).
+Outcome run_trial(const spec::ScenarioSpec& scenario, const std::vector<spec::FaultSpec>& faults,
+                  const engine::RunControl* control);
+
+struct Campaign {
+  std::string scenario;  // the file, as given
+  std::string name;      // the scenario's name
+  std::vector<FaultDraw> draws;
+  std::uint64_t seed = 0;
+  double baseline_s = 0.0;                           // the step with the scenario's own faults only
+  std::vector<std::vector<spec::FaultSpec>> faults;  // per trial
+  std::vector<Outcome> outcomes;                     // per trial
+};
+
+struct Quantiles {
+  double min = 0.0, median = 0.0, p90 = 0.0, p99 = 0.0, max = 0.0;
+};
+
+struct ComponentCost {
+  std::string component;
+  int trials = 0, lost = 0;
+  double mean_change = 0.0, max_change = 0.0;  // over the trials survived
+};
+
+inline constexpr int kHistogramBins = 20;
+
+struct Summary {
+  int trials = 0, survived = 0, lost = 0, failed = 0;
+  int faster = 0;                         // survived with c < -1e-9
+  Quantiles change;                       // of c over the survived trials (zeros when none)
+  std::vector<ComponentCost> components;  // every component hit, costliest first
+  std::vector<int> histogram;             // kHistogramBins counts from change.min to change.max
+};
+Summary summarize(const Campaign& c);
+
+// The nearest-rank q-quantile of `sorted` (ascending, not empty).
+double nearest_rank(const std::vector<double>& sorted, double q);
+
+}  // namespace stepsim::stress

@@ -1,0 +1,169 @@
+#include "sim/stress/campaign_report.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "sim/format/json_writer.hpp"
+#include "sim/format/text_table.hpp"
+
+namespace stepsim::stress {
+
+namespace {
+
+constexpr std::size_t kShownComponents = 10, kShownLost = 10;
+
+std::string draws_text(const Campaign& c) {
+  std::string out;
+  for (const FaultDraw& d : c.draws) {
+    const std::string value = value_text(d);
+    out += (out.empty() ? "" : ", ") + std::to_string(d.count) + " " +
+           std::string(spec::kFaultKinds.word(d.kind)) + (value.empty() ? "" : " (" + value + ")");
+  }
+  return out;
+}
+
+std::string outcome_word(const Outcome& o) {
+  return o.survived() ? "survived" : !o.lost.empty() ? "lost" : "error";
+}
+
+}  // namespace
+
+std::string percent(double change) {
+  return (change >= 0.0 ? "+" : "") + format::fixed(100.0 * change, 2) + "%";
+}
+
+std::string faults_text(const std::vector<spec::FaultSpec>& faults) {
+  std::string out;
+  for (const spec::FaultSpec& f : faults) out += (out.empty() ? "" : "; ") + spec::fault_text(f);
+  return out;
+}
+
+std::string campaign_text(const Campaign& c, const Summary& s) {
+  std::string out = "stress of " + c.scenario + " (" + c.name + "): " + std::to_string(s.trials) +
+                    " trials, seed " + std::to_string(c.seed) + "\n";
+  out += "  each trial: " + draws_text(c) + ", drawn uniformly\n";
+  out += "  baseline  step " + format::fixed(c.baseline_s, 3) + " s without them\n";
+  out +=
+      "  survived  " + std::to_string(s.survived) + " of " + std::to_string(s.trials) + " trials";
+  if (s.lost) out += "; the job does not survive " + std::to_string(s.lost);
+  if (s.failed) out += "; " + std::to_string(s.failed) + " not simulated (errors below)";
+  out += "\n";
+  if (s.survived > 0) {
+    const Quantiles& q = s.change;
+    out += "  step-time change  min " + percent(q.min) + "  median " + percent(q.median) +
+           "  p90 " + percent(q.p90) + "  p99 " + percent(q.p99) + "  max " + percent(q.max) + "\n";
+    if (s.faster) out += "  (" + std::to_string(s.faster) + " trials faster than the baseline)\n";
+    if (q.max > q.min) {
+      out += "\n  histogram of the change (" + std::to_string(kHistogramBins) + " bins)\n";
+      const int peak = *std::max_element(s.histogram.begin(), s.histogram.end());
+      const double width = (q.max - q.min) / kHistogramBins;
+      for (int b = 0; b < kHistogramBins; ++b) {
+        char label[64];
+        std::snprintf(label, sizeof label, "  %9s .. %-9s %5d ", percent(q.min + b * width).c_str(),
+                      percent(q.min + (b + 1) * width).c_str(), s.histogram[b]);
+        out += label +
+               std::string(static_cast<std::size_t>(40.0 * s.histogram[b] / peak + 0.5), '#') +
+               "\n";
+      }
+    }
+  }
+  if (!s.components.empty()) {
+    out += "\n  components whose failure costs most (" + std::to_string(s.components.size()) +
+           " hit in all)\n";
+    format::TextTable t({"component", "trials", "lost", "mean change", "max change"});
+    for (std::size_t i = 0; i < std::min(kShownComponents, s.components.size()); ++i) {
+      const ComponentCost& k = s.components[i];
+      const bool any = k.trials > k.lost;
+      t.row({k.component, std::to_string(k.trials), std::to_string(k.lost),
+             any ? percent(k.mean_change) : "-", any ? percent(k.max_change) : "-"});
+    }
+    out += t.render("    ");
+  }
+  std::size_t shown = 0;
+  for (std::size_t t = 0; t < c.outcomes.size(); ++t) {
+    const Outcome& o = c.outcomes[t];
+    if (o.survived()) continue;
+    if (shown == 0)
+      out += "\n  trials the job does not survive" +
+             std::string(s.failed ? " or not simulated" : "") + "\n";
+    if (++shown > kShownLost) {
+      out += "    ... and " + std::to_string(s.lost + s.failed - kShownLost) +
+             " more (--json lists all)\n";
+      break;
+    }
+    out += "    trial " + std::to_string(t) + ": " + faults_text(c.faults[t]) + ": " +
+           (o.lost.empty() ? "error: " + o.error : o.lost) + "\n";
+  }
+  return out;
+}
+
+std::string campaign_json(const Campaign& c, const Summary& s) {
+  format::JsonWriter j;
+  j.begin_object();
+  j.field("scenario", c.scenario).field("name", c.name);
+  j.field("seed", static_cast<long long>(c.seed)).field("trials", s.trials);
+  j.key("draws").begin_array();
+  for (const FaultDraw& d : c.draws) {
+    j.begin_object();
+    j.field("kind", std::string(spec::kFaultKinds.word(d.kind))).field("count", d.count);
+    if (!value_text(d).empty()) j.field("low", d.low).field("high", d.high);
+    j.end_object();
+  }
+  j.end_array();
+  j.field("baseline_step_s", c.baseline_s);
+  j.field("survived", s.survived).field("lost", s.lost).field("errors", s.failed);
+  j.field("faster", s.faster);
+  j.key("change");
+  if (s.survived == 0) {
+    j.null();
+  } else {
+    j.begin_object();
+    j.field("min", s.change.min).field("median", s.change.median).field("p90", s.change.p90);
+    j.field("p99", s.change.p99).field("max", s.change.max);
+    j.key("histogram").begin_array();
+    for (int n : s.histogram) j.value(n);
+    j.end_array();
+    j.end_object();
+  }
+  j.key("components").begin_array();
+  for (const ComponentCost& k : s.components) {
+    j.begin_object();
+    j.field("component", k.component).field("trials", k.trials).field("lost", k.lost);
+    if (k.trials > k.lost) j.field("mean_change", k.mean_change).field("max_change", k.max_change);
+    j.end_object();
+  }
+  j.end_array();
+  j.key("trials_run").begin_array();
+  for (std::size_t t = 0; t < c.outcomes.size(); ++t) {
+    const Outcome& o = c.outcomes[t];
+    j.begin_object();
+    j.key("faults").begin_array();
+    for (const spec::FaultSpec& f : c.faults[t]) j.value(spec::fault_text(f));
+    j.end_array();
+    j.field("outcome", outcome_word(o));
+    if (o.survived())
+      j.field("step_s", o.step_s).field("change", o.step_s / c.baseline_s - 1.0);
+    else
+      j.field("detail", o.lost.empty() ? o.error : o.lost);
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+  return j.str() + "\n";
+}
+
+std::string campaign_csv(const Campaign& c) {
+  std::string out = "trial,faults,step_s,change,outcome,detail\n";
+  for (std::size_t t = 0; t < c.outcomes.size(); ++t) {
+    const Outcome& o = c.outcomes[t];
+    char nums[64] = ",";
+    if (o.survived())
+      std::snprintf(nums, sizeof nums, "%.6g,%.6g", o.step_s, o.step_s / c.baseline_s - 1.0);
+    out += std::to_string(t) + "," + format::csv_field(faults_text(c.faults[t])) + "," + nums +
+           "," + outcome_word(o) + "," + format::csv_field(o.lost.empty() ? o.error : o.lost) +
+           "\n";
+  }
+  return out;
+}
+
+}  // namespace stepsim::stress

@@ -1,0 +1,25 @@
+// A stress campaign's result as text, JSON and CSV (campaign.hpp gives the figures).
+//  text: the draws with their value ranges, the baseline step, the survived count, the
+//    distribution of the step-time change (min, median, p90, p99, max), a histogram, the ten
+//    costliest components, and the trials the job does not survive (the first ten);
+//  JSON: the same, with every component and every trial;
+//  CSV: one row per trial: trial, faults, step_s, change, outcome (survived, lost, error), detail.
+// Deterministic: the same campaign gives the same bytes.
+#pragma once
+
+#include <string>
+
+#include "sim/stress/campaign.hpp"
+
+namespace stepsim::stress {
+
+std::string campaign_text(const Campaign& c, const Summary& s);
+std::string campaign_json(const Campaign& c, const Summary& s);
+std::string campaign_csv(const Campaign& c);
+
+// "+12.3%": a relative change as a signed percentage.
+std::string percent(double change);
+// The trial's faults for people: "NIC 3 of node 12 down; GPU 5 computes 1.30x slower".
+std::string faults_text(const std::vector<spec::FaultSpec>& faults);
+
+}  // namespace stepsim::stress

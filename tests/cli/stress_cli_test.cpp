@@ -1,0 +1,87 @@
+// End-to-end: stepsim stress on the shipped DualPipe scenario: deterministic (the same seed gives
+// the same bytes on one thread, two threads and two MPI ranks), no trial faster than the
+// baseline, the HTML page with its sections.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "sim/report/stress_page.hpp"
+#include "tests/json_dom.hpp"
+#include "tests/test_support.hpp"
+
+using stepsim::test::parse_json;
+using stepsim::test::run_stepsim;
+
+namespace {
+
+const std::string kCampaign =
+    "stress scenarios/deepseek-v3-dualpipe.yaml --fault nic_down:1 --trials 6 --seed 1";
+
+}  // namespace
+
+TEST_CASE("stress: the same seed gives the same bytes, serial and with -j 2") {
+  const auto one = run_stepsim(kCampaign);
+  REQUIRE_MESSAGE(one.status == 0, one.err);
+  const auto two = run_stepsim(kCampaign + " -j 2");
+  REQUIRE_MESSAGE(two.status == 0, two.err);
+  CHECK(one.out == two.out);
+  CHECK(one.out.find("survived  6 of 6 trials") != std::string::npos);
+  CHECK(one.out.find("step-time change  min +") != std::string::npos);
+  const auto other = run_stepsim(
+      "stress scenarios/deepseek-v3-dualpipe.yaml --fault nic_down:1 --trials 6 --seed 2");
+  REQUIRE_MESSAGE(other.status == 0, other.err);
+  CHECK(other.out != one.out);
+}
+
+#ifdef STEPSIM_TEST_MPI
+TEST_CASE("stress: mpirun -np 2 gives the serial result byte for byte") {
+  const std::string mpirun =
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --allow-run-as-root "
+      "--oversubscribe -np 2 --mca pml ob1 --mca btl self,tcp --mca btl_tcp_if_include lo --mca "
+      "oob_tcp_if_include lo";
+  const auto one = run_stepsim(kCampaign + " --csv");
+  const auto two = stepsim::test::run_stepsim_under(mpirun, kCampaign + " --csv");
+  REQUIRE_MESSAGE(one.status == 0, one.err);
+  CHECK_MESSAGE(two.status == 0, two.err);
+  CHECK(one.out == two.out);
+}
+#endif
+
+TEST_CASE("stress: no trial is faster than the step without faults") {
+  const auto r = run_stepsim(
+      "stress scenarios/deepseek-v3-dualpipe.yaml --fault nic_degrade:2@0.25-0.75 --fault "
+      "link_down --fault straggler@1.01-1.05 --trials 6 --seed 5 -j 2 --json");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const auto j = parse_json(r.out);
+  CHECK(j.at("faster").num == 0);
+  CHECK(j.at("survived").num == 6);
+  const double base = j.at("baseline_step_s").num;
+  CHECK(base == doctest::Approx(18.007).epsilon(1e-3));
+  REQUIRE(j.at("trials_run").arr.size() == 6);
+  for (const auto& t : j.at("trials_run").arr) {
+    CHECK(t.at("faults").arr.size() == 4);
+    CHECK(t.at("step_s").num >= base);
+    CHECK(t.at("change").num == doctest::Approx(t.at("step_s").num / base - 1));
+  }
+  CHECK(j.at("change").at("min").num >= 0.0);
+  CHECK(j.at("components").arr.size() == 24);
+}
+
+TEST_CASE("stress: a node down is a trial the job does not survive; the HTML page says so") {
+  const std::string page = "/tmp/stepsim-stress-test.html";
+  std::remove(page.c_str());
+  const auto r = run_stepsim(
+      "stress scenarios/deepseek-v3-dualpipe.yaml --fault node_down --trials 2 --html " + page);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(r.out.find("survived  0 of 2 trials; the job does not survive 2") != std::string::npos);
+  CHECK(r.out.find("cannot reach GPU") != std::string::npos);
+  std::ifstream in(page);
+  std::stringstream text;
+  text << in.rdbuf();
+  for (const char* id : stepsim::report::kStressSections)
+    CHECK(text.str().find(std::string("<section id=\"") + id + "\">") != std::string::npos);
+  CHECK(text.str().find("No trial survived.") != std::string::npos);
+  std::remove(page.c_str());
+}

@@ -1,0 +1,139 @@
+#include "sim/stress/campaign.hpp"
+
+#include <doctest/doctest.h>
+
+#include "sim/stress/campaign_report.hpp"
+#include "tests/workload/spec_fixture.hpp"
+
+namespace stepsim {
+
+namespace {
+
+// The two-stage pipeline of spec_fixture on leaves of two nodes (one spine per plane), so that
+// every kind of fault has components, and pipeline sends cross the spine.
+spec::ScenarioSpec fabric_scenario() {
+  auto s = test::pipelined_scenario();
+  s.cluster.fabric.switch_ports = 4;
+  return s;
+}
+
+stress::Campaign campaign(const spec::ScenarioSpec& s, const std::vector<std::string>& faults,
+                          int trials, std::uint64_t seed) {
+  stress::Campaign c;
+  c.scenario = "fixture";
+  c.name = s.name;
+  for (const std::string& f : faults) c.draws.push_back(stress::parse_fault_draw(f));
+  c.seed = seed;
+  c.baseline_s = stress::run_trial(s, {}, nullptr).step_s;
+  c.faults = stress::draw_trials(c.draws, s.cluster, trials, seed);
+  for (const auto& f : c.faults) c.outcomes.push_back(stress::run_trial(s, f, nullptr));
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("Nearest-rank quantiles") {
+  const std::vector<double> v = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  CHECK(stress::nearest_rank(v, 0.5) == 5);
+  CHECK(stress::nearest_rank(v, 0.9) == 9);
+  CHECK(stress::nearest_rank(v, 0.99) == 10);
+  CHECK(stress::nearest_rank(v, 0.0) == 1);
+  CHECK(stress::nearest_rank({3.0}, 0.5) == 3);
+}
+
+TEST_CASE("A trial outcome round-trips through the workers' exchange") {
+  stress::Outcome o;
+  o.step_s = 0.1 + 1e-17;
+  CHECK(stress::parse_outcome(stress::serialize(o)).step_s == o.step_s);
+  CHECK(stress::parse_outcome(stress::serialize(o)).survived());
+  o.lost = "GPU 1 cannot reach GPU 9";
+  CHECK(stress::parse_outcome(stress::serialize(o)).lost == o.lost);
+  o.lost.clear();
+  o.error = "too large\nreally";
+  CHECK(stress::parse_outcome(stress::serialize(o)).error == o.error);
+}
+
+TEST_CASE("No fault makes the step faster; every kind that removes capacity is charged") {
+  const spec::ScenarioSpec s = fabric_scenario();
+  for (const char* kind : {"nic_down", "nic_degrade@0.1-0.5", "link_down", "link_degrade@0.1",
+                           "switch_down", "nvlink_degrade@0.1-0.9", "straggler"}) {
+    CAPTURE(kind);
+    const stress::Campaign c = campaign(s, {kind, "nic_degrade@0.9"}, 12, 3);
+    const stress::Summary sum = stress::summarize(c);
+    CHECK(sum.trials == 12);
+    CHECK(sum.failed == 0);
+    CHECK(sum.faster == 0);
+    for (const stress::Outcome& o : c.outcomes)
+      if (o.survived()) CHECK(o.step_s >= c.baseline_s * (1 - 1e-12));
+    if (sum.survived) CHECK(sum.change.max > 0.0);  // something costs
+    CHECK(sum.change.min <= sum.change.median);
+    CHECK(sum.change.median <= sum.change.p90);
+    CHECK(sum.change.p90 <= sum.change.p99);
+    CHECK(sum.change.p99 <= sum.change.max);
+    int binned = 0;
+    for (int b : sum.histogram) binned += b;
+    CHECK(binned == sum.survived);
+  }
+}
+
+TEST_CASE("A straggler costs more the slower it is, never more than its slowdown") {
+  const spec::ScenarioSpec s = fabric_scenario();
+  // The same seed draws the same GPUs; only the slowdown differs.
+  const stress::Campaign mild = campaign(s, {"straggler@1.2"}, 6, 1);
+  const stress::Campaign harsh = campaign(s, {"straggler@1.8"}, 6, 1);
+  for (std::size_t t = 0; t < mild.outcomes.size(); ++t) {
+    CAPTURE(t);
+    CHECK(mild.faults[t][0].gpu == harsh.faults[t][0].gpu);
+    REQUIRE(mild.outcomes[t].survived());
+    REQUIRE(harsh.outcomes[t].survived());
+    CHECK(mild.outcomes[t].step_s > mild.baseline_s);
+    CHECK(harsh.outcomes[t].step_s > mild.outcomes[t].step_s);
+    CHECK(harsh.outcomes[t].step_s <= 1.8 * harsh.baseline_s);
+  }
+}
+
+TEST_CASE("A node down is a trial the job does not survive, charged to the node") {
+  const spec::ScenarioSpec s = fabric_scenario();
+  const stress::Campaign c = campaign(s, {"node_down"}, 5, 9);
+  const stress::Summary sum = stress::summarize(c);
+  CHECK(sum.lost == 5);
+  CHECK(sum.survived == 0);
+  for (const stress::Outcome& o : c.outcomes)
+    CHECK(o.lost.find("cannot reach") != std::string::npos);
+  REQUIRE_FALSE(sum.components.empty());
+  CHECK(sum.components.front().lost == sum.components.front().trials);
+  CHECK(stress::campaign_text(c, sum).find("the job does not survive 5") != std::string::npos);
+  CHECK(stress::campaign_csv(c).find(",lost,") != std::string::npos);
+}
+
+TEST_CASE("Components are ranked by trials lost, then by mean change") {
+  stress::Campaign c;
+  c.baseline_s = 10.0;
+  auto nic = [](int node) {
+    spec::FaultSpec f;
+    f.node = node;
+    f.nic = 0;
+    return f;
+  };
+  c.faults = {{nic(0)}, {nic(1)}, {nic(1)}, {nic(2)}};
+  c.outcomes.resize(4);
+  c.outcomes[0].step_s = 11.0;
+  c.outcomes[1].step_s = 12.0;
+  c.outcomes[2].step_s = 14.0;
+  c.outcomes[3].lost = "cut off";
+  const stress::Summary s = stress::summarize(c);
+  REQUIRE(s.components.size() == 3);
+  CHECK(s.components[0].component == "NIC 0 of node 2");
+  CHECK(s.components[1].component == "NIC 0 of node 1");
+  CHECK(s.components[1].trials == 2);
+  CHECK(s.components[1].mean_change == doctest::Approx(0.3));
+  CHECK(s.components[1].max_change == doctest::Approx(0.4));
+  CHECK(s.components[2].mean_change == doctest::Approx(0.1));
+  CHECK(s.change.min == doctest::Approx(0.1));
+  CHECK(s.change.median == doctest::Approx(0.2));
+  CHECK(s.change.max == doctest::Approx(0.4));
+  CHECK(s.histogram.front() == 1);
+  CHECK(s.histogram.back() == 1);
+}
+
+}  // namespace stepsim
