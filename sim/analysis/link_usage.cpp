@@ -6,7 +6,8 @@
 namespace stepsim::analysis {
 
 std::string_view to_string(LinkGroup g) {
-  static constexpr std::string_view kNames[] = {"NVLink", "NIC", "leaf uplinks", "spine downlinks"};
+  static constexpr std::string_view kNames[] = {"NVLink",          "NIC",         "leaf uplinks",
+                                                "spine downlinks", "pod uplinks", "pod downlinks"};
   return kNames[static_cast<int>(g)];
 }
 
@@ -18,6 +19,9 @@ LinkGroup link_group(const hw::Topology& topo, int link) {
     case hw::LinkClass::nic:
     case hw::LinkClass::ib_access:
       return LinkGroup::nic;
+    case hw::LinkClass::ib_agg:
+      return topo.kind_of(l.from) == hw::VertexKind::spine ? LinkGroup::pod_uplink
+                                                           : LinkGroup::pod_downlink;
     case hw::LinkClass::ib_core:
       break;
   }
@@ -53,7 +57,7 @@ LinkUsage link_usage(const exec::StepGraph& g, const exec::StepTimeline& t,
   // Members of each class of links, per group; and each profile's bytes per group.
   const std::size_t classes = g.link_capacity.size();
   std::vector<std::array<int, kLinkGroups>> members(classes, std::array<int, kLinkGroups>{});
-  std::vector<std::array<int, kLinkGroups>> first(classes, {-1, -1, -1, -1});
+  std::vector<std::array<int, kLinkGroups>> first(classes, {-1, -1, -1, -1, -1, -1});
   for (std::size_t l = 0; l < links.size(); ++l) {
     const int c = g.link_class_of[l];
     if (c < 0) continue;

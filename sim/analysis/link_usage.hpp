@@ -34,9 +34,11 @@
 
 namespace stepsim::analysis {
 
-enum class LinkGroup { nvlink, nic, leaf_uplink, spine_downlink };
-inline constexpr int kLinkGroups = 4;
-std::string_view to_string(LinkGroup g);  // "NVLink", "NIC", "leaf uplinks", "spine downlinks"
+enum class LinkGroup { nvlink, nic, leaf_uplink, spine_downlink, pod_uplink, pod_downlink };
+inline constexpr int kLinkGroups = 6;
+// "NVLink", "NIC", "leaf uplinks", "spine downlinks", "pod uplinks", "pod downlinks" (a clos3's
+// spine-aggregation links)
+std::string_view to_string(LinkGroup g);
 LinkGroup link_group(const hw::Topology& topo, int link);
 
 struct BusyLink {

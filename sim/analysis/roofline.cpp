@@ -145,7 +145,10 @@ Roofline roofline(const ScenarioSpec& spec, workload::StepProgram* program_out,
     r.nvlink_s = nvl;
     r.ib_s = ib;
     r.nvlink_peak_s = nvl > 0.0 ? w.comm.nvlink / cl.nvlink.peak_bandwidth : 0.0;
-    r.ib_peak_s = ib > 0.0 ? std::max(w.comm.ib / ib_peak, w.cross_leaf_ib / uplink_rate) : 0.0;
+    r.ib_peak_s = ib > 0.0
+                      ? std::max({w.comm.ib / ib_peak, w.cross_leaf_ib / uplink_rate,
+                                  w.cross_pod_ib * cl.fabric.pod_oversubscription / uplink_rate})
+                      : 0.0;
   }
   r.flops_per_gpu_mean = step_flops / r.world_size;
   r.comm_to_compute = std::max(r.nvlink_s, r.ib_s) / r.compute_s;

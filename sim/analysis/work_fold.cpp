@@ -68,6 +68,7 @@ void DeviceWork::merge(const DeviceWork& w, double n) {
   comm += w.comm * n;
   for (const auto& row : w.traffic) add_to_rows(traffic, row.kind, row.collective, row.bytes * n);
   cross_leaf_ib += w.cross_leaf_ib * n;
+  cross_pod_ib += w.cross_pod_ib * n;
 }
 
 std::string_view to_string(Resource r) {
@@ -105,7 +106,10 @@ ResourceTimes resource_times(const DeviceWork& w, const spec::ClusterSpec& cl,
   r.t[0] = w.compute_s;
   r.t[1] = w.hbm_bytes / hbm_bandwidth;
   r.t[2] = w.comm.nvlink > 0.0 ? w.comm.nvlink / cl.nvlink.bandwidth : 0.0;
-  r.t[3] = w.comm.ib > 0.0 ? std::max(w.comm.ib / ib_rate, w.cross_leaf_ib / uplink_rate) : 0.0;
+  const double pod_rate = uplink_rate / cl.fabric.pod_oversubscription;
+  r.t[3] = w.comm.ib > 0.0 ? std::max({w.comm.ib / ib_rate, w.cross_leaf_ib / uplink_rate,
+                                       w.cross_pod_ib / pod_rate})
+                           : 0.0;
   return r;
 }
 
@@ -165,8 +169,13 @@ void WorkFold::collective(DeviceWork& w, workload::StepOpKind kind,
             b);
     // Spread evenly over the other nodes of the group, at least (k - L)/(k - 1) of it goes to
     // nodes beyond the L that share the GPU's leaf.
-    const int k = g.nodes(), leaf_nodes = spec_.cluster.fabric.nodes_per_leaf();
+    const auto& cl = spec_.cluster;
+    const int k = g.nodes(), leaf_nodes = cl.fabric.nodes_per_leaf(cl.gpus_per_node);
     if (k > leaf_nodes && leaf_nodes > 0) w.cross_leaf_ib += b.ib * (k - leaf_nodes) / (k - 1.0);
+    // The same beyond the pod, in a clos3, whose aggregation tier is oversubscribed again.
+    const int pod_nodes = leaf_nodes * cl.fabric.leaves_per_pod;
+    if (cl.fabric.kind == spec::FabricKind::clos3 && k > pod_nodes)
+      w.cross_pod_ib += b.ib * (k - pod_nodes) / (k - 1.0);
     return;
   }
   // The bytes of the algorithm the program resolved for it, which the simulation runs.

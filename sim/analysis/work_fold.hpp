@@ -43,6 +43,7 @@ struct DeviceWork {
   std::vector<TrafficRow> traffic;  // only when the fold keeps rows
   net::LinkBytes comm;
   double cross_leaf_ib = 0.0;  // of comm.ib, bytes that must leave the GPU's leaf switch
+  double cross_pod_ib = 0.0;   // of those, bytes that must leave its pod (clos3)
 
   // Adds n times `w` (its rows too, when it has any).
   void merge(const DeviceWork& w, double n);
@@ -80,8 +81,9 @@ class WorkFold {
 
 // A GPU's time per resource: compute at the achievable rate; HBM bytes at the measured
 // bandwidth of a large memory-bound kernel; NVLink bytes at its achievable bandwidth; InfiniBand
-// the larger of the NIC time and the cross-leaf bytes over the leaf uplinks' share (NIC
-// bandwidth / oversubscription). The bound is the largest.
+// the largest of the NIC time, the cross-leaf bytes over the leaf uplinks' share (NIC
+// bandwidth / oversubscription) and, in a clos3, the cross-pod bytes over the aggregation tier's
+// share (that / pod_oversubscription). The bound is the largest.
 struct ResourceTimes {
   std::array<double, 4> t{};  // by Resource
   double bound() const;

@@ -38,6 +38,29 @@ int topo_command(const Args& args) {
   using hw::VertexKind;
   auto vc = [&](VertexKind k) { return v[static_cast<int>(k)]; };
   auto lc = [&](LinkClass c) { return l[static_cast<int>(c)]; };
+  // Each switching tier: its switches, the oversubscription of its uplinks and their total
+  // bandwidth (per direction).
+  struct Tier {
+    std::string name;
+    int switches = 0;
+    double oversubscription = 1.0;
+    double uplink_bandwidth = 0.0;
+  };
+  std::vector<Tier> tiers;
+  double core_up = 0.0, agg_up = 0.0;
+  for (const hw::Link& link : t.links()) {
+    if (link.cls == LinkClass::ib_core && t.kind_of(link.from) == VertexKind::leaf)
+      core_up += link.bandwidth;
+    if (link.cls == LinkClass::ib_agg && t.kind_of(link.from) == VertexKind::spine)
+      agg_up += link.bandwidth;
+  }
+  if (spec.fabric.kind != spec::FabricKind::none) {
+    tiers.push_back({"leaf", vc(VertexKind::leaf), spec.fabric.oversubscription, core_up});
+    if (vc(VertexKind::spine) > 0)
+      tiers.push_back({"spine", vc(VertexKind::spine),
+                       vc(VertexKind::agg) > 0 ? spec.fabric.pod_oversubscription : 1.0, agg_up});
+    if (vc(VertexKind::agg) > 0) tiers.push_back({"aggregation", vc(VertexKind::agg), 1.0, 0.0});
+  }
   if (vm.count("json")) {
     format::JsonWriter w;
     w.begin_object();
@@ -48,8 +71,19 @@ int topo_command(const Args& args) {
     w.field("nvswitches", vc(VertexKind::nvswitch));
     w.field("leaf_switches", vc(VertexKind::leaf));
     w.field("spine_switches", vc(VertexKind::spine));
+    w.field("aggregation_planes", vc(VertexKind::agg));
     w.field("switches", vc(VertexKind::leaf) + vc(VertexKind::spine));
     w.field("planes", t.planes());
+    w.field("pods", t.pods());
+    w.key("tiers").begin_array();
+    for (const Tier& tier : tiers) {
+      w.begin_object();
+      w.field("tier", tier.name).field("switches", tier.switches);
+      w.field("oversubscription", tier.oversubscription);
+      w.field("uplink_bandwidth", tier.uplink_bandwidth);
+      w.end_object();
+    }
+    w.end_array();
     w.key("links").begin_object();
     for (int c = 0; c < hw::kLinkClasses; ++c)
       w.field(hw::to_string(static_cast<LinkClass>(c)), l[c]);
@@ -75,13 +109,32 @@ int topo_command(const Args& args) {
            std::to_string(t.leaves_per_plane()) + " per plane, " + std::to_string(t.planes()) +
                " plane(s)"});
   tab.row({"spine switches", std::to_string(vc(VertexKind::spine)),
-           std::to_string(t.spines_per_plane()) + " per plane"});
+           t.pods() > 1 ? std::to_string(t.spines_per_plane()) + " per pod, " +
+                              std::to_string(t.pods()) + " pods of " +
+                              std::to_string(spec.fabric.leaves_per_pod) + " leaves"
+                        : std::to_string(t.spines_per_plane()) + " per plane"});
+  if (vc(VertexKind::agg) > 0)
+    tab.row({"aggregation planes", std::to_string(vc(VertexKind::agg)),
+             "one per spine index, linking that spine of every pod (its switches merged)"});
   tab.row({"links nvlink", std::to_string(lc(LinkClass::nvlink)), "directed, GPU <-> NVSwitch"});
   tab.row({"links nic", std::to_string(lc(LinkClass::nic)), "directed, GPU <-> NIC"});
   tab.row({"links ib_access", std::to_string(lc(LinkClass::ib_access)), "directed, NIC <-> leaf"});
   tab.row({"links ib_core", std::to_string(lc(LinkClass::ib_core)),
            "directed, leaf <-> spine (parallel ports aggregated)"});
+  if (lc(LinkClass::ib_agg) > 0)
+    tab.row({"links ib_agg", std::to_string(lc(LinkClass::ib_agg)),
+             "directed, spine <-> aggregation plane"});
   std::cout << tab.render();
+  if (!tiers.empty()) {
+    format::TextTable tt({"tier", "switches", "uplinks", "oversubscription"});
+    for (const Tier& tier : tiers)
+      tt.row({tier.name, std::to_string(tier.switches),
+              tier.uplink_bandwidth > 0.0 ? format::fixed(tier.uplink_bandwidth / 1e12, 1) + " TB/s"
+                                          : "-",
+              tier.uplink_bandwidth > 0.0 ? "1:" + format::general(tier.oversubscription) : "-"});
+    std::cout << "  tiers (uplinks: bandwidth per direction; oversubscription as uplink : downlink)\n"
+              << tt.render("    ");
+  }
   std::cout << "  per GPU: NVLink " << format::fixed(spec.nvlink.bandwidth / 1e9, 0) << " GB/s";
   if (spec.fabric.kind != spec::FabricKind::none)
     std::cout << ", NIC " << format::fixed(spec.fabric.nic.bandwidth / 1e9, 0) << " GB/s";

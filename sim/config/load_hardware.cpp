@@ -132,9 +132,22 @@ spec::ClusterSpec read_cluster(const Node& node, const std::string& dir,
       if (auto sl = fr.find("spine_latency"))
         c.fabric.spine_latency_s = sl->quantity(Dimension::time, kLatencyRange);
       if (auto sh = fr.find("sharp")) c.fabric.sharp = sh->boolean();
-      const long long half = c.fabric.nodes_per_leaf();
+      const long long half = c.fabric.nodes_per_leaf(c.gpus_per_node);
       const long long reach = 2 * half * half;  // endpoints of a two-layer fat-tree
-      if (c.fabric.kind == spec::FabricKind::multi_plane_fat_tree) {
+      if (c.fabric.kind == spec::FabricKind::clos3) {
+        if ((c.fabric.switch_ports / 2) % c.gpus_per_node != 0)
+          ports.fail("a clos3 rack switch puts every NIC of its nodes on its " +
+                         std::to_string(c.fabric.switch_ports / 2) +
+                         " down ports: half the ports must be a multiple of gpus_per_node (" +
+                         std::to_string(c.gpus_per_node) + ")",
+                     "e.g. switch_ports: 32 for two nodes of 8 GPUs per rack");
+        c.fabric.leaves_per_pod = static_cast<int>(fr.get("leaves_per_pod").integer(1, 1 << 20));
+        if (auto o = fr.find("pod_oversubscription"))
+          c.fabric.pod_oversubscription = o->number(1.0, 64.0);
+        if (auto al = fr.find("agg_latency"))
+          c.fabric.agg_latency_s = al->quantity(Dimension::time, kLatencyRange);
+        if (auto planes = fr.find("planes")) planes->integer(1, 1);
+      } else if (c.fabric.kind == spec::FabricKind::multi_plane_fat_tree) {
         const Node planes = fr.get("planes");
         c.fabric.planes = static_cast<int>(planes.integer(1, 64));
         if (c.fabric.planes != c.gpus_per_node)
@@ -211,7 +224,7 @@ std::vector<spec::FaultSpec> read_faults(const Node& node, const spec::ClusterSp
         if (r.has("leaf"))
           f.leaf = index("leaf", shape.leaves_per_plane, "leaf switches");
         else
-          f.spine = index("spine", shape.spines_per_plane, "spine switches");
+          f.spine = index("spine", shape.spines(), "spine switches");
         break;
       case FaultKind::node_down:
         f.node = index("node", c.nodes, "nodes");

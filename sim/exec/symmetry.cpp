@@ -14,6 +14,7 @@ namespace {
 
 struct Layout {
   int block, cell, cells, gpn, half, spines;
+  const spec::ClusterSpec* cluster;
 };
 
 Layout layout_of(const ParallelPlan& plan, const spec::ClusterSpec& cluster) {
@@ -22,13 +23,15 @@ Layout layout_of(const ParallelPlan& plan, const spec::ClusterSpec& cluster) {
           cell,
           block / cell,
           cluster.gpus_per_node,
-          cluster.fabric.nodes_per_leaf(),
-          spec::fabric_shape(cluster).spines_per_plane};
+          cluster.fabric.nodes_per_leaf(cluster.gpus_per_node),
+          spec::fabric_shape(cluster).spines_per_plane,
+          &cluster};
 }
 
 // Where traffic may cross the spines, the spine a transfer takes depends on its destination's
-// port on its leaf (hw/topology.hpp): a column's routes are fixed by the leaf (node / (k/2), the
-// same in every plane or rail) and the port modulo the spines of each of its nodes, rank by rank.
+// port on its leaf (hw/topology.hpp): a column's routes are fixed by the leaf (node / nodes per
+// leaf, the same in every plane or rail; in a clos3 it also fixes the pod) and the port modulo
+// the spines of each of its nodes' first GPU in the column (the others follow it), rank by rank.
 std::vector<int> signature(const Layout& l, int pp, int j) {
   std::vector<int> sig;
   // Without pipeline sends and with its groups inside one node, a column sends nothing over the
@@ -39,7 +42,7 @@ std::vector<int> signature(const Layout& l, int pp, int j) {
     const int first = r * l.block + j * l.cell;
     for (int n = first / l.gpn; n <= (first + l.cell - 1) / l.gpn; ++n) {
       sig.push_back(n / l.half);
-      sig.push_back(n % l.half % l.spines);
+      sig.push_back(spec::leaf_port(*l.cluster, std::max(first, n * l.gpn)) % l.spines);
     }
   }
   return sig;

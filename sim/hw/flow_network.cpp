@@ -43,13 +43,15 @@ int FlowNetwork::allocate() {
 }
 
 double FlowNetwork::weight(const Flow& f, int link) const {
-  return topo_.links()[link].cls == LinkClass::ib_core ? f.core_weight : 1.0;
+  const LinkClass c = topo_.links()[link].cls;
+  return c == LinkClass::ib_core ? f.core_weight : c == LinkClass::ib_agg ? f.agg_weight : 1.0;
 }
 
 void FlowNetwork::start(int src, int dst, double bytes, FlowListener* listener, std::uint64_t tag,
                         double multiplicity, double core_weight, double steps,
-                        double step_overhead_s, FlowShare share) {
-  STEPSIM_CHECK(bytes >= 0.0 && multiplicity >= 1.0 && core_weight >= 1.0, "bad flow");
+                        double step_overhead_s, FlowShare share, double agg_weight) {
+  STEPSIM_CHECK(bytes >= 0.0 && multiplicity >= 1.0 && core_weight >= 1.0 && agg_weight >= 1.0,
+                "bad flow");
   STEPSIM_CHECK(share.weight > 0.0 && share.bound > 0.0, "bad flow share");
   const Route r = topo_.route(src, dst);
   const int f = allocate();
@@ -57,6 +59,7 @@ void FlowNetwork::start(int src, int dst, double bytes, FlowListener* listener, 
   fl.links = r.links;
   fl.remaining = bytes;
   fl.core_weight = core_weight;
+  fl.agg_weight = agg_weight;
   fl.share = share;
   fl.listener = listener;
   fl.tag = tag;

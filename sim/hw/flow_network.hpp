@@ -14,8 +14,8 @@
 // A flow may stand for `multiplicity` identical transfers on equivalent routes (a bundle): it is
 // simulated once, on the links of its representative route. Its siblings' own GPU, NIC and access
 // links are not tracked, but the leaf-spine links they share are: there the flow consumes
-// `core_weight` per byte/s (element a_fl = core_weight), so the bundle's load on shared uplinks is
-// the load of all its members.
+// `core_weight` per byte/s (element a_fl = core_weight), and on the aggregation links of a clos3
+// `agg_weight`, so the bundle's load on shared uplinks is the load of all its members.
 // A flow's FlowShare sets its variable's weight (a flow of weight k gets k shares where it
 // contends, as a connection striped over k queue pairs does under per-queue-pair fairness) and a
 // rate bound (bytes/s it cannot exceed whatever the links leave it, e.g. an endpoint's injection
@@ -59,7 +59,7 @@ class FlowNetwork final : public engine::EventHandler {
   // `step_overhead_s` (a protocol's synchronisation), that many times.
   void start(int src_gpu, int dst_gpu, double bytes, FlowListener* listener, std::uint64_t tag,
              double multiplicity = 1.0, double core_weight = 1.0, double steps = 1.0,
-             double step_overhead_s = 0.0, FlowShare share = {});
+             double step_overhead_s = 0.0, FlowShare share = {}, double agg_weight = 1.0);
 
   std::size_t active_flows() const { return active_; }
   const std::vector<double>& link_bytes() const { return link_bytes_; }
@@ -76,6 +76,7 @@ class FlowNetwork final : public engine::EventHandler {
     std::vector<int> links;
     double remaining = 0.0;    // bytes
     double core_weight = 1.0;  // consumption on ib_core links
+    double agg_weight = 1.0;   // on ib_agg links
     FlowShare share;
     int var = -1;          // its variable in the system while it shares links
     engine::Time updated;  // when `remaining` was last brought up to date

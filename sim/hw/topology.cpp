@@ -11,12 +11,12 @@
 namespace stepsim::hw {
 
 std::string_view to_string(VertexKind k) {
-  static constexpr std::string_view kNames[] = {"gpu", "nvswitch", "nic", "leaf", "spine"};
+  static constexpr std::string_view kNames[] = {"gpu", "nvswitch", "nic", "leaf", "spine", "agg"};
   return kNames[static_cast<int>(k)];
 }
 
 std::string_view to_string(LinkClass c) {
-  static constexpr std::string_view kNames[] = {"nvlink", "nic", "ib_access", "ib_core"};
+  static constexpr std::string_view kNames[] = {"nvlink", "nic", "ib_access", "ib_core", "ib_agg"};
   return kNames[static_cast<int>(c)];
 }
 
@@ -36,6 +36,9 @@ std::string Topology::vertex_name(int vertex) const {
   if (k == VertexKind::leaf && planes_ > 1)
     return "plane " + std::to_string(ordinal / leaves_per_plane_) + " " + name +
            std::to_string(ordinal % leaves_per_plane_);
+  if (k == VertexKind::spine && pods_ > 1)
+    return "pod " + std::to_string(ordinal / spines_per_plane_) + " " + name +
+           std::to_string(ordinal % spines_per_plane_);
   if (k == VertexKind::spine && planes_ > 1)
     return "plane " + std::to_string(ordinal / spines_per_plane_) + " " + name +
            std::to_string(ordinal % spines_per_plane_);
@@ -94,12 +97,15 @@ Topology::Topology(const spec::ClusterSpec& spec) : spec_(spec) {
 
 void Topology::build_fabric() {
   const auto& f = spec_.fabric;
-  const int n = spec_.world_size(), gpn = spec_.gpus_per_node, half = f.nodes_per_leaf();
+  const int n = spec_.world_size(), gpn = spec_.gpus_per_node, half = f.nodes_per_leaf(gpn);
   const bool multi = f.kind == spec::FabricKind::multi_plane_fat_tree;
+  const bool clos3 = f.kind == spec::FabricKind::clos3;
   const spec::FabricShape shape = spec::fabric_shape(spec_);
   planes_ = shape.planes;
   leaves_per_plane_ = shape.leaves_per_plane;
   spines_per_plane_ = shape.spines_per_plane;
+  pods_ = shape.pods;
+  leaves_per_pod_ = clos3 ? f.leaves_per_pod : 0;
   const int leaves_per_rail = (spec_.nodes + half - 1) / half;
   const double nic_lat = f.nic.latency_s / 2;     // NIC-leaf-NIC: the NIC latency
   const double core_lat = f.spine_latency_s / 2;  // leaf-spine-leaf: the spine's extra
@@ -112,8 +118,9 @@ void Topology::build_fabric() {
   leaf_of_gpu_.resize(n);
   for (int g = 0; g < n; ++g) {
     const int node = g / gpn, local = g % gpn;
-    const int leaf =
-        multi ? local * leaves_per_plane_ + node / half : local * leaves_per_rail + node / half;
+    const int leaf = clos3   ? node / half
+                     : multi ? local * leaves_per_plane_ + node / half
+                             : local * leaves_per_rail + node / half;
     const int nic = add_vertex(VertexKind::nic);
     nic_up_[g] = add_link(gpu_vertex_[g], nic, LinkClass::nic, f.nic.bandwidth, 0.0);
     nic_down_[g] = add_link(nic, gpu_vertex_[g], LinkClass::nic, f.nic.bandwidth, 0.0);
@@ -122,6 +129,10 @@ void Topology::build_fabric() {
     leaf_of_gpu_[g] = leaf;
   }
   if (spines_per_plane_ == 0) return;
+  if (clos3) {
+    build_clos3_core(leaf_v);
+    return;
+  }
   // Each leaf's k/2 uplinks spread over the plane's spines, aggregated per leaf-spine pair.
   const double ports_per_pair = static_cast<double>(half) / spines_per_plane_;
   const double up_bw = f.nic.bandwidth * ports_per_pair / f.oversubscription;
@@ -140,6 +151,36 @@ void Topology::build_fabric() {
       }
     }
   }
+}
+
+void Topology::build_clos3_core(const std::vector<int>& leaf_v) {
+  const auto& f = spec_.fabric;
+  const int k = spines_per_plane_;  // a leaf's uplinks, one per spine of its pod
+  const double up_bw = f.nic.bandwidth / f.oversubscription;
+  const double core_lat = f.spine_latency_s / 2, agg_lat = f.agg_latency_s / 2;
+  std::vector<int> spine_v(static_cast<std::size_t>(pods_) * k);
+  for (auto& v : spine_v) v = add_vertex(VertexKind::spine);
+  core_up_.resize(leaf_v.size() * k);
+  core_down_.resize(leaf_v.size() * k);
+  for (int l = 0; l < leaves_per_plane_; ++l)
+    for (int s = 0; s < k; ++s) {
+      const int spine = spine_v[pod_of_leaf(l) * k + s];
+      core_up_[l * k + s] = add_link(leaf_v[l], spine, LinkClass::ib_core, up_bw, core_lat);
+      core_down_[l * k + s] = add_link(spine, leaf_v[l], LinkClass::ib_core, up_bw, core_lat);
+    }
+  if (pods_ == 1) return;
+  // A spine's share of its pod's uplink capacity: leaves_per_pod leaf links, oversubscribed.
+  const double agg_bw = up_bw * f.leaves_per_pod / f.pod_oversubscription;
+  std::vector<int> agg_v(k);
+  for (auto& v : agg_v) v = add_vertex(VertexKind::agg);
+  agg_up_.resize(spine_v.size());
+  agg_down_.resize(spine_v.size());
+  for (int p = 0; p < pods_; ++p)
+    for (int s = 0; s < k; ++s) {
+      const int i = p * k + s;
+      agg_up_[i] = add_link(spine_v[i], agg_v[s], LinkClass::ib_agg, agg_bw, agg_lat);
+      agg_down_[i] = add_link(agg_v[s], spine_v[i], LinkClass::ib_agg, agg_bw, agg_lat);
+    }
 }
 
 void Topology::apply_faults() {
@@ -187,20 +228,26 @@ void Topology::apply_faults() {
           bad_fault("spine fault on a fabric without spines");
         if (spec_.fabric.kind == spec::FabricKind::none)
           bad_fault("switch fault on a cluster without a fabric");
-        const int count = f.leaf >= 0 ? leaves_per_plane_ : spines_per_plane_;
+        const int k = spines_per_plane_;
+        const int count = f.leaf >= 0 ? leaves_per_plane_ : k * pods_;
         const int index = f.leaf >= 0 ? f.leaf : f.spine;
         if (f.plane < 0 || f.plane >= planes_ || index < 0 || index >= count)
           bad_fault("switch fault names plane " + std::to_string(f.plane) + " switch " +
                     std::to_string(index) + "; the fabric has " + std::to_string(planes_) +
                     " plane(s) of " + std::to_string(leaves_per_plane_) + " leaves and " +
-                    std::to_string(spines_per_plane_) + " spines");
+                    std::to_string(k * pods_) + " spines");
+        // A spine's number is pod · spines per pod + its index in the pod (clos3).
         for (int l = 0; l < leaves_per_plane_; ++l)
-          for (int sp = 0; sp < spines_per_plane_; ++sp)
-            if (f.leaf >= 0 ? l == f.leaf : sp == f.spine) {
-              const int i = (f.plane * leaves_per_plane_ + l) * spines_per_plane_ + sp;
+          for (int sp = 0; sp < k; ++sp)
+            if (f.leaf >= 0 ? l == f.leaf : pod_of_leaf(l) * k + sp == f.spine) {
+              const int i = (f.plane * leaves_per_plane_ + l) * k + sp;
               scale(core_up_[i], true, 0.0);
               scale(core_down_[i], true, 0.0);
             }
+        if (f.spine >= 0 && !agg_up_.empty()) {
+          scale(agg_up_[f.spine], true, 0.0);
+          scale(agg_down_[f.spine], true, 0.0);
+        }
         if (f.leaf >= 0)
           for (int g = 0; g < gpus(); ++g)
             if (leaf_of_gpu_[g] == f.plane * leaves_per_plane_ + f.leaf) {
@@ -266,15 +313,21 @@ Route Topology::route(int a, int b) const {
   append(r, access_up_[src]);
   const int la = leaf_of_gpu_[src], lb = leaf_of_gpu_[b];
   if (la != lb) {
-    // Destination routing: the destination's port on its leaf picks the spine.
-    const int s0 = node_of(b) % spec_.fabric.nodes_per_leaf() % spines_per_plane_;
-    int s = s0;
-    for (int tries = 0; tries < spines_per_plane_; ++tries, s = (s + 1) % spines_per_plane_)
-      if (links_[core_up_[la * spines_per_plane_ + s]].up &&
-          links_[core_down_[lb * spines_per_plane_ + s]].up)
-        break;
-    append(r, core_up_[la * spines_per_plane_ + s]);
-    append(r, core_down_[lb * spines_per_plane_ + s]);
+    // Destination routing: the destination's port on its leaf picks the spine (and, between
+    // pods, the aggregation plane of that spine index).
+    const int k = spines_per_plane_, pa = pod_of_leaf(la), pb = pod_of_leaf(lb);
+    auto live = [&](int s) {
+      return links_[core_up_[la * k + s]].up && links_[core_down_[lb * k + s]].up &&
+             (pa == pb || (links_[agg_up_[pa * k + s]].up && links_[agg_down_[pb * k + s]].up));
+    };
+    int s = spec::leaf_port(spec_, b) % k;
+    for (int tries = 0; tries < k && !live(s); ++tries) s = (s + 1) % k;
+    append(r, core_up_[la * k + s]);
+    if (pa != pb) {
+      append(r, agg_up_[pa * k + s]);
+      append(r, agg_down_[pb * k + s]);
+    }
+    append(r, core_down_[lb * k + s]);
   }
   append(r, access_down_[b]);
   append(r, nic_down_[b]);
@@ -356,9 +409,10 @@ double Topology::bisection_bandwidth() const {
     return gpn / 2.0 * spec_.nvlink.bandwidth;
   const double nics = spec_.world_size() / 2.0 * spec_.fabric.nic.bandwidth;
   if (spines_per_plane_ == 0) return nics;
-  double uplinks = 0.0;
-  for (std::size_t i = 0; i < core_up_.size(); ++i) uplinks += links_[core_up_[i]].bandwidth;
-  return std::min(nics, uplinks / 2.0);
+  double uplinks = 0.0, aggs = 0.0;
+  for (int l : core_up_) uplinks += links_[l].bandwidth;
+  for (int l : agg_up_) aggs += links_[l].bandwidth;
+  return std::min({nics, uplinks / 2.0, agg_up_.empty() ? INFINITY : aggs / 2.0});
 }
 
 int Topology::longest_route_hops() const {

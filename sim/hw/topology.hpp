@@ -6,22 +6,30 @@
 //   nic        GPU <-> its NIC: the NIC port, at the NIC bandwidth
 //   ib_access  NIC <-> leaf
 //   ib_core    leaf <-> spine, bandwidth / oversubscription
+//   ib_agg     spine <-> aggregation plane (clos3), a pod's share / pod_oversubscription
 // Fabrics, with k-port switches (a leaf: k/2 ports down, k/2 up):
 //   multi_plane_fat_tree: NIC i of every node on plane i; per plane L = ⌈nodes / (k/2)⌉ leaves and
 //     ⌈L/2⌉ spines, every leaf linked to every spine with (k/2)/spines ports aggregated in one
 //     link.
 //   rail_fat_tree: one plane; the NICs of rail i (GPU i of every node) fill their own leaves;
 //     spines as above over all leaves.
+//   clos3: one plane; every NIC of a node on its rack's leaf (k/2 NICs, k/2/g nodes); pods of
+//     `leaves_per_pod` leaves, each leaf linked to each of its pod's k/2 spines at
+//     NIC bandwidth / oversubscription (one uplink per spine); spine s of every pod linked to
+//     aggregation plane s (one vertex per plane: its switches and their parallel links merged)
+//     at the pod's leaf-spine capacity / (k/2 · pod_oversubscription).
 // Routes are computed on demand in O(hops) from lookup tables, deterministically:
 //   same node: GPU → NVSwitch → GPU.
 //   other node: on a multi-plane fabric, traffic for a GPU of plane p first crosses NVLink to
-//   the source node's GPU p (PXN), then NIC → leaf [→ spine → leaf] → NIC → GPU. Among spines,
+//   the source node's GPU p (PXN), then NIC → leaf [→ spine [→ aggregation → spine] → leaf] →
+//   NIC → GPU (the aggregation tier only between pods of a clos3). Among spines,
 //   the destination picks: InfiniBand switches forward by destination (linear forwarding tables),
 //   and OpenSM's fat-tree routing engine spreads a leaf's destinations over its up-ports for a
 //   congestion-free "shift" pattern (NVIDIA, MLNX_OFED "NVIDIA SM" manual: Fat-tree Routing
 //   Algorithm). With uplinks cabled round-robin to the spines, the destination at port p of its
-//   leaf is reached through spine p mod spines, from every leaf; down spines are skipped. Routes
-//   of layouts shifted by whole leaves' ports are thus translations of one another.
+//   leaf is reached through spine p mod spines, from every leaf, and in a clos3 through the same
+//   spine index, and aggregation plane, in every pod; down spines are skipped. Routes of layouts
+//   shifted by whole leaves' ports are thus translations of one another.
 // A route that would cross a failed link falls back to a breadth-first search over the live
 // links (GPUs may forward over NVLink); no path at all is a user error naming both GPUs
 // (Unreachable).
@@ -46,10 +54,10 @@ class Unreachable : public engine::UserError {
   using engine::UserError::UserError;
 };
 
-enum class VertexKind { gpu, nvswitch, nic, leaf, spine };
-enum class LinkClass { nvlink, nic, ib_access, ib_core };
-inline constexpr int kVertexKinds = 5;
-inline constexpr int kLinkClasses = 4;
+enum class VertexKind { gpu, nvswitch, nic, leaf, spine, agg };
+enum class LinkClass { nvlink, nic, ib_access, ib_core, ib_agg };
+inline constexpr int kVertexKinds = 6;
+inline constexpr int kLinkClasses = 5;
 std::string_view to_string(VertexKind k);
 std::string_view to_string(LinkClass c);
 
@@ -80,7 +88,10 @@ class Topology {
   int local_of(int gpu) const { return gpu % spec_.gpus_per_node; }
   int planes() const { return planes_; }
   int leaves_per_plane() const { return leaves_per_plane_; }
-  int spines_per_plane() const { return spines_per_plane_; }
+  int spines_per_plane() const { return spines_per_plane_; }  // clos3: per pod
+  int pods() const { return pods_; }
+  // The pod of a (global) leaf: 0 but in a clos3.
+  int pod_of_leaf(int leaf) const { return leaves_per_pod_ > 0 ? leaf / leaves_per_pod_ : 0; }
 
   const std::vector<Link>& links() const { return links_; }
   std::size_t vertices() const { return kinds_.size(); }
@@ -88,8 +99,9 @@ class Topology {
   VertexKind kind_of(int vertex) const { return kinds_[vertex]; }
   std::array<int, kVertexKinds> vertex_counts() const;
   std::array<int, kLinkClasses> link_counts() const;
-  // For people: "gpu 17", "nvswitch 2" (node 2's), "nic 17" (GPU 17's), "leaf 3", "spine 0"; with
-  // several planes "plane 1 leaf 3" (plane-local numbers); a link as "gpu 17 -> nvswitch 2".
+  // For people: "gpu 17", "nvswitch 2" (node 2's), "nic 17" (GPU 17's), "leaf 3", "spine 0",
+  // "agg 0"; with several planes "plane 1 leaf 3" (plane-local numbers); in a clos3 "pod 1 spine
+  // 2" (pod-local); a link as "gpu 17 -> nvswitch 2".
   // O(vertices).
   std::string vertex_name(int vertex) const;
   std::string link_name(int link) const;
@@ -116,13 +128,14 @@ class Topology {
   int add_vertex(VertexKind k);
   int add_link(int from, int to, LinkClass c, double bw, double lat);
   void build_fabric();
+  void build_clos3_core(const std::vector<int>& leaf_v);
   void apply_faults();
   bool route_is_up(const Route& r) const;
   Route search(int src_gpu, int dst_gpu) const;
   void append(Route& r, int link) const;
 
   spec::ClusterSpec spec_;
-  int planes_ = 0, leaves_per_plane_ = 0, spines_per_plane_ = 0;
+  int planes_ = 0, leaves_per_plane_ = 0, spines_per_plane_ = 0, pods_ = 1, leaves_per_pod_ = 0;
   std::vector<VertexKind> kinds_;
   std::vector<Link> links_;
   // The same links as a Boost graph (edge property: link id), for searches around faults.
@@ -136,6 +149,7 @@ class Topology {
   std::vector<int> access_up_, access_down_;  // NIC -> leaf, leaf -> NIC
   std::vector<int> leaf_of_gpu_;              // global leaf index (plane * L + l)
   std::vector<int> core_up_, core_down_;      // [leaf * spines + s]: leaf -> spine, spine -> leaf
+  std::vector<int> agg_up_, agg_down_;        // [pod * spines + s]: spine -> agg s, agg s -> spine
   std::vector<int> gpu_vertex_;
   std::vector<double> slowdown_;
 };

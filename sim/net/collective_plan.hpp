@@ -21,6 +21,12 @@
 // group's first nodes, load their source leaf's uplinks fully and the destination downlinks only
 // in part, which a symmetric pattern does not notice. It ignores the unevenness of collisions,
 // which only unbundled runs show. Clusters with faults are never bundled.
+// Between the pods of a clos3 a bundle holds only members from one pod to one pod that climb
+// through the same spine index (the destination's leaf port mod the spines): they share their
+// aggregation links exactly, so agg_weight = m, and they spread over the leaves of their source
+// pod, core_weight = m·P/L for the P pods the group's nodes occupy. Up to 2P·2 times the bundles
+// of a within-pod pattern, and a world all-to-all across pods slows by the aggregation tier's
+// capacity bundled or not.
 #pragma once
 
 #include <string>
@@ -42,6 +48,14 @@ struct Transfer {
   // The share of `bytes` (wire bytes) that is data: the protocol's payload share, over the NVLS
   // or DeepEP rate factors that inflate NVLink bytes; 0 for DeepEP's notify (counts, not data).
   double payload = 1.0;
+  // As core_weight, on the aggregation links of a clos3, for the members that leave the pod.
+  double agg_weight = 1.0;
+  // Its weight on a link of class `c`: core_weight, agg_weight, or 1.
+  double weight_on(hw::LinkClass c) const {
+    return c == hw::LinkClass::ib_core  ? core_weight
+           : c == hw::LinkClass::ib_agg ? agg_weight
+                                        : 1.0;
+  }
 };
 
 struct Phase {

@@ -134,7 +134,7 @@ std::vector<int> CollectiveProfiles::phase_profiles(CollectiveOp op, double byte
         if (b <= 0.0 || t.src == t.dst) continue;
         for (int l : (reverse ? topo_.route(t.dst, t.src) : topo_.route(t.src, t.dst)).links) {
           if (sum[l] == 0.0) touched[p].push_back(l);
-          sum[l] += topo_.links()[l].cls == hw::LinkClass::ib_core ? b * t.core_weight : b;
+          sum[l] += b * t.weight_on(topo_.links()[l].cls);
         }
       }
     }

@@ -64,8 +64,7 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
     for (const Transfer& t : ph.transfers) {
       pt.sent_per_gpu += t.bytes * t.payload * t.multiplicity * ph.payload_steps();
       for (int l : topo.route(t.src, t.dst).links)
-        phase_bytes[l] += t.bytes * ph.payload_steps() *
-                          (topo.links()[l].cls == hw::LinkClass::ib_core ? t.core_weight : 1.0);
+        phase_bytes[l] += t.bytes * ph.payload_steps() * t.weight_on(topo.links()[l].cls);
     }
     pt.sent_per_gpu /= senders;
     pt.busbw = pt_s > 0.0 ? pt.sent_per_gpu / pt_s : 0.0;

@@ -40,17 +40,31 @@ TransferSink::TransferSink(const GroupLayout& l, const hw::Topology& t, bool bun
       g_(t.spec().gpus_per_node) {
   if (!bundle_) return;
   index_.assign(t.spec().nodes, -1);
-  slot_.assign(static_cast<std::size_t>(g_) * g_ * k_ * 2, -1);
+  slot_.assign(static_cast<std::size_t>(g_) * g_ * k_ * 3, -1);
   leaves_.assign(g_, 1);
+  pods_.assign(g_, 1);
   for (int j = 0; j < k_; ++j) index_[l.nodes[j]] = j;
-  // Distinct leaves the group's nodes occupy at each GPU index (one per plane or rail).
+  auto distinct = [](std::vector<int> v) {
+    std::sort(v.begin(), v.end());
+    return std::max<int>(1, static_cast<int>(std::unique(v.begin(), v.end()) - v.begin()));
+  };
+  // Distinct leaves (and pods) the group's nodes occupy at each GPU index (one per plane or
+  // rail).
   for (int i = 0; i < g_; ++i) {
-    std::vector<int> seen;
-    for (int node : l.nodes) seen.push_back(t.leaf_of(node * g_ + i));
-    std::sort(seen.begin(), seen.end());
-    leaves_[i] =
-        std::max<int>(1, static_cast<int>(std::unique(seen.begin(), seen.end()) - seen.begin()));
+    std::vector<int> leaves, pods;
+    for (int node : l.nodes) {
+      leaves.push_back(t.leaf_of(node * g_ + i));
+      pods.push_back(t.pod_of_leaf(leaves.back()));
+    }
+    leaves_[i] = distinct(leaves);
+    pods_[i] = distinct(pods);
   }
+}
+
+int TransferSink::tier(const Transfer& tr) const {
+  if (!t_.crosses_spine(tr.src, tr.dst)) return 0;
+  const int a = t_.leaf_of(tr.src), b = t_.leaf_of(tr.dst);
+  return t_.pod_of_leaf(a) != t_.pod_of_leaf(b) ? 2 : 1;
 }
 
 void TransferSink::add(const Transfer& tr) {
@@ -59,12 +73,21 @@ void TransferSink::add(const Transfer& tr) {
     return;
   }
   const int offset = (index_[t_.node_of(tr.dst)] - index_[t_.node_of(tr.src)] + k_) % k_;
-  const bool spine = offset != 0 && t_.crosses_spine(tr.src, tr.dst);
-  int& slot =
-      slot_[((static_cast<std::size_t>(t_.local_of(tr.src)) * g_ + t_.local_of(tr.dst)) * k_ +
-             offset) *
-                2 +
-            spine];
+  const int climbs = offset != 0 ? tier(tr) : 0;
+  const std::size_t key =
+      ((static_cast<std::size_t>(t_.local_of(tr.src)) * g_ + t_.local_of(tr.dst)) * k_ + offset) *
+          3 +
+      climbs;
+  std::uint64_t far = 0;
+  if (climbs == 2) {
+    const auto pods = static_cast<std::uint64_t>(t_.pods());
+    const auto spines = static_cast<std::uint64_t>(std::max(1, t_.spines_per_plane()));
+    far = ((key * pods + t_.pod_of_leaf(t_.leaf_of(tr.src))) * pods +
+           t_.pod_of_leaf(t_.leaf_of(tr.dst))) *
+              spines +
+          spec::leaf_port(t_.spec(), tr.dst) % spines;
+  }
+  int& slot = climbs == 2 ? far_.try_emplace(far, -1).first->second : slot_[key];
   if (slot >= 0 && out_[slot].bytes == tr.bytes) {
     out_[slot].multiplicity += tr.multiplicity;
     return;
@@ -76,12 +99,18 @@ void TransferSink::add(const Transfer& tr) {
 std::vector<Transfer> TransferSink::take() {
   if (bundle_) {
     std::fill(slot_.begin(), slot_.end(), -1);
+    far_.clear();
     const bool pxn = t_.spec().fabric.kind == spec::FabricKind::multi_plane_fat_tree;
     for (Transfer& tr : out_) {
       if (tr.multiplicity <= 1.0 || !t_.crosses_spine(tr.src, tr.dst)) continue;
       // The NIC a transfer leaves by: its own, or with PXN the one on the destination's plane.
       const int index = pxn ? t_.local_of(tr.dst) : t_.local_of(tr.src);
-      tr.core_weight = std::max(1.0, tr.multiplicity / leaves_[index]);
+      if (tier(tr) < 2) {
+        tr.core_weight = std::max(1.0, tr.multiplicity / leaves_[index]);
+        continue;
+      }
+      tr.core_weight = std::max(1.0, tr.multiplicity * pods_[index] / leaves_[index]);
+      tr.agg_weight = tr.multiplicity;
     }
   }
   return std::exchange(out_, {});

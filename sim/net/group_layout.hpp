@@ -6,10 +6,12 @@
 // TransferSink: collects transfers, bundled as they come when bundling is on (collective_plan.hpp
 // explains bundling: one representative per class of transfers that are translations of one
 // another by whole nodes, with the others' count as multiplicity and a core_weight on the
-// leaf-spine links). O(1) per transfer, so a large all-to-all is never held pair by pair.
-// Clusters with network faults are never bundled.
+// leaf-spine links, and an agg_weight on a clos3's aggregation links). O(1) per transfer, so a
+// large all-to-all is never held pair by pair. Clusters with network faults are never bundled.
 #pragma once
 
+#include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/hw/topology.hpp"
@@ -44,7 +46,13 @@ class TransferSink {
   int k_, g_;
   std::vector<int> index_;   // group position of each node of the cluster
   std::vector<int> slot_;    // representative per key, -1: none yet
+  // Representatives of transfers between pods, by key and its source and destination pods and
+  // spine index.
+  std::unordered_map<std::uint64_t, int> far_;
   std::vector<int> leaves_;  // per GPU index: leaves the group's nodes occupy
+  std::vector<int> pods_;    // per GPU index: pods the group's nodes occupy (clos3)
+  // 0: a transfer that stays under its leaf, 1: through a spine, 2: between pods.
+  int tier(const Transfer& tr) const;
   std::vector<Transfer> out_;
 };
 

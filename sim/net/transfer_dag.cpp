@@ -109,7 +109,7 @@ class DagRunner final : public hw::FlowListener, public engine::EventHandler {
           steps += n.later_chunks * later_chunk_latency(alpha, chunk_s, dag_.slots) / alpha;
       }
       net_.start(t.src, t.dst, t.bytes * share, this, static_cast<std::uint64_t>(i), t.multiplicity,
-                 t.core_weight, steps, sync);
+                 t.core_weight, steps, sync, {}, t.agg_weight);
     }
     if (outstanding_[i] == 0) sim_.after(Time(), this, static_cast<std::uint64_t>(i));
   }

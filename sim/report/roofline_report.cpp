@@ -133,6 +133,10 @@ std::string roofline_text(const Roofline& r, const spec::ScenarioSpec& spec) {
                (cl.fabric.oversubscription > 1
                     ? "; leaf uplinks / " + fixed(cl.fabric.oversubscription, 1) +
                           " for all-to-all bytes leaving the leaf"
+                    : "") +
+               (cl.fabric.kind == spec::FabricKind::clos3 && cl.fabric.pod_oversubscription > 1
+                    ? "; pod uplinks / " + fixed(cl.fabric.pod_oversubscription, 1) +
+                          " more for those leaving the pod"
                     : "")});
   o += t.render("    ");
 

@@ -64,7 +64,13 @@ std::string describe(const spec::ClusterSpec& c) {
          std::to_string(c.fabric.planes) + " plane(s), " + std::to_string(c.fabric.switch_ports) +
          "-port switches, NIC " + fixed(c.fabric.nic.bandwidth / 1e9, 0) + " GB/s per GPU, " +
          fixed(c.fabric.nic.latency_s * 1e6, 1) + " us, oversubscription " +
-         fixed(c.fabric.oversubscription, 1) + (c.fabric.sharp ? ", SHARP" : "") + "\n";
+         fixed(c.fabric.oversubscription, 1) +
+         (c.fabric.kind == spec::FabricKind::clos3
+              ? ", pods of " + std::to_string(c.fabric.leaves_per_pod) +
+                    " leaves, aggregation oversubscription " +
+                    fixed(c.fabric.pod_oversubscription, 1)
+              : "") +
+         (c.fabric.sharp ? ", SHARP" : "") + "\n";
   return o + describe(c.device);
 }
 

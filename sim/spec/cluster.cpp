@@ -1,5 +1,6 @@
 #include "sim/spec/cluster.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "sim/engine/check.hpp"
@@ -8,14 +9,30 @@ namespace stepsim::spec {
 
 FabricShape fabric_shape(const ClusterSpec& c) {
   if (c.fabric.kind == FabricKind::none) return {};
-  const int half = c.fabric.nodes_per_leaf();
+  const int half = c.fabric.nodes_per_leaf(c.gpus_per_node);
   const int leaves_per_rail = (c.nodes + half - 1) / half;
   FabricShape s;
+  if (c.fabric.kind == FabricKind::clos3) {
+    s.planes = 1;
+    s.leaves_per_plane = leaves_per_rail;
+    const int per_pod = std::max(1, c.fabric.leaves_per_pod);
+    s.pods = (s.leaves_per_plane + per_pod - 1) / per_pod;
+    s.spines_per_plane = s.leaves_per_plane > 1 ? c.fabric.switch_ports / 2 : 0;
+    s.aggs = s.pods > 1 ? s.spines_per_plane : 0;
+    return s;
+  }
   const bool multi = c.fabric.kind == FabricKind::multi_plane_fat_tree;
   s.planes = multi ? c.gpus_per_node : 1;
   s.leaves_per_plane = multi ? leaves_per_rail : leaves_per_rail * c.gpus_per_node;
   s.spines_per_plane = s.leaves_per_plane > 1 ? (s.leaves_per_plane + 1) / 2 : 0;
   return s;
+}
+
+int leaf_port(const ClusterSpec& c, int gpu) {
+  const int node = gpu / c.gpus_per_node, half = c.fabric.nodes_per_leaf(c.gpus_per_node);
+  if (c.fabric.kind == FabricKind::clos3)
+    return node % half * c.gpus_per_node + gpu % c.gpus_per_node;
+  return node % half;
 }
 
 std::string fault_place(const FaultSpec& f) {

@@ -7,11 +7,17 @@
 //  - multi_plane_fat_tree: DeepSeek's: NIC i of every node on plane i; each plane is a two-layer
 //    fat-tree of `switch_ports`-port switches (leaves with ports/2 down, ports/2 up).
 //  - rail_fat_tree: one plane; NIC i of every node on rail (leaf group) i, spines shared.
+//  - clos3: a three-layer Clos (Meta's RoCE clusters, Llama 3 §3.3.1): every NIC of a node on
+//    the node's rack switch (leaf: `switch_ports`/2 NIC ports down, so ports/2/gpus_per_node
+//    nodes), `leaves_per_pod` leaves per pod, each leaf linked to the pod's ports/2 spines
+//    ("cluster switches"); spine s of every pod linked to aggregation plane s, whose capacity
+//    is the pod's spine capacity / `pod_oversubscription`.
 // `oversubscription` (>= 1) divides the leaf's uplink bandwidth: traffic leaving a leaf gets
 // nic_bandwidth / oversubscription in the worst case.
 // The switch-level graph, routes and faults are built from this spec by the topology builder.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,11 +33,12 @@ struct LinkSpec {
   double latency_s = 0.0;
 };
 
-enum class FabricKind { none, multi_plane_fat_tree, rail_fat_tree };
-inline constexpr Names<FabricKind, 3> kFabricKinds{
+enum class FabricKind { none, multi_plane_fat_tree, rail_fat_tree, clos3 };
+inline constexpr Names<FabricKind, 4> kFabricKinds{
     {{{"none", "none"},
       {"multi_plane_fat_tree", "multi-plane fat-tree"},
-      {"rail_fat_tree", "rail-optimized fat-tree"}}}};
+      {"rail_fat_tree", "rail-optimized fat-tree"},
+      {"clos3", "three-layer Clos"}}}};
 
 struct FabricSpec {
   FabricKind kind = FabricKind::none;
@@ -41,9 +48,18 @@ struct FabricSpec {
   LinkSpec nic;                  // one NIC per GPU; latency NIC to NIC under one leaf
   double spine_latency_s = 0.0;  // added when a route goes up to a spine and down again
   bool sharp = false;            // the switches reduce in the network (SHARP)
+  // clos3 only: leaves per pod, the aggregation tier's oversubscription, and the latency a route
+  // adds when it crosses pods.
+  int leaves_per_pod = 0;
+  double pod_oversubscription = 1.0;
+  double agg_latency_s = 0.0;
 
-  // Nodes (hosts) under one leaf switch: half its ports face down.
-  int nodes_per_leaf() const { return switch_ports > 1 ? switch_ports / 2 : 1; }
+  // Nodes (hosts) under one leaf switch: half its ports face down, one per node (one plane or
+  // rail), or, in a clos3, one per NIC of the node.
+  int nodes_per_leaf(int gpus_per_node) const {
+    const int down = switch_ports > 1 ? switch_ports / 2 : 1;
+    return kind == FabricKind::clos3 ? std::max(1, down / gpus_per_node) : down;
+  }
 };
 
 // Stress applied to a cluster. Indices are 0-based; `nic` is a GPU's index in its node (NIC i
@@ -141,8 +157,16 @@ struct ClusterSpec {
 struct FabricShape {
   int planes = 0;
   int leaves_per_plane = 0;
-  int spines_per_plane = 0;
+  int spines_per_plane = 0;  // in a clos3, per pod: the spines a leaf links to
+  int pods = 1;              // clos3: pods of leaves_per_pod leaves
+  int aggs = 0;              // clos3 with several pods: aggregation planes, one per spine index
+  int spines() const { return spines_per_plane * pods; }  // per plane
 };
 FabricShape fabric_shape(const ClusterSpec& c);
+
+// The port of a GPU's NIC on its leaf, which picks the spine a route to it climbs through (the
+// port modulo the spines, hw/topology.hpp): its node's place under the leaf, and in a clos3, where
+// all of a node's NICs share one leaf, its index in the node too.
+int leaf_port(const ClusterSpec& c, int gpu);
 
 }  // namespace stepsim::spec

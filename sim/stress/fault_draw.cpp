@@ -84,7 +84,7 @@ spec::FaultSpec component(const FaultDraw& d, const spec::ClusterSpec& c, long l
       f.plane = static_cast<int>(i / s.leaves_per_plane);
       break;
     case FaultKind::switch_down: {
-      const int per_plane = s.leaves_per_plane + s.spines_per_plane;
+      const int per_plane = s.leaves_per_plane + s.spines();
       f.plane = static_cast<int>(i / per_plane);
       const int j = static_cast<int>(i % per_plane);
       if (j < s.leaves_per_plane)
@@ -170,8 +170,7 @@ long long components(const FaultDraw& d, const spec::ClusterSpec& c) {
       return fabric ? static_cast<long long>(s.planes) * s.leaves_per_plane * s.spines_per_plane
                     : 0;
     case FaultKind::switch_down:
-      return fabric ? static_cast<long long>(s.planes) * (s.leaves_per_plane + s.spines_per_plane)
-                    : 0;
+      return fabric ? static_cast<long long>(s.planes) * (s.leaves_per_plane + s.spines()) : 0;
     case FaultKind::node_down:
       return c.nodes;
     case FaultKind::nvlink_degrade:

@@ -106,3 +106,26 @@ TEST_CASE("ZeRO-3 moves 3x the parameters per micro-batch (1.5x plain DP's all-r
   // micro-batch.
   CHECK(z3.comm_bytes.nvlink == doctest::Approx(dp * m * 0.75));
 }
+
+TEST_CASE("clos3: expert all-to-all bytes that leave the pod take the aggregation tier's share") {
+  // DualPipe's EP 64 spans 8 nodes: in pods of 4 nodes (2 racks) 4/7 of a GPU's dispatch and
+  // combine bytes to other nodes leave its pod, through uplinks at NIC / 7.
+  const std::vector<std::string> base = {"cluster=../topologies/h100-3072x8-meta-roce.yaml",
+                                         "cluster.nodes=256"};
+  auto with = [&](int leaves_per_pod, int o) {
+    auto sets = base;
+    sets.push_back("cluster.fabric.leaves_per_pod=" + std::to_string(leaves_per_pod));
+    sets.push_back("cluster.fabric.pod_oversubscription=" + std::to_string(o));
+    return of("scenarios/deepseek-v3-dualpipe.yaml", sets);
+  };
+  const analysis::Roofline one_pod = with(128, 7), loose = with(2, 1), tight = with(2, 7);
+  CHECK(loose.ib_s == doctest::Approx(one_pod.ib_s).epsilon(1e-12));
+  CHECK(tight.ib_s > 2.0 * loose.ib_s);
+  // The bound's rank: its expert bytes over the network, 4/7 of them out of the pod, at 47 GB/s
+  // / 7 per GPU.
+  double expert_ib = 0.0;
+  for (const analysis::TrafficRow& row : tight.traffic)
+    if (row.kind == "ep_dispatch" || row.kind == "ep_combine") expert_ib += row.bytes.ib;
+  REQUIRE(expert_ib > 0.0);
+  CHECK(tight.ib_s == doctest::Approx(expert_ib * 4 / 7 / (47e9 / 7)).epsilon(1e-9).scale(0));
+}

@@ -1,0 +1,65 @@
+// A three-layer Clos (Meta's RoCE cluster, topologies/h100-3072x8-meta-roce.yaml, cut to 16 nodes
+// in 4 pods of two racks): traffic between pods crosses the aggregation tier, whose capacity is
+// the pod's NIC bandwidth / pod_oversubscription; a world all-to-all slows by exactly that.
+#include <doctest/doctest.h>
+
+#include "sim/net/collective_runner.hpp"
+#include "tests/net/cluster_fixture.hpp"
+
+using namespace stepsim;
+using net::CollectiveOp;
+
+namespace {
+
+spec::ClusterSpec clos3(int pod_oversubscription) {
+  return test::cluster("topologies/h100-3072x8-meta-roce.yaml",
+                       {"nodes=16", "fabric.leaves_per_pod=2",
+                        "fabric.pod_oversubscription=" + std::to_string(pod_oversubscription)});
+}
+
+double seconds(const hw::Topology& t, CollectiveOp op, double bytes, const std::string& group,
+               bool bundle = true) {
+  net::PlanOptions o;
+  o.bundle = bundle;
+  const auto g = net::parse_group(group, t, "test");
+  return net::run_collective(net::plan_collective(op, bytes, g, t, o), bytes,
+                             static_cast<int>(g.size()), t, hw::Fidelity::flow)
+      .time.seconds();
+}
+
+}  // namespace
+
+TEST_CASE("clos3: racks, pods and an aggregation tier") {
+  const hw::Topology t(clos3(7));
+  CHECK(t.pods() == 4);
+  CHECK(t.leaves_per_plane() == 8);
+  CHECK(t.spines_per_plane() == 16);
+  const auto v = t.vertex_counts();
+  CHECK(v[static_cast<int>(hw::VertexKind::spine)] == 4 * 16);
+  CHECK(v[static_cast<int>(hw::VertexKind::agg)] == 16);
+  CHECK(t.route(0, 8).links.size() == 4);      // same rack: NIC, ToR, NIC
+  CHECK(t.route(0, 8 * 2).links.size() == 6);  // same pod: through a cluster switch
+  CHECK(t.route(0, 8 * 4).links.size() == 8);  // other pod: through the aggregation tier
+  CHECK(t.route(0, 8 * 4).latency_s == doctest::Approx(2.8e-6 + 0.9e-6 + 0.9e-6));
+  CHECK(t.longest_route_hops() == 8);
+  // Bisection: half the pods' aggregation uplinks, 64 GPUs x 47 GB/s / 7.
+  CHECK(t.bisection_bandwidth() == doctest::Approx(64 * 47e9 / 7));
+}
+
+TEST_CASE("clos3: a world all-to-all slows by what the aggregation tier's capacity implies") {
+  const double S = 1 << 28, nic = 47e9;
+  const int n = 128, pod = 32;
+  const hw::Topology full(clos3(1)), tight(clos3(7));
+  // At 1:1 the NICs bind: each GPU sends the (n - 8)/n of S bound for other nodes.
+  const double free_s = seconds(full, CollectiveOp::all_to_all, S, "world");
+  CHECK(free_s == doctest::Approx((n - 8.0) / n * S / nic).epsilon(0.02).scale(0));
+  // At 1:7 a pod's 32 GPUs send (n - pod)/n of S each through 32 x 47 GB/s / 7.
+  const double closed = pod * S * (n - pod) / n / (pod * nic / 7);
+  const double bundled = seconds(tight, CollectiveOp::all_to_all, S, "world");
+  CHECK(bundled == doctest::Approx(closed).epsilon(0.02).scale(0));
+  CHECK(seconds(tight, CollectiveOp::all_to_all, S, "world", false) ==
+        doctest::Approx(bundled).epsilon(1e-6).scale(0));
+  // Inside one pod nothing changes.
+  CHECK(seconds(tight, CollectiveOp::all_to_all, S, "nodes:0-3") ==
+        doctest::Approx(seconds(full, CollectiveOp::all_to_all, S, "nodes:0-3")).epsilon(1e-9));
+}
