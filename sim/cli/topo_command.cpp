@@ -109,10 +109,10 @@ int topo_command(const Args& args) {
            std::to_string(t.leaves_per_plane()) + " per plane, " + std::to_string(t.planes()) +
                " plane(s)"});
   tab.row({"spine switches", std::to_string(vc(VertexKind::spine)),
-           t.pods() > 1 ? std::to_string(t.spines_per_plane()) + " per pod, " +
-                              std::to_string(t.pods()) + " pods of " +
-                              std::to_string(spec.fabric.leaves_per_pod) + " leaves"
-                        : std::to_string(t.spines_per_plane()) + " per plane"});
+           t.pods() > 1
+               ? std::to_string(t.spines_per_plane()) + " per pod, " + std::to_string(t.pods()) +
+                     " pods of " + std::to_string(spec.fabric.leaves_per_pod) + " leaves"
+               : std::to_string(t.spines_per_plane()) + " per plane"});
   if (vc(VertexKind::agg) > 0)
     tab.row({"aggregation planes", std::to_string(vc(VertexKind::agg)),
              "one per spine index, linking that spine of every pod (its switches merged)"});
@@ -132,8 +132,9 @@ int topo_command(const Args& args) {
               tier.uplink_bandwidth > 0.0 ? format::fixed(tier.uplink_bandwidth / 1e12, 1) + " TB/s"
                                           : "-",
               tier.uplink_bandwidth > 0.0 ? "1:" + format::general(tier.oversubscription) : "-"});
-    std::cout << "  tiers (uplinks: bandwidth per direction; oversubscription as uplink : downlink)\n"
-              << tt.render("    ");
+    std::cout
+        << "  tiers (uplinks: bandwidth per direction; oversubscription as uplink : downlink)\n"
+        << tt.render("    ");
   }
   std::cout << "  per GPU: NVLink " << format::fixed(spec.nvlink.bandwidth / 1e9, 0) << " GB/s";
   if (spec.fabric.kind != spec::FabricKind::none)

@@ -44,8 +44,8 @@ class TransferSink {
   const hw::Topology& t_;
   bool bundle_;
   int k_, g_;
-  std::vector<int> index_;   // group position of each node of the cluster
-  std::vector<int> slot_;    // representative per key, -1: none yet
+  std::vector<int> index_;  // group position of each node of the cluster
+  std::vector<int> slot_;   // representative per key, -1: none yet
   // Representatives of transfers between pods, by key and its source and destination pods and
   // spine index.
   std::unordered_map<std::uint64_t, int> far_;

@@ -88,4 +88,3 @@ TEST_CASE("The report says so when a step has no live fabric") {
         std::string::npos);
   CHECK(count(html, "<svg") == 4);  // no heat strip
 }
-
