@@ -58,9 +58,14 @@ double estimate_transfers(CollectiveOp op, const std::vector<int>& group, const 
     if (nodes.empty() || nodes.back() != topo.node_of(gpu)) nodes.push_back(topo.node_of(gpu));
   const double k = static_cast<double>(nodes.size()), g = n / k;
   const bool bundled = options.bundle && !has_network_faults(topo);
+  const double spines = std::max(1, topo.spines_per_plane()), pods = topo.pods();
   switch (op) {
     case CollectiveOp::all_to_all:
-      return bundled ? std::min(n * (n - 1), 2 * g * g * k) : n * (n - 1);
+      // Bundles: per source and destination index and node offset, one under a leaf and one per
+      // spine index climbed to, and between pods of a clos3 per source and destination pod.
+      return bundled
+                 ? std::min(n * (n - 1), g * g * k * (1 + spines * (pods > 1 ? 1 + 2 * pods : 1)))
+                 : n * (n - 1);
     case CollectiveOp::dispatch:
     case CollectiveOp::combine:
       return n * (k - 1 + g);

@@ -7,17 +7,19 @@
 // algorithms are one file each under algorithm/, registered in algorithm/registry.cpp;
 // `PlanOptions::algorithm` names one or is "auto" (the tuner's pick).
 // Bundling: transfers that are translations of one another by whole nodes (same local source
-// and destination index, same node offset, same leaf-crossing) are simulated once, with a
-// multiplicity. All-to-alls are bundled as their pairs are generated (O(1) each, never held), so
-// a world all-to-all on 16,384 GPUs keeps about 2·g²·k transfers for k nodes of g GPUs.
+// and destination index, same node offset, and for those that climb to a spine the same spine
+// index) are simulated once, with a multiplicity. All-to-alls are bundled as their pairs are
+// generated (O(1) each, never held), so a world all-to-all on 16,384 GPUs (32 spines per plane)
+// keeps about g²·k·(1 + 32) = 4.1 M transfers for k nodes of g GPUs instead of 268 M.
 // Members of a bundle use their own GPU, NIC and access links, but those that leave one leaf share
 // its uplinks to the spines. A representative therefore weighs on its leaf-spine links as all the
 // members that leave its leaf: core_weight = m/L for m members over the L leaves the group's nodes
 // occupy (at the GPU index whose NIC the transfer leaves by; members assumed spread evenly over
-// them). Routing spreads the representatives over a leaf's S uplinks as it would spread the
-// members, so each uplink carries its share of the whole load: an oversubscribed fabric slows a
+// them). Bundling by spine index puts the representatives on a leaf's S uplinks as their members
+// are, so each uplink carries its share of the whole load: an oversubscribed fabric slows a
 // bundled collective as it slows the unbundled one (a world all-to-all on 64 nodes at 4:1: 42.95 ms
-// both ways). By symmetry every leaf sends what it receives; the representatives, all sent from the
+// both ways; without the spine index in the key, every representative of a 512-GPU all-to-all on
+// 2048 nodes climbed to spine 0, 8x too slow). By symmetry every leaf sends what it receives; the representatives, all sent from the
 // group's first nodes, load their source leaf's uplinks fully and the destination downlinks only
 // in part, which a symmetric pattern does not notice. It ignores the unevenness of collisions,
 // which only unbundled runs show. Clusters with faults are never bundled.

@@ -26,6 +26,24 @@ double bus_factor(CollectiveOp op, int n) {
   return 1.0;
 }
 
+namespace {
+
+// (link, bytes) entries summed per link, in ascending link order.
+std::vector<std::pair<int, double>> summed(std::vector<std::pair<int, double>> v) {
+  std::stable_sort(v.begin(), v.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::pair<int, double>> out;
+  for (const auto& [l, b] : v) {
+    if (!out.empty() && out.back().first == l)
+      out.back().second += b;
+    else
+      out.emplace_back(l, b);
+  }
+  return out;
+}
+
+}  // namespace
+
 CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int group_size,
                                 const hw::Topology& topo, hw::Fidelity fidelity,
                                 const engine::RunControl* control) {
@@ -34,7 +52,9 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
   r.algorithm = plan.algorithm;
   r.bytes = bytes;
   r.group_size = group_size;
-  std::vector<double> link_bytes(topo.links().size(), 0.0);
+  // Bytes per link, sparse (the links the transfers cross, ascending), so that a collective costs
+  // what its transfers do, not what the cluster's links do.
+  std::vector<std::pair<int, double>> link_bytes;
   const int senders = plan.op == CollectiveOp::p2p ? 1 : group_size;  // a p2p has one sender
   const TransferDag dag = make_dag(plan, plan.chunks);
   const DagRun run = run_dag(plan, dag, topo, fidelity, control);
@@ -60,17 +80,17 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
     const double pt_s = pt.elapsed.seconds();
     // Bytes per link as the flow network counts them: a bundle once, on its representative's
     // links, with its core weight on the leaf-spine ones.
-    std::vector<double> phase_bytes(link_bytes.size(), 0.0);
+    std::vector<std::pair<int, double>> phase_bytes;
     for (const Transfer& t : ph.transfers) {
       pt.sent_per_gpu += t.bytes * t.payload * t.multiplicity * ph.payload_steps();
       for (int l : topo.route(t.src, t.dst).links)
-        phase_bytes[l] += t.bytes * ph.payload_steps() * t.weight_on(topo.links()[l].cls);
+        phase_bytes.emplace_back(l,
+                                 t.bytes * ph.payload_steps() * t.weight_on(topo.links()[l].cls));
     }
     pt.sent_per_gpu /= senders;
     pt.busbw = pt_s > 0.0 ? pt.sent_per_gpu / pt_s : 0.0;
-    for (std::size_t l = 0; l < link_bytes.size(); ++l) {
-      const double b = phase_bytes[l];
-      link_bytes[l] += b;
+    for (const auto& [l, b] : summed(std::move(phase_bytes))) {
+      link_bytes.emplace_back(l, b);
       const double u = pt_s > 0.0 && b > 0.0 ? b / (topo.links()[l].bandwidth * pt_s) : 0.0;
       if (u > pt.bottleneck_utilization) {
         pt.bottleneck_utilization = u;
@@ -85,10 +105,10 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
     r.algbw = bytes / t;
     r.busbw = r.algbw * bus_factor(plan.op, group_size);
   }
-  for (std::size_t l = 0; l < link_bytes.size(); ++l) {
+  for (const auto& [l, b] : summed(std::move(link_bytes))) {
     const hw::Link& link = topo.links()[l];
-    if (link_bytes[l] <= 0.0) continue;
-    const double u = t > 0.0 ? link_bytes[l] / (link.bandwidth * t) : 0.0;
+    if (b <= 0.0) continue;
+    const double u = t > 0.0 ? b / (link.bandwidth * t) : 0.0;
     if (u > r.bottleneck_utilization) {
       r.bottleneck_utilization = u;
       r.bottleneck = link.cls;

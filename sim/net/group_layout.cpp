@@ -78,16 +78,20 @@ void TransferSink::add(const Transfer& tr) {
       ((static_cast<std::size_t>(t_.local_of(tr.src)) * g_ + t_.local_of(tr.dst)) * k_ + offset) *
           3 +
       climbs;
-  std::uint64_t far = 0;
+  // Transfers through a spine bundle by the spine index they climb to (the destination's leaf
+  // port mod the spines), so that the representatives spread over the spines as their members
+  // do; between pods also by source and destination pod.
+  std::uint64_t far = key;
+  if (climbs > 0) {
+    const auto spines = static_cast<std::uint64_t>(std::max(1, t_.spines_per_plane()));
+    far = far * spines + static_cast<std::uint64_t>(spec::leaf_port(t_.spec(), tr.dst)) % spines;
+  }
   if (climbs == 2) {
     const auto pods = static_cast<std::uint64_t>(t_.pods());
-    const auto spines = static_cast<std::uint64_t>(std::max(1, t_.spines_per_plane()));
-    far = ((key * pods + t_.pod_of_leaf(t_.leaf_of(tr.src))) * pods +
-           t_.pod_of_leaf(t_.leaf_of(tr.dst))) *
-              spines +
-          spec::leaf_port(t_.spec(), tr.dst) % spines;
+    far = (far * pods + t_.pod_of_leaf(t_.leaf_of(tr.src))) * pods +
+          t_.pod_of_leaf(t_.leaf_of(tr.dst));
   }
-  int& slot = climbs == 2 ? far_.try_emplace(far, -1).first->second : slot_[key];
+  int& slot = climbs > 0 ? far_.try_emplace(far, -1).first->second : slot_[key];
   if (slot >= 0 && out_[slot].bytes == tr.bytes) {
     out_[slot].multiplicity += tr.multiplicity;
     return;

@@ -55,10 +55,12 @@ TEST_CASE("clos3: a world all-to-all slows by what the aggregation tier's capaci
   CHECK(free_s == doctest::Approx((n - 8.0) / n * S / nic).epsilon(0.02).scale(0));
   // At 1:7 a pod's 32 GPUs send (n - pod)/n of S each through 32 x 47 GB/s / 7.
   const double closed = pod * S * (n - pod) / n / (pod * nic / 7);
-  const double bundled = seconds(tight, CollectiveOp::all_to_all, S, "world");
-  CHECK(bundled == doctest::Approx(closed).epsilon(0.02).scale(0));
   CHECK(seconds(tight, CollectiveOp::all_to_all, S, "world", false) ==
-        doctest::Approx(bundled).epsilon(1e-6).scale(0));
+        doctest::Approx(closed).epsilon(0.005).scale(0));
+  // Bundled, the representatives crowd the first nodes' NICs a little (collective_plan.hpp): 4 %
+  // slower on this small cluster.
+  CHECK(seconds(tight, CollectiveOp::all_to_all, S, "world") ==
+        doctest::Approx(closed).epsilon(0.05).scale(0));
   // Inside one pod nothing changes.
   CHECK(seconds(tight, CollectiveOp::all_to_all, S, "nodes:0-3") ==
         doctest::Approx(seconds(full, CollectiveOp::all_to_all, S, "nodes:0-3")).epsilon(1e-9));
