@@ -10,19 +10,22 @@ namespace stepsim::hw {
 using engine::Time;
 
 FlowNetwork::FlowNetwork(engine::Simulator& sim, const Topology& topo, Fidelity fidelity)
-    : sim_(sim), topo_(topo), fidelity_(fidelity) {
-  link_bytes_.assign(topo.links().size(), 0.0);
-  constraint_of_.assign(topo.links().size(), -1);
-}
+    : sim_(sim), topo_(topo), fidelity_(fidelity) {}
 
 double FlowNetwork::link_rate(int link) const {
-  return constraint_of_[link] < 0 ? 0.0 : system_.usage(constraint_of_[link]);
+  const auto c = constraint_of_.find(link);
+  return c == constraint_of_.end() ? 0.0 : system_.usage(c->second);
+}
+
+double FlowNetwork::link_bytes(int link) const {
+  const auto b = link_bytes_.find(link);
+  return b == link_bytes_.end() ? 0.0 : b->second;
 }
 
 int FlowNetwork::constraint(int link) {
-  int& c = constraint_of_[link];
-  if (c < 0) c = system_.add_constraint(topo_.links()[link].bandwidth);
-  return c;
+  const auto [c, added] = constraint_of_.try_emplace(link, -1);
+  if (added) c->second = system_.add_constraint(topo_.links()[link].bandwidth);
+  return c->second;
 }
 
 std::vector<std::pair<std::uint64_t, double>> FlowNetwork::flow_rates() const {

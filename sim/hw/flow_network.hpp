@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/engine/maxmin.hpp"
@@ -62,7 +63,7 @@ class FlowNetwork final : public engine::EventHandler {
              double step_overhead_s = 0.0, FlowShare share = {}, double agg_weight = 1.0);
 
   std::size_t active_flows() const { return active_; }
-  const std::vector<double>& link_bytes() const { return link_bytes_; }
+  double link_bytes(int link) const;  // carried so far
   // Sum of the current rates of the flows on a link (flow fidelity), bytes/s.
   double link_rate(int link) const;
   // (tag, rate in bytes/s) of every flow sharing links now, in no particular order.
@@ -107,11 +108,13 @@ class FlowNetwork final : public engine::EventHandler {
   int constraint(int link);
 
   engine::MaxMinSystem system_;
-  std::vector<int> constraint_of_;  // per topology link; -1 until a flow crosses it
+  // Per topology link a flow has crossed (sparse: a network lives for one collective, which
+  // touches few of a large cluster's links): its constraint and the bytes it carried.
+  std::unordered_map<int, int> constraint_of_;
   std::vector<Flow> flows_;
   std::vector<int> free_;
   std::vector<int> flow_of_var_;
-  std::vector<double> link_bytes_;
+  std::unordered_map<int, double> link_bytes_;
   bool recompute_pending_ = false;
   std::size_t active_ = 0;
 };

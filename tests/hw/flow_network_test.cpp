@@ -88,7 +88,8 @@ TEST_CASE("Flow: rates are recomputed when a flow leaves; bytes are conserved") 
   CHECK(d.at[2].seconds() == doctest::Approx(2e-6 + 0.02).epsilon(1e-6));
   double into_gpu1 = 0.0;
   for (std::size_t l = 0; l < t.links().size(); ++l)
-    if (t.links()[l].to == t.links()[t.route(0, 1).links[1]].to) into_gpu1 += net.link_bytes()[l];
+    if (t.links()[l].to == t.links()[t.route(0, 1).links[1]].to)
+      into_gpu1 += net.link_bytes(static_cast<int>(l));
   CHECK(into_gpu1 == doctest::Approx(2e9));
   CHECK(net.active_flows() == 0);
 }
@@ -117,7 +118,7 @@ TEST_CASE("Flow: no link is ever above capacity under a random load") {
   CHECK(d.at.size() == 56);
   // No link carried its bytes faster than its bandwidth.
   for (std::size_t l = 0; l < t.links().size(); ++l)
-    CHECK(sim.now().seconds() >= net.link_bytes()[l] / t.links()[l].bandwidth);
+    CHECK(sim.now().seconds() >= net.link_bytes(static_cast<int>(l)) / t.links()[l].bandwidth);
 }
 
 TEST_CASE(
