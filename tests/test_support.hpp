@@ -35,5 +35,10 @@ struct Rng {
 RunResult run_stepsim(const std::string& args);
 // The same under a launcher command (e.g. "mpirun -np 2"), which is given the binary's path.
 RunResult run_stepsim_under(const std::string& launcher, const std::string& args);
+// mpirun with two ranks, as root, on one host, over loopback TCP.
+inline constexpr const char* kMpirun2 =
+    "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --allow-run-as-root "
+    "--oversubscribe -np 2 --mca pml ob1 --mca btl self,tcp --mca btl_tcp_if_include lo --mca "
+    "oob_tcp_if_include lo";
 
 }  // namespace stepsim::test

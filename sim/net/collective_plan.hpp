@@ -19,16 +19,17 @@
 // are, so each uplink carries its share of the whole load: an oversubscribed fabric slows a
 // bundled collective as it slows the unbundled one (a world all-to-all on 64 nodes at 4:1: 42.95 ms
 // both ways; without the spine index in the key, every representative of a 512-GPU all-to-all on
-// 2048 nodes climbed to spine 0, 8x too slow). By symmetry every leaf sends what it receives; the representatives, all sent from the
-// group's first nodes, load their source leaf's uplinks fully and the destination downlinks only
-// in part, which a symmetric pattern does not notice. It ignores the unevenness of collisions,
-// which only unbundled runs show. Clusters with faults are never bundled.
-// Between the pods of a clos3 a bundle holds only members from one pod to one pod that climb
-// through the same spine index (the destination's leaf port mod the spines): they share their
+// 2048 nodes climbed to spine 0, 8x too slow). By symmetry every leaf sends what it receives; the
+// representatives, all sent from the group's first nodes, load their source leaf's uplinks fully
+// and the destination downlinks only in part, which a symmetric pattern does not notice. It ignores
+// the unevenness of collisions, which only unbundled runs show. Clusters with faults are never
+// bundled. Between the pods of a clos3 a bundle holds only members from one pod to one pod that
+// climb through the same spine index (the destination's leaf port mod the spines): they share their
 // aggregation links exactly, so agg_weight = m, and they spread over the leaves of their source
-// pod, core_weight = m·P/L for the P pods the group's nodes occupy. Up to 2P·2 times the bundles
-// of a within-pod pattern, and a world all-to-all across pods slows by the aggregation tier's
-// capacity bundled or not.
+// pod, core_weight = m·P/L for the P pods the group's nodes occupy: up to 2P times the bundles
+// that climb within a pod. A world all-to-all across pods slows by the aggregation tier's capacity,
+// unbundled exactly, bundled 4 % more on 4 pods of 4 nodes (the representatives crowd the first
+// nodes' NICs).
 #pragma once
 
 #include <string>

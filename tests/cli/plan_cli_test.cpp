@@ -121,11 +121,7 @@ TEST_CASE("plan and sweep: -j 2 gives the serial result byte for byte") {
 
 #ifdef STEPSIM_TEST_MPI
 TEST_CASE("plan and sweep: mpirun -np 2 gives the serial result byte for byte") {
-  // As root, on one host, over loopback TCP.
-  const std::string mpirun =
-      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --allow-run-as-root "
-      "--oversubscribe -np 2 --mca pml ob1 --mca btl self,tcp --mca btl_tcp_if_include lo --mca "
-      "oob_tcp_if_include lo";
+  const std::string mpirun = stepsim::test::kMpirun2;
   same_output(kSmallPlan, mpirun, "");
   same_output(kSmallSweep, mpirun, " -j 2");
 }

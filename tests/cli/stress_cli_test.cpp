@@ -37,10 +37,7 @@ TEST_CASE("stress: the same seed gives the same bytes, serial and with -j 2") {
 
 #ifdef STEPSIM_TEST_MPI
 TEST_CASE("stress: mpirun -np 2 gives the serial result byte for byte") {
-  const std::string mpirun =
-      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --allow-run-as-root "
-      "--oversubscribe -np 2 --mca pml ob1 --mca btl self,tcp --mca btl_tcp_if_include lo --mca "
-      "oob_tcp_if_include lo";
+  const std::string mpirun = stepsim::test::kMpirun2;
   const auto one = run_stepsim(kCampaign + " --csv");
   const auto two = stepsim::test::run_stepsim_under(mpirun, kCampaign + " --csv");
   REQUIRE_MESSAGE(one.status == 0, one.err);

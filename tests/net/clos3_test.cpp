@@ -8,6 +8,7 @@
 
 using namespace stepsim;
 using net::CollectiveOp;
+using test::collective_seconds;
 
 namespace {
 
@@ -15,16 +16,6 @@ spec::ClusterSpec clos3(int pod_oversubscription) {
   return test::cluster("topologies/h100-3072x8-meta-roce.yaml",
                        {"nodes=16", "fabric.leaves_per_pod=2",
                         "fabric.pod_oversubscription=" + std::to_string(pod_oversubscription)});
-}
-
-double seconds(const hw::Topology& t, CollectiveOp op, double bytes, const std::string& group,
-               bool bundle = true) {
-  net::PlanOptions o;
-  o.bundle = bundle;
-  const auto g = net::parse_group(group, t, "test");
-  return net::run_collective(net::plan_collective(op, bytes, g, t, o), bytes,
-                             static_cast<int>(g.size()), t, hw::Fidelity::flow)
-      .time.seconds();
 }
 
 }  // namespace
@@ -51,17 +42,18 @@ TEST_CASE("clos3: a world all-to-all slows by what the aggregation tier's capaci
   const int n = 128, pod = 32;
   const hw::Topology full(clos3(1)), tight(clos3(7));
   // At 1:1 the NICs bind: each GPU sends the (n - 8)/n of S bound for other nodes.
-  const double free_s = seconds(full, CollectiveOp::all_to_all, S, "world");
+  const double free_s = collective_seconds(full, CollectiveOp::all_to_all, S, "world");
   CHECK(free_s == doctest::Approx((n - 8.0) / n * S / nic).epsilon(0.02).scale(0));
   // At 1:7 a pod's 32 GPUs send (n - pod)/n of S each through 32 x 47 GB/s / 7.
   const double closed = pod * S * (n - pod) / n / (pod * nic / 7);
-  CHECK(seconds(tight, CollectiveOp::all_to_all, S, "world", false) ==
+  CHECK(collective_seconds(tight, CollectiveOp::all_to_all, S, "world", false) ==
         doctest::Approx(closed).epsilon(0.005).scale(0));
   // Bundled, the representatives crowd the first nodes' NICs a little (collective_plan.hpp): 4 %
   // slower on this small cluster.
-  CHECK(seconds(tight, CollectiveOp::all_to_all, S, "world") ==
+  CHECK(collective_seconds(tight, CollectiveOp::all_to_all, S, "world") ==
         doctest::Approx(closed).epsilon(0.05).scale(0));
   // Inside one pod nothing changes.
-  CHECK(seconds(tight, CollectiveOp::all_to_all, S, "nodes:0-3") ==
-        doctest::Approx(seconds(full, CollectiveOp::all_to_all, S, "nodes:0-3")).epsilon(1e-9));
+  CHECK(collective_seconds(tight, CollectiveOp::all_to_all, S, "nodes:0-3") ==
+        doctest::Approx(collective_seconds(full, CollectiveOp::all_to_all, S, "nodes:0-3"))
+            .epsilon(1e-9));
 }

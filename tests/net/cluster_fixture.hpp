@@ -1,10 +1,12 @@
-// A shipped cluster file loaded for network tests, with --set style overrides.
+// A shipped cluster file loaded for network tests, with --set style overrides, and one
+// collective's time on it.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "sim/config/load.hpp"
+#include "sim/net/collective_runner.hpp"
 #include "tests/test_support.hpp"
 
 namespace stepsim::test {
@@ -13,6 +15,18 @@ inline spec::ClusterSpec cluster(const char* file, const std::vector<std::string
   std::vector<config::Override> o;
   for (const auto& s : sets) o.push_back(config::parse_override(s));
   return config::load_cluster(source_path(file), o);
+}
+
+// Seconds `op` of `bytes` takes over `group` (net::parse_group's words) on the flow network,
+// bundled or transfer by transfer.
+inline double collective_seconds(const hw::Topology& t, net::CollectiveOp op, double bytes,
+                                 const std::string& group, bool bundle = true) {
+  net::PlanOptions o;
+  o.bundle = bundle;
+  const auto g = net::parse_group(group, t, "test");
+  return net::run_collective(net::plan_collective(op, bytes, g, t, o), bytes,
+                             static_cast<int>(g.size()), t, hw::Fidelity::flow)
+      .time.seconds();
 }
 
 }  // namespace stepsim::test

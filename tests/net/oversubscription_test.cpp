@@ -5,10 +5,12 @@
 
 #include "sim/config/load.hpp"
 #include "sim/net/collective_runner.hpp"
+#include "tests/net/cluster_fixture.hpp"
 #include "tests/test_support.hpp"
 
 using namespace stepsim;
 using net::CollectiveOp;
+using test::collective_seconds;
 
 namespace {
 
@@ -19,30 +21,20 @@ spec::ClusterSpec cluster(double oversubscription) {
   return config::load_cluster(test::source_path("topologies/h800-256x8-mpft.yaml"), o);
 }
 
-double seconds(const hw::Topology& t, CollectiveOp op, double bytes, const std::string& group,
-               bool bundle = true) {
-  net::PlanOptions o;
-  o.bundle = bundle;
-  const auto g = net::parse_group(group, t, "test");
-  return net::run_collective(net::plan_collective(op, bytes, g, t, o), bytes,
-                             static_cast<int>(g.size()), t, hw::Fidelity::flow)
-      .time.seconds();
-}
-
 }  // namespace
 
 TEST_CASE("A world all-to-all slows by what the leaf uplinks imply, bundled and unbundled alike") {
   const double S = 1 << 30;
   const hw::Topology free_fabric(cluster(1)), tight(cluster(4));
   // At 1:1 the NICs bind: each GPU sends (n - 1)/n of S at 50 GB/s.
-  CHECK(seconds(free_fabric, CollectiveOp::all_to_all, S, "world") ==
+  CHECK(collective_seconds(free_fabric, CollectiveOp::all_to_all, S, "world") ==
         doctest::Approx(511.0 / 512 * S / 50e9).epsilon(0.01));
   // At 4:1 half of every GPU's bytes leave its leaf: per plane, 32 GPUs x S/2 through uplinks of
   // 32 x 50 GB/s / 4 = 400 GB/s.
   const double closed = 32 * S / 2 / 400e9;
-  const double bundled = seconds(tight, CollectiveOp::all_to_all, S, "world");
+  const double bundled = collective_seconds(tight, CollectiveOp::all_to_all, S, "world");
   CHECK(bundled == doctest::Approx(closed).epsilon(0.01));
-  CHECK(seconds(tight, CollectiveOp::all_to_all, S, "world", false) ==
+  CHECK(collective_seconds(tight, CollectiveOp::all_to_all, S, "world", false) ==
         doctest::Approx(bundled).epsilon(1e-6));
 }
 
@@ -50,11 +42,11 @@ TEST_CASE("Only traffic that leaves a leaf notices oversubscription") {
   const hw::Topology free_fabric(cluster(1)), tight(cluster(4));
   // An expert all-to-all within one leaf: unchanged. One spanning two leaves: slower.
   const double ep = 4096.0 * 7168;
-  CHECK(seconds(tight, CollectiveOp::dispatch, ep, "nodes:0-31") ==
-        seconds(free_fabric, CollectiveOp::dispatch, ep, "nodes:0-31"));
-  CHECK(seconds(tight, CollectiveOp::dispatch, ep, "nodes:16-47") >
-        1.02 * seconds(free_fabric, CollectiveOp::dispatch, ep, "nodes:16-47"));
+  CHECK(collective_seconds(tight, CollectiveOp::dispatch, ep, "nodes:0-31") ==
+        collective_seconds(free_fabric, CollectiveOp::dispatch, ep, "nodes:0-31"));
+  CHECK(collective_seconds(tight, CollectiveOp::dispatch, ep, "nodes:16-47") >
+        1.02 * collective_seconds(free_fabric, CollectiveOp::dispatch, ep, "nodes:16-47"));
   // A ring all-reduce: its few leaf-crossing flows fit in the remaining uplinks.
-  CHECK(seconds(tight, CollectiveOp::all_reduce, 1 << 30, "world") ==
-        seconds(free_fabric, CollectiveOp::all_reduce, 1 << 30, "world"));
+  CHECK(collective_seconds(tight, CollectiveOp::all_reduce, 1 << 30, "world") ==
+        collective_seconds(free_fabric, CollectiveOp::all_reduce, 1 << 30, "world"));
 }
