@@ -21,10 +21,13 @@ CollectiveTimer::CollectiveTimer(const workload::ParallelPlan& plan, const hw::T
     if (f.node_hit(cluster.gpus_per_node) >= 0)
       faulted_nodes_.push_back(f.node_hit(cluster.gpus_per_node));
     fabric_fault_ |= f.on_leaf_spine_link() || f.spine_switch();
-    if (f.leaf_switch())
-      for (int g = 0; g < topo.gpus(); g += 1)
-        if (topo.leaf_of(g) == f.plane * topo.leaves_per_plane() + f.leaf)
-          faulted_nodes_.push_back(g / cluster.gpus_per_node);
+    if (f.leaf_switch())  // the nodes with a NIC under the leaf
+      for (int node = 0; node < cluster.nodes; ++node)
+        for (int g = node * cluster.gpus_per_node; g < (node + 1) * cluster.gpus_per_node; ++g)
+          if (topo.leaf_of(g) == f.plane * topo.leaves_per_plane() + f.leaf) {
+            faulted_nodes_.push_back(node);
+            break;
+          }
   }
 }
 
