@@ -79,13 +79,7 @@ std::string stress_page(const stress::Campaign& c, const stress::Summary& s) {
   o += "<section id=\"headline\">\n<h2>1. Headline</h2>\n<p class=\"note\">" + escape(c.scenario) +
        ": " + std::to_string(s.trials) + " trials, seed " + std::to_string(c.seed) +
        ". Each trial adds ";
-  std::string draws;
-  for (const stress::FaultDraw& d : c.draws) {
-    const std::string v = stress::value_text(d);
-    draws += (draws.empty() ? "" : ", ") + std::to_string(d.count) + " " +
-             std::string(spec::kFaultKinds.word(d.kind)) + (v.empty() ? "" : " (" + v + ")");
-  }
-  o += escape(draws) +
+  o += escape(stress::draws_text(c)) +
        ", drawn uniformly over the cluster's components, to the scenario's own faults and "
        "simulates the whole step.</p>\n<table class=\"data\"><tr><th class=\"l\">baseline "
        "step</th><th>survived</th><th>lost</th><th>min</th><th>median</th><th>p90</th><th>p99</"

@@ -12,6 +12,12 @@ namespace {
 
 constexpr std::size_t kShownComponents = 10, kShownLost = 10;
 
+std::string outcome_word(const Outcome& o) {
+  return o.survived() ? "survived" : !o.lost.empty() ? "lost" : "error";
+}
+
+}  // namespace
+
 std::string draws_text(const Campaign& c) {
   std::string out;
   for (const FaultDraw& d : c.draws) {
@@ -21,12 +27,6 @@ std::string draws_text(const Campaign& c) {
   }
   return out;
 }
-
-std::string outcome_word(const Outcome& o) {
-  return o.survived() ? "survived" : !o.lost.empty() ? "lost" : "error";
-}
-
-}  // namespace
 
 std::string percent(double change) {
   return (change >= 0.0 ? "+" : "") + format::fixed(100.0 * change, 2) + "%";

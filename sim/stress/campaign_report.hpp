@@ -17,6 +17,8 @@ std::string campaign_text(const Campaign& c, const Summary& s);
 std::string campaign_json(const Campaign& c, const Summary& s);
 std::string campaign_csv(const Campaign& c);
 
+// The draws with their value ranges: "1 nic_down, 2 straggler (slowdown 1.1-2)".
+std::string draws_text(const Campaign& c);
 // "+12.3%": a relative change as a signed percentage.
 std::string percent(double change);
 // The trial's faults for people: "NIC 3 of node 12 down; GPU 5 computes 1.30x slower".

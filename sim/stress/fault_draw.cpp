@@ -5,6 +5,7 @@
 #include <set>
 
 #include "sim/engine/check.hpp"
+#include "sim/engine/splitmix.hpp"
 #include "sim/engine/user_error.hpp"
 #include "sim/format/text_table.hpp"
 
@@ -43,25 +44,18 @@ double parse_number(const std::string& text, const std::string& value) {
   return x;
 }
 
-std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t x = (state += 0x9e3779b97f4a7c15ull);
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 // A uniform index in [0, n), n < 2^53, without the bias of a plain modulo (rejection).
 long long below(std::uint64_t& state, long long n) {
   const std::uint64_t m = static_cast<std::uint64_t>(n);
   const std::uint64_t limit = UINT64_MAX - UINT64_MAX % m;
-  std::uint64_t x = splitmix64(state);
-  while (x >= limit) x = splitmix64(state);
+  std::uint64_t x = engine::splitmix64_next(state);
+  while (x >= limit) x = engine::splitmix64_next(state);
   return static_cast<long long>(x % m);
 }
 
 double uniform(std::uint64_t& state, double lo, double hi) {
   if (hi <= lo) return lo;
-  const double u = static_cast<double>(splitmix64(state) >> 11) / 9007199254740992.0;
+  const double u = static_cast<double>(engine::splitmix64_next(state) >> 11) / 9007199254740992.0;
   return lo + (hi - lo) * u;
 }
 

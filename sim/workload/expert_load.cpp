@@ -6,20 +6,12 @@
 #include <functional>
 #include <numeric>
 
+#include "sim/engine/splitmix.hpp"
 #include "sim/hw/variability.hpp"
 
 namespace stepsim::workload {
 
-namespace {
-
-std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::vector<double> expert_shares(const spec::MoeSpec& moe) {
   const int n = moe.experts;
@@ -34,7 +26,7 @@ std::vector<double> expert_shares(const spec::MoeSpec& moe) {
         by_rank[r] = std::pow(static_cast<double>(r + 1), -moe.routing.s);
       std::uint64_t state = moe.routing.seed;
       for (std::size_t i = by_rank.size(); i > 1; --i)
-        std::swap(by_rank[i - 1], by_rank[splitmix64(state) % i]);
+        std::swap(by_rank[i - 1], by_rank[engine::splitmix64_next(state) % i]);
       p = by_rank;
       break;
     }
