@@ -10,6 +10,7 @@
 #include "sim/cli/output_file.hpp"
 #include "sim/cli/scenarios.hpp"
 #include "sim/report/chrome_trace.hpp"
+#include "sim/report/jobs_report.hpp"
 #include "sim/report/schedule_svg.hpp"
 #include "sim/report/step_report.hpp"
 #include "sim/run/step_simulation.hpp"
@@ -61,7 +62,7 @@ int run_or_compare(const Args& args, bool compare) {
                 "devices, over the cluster's network. Reports step time, compute, exposed "
                 "communication,\n"
                 "bubble and idle per pipeline rank next to the roofline bound.\n\nOptions");
-  std::vector<std::string> files, sets;
+  std::vector<std::string> files, sets, with;
   std::string report_file, trace_file, svg_file, trace_ranks, detail = "op";
   std::string max_wall_text, max_ops_text = "2e7", max_trace_text = "2e7", max_memory_text;
   add_common_options(opts, sets);
@@ -77,8 +78,12 @@ int run_or_compare(const Args& args, bool compare) {
   add_max_wall_option(opts, max_wall_text);
   add_max_memory_option(opts, max_memory_text);
   if (!compare)
-    opts.add_options()("report", po::value(&report_file)->value_name("FILE"),
-                       "also write the JSON report to this file")(
+    opts.add_options()("with", po::value(&with)->value_name("SCENARIO"),
+                       "another job on the same fabric, placed on the nodes after the ones "
+                       "before it; repeatable. Every job is simulated beside the others and alone; "
+                       "--set applies to every job, --report, --trace and --svg to the first")(
+        "report", po::value(&report_file)->value_name("FILE"),
+        "also write the JSON report to this file")(
         "trace", po::value(&trace_file)->value_name("FILE"),
         "write a Chrome trace (Perfetto, chrome://tracing) to this file")(
         "svg", po::value(&svg_file)->value_name("FILE"),
@@ -114,8 +119,10 @@ int run_or_compare(const Args& args, bool compare) {
   const auto overrides = parse_overrides(sets);
   const bool timing = vm.count("timing") > 0;
 
+  if (!with.empty()) files.insert(files.end(), with.begin(), with.end());
   const std::vector<spec::ScenarioSpec> specs =
       load_scenarios(files, overrides, vm.count("exact") > 0, outputs);
+  if (!with.empty()) run::shared_fabric(specs);
   std::vector<workload::ParallelPlan> plans;
   for (std::size_t i = 0; i < specs.size(); ++i) plans.push_back(workload::make_plan(specs[i]));
   std::vector<int> ranks;
@@ -151,10 +158,28 @@ int run_or_compare(const Args& args, bool compare) {
                                                                   : ""),
         "use fewer or larger micro-batches, select ranks with --trace-ranks");
   }
-  const std::vector<run::StepSimulation> sims = simulate_all(files, specs, control, max_ops, plans);
+  std::vector<run::StepSimulation> sims;
+  std::vector<run::JobRun> jobs;
+  if (with.empty()) {
+    sims = simulate_all(files, specs, control, max_ops, plans);
+  } else {
+    jobs = run::simulate_jobs(specs, &control, max_ops);
+  }
+  const run::StepSimulation& first = jobs.empty() ? sims.front() : jobs.front().sim;
+  std::vector<std::string> labels;
+  for (const std::string& f : files) labels.push_back(std::filesystem::path(f).stem().string());
 
   std::string text;
-  if (vm.count("json")) {
+  if (!jobs.empty()) {
+    if (vm.count("json")) {
+      format::JsonWriter w;
+      report::jobs_json(w, jobs, specs, labels, timing);
+      text = w.str();
+      if (text.back() != '\n') text += '\n';
+    } else {
+      text = report::jobs_text(jobs, specs, labels, timing);
+    }
+  } else if (vm.count("json")) {
     format::JsonWriter w;
     if (sims.size() > 1) w.begin_array();
     for (std::size_t i = 0; i < sims.size(); ++i) report::step_json(w, sims[i], specs[i], timing);
@@ -166,18 +191,14 @@ int run_or_compare(const Args& args, bool compare) {
       text += report::step_text(sims[i], specs[i], timing) + "\n";
     if (compare) {
       std::vector<const run::StepSimulation*> ptrs;
-      std::vector<std::string> labels;
-      for (std::size_t i = 0; i < sims.size(); ++i) {
-        ptrs.push_back(&sims[i]);
-        labels.push_back(std::filesystem::path(files[i]).stem().string());
-      }
+      for (std::size_t i = 0; i < sims.size(); ++i) ptrs.push_back(&sims[i]);
       text += report::step_comparison_text(ptrs, labels);
     }
   }
   outputs.set_control(&control);
   if (!report_file.empty()) {
     format::JsonWriter w;
-    report::step_json(w, sims[0], specs[0], timing);
+    report::step_json(w, first, specs[0], timing);
     outputs.stage(report_file, w.str());
   }
   if (!trace_file.empty()) {
@@ -185,9 +206,9 @@ int run_or_compare(const Args& args, bool compare) {
     topt.ranks = ranks;
     topt.per_layer = detail == "layer";
     topt.control = &control;
-    outputs.stage(trace_file, report::chrome_trace(sims[0], specs[0], topt));
+    outputs.stage(trace_file, report::chrome_trace(first, specs[0], topt));
   }
-  if (!svg_file.empty()) outputs.stage(svg_file, report::schedule_svg(sims[0], specs[0]));
+  if (!svg_file.empty()) outputs.stage(svg_file, report::schedule_svg(first, specs[0]));
   outputs.finish(text);
   return 0;
 }

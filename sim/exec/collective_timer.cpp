@@ -70,7 +70,7 @@ std::vector<int> CollectiveTimer::group(workload::GroupRole role) const {
 
 std::vector<std::vector<int>> CollectiveTimer::siblings(const std::vector<int>& group) const {
   const int block = sym_.block;
-  const int first = group.front(), base = first / block * block;
+  const int first = group.front(), base = sym_.offset + (first - sym_.offset) / block * block;
   std::vector<std::vector<int>> out;
   auto shifted = [&](int by) {
     std::vector<int> g = group;
@@ -78,7 +78,7 @@ std::vector<std::vector<int>> CollectiveTimer::siblings(const std::vector<int>& 
     out.push_back(std::move(g));
   };
   const int stride = group[1] - group[0];
-  const int rank = first / block;
+  const int rank = (first - sym_.offset) / block;
   const int cell_base = base + (first - base) / sym_.cell * sym_.cell;
   if (group.back() >= base + block) {
     // Pipeline sends, from the first GPU of the class's first cell: every GPU of its cells.

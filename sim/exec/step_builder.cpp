@@ -63,7 +63,7 @@ class Builder {
       for (int k = 0; k < classes_; ++k)
         g_.info.push_back({r, k, sym_.gpus(k), sym_.first_gpu(r, sym_.classes[k].front()),
                            cells_text(sym_.classes[k]), slowdown_[r * classes_ + k],
-                           pace_share_[r * classes_ + k]});
+                           pace_share_[r * classes_ + k], program_.comm_sms});
     if (options_.fidelity == spec::NetworkFidelity::flow) {
       for (const hw::Link& l : topo_.links()) g_.link_capacity.push_back(l.up ? l.bandwidth : 0.0);
       g_.hbm_capacity = compute_.hbm_bandwidth();
@@ -108,7 +108,7 @@ class Builder {
       for (StepOp& op : g_.ops)
         if (op.load == kComputeShape) op.load = g_.compute_shape;
     }
-    if (!g_.link_capacity.empty()) g_.merge_equivalent_links();
+    if (!g_.link_capacity.empty() && options_.merge_links) g_.merge_equivalent_links();
     out.graph = std::move(g_);
     out.network_events = timer_.events();
     out.collectives_timed = timer_.distinct();

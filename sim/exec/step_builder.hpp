@@ -31,6 +31,9 @@ namespace stepsim::exec {
 struct ExecOptions {
   spec::NetworkFidelity fidelity = spec::NetworkFidelity::flow;
   bool exact = false;
+  // Merge the links every profile loads alike (StepGraph::merge_equivalent_links); false for a
+  // graph that is to be joined with other jobs' first (step_jobs.hpp).
+  bool merge_links = true;
 };
 
 struct StepBuild {

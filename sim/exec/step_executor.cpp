@@ -143,7 +143,7 @@ class Runner final : public engine::EventHandler {
     if (g_.sms <= 0 || op.sms <= 0) return 0.0;
     double w = 0.0;
     for (int d : {op.device, op.kind == workload::StepOpKind::pp_send ? op.peer : -1})
-      if (d >= 0 && computing_[d] >= 0 && held_[d] + op.sms > g_.sms_reserved)
+      if (d >= 0 && computing_[d] >= 0 && held_[d] + op.sms > g_.reserved_sms(d))
         w = std::max(w, g_.ops[act_[computing_[d]].op].persistent_wait_s);
     return w;
   }
@@ -168,8 +168,9 @@ class Runner final : public engine::EventHandler {
   // communication, its kernels timed on s0.
   double sm_bound(int id) const {
     const StepOp& op = g_.ops[id];
-    const int s0 = g_.sms - g_.sms_reserved;
-    const int free = std::max(1, g_.sms - std::max(g_.sms_reserved, held_[op.device]));
+    const int reserved = g_.reserved_sms(op.device);
+    const int s0 = g_.sms - reserved;
+    const int free = std::max(1, g_.sms - std::max(reserved, held_[op.device]));
     if (free >= s0) return 1.0;
     const double t = op.duration.seconds();
     const double waves = std::ceil(static_cast<double>(s0) / free);

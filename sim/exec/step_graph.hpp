@@ -77,6 +77,7 @@ struct DeviceInfo {
   // all alike) is the share of that time they compute, waiting the rest.
   double pace = 1.0;
   double pace_share = 1.0;
+  int sms_reserved = 0;  // StepGraph::sms_reserved of its job's program
 };
 
 struct StepGraph {
@@ -100,8 +101,12 @@ struct StepGraph {
   int compute_shape = -1;
   // Each GPU's SMs, shared as the executor's header says, when HBM is: its SMs, and those its
   // compute kernels leave to communication kernels (parallelism.comm_sms: compute is timed on
-  // the rest). 0: not shared.
+  // the rest). 0: not shared. Graphs of several jobs joined into one (step_jobs.hpp) keep each
+  // job's own on its devices (DeviceInfo::sms_reserved).
   int sms = 0, sms_reserved = 0;
+  int reserved_sms(int device) const {
+    return info.empty() ? sms_reserved : info[device].sms_reserved;
+  }
   std::vector<StepOp> ops;
   std::vector<std::array<std::vector<int>, workload::kStreams>>
       streams;  // per device: op ids in issue order

@@ -13,7 +13,7 @@ using workload::ParallelPlan;
 namespace {
 
 struct Layout {
-  int block, cell, cells, gpn, half, spines;
+  int block, cell, cells, gpn, half, spines, offset;
   const spec::ClusterSpec* cluster;
 };
 
@@ -25,6 +25,7 @@ Layout layout_of(const ParallelPlan& plan, const spec::ClusterSpec& cluster) {
           cluster.gpus_per_node,
           cluster.fabric.nodes_per_leaf(cluster.gpus_per_node),
           spec::fabric_shape(cluster).spines_per_plane,
+          plan.gpu_offset,
           &cluster};
 }
 
@@ -39,7 +40,7 @@ std::vector<int> signature(const Layout& l, int pp, int j) {
   const bool one_node = (j * l.cell) / l.gpn == (j * l.cell + l.cell - 1) / l.gpn;
   if (l.spines == 0 || (pp == 1 && one_node)) return sig;
   for (int r = 0; r < pp; ++r) {
-    const int first = r * l.block + j * l.cell;
+    const int first = l.offset + r * l.block + j * l.cell;
     for (int n = first / l.gpn; n <= (first + l.cell - 1) / l.gpn; ++n) {
       sig.push_back(n / l.half);
       sig.push_back(spec::leaf_port(*l.cluster, std::max(first, n * l.gpn)) % l.spines);
@@ -65,6 +66,7 @@ Symmetry make_symmetry(const ParallelPlan& plan, const hw::Topology& topo, bool 
   s.block = l.block;
   s.cell = l.cell;
   s.cells = l.cells;
+  s.offset = l.offset;
   const int gpn = l.gpn;
   // Nodes a network fault acts on.
   std::vector<bool> node_touched(topo.spec().nodes, false);

@@ -33,11 +33,14 @@ struct Symmetry {
   int cell = 1;                           // GPUs per cell
   int cells = 1;                          // cells per pipeline rank
   int block = 1;                          // GPUs per pipeline rank: dp·cp·tp
+  int offset = 0;                         // the job's first GPU (ParallelPlan::gpu_offset)
   std::vector<std::vector<int>> classes;  // the columns of each class, ascending; ordered by first
 
   int size() const { return static_cast<int>(classes.size()); }
   // First GPU of `cell` on pipeline rank `rank`.
-  int first_gpu(int rank, int cell_index) const { return rank * block + cell_index * cell; }
+  int first_gpu(int rank, int cell_index) const {
+    return offset + rank * block + cell_index * cell;
+  }
   int gpus(int cls) const { return static_cast<int>(classes[cls].size()) * cell; }
 };
 

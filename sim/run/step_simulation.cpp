@@ -50,10 +50,16 @@ StepSimulation simulate_step(const spec::ScenarioSpec& spec, const engine::RunCo
   StepSimulation s;
   s.roofline = analysis::roofline(spec, &s.program, plan_in);
   check_ops(spec, s.roofline.plan, max_ops);
-  const workload::ModelCost cost(spec.model, spec.training);
-  s.topology = std::make_unique<hw::Topology>(spec.cluster);
+  s.topology = std::make_shared<const hw::Topology>(spec.cluster);
   s.build = exec::build_step(s.program, *s.topology, {spec.fidelity, spec.exact}, control);
   s.timeline = exec::execute_step(s.build.graph, control);
+  measure_step(s, spec);
+  s.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return s;
+}
+
+void measure_step(StepSimulation& s, const spec::ScenarioSpec& spec) {
+  const workload::ModelCost cost(spec.model, spec.training);
   s.metrics = analysis::step_metrics(s.build.graph, s.timeline);
   s.model_flops_per_gpu =
       cost.flops_per_token() * s.roofline.tokens_per_step / s.roofline.world_size;
@@ -63,10 +69,9 @@ StepSimulation simulate_step(const spec::ScenarioSpec& spec, const engine::RunCo
                                      s.roofline.world_size, s.model_flops_per_gpu,
                                      spec.cluster.device.rate(spec::Precision::bf16).peak_flops);
   const auto& g = s.build.graph;
-  s.figures.worst_rank = g.info.empty() ? s.roofline.plan.first_gpu(s.metrics.worst_device)
-                                        : g.info[s.metrics.worst_device].first_gpu;
-  s.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return s;
+  s.figures.worst_rank =
+      g.info.empty() ? s.roofline.plan.first_gpu(s.metrics.worst_device)
+                     : g.info[s.metrics.worst_device].first_gpu - s.roofline.plan.gpu_offset;
 }
 
 }  // namespace stepsim::run

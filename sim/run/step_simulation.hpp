@@ -15,9 +15,9 @@ namespace stepsim::run {
 
 struct StepSimulation {
   analysis::Roofline roofline;
-  std::unique_ptr<hw::Topology> topology;
-  workload::StepProgram program;  // what the step runs, untimed
-  exec::StepBuild build;          // the program timed on the cluster, as the executor runs it
+  std::shared_ptr<const hw::Topology> topology;  // shared by jobs on one fabric (jobs.hpp)
+  workload::StepProgram program;                 // what the step runs, untimed
+  exec::StepBuild build;  // the program timed on the cluster, as the executor runs it
   exec::StepTimeline timeline;
   analysis::StepMetrics metrics;
   analysis::MemoryTimeline memory;
@@ -31,6 +31,10 @@ struct StepSimulation {
 StepSimulation simulate_step(const spec::ScenarioSpec& spec,
                              const engine::RunControl* control = nullptr, double max_ops = 2e7,
                              const workload::ParallelPlan* plan = nullptr);
+
+// The metrics of a timed step (s.build.graph, s.timeline, s.roofline set): breakdown, memory,
+// throughput figures.
+void measure_step(StepSimulation& s, const spec::ScenarioSpec& spec);
 
 // Operations the step graph will have, estimated from the layout before building it.
 double estimate_ops(const spec::ScenarioSpec& spec, const workload::ParallelPlan& plan);

@@ -43,13 +43,17 @@ struct ParallelPlan {
   double tokens_per_micro_batch = 0;    // of one sequence-parallel share: micro_batch·seq_len/cp
   std::vector<std::vector<StageShare>> device_stages;  // per pipeline rank
 
-  // The rank -> GPU map: pipeline rank r holds the dp·cp·tp consecutive GPUs from r·dp·cp·tp (its
-  // tp groups, its cp groups, then its data-parallel replicas); a GPU's node is GPU /
-  // gpus_per_node.
+  // The job's first GPU on the fabric: 0, or where a job sharing the fabric with others is placed
+  // (run/jobs.hpp), a whole node's GPU.
+  int gpu_offset = 0;
+
+  // The rank -> GPU map: pipeline rank r holds the dp·cp·tp consecutive GPUs from
+  // gpu_offset + r·dp·cp·tp (its tp groups, its cp groups, then its data-parallel replicas); a
+  // GPU's node is GPU / gpus_per_node.
   int gpus_per_rank() const { return dp * cp * tp; }
   int replicas() const { return dp * cp; }  // GPUs holding the same non-expert weights
-  int first_gpu(int rank) const { return rank * gpus_per_rank(); }
-  int rank_of_gpu(int gpu) const { return gpu / gpus_per_rank(); }
+  int first_gpu(int rank) const { return gpu_offset + rank * gpus_per_rank(); }
+  int rank_of_gpu(int gpu) const { return (gpu - gpu_offset) / gpus_per_rank(); }
   bool same_node(int rank_a, int rank_b) const {
     return first_gpu(rank_a) / gpus_per_node == first_gpu(rank_b) / gpus_per_node &&
            gpus_per_rank() < gpus_per_node;

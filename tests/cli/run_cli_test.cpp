@@ -102,3 +102,32 @@ TEST_CASE("run mistakes exit 2 and leave no trace file") {
             .status == 2);
   CHECK(run_stepsim("run").status == 2);
 }
+
+TEST_CASE("run --with: two jobs on one fabric, each beside the other and alone; deterministic") {
+  const std::string args =
+      "run scenarios/gpt3-175b-a100.yaml --with scenarios/gpt3-175b-a100.yaml --set "
+      "training.global_batch=64 --set cluster.nodes=8 --json";
+  const auto r = run_stepsim(args);
+  REQUIRE(r.status == 0);
+  CHECK(run_stepsim(args).out == r.out);
+  const auto j = stepsim::test::parse_json(r.out);
+  CHECK(j.at("fabric").at("nodes").num == 16);
+  REQUIRE(j.at("jobs").arr.size() == 2);
+  const auto& second = j.at("jobs").arr[1];
+  CHECK(second.at("first_node").num == 8);
+  CHECK(second.at("nodes").num == 8);
+  CHECK(second.at("step").at("world_size").num == 64);
+  CHECK(second.at("step_s").num >= second.at("step_alone_s").num);
+  CHECK(second.at("shared_links").arr.empty());  // leaves of 20 nodes: one leaf per rail for both
+  const auto text = run_stepsim(
+      "run scenarios/gpt3-175b-a100.yaml --with "
+      "scenarios/gpt3-175b-a100.yaml --set training.global_batch=64 "
+      "--set cluster.nodes=8");
+  CHECK(text.out.find("Jobs on one fabric") != std::string::npos);
+  CHECK(text.out.find("Job 2 (gpt3-175b-a100, nodes 8-15)") != std::string::npos);
+  const auto bad = run_stepsim(
+      "run scenarios/gpt3-175b-a100.yaml --with "
+      "scenarios/deepseek-v3-dualpipe.yaml");
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("job 2 runs on cluster") != std::string::npos);
+}

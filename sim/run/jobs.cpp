@@ -1,0 +1,116 @@
+#include "sim/run/jobs.hpp"
+
+#include <chrono>
+
+#include "sim/exec/step_jobs.hpp"
+
+namespace stepsim::run {
+
+namespace {
+
+std::string str(int v) {
+  return std::to_string(v);
+}
+
+}  // namespace
+
+spec::ClusterSpec shared_fabric(const std::vector<spec::ScenarioSpec>& jobs) {
+  const spec::ScenarioSpec& first = jobs.front();
+  spec::ClusterSpec fabric = first.cluster;
+  const spec::ClusterSpec& f = first.cluster;
+  const std::string hint =
+      "jobs share the first job's cluster: give each the same cluster file; a job's size is its "
+      "cluster's nodes (--set cluster.nodes=N sets every job's)";
+  for (std::size_t j = 1; j < jobs.size(); ++j) {
+    const spec::ClusterSpec& c = jobs[j].cluster;
+    const engine::SourceLoc at = jobs[j].where.at("cluster");
+    if (c.name != f.name || c.device.name != f.device.name || c.gpus_per_node != f.gpus_per_node ||
+        c.fabric.kind != f.fabric.kind || c.fabric.planes != f.fabric.planes ||
+        c.fabric.switch_ports != f.fabric.switch_ports)
+      throw engine::UserError(at,
+                              "job " + str(static_cast<int>(j) + 1) + " runs on cluster '" +
+                                  c.name + "' (" + c.device.name + ", " + str(c.gpus_per_node) +
+                                  " GPUs per node), not on the first job's '" + f.name + "' (" +
+                                  f.device.name + ", " + str(f.gpus_per_node) + ")",
+                              hint);
+    if (!c.faults.empty())
+      throw engine::UserError(at,
+                              "job " + str(static_cast<int>(j) + 1) +
+                                  " has faults of its own; on a shared fabric they are the "
+                                  "fabric's",
+                              "put them in the first job's cluster, numbered on the whole fabric "
+                              "(this job's nodes follow the jobs before it)");
+    if (jobs[j].fidelity != first.fidelity)
+      throw engine::UserError(jobs[j].where.at("network"),
+                              "jobs on one fabric need one network fidelity",
+                              "use the first job's, " + std::string(to_string(first.fidelity)));
+    if (static_cast<long long>(fabric.nodes) + c.nodes > (1 << 20))
+      throw engine::UserError(at, "the jobs need more than 1048576 nodes together");
+    fabric.nodes += c.nodes;
+  }
+  return fabric;
+}
+
+std::vector<JobRun> simulate_jobs(const std::vector<spec::ScenarioSpec>& jobs,
+                                  const engine::RunControl* control, double max_ops) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto topology = std::make_shared<const hw::Topology>(shared_fabric(jobs));
+  std::vector<JobRun> out(jobs.size());
+  std::vector<std::vector<double>> bytes;
+  int node = 0;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const spec::ScenarioSpec& spec = jobs[j];
+    JobRun& r = out[j];
+    r.first_node = node;
+    r.nodes = spec.cluster.nodes;
+    node += r.nodes;
+    workload::ParallelPlan plan = workload::make_plan(spec);
+    plan.gpu_offset = r.first_node * spec.cluster.gpus_per_node;
+    StepSimulation& s = r.sim;
+    s.roofline = analysis::roofline(spec, &s.program, &plan);
+    check_ops(spec, s.roofline.plan, max_ops);
+    s.topology = topology;
+    s.build = exec::build_step(s.program, *topology, {spec.fidelity, spec.exact, false}, control);
+    if (!s.build.graph.link_capacity.empty()) bytes.push_back(exec::link_bytes(s.build.graph));
+  }
+  std::vector<const exec::StepGraph*> graphs;
+  for (const JobRun& r : out) graphs.push_back(&r.sim.build.graph);
+  const exec::JointGraph joint = exec::join_graphs(graphs);
+  const exec::StepTimeline together = exec::execute_step(joint.graph, control);
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    StepSimulation& s = out[j].sim;
+    exec::StepGraph& g = s.build.graph;
+    if (!g.link_capacity.empty()) g.merge_equivalent_links();
+    out[j].alone_s = exec::execute_step(g, control).step.seconds();
+    s.timeline = exec::job_timeline(joint, together, static_cast<int>(j));
+    measure_step(s, jobs[j]);
+  }
+  // The links each job shares with another, by group.
+  for (std::size_t j = 0; j < bytes.size(); ++j) {
+    std::array<SharedLinks, analysis::kLinkGroups> groups;
+    std::array<double, analysis::kLinkGroups> most{};
+    for (std::size_t l = 0; l < bytes[j].size(); ++l) {
+      double other = 0.0;
+      for (std::size_t i = 0; i < bytes.size(); ++i)
+        if (i != j) other += bytes[i][l];
+      if (bytes[j][l] <= 0.0 || other <= 0.0) continue;
+      const analysis::LinkGroup grp = analysis::link_group(*topology, static_cast<int>(l));
+      SharedLinks& s = groups[static_cast<int>(grp)];
+      s.group = grp;
+      ++s.links;
+      s.own_bytes += bytes[j][l];
+      s.other_bytes += other;
+      if (other > most[static_cast<int>(grp)]) {
+        most[static_cast<int>(grp)] = other;
+        s.busiest = static_cast<int>(l);
+      }
+    }
+    for (const SharedLinks& s : groups)
+      if (s.links > 0) out[j].shared.push_back(s);
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (JobRun& r : out) r.sim.wall_s = wall;
+  return out;
+}
+
+}  // namespace stepsim::run
