@@ -132,6 +132,8 @@ spec::ClusterSpec read_cluster(const Node& node, const std::string& dir,
       if (auto sl = fr.find("spine_latency"))
         c.fabric.spine_latency_s = sl->quantity(Dimension::time, kLatencyRange);
       if (auto sh = fr.find("sharp")) c.fabric.sharp = sh->boolean();
+      if (auto rt = fr.find("routing"))
+        c.fabric.routing = static_cast<spec::Routing>(rt->choice(spec::kRoutings.words()));
       const long long half = c.fabric.nodes_per_leaf(c.gpus_per_node);
       const long long reach = 2 * half * half;  // endpoints of a two-layer fat-tree
       if (c.fabric.kind == spec::FabricKind::clos3) {

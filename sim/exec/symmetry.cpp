@@ -83,7 +83,9 @@ Symmetry make_symmetry(const ParallelPlan& plan, const hw::Topology& topo, bool 
     for (int g = 0; g < topo.gpus(); ++g)
       for (int leaf : faulted_leaves)
         if (topo.leaf_of(g) == leaf) node_touched[g / gpn] = true;
-  std::vector<bool> touched(s.cells, exact);
+  // Hashed routes are not translations of one another: every cell on its own.
+  const bool hashed = topo.spec().fabric.routing == spec::Routing::ecmp_hash;
+  std::vector<bool> touched(s.cells, exact || hashed);
   for (int j = 0; j < s.cells; ++j)
     for (int r = 0; r < plan.pp && !touched[j]; ++r)
       for (int g = s.first_gpu(r, j); g < s.first_gpu(r, j) + s.cell && !touched[j]; ++g)
@@ -109,7 +111,7 @@ std::string cells_text(const std::vector<int>& cells) {
 
 int estimate_classes(const ParallelPlan& plan, const spec::ClusterSpec& cluster, bool exact) {
   const Layout l = layout_of(plan, cluster);
-  if (exact) return l.cells;
+  if (exact || cluster.fabric.routing == spec::Routing::ecmp_hash) return l.cells;
   long long classes =
       static_cast<long long>(merged(l, plan.pp, std::vector<bool>(l.cells, false)).size());
   for (const auto& f : cluster.faults) {

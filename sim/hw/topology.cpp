@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "sim/engine/check.hpp"
+#include "sim/engine/splitmix.hpp"
 #include "sim/engine/user_error.hpp"
 
 namespace stepsim::hw {
@@ -21,6 +22,13 @@ std::string_view to_string(LinkClass c) {
 }
 
 namespace {
+
+// A flow's hash for ECMP (spec::Routing::ecmp_hash): splitmix64 of its source and destination.
+int ecmp_hash(int src, int dst) {
+  return static_cast<int>(
+      engine::splitmix64(static_cast<std::uint64_t>(src) << 32 | static_cast<std::uint32_t>(dst)) %
+      1000003);
+}
 
 [[noreturn]] void bad_fault(const std::string& what) {
   throw engine::UserError({"faults", 0, 0}, what,
@@ -320,7 +328,8 @@ Route Topology::route(int a, int b) const {
       return links_[core_up_[la * k + s]].up && links_[core_down_[lb * k + s]].up &&
              (pa == pb || (links_[agg_up_[pa * k + s]].up && links_[agg_down_[pb * k + s]].up));
     };
-    int s = spec::leaf_port(spec_, b) % k;
+    int s = spec_.fabric.routing == spec::Routing::ecmp_hash ? ecmp_hash(src, b) % k
+                                                             : spec::leaf_port(spec_, b) % k;
     for (int tries = 0; tries < k && !live(s); ++tries) s = (s + 1) % k;
     append(r, core_up_[la * k + s]);
     if (pa != pb) {

@@ -29,7 +29,9 @@
 //   Algorithm). With uplinks cabled round-robin to the spines, the destination at port p of its
 //   leaf is reached through spine p mod spines, from every leaf, and in a clos3 through the same
 //   spine index, and aggregation plane, in every pod; down spines are skipped. Routes of layouts
-//   shifted by whole leaves' ports are thus translations of one another.
+//   shifted by whole leaves' ports are thus translations of one another. With
+//   `routing: ecmp_hash` a hash of the (source, destination) GPU pair picks the spine index
+//   instead, as Ethernet ECMP does (spec/cluster.hpp): flows may collide.
 // A route that would cross a failed link falls back to a breadth-first search over the live
 // links (GPUs may forward over NVLink); no path at all is a user error naming both GPUs
 // (Unreachable).

@@ -57,7 +57,7 @@ double estimate_transfers(CollectiveOp op, const std::vector<int>& group, const 
   for (int gpu : group)
     if (nodes.empty() || nodes.back() != topo.node_of(gpu)) nodes.push_back(topo.node_of(gpu));
   const double k = static_cast<double>(nodes.size()), g = n / k;
-  const bool bundled = options.bundle && !has_network_faults(topo);
+  const bool bundled = options.bundle && can_bundle(topo);
   const double spines = std::max(1, topo.spines_per_plane()), pods = topo.pods();
   switch (op) {
     case CollectiveOp::all_to_all:

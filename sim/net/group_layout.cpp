@@ -33,9 +33,13 @@ bool has_network_faults(const hw::Topology& t) {
                      [](const spec::FaultSpec& f) { return f.kind != spec::FaultKind::straggler; });
 }
 
+bool can_bundle(const hw::Topology& t) {
+  return !has_network_faults(t) && t.spec().fabric.routing == spec::Routing::destination;
+}
+
 TransferSink::TransferSink(const GroupLayout& l, const hw::Topology& t, bool bundle)
     : t_(t),
-      bundle_(bundle && !has_network_faults(t)),
+      bundle_(bundle && can_bundle(t)),
       k_(static_cast<int>(l.nodes.size())),
       g_(t.spec().gpus_per_node) {
   if (!bundle_) return;

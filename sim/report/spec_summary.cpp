@@ -70,6 +70,7 @@ std::string describe(const spec::ClusterSpec& c) {
                     " leaves, aggregation oversubscription " +
                     fixed(c.fabric.pod_oversubscription, 1)
               : "") +
+         (c.fabric.routing == spec::Routing::ecmp_hash ? ", ECMP hash routing" : "") +
          (c.fabric.sharp ? ", SHARP" : "") + "\n";
   return o + describe(c.device);
 }

@@ -40,6 +40,20 @@ inline constexpr Names<FabricKind, 4> kFabricKinds{
       {"rail_fat_tree", "rail-optimized fat-tree"},
       {"clos3", "three-layer Clos"}}}};
 
+// How a switch picks among equal uplinks for a flow:
+//  - destination: by the destination's port (InfiniBand's linear forwarding tables as OpenSM's
+//    fat-tree routing fills them): a shift pattern meets no collision, routes are translations of
+//    one another, which the symmetry classes and bundling rely on;
+//  - ecmp_hash: by a hash of the flow (source and destination GPU), as Ethernet ECMP hashes a
+//    five-tuple: two flows may land on one uplink while another idles. "ECMP ... places flows
+//    randomly based on the hashes on the five-tuple ... ECMP rendered poor performance for the
+//    training workload due to the low flow entropy" (Gangidi et al., RDMA over Ethernet for
+//    Distributed AI Training at Meta Scale, SIGCOMM'24; Meta engineering blog 2024-08-05); Alibaba
+//    HPN, SIGCOMM'24 §2.2, on hash polarization. Every cell is simulated on its own and nothing
+//    is bundled (routes are no longer translations).
+enum class Routing { destination, ecmp_hash };
+inline constexpr Names<Routing, 2> kRoutings{{{{"destination"}, {"ecmp_hash", "ECMP hash"}}}};
+
 struct FabricSpec {
   FabricKind kind = FabricKind::none;
   int planes = 1;
@@ -48,6 +62,7 @@ struct FabricSpec {
   LinkSpec nic;                  // one NIC per GPU; latency NIC to NIC under one leaf
   double spine_latency_s = 0.0;  // added when a route goes up to a spine and down again
   bool sharp = false;            // the switches reduce in the network (SHARP)
+  Routing routing = Routing::destination;
   // clos3 only: leaves per pod, the aggregation tier's oversubscription, and the latency a route
   // adds when it crosses pods.
   int leaves_per_pod = 0;

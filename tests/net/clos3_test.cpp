@@ -57,3 +57,22 @@ TEST_CASE("clos3: a world all-to-all slows by what the aggregation tier's capaci
         doctest::Approx(collective_seconds(full, CollectiveOp::all_to_all, S, "nodes:0-3"))
             .epsilon(1e-9));
 }
+
+TEST_CASE("ECMP hashing: flows collide on the rack uplinks that destination routing balances") {
+  // One pod of 8 racks, full bisection: destination routing leaves the NICs the bottleneck; a
+  // hash of each GPU pair puts some of a rack's 16 single-port uplinks above their share.
+  const auto rack = [](const char* routing) {
+    return test::cluster(
+        "topologies/h100-3072x8-meta-roce.yaml",
+        {"nodes=16", "fabric.leaves_per_pod=8", std::string("fabric.routing=") + routing});
+  };
+  const hw::Topology dest(rack("destination")), hashed(rack("ecmp_hash"));
+  const double S = 1 << 28;
+  const double d = collective_seconds(dest, CollectiveOp::all_to_all, S, "world");
+  const double h = collective_seconds(hashed, CollectiveOp::all_to_all, S, "world");
+  CHECK(d == doctest::Approx(120.0 / 128 * S / 47e9).epsilon(0.02).scale(0));
+  CHECK(h > 1.05 * d);
+  CHECK(collective_seconds(hashed, CollectiveOp::all_to_all, S, "world") == h);  // deterministic
+  // The hash picks among the same spines: hop counts and latencies do not change.
+  CHECK(hashed.route(0, 8 * 5 + 3).links.size() == dest.route(0, 8 * 5 + 3).links.size());
+}
