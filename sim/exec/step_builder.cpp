@@ -59,6 +59,8 @@ class Builder {
     g_.classes = classes_;
     g_.cell = sym_.cell;
     g_.streams.resize(g_.devices);
+    if (options_.expected_ops > 0.0 && options_.expected_ops < 1e9)
+      g_.ops.reserve(static_cast<std::size_t>(options_.expected_ops));
     for (int r = 0; r < plan_.pp; ++r)
       for (int k = 0; k < classes_; ++k)
         g_.info.push_back({r, k, sym_.gpus(k), sym_.first_gpu(r, sym_.classes[k].front()),

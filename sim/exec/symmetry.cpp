@@ -30,19 +30,30 @@ Layout layout_of(const ParallelPlan& plan, const spec::ClusterSpec& cluster) {
 }
 
 // Where traffic may cross the spines, the spine a transfer takes depends on its destination's
-// port on its leaf (hw/topology.hpp): a column's routes are fixed by the leaf (node / nodes per
-// leaf, the same in every plane or rail; in a clos3 it also fixes the pod) and the port modulo
-// the spines of each of its nodes' first GPU in the column (the others follow it), rank by rank.
+// port on its leaf (hw/topology.hpp): a column's routes are fixed by the leaves (node / nodes per
+// leaf, the same in every plane or rail) and the port modulo the spines of each of its nodes'
+// first GPU in the column (the others follow it), rank by rank. Columns whose leaves are the
+// same up to a shift by whole leaves, at the same ports, send the same pattern over leaf-spine
+// links of the same capacity, each leaf holding the same columns shifted alike: their routes are
+// translations of one another, so the signature holds each leaf relative to the column's first
+// (and, in a clos3, each pod relative to its first: a shift that moves a route across a pod
+// boundary changes it). A column under a leaf that the cluster fills only in part merges with
+// full leaves' columns: it is timed with them, at the slowest member's pace.
 std::vector<int> signature(const Layout& l, int pp, int j) {
   std::vector<int> sig;
   // Without pipeline sends and with its groups inside one node, a column sends nothing over the
   // fabric but in data-parallel collectives, which every class shares.
   const bool one_node = (j * l.cell) / l.gpn == (j * l.cell + l.cell - 1) / l.gpn;
   if (l.spines == 0 || (pp == 1 && one_node)) return sig;
+  const int pod_leaves = l.cluster->fabric.kind == spec::FabricKind::clos3
+                             ? std::max(1, l.cluster->fabric.leaves_per_pod)
+                             : 1 << 30;
+  const int base = (l.offset + j * l.cell) / l.gpn / l.half;
   for (int r = 0; r < pp; ++r) {
     const int first = l.offset + r * l.block + j * l.cell;
     for (int n = first / l.gpn; n <= (first + l.cell - 1) / l.gpn; ++n) {
-      sig.push_back(n / l.half);
+      sig.push_back(n / l.half - base);
+      sig.push_back(n / l.half / pod_leaves - base / pod_leaves);
       sig.push_back(spec::leaf_port(*l.cluster, std::max(first, n * l.gpn)) % l.spines);
     }
   }

@@ -13,12 +13,14 @@
 // node with a NIC or NVLink fault or under a leaf with a faulted leaf-spine link (PXN lets a node's
 // traffic leave by any of its NICs, so faults act per node). Each touched column is a class of its
 // own. Where traffic crosses the spines, the spine a transfer takes depends on its destination's
-// port on its leaf (hw/topology.hpp), so untouched columns merge only when each of their nodes,
-// rank by rank, sits under the same leaf at the same port modulo the spines: then their
-// transfers cross the same leaf-spine links in the same pattern. `exact` gives every column a class
-// of its own: nothing is reduced. The classes of a rank meet in its data-parallel collectives,
-// which start when the last class is ready and end when the last has finished (the executor's
-// coupling, step_executor.hpp).
+// port on its leaf (hw/topology.hpp), so untouched columns merge only when their nodes, rank by
+// rank, sit at the same ports modulo the spines under leaves that are the same up to a shift by
+// whole leaves (not across a clos3 pod boundary): then their transfers cross leaf-spine links in
+// the same pattern, translated. A column under a leaf the cluster fills only in part is timed
+// with its class, at the slowest member's pace (an approximation on the safe side). `exact` gives
+// every column a class of its own: nothing is reduced. The classes of a rank meet in its
+// data-parallel collectives, which start when the last class is ready and end when the last has
+// finished (the executor's coupling, step_executor.hpp).
 #pragma once
 
 #include <string>

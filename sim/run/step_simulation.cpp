@@ -51,7 +51,9 @@ StepSimulation simulate_step(const spec::ScenarioSpec& spec, const engine::RunCo
   s.roofline = analysis::roofline(spec, &s.program, plan_in);
   check_ops(spec, s.roofline.plan, max_ops);
   s.topology = std::make_shared<const hw::Topology>(spec.cluster);
-  s.build = exec::build_step(s.program, *s.topology, {spec.fidelity, spec.exact}, control);
+  s.build = exec::build_step(s.program, *s.topology,
+                             {spec.fidelity, spec.exact, true, estimate_ops(spec, s.roofline.plan)},
+                             control);
   s.timeline = exec::execute_step(s.build.graph, control);
   measure_step(s, spec);
   s.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -117,3 +117,24 @@ TEST_CASE("Symmetry classes and --exact give the same step on 50 random scenario
   CHECK(reduced >= 25);  // most draws have cells to merge: the property is exercised
   CHECK(with_cp >= 10);
 }
+
+TEST_CASE("Columns on different leaves at the same ports merge, exactly") {
+  // 16 nodes of 8 GPUs, 4 nodes per leaf (8-port switches: 4 leaves of 4 uplinks need 2 spines
+  // per plane); pp 2, ep 8: a cell is a node, a pipeline rank 8 nodes on two leaves. Column j
+  // sits under leaf j / 4 (rank 0) and 2 + j / 4 (rank 1) at port j % 4, which picks spine
+  // j % 2: columns j and j + 4 are one leaf apart at the same ports, so 2 classes stand for the
+  // 8 columns (4 if leaves had to be the same), and the step is --exact's.
+  spec::ScenarioSpec s = test::small_scenario(16, 8);
+  s.cluster.fabric.switch_ports = 8;
+  s.model.moe = {true, 16, 0, 2, 1024, 0, 1, 0, 0, {}};
+  s.parallel.pp = 2;
+  s.parallel.ep = 8;
+  s.parallel.schedule = workload::schedule_named("1f1b");
+  s.training.global_batch = 64;
+  const run::StepSimulation merged = run::simulate_step(s);
+  CHECK(merged.build.graph.classes == 2);
+  s.exact = true;
+  const run::StepSimulation exact = run::simulate_step(s);
+  CHECK(exact.build.graph.classes == 8);
+  CHECK(merged.metrics.step_s == doctest::Approx(exact.metrics.step_s).epsilon(1e-9));
+}
