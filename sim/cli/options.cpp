@@ -97,11 +97,11 @@ double quantity_option(const std::string& option, const std::string& text, confi
 }
 
 void require_together(const po::variables_map& vm, const std::string& option,
-                      const std::string& needed) {
+                      const std::string& needed, const std::string& value) {
   if (vm.count(option) && !vm[option].defaulted() && !vm.count(needed))
     throw engine::UserError({"--" + option, 0, 0},
                             "--" + option + " has no effect without --" + needed,
-                            "add --" + needed + " FILE, or drop --" + option);
+                            "add --" + needed + " " + value + ", or drop --" + option);
 }
 
 void add_search_options(po::options_description& opts, std::string& jobs, std::string& output) {

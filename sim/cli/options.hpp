@@ -44,9 +44,9 @@ double quantity_option(const std::string& option, const std::string& text, confi
                        double lo, double hi);
 
 // Throws engine::UserError when `option` was given without `needed` (e.g. --trace-ranks without
-// --trace).
+// --trace); the hint names `value`, what --needed takes.
 void require_together(const boost::program_options::variables_map& vm, const std::string& option,
-                      const std::string& needed);
+                      const std::string& needed, const std::string& value = "FILE");
 
 // -j/--jobs N, --json, --csv and -o/--output FILE, as plan and sweep take them.
 void add_search_options(boost::program_options::options_description& opts, std::string& jobs,

@@ -3,6 +3,7 @@
 // step without them; over threads (-j) and MPI ranks as plan and sweep spread their work.
 #include <boost/program_options.hpp>
 
+#include "sim/cli/campaign.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/options.hpp"
 #include "sim/cli/output_file.hpp"
@@ -51,14 +52,7 @@ int stress_command(const Args& args) {
                             "stress needs one scenario file, got " + std::to_string(files.size()),
                             "stepsim stress scenarios/deepseek-v3-dualpipe.yaml --fault nic_down:1 "
                             "--trials 200 --seed 1");
-  if (faults.empty())
-    throw engine::UserError({"<command line>", 0, 0}, "stress needs at least one --fault",
-                            "e.g. --fault nic_down:1 or --fault straggler:2@1.2-1.5");
-  const int n = static_cast<int>(integer_option("trials", trials, 1, 100000));
-  const auto s = static_cast<std::uint64_t>(integer_option("seed", seed, 0, (1LL << 62)));
-  std::vector<stress::FaultDraw> draws;
-  for (const std::string& f : faults) draws.push_back(stress::parse_fault_draw(f));
-
+  CampaignRequest request = parse_campaign(faults, trials, seed, "--fault");
   OutputSet outputs;
   if (vm.count("output")) outputs.add("--output", output);
   if (vm.count("html")) outputs.add("--html", html);
@@ -67,47 +61,11 @@ int stress_command(const Args& args) {
   workers.set_control(&control);
   const spec::ScenarioSpec scenario = config::load_scenario(files[0], parse_overrides(sets));
   outputs.check_inputs(scenario.where.files);
-  for (const stress::FaultDraw& d : draws) stress::check_draw(d, scenario.cluster);
-  const workload::ParallelPlan layout = workload::make_plan(scenario);
-  // One simulation per thread at a time; the faults of a trial may split symmetry classes, so
-  // each trial checks its own estimate.
-  const double limit = max_memory_bytes(max_memory);
-  check_memory(run::estimate_memory_bytes(scenario, layout), limit,
-               files[0] + ": simulating this step", "use fewer or larger micro-batches");
-
-  stress::Campaign c;
-  c.scenario = files[0];
-  c.name = scenario.name;
-  c.draws = draws;
-  c.seed = s;
-  c.faults = stress::draw_trials(draws, scenario.cluster, n, s);
-  // Item 0 is the baseline, item t + 1 trial t.
-  const std::vector<std::string> results = workers.map(
-      static_cast<std::size_t>(n) + 1,
-      [&](std::size_t i, int) {
-        const std::vector<spec::FaultSpec> none;
-        const auto& f = i == 0 ? none : c.faults[i - 1];
-        spec::ScenarioSpec trial = scenario;
-        trial.cluster.faults.insert(trial.cluster.faults.end(), f.begin(), f.end());
-        const double need = run::estimate_memory_bytes(trial, layout);
-        if (i > 0 && need > limit) {
-          stress::Outcome o;
-          o.error = "its simulation would need about " + format::gib(need) +
-                    " of memory, more than --max-memory allows";
-          return stress::serialize(o);
-        }
-        return stress::serialize(stress::run_trial(scenario, f, &control));
-      },
-      false, "stress: simulating trials");
-  if (!workers.root()) return 0;
-  const stress::Outcome baseline = stress::parse_outcome(results[0]);
-  if (!baseline.survived())
-    throw engine::UserError({files[0], 0, 0},
-                            "the step does not simulate without the drawn faults: " +
-                                (baseline.lost.empty() ? baseline.error : baseline.lost),
-                            "stepsim run " + files[0] + " shows the error on its own");
-  c.baseline_s = baseline.step_s;
-  for (int t = 0; t < n; ++t) c.outcomes.push_back(stress::parse_outcome(results[t + 1]));
+  request.max_memory = max_memory_bytes(max_memory);
+  const std::optional<stress::Campaign> campaign =
+      run_campaign(files[0], scenario, request, workers, &control);
+  if (!campaign) return 0;
+  const stress::Campaign& c = *campaign;
   const stress::Summary summary = stress::summarize(c);
   if (!html.empty()) outputs.stage(html, report::stress_page(c, summary));
   const std::string out = vm.count("json")  ? stress::campaign_json(c, summary)

@@ -10,7 +10,9 @@
 #include "sim/report/html_charts.hpp"
 #include "sim/report/schedule_svg.hpp"
 #include "sim/report/step_report.hpp"
+#include "sim/report/stress_page.hpp"
 #include "sim/report/svg.hpp"
+#include "sim/stress/campaign_report.hpp"
 
 namespace stepsim::report {
 
@@ -151,6 +153,37 @@ svg{display:block}
   return kStyle;
 }
 
+namespace {
+
+// 8. What a failure costs: per scenario with a campaign, its draws and figures, the histogram
+// and the costliest components.
+std::string stress_section(const std::vector<ReportRun>& runs) {
+  std::string o =
+      "<section id=\"stress\">\n<h2>8. What a failure costs</h2>\n<p class=\"note\">Each trial "
+      "adds random faults, drawn uniformly over the cluster's components, to the scenario's own "
+      "and simulates the whole step; the change is against the step without them (stepsim "
+      "stress).</p>\n";
+  for (const auto& r : runs) {
+    if (!r.campaign) continue;
+    const stress::Campaign& c = *r.campaign;
+    const stress::Summary s = stress::summarize(c);
+    o += "<h3>" + escape(r.label) + "</h3>\n<p class=\"note\">" + std::to_string(s.trials) +
+         " trials of " + escape(stress::draws_text(c)) + ", seed " + std::to_string(c.seed) +
+         ": baseline " + fixed(c.baseline_s, 3) + " s; " + std::to_string(s.survived) +
+         " survived, " + std::to_string(s.lost) + " lost";
+    if (s.survived > 0)
+      o += "; change median " + stress::percent(s.change.median) + ", p90 " +
+           stress::percent(s.change.p90) + ", p99 " + stress::percent(s.change.p99) + ", max " +
+           stress::percent(s.change.max);
+    o += ".</p>\n<div class=\"charts\">\n";
+    if (s.survived > 0) o += "<div class=\"chart\">" + stress_histogram_svg(s) + "</div>\n";
+    o += "<div class=\"chart\">" + stress_components_table(s, 10) + "</div>\n</div>\n";
+  }
+  return o + "</section>\n";
+}
+
+}  // namespace
+
 std::string html_report(const std::vector<ReportRun>& runs) {
   std::string title = "stepsim report:";
   for (const auto& r : runs) title += " " + r.label;
@@ -271,7 +304,10 @@ std::string html_report(const std::vector<ReportRun>& runs) {
     }
     o += "</table>\n";
   }
-  o += "</section>\n</body>\n</html>\n";
+  o += "</section>\n";
+  if (std::any_of(runs.begin(), runs.end(), [](const ReportRun& r) { return r.campaign; }))
+    o += stress_section(runs);
+  o += "</body>\n</html>\n";
   return o;
 }
 

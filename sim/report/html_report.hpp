@@ -9,7 +9,9 @@
 //  4. schedule: the schedule diagram per scenario on one time axis (the longest step's);
 //  5. links: utilisation per link group over the step and the busiest links;
 //  6. memory: memory per pipeline rank over the step against capacity;
-//  7. collectives: per traffic kind, bytes, time, achieved bus bandwidth and algorithm.
+//  7. collectives: per traffic kind, bytes, time, achieved bus bandwidth and algorithm;
+//  8. stress (when a run has a campaign, stepsim report --stress): per scenario, the draws, the
+//     step-time change's median, p90, p99 and max, its histogram and the costliest components.
 // Deterministic: the same simulations give the same bytes.
 #pragma once
 
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "sim/run/step_simulation.hpp"
+#include "sim/stress/campaign.hpp"
 
 namespace stepsim::report {
 
@@ -24,6 +27,7 @@ struct ReportRun {
   std::string label;  // e.g. the scenario file's stem
   const run::StepSimulation* sim = nullptr;
   const spec::ScenarioSpec* spec = nullptr;
+  const stress::Campaign* campaign = nullptr;  // its stress campaign, if one was run
 };
 
 // The section ids, in page order.

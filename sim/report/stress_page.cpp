@@ -20,8 +20,9 @@ std::string td(const std::string& v, bool left = false) {
   return std::string(left ? "<td class=\"l\">" : "<td>") + escape(v) + "</td>";
 }
 
-// Bars of the summary's bins on a linear change axis, the median and p90 as dashed lines.
-std::string histogram_svg(const stress::Summary& s) {
+}  // namespace
+
+std::string stress_histogram_svg(const stress::Summary& s) {
   constexpr double kW = 580, kH = 300, kLeft = 60, kRight = 20, kTop = 20, kBottom = 50;
   const int peak = std::max(1, *std::max_element(s.histogram.begin(), s.histogram.end()));
   const double lo = s.change.min, hi = s.change.max > lo ? s.change.max : lo + 1e-3;
@@ -69,7 +70,24 @@ std::string histogram_svg(const stress::Summary& s) {
   return o + "</svg>\n";
 }
 
-}  // namespace
+std::string stress_components_table(const stress::Summary& s, std::size_t rows) {
+  std::string o =
+      "<table class=\"data\"><tr><th class=\"l\">component</th><th>trials</th><th>lost</th><th>"
+      "mean change</th><th>max change</th><th class=\"l\"></th></tr>\n";
+  double widest = 1e-12;
+  for (const auto& k : s.components) widest = std::max(widest, k.mean_change);
+  for (std::size_t i = 0; i < std::min(rows, s.components.size()); ++i) {
+    const stress::ComponentCost& k = s.components[i];
+    const bool any = k.trials > k.lost;
+    const double w = any ? std::max(0.0, k.mean_change) / widest * 200.0 : 0.0;
+    o += "<tr>" + td(k.component, true) + td(std::to_string(k.trials)) +
+         td(std::to_string(k.lost)) + td(any ? percent(k.mean_change) : "-") +
+         td(any ? percent(k.max_change) : "-") +
+         "<td class=\"l\"><div style=\"width:" + format::fixed(w, 0) +
+         "px;height:10px;background:" + kExposedColour + "\"></div></td></tr>\n";
+  }
+  return o + "</table>\n";
+}
 
 std::string stress_page(const stress::Campaign& c, const stress::Summary& s) {
   const std::string title = "stepsim stress: " + c.name;
@@ -94,7 +112,7 @@ std::string stress_page(const stress::Campaign& c, const stress::Summary& s) {
   if (s.survived > 0)
     o += "<p class=\"note\">Step-time change of the " + std::to_string(s.survived) +
          " surviving trials in " + std::to_string(stress::kHistogramBins) +
-         " equal bins.</p>\n<div class=\"chart\">" + histogram_svg(s) + "</div>\n";
+         " equal bins.</p>\n<div class=\"chart\">" + stress_histogram_svg(s) + "</div>\n";
   else
     o += "<p class=\"note\">No trial survived.</p>\n";
   o += "</section>\n";
@@ -103,23 +121,8 @@ std::string stress_page(const stress::Campaign& c, const stress::Summary& s) {
        "class=\"note\">Per component hit: the trials that hit it, those the job did not "
        "survive, and the mean and largest change over the rest; a trial with several faults "
        "charges its change to each. " +
-       std::to_string(s.components.size()) +
-       " components were hit.</p>\n<table class=\"data\"><tr><th "
-       "class=\"l\">component</th><th>trials</th><th>lost</th><th>mean change</th><th>max "
-       "change</th><th class=\"l\"></th></tr>\n";
-  double widest = 1e-12;
-  for (const auto& k : s.components) widest = std::max(widest, k.mean_change);
-  for (std::size_t i = 0; i < std::min(kComponents, s.components.size()); ++i) {
-    const stress::ComponentCost& k = s.components[i];
-    const bool any = k.trials > k.lost;
-    const double w = any ? std::max(0.0, k.mean_change) / widest * 200.0 : 0.0;
-    o += "<tr>" + td(k.component, true) + td(std::to_string(k.trials)) +
-         td(std::to_string(k.lost)) + td(any ? percent(k.mean_change) : "-") +
-         td(any ? percent(k.max_change) : "-") +
-         "<td class=\"l\"><div style=\"width:" + format::fixed(w, 0) +
-         "px;height:10px;background:" + kExposedColour + "\"></div></td></tr>\n";
-  }
-  o += "</table>\n</section>\n";
+       std::to_string(s.components.size()) + " components were hit.</p>\n" +
+       stress_components_table(s, kComponents) + "</section>\n";
 
   o += "<section id=\"lost\">\n<h2>4. Trials the job does not survive</h2>\n";
   if (s.lost + s.failed == 0) {

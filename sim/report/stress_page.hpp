@@ -18,4 +18,10 @@ inline constexpr const char* kStressSections[] = {"headline", "distribution", "c
 
 std::string stress_page(const stress::Campaign& c, const stress::Summary& s);
 
+// Shared with the report's stress section (html_report.hpp): the histogram of the surviving
+// trials' change, the median and p90 marked (SVG); the `rows` costliest components, a bar each
+// (an HTML table).
+std::string stress_histogram_svg(const stress::Summary& s);
+std::string stress_components_table(const stress::Summary& s, std::size_t rows);
+
 }  // namespace stepsim::report

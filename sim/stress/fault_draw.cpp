@@ -27,11 +27,11 @@ bool has_value(FaultKind k) {
   return degrades(k) || k == FaultKind::straggler;
 }
 
-[[noreturn]] void bad(const std::string& text, const std::string& what, const std::string& hint) {
-  throw engine::UserError({"--fault " + text, 0, 0}, what, hint);
+[[noreturn]] void bad(const FaultDraw& d, const std::string& what, const std::string& hint) {
+  throw engine::UserError({d.option + " " + d.text, 0, 0}, what, hint);
 }
 
-double parse_number(const std::string& text, const std::string& value) {
+double parse_number(const FaultDraw& d, const std::string& value) {
   std::size_t used = 0;
   double x = 0.0;
   try {
@@ -40,7 +40,7 @@ double parse_number(const std::string& text, const std::string& value) {
     used = 0;
   }
   if (used == 0 || used != value.size() || !std::isfinite(x))
-    bad(text, "'" + value + "' is not a number", "e.g. --fault straggler:2@1.2-1.5");
+    bad(d, "'" + value + "' is not a number", "e.g. " + d.option + " straggler:2@1.2-1.5");
   return x;
 }
 
@@ -100,9 +100,10 @@ spec::FaultSpec component(const FaultDraw& d, const spec::ClusterSpec& c, long l
 
 }  // namespace
 
-FaultDraw parse_fault_draw(const std::string& text) {
+FaultDraw parse_fault_draw(const std::string& text, const std::string& option) {
   FaultDraw d;
   d.text = text;
+  d.option = option;
   std::string rest = text, value;
   if (const auto at = rest.find('@'); at != std::string::npos) {
     value = rest.substr(at + 1);
@@ -118,33 +119,32 @@ FaultDraw parse_fault_draw(const std::string& text) {
   if (kind == words.end()) {
     std::string all;
     for (const std::string& w : words) all += (all.empty() ? "" : ", ") + w;
-    bad(text, "unknown fault kind '" + rest + "'", "one of " + all);
+    bad(d, "unknown fault kind '" + rest + "'", "one of " + all);
   }
   d.kind = static_cast<FaultKind>(kind - words.begin());
   if (!count.empty()) {
-    const double n = parse_number(text, count);
+    const double n = parse_number(d, count);
     if (n != std::floor(n) || n < 1 || n > 1e6)
-      bad(text, "the count '" + count + "' is not a whole number from 1 to 1000000",
+      bad(d, "the count '" + count + "' is not a whole number from 1 to 1000000",
           "e.g. --fault nic_down:2");
     d.count = static_cast<int>(n);
   }
   const bool straggler = d.kind == FaultKind::straggler;
   if (value.empty()) {
-    if (text.find('@') != std::string::npos)
-      bad(text, "nothing after '@'", "e.g. @0.5 or @0.25-0.75");
+    if (text.find('@') != std::string::npos) bad(d, "nothing after '@'", "e.g. @0.5 or @0.25-0.75");
     d.low = straggler ? kDefaultSlowdownLow : kDefaultFactor;
     d.high = straggler ? kDefaultSlowdownHigh : kDefaultFactor;
     return d;
   }
   if (!has_value(d.kind))
-    bad(text, std::string(rest) + " takes no value: the component is down",
+    bad(d, std::string(rest) + " takes no value: the component is down",
         "drop '@" + value + "', or use a *_degrade kind with a bandwidth factor");
   const auto dash = value.find('-', 1);
-  d.low = parse_number(text, value.substr(0, dash));
-  d.high = dash == std::string::npos ? d.low : parse_number(text, value.substr(dash + 1));
+  d.low = parse_number(d, value.substr(0, dash));
+  d.high = dash == std::string::npos ? d.low : parse_number(d, value.substr(dash + 1));
   const double lo = straggler ? 1.0 : 1e-2, hi = straggler ? 100.0 : 1.0;
   if (d.low < lo || d.high > hi || d.high < d.low)
-    bad(text,
+    bad(d,
         std::string(straggler ? "a slowdown" : "a bandwidth factor") + " range must lie in [" +
             format::fixed(lo, lo < 1 ? 2 : 0) + ", " + format::fixed(hi, 0) + "], low first",
         straggler ? "e.g. straggler:1@1.2-1.5 (1.2 to 1.5 times slower)"
@@ -179,9 +179,9 @@ void check_draw(const FaultDraw& d, const spec::ClusterSpec& c) {
   if (n >= d.count) return;
   const std::string kind(spec::kFaultKinds.word(d.kind));
   if (n == 0)
-    bad(d.text, "the cluster has no component a " + kind + " fault can hit",
+    bad(d, "the cluster has no component a " + kind + " fault can hit",
         "NIC, link and switch faults need a scale-out fabric (leaf-spine links need spines)");
-  bad(d.text,
+  bad(d,
       "the cluster has " + std::to_string(n) + " components a " + kind +
           " fault can hit, fewer than " + std::to_string(d.count),
       "ask for at most " + std::to_string(n));

@@ -27,13 +27,14 @@ namespace stepsim::stress {
 struct FaultDraw {
   spec::FaultKind kind = spec::FaultKind::nic_down;
   int count = 1;
-  double low = 0.0, high = 0.0;  // the factor's or slowdown's range (equal: a fixed value)
-  std::string text;              // as given on the command line
+  double low = 0.0, high = 0.0;    // the factor's or slowdown's range (equal: a fixed value)
+  std::string text;                // as given on the command line
+  std::string option = "--fault";  // the option that gave it, for messages
 };
 
 // Parses "nic_down", "link_degrade:2@0.25", "straggler:4@1.2-1.8"; throws engine::UserError
-// naming `--fault TEXT` with a hint.
-FaultDraw parse_fault_draw(const std::string& text);
+// naming `OPTION TEXT` with a hint.
+FaultDraw parse_fault_draw(const std::string& text, const std::string& option = "--fault");
 
 // Components of the draw's kind the cluster has (NICs, links, switches, nodes or GPUs).
 long long components(const FaultDraw& d, const spec::ClusterSpec& c);

@@ -2,6 +2,7 @@
 // the three DeepSeek-V3 scenarios rendered by headless Chromium draws every section.
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +11,7 @@
 
 #include "sim/report/html_report.hpp"
 #include "tests/html_scan.hpp"
+#include "tests/json_dom.hpp"
 #include "tests/png_reader.hpp"
 #include "tests/test_support.hpp"
 
@@ -158,3 +160,26 @@ TEST_CASE("report: the DeepSeek-V3 page, rendered by headless Chromium, draws ev
   }
 }
 #endif
+
+TEST_CASE("report --stress: a section per scenario's campaign, as stepsim stress draws it") {
+  const std::string args = kSmall + " --stress straggler:1@1.5 --trials 4 --seed 3";
+  const auto page = run_stepsim(args);
+  REQUIRE(page.status == 0);
+  CHECK(page.out.find("<section id=\"stress\">") != std::string::npos);
+  CHECK(page.out.find("4 trials of 1 straggler") != std::string::npos);
+  // The same draws as the stress command, over threads too: its figures appear on the page.
+  const auto json = run_stepsim(
+      "stress scenarios/gpt3-175b-a100.yaml --set cluster.nodes=8 --set "
+      "training.global_batch=32 --fault straggler:1@1.5 --trials 4 --seed 3 --json");
+  REQUIRE(json.status == 0);
+  const auto j = stepsim::test::parse_json(json.out);
+  char median[32];
+  std::snprintf(median, sizeof median, "median %+.2f%%", 100.0 * j.at("change").at("median").num);
+  CHECK(page.out.find(median) != std::string::npos);
+  CHECK(run_stepsim(args + " -j 2").out == page.out);
+  const auto without = run_stepsim(kSmall);
+  CHECK(without.out.find("id=\"stress\"") == std::string::npos);
+  const auto bad = run_stepsim(kSmall + " --seed 4");
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("--seed has no effect without --stress") != std::string::npos);
+}
