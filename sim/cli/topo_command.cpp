@@ -66,6 +66,7 @@ int topo_command(const Args& args) {
     w.begin_object();
     w.field("cluster", spec.name);
     w.field("nodes", spec.nodes);
+    w.field("placement", spec::kPlacements.word(spec.placement));
     w.field("gpus", t.gpus());
     w.field("nics", vc(VertexKind::nic));
     w.field("nvswitches", vc(VertexKind::nvswitch));
@@ -99,6 +100,9 @@ int topo_command(const Args& args) {
     return 0;
   }
   std::cout << spec.name << "\n";
+  if (spec.placement != spec::Placement::packed)
+    std::cout << "  nodes placed " << spec::kPlacements.phrase(spec.placement)
+              << " (placement: " << spec::kPlacements.word(spec.placement) << ")\n";
   format::TextTable tab({"component", "count", "notes"});
   tab.left_align_from(2);
   tab.row({"GPUs", std::to_string(t.gpus()),

@@ -176,6 +176,31 @@ spec::ClusterSpec read_cluster(const Node& node, const std::string& dir,
   if (c.nodes > 1 && c.fabric.kind == spec::FabricKind::none)
     node.fail(std::to_string(c.nodes) + " nodes need a scale-out fabric",
               "add fabric: {kind: multi_plane_fat_tree, ...}");
+  if (auto p = r.find("placement")) {
+    if (p->is_sequence()) {
+      c.placement = spec::Placement::list;
+      const long long half = std::max(1, c.fabric.nodes_per_leaf(c.gpus_per_node));
+      const long long slots = (c.nodes + half - 1) / half * half;
+      const auto items = p->items();
+      if (static_cast<long long>(items.size()) != c.nodes)
+        p->fail("placement lists " + std::to_string(items.size()) + " slots for " +
+                    std::to_string(c.nodes) + " nodes",
+                "one slot per node, in node order: slot s is port s mod " + std::to_string(half) +
+                    " of leaf s / " + std::to_string(half));
+      std::vector<bool> taken(static_cast<std::size_t>(slots), false);
+      for (const Node& item : items) {
+        const int slot = static_cast<int>(item.integer(0, slots - 1));
+        if (taken[slot]) item.fail("slot " + std::to_string(slot) + " is given twice");
+        taken[slot] = true;
+        c.slots.push_back(slot);
+      }
+    } else {
+      c.placement = static_cast<spec::Placement>(p->choice({"packed", "spread"}));
+      c.slots = spec::placement_slots(c, c.placement);
+    }
+    if (c.placement != spec::Placement::packed && c.fabric.kind == spec::FabricKind::none)
+      p->fail("placement needs a fabric with leaves", "drop placement on a single node");
+  }
   if (auto f = r.find("faults")) c.faults = read_faults(*f, c);
   if (auto v = r.find("variability")) {
     MapReader vr(*v);

@@ -12,6 +12,13 @@ using workload::ParallelPlan;
 
 namespace {
 
+// Whether routes of columns a whole-leaf shift apart are translations of one another: not under
+// hashed routes, nor when nodes are placed other than packed (their leaves then follow no
+// pattern the signature could see); then every cell is a class of its own.
+bool translations(const spec::ClusterSpec& c) {
+  return c.fabric.routing == spec::Routing::destination && c.placement == spec::Placement::packed;
+}
+
 struct Layout {
   int block, cell, cells, gpn, half, spines, offset;
   const spec::ClusterSpec* cluster;
@@ -48,12 +55,13 @@ std::vector<int> signature(const Layout& l, int pp, int j) {
   const int pod_leaves = l.cluster->fabric.kind == spec::FabricKind::clos3
                              ? std::max(1, l.cluster->fabric.leaves_per_pod)
                              : 1 << 30;
-  const int base = (l.offset + j * l.cell) / l.gpn / l.half;
+  const int base = l.cluster->slot_of((l.offset + j * l.cell) / l.gpn) / l.half;
   for (int r = 0; r < pp; ++r) {
     const int first = l.offset + r * l.block + j * l.cell;
     for (int n = first / l.gpn; n <= (first + l.cell - 1) / l.gpn; ++n) {
-      sig.push_back(n / l.half - base);
-      sig.push_back(n / l.half / pod_leaves - base / pod_leaves);
+      const int leaf = l.cluster->slot_of(n) / l.half;
+      sig.push_back(leaf - base);
+      sig.push_back(leaf / pod_leaves - base / pod_leaves);
       sig.push_back(spec::leaf_port(*l.cluster, std::max(first, n * l.gpn)) % l.spines);
     }
   }
@@ -94,9 +102,7 @@ Symmetry make_symmetry(const ParallelPlan& plan, const hw::Topology& topo, bool 
     for (int g = 0; g < topo.gpus(); ++g)
       for (int leaf : faulted_leaves)
         if (topo.leaf_of(g) == leaf) node_touched[g / gpn] = true;
-  // Hashed routes are not translations of one another: every cell on its own.
-  const bool hashed = topo.spec().fabric.routing == spec::Routing::ecmp_hash;
-  std::vector<bool> touched(s.cells, exact || hashed);
+  std::vector<bool> touched(s.cells, exact || !translations(topo.spec()));
   for (int j = 0; j < s.cells; ++j)
     for (int r = 0; r < plan.pp && !touched[j]; ++r)
       for (int g = s.first_gpu(r, j); g < s.first_gpu(r, j) + s.cell && !touched[j]; ++g)
@@ -122,7 +128,7 @@ std::string cells_text(const std::vector<int>& cells) {
 
 int estimate_classes(const ParallelPlan& plan, const spec::ClusterSpec& cluster, bool exact) {
   const Layout l = layout_of(plan, cluster);
-  if (exact || cluster.fabric.routing == spec::Routing::ecmp_hash) return l.cells;
+  if (exact || !translations(cluster)) return l.cells;
   long long classes =
       static_cast<long long>(merged(l, plan.pp, std::vector<bool>(l.cells, false)).size());
   for (const auto& f : cluster.faults) {

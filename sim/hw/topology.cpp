@@ -125,7 +125,7 @@ void Topology::build_fabric() {
   access_down_.resize(n);
   leaf_of_gpu_.resize(n);
   for (int g = 0; g < n; ++g) {
-    const int node = g / gpn, local = g % gpn;
+    const int node = spec_.slot_of(g / gpn), local = g % gpn;
     const int leaf = clos3   ? node / half
                      : multi ? local * leaves_per_plane_ + node / half
                              : local * leaves_per_rail + node / half;

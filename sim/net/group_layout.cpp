@@ -34,7 +34,8 @@ bool has_network_faults(const hw::Topology& t) {
 }
 
 bool can_bundle(const hw::Topology& t) {
-  return !has_network_faults(t) && t.spec().fabric.routing == spec::Routing::destination;
+  return !has_network_faults(t) && t.spec().fabric.routing == spec::Routing::destination &&
+         t.spec().placement == spec::Placement::packed;
 }
 
 TransferSink::TransferSink(const GroupLayout& l, const hw::Topology& t, bool bundle)

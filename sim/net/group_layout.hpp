@@ -32,8 +32,8 @@ struct GroupLayout {
 GroupLayout layout_of(const std::vector<int>& group, const hw::Topology& t);
 
 bool has_network_faults(const hw::Topology& t);
-// Whether transfers may be bundled on this cluster: no network faults, and destination routing
-// (hashed routes are not translations of one another).
+// Whether transfers may be bundled on this cluster: no network faults, destination routing and
+// packed nodes (hashed routes, or nodes placed otherwise, are not translations of one another).
 bool can_bundle(const hw::Topology& t);
 
 class TransferSink {

@@ -1,5 +1,7 @@
 #include "sim/report/jobs_report.hpp"
 
+#include <cmath>
+
 #include "sim/format/text_table.hpp"
 #include "sim/report/step_report.hpp"
 
@@ -14,6 +16,7 @@ std::string nodes_text(const run::JobRun& r) {
 }
 
 std::string percent(double f) {
+  if (std::abs(f) < 5e-5) return "0.00%";  // within the rounding: no sign to show
   return (f >= 0.0 ? "+" : "") + format::fixed(100.0 * f, 2) + "%";
 }
 
@@ -28,7 +31,8 @@ std::string jobs_text(const std::vector<run::JobRun>& jobs,
          step_text(jobs[j].sim, specs[j], timing) + "\n";
   const hw::Topology& fabric = *jobs.front().sim.topology;
   o += "Jobs on one fabric: " + specs.front().cluster.name + ", " +
-       std::to_string(fabric.spec().nodes) + " nodes, jobs packed in order\n";
+       std::to_string(fabric.spec().nodes) + " nodes numbered job after job, placed " +
+       std::string(spec::kPlacements.word(fabric.spec().placement)) + "\n";
   format::TextTable t({"job", "placed on", "step alone", "step together", "slowed by"});
   for (std::size_t j = 0; j < jobs.size(); ++j)
     t.row({std::to_string(j + 1) + " " + labels[j], nodes_text(jobs[j]),
@@ -59,7 +63,7 @@ void jobs_json(format::JsonWriter& w, const std::vector<run::JobRun>& jobs,
   w.key("fabric").begin_object();
   w.field("cluster", specs.front().cluster.name);
   w.field("nodes", fabric.spec().nodes);
-  w.field("placement", "packed");
+  w.field("placement", spec::kPlacements.word(fabric.spec().placement));
   w.end_object();
   w.key("jobs").begin_array();
   for (std::size_t j = 0; j < jobs.size(); ++j) {

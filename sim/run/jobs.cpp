@@ -48,6 +48,13 @@ spec::ClusterSpec shared_fabric(const std::vector<spec::ScenarioSpec>& jobs) {
       throw engine::UserError(at, "the jobs need more than 1048576 nodes together");
     fabric.nodes += c.nodes;
   }
+  if (fabric.placement == spec::Placement::list && jobs.size() > 1)
+    throw engine::UserError(first.where.at("cluster"),
+                            "a listed placement names the slots of one job's nodes, not of the "
+                            "jobs sharing its fabric",
+                            "place jobs on one fabric packed or spread");
+  if (fabric.placement == spec::Placement::spread)
+    fabric.slots = spec::placement_slots(fabric, fabric.placement);
   return fabric;
 }
 

@@ -2,16 +2,18 @@
 // own nodes of the first job's cluster, and their steps are simulated together, sharing the
 // fabric's links as any concurrent communication does (exec/step_jobs.hpp).
 //
-// Placement: packed, in the order given: job 0 on nodes [0, n0), job 1 on [n0, n0 + n1), ...,
-// each job's size its scenario's cluster.nodes; the fabric is the first job's cluster with
-// n0 + n1 + ... nodes (its faults, numbered on the fabric, apply to every job). The jobs must
+// Placement: nodes numbered in the order given: job 0 on nodes [0, n0), job 1 on [n0, n0 + n1),
+// ..., each job's size its scenario's cluster.nodes; the fabric is the first job's cluster with
+// n0 + n1 + ... nodes (its faults, numbered on the fabric, apply to every job), and its placement
+// (spec::Placement: packed, the default, or spread over the leaves) puts those nodes under the
+// leaves; a placement listed slot by slot names one job's nodes and is refused. The jobs must
 // name the same cluster (device, GPUs per node, fabric) and network fidelity; a later job may not
 // carry faults of its own. Each job is also simulated alone on the same nodes: the difference is
 // what the others cost it. Jobs whose traffic stays under their own leaves do not meet; jobs
 // whose traffic climbs through a leaf they share meet on its uplinks, and the spine downlinks to
 // a shared leaf, and share them max-min fairly while both send.
-// Not modelled: other placements (spread, by zone, from a file), jobs starting at different
-// times (every step starts at 0), and a job's later steps overlapping another's.
+// Not modelled: jobs starting at different times (every step starts at 0), and a job's later
+// steps overlapping another's.
 #pragma once
 
 #include <memory>

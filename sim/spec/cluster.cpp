@@ -29,10 +29,24 @@ FabricShape fabric_shape(const ClusterSpec& c) {
 }
 
 int leaf_port(const ClusterSpec& c, int gpu) {
-  const int node = gpu / c.gpus_per_node, half = c.fabric.nodes_per_leaf(c.gpus_per_node);
+  const int node = c.slot_of(gpu / c.gpus_per_node),
+            half = c.fabric.nodes_per_leaf(c.gpus_per_node);
   if (c.fabric.kind == FabricKind::clos3)
     return node % half * c.gpus_per_node + gpu % c.gpus_per_node;
   return node % half;
+}
+
+std::vector<int> placement_slots(const ClusterSpec& c, Placement placement) {
+  if (placement != Placement::spread) return {};
+  // Slots leaf by leaf in round-robin order: the first port of every leaf, then the second, ...
+  // skipping ports past the last node.
+  const int half = std::max(1, c.fabric.nodes_per_leaf(c.gpus_per_node));
+  const int leaves = (c.nodes + half - 1) / half;
+  std::vector<int> slots;
+  for (int port = 0; port < half; ++port)
+    for (int leaf = 0; leaf < leaves; ++leaf)
+      if (leaf * half + port < c.nodes) slots.push_back(leaf * half + port);
+  return slots;
 }
 
 std::string fault_place(const FaultSpec& f) {

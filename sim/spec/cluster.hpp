@@ -146,6 +146,18 @@ struct VariabilitySpec {
   std::string source;          // where the spread comes from
 };
 
+// Where the nodes sit under the leaves. Node n (GPUs n·gpus_per_node onwards: the numbering the
+// layout's rank -> GPU map uses) occupies slot slot_of(n) of the fabric: leaf slot / nodes per
+// leaf, at port slot mod nodes per leaf.
+//  - packed: slot n, consecutive nodes fill a leaf before the next (the default);
+//  - spread: round-robin over the leaves, consecutive nodes on different leaves (a scheduler that
+//    hands out free nodes wherever they are; neighbouring ranks then cross the spines);
+//  - list: slots given one per node (from a scheduler's allocation, or by hand).
+enum class Placement { packed, spread, list };
+inline constexpr Names<Placement, 3> kPlacements{{{{"packed", "leaf by leaf"},
+                                                   {"spread", "round-robin over the leaves"},
+                                                   {"list", "slot by slot as listed"}}}};
+
 struct ClusterSpec {
   std::string name;
   DeviceSpec device;
@@ -163,9 +175,15 @@ struct ClusterSpec {
   std::vector<FaultSpec> faults;
   VariabilitySpec variability;
   std::string device_file;  // the device file it was read from, "" when written inline
+  Placement placement = Placement::packed;
+  std::vector<int> slots;  // per node, its slot (Placement::list; filled for spread too)
 
   int world_size() const { return nodes * gpus_per_node; }
+  int slot_of(int node) const { return slots.empty() ? node : slots[node]; }
 };
+
+// The slots of `placement` for the cluster's nodes (empty for packed).
+std::vector<int> placement_slots(const ClusterSpec& c, Placement placement);
 
 // Switch counts implied by a fabric (hw/topology.hpp builds them): planes, leaves and spines per
 // plane.

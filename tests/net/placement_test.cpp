@@ -1,0 +1,47 @@
+// Placement (spec::Placement): which slot under the leaves each node occupies, and what the
+// topology and the step make of it.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "sim/engine/user_error.hpp"
+#include "sim/hw/topology.hpp"
+#include "tests/net/cluster_fixture.hpp"
+
+using namespace stepsim;
+
+TEST_CASE("spread puts consecutive nodes under different leaves, every slot once") {
+  // 64 DGX A100 nodes under 40-port rail leaves: 20 nodes per leaf, 4 leaves (the last half
+  // full).
+  const spec::ClusterSpec c = test::cluster("topologies/a100-64x8-dgx.yaml", {"placement=spread"});
+  REQUIRE(c.slots.size() == 64);
+  std::vector<int> sorted = c.slots;
+  std::sort(sorted.begin(), sorted.end());
+  for (int i = 0; i < 64; ++i) CHECK(sorted[i] == i);
+  CHECK(c.slots[0] == 0);
+  CHECK(c.slots[1] == 20);
+  CHECK(c.slots[3] == 60);
+  CHECK(c.slots[4] == 1);
+  const hw::Topology t(c), packed(test::cluster("topologies/a100-64x8-dgx.yaml"));
+  for (int node = 0; node + 1 < 4; ++node) CHECK(t.leaf_of(node * 8) != t.leaf_of((node + 1) * 8));
+  CHECK(packed.leaf_of(0) == packed.leaf_of(8));
+  CHECK(spec::leaf_port(c, 4 * 8) == 1);  // node 4: the second port of leaf 0
+  CHECK(t.crosses_spine(0, 8));
+  CHECK(!packed.crosses_spine(0, 8));
+}
+
+TEST_CASE("A listed placement: one distinct slot per node") {
+  const spec::ClusterSpec c = test::cluster("topologies/h800-4x8.yaml", {"placement=[3, 2, 1, 0]"});
+  CHECK(c.placement == spec::Placement::list);
+  CHECK(c.slot_of(0) == 3);
+  const hw::Topology t(c);
+  CHECK(spec::leaf_port(c, 0) == 3 % c.fabric.nodes_per_leaf(c.gpus_per_node));
+  CHECK_THROWS_AS(test::cluster("topologies/h800-4x8.yaml", {"placement=[0, 0, 1, 2]"}),
+                  engine::UserError);
+  CHECK_THROWS_AS(test::cluster("topologies/h800-4x8.yaml", {"placement=[0, 1]"}),
+                  engine::UserError);
+  CHECK_THROWS_AS(test::cluster("topologies/h800-4x8.yaml", {"placement=[0, 1, 2, 9999]"}),
+                  engine::UserError);
+  CHECK_THROWS_AS(test::cluster("topologies/h800-4x8.yaml", {"placement=zigzag"}),
+                  engine::UserError);
+}
