@@ -195,7 +195,9 @@ spec::ClusterSpec read_cluster(const Node& node, const std::string& dir,
         c.slots.push_back(slot);
       }
     } else {
-      c.placement = static_cast<spec::Placement>(p->choice({"packed", "spread"}));
+      c.placement = static_cast<spec::Placement>(p->choice({"packed", "spread", "zones"}));
+      if (c.placement == spec::Placement::zones && c.fabric.kind != spec::FabricKind::clos3)
+        p->fail("placement zones needs a fabric with zones", "a clos3 fabric's pods; or spread");
       c.slots = spec::placement_slots(c, c.placement);
     }
     if (c.placement != spec::Placement::packed && c.fabric.kind == spec::FabricKind::none)

@@ -53,7 +53,7 @@ spec::ClusterSpec shared_fabric(const std::vector<spec::ScenarioSpec>& jobs) {
                             "a listed placement names the slots of one job's nodes, not of the "
                             "jobs sharing its fabric",
                             "place jobs on one fabric packed or spread");
-  if (fabric.placement == spec::Placement::spread)
+  if (fabric.placement != spec::Placement::list)  // over the whole fabric's nodes
     fabric.slots = spec::placement_slots(fabric, fabric.placement);
   return fabric;
 }

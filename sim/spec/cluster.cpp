@@ -37,15 +37,17 @@ int leaf_port(const ClusterSpec& c, int gpu) {
 }
 
 std::vector<int> placement_slots(const ClusterSpec& c, Placement placement) {
-  if (placement != Placement::spread) return {};
-  // Slots leaf by leaf in round-robin order: the first port of every leaf, then the second, ...
-  // skipping ports past the last node.
+  if (placement != Placement::spread && placement != Placement::zones) return {};
+  // Slots group by group in round-robin order: the first slot of every group (a leaf, or a
+  // zone's leaves), then the second, ... skipping slots past the last node.
   const int half = std::max(1, c.fabric.nodes_per_leaf(c.gpus_per_node));
-  const int leaves = (c.nodes + half - 1) / half;
+  const int group =
+      placement == Placement::spread ? half : half * std::max(1, c.fabric.leaves_per_pod);
+  const int groups = (c.nodes + group - 1) / group;
   std::vector<int> slots;
-  for (int port = 0; port < half; ++port)
-    for (int leaf = 0; leaf < leaves; ++leaf)
-      if (leaf * half + port < c.nodes) slots.push_back(leaf * half + port);
+  for (int i = 0; i < group; ++i)
+    for (int g = 0; g < groups; ++g)
+      if (g * group + i < c.nodes) slots.push_back(g * group + i);
   return slots;
 }
 

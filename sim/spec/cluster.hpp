@@ -152,10 +152,13 @@ struct VariabilitySpec {
 //  - packed: slot n, consecutive nodes fill a leaf before the next (the default);
 //  - spread: round-robin over the leaves, consecutive nodes on different leaves (a scheduler that
 //    hands out free nodes wherever they are; neighbouring ranks then cross the spines);
+//  - zones: round-robin over a clos3's pods (its zones), packed within each: consecutive nodes in
+//    different zones, so neighbouring ranks cross the aggregation tier;
 //  - list: slots given one per node (from a scheduler's allocation, or by hand).
-enum class Placement { packed, spread, list };
-inline constexpr Names<Placement, 3> kPlacements{{{{"packed", "leaf by leaf"},
+enum class Placement { packed, spread, zones, list };
+inline constexpr Names<Placement, 4> kPlacements{{{{"packed", "leaf by leaf"},
                                                    {"spread", "round-robin over the leaves"},
+                                                   {"zones", "round-robin over the pods"},
                                                    {"list", "slot by slot as listed"}}}};
 
 struct ClusterSpec {
@@ -176,7 +179,7 @@ struct ClusterSpec {
   VariabilitySpec variability;
   std::string device_file;  // the device file it was read from, "" when written inline
   Placement placement = Placement::packed;
-  std::vector<int> slots;  // per node, its slot (Placement::list; filled for spread too)
+  std::vector<int> slots;  // per node, its slot (Placement::list; filled for spread and zones)
 
   int world_size() const { return nodes * gpus_per_node; }
   int slot_of(int node) const { return slots.empty() ? node : slots[node]; }

@@ -45,3 +45,21 @@ TEST_CASE("A listed placement: one distinct slot per node") {
   CHECK_THROWS_AS(test::cluster("topologies/h800-4x8.yaml", {"placement=zigzag"}),
                   engine::UserError);
 }
+
+TEST_CASE("zones puts consecutive nodes in different pods of a clos3, packed within each") {
+  // Meta's RoCE fabric cut to 16 nodes: 2 nodes per rack (32-port switches, 8 GPUs per node),
+  // 2 racks per pod: 4 pods of 4 nodes.
+  const auto c = test::cluster("topologies/h100-3072x8-meta-roce.yaml",
+                               {"nodes=16", "fabric.leaves_per_pod=2", "placement=zones"});
+  REQUIRE(c.slots.size() == 16);
+  CHECK(c.slots[0] == 0);
+  CHECK(c.slots[1] == 4);
+  CHECK(c.slots[3] == 12);
+  CHECK(c.slots[4] == 1);
+  const hw::Topology t(c);
+  for (int node = 0; node + 1 < 4; ++node)
+    CHECK(t.pod_of_leaf(t.leaf_of(node * 8)) != t.pod_of_leaf(t.leaf_of((node + 1) * 8)));
+  CHECK(t.pod_of_leaf(t.leaf_of(0)) == t.pod_of_leaf(t.leaf_of(4 * 8)));
+  CHECK_THROWS_AS(test::cluster("topologies/a100-64x8-dgx.yaml", {"placement=zones"}),
+                  engine::UserError);
+}
