@@ -5,19 +5,13 @@
 #include <numeric>
 
 #include "sim/hw/variability.hpp"
+#include "sim/net/group_layout.hpp"
 
 namespace stepsim::exec {
 
 using workload::ParallelPlan;
 
 namespace {
-
-// Whether routes of columns a whole-leaf shift apart are translations of one another: not under
-// hashed routes, nor when nodes are placed other than packed (their leaves then follow no
-// pattern the signature could see); then every cell is a class of its own.
-bool translations(const spec::ClusterSpec& c) {
-  return c.fabric.routing == spec::Routing::destination && c.placement == spec::Placement::packed;
-}
 
 struct Layout {
   int block, cell, cells, gpn, half, spines, offset;
@@ -102,7 +96,7 @@ Symmetry make_symmetry(const ParallelPlan& plan, const hw::Topology& topo, bool 
     for (int g = 0; g < topo.gpus(); ++g)
       for (int leaf : faulted_leaves)
         if (topo.leaf_of(g) == leaf) node_touched[g / gpn] = true;
-  std::vector<bool> touched(s.cells, exact || !translations(topo.spec()));
+  std::vector<bool> touched(s.cells, exact || !net::routes_translate(topo.spec()));
   for (int j = 0; j < s.cells; ++j)
     for (int r = 0; r < plan.pp && !touched[j]; ++r)
       for (int g = s.first_gpu(r, j); g < s.first_gpu(r, j) + s.cell && !touched[j]; ++g)
@@ -128,7 +122,7 @@ std::string cells_text(const std::vector<int>& cells) {
 
 int estimate_classes(const ParallelPlan& plan, const spec::ClusterSpec& cluster, bool exact) {
   const Layout l = layout_of(plan, cluster);
-  if (exact || !translations(cluster)) return l.cells;
+  if (exact || !net::routes_translate(cluster)) return l.cells;
   long long classes =
       static_cast<long long>(merged(l, plan.pp, std::vector<bool>(l.cells, false)).size());
   for (const auto& f : cluster.faults) {

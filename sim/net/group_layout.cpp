@@ -33,9 +33,12 @@ bool has_network_faults(const hw::Topology& t) {
                      [](const spec::FaultSpec& f) { return f.kind != spec::FaultKind::straggler; });
 }
 
+bool routes_translate(const spec::ClusterSpec& c) {
+  return c.fabric.routing == spec::Routing::destination && c.placement == spec::Placement::packed;
+}
+
 bool can_bundle(const hw::Topology& t) {
-  return !has_network_faults(t) && t.spec().fabric.routing == spec::Routing::destination &&
-         t.spec().placement == spec::Placement::packed;
+  return !has_network_faults(t) && routes_translate(t.spec());
 }
 
 TransferSink::TransferSink(const GroupLayout& l, const hw::Topology& t, bool bundle)

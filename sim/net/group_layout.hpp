@@ -32,8 +32,11 @@ struct GroupLayout {
 GroupLayout layout_of(const std::vector<int>& group, const hw::Topology& t);
 
 bool has_network_faults(const hw::Topology& t);
-// Whether transfers may be bundled on this cluster: no network faults, destination routing and
-// packed nodes (hashed routes, or nodes placed otherwise, are not translations of one another).
+// Whether routes of GPUs a whole-leaf shift apart are translations of one another: destination
+// routing and packed nodes (not hashed routes, nor nodes placed otherwise). Bundling and the
+// symmetry classes (exec/symmetry.hpp) both rest on it.
+bool routes_translate(const spec::ClusterSpec& c);
+// Whether transfers may be bundled on this cluster: no network faults, and routes that translate.
 bool can_bundle(const hw::Topology& t);
 
 class TransferSink {
