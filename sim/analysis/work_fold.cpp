@@ -129,7 +129,7 @@ WorkFold::WorkFold(const spec::ScenarioSpec& spec, const workload::ParallelPlan&
       sm_share_(sm_share),
       send_bytes_(send_bytes),
       rows_(rows),
-      multi_plane_(spec.cluster.fabric.kind == spec::FabricKind::multi_plane_fat_tree) {}
+      pxn_(spec.cluster.fabric.pxn()) {}
 
 void WorkFold::add_row(DeviceWork& w, std::string_view kind, const std::string& label,
                        LinkBytes b) const {
@@ -182,7 +182,7 @@ void WorkFold::collective(DeviceWork& w, workload::StepOpKind kind,
   const net::AlgorithmDef* algorithm = net::find_algorithm(c.options.algorithm);
   STEPSIM_CHECK(algorithm, "a collective of the program without its resolved algorithm");
   net::ShapeInput in{c.op, c.bytes, g};
-  in.multi_plane = multi_plane_;
+  in.multi_plane = pxn_;
   const LinkBytes b = algorithm->bytes_per_gpu(in) * n;
   if (!rows_) {
     add_row(w, row, std::string(), b);
@@ -226,8 +226,7 @@ void WorkFold::send(DeviceWork& w, int d, int to, double n, int kinds) const {
   const bool near = same_node(d, to);
   LinkBytes b = net::p2p_bytes(s, near);
   // Across planes (the two GPUs at other local indices), PXN first hops over NVLink.
-  if (!near && multi_plane_ &&
-      (plan_.first_gpu(to) - plan_.first_gpu(d)) % plan_.gpus_per_node != 0)
+  if (!near && pxn_ && (plan_.first_gpu(to) - plan_.first_gpu(d)) % plan_.gpus_per_node != 0)
     b.nvlink += s;
   static const std::string kWhere[] = {
       "point-to-point to neighbour stages", "point-to-point to neighbour stages (same node)",

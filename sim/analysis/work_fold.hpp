@@ -76,7 +76,7 @@ class WorkFold {
   double sm_share_ = 1.0;
   double send_bytes_ = 0.0;
   bool rows_ = true;
-  bool multi_plane_ = false;
+  bool pxn_ = false;
 };
 
 // A GPU's time per resource: compute at the achievable rate; HBM bytes at the measured

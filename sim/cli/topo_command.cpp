@@ -108,7 +108,9 @@ int topo_command(const Args& args) {
   tab.row({"GPUs", std::to_string(t.gpus()),
            std::to_string(spec.nodes) + " nodes x " + std::to_string(spec.gpus_per_node)});
   tab.row({"NVSwitches", std::to_string(vc(VertexKind::nvswitch)), "one per node"});
-  tab.row({"NICs", std::to_string(vc(VertexKind::nic)), "one per GPU"});
+  const bool dual = spec.fabric.kind == spec::FabricKind::dual_plane;
+  tab.row({"NICs", std::to_string(vc(VertexKind::nic)),
+           dual ? "one per GPU, a port on each plane" : "one per GPU"});
   tab.row({"leaf switches", std::to_string(vc(VertexKind::leaf)),
            std::to_string(t.leaves_per_plane()) + " per plane, " + std::to_string(t.planes()) +
                " plane(s)"});
@@ -122,7 +124,8 @@ int topo_command(const Args& args) {
              "one per spine index, linking that spine of every pod (its switches merged)"});
   tab.row({"links nvlink", std::to_string(lc(LinkClass::nvlink)), "directed, GPU <-> NVSwitch"});
   tab.row({"links nic", std::to_string(lc(LinkClass::nic)), "directed, GPU <-> NIC"});
-  tab.row({"links ib_access", std::to_string(lc(LinkClass::ib_access)), "directed, NIC <-> leaf"});
+  tab.row({"links ib_access", std::to_string(lc(LinkClass::ib_access)),
+           dual ? "directed, NIC port <-> leaf" : "directed, NIC <-> leaf"});
   tab.row({"links ib_core", std::to_string(lc(LinkClass::ib_core)),
            "directed, leaf <-> spine (parallel ports aggregated)"});
   if (lc(LinkClass::ib_agg) > 0)

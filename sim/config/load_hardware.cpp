@@ -163,7 +163,14 @@ spec::ClusterSpec read_cluster(const Node& node, const std::string& dir,
                              std::to_string(reach) + " endpoints)",
                          "use switches with more ports or fewer nodes");
       } else {
-        if (auto planes = fr.find("planes")) planes->integer(1, 1);
+        if (c.fabric.kind == spec::FabricKind::dual_plane) {
+          c.fabric.planes = 2;
+          if (auto planes = fr.find("planes"); planes && planes->integer(1, 64) != 2)
+            planes->fail("a dual-plane fabric has two planes, one per port of every NIC",
+                         "planes: 2, or leave it out");
+        } else if (auto planes = fr.find("planes")) {
+          planes->integer(1, 1);
+        }
         if (static_cast<long long>(c.nodes) * c.gpus_per_node > reach)
           fr.node().fail(std::to_string(c.world_size()) + " NICs exceed a two-layer fat-tree of " +
                              std::to_string(c.fabric.switch_ports) + "-port switches (" +

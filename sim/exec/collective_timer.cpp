@@ -24,7 +24,7 @@ CollectiveTimer::CollectiveTimer(const workload::ParallelPlan& plan, const hw::T
     if (f.leaf_switch())  // the nodes with a NIC under the leaf
       for (int node = 0; node < cluster.nodes; ++node)
         for (int g = node * cluster.gpus_per_node; g < (node + 1) * cluster.gpus_per_node; ++g)
-          if (topo.leaf_of(g) == f.plane * topo.leaves_per_plane() + f.leaf) {
+          if (topo.on_leaf(g, f.plane * topo.leaves_per_plane() + f.leaf)) {
             faulted_nodes_.push_back(node);
             break;
           }

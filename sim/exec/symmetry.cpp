@@ -95,7 +95,7 @@ Symmetry make_symmetry(const ParallelPlan& plan, const hw::Topology& topo, bool 
   if (!faulted_leaves.empty())
     for (int g = 0; g < topo.gpus(); ++g)
       for (int leaf : faulted_leaves)
-        if (topo.leaf_of(g) == leaf) node_touched[g / gpn] = true;
+        if (topo.on_leaf(g, leaf)) node_touched[g / gpn] = true;
   std::vector<bool> touched(s.cells, exact || !net::routes_translate(topo.spec()));
   for (int j = 0; j < s.cells; ++j)
     for (int r = 0; r < plan.pp && !touched[j]; ++r)

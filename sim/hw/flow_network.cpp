@@ -45,9 +45,12 @@ int FlowNetwork::allocate() {
   return static_cast<int>(flows_.size() - 1);
 }
 
-double FlowNetwork::weight(const Flow& f, int link) const {
-  const LinkClass c = topo_.links()[link].cls;
-  return c == LinkClass::ib_core ? f.core_weight : c == LinkClass::ib_agg ? f.agg_weight : 1.0;
+double FlowNetwork::weight(const Flow& f, std::size_t i) const {
+  const LinkClass c = topo_.links()[f.links[i]].cls;
+  const double share = f.link_share.empty() ? 1.0 : f.link_share[i];
+  return share * (c == LinkClass::ib_core  ? f.core_weight
+                  : c == LinkClass::ib_agg ? f.agg_weight
+                                           : 1.0);
 }
 
 void FlowNetwork::start(int src, int dst, double bytes, FlowListener* listener, std::uint64_t tag,
@@ -56,10 +59,11 @@ void FlowNetwork::start(int src, int dst, double bytes, FlowListener* listener, 
   STEPSIM_CHECK(bytes >= 0.0 && multiplicity >= 1.0 && core_weight >= 1.0 && agg_weight >= 1.0,
                 "bad flow");
   STEPSIM_CHECK(share.weight > 0.0 && share.bound > 0.0, "bad flow share");
-  const Route r = topo_.route(src, dst);
+  Route r = topo_.route(src, dst);
   const int f = allocate();
   Flow& fl = flows_[f];
-  fl.links = r.links;
+  fl.links = std::move(r.links);
+  fl.link_share = std::move(r.share);
   fl.remaining = bytes;
   fl.core_weight = core_weight;
   fl.agg_weight = agg_weight;
@@ -68,10 +72,13 @@ void FlowNetwork::start(int src, int dst, double bytes, FlowListener* listener, 
   fl.tag = tag;
   fl.var = -1;
   fl.used = true;
-  for (int l : fl.links) link_bytes_[l] += bytes * weight(fl, l);
+  for (std::size_t i = 0; i < fl.links.size(); ++i)
+    link_bytes_[fl.links[i]] += bytes * weight(fl, i);
   if (fidelity_ == Fidelity::analytic || fl.links.empty() || bytes == 0.0) {
     double bw = share.bound;
-    for (int l : fl.links) bw = std::min(bw, topo_.links()[l].bandwidth);
+    for (std::size_t i = 0; i < fl.links.size(); ++i)
+      bw = std::min(bw, topo_.links()[fl.links[i]].bandwidth /
+                            (fl.link_share.empty() ? 1.0 : fl.link_share[i]));
     // One rounding for the whole transfer: α + S/β, up to the next picosecond.
     const Time t = Time::from_seconds((r.latency_s + step_overhead_s) * steps +
                                       (bytes > 0.0 && std::isfinite(bw) ? bytes / bw : 0.0));
@@ -111,7 +118,8 @@ void FlowNetwork::activate(int f) {
   fl.var = system_.add_variable(fl.share.weight, fl.share.bound);
   if (flow_of_var_.size() <= static_cast<std::size_t>(fl.var)) flow_of_var_.resize(fl.var + 1);
   flow_of_var_[fl.var] = f;
-  for (int l : fl.links) system_.expand(fl.var, constraint(l), weight(fl, l));
+  for (std::size_t i = 0; i < fl.links.size(); ++i)
+    system_.expand(fl.var, constraint(fl.links[i]), weight(fl, i));
   request_solve();
 }
 

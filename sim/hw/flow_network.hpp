@@ -75,9 +75,10 @@ class FlowNetwork final : public engine::EventHandler {
  private:
   struct Flow {
     std::vector<int> links;
-    double remaining = 0.0;    // bytes
-    double core_weight = 1.0;  // consumption on ib_core links
-    double agg_weight = 1.0;   // on ib_agg links
+    std::vector<double> link_share;  // of its bytes per link (Route::share): empty for all
+    double remaining = 0.0;          // bytes
+    double core_weight = 1.0;        // consumption on ib_core links
+    double agg_weight = 1.0;         // on ib_agg links
     FlowShare share;
     int var = -1;          // its variable in the system while it shares links
     engine::Time updated;  // when `remaining` was last brought up to date
@@ -91,7 +92,8 @@ class FlowNetwork final : public engine::EventHandler {
     return (static_cast<std::uint64_t>(flow) << 2) | k;
   }
 
-  double weight(const Flow& f, int link) const;
+  // Consumption of the i-th link of the flow's route per byte/s of the flow.
+  double weight(const Flow& f, std::size_t i) const;
   int allocate();
   void activate(int f);
   void finish(int f);

@@ -108,6 +108,8 @@ void Topology::build_fabric() {
   const int n = spec_.world_size(), gpn = spec_.gpus_per_node, half = f.nodes_per_leaf(gpn);
   const bool multi = f.kind == spec::FabricKind::multi_plane_fat_tree;
   const bool clos3 = f.kind == spec::FabricKind::clos3;
+  ports_ = f.kind == spec::FabricKind::dual_plane ? 2 : 1;
+  const double port_bw = f.nic.bandwidth / ports_;
   const spec::FabricShape shape = spec::fabric_shape(spec_);
   planes_ = shape.planes;
   leaves_per_plane_ = shape.leaves_per_plane;
@@ -121,8 +123,8 @@ void Topology::build_fabric() {
   for (auto& v : leaf_v) v = add_vertex(VertexKind::leaf);
   nic_up_.resize(n);
   nic_down_.resize(n);
-  access_up_.resize(n);
-  access_down_.resize(n);
+  access_up_.resize(static_cast<std::size_t>(ports_) * n);
+  access_down_.resize(static_cast<std::size_t>(ports_) * n);
   leaf_of_gpu_.resize(n);
   for (int g = 0; g < n; ++g) {
     const int node = spec_.slot_of(g / gpn), local = g % gpn;
@@ -132,8 +134,11 @@ void Topology::build_fabric() {
     const int nic = add_vertex(VertexKind::nic);
     nic_up_[g] = add_link(gpu_vertex_[g], nic, LinkClass::nic, f.nic.bandwidth, 0.0);
     nic_down_[g] = add_link(nic, gpu_vertex_[g], LinkClass::nic, f.nic.bandwidth, 0.0);
-    access_up_[g] = add_link(nic, leaf_v[leaf], LinkClass::ib_access, f.nic.bandwidth, nic_lat);
-    access_down_[g] = add_link(leaf_v[leaf], nic, LinkClass::ib_access, f.nic.bandwidth, nic_lat);
+    for (int port = 0; port < ports_; ++port) {
+      const int v = leaf_v[port * leaves_per_plane_ + leaf];
+      access_up_[port * n + g] = add_link(nic, v, LinkClass::ib_access, port_bw, nic_lat);
+      access_down_[port * n + g] = add_link(v, nic, LinkClass::ib_access, port_bw, nic_lat);
+    }
     leaf_of_gpu_[g] = leaf;
   }
   if (spines_per_plane_ == 0) return;
@@ -143,7 +148,7 @@ void Topology::build_fabric() {
   }
   // Each leaf's k/2 uplinks spread over the plane's spines, aggregated per leaf-spine pair.
   const double ports_per_pair = static_cast<double>(half) / spines_per_plane_;
-  const double up_bw = f.nic.bandwidth * ports_per_pair / f.oversubscription;
+  const double up_bw = port_bw * ports_per_pair / f.oversubscription;
   core_up_.resize(leaf_v.size() * spines_per_plane_);
   core_down_.resize(leaf_v.size() * spines_per_plane_);
   for (int p = 0; p < planes_; ++p) {
@@ -211,8 +216,10 @@ void Topology::apply_faults() {
                     " nodes of " + std::to_string(gpn));
         const int g = f.node * gpn + f.nic;
         const bool down = f.kind == spec::FaultKind::nic_down;
-        for (int l : {nic_up_[g], nic_down_[g], access_up_[g], access_down_[g]})
-          scale(l, down, f.factor);
+        for (int l : {nic_up_[g], nic_down_[g]}) scale(l, down, f.factor);
+        for (int port = 0; port < ports_; ++port)
+          for (int l : {access_up_[port * gpus() + g], access_down_[port * gpus() + g]})
+            scale(l, down, f.factor);
         break;
       }
       case spec::FaultKind::link_down:
@@ -258,10 +265,12 @@ void Topology::apply_faults() {
         }
         if (f.leaf >= 0)
           for (int g = 0; g < gpus(); ++g)
-            if (leaf_of_gpu_[g] == f.plane * leaves_per_plane_ + f.leaf) {
-              scale(access_up_[g], true, 0.0);
-              scale(access_down_[g], true, 0.0);
-            }
+            for (int port = 0; port < ports_; ++port)
+              if (leaf_of_gpu_[g] + port * leaves_per_plane_ ==
+                  f.plane * leaves_per_plane_ + f.leaf) {
+                scale(access_up_[port * gpus() + g], true, 0.0);
+                scale(access_down_[port * gpus() + g], true, 0.0);
+              }
         break;
       }
       case spec::FaultKind::node_down:
@@ -270,8 +279,10 @@ void Topology::apply_faults() {
         for (int g = f.node * gpn; g < (f.node + 1) * gpn; ++g) {
           scale(gpu_up_[g], true, 0.0);
           scale(gpu_down_[g], true, 0.0);
-          if (!nic_up_.empty())
-            for (int l : {nic_up_[g], nic_down_[g], access_up_[g], access_down_[g]})
+          if (nic_up_.empty()) continue;
+          for (int l : {nic_up_[g], nic_down_[g]}) scale(l, true, 0.0);
+          for (int port = 0; port < ports_; ++port)
+            for (int l : {access_up_[port * gpus() + g], access_down_[port * gpus() + g]})
               scale(l, true, 0.0);
         }
         break;
@@ -293,8 +304,10 @@ double Topology::slowdown_of(int gpu) const {
   return slowdown_[gpu];
 }
 
-void Topology::append(Route& r, int link) const {
+void Topology::append(Route& r, int link, double share) const {
+  if (share != 1.0 && r.share.empty()) r.share.assign(r.links.size(), 1.0);
   r.links.push_back(link);
+  if (!r.share.empty()) r.share.push_back(share);
   r.latency_s += links_[link].latency_s;
 }
 
@@ -318,8 +331,26 @@ Route Topology::route(int a, int b) const {
     append(r, gpu_down_[src]);
   }
   append(r, nic_up_[src]);
-  append(r, access_up_[src]);
-  const int la = leaf_of_gpu_[src], lb = leaf_of_gpu_[b];
+  if (ports_ == 1) {
+    climb(r, src, b, 0);
+  } else {
+    Route plane[2];
+    const bool up[2] = {climb(plane[0], src, b, 0), climb(plane[1], src, b, 1)};
+    const int live = up[0] + up[1];
+    for (int p = 0; p < 2; ++p)
+      if (up[p] || live == 0)
+        for (int l : plane[p].links) append(r, l, live == 2 ? 0.5 : 1.0);
+    // Both planes' paths have the same latency: count one.
+    if (live == 2) r.latency_s -= plane[1].latency_s;
+  }
+  append(r, nic_down_[b]);
+  return route_is_up(r) ? r : search(a, b);
+}
+
+bool Topology::climb(Route& r, int src, int b, int port) const {
+  const int n = gpus(), shift = port * leaves_per_plane_;
+  append(r, access_up_[port * n + src]);
+  const int la = leaf_of_gpu_[src] + shift, lb = leaf_of_gpu_[b] + shift;
   if (la != lb) {
     // Destination routing: the destination's port on its leaf picks the spine (and, between
     // pods, the aggregation plane of that spine index).
@@ -338,13 +369,12 @@ Route Topology::route(int a, int b) const {
     }
     append(r, core_down_[lb * k + s]);
   }
-  append(r, access_down_[b]);
-  append(r, nic_down_[b]);
-  return route_is_up(r) ? r : search(a, b);
+  append(r, access_down_[port * n + b]);
+  return route_is_up(r);
 }
 
 int Topology::fabric_entry(int a, int b) const {
-  if (spec_.fabric.kind == spec::FabricKind::multi_plane_fat_tree && local_of(a) != local_of(b))
+  if (spec_.fabric.pxn() && local_of(a) != local_of(b))
     return node_of(a) * spec_.gpus_per_node + local_of(b);
   return a;
 }
@@ -395,8 +425,10 @@ Route Topology::search(int a, int b) const {
 
 std::pair<double, LinkClass> Topology::bottleneck(const Route& r) const {
   std::pair<double, LinkClass> best{INFINITY, LinkClass::nvlink};
-  for (int l : r.links)
-    if (links_[l].bandwidth < best.first) best = {links_[l].bandwidth, links_[l].cls};
+  for (std::size_t i = 0; i < r.links.size(); ++i) {
+    const Link& l = links_[r.links[i]];
+    if (l.bandwidth / r.share_of(i) < best.first) best = {l.bandwidth / r.share_of(i), l.cls};
+  }
   return best;
 }
 
@@ -427,7 +459,13 @@ double Topology::bisection_bandwidth() const {
 int Topology::longest_route_hops() const {
   std::size_t longest = 0;
   for (int src : {0, spec_.gpus_per_node - 1})
-    for (int g = 0; g < gpus(); ++g) longest = std::max(longest, route(src, g).links.size());
+    for (int g = 0; g < gpus(); ++g) {
+      // A route split over two planes is as long as one plane's part.
+      const Route r = route(src, g);
+      const auto split =
+          std::count_if(r.share.begin(), r.share.end(), [](double x) { return x < 1; });
+      longest = std::max(longest, r.links.size() - static_cast<std::size_t>(split) / 2);
+    }
   return static_cast<int>(longest);
 }
 

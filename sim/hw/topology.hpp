@@ -13,6 +13,9 @@
 //     link.
 //   rail_fat_tree: one plane; the NICs of rail i (GPU i of every node) fill their own leaves;
 //     spines as above over all leaves.
+//   dual_plane: two planes, each built as a rail_fat_tree over every node; NIC i of a node has
+//     one port (half its bandwidth) on rail i's leaf in each plane (ib_access per port), and
+//     the uplink capacity follows from the port bandwidth.
 //   clos3: one plane; every NIC of a node on its rack's leaf (k/2 NICs, k/2/g nodes); pods of
 //     `leaves_per_pod` leaves, each leaf linked to each of its pod's k/2 spines at
 //     NIC bandwidth / oversubscription (one uplink per spine); spine s of every pod linked to
@@ -20,22 +23,26 @@
 //     at the pod's leaf-spine capacity / (k/2 · pod_oversubscription).
 // Routes are computed on demand in O(hops) from lookup tables, deterministically:
 //   same node: GPU → NVSwitch → GPU.
-//   other node: on a multi-plane fabric, traffic for a GPU of plane p first crosses NVLink to
-//   the source node's GPU p (PXN), then NIC → leaf [→ spine [→ aggregation → spine] → leaf] →
-//   NIC → GPU (the aggregation tier only between pods of a clos3). Among spines,
-//   the destination picks: InfiniBand switches forward by destination (linear forwarding tables),
-//   and OpenSM's fat-tree routing engine spreads a leaf's destinations over its up-ports for a
-//   congestion-free "shift" pattern (NVIDIA, MLNX_OFED "NVIDIA SM" manual: Fat-tree Routing
-//   Algorithm). With uplinks cabled round-robin to the spines, the destination at port p of its
-//   leaf is reached through spine p mod spines, from every leaf, and in a clos3 through the same
-//   spine index, and aggregation plane, in every pod; down spines are skipped. Routes of layouts
-//   shifted by whole leaves' ports are thus translations of one another. With
-//   `routing: ecmp_hash` a hash of the (source, destination) GPU pair picks the spine index
-//   instead, as Ethernet ECMP does (spec/cluster.hpp): flows may collide.
+//   other node: on a multi-plane or dual-plane fabric, traffic for a GPU of plane (rail) p
+//   first crosses NVLink to the source node's GPU p (PXN, spec::FabricSpec::pxn), then
+//   NIC → leaf [→ spine [→ aggregation → spine] → leaf] → NIC → GPU (the aggregation tier only
+//   between pods of a clos3). On a dual-plane fabric the route forks at the NIC: half the bytes
+//   go over each plane (HPN sends over both ports), and all of them over the one left when the
+//   other plane's part is down (the surviving ToR takes the node's traffic, as the dual-ToR
+//   design intends). Among spines, the destination picks: InfiniBand switches forward by
+//   destination (linear forwarding tables), and OpenSM's fat-tree routing engine spreads a
+//   leaf's destinations over its up-ports for a congestion-free "shift" pattern (NVIDIA,
+//   MLNX_OFED "NVIDIA SM" manual: Fat-tree Routing Algorithm). With uplinks cabled round-robin
+//   to the spines, the destination at port p of its leaf is reached through spine p mod spines,
+//   from every leaf, and in a clos3 through the same spine index, and aggregation plane, in
+//   every pod; down spines are skipped. Routes of layouts shifted by whole leaves' ports are
+//   thus translations of one another. With `routing: ecmp_hash` a hash of the (source,
+//   destination) GPU pair picks the spine index instead, as Ethernet ECMP does
+//   (spec/cluster.hpp): flows may collide.
 // A route that would cross a failed link falls back to a breadth-first search over the live
 // links (GPUs may forward over NVLink); no path at all is a user error naming both GPUs
 // (Unreachable).
-// Not modelled: multi-path within one flow (adaptive routing), switch buffers, PCIe switches.
+// Not modelled: multi-path within one plane (adaptive routing), switch buffers, PCIe switches.
 #pragma once
 
 #include <array>
@@ -71,9 +78,13 @@ struct Link {
   bool up = true;
 };
 
+// A route: its links, and, on a dual-plane fabric, the share of the flow's bytes each carries
+// (half on each plane's links while both are up; empty when every link carries all of them).
 struct Route {
-  std::vector<int> links;  // link ids in order
-  double latency_s = 0.0;  // sum over the links
+  std::vector<int> links;     // link ids in order
+  double latency_s = 0.0;     // sum over the links (over one plane's when split)
+  std::vector<double> share;  // per link, or empty: 1 for every link
+  double share_of(std::size_t i) const { return share.empty() ? 1.0 : share[i]; }
 };
 
 class Topology {
@@ -112,9 +123,15 @@ class Topology {
   // Whether the fault-free route between two GPUs of different nodes climbs to a spine (leaves
   // differ), without building the route.
   bool crosses_spine(int src_gpu, int dst_gpu) const;
-  // The leaf of the GPU's NIC (global index: plane · leaves per plane + leaf); -1 without a fabric.
+  // The leaf of the GPU's NIC (global index: plane · leaves per plane + leaf; on a dual-plane
+  // fabric, its port's in plane 0); -1 without a fabric.
   int leaf_of(int gpu) const { return leaf_of_gpu_.empty() ? -1 : leaf_of_gpu_[gpu]; }
-  // Smallest bandwidth along a route (the analytic model's bottleneck) and its link class.
+  // Whether one of the GPU's NIC ports hangs off the (global) leaf.
+  bool on_leaf(int gpu, int leaf) const {
+    return leaf_of(gpu) == leaf || (ports_ == 2 && leaf_of(gpu) + leaves_per_plane_ == leaf);
+  }
+  // Smallest bandwidth along a route per byte of the flow (a link's bandwidth over its share:
+  // the analytic model's bottleneck) and its link class.
   std::pair<double, LinkClass> bottleneck(const Route& r) const;
   double slowdown_of(int gpu) const;  // straggler factor, 1 when none
 
@@ -134,10 +151,14 @@ class Topology {
   void apply_faults();
   bool route_is_up(const Route& r) const;
   Route search(int src_gpu, int dst_gpu) const;
-  void append(Route& r, int link) const;
+  void append(Route& r, int link, double share = 1.0) const;
+  // Appends the fabric part of a route, NIC port to NIC port, over port `port`'s plane; returns
+  // whether all of it is up.
+  bool climb(Route& r, int src, int dst, int port) const;
 
   spec::ClusterSpec spec_;
   int planes_ = 0, leaves_per_plane_ = 0, spines_per_plane_ = 0, pods_ = 1, leaves_per_pod_ = 0;
+  int ports_ = 1;  // NIC ports, each on its own plane: 2 on a dual-plane fabric
   std::vector<VertexKind> kinds_;
   std::vector<Link> links_;
   // The same links as a Boost graph (edge property: link id), for searches around faults.
@@ -148,7 +169,7 @@ class Topology {
   // Lookup tables, indexed by GPU or by (plane-local) switch number.
   std::vector<int> gpu_up_, gpu_down_;        // GPU -> NVSwitch, NVSwitch -> GPU
   std::vector<int> nic_up_, nic_down_;        // GPU -> NIC, NIC -> GPU
-  std::vector<int> access_up_, access_down_;  // NIC -> leaf, leaf -> NIC
+  std::vector<int> access_up_, access_down_;  // [port · gpus + gpu]: NIC -> leaf, leaf -> NIC
   std::vector<int> leaf_of_gpu_;              // global leaf index (plane * L + l)
   std::vector<int> core_up_, core_down_;      // [leaf * spines + s]: leaf -> spine, spine -> leaf
   std::vector<int> agg_up_, agg_down_;        // [pod * spines + s]: spine -> agg s, agg s -> spine

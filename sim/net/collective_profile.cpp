@@ -132,9 +132,11 @@ std::vector<int> CollectiveProfiles::phase_profiles(CollectiveOp op, double byte
       for (const Transfer& t : ph.transfers) {
         const double b = t.bytes * static_cast<double>(ph.payload_steps());
         if (b <= 0.0 || t.src == t.dst) continue;
-        for (int l : (reverse ? topo_.route(t.dst, t.src) : topo_.route(t.src, t.dst)).links) {
+        const hw::Route r = reverse ? topo_.route(t.dst, t.src) : topo_.route(t.src, t.dst);
+        for (std::size_t i = 0; i < r.links.size(); ++i) {
+          const int l = r.links[i];
           if (sum[l] == 0.0) touched[p].push_back(l);
-          sum[l] += b * t.weight_on(topo_.links()[l].cls);
+          sum[l] += b * r.share_of(i) * t.weight_on(topo_.links()[l].cls);
         }
       }
     }

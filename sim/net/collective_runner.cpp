@@ -83,9 +83,10 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
     std::vector<std::pair<int, double>> phase_bytes;
     for (const Transfer& t : ph.transfers) {
       pt.sent_per_gpu += t.bytes * t.payload * t.multiplicity * ph.payload_steps();
-      for (int l : topo.route(t.src, t.dst).links)
-        phase_bytes.emplace_back(l,
-                                 t.bytes * ph.payload_steps() * t.weight_on(topo.links()[l].cls));
+      const hw::Route r = topo.route(t.src, t.dst);
+      for (std::size_t i = 0; i < r.links.size(); ++i)
+        phase_bytes.emplace_back(r.links[i], t.bytes * ph.payload_steps() * r.share_of(i) *
+                                                 t.weight_on(topo.links()[r.links[i]].cls));
     }
     pt.sent_per_gpu /= senders;
     pt.busbw = pt_s > 0.0 ? pt.sent_per_gpu / pt_s : 0.0;

@@ -112,7 +112,7 @@ std::vector<Transfer> TransferSink::take() {
   if (bundle_) {
     std::fill(slot_.begin(), slot_.end(), -1);
     far_.clear();
-    const bool pxn = t_.spec().fabric.kind == spec::FabricKind::multi_plane_fat_tree;
+    const bool pxn = t_.spec().fabric.pxn();
     for (Transfer& tr : out_) {
       if (tr.multiplicity <= 1.0 || !t_.crosses_spine(tr.src, tr.dst)) continue;
       // The NIC a transfer leaves by: its own, or with PXN the one on the destination's plane.

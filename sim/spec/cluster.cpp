@@ -22,7 +22,7 @@ FabricShape fabric_shape(const ClusterSpec& c) {
     return s;
   }
   const bool multi = c.fabric.kind == FabricKind::multi_plane_fat_tree;
-  s.planes = multi ? c.gpus_per_node : 1;
+  s.planes = multi ? c.gpus_per_node : c.fabric.kind == FabricKind::dual_plane ? 2 : 1;
   s.leaves_per_plane = multi ? leaves_per_rail : leaves_per_rail * c.gpus_per_node;
   s.spines_per_plane = s.leaves_per_plane > 1 ? (s.leaves_per_plane + 1) / 2 : 0;
   return s;

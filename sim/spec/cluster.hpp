@@ -12,6 +12,11 @@
 //    nodes), `leaves_per_pod` leaves per pod, each leaf linked to the pod's ports/2 spines
 //    ("cluster switches"); spine s of every pod linked to aggregation plane s, whose capacity
 //    is the pod's spine capacity / `pod_oversubscription`.
+//  - dual_plane: Alibaba HPN's (Qian et al., Alibaba HPN, SIGCOMM'24): rail-optimized, two
+//    planes; every NIC has two ports of half its bandwidth, port p cabled to a leaf ("ToR") of
+//    plane p, so each node hangs off two ToRs that are not stacked (dual-ToR). Each plane is a
+//    rail fat-tree of its own (NIC i of every node on rail i's leaves, spines shared by the
+//    plane's rails) and a byte never crosses planes. `nic` is the whole NIC (both ports).
 // `oversubscription` (>= 1) divides the leaf's uplink bandwidth: traffic leaving a leaf gets
 // nic_bandwidth / oversubscription in the worst case.
 // The switch-level graph, routes and faults are built from this spec by the topology builder.
@@ -33,12 +38,13 @@ struct LinkSpec {
   double latency_s = 0.0;
 };
 
-enum class FabricKind { none, multi_plane_fat_tree, rail_fat_tree, clos3 };
-inline constexpr Names<FabricKind, 4> kFabricKinds{
+enum class FabricKind { none, multi_plane_fat_tree, rail_fat_tree, clos3, dual_plane };
+inline constexpr Names<FabricKind, 5> kFabricKinds{
     {{{"none", "none"},
       {"multi_plane_fat_tree", "multi-plane fat-tree"},
       {"rail_fat_tree", "rail-optimized fat-tree"},
-      {"clos3", "three-layer Clos"}}}};
+      {"clos3", "three-layer Clos"},
+      {"dual_plane", "dual-plane rail fabric with dual ToRs"}}}};
 
 // How a switch picks among equal uplinks for a flow:
 //  - destination: by the destination's port (InfiniBand's linear forwarding tables as OpenSM's
@@ -68,6 +74,15 @@ struct FabricSpec {
   int leaves_per_pod = 0;
   double pod_oversubscription = 1.0;
   double agg_latency_s = 0.0;
+
+  // Whether traffic to a GPU of another node at another local index first crosses NVLink to the
+  // source node's GPU at that index and leaves by its NIC (NCCL's PXN, on by default since NCCL
+  // 2.12: NCCL_PXN_DISABLE=0, NCCL environment variables docs): on a multi-plane fabric, where
+  // the planes never meet, and on a dual-plane one, rail-optimized as HPN runs it (SIGCOMM'24).
+  // A rail fat-tree is timed without it: its rails meet at the spines.
+  bool pxn() const {
+    return kind == FabricKind::multi_plane_fat_tree || kind == FabricKind::dual_plane;
+  }
 
   // Nodes (hosts) under one leaf switch: half its ports face down, one per node (one plane or
   // rail), or, in a clos3, one per NIC of the node.

@@ -22,7 +22,7 @@ void plan(const PlanInput& in, TransferSink&, CollectivePlan& out) {
   for (long long i = 0; i + 1 < n; ++i) {
     const hw::Route r = in.topo.route(group[i], group[i + 1]);
     alpha = std::max(alpha, r.latency_s);
-    for (int link : r.links) beta = std::min(beta, in.topo.links()[link].bandwidth);
+    beta = std::min(beta, in.topo.bottleneck(r).first);
   }
   const double best =
       alpha > 0.0 && std::isfinite(beta) ? std::sqrt((n - 2) * in.bytes / (alpha * beta)) : 1.0;
