@@ -184,16 +184,18 @@ spec::ClusterSpec read_cluster(const Node& node, const std::string& dir,
     node.fail(std::to_string(c.nodes) + " nodes need a scale-out fabric",
               "add fabric: {kind: multi_plane_fat_tree, ...}");
   if (auto p = r.find("placement")) {
-    if (p->is_sequence()) {
+    // A list of slots, one per node: inline, or in a file of its own ({file: slots.yaml}, a
+    // YAML list, e.g. written from a scheduler's allocation).
+    auto list = [&](const Node& seq) {
       c.placement = spec::Placement::list;
       const long long half = std::max(1, c.fabric.nodes_per_leaf(c.gpus_per_node));
       const long long slots = (c.nodes + half - 1) / half * half;
-      const auto items = p->items();
+      const auto items = seq.items();
       if (static_cast<long long>(items.size()) != c.nodes)
-        p->fail("placement lists " + std::to_string(items.size()) + " slots for " +
-                    std::to_string(c.nodes) + " nodes",
-                "one slot per node, in node order: slot s is port s mod " + std::to_string(half) +
-                    " of leaf s / " + std::to_string(half));
+        seq.fail("placement lists " + std::to_string(items.size()) + " slots for " +
+                     std::to_string(c.nodes) + " nodes",
+                 "one slot per node, in node order: slot s is port s mod " + std::to_string(half) +
+                     " of leaf s / " + std::to_string(half));
       std::vector<bool> taken(static_cast<std::size_t>(slots), false);
       for (const Node& item : items) {
         const int slot = static_cast<int>(item.integer(0, slots - 1));
@@ -201,6 +203,21 @@ spec::ClusterSpec read_cluster(const Node& node, const std::string& dir,
         taken[slot] = true;
         c.slots.push_back(slot);
       }
+    };
+    if (p->is_sequence()) {
+      list(*p);
+    } else if (p->is_map()) {
+      MapReader pr(*p);
+      const Node ref = pr.get("file");
+      pr.finish();
+      const std::string file = (std::filesystem::path(dir) / ref.text()).string();
+      check_referenced_file(file, ref);
+      c.placement_file = file;
+      const Document doc = Document::load(file, {}, "", nullptr);
+      if (!doc.root().is_sequence())
+        doc.root().fail("a placement file holds a list of slots, one per node",
+                        "e.g. [0, 8, 1, 9] or one '- slot' per line");
+      list(doc.root());
     } else {
       c.placement = static_cast<spec::Placement>(p->choice({"packed", "spread", "zones"}));
       if (c.placement == spec::Placement::zones && c.fabric.kind != spec::FabricKind::clos3)

@@ -288,6 +288,7 @@ ScenarioSpec read_scenario(const std::string& file, const std::vector<Override>&
                              overrides, "cluster");
   }
   if (!s.cluster.device_file.empty()) s.where.files.push_back(s.cluster.device_file);
+  if (!s.cluster.placement_file.empty()) s.where.files.push_back(s.cluster.placement_file);
   for (const auto& t : s.cluster.device.tables.sources)
     if (!t.file.empty()) s.where.files.push_back(t.file);
   if (auto f = r.find("faults")) {

@@ -192,7 +192,8 @@ struct ClusterSpec {
   FabricSpec fabric;
   std::vector<FaultSpec> faults;
   VariabilitySpec variability;
-  std::string device_file;  // the device file it was read from, "" when written inline
+  std::string device_file;     // the device file it was read from, "" when written inline
+  std::string placement_file;  // the file its listed placement was read from, or ""
   Placement placement = Placement::packed;
   std::vector<int> slots;  // per node, its slot (Placement::list; filled for spread and zones)
 

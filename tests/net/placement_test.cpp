@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include "sim/engine/user_error.hpp"
 #include "sim/hw/topology.hpp"
@@ -44,6 +46,34 @@ TEST_CASE("A listed placement: one distinct slot per node") {
                   engine::UserError);
   CHECK_THROWS_AS(test::cluster("topologies/h800-4x8.yaml", {"placement=zigzag"}),
                   engine::UserError);
+}
+
+TEST_CASE("A placement from a file: its list of slots, errors at the file's own line") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "stepsim-placement-file-test";
+  fs::create_directories(dir);
+  std::ofstream(dir / "slots.yaml") << "# from the scheduler\n- 3\n- 2\n- 1\n- 0\n";
+  std::ofstream(dir / "twice.yaml") << "- 0\n- 1\n- 1\n- 2\n";
+  std::ofstream(dir / "map.yaml") << "slots: [0, 1, 2, 3]\n";
+  auto cluster = [&](const std::string& file) {
+    std::ofstream out(dir / "cluster.yaml");
+    out << "name: four nodes\ndevice: " << test::source_path("topologies/h800.yaml")
+        << "\nnodes: 4\ngpus_per_node: 8\nnvlink: {bandwidth: 160GB/s, peak: 200GB/s, latency: "
+           "3.3us}\nfabric: {kind: rail_fat_tree, switch_ports: 8, nic: {bandwidth: 47GB/s, "
+           "peak: 50GB/s, latency: 2.8us}}\nplacement: {file: "
+        << file << "}\n";
+    out.close();
+    return config::load_cluster((dir / "cluster.yaml").string(), {});
+  };
+  const spec::ClusterSpec c = cluster("slots.yaml");
+  CHECK(c.placement == spec::Placement::list);
+  CHECK(c.slots == std::vector<int>{3, 2, 1, 0});
+  CHECK_THROWS_WITH_AS(cluster("twice.yaml"), doctest::Contains("twice.yaml:3:3"),
+                       engine::UserError);
+  CHECK_THROWS_WITH_AS(cluster("map.yaml"), doctest::Contains("a list of slots"),
+                       engine::UserError);
+  CHECK_THROWS_AS(cluster("missing.yaml"), engine::UserError);
+  fs::remove_all(dir);
 }
 
 TEST_CASE("zones puts consecutive nodes in different pods of a clos3, packed within each") {
