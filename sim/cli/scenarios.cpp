@@ -15,6 +15,12 @@ std::vector<spec::ScenarioSpec> load_scenarios(const std::vector<std::string>& f
   for (const auto& f : files) {
     specs.push_back(config::load_scenario(f, overrides));
     specs.back().exact = exact;
+    // The file's name no longer describes what runs: say what changed.
+    if (!overrides.empty()) {
+      std::string sets;
+      for (const auto& o : overrides) sets += (sets.empty() ? "" : " ") + o.option + " " + o.text;
+      specs.back().name += " (overridden: " + sets + ")";
+    }
     inputs.insert(inputs.end(), specs.back().where.files.begin(), specs.back().where.files.end());
   }
   outputs.check_inputs(inputs);

@@ -243,13 +243,27 @@ std::string step_comparison_text(const std::vector<const run::StepSimulation*>& 
     return fixed(s.memory.peak_bytes / 1e9, 1) +
            (s.memory.peak_bytes <= s.roofline.memory.capacity ? "" : " (too big)");
   });
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < runs.size(); ++i)
-    if (runs[i]->roofline.tokens_per_step / runs[i]->metrics.step_s >
-        runs[best]->roofline.tokens_per_step / runs[best]->metrics.step_s)
-      best = i;
-  return "Comparison (mean per GPU)\n" + t.render() + "  best: " + labels[best] +
-         " (most tokens per second per GPU)\n";
+  // Only a scenario that fits in memory can be best.
+  auto rate = [](const run::StepSimulation& s) {
+    return s.roofline.tokens_per_step / s.metrics.step_s;
+  };
+  int best = -1;
+  std::string too_big;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (runs[i]->memory.peak_bytes > runs[i]->roofline.memory.capacity)
+      too_big += (too_big.empty() ? "" : ", ") + labels[i];
+    else if (best < 0 || rate(*runs[i]) > rate(*runs[best]))
+      best = static_cast<int>(i);
+  }
+  std::string o = "Comparison (mean per GPU)\n" + t.render();
+  if (best < 0)
+    o += "  best: none, no scenario fits in memory\n";
+  else
+    o += "  best: " + labels[best] + " (most tokens per second per GPU" +
+         (too_big.empty() ? "" : " of those that fit in memory") + ")\n";
+  if (!too_big.empty())
+    o += "  not ranked: " + too_big + " (peak memory above the device's; see the table)\n";
+  return o;
 }
 
 }  // namespace stepsim::report

@@ -79,6 +79,28 @@ TEST_CASE("compare puts scenarios side by side and marks the best") {
   CHECK(r.out.find("best: deepseek-v3-dualpipe") != std::string::npos);
 }
 
+TEST_CASE("compare never calls a scenario that does not fit in memory best") {
+  // The scenario without ZeRO and recomputation runs faster but does not fit.
+  const std::string oom = "tests/cli/scenarios/deepseek-v3-dualpipe-out-of-memory.yaml";
+  const auto r = run_stepsim("compare scenarios/deepseek-v3-dualpipe.yaml " + oom);
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("best: deepseek-v3-dualpipe (most tokens per second per GPU of those that "
+                   "fit in memory)") != std::string::npos);
+  CHECK(r.out.find("not ranked: deepseek-v3-dualpipe-out-of-memory") != std::string::npos);
+  const auto alone = run_stepsim("compare " + oom);
+  REQUIRE(alone.status == 0);
+  CHECK(alone.out.find("best: none, no scenario fits in memory") != std::string::npos);
+}
+
+TEST_CASE("run names a scenario changed by --set as overridden") {
+  const auto r = run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml --set parallelism.zero=0");
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("(the published configuration) (overridden: --set parallelism.zero=0)\n") !=
+        std::string::npos);
+  const auto plain = run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml");
+  CHECK(plain.out.find("overridden") == std::string::npos);
+}
+
 TEST_CASE("run mistakes exit 2 and leave no trace file") {
   namespace fs = std::filesystem;
   const fs::path out = fs::temp_directory_path() / "stepsim_no_trace.json";
