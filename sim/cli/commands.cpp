@@ -93,7 +93,8 @@ std::span<const Command> commands() {
 }
 
 std::string usage() {
-  std::string out = "usage: stepsim COMMAND [ARGS] [--help]\n\ncommands:\n";
+  std::string out =
+      "usage: stepsim COMMAND [ARGS] [--help]\n       stepsim --version\n\ncommands:\n";
   for (const Command& c : kCommands) {
     std::string line = "  " + std::string(c.synopsis);
     line.resize(std::max<std::size_t>(line.size() + 1, 25), ' ');

@@ -24,6 +24,10 @@ int dispatch(const std::vector<std::string>& argv, std::ostream& err) {
   const Args args(argv.begin() + 2, argv.end());
   for (const Command& c : commands())
     if (cmd == c.name) return c.handler(args);
+  if (cmd == "--version" || cmd == "version") {
+    write_stdout("stepsim " STEPSIM_VERSION "\n");
+    return 0;
+  }
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     write_stdout(usage());
     return 0;
@@ -42,6 +46,8 @@ int run_command_line(const std::vector<std::string>& argv, std::ostream& err) {
     throw_if_interrupted();
     write_stdout("");
     return status;
+  } catch (const StdoutClosed&) {
+    return 141;
   } catch (const engine::Stopped& e) {
     err << "stepsim: " << e.what() << "\n";
     if (e.why() == engine::Stopped::Why::wall_limit) return 3;

@@ -219,12 +219,15 @@ void OutputSet::finish(const std::string& stdout_text) {
 }
 
 void write_stdout(const std::string& text) {
+  errno = 0;
   std::cout << text;
   std::cout.flush();
+  const int error = errno;
   throw_if_interrupted();  // a signal that broke the write is reported as the signal
+  if (!std::cout && error == EPIPE) throw StdoutClosed{};
   if (!std::cout)
     throw engine::UserError({"<standard output>", 0, 0}, "cannot write the output",
-                            "is the disk full, or the reading end of a pipe closed?");
+                            "is the disk full, or standard output closed?");
 }
 
 }  // namespace stepsim::cli

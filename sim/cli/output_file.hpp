@@ -56,8 +56,12 @@ class OutputSet {
   const engine::RunControl* control_ = nullptr;
 };
 
-// Writes `text` to standard output; throws engine::UserError when it cannot (disk full, closed
-// pipe).
+// Thrown by write_stdout when the reading end of the output pipe has closed (`stepsim ... | head`):
+// the command ends quietly with status 141, as SIGPIPE would end it, and writes no file.
+struct StdoutClosed {};
+
+// Writes `text` to standard output; throws StdoutClosed on a closed pipe, engine::UserError when
+// it cannot otherwise (a full disk).
 void write_stdout(const std::string& text);
 
 }  // namespace stepsim::cli

@@ -92,6 +92,13 @@ TEST_CASE("compare never calls a scenario that does not fit in memory best") {
   CHECK(alone.out.find("best: none, no scenario fits in memory") != std::string::npos);
 }
 
+TEST_CASE("--version prints the version") {
+  const auto r = run_stepsim("--version");
+  CHECK(r.status == 0);
+  CHECK(r.out == "stepsim 0.1\n");
+  CHECK(run_stepsim("--help").out.find("stepsim --version") != std::string::npos);
+}
+
 TEST_CASE("run names a scenario changed by --set as overridden") {
   const auto r = run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml --set parallelism.zero=0");
   REQUIRE(r.status == 0);

@@ -28,13 +28,15 @@ fs::path scratch(const std::string& name) {
   return d;
 }
 
-pid_t spawn(const std::vector<std::string>& args) {
+// Starts stepsim with `args`, its standard output and error on `out` and `err` (/dev/null
+// when -1).
+pid_t spawn(const std::vector<std::string>& args, int out = -1, int err = -1) {
   const pid_t pid = ::fork();
   if (pid == 0) {
     const int null = ::open("/dev/null", O_RDWR);
     ::dup2(null, 0);
-    ::dup2(null, 1);
-    ::dup2(null, 2);
+    ::dup2(out >= 0 ? out : null, 1);
+    ::dup2(err >= 0 ? err : null, 2);
     if (::chdir(STEPSIM_SOURCE_DIR) != 0) ::_exit(127);
     std::vector<char*> argv;
     std::string bin = STEPSIM_BINARY;
@@ -119,4 +121,22 @@ TEST_CASE("A second signal ends the process at once and still removes the tempor
   CHECK(status == 128 + SIGTERM);
   CHECK(fs::is_empty(dir));
   fs::remove_all(dir);
+}
+
+TEST_CASE("A closed output pipe ends the command quietly: exit 141, no message, no output file") {
+  const fs::path d = scratch("pipe");
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  ::close(fds[0]);  // nobody reads: every write fails with EPIPE
+  const int err = ::open((d / "err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const pid_t pid = spawn(
+      {"run", "scenarios/deepseek-v3-dualpipe.yaml", "--json", "--svg", (d / "s.svg").string()},
+      fds[1], err);
+  ::close(fds[1]);
+  ::close(err);
+  CHECK(wait_status(pid) == 141);
+  CHECK(fs::file_size(d / "err") == 0);
+  CHECK_FALSE(fs::exists(d / "s.svg"));
+  CHECK_FALSE(has_temporary(d, "s.svg"));
+  fs::remove_all(d);
 }
