@@ -91,10 +91,10 @@ int run_or_compare(const Args& args, bool compare) {
         "trace-ranks", po::value(&trace_ranks)->value_name("LIST"),
         "pipeline ranks in the trace, e.g. 0-3 or 0,15 (default: all)")(
         "trace-detail", po::value(&detail)->default_value(detail)->value_name("D"),
-        "op (every kernel group and transfer) | layer (one event per layer)")(
-        "max-trace-events",
-        po::value(&max_trace_text)->default_value(max_trace_text)->value_name("N"),
-        "refuse traces with more events (1 to 1e10)");
+        "op (every kernel group and transfer) | layer (a stream's consecutive ops of one layer "
+        "as one event)")("max-trace-events",
+                         po::value(&max_trace_text)->default_value(max_trace_text)->value_name("N"),
+                         "refuse traces with more events (1 to 1e10)");
   const po::variables_map vm = parse_args(args, opts, files);
   if (print_help(vm, opts)) return 0;
   const engine::SourceLoc cli{"<command line>", 0, 0};
@@ -137,7 +137,7 @@ int run_or_compare(const Args& args, bool compare) {
     double bytes = run::estimate_memory_bytes(specs[i], plan);
     if (i == 0 && !trace_file.empty()) {
       const double shown = ranks.empty() ? plan.pp : static_cast<double>(ranks.size());
-      const double events = ops * shown / plan.pp * (detail == "layer" ? 0.4 : 1.0);
+      const double events = ops * shown / plan.pp * (detail == "layer" ? 0.9 : 1.0);
       if (events > max_trace_events)
         throw engine::UserError({"--trace", 0, 0},
                                 "the trace would hold about " +

@@ -89,4 +89,17 @@ std::string StepGraph::name(int id) const {
   return s;
 }
 
+std::string StepGraph::operation(int id) const {
+  const StepOp& o = ops[id];
+  std::string s = !o.part.empty()                   ? o.part
+                  : o.layer == workload::kEmbedding ? "embed"
+                  : o.layer == workload::kHead      ? "head"
+                  : o.layer == workload::kMtpHead   ? "mtp head"
+                                                    : "compute";
+  if (o.kind != workload::StepOpKind::kernel || o.phase == workload::Phase::weight ||
+      o.phase == workload::Phase::step_end)
+    return s;
+  return s + (o.phase == workload::Phase::forward ? " fwd" : " bwd");
+}
+
 }  // namespace stepsim::exec

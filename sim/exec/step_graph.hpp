@@ -120,6 +120,10 @@ struct StepGraph {
   // one every member link would impose.
   void merge_equivalent_links();
   std::string name(int op) const;  // e.g. "F mb12 L4 attn"
+  // The operation alone, for views that aggregate by name: a kernel group's part and direction
+  // ("attn fwd", "experts bwd", "head fwd"; a weight-gradient or step-end op by its part alone,
+  // "weight grad", "optimizer step"), a transfer's part ("dispatch", "combine grad").
+  std::string operation(int op) const;
   // Pipeline rank, GPUs stood for, and "12" or, with several classes, "12, cells 0,2-5".
   int rank_of(int device) const { return info.empty() ? device : info[device].rank; }
   int gpus_of(int device) const { return info.empty() ? 1 : info[device].gpus; }

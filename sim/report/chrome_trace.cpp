@@ -89,14 +89,16 @@ std::string chrome_trace(const run::StepSimulation& s, const spec::ScenarioSpec&
       w.end_object();
     }
   }
-  auto complete = [&](int first, int last, const std::string& name) {
-    const StepOp& op = g.ops[first];
+  // One event over ops[first..last] of one stream (consecutive there).
+  auto complete = [&](const std::vector<int>& stream, std::size_t first, std::size_t last,
+                      const std::string& name) {
+    const StepOp& op = g.ops[stream[first]];
     w.begin_object();
     w.field("name", name);
     w.field("cat", workload::to_string(op.kind));
     w.field("ph", "X");
-    w.field("ts", us(t.start[first]));
-    w.field("dur", us(t.end[last]) - us(t.start[first]));
+    w.field("ts", us(t.start[stream[first]]));
+    w.field("dur", us(t.end[stream[last]]) - us(t.start[stream[first]]));
     w.field("pid", pid(op.device));
     w.field("tid", tid(op.device, op.stream));
     w.key("args").begin_object();
@@ -104,15 +106,23 @@ std::string chrome_trace(const run::StepSimulation& s, const spec::ScenarioSpec&
     if (op.mb >= 0) w.field("micro_batch", op.mb);
     if (op.stage >= 0) w.field("stage", op.stage);
     if (op.layer >= 0) w.field("layer", op.layer);
-    double flops = 0.0;
-    for (int i = first; i <= last; ++i) flops += g.ops[i].flops;
+    if (first == last) w.field("op", g.name(stream[first]));
+    double flops = 0.0, bytes = 0.0;
+    for (std::size_t i = first; i <= last; ++i) {
+      flops += g.ops[stream[i]].flops;
+      bytes += g.ops[stream[i]].bytes;
+    }
     if (flops > 0) w.field("flops", flops);
-    if (op.bytes > 0) w.field("bytes_per_gpu", op.bytes);
+    if (bytes > 0) w.field("bytes_per_gpu", bytes);
     // Slowed beside other work (links or HBM shared, exec/step_executor.hpp): its time alone.
     double own = 0.0, ran = 0.0;
-    for (int i = first; i <= last; ++i) {
-      own += g.ops[i].duration.seconds();
-      ran += (t.end[i] - t.start[i]).seconds();
+    for (std::size_t i = first; i <= last; ++i) {
+      own += g.ops[stream[i]].duration.seconds();
+      ran += (t.end[stream[i]] - t.start[stream[i]]).seconds();
+    }
+    if (first != last) {  // a layer's ops: how many, and how long the stream waited between them
+      w.field("ops", static_cast<int>(last - first + 1));
+      w.field("busy_us", ran * 1e6);
     }
     if (ran > own * (1.0 + 1e-9)) {
       w.field("alone_us", own * 1e6);
@@ -129,19 +139,24 @@ std::string chrome_trace(const run::StepSimulation& s, const spec::ScenarioSpec&
       for (std::size_t i = 0; i < ops.size(); ++i) {
         const StepOp& op = g.ops[ops[i]];
         std::size_t j = i;
-        if (o.per_layer && k == static_cast<int>(StreamKind::compute) && op.layer >= 0) {
+        if (o.per_layer && op.layer >= 0 && op.kind != workload::StepOpKind::pp_send) {
+          // The stream's work on one layer of one micro-batch: one event from its first op's
+          // start to its last op's end, waits between them included (args: busy_us).
           while (j + 1 < ops.size()) {
             const StepOp& n = g.ops[ops[j + 1]];
-            if (n.layer != op.layer || n.mb != op.mb || n.phase != op.phase || n.stage != op.stage)
+            if (n.layer != op.layer || n.mb != op.mb || n.phase != op.phase ||
+                n.stage != op.stage || n.kind == workload::StepOpKind::pp_send)
               break;
-            if (t.start[ops[j + 1]] != t.end[ops[j]]) break;  // never hide an idle gap
             ++j;
           }
-          std::string name = std::string(1, workload::letter(op.phase)) + " mb" +
-                             std::to_string(op.mb) + " L" + std::to_string(op.layer);
-          complete(ops[i], ops[j], name);
+          complete(
+              ops, i, j,
+              std::string(k == static_cast<int>(StreamKind::compute) ? "layer" : "layer comm") +
+                  (op.phase == workload::Phase::forward  ? " fwd"
+                   : op.phase == workload::Phase::weight ? " wgrad"
+                                                         : " bwd"));
         } else {
-          complete(ops[i], ops[i], g.name(ops[i]));
+          complete(ops, i, i, g.operation(ops[i]));
         }
         if (op.kind == workload::StepOpKind::pp_send && consumer[ops[i]] >= 0 &&
             shown[g.ops[consumer[ops[i]]].device]) {
