@@ -221,7 +221,7 @@ int sweep_command(const Args& args) {
     std::vector<std::string> header;
     for (const Vary& v : vs) header.push_back(v.key);
     for (const char* h : {"step s", "tokens/s/GPU", "MFU", "compute", "exposed", "bubble", "idle",
-                          "bound s", "by", "memory GiB"})
+                          "bound s", "by", "memory GB"})
       header.emplace_back(h);
     format::TextTable t(header);
     t.left_align_from(0);
@@ -246,11 +246,12 @@ int sweep_command(const Args& args) {
             format::fixed(100.0 * s.mfu, 1) + "%", pct(s.mean.compute), pct(s.mean.exposed_comm),
             pct(s.mean.bubble), pct(s.mean.other_idle), format::fixed(s.bound_s, 2),
             resource(s.limited_by),
-            format::fixed(s.peak_memory / format::kGiB, 1) + (s.fits() ? "" : " (over)")})
+            format::fixed(s.peak_memory / format::kGB, 1) + (s.fits() ? "" : " (over)")})
         row.push_back(c);
       t.row(row);
     }
-    out = "sweep of " + files[0] + ": " + std::to_string(n) + " points\n" + t.render() + errors;
+    out = "sweep of " + files[0] + ": " + std::to_string(n) + (n == 1 ? " point\n" : " points\n") +
+          t.render() + errors;
   }
   outputs.finish_report(output, out);
   for (const plan::Simulated& s : results)

@@ -30,6 +30,12 @@ std::string binary_bytes(double b);                  // 64 MiB, 1 GiB, 1.5 KiB
 // A CSV field (RFC 4180), quoted when it holds a comma, a quote or a line break.
 std::string csv_field(const std::string& s);
 
+// GPU memory in GB (10^9 bytes), as device datasheets state it; a host's memory (what a
+// simulation needs) in GiB, as --max-memory and the kernel count it.
+inline constexpr double kGB = 1e9;
+inline std::string gb(double bytes) {
+  return fixed(bytes / kGB, 1) + " GB";
+}
 inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 inline std::string gib(double bytes) {
   return fixed(bytes / kGiB, 1) + " GiB";

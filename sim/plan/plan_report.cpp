@@ -9,7 +9,7 @@
 
 namespace stepsim::plan {
 
-using format::kGiB;
+using format::kGB;
 
 using format::fixed;
 
@@ -81,7 +81,7 @@ std::string plan_text(const PlanResult& r, const spec::ScenarioSpec& base, bool 
         "winners, by simulated tokens/s per GPU (breakdown: shares of the step, mean over "
         "GPUs):\n";
     format::TextTable t({"#", "layout", "step s", "tokens/s/GPU", "MFU", "compute", "exposed",
-                         "bubble", "idle", "overlap", "memory", "bound s", "by"});
+                         "bubble", "idle", "overlap", "memory GB", "bound s", "by"});
     t.left_align_from(1);
     for (std::size_t k = 0; k < r.winners; ++k) {
       const Candidate& c = r.simulated[k];
@@ -97,7 +97,7 @@ std::string plan_text(const PlanResult& r, const spec::ScenarioSpec& base, bool 
              percent(s.mfu, 1.0), percent(s.mean.compute, s.step_s),
              percent(s.mean.exposed_comm, s.step_s), percent(s.mean.bubble, s.step_s),
              percent(s.mean.other_idle, s.step_s), percent(s.mean.overlapped_comm, s.step_s),
-             fixed(s.peak_memory / kGiB, 1) + (s.fits() ? "" : "!"), fixed(e.bound_s, 2),
+             fixed(s.peak_memory / kGB, 1) + (s.fits() ? "" : "!"), fixed(e.bound_s, 2),
              resource(e.limited_by)});
     }
     // The table's layout column is left-aligned and others right-aligned from column 1 on.
@@ -105,7 +105,7 @@ std::string plan_text(const PlanResult& r, const spec::ScenarioSpec& base, bool 
     bool over = false;
     for (std::size_t k = 0; k < r.winners; ++k) over |= !r.simulated[k].sim.fits();
     if (over) out += "  (memory marked ! exceeds the device's; such layouts rank last)\n";
-    out += "  memory: simulated peak per GPU, GiB; bound: the roofline bound and its resource\n";
+    out += "  memory: simulated peak per GPU, GB; bound: the roofline bound and its resource\n";
     out += "\nthe winner as a scenario: --set";
     for (const std::string& s :
          set_arguments(r.space.layouts[r.simulated[0].layout], r.space.recomputes))

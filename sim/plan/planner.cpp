@@ -18,6 +18,7 @@
 namespace stepsim::plan {
 
 using format::fixed;
+using format::gb;
 using format::gib;
 
 namespace {
@@ -205,16 +206,16 @@ std::string family_why(const FamilyVerdict& f, const PlanResult& r, double best_
     std::string why = "invalid (" + layouts + "): " + e.reason;
     if (e.rounded_batch)
       why += "; at a global batch of " + std::to_string(e.rounded_batch) + ", " +
-             describe(r.space.layouts[f.best], r.space.recomputes) + " would need " +
-             gib(e.memory) + " per GPU of " + gib(e.capacity) + " and " + bound_text();
+             describe(r.space.layouts[f.best], r.space.recomputes) + " would need " + gb(e.memory) +
+             " per GPU of " + gb(e.capacity) + " and " + bound_text();
     return why;
   }
   if (f.bounded == 0) {
     const auto term =
         std::max_element(e.memory_terms.begin(), e.memory_terms.end()) - e.memory_terms.begin();
-    std::string why = "does not fit (" + layouts + "): the smallest needs " + gib(e.memory) +
-                      " per GPU of " + gib(e.capacity) + "; its largest term is " +
-                      kMemoryTerm[term] + ", " + gib(e.memory_terms[term]);
+    std::string why = "does not fit (" + layouts + "): the smallest needs " + gb(e.memory) +
+                      " per GPU of " + gb(e.capacity) + "; its largest term is " +
+                      kMemoryTerm[term] + ", " + gb(e.memory_terms[term]);
     // What would bind it were memory no object.
     why += "; its bound " + fixed(e.bound_s, 2) + " s is set by " + kResource[e.limited_by];
     if (e.limited_by >= 2)
@@ -227,7 +228,7 @@ std::string family_why(const FamilyVerdict& f, const PlanResult& r, double best_
     const double slower = s.step_s / winner->step_s;
     std::string loss;
     if (!s.fits())
-      loss = "its simulated peak memory " + gib(s.peak_memory) + " exceeds " + gib(s.capacity);
+      loss = "its simulated peak memory " + gb(s.peak_memory) + " exceeds " + gb(s.capacity);
     else if (s.mean.bubble >= s.mean.exposed_comm)
       loss = "bubble " + fixed(100.0 * s.mean.bubble / s.step_s, 1) + "% of the step";
     else

@@ -42,7 +42,7 @@ const std::string kSmallSweep =
 namespace {
 
 bool names_a_resource(const std::string& why) {
-  for (const char* r : {"NVLink", "InfiniBand", "compute", "HBM", "GiB per GPU"})
+  for (const char* r : {"NVLink", "InfiniBand", "compute", "HBM", "GB per GPU"})
     if (why.find(r) != std::string::npos) return true;
   return false;
 }
@@ -152,6 +152,21 @@ TEST_CASE("sweep: one row per point of schedule x global batch, invalid points i
   }
   // DualPipe beats 1F1B on the published layout.
   CHECK(j.arr[0].at("step_s").num < j.arr[2].at("step_s").num);
+}
+
+TEST_CASE("run and sweep give a scenario's peak memory as one number in one unit (GB)") {
+  const auto run = run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml");
+  const auto sweep =
+      run_stepsim("sweep scenarios/deepseek-v3-dualpipe.yaml --vary parallelism.schedule=dualpipe");
+  REQUIRE(run.status == 0);
+  REQUIRE(sweep.status == 0);
+  // run: "memory    peak 70.3 GB of 84.9 GB per GPU"
+  const auto at = run.out.find("memory    peak ");
+  REQUIRE(at != std::string::npos);
+  const std::string gb = run.out.substr(at + 15, run.out.find(' ', at + 15) - at - 15);
+  CHECK(run.out.substr(at + 15 + gb.size(), 4) == " GB ");
+  CHECK(sweep.out.find("memory GB") != std::string::npos);
+  CHECK(sweep.out.find(" " + gb + "\n") != std::string::npos);  // the row's last column
 }
 
 TEST_CASE("plan and sweep: input errors name the option and exit 2") {

@@ -97,4 +97,5 @@ TEST_CASE("numbers: fixed decimals and GiB") {
   CHECK(format::fixed(2.0 / 3.0, 3) == "0.667");
   CHECK(format::fixed(1234.5, 0) == "1234");  // round half to even, as printf does
   CHECK(format::gib(1.5 * format::kGiB) == "1.5 GiB");
+  CHECK(format::gb(80e9) == "80.0 GB");
 }
