@@ -22,6 +22,9 @@ spec::ClusterSpec read_cluster(const Node& node, const std::string& dir,
 // A `faults:` list, checked against the cluster's nodes, GPUs and switches.
 std::vector<spec::FaultSpec> read_faults(const Node& node, const spec::ClusterSpec& cluster);
 spec::ModelSpec read_model(const Node& node);
+// A precision policy (training.precision, a model's training_precision): the keys of
+// spec::PrecisionPolicy; `source` (text) allowed when `with_source`, returned.
+std::string read_precision(const Node& node, spec::PrecisionPolicy& p, bool with_source = false);
 spec::ModelSpec read_hf_config(const Node& node);
 
 spec::DeviceSpec load_device(const std::string& file, const std::vector<Override>& overrides = {});

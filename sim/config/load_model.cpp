@@ -195,6 +195,10 @@ ModelSpec read_model(const Node& node) {
               "e.g. mlp: {kind: swiglu, intermediate: 14336}");
   }
   std::optional<Node> lists = r.find("recompute_lists");
+  if (auto p = r.find("training_precision")) {
+    m.training_precision.emplace();
+    m.training_precision_source = read_precision(*p, *m.training_precision, true);
+  }
   r.finish();
   validate(m, node);
   if (lists) read_recompute_lists(*lists, m);

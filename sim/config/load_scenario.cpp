@@ -113,7 +113,9 @@ void check_recompute_names(const ScenarioSpec& s) {
   }
 }
 
-void read_precision(const Node& node, spec::PrecisionPolicy& p) {
+}  // namespace
+
+std::string read_precision(const Node& node, spec::PrecisionPolicy& p, bool with_source) {
   MapReader r(node);
   const std::pair<const char*, spec::Precision*> fields[] = {
       {"gemm", &p.gemm},       {"attention", &p.attention},     {"head", &p.head},
@@ -123,8 +125,13 @@ void read_precision(const Node& node, spec::PrecisionPolicy& p) {
   for (const auto& [key, field] : fields)
     if (auto n = r.find(key)) *field = n->precision();
   if (auto n = r.find("mlp_act_input")) p.mlp_act_input = n->precision();
+  std::string source;
+  if (with_source) source = r.get("source").text();
   r.finish();
+  return source;
 }
+
+namespace {
 
 void read_recompute(const Node& node, spec::RecomputeSpec& rc) {
   using spec::RecomputeMode;
@@ -172,7 +179,10 @@ void read_training(const Node& node, spec::TrainingSpec& t, spec::DeviceSpec& de
   t.global_batch = r.get("global_batch").integer(1, 1LL << 40);
   if (auto mb = r.find("micro_batch")) t.micro_batch = static_cast<int>(mb->integer(1, 1 << 20));
   if (auto c = r.find("causal")) t.causal = c->boolean();
-  if (auto p = r.find("precision")) read_precision(*p, t.precision);
+  if (auto p = r.find("precision")) {
+    read_precision(*p, t.precision);
+    t.precision_from = "the scenario";
+  }
   if (auto rc = r.find("recompute")) read_recompute(*rc, t.recompute);
   read_attention(r, t, device);
   r.finish();
@@ -314,6 +324,11 @@ ScenarioSpec read_scenario(const std::string& file, const std::vector<Override>&
       s.where.files.push_back(sfile);
       read_software(Document::load(sfile, overrides, "software", nullptr).root(), s);
     }
+  }
+  if (s.model.training_precision) {
+    s.training.precision = *s.model.training_precision;
+    s.training.precision_from = s.model.name + "'s published training precision (" +
+                                s.model.training_precision_source + ")";
   }
   read_training(r.get("training"), s.training, s.cluster.device);
   read_parallelism(r.get("parallelism"), s.parallel);

@@ -67,6 +67,8 @@ std::string plan_text(const PlanResult& r, const spec::ScenarioSpec& base, bool 
                     std::to_string(r.world) + " GPUs, " +
                     std::to_string(base.training.global_batch) + " x " +
                     std::to_string(base.training.seq_len) + " tokens per step\n";
+  out += "precision: " + spec::describe(base.training.precision) + " (" +
+         base.training.precision_from + ")\n";
   out += searched_line(r) + "\n";
   if (timing) {
     out += "analytic bounds: " + fixed(r.analytic_wall_s, 2) + " s (" +
@@ -106,10 +108,12 @@ std::string plan_text(const PlanResult& r, const spec::ScenarioSpec& base, bool 
     for (std::size_t k = 0; k < r.winners; ++k) over |= !r.simulated[k].sim.fits();
     if (over) out += "  (memory marked ! exceeds the device's; such layouts rank last)\n";
     out += "  memory: simulated peak per GPU, GB; bound: the roofline bound and its resource\n";
-    out += "\nthe winner as a scenario: --set";
+    // Pasteable after `stepsim run SCENARIO` for a scenario of this model, cluster, batch and
+    // precision.
+    out += "\nthe winner as a scenario: stepsim run SCENARIO";
     for (const std::string& s :
          set_arguments(r.space.layouts[r.simulated[0].layout], r.space.recomputes))
-      out += " " + s;
+      out += " --set " + (s.find_first_of(" []{},'\"") == std::string::npos ? s : "'" + s + "'");
     out += "\n";
   }
   bool any = false;
@@ -134,6 +138,8 @@ std::string plan_json(const PlanResult& r, const spec::ScenarioSpec& base, bool 
   j.begin_object();
   j.field("model", base.model.name).field("cluster", base.cluster.name);
   j.field("gpus", r.world).field("tokens_per_step", r.tokens_per_step);
+  j.field("precision", spec::describe(base.training.precision));
+  j.field("precision_from", base.training.precision_from);
   const Counts c = counts(r);
   j.key("searched").begin_object();
   j.field("layouts", static_cast<long long>(r.evaluations.size()));

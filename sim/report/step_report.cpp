@@ -38,6 +38,8 @@ void step_json(JsonWriter& w, const run::StepSimulation& s, const spec::Scenario
   w.begin_object();
   w.field("scenario", r.scenario);
   w.field("world_size", r.world_size);
+  w.field("precision", stepsim::spec::describe(spec.training.precision));
+  w.field("precision_from", spec.training.precision_from);
   w.field("step_time_s", s.metrics.step_s);
   w.field("tokens_per_s_per_gpu", f.tokens_per_s_per_gpu);
   w.field("tflops_per_gpu", f.tflops_per_gpu);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/spec/names.hpp"
+#include "sim/spec/training.hpp"
 
 namespace stepsim::spec {
 
@@ -95,6 +96,12 @@ struct ModelSpec {
     std::vector<std::string> ops;
   };
   std::vector<RecomputeList> recompute_lists;
+
+  // The precision its authors trained it with (the model file's training_precision, with its
+  // source): what a scenario that names no precision, and stepsim plan, use. Unset: BF16 mixed
+  // precision (PrecisionPolicy's defaults).
+  std::optional<PrecisionPolicy> training_precision;
+  std::string training_precision_source;
 
   bool is_moe_layer(int layer) const {
     return moe.enabled && layer >= moe.first_dense_layers &&

@@ -78,7 +78,13 @@ struct TrainingSpec {
   // with an unfused attention core, a kernel of its own and a one-byte mask per score kept for
   // backward. Flash kernels apply it inside (no extra traffic).
   double attention_dropout = 0.0;
+  // Where `precision` came from, for people: the scenario, the model's published policy, or the
+  // default.
+  std::string precision_from = "stepsim's default: BF16 mixed precision";
 };
+
+// The policy in words: "gemm fp8, attention bf16, ..., optimizer bf16".
+std::string describe(const PrecisionPolicy& p);
 
 // "fused-softmax, dropout 0.1": the attention core's implementation, and its dropout where it
 // launches kernels of its own.

@@ -13,11 +13,6 @@ using stepsim::test::run_stepsim;
 namespace {
 
 // DeepSeek-V3's published precision policy (arXiv 2412.19437 §3.3), as in the shipped scenarios.
-const std::string kDeepSeekPrecision =
-    "--fix 'training.precision={gemm: fp8, attention: bf16, head: bf16, router: bf16, "
-    "activations: bf16, mlp_act_input: fp8, dispatch: fp8, combine: bf16, params: bf16, grads: "
-    "fp32, master: fp32, optimizer: bf16}'";
-
 // `args` run plainly and again under `launcher` with `extra` appended print the same bytes.
 void same_output(const std::string& args, const std::string& launcher, const std::string& extra) {
   INFO(launcher, " stepsim ", args, extra);
@@ -50,13 +45,16 @@ bool names_a_resource(const std::string& why) {
 }  // namespace
 
 TEST_CASE("plan: DeepSeek-V3 on 2048 H800 finds the published layout among the best") {
-  // Without tensor parallelism and with EP64 (as published), every other dimension searched.
+  // Without tensor parallelism and with EP64 (as published), every other dimension searched, at
+  // the model file's published FP8 precision.
   const auto r = run_stepsim(
       "plan models/deepseek-v3.yaml topologies/h800-256x8-mpft.yaml --global-batch 15360 "
-      "--fix parallelism.tp=1 --fix parallelism.ep=64 --top 10 --json " +
-      kDeepSeekPrecision);
+      "--fix parallelism.tp=1 --fix parallelism.ep=64 --top 10 --json");
   REQUIRE_MESSAGE(r.status == 0, r.err);
   const auto j = parse_json(r.out);
+  CHECK(j.at("precision").str.rfind("gemm fp8, attention bf16", 0) == 0);
+  CHECK(j.at("precision_from").str ==
+        "DeepSeek-V3's published training precision (arXiv 2412.19437 section 3.3)");
   const auto& winners = j.at("winners").arr;
   REQUIRE(winners.size() == 10);
   int published = -1;
@@ -109,7 +107,11 @@ TEST_CASE("plan: the text names every family without a winner and how to run the
       "--seq 2048 --fix parallelism.tp=8 --top 3");
   REQUIRE_MESSAGE(r.status == 0, r.err);
   CHECK(r.out.find("winners, by simulated tokens/s per GPU") != std::string::npos);
-  CHECK(r.out.find("the winner as a scenario: --set parallelism.tp=8") != std::string::npos);
+  CHECK(r.out.find("the winner as a scenario: stepsim run SCENARIO --set parallelism.tp=8 --set "
+                   "parallelism.pp=") != std::string::npos);
+  // The assumptions: GPT-3's file names no training precision.
+  CHECK(r.out.find("precision: gemm bf16") != std::string::npos);
+  CHECK(r.out.find("(stepsim's default: BF16 mixed precision)") != std::string::npos);
   CHECK(r.out.find("families without a winner:") != std::string::npos);
   CHECK(r.err.empty());  // no progress line when stderr is not a terminal
 }

@@ -32,10 +32,10 @@ TEST_CASE("run --json: the documented keys; the trace and report files are writt
   const auto j = stepsim::test::parse_json(r.out);
   std::vector<std::string> keys;
   for (const auto& [k, v] : j.obj) keys.push_back(k);
-  CHECK(keys == std::vector<std::string>{"scenario", "world_size", "step_time_s",
-                                         "tokens_per_s_per_gpu", "tflops_per_gpu", "mfu",
-                                         "breakdown_s", "worst_gpu", "per_stage", "per_class",
-                                         "roofline", "memory", "kernels", "sim"});
+  CHECK(keys == std::vector<std::string>{"scenario", "world_size", "precision", "precision_from",
+                                         "step_time_s", "tokens_per_s_per_gpu", "tflops_per_gpu",
+                                         "mfu", "breakdown_s", "worst_gpu", "per_stage",
+                                         "per_class", "roofline", "memory", "kernels", "sim"});
   for (const char* k : {"compute", "exposed_comm", "bubble", "other_idle", "overlapped_comm"}) {
     CHECK(j.at("breakdown_s").find(k) != nullptr);
     CHECK(j.at("worst_gpu").find(k) != nullptr);

@@ -53,8 +53,9 @@ TEST_CASE("the text shows the winners, how to run the first, and every family wi
   CHECK(t.find("TP1 PP4 DP8 EP1 ZeRO-1 1f1b mb1 recompute=none") != std::string::npos);
   CHECK(t.find("12.500") != std::string::npos);
   CHECK(t.find("80.0%") != std::string::npos);  // compute 10 s of 12.5 s
-  CHECK(t.find("the winner as a scenario: --set parallelism.tp=1 parallelism.pp=4") !=
-        std::string::npos);
+  CHECK(t.find("the winner as a scenario: stepsim run SCENARIO --set parallelism.tp=1 --set "
+               "parallelism.pp=4") != std::string::npos);
+  CHECK(t.find("precision: gemm bf16, attention bf16") != std::string::npos);
   CHECK(t.find("  ZeRO-3 data parallelism: communication-bound (1 layouts)") != std::string::npos);
   CHECK(t.find("1f1b + ZeRO-1:") == std::string::npos);  // it has the winner
   CHECK(t.find("ZeRO-3 here re-gathers every micro-batch") != std::string::npos);

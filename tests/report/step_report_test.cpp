@@ -48,8 +48,8 @@ TEST_CASE(
   CHECK(timed_rep.at("sim").at("wall_s").num >= 0.0);
   std::vector<std::string> keys;
   for (const auto& [k, v] : rep.obj) keys.push_back(k);
-  CHECK(keys == std::vector<std::string>{"scenario", "world_size", "step_time_s",
-                                         "tokens_per_s_per_gpu", "tflops_per_gpu", "mfu",
-                                         "breakdown_s", "worst_gpu", "per_stage", "per_class",
-                                         "roofline", "memory", "kernels", "sim"});
+  CHECK(keys == std::vector<std::string>{"scenario", "world_size", "precision", "precision_from",
+                                         "step_time_s", "tokens_per_s_per_gpu", "tflops_per_gpu",
+                                         "mfu", "breakdown_s", "worst_gpu", "per_stage",
+                                         "per_class", "roofline", "memory", "kernels", "sim"});
 }
