@@ -58,7 +58,9 @@ constexpr std::array kCommands{
     Command{
         .name = "plan",
         .synopsis = "plan MODEL CLUSTER",
-        .summary = "search parallel layouts: bound all, simulate the best, say why the rest lose",
+        .summary =
+            "search parallel layouts (or: plan SCENARIO): bound all, simulate the best, say why "
+            "the rest lose",
         .handler = plan_command},
     Command{.name = "sweep",
             .synopsis = "sweep SCENARIO",

@@ -40,8 +40,11 @@ std::string yaml_path(const std::string& file) {
 
 int plan_command(const Args& args) {
   po::options_description opts(
-      "stepsim plan MODEL CLUSTER --global-batch B [options]\n\n"
-      "Searches the parallel layouts of MODEL on CLUSTER: enumerates dp, pp, tp, ep, sequence\n"
+      "stepsim plan MODEL CLUSTER --global-batch B [options]\n"
+      "stepsim plan SCENARIO [options]\n\n"
+      "Searches the parallel layouts of MODEL on CLUSTER (or of a scenario's model on its "
+      "cluster,\n"
+      "with its precision, sequence, batch and software): enumerates dp, pp, tp, ep, sequence\n"
       "parallelism, ZeRO stage, schedule and virtual stages, micro-batch size, recomputation,\n"
       "communication SMs and stage splits; prunes by validity and memory; ranks by the roofline\n"
       "bound; simulates the best; ranks those by simulated tokens/s per GPU; and says why every\n"
@@ -68,26 +71,33 @@ int plan_command(const Args& args) {
   if (print_help(vm, opts)) return 0;
   // Join the MPI job (if any) first: from here on only rank 0 writes.
   plan::Workers workers(search_jobs(vm, jobs));
-  if (files.size() != 2)
-    throw engine::UserError({"<command line>", 0, 0},
-                            "plan needs a model file and a cluster file, got " +
-                                std::to_string(files.size()) + " file(s)",
-                            "stepsim plan models/deepseek-v3.yaml topologies/h800-256x8-mpft.yaml "
-                            "--global-batch 15360");
-  if (!vm.count("global-batch"))
+  const bool from_scenario =
+      files.size() == 1 && config::detect_kind(files[0]) == config::FileKind::scenario;
+  if (files.size() != 2 && !from_scenario)
+    throw engine::UserError(
+        {"<command line>", 0, 0},
+        "plan needs a scenario, or a model file and a cluster file, got " +
+            std::to_string(files.size()) + " file(s)" +
+            (files.size() == 1 ? " (not a scenario)" : ""),
+        "stepsim plan models/deepseek-v3.yaml topologies/h800-256x8-mpft.yaml "
+        "--global-batch 15360, or stepsim plan scenarios/deepseek-v3-dualpipe.yaml");
+  if (!vm.count("global-batch") && !from_scenario)
     throw engine::UserError({"--global-batch", 0, 0}, "plan needs the global batch",
                             "--global-batch 15360 (sequences per step)");
 
-  const long long b = integer_option("global-batch", batch, 1, 1LL << 40);
+  const long long b =
+      vm.count("global-batch") ? integer_option("global-batch", batch, 1, 1LL << 40) : 0;
   const long long s = integer_option("seq", seq, 1, 1 << 24);
   const int k = static_cast<int>(integer_option("top", top, 1, 1000));
-  for (const auto f : {0, 1})
+  for (const auto f : {0, 1}) {
+    if (from_scenario) break;
     if (config::detect_kind(files[f]) !=
         (f == 0 ? config::FileKind::model : config::FileKind::cluster))
       throw engine::UserError(
           {files[f], 0, 0},
           std::string("this is not a ") + (f == 0 ? "model" : "cluster") + " file",
           "stepsim plan MODEL CLUSTER: the model first, then the cluster");
+  }
 
   std::vector<config::Override> overrides = parse_overrides(sets);
   std::set<std::string> fixed;
@@ -108,8 +118,17 @@ int plan_command(const Args& args) {
     if (std::find(dims.begin(), dims.end(), key) != dims.end()) fixed.insert(key);
     overrides.push_back(std::move(o));
   }
+  if (from_scenario) {  // the scenario's sequence and batch, unless given
+    if (vm.count("global-batch"))
+      overrides.push_back(
+          config::parse_override("training.global_batch=" + batch, "--global-batch"));
+    if (vm.count("seq"))
+      overrides.push_back(config::parse_override("training.seq_len=" + seq, "--seq"));
+  }
   if (vm.count("gpus")) {
-    const spec::ClusterSpec cluster = config::load_cluster(files[1]);
+    const spec::ClusterSpec cluster = from_scenario
+                                          ? config::load_scenario(files[0], overrides).cluster
+                                          : config::load_cluster(files[1]);
     const long long n = integer_option("gpus", gpus, 1, cluster.world_size());
     if (n % cluster.gpus_per_node != 0)
       throw engine::UserError({"--gpus", 0, 0},
@@ -125,11 +144,14 @@ int plan_command(const Args& args) {
   outputs.set_control(&control);
   workers.set_control(&control);
 
-  const std::string text = "name: plan\nmodel: " + yaml_path(files[0]) +
-                           "\ncluster: " + yaml_path(files[1]) +
-                           "\ntraining: {seq_len: " + std::to_string(s) +
-                           ", global_batch: " + std::to_string(b) + "}\nparallelism: {pp: 1}\n";
-  const spec::ScenarioSpec base = config::parse_scenario(text, "stepsim plan", overrides);
+  const spec::ScenarioSpec base =
+      from_scenario
+          ? config::load_scenario(files[0], overrides)
+          : config::parse_scenario(
+                "name: plan\nmodel: " + yaml_path(files[0]) + "\ncluster: " + yaml_path(files[1]) +
+                    "\ntraining: {seq_len: " + std::to_string(s) +
+                    ", global_batch: " + std::to_string(b) + "}\nparallelism: {pp: 1}\n",
+                "stepsim plan", overrides);
   outputs.check_inputs(base.where.files);
   plan::SearchSpace space = plan::enumerate(base, fixed);
   if (space.layouts.empty())
@@ -145,9 +167,20 @@ int plan_command(const Args& args) {
       with_file(files[0], [&] { return plan::run_plan(base, std::move(space), options, workers); });
   if (!workers.root()) return 0;
   const bool timing = vm.count("timing") > 0;
-  const std::string out = vm.count("json")  ? plan::plan_json(result, base, timing)
-                          : vm.count("csv") ? plan::plan_csv(result)
-                                            : plan::plan_text(result, base, timing);
+  // What the winner's command repeats: the batch and sequence a MODEL CLUSTER plan was given,
+  // and every override.
+  std::vector<std::string> run_sets;
+  if (!from_scenario)
+    run_sets = {"training.seq_len=" + std::to_string(s),
+                "training.global_batch=" + std::to_string(b)};
+  for (const config::Override& o : overrides)  // a pinned dimension: the winner's value follows
+    if (std::find(dims.begin(), dims.end(), join_key(o.path)) == dims.end())
+      run_sets.push_back(o.text);
+  const std::string out =
+      vm.count("json") ? plan::plan_json(result, base, timing)
+      : vm.count("csv")
+          ? plan::plan_csv(result)
+          : plan::plan_text(result, base, timing, from_scenario ? files[0] : "", run_sets);
   outputs.finish_report(output, out);
   return 0;
 }

@@ -62,11 +62,16 @@ void simulated_json(format::JsonWriter& j, const Simulated& s) {
   j.field("peak_memory_bytes", s.peak_memory).field("fits", s.fits());
 }
 
-std::string plan_text(const PlanResult& r, const spec::ScenarioSpec& base, bool timing) {
+std::string plan_text(const PlanResult& r, const spec::ScenarioSpec& base, bool timing,
+                      const std::string& scenario_file, const std::vector<std::string>& sets) {
   std::string out = "plan: " + base.model.name + " on " + base.cluster.name + ": " +
                     std::to_string(r.world) + " GPUs, " +
                     std::to_string(base.training.global_batch) + " x " +
                     std::to_string(base.training.seq_len) + " tokens per step\n";
+  if (!scenario_file.empty())
+    out += "base: " + scenario_file +
+           " (its precision, sequence, batch, software and network; every layout dimension "
+           "searched)\n";
   out += "precision: " + spec::describe(base.training.precision) + " (" +
          base.training.precision_from + ")\n";
   out += searched_line(r) + "\n";
@@ -110,10 +115,15 @@ std::string plan_text(const PlanResult& r, const spec::ScenarioSpec& base, bool 
     out += "  memory: simulated peak per GPU, GB; bound: the roofline bound and its resource\n";
     // Pasteable after `stepsim run SCENARIO` for a scenario of this model, cluster, batch and
     // precision.
-    out += "\nthe winner as a scenario: stepsim run SCENARIO";
+    out += "\nthe winner as a scenario: stepsim run " +
+           (scenario_file.empty() ? std::string("SCENARIO") : scenario_file);
+    auto quoted = [](const std::string& s) {
+      return s.find_first_of(" []{},'\"*?$") == std::string::npos ? s : "'" + s + "'";
+    };
+    for (const std::string& s : sets) out += " --set " + quoted(s);
     for (const std::string& s :
          set_arguments(r.space.layouts[r.simulated[0].layout], r.space.recomputes))
-      out += " --set " + (s.find_first_of(" []{},'\"") == std::string::npos ? s : "'" + s + "'");
+      out += " --set " + quoted(s);
     out += "\n";
   }
   bool any = false;

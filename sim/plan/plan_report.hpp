@@ -9,7 +9,12 @@
 
 namespace stepsim::plan {
 
-std::string plan_text(const PlanResult& r, const spec::ScenarioSpec& base, bool timing);
+// `scenario_file`: the scenario the plan started from ("" for MODEL CLUSTER), named in the text
+// and in the winner's command; `sets`: the key=value overrides the plan ran with (its --set,
+// --fix, --gpus, --global-batch and --seq), repeated in that command.
+std::string plan_text(const PlanResult& r, const spec::ScenarioSpec& base, bool timing,
+                      const std::string& scenario_file = "",
+                      const std::vector<std::string>& sets = {});
 std::string plan_json(const PlanResult& r, const spec::ScenarioSpec& base, bool timing);
 // One row per winner, then one per family without a winner (its best layout and why).
 std::string plan_csv(const PlanResult& r);

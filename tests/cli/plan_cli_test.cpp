@@ -2,6 +2,7 @@
 // and their results equal on one thread, two threads and two MPI ranks.
 #include <doctest/doctest.h>
 
+#include <sstream>
 #include <string>
 
 #include "tests/json_dom.hpp"
@@ -107,8 +108,10 @@ TEST_CASE("plan: the text names every family without a winner and how to run the
       "--seq 2048 --fix parallelism.tp=8 --top 3");
   REQUIRE_MESSAGE(r.status == 0, r.err);
   CHECK(r.out.find("winners, by simulated tokens/s per GPU") != std::string::npos);
-  CHECK(r.out.find("the winner as a scenario: stepsim run SCENARIO --set parallelism.tp=8 --set "
-                   "parallelism.pp=") != std::string::npos);
+  // The plan's batch, sequence and overrides, then the winner's layout.
+  CHECK(r.out.find("the winner as a scenario: stepsim run SCENARIO --set training.seq_len=2048 "
+                   "--set training.global_batch=32 --set cluster.nodes=8 --set parallelism.tp=8 "
+                   "--set parallelism.pp=") != std::string::npos);
   // The assumptions: GPT-3's file names no training precision.
   CHECK(r.out.find("precision: gemm bf16") != std::string::npos);
   CHECK(r.out.find("(stepsim's default: BF16 mixed precision)") != std::string::npos);
@@ -154,6 +157,34 @@ TEST_CASE("sweep: one row per point of schedule x global batch, invalid points i
   }
   // DualPipe beats 1F1B on the published layout.
   CHECK(j.arr[0].at("step_s").num < j.arr[2].at("step_s").num);
+}
+
+TEST_CASE("plan SCENARIO: the winner's command runs and gives the plan's step time") {
+  const auto p = run_stepsim(
+      "plan scenarios/gpt3-175b-a100.yaml --set cluster.nodes=8 --global-batch 32 --seq 2048 "
+      "--fix parallelism.tp=8 --top 2");
+  REQUIRE_MESSAGE(p.status == 0, p.err);
+  CHECK(p.out.find("base: scenarios/gpt3-175b-a100.yaml (its precision") != std::string::npos);
+  const std::string lead = "the winner as a scenario: stepsim ";
+  const auto at = p.out.find(lead);
+  REQUIRE(at != std::string::npos);
+  const std::string command =
+      p.out.substr(at + lead.size(), p.out.find('\n', at) - at - lead.size());
+  CHECK(command.rfind("run scenarios/gpt3-175b-a100.yaml --set cluster.nodes=8 ", 0) == 0);
+  // The plan's step time: the first number with three decimals on winner 1's row.
+  const auto row = p.out.find("\n  1  ");
+  REQUIRE(row != std::string::npos);
+  std::istringstream words(p.out.substr(row, p.out.find('\n', row + 1) - row));
+  std::string w;
+  double planned = -1.0;
+  while (words >> w && planned < 0)
+    if (w.size() > 4 && w[w.size() - 4] == '.' && w.find_first_not_of("0123456789.") == w.npos)
+      planned = std::stod(w);
+  REQUIRE(planned > 0);
+  const auto r = run_stepsim(command + " --json");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(parse_json(r.out).at("step_time_s").num ==
+        doctest::Approx(planned).epsilon(0.0006 / planned));
 }
 
 TEST_CASE("run and sweep give a scenario's peak memory as one number in one unit (GB)") {
