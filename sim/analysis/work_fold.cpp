@@ -182,7 +182,7 @@ void WorkFold::collective(DeviceWork& w, workload::StepOpKind kind,
   const net::AlgorithmDef* algorithm = net::find_algorithm(c.options.algorithm);
   STEPSIM_CHECK(algorithm, "a collective of the program without its resolved algorithm");
   net::ShapeInput in{c.op, c.bytes, g};
-  in.multi_plane = pxn_;
+  in.pxn = pxn_;
   const LinkBytes b = algorithm->bytes_per_gpu(in) * n;
   if (!rows_) {
     add_row(w, row, std::string(), b);

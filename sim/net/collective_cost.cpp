@@ -19,13 +19,13 @@ std::string_view algorithm_for(CollectiveOp op, GroupShape group) {
   return choose_algorithm(op, group, true, "auto").name;
 }
 
-LinkBytes collective_bytes_per_gpu(CollectiveOp op, double s, GroupShape group, bool multi_plane) {
+LinkBytes collective_bytes_per_gpu(CollectiveOp op, double s, GroupShape group, bool pxn) {
   STEPSIM_CHECK(
       group.size >= 1 && group.gpus_per_node >= 1 && group.size % group.gpus_per_node == 0,
       "group shape must tile whole nodes");
   if (group.size <= 1) return {};
   ShapeInput in{op, s, group};
-  in.multi_plane = multi_plane;
+  in.pxn = pxn;
   return choose_algorithm(op, group, true, "auto").bytes_per_gpu(in);
 }
 

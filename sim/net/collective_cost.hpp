@@ -54,7 +54,7 @@ struct GroupShape {
 std::string_view algorithm_for(CollectiveOp op, GroupShape group);
 
 LinkBytes collective_bytes_per_gpu(CollectiveOp op, double bytes, GroupShape group,
-                                   bool multi_plane = false);
+                                   bool pxn = false);
 
 // One point-to-point message of `bytes`.
 LinkBytes p2p_bytes(double bytes, bool same_node);

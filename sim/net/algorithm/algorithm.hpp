@@ -36,7 +36,7 @@ struct ShapeInput {
   CollectiveOp op;
   double bytes;
   GroupShape group;
-  bool multi_plane = false;  // PXN: inter-node traffic to another plane crosses NVLink first
+  bool pxn = false;  // PXN: inter-node traffic to another rail or plane crosses NVLink first
   int top_k = 8, max_nodes = 0;
   int experts = 256;
 };

@@ -24,7 +24,7 @@ void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
 LinkBytes bytes_per_gpu(const ShapeInput& in) {
   const double n = in.group.size, g = in.group.gpus_per_node;
   LinkBytes b{(g - 1) / n * in.bytes, (n - g) / n * in.bytes};
-  if (in.multi_plane) b.nvlink += b.ib * (g - 1) / g;
+  if (in.pxn) b.nvlink += b.ib * (g - 1) / g;
   return b;
 }
 

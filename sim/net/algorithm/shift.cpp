@@ -26,7 +26,7 @@ void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
 LinkBytes bytes_per_gpu(const ShapeInput& in) {
   const double g = in.group.gpus_per_node;
   if (in.group.nodes() <= 1) return {in.bytes, 0.0};
-  const double pxn = in.multi_plane && g > 1 ? in.bytes / g : 0.0;
+  const double pxn = in.pxn && g > 1 ? in.bytes / g : 0.0;
   return {in.bytes * (g - 1) / g + pxn, in.bytes / g};
 }
 
