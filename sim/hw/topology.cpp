@@ -1,6 +1,7 @@
 #include "sim/hw/topology.hpp"
 
 #include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/filtered_graph.hpp>
 #include <cmath>
@@ -57,15 +58,21 @@ std::string Topology::link_name(int link) const {
   return vertex_name(links_[link].from) + " -> " + vertex_name(links_[link].to);
 }
 
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
+                                    boost::property<boost::edge_index_t, int>>;
+struct Topology::SearchGraph {
+  Graph g;
+};
+
 int Topology::add_vertex(VertexKind k) {
   kinds_.push_back(k);
-  return static_cast<int>(boost::add_vertex(graph_));
+  return static_cast<int>(boost::add_vertex(graph_->g));
 }
 
 int Topology::add_link(int from, int to, LinkClass c, double bw, double lat) {
   const int id = static_cast<int>(links_.size());
   links_.push_back({from, to, c, bw, lat, true});
-  boost::add_edge(static_cast<std::size_t>(from), static_cast<std::size_t>(to), id, graph_);
+  boost::add_edge(static_cast<std::size_t>(from), static_cast<std::size_t>(to), id, graph_->g);
   return id;
 }
 
@@ -81,7 +88,8 @@ double Topology::estimate_bytes(const spec::ClusterSpec& spec) {
          kBytesPerCoreLink * core;
 }
 
-Topology::Topology(const spec::ClusterSpec& spec) : spec_(spec) {
+Topology::Topology(const spec::ClusterSpec& spec)
+    : spec_(spec), graph_(std::make_shared<SearchGraph>()) {
   const int n = spec.world_size(), gpn = spec.gpus_per_node;
   STEPSIM_CHECK(n > 0 && gpn > 0, "empty cluster");
   gpu_vertex_.resize(n);
@@ -392,8 +400,8 @@ Route Topology::search(int a, int b) const {
       return (*links)[boost::get(boost::edge_index, *g, e)].up;
     }
   };
-  const boost::filtered_graph<Graph, LiveLink> live(graph_, LiveLink{&links_, &graph_});
-  const std::size_t nv = boost::num_vertices(graph_);
+  const boost::filtered_graph<Graph, LiveLink> live(graph_->g, LiveLink{&links_, &graph_->g});
+  const std::size_t nv = boost::num_vertices(graph_->g);
   std::vector<int> via(nv, -1);  // link id reaching each vertex
   std::vector<boost::default_color_type> color(nv);
   const auto src = static_cast<std::size_t>(gpu_vertex_[a]);
@@ -408,7 +416,7 @@ Route Topology::search(int a, int b) const {
   rec.via = &via;
   boost::breadth_first_search(live, src,
                               boost::visitor(rec).color_map(boost::make_iterator_property_map(
-                                  color.begin(), boost::get(boost::vertex_index, graph_))));
+                                  color.begin(), boost::get(boost::vertex_index, graph_->g))));
   const auto dst = static_cast<std::size_t>(gpu_vertex_[b]);
   if (via[dst] < 0)
     throw Unreachable({"faults", 0, 0},

@@ -46,8 +46,8 @@
 #pragma once
 
 #include <array>
-#include <boost/graph/adjacency_list.hpp>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -161,11 +161,10 @@ class Topology {
   int ports_ = 1;  // NIC ports, each on its own plane: 2 on a dual-plane fabric
   std::vector<VertexKind> kinds_;
   std::vector<Link> links_;
-  // The same links as a Boost graph (edge property: link id), for searches around faults.
-  using Graph =
-      boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
-                            boost::property<boost::edge_index_t, int>>;
-  Graph graph_;
+  // The same links as a Boost graph (edge property: link id), for searches around faults. Built
+  // with the topology and never changed after, so copies share it.
+  struct SearchGraph;
+  std::shared_ptr<SearchGraph> graph_;
   // Lookup tables, indexed by GPU or by (plane-local) switch number.
   std::vector<int> gpu_up_, gpu_down_;        // GPU -> NVSwitch, NVSwitch -> GPU
   std::vector<int> nic_up_, nic_down_;        // GPU -> NIC, NIC -> GPU

@@ -1,6 +1,7 @@
 #include "sim/report/stress_page.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "sim/format/text_table.hpp"
 #include "sim/report/html_charts.hpp"
