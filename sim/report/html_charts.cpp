@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "sim/format/text_table.hpp"
 #include "sim/report/svg.hpp"
@@ -62,7 +63,7 @@ std::string roofline_chart(const run::StepSimulation& s, const spec::ScenarioSpe
   for (int e = -1; e <= 6; ++e) {
     const double px = x.at(std::pow(10.0, e));
     o += svg_line(px, kT, px, kB, "#e6e6e6");
-    o += svg_text(px, kB + 14, decade(e), "", "middle");
+    o += svg_text(px, kB + 18, decade(e), "", "middle");
   }
   for (int e = y_hi_e - 5; e <= y_hi_e; ++e) {
     const double py = y.at(std::pow(10.0, e));
@@ -71,7 +72,7 @@ std::string roofline_chart(const run::StepSimulation& s, const spec::ScenarioSpe
   }
   o += svg_rect(kL, kT, kR - kL, kB - kT, "none", "stroke=\"#888\"");
   o +=
-      svg_text((kL + kR) / 2, kB + 30,
+      svg_text((kL + kR) / 2, kB + 36,
                "arithmetic intensity, FLOP per byte (of HBM for kernels, of the link for networks)",
                "", "middle");
   o += svg_text(10, (kT + kB) / 2, "attainable FLOP/s per GPU",
@@ -105,13 +106,24 @@ std::string roofline_chart(const run::StepSimulation& s, const spec::ScenarioSpe
       std::vector<std::pair<double, double>> pts{{x.at(x0), y.at(x0 * bw)}};
       if (ridge < x.hi) pts.push_back({x.at(ridge), y.at(flops)});
       pts.push_back({x.at(x.hi), y.at(std::min(flops, x.hi * bw))});
-      o += svg_polyline(
-          pts, c, dash ? "stroke-width=\"1\" stroke-dasharray=\"4 3\"" : "stroke-width=\"2\"");
+      o += titled(
+          svg_polyline(pts, c,
+                       dash ? "stroke-width=\"1\" stroke-dasharray=\"4 3\"" : "stroke-width=\"2\""),
+          name + (dash ? " datasheet roof: " : " achievable roof: ") + si3(flops, "FLOP/s") +
+              ", HBM " + si3(bw, "B/s") + (dash ? " (datasheet)" : " (measured)"));
     }
     right_labels.push_back(
         {y.at(rate.achievable_flops), name + " " + si3(rate.achievable_flops, "FLOP/s")});
   }
-  // Network roofs: attainable = FLOP per link byte x link bandwidth.
+  // Network roofs: attainable = FLOP per link byte x link bandwidth; their labels are placed
+  // after the marks, where they overlap no other label.
+  struct NetLabel {
+    double x0, x1, bw;
+    std::string text;
+    const char* colour;
+  };
+  std::vector<NetLabel> net_labels;
+  LabelSpace space;
   const std::pair<double, const char*> nets[] = {{cl.nvlink.bandwidth, "NVLink"},
                                                  {cl.fabric.nic.bandwidth, "NIC"}};
   const char* net_colour[] = {"#6b3fa0", "#8c564b"};
@@ -119,22 +131,28 @@ std::string roofline_chart(const run::StepSimulation& s, const spec::ScenarioSpe
     const double bw = nets[n].first;
     if (bw <= 0.0 || (n == 1 && cl.fabric.kind == spec::FabricKind::none)) continue;
     const double x0 = std::max(x.lo, y.lo / bw), x1 = std::min(x.hi, y.hi / bw);
-    o += svg_polyline({{x.at(x0), y.at(x0 * bw)}, {x.at(x1), y.at(x1 * bw)}}, net_colour[n],
-                      "stroke-width=\"1.5\" stroke-dasharray=\"1 3\"");
-    // The label along the line, low in the chart where the roofs leave room.
-    const double lx = std::max(x0, y.lo * 20.0 / bw), px = x.at(lx), py = y.at(lx * bw) - 4;
-    const double angle = std::atan2((kB - kT) / 5.0, (kR - kL) / 7.0) * 180.0 / 3.14159265358979;
-    o += svg_text(px, py, std::string(nets[n].second) + " " + si3(bw, "B/s") + " per GPU",
-                  "fill=\"" + std::string(net_colour[n]) + "\" transform=\"rotate(-" +
-                      fixed(angle, 1) + " " + fixed(px, 1) + " " + fixed(py, 1) + ")\"");
+    const std::string label = std::string(nets[n].second) + " " + si3(bw, "B/s") + " per GPU";
+    o += titled(svg_polyline({{x.at(x0), y.at(x0 * bw)}, {x.at(x1), y.at(x1 * bw)}}, net_colour[n],
+                             "stroke-width=\"1.5\" stroke-dasharray=\"1 3\""),
+                std::string(nets[n].second) + " roof: attainable = FLOP per byte sent x " +
+                    si3(bw, "B/s") + " per GPU");
+    net_labels.push_back({x0, x1, bw, label, net_colour[n]});
   }
-  // The step's kernel rate and what the simulated step achieved.
+  // The simulated kernel rate of this rank (its FLOPs over the time its compute stream ran) and
+  // what the simulated step achieved.
   const double flops = r.per_rank[r.device].flops;
-  const double kernel_rate = r.compute_s > 0.0 ? flops / r.compute_s : 0.0;
+  const double busy = static_cast<std::size_t>(r.device) < s.metrics.per_rank.size()
+                          ? s.metrics.per_rank[r.device].compute
+                          : 0.0;
+  const double kernel_rate = busy > 0.0 ? flops / busy : 0.0;
   if (kernel_rate > 0.0) {
-    o += svg_line(kL, y.at(kernel_rate), kR, y.at(kernel_rate), "#333", "stroke-dasharray=\"2 2\"");
-    o += svg_text(kL + 4, y.at(kernel_rate) - 4,
-                  "this step's kernels: " + si3(kernel_rate, "FLOP/s"), "fill=\"#333\"");
+    const std::string text = "simulated kernels: " + si3(kernel_rate, "FLOP/s");
+    o += titled(
+        svg_line(kL, y.at(kernel_rate), kR, y.at(kernel_rate), "#333", "stroke-dasharray=\"2 2\""),
+        "simulated kernel rate of this rank: " + si(flops, "FLOP", 3) + " in " + seconds(busy) +
+            " of compute");
+    o += svg_text(kL + 4, y.at(kernel_rate) - 4, text, "fill=\"#333\"");
+    space.take({kL + 4, y.at(kernel_rate) - 4, text});
   }
   // Kernel classes.
   double total_s = 0.0;
@@ -144,30 +162,83 @@ std::string roofline_chart(const run::StepSimulation& s, const spec::ScenarioSpe
     if (c.flops <= 0.0 || c.bytes <= 0.0 || c.seconds <= 0.0) continue;
     const double xi = c.flops / c.bytes, yi = c.flops / c.seconds;
     const double radius = 3.0 + 16.0 * std::sqrt(c.seconds / total_s);
-    o += "<circle cx=\"" + fixed(x.at(xi), 1) + "\" cy=\"" + fixed(y.at(yi), 1) + "\" r=\"" +
-         fixed(radius, 1) + "\" fill=\"" + col + "\" fill-opacity=\"0.75\" stroke=\"#222\"/>\n";
+    o += titled("<circle cx=\"" + fixed(x.at(xi), 1) + "\" cy=\"" + fixed(y.at(yi), 1) + "\" r=\"" +
+                    fixed(radius, 1) + "\" fill=\"" + col +
+                    "\" fill-opacity=\"0.75\" stroke=\"#222\"/>\n",
+                c.name + ": " + si3(yi, "FLOP/s") + " at " + fixed(xi, xi < 10 ? 1 : 0) +
+                    " FLOP per byte, " + pct(c.seconds / total_s) + " of kernel time (" +
+                    seconds(c.seconds) + ")");
   }
   // Network diamonds: the step's FLOP per byte over each network, on that network's roof.
   // Its height is the rate the network's time allows (FLOPs / the roofline's NVLink or InfiniBand
   // time): on the roof, or below the NIC's where the leaf uplinks bind.
   const double comm[] = {r.per_rank[r.device].comm.nvlink, r.per_rank[r.device].comm.ib};
   const double comm_s[] = {r.nvlink_s, r.ib_s};
+  struct Diamond {
+    double cx, cy;
+    std::string text;
+    const char* colour;
+  };
+  std::vector<Diamond> diamonds;
   for (int n = 0; n < 2; ++n) {
     if (comm[n] <= 0.0 || comm_s[n] <= 0.0 || nets[n].first <= 0.0) continue;
     const double xi = flops / comm[n], yi = std::min(flops / comm_s[n], y.hi);
     const double cx = x.at(std::clamp(xi, x.lo, x.hi)), cy = y.at(std::max(yi, y.lo));
-    o += "<path d=\"M" + fixed(cx, 1) + " " + fixed(cy - 8, 1) + " l8 8 l-8 8 l-8 -8 z\" fill=\"" +
-         std::string(net_colour[n]) + "\" stroke=\"#000\"/>\n";
-    const bool left = cx > kR - 110;
-    o += svg_text(left ? cx - 10 : cx + 10, cy + 4, std::string("step over ") + nets[n].second,
-                  "font-weight=\"bold\" fill=\"" + std::string(net_colour[n]) + "\"",
-                  left ? "end" : "start");
+    o += titled("<path d=\"M" + fixed(cx, 1) + " " + fixed(cy - 8, 1) +
+                    " l8 8 l-8 8 l-8 -8 z\" fill=\"" + std::string(net_colour[n]) +
+                    "\" stroke=\"#000\"/>\n",
+                std::string("the step over ") + nets[n].second + ": " + fixed(xi, xi < 10 ? 1 : 0) +
+                    " FLOP per byte sent; its time (" + seconds(comm_s[n]) + ") allows " +
+                    si3(flops / comm_s[n], "FLOP/s"));
+    space.take_box(cx - 8, cy - 8, cx + 8, cy + 8);
+    diamonds.push_back({cx, cy, std::string("step over ") + nets[n].second, net_colour[n]});
+  }
+  // Diamond labels beside their diamond, right, left, above or below, whichever is free.
+  for (const auto& d : diamonds) {
+    const std::pair<double, const char*> sides[] = {{10, "start"}, {-10, "end"}};
+    LabelSpace::Label at{d.cx + 10, d.cy + 4, d.text, 11.5, "start"};
+    bool placed = false;
+    for (const double dy : {4.0, -12.0, 20.0})
+      for (const auto& [dx, anchor] : sides) {
+        const LabelSpace::Label l{d.cx + dx, d.cy + dy, d.text, 11.5, anchor};
+        const bool inside = (std::string_view(anchor) == "start" ? l.x + 7.0 * d.text.size() < kR
+                                                                 : l.x - 7.0 * d.text.size() > kL);
+        if (!placed && inside && space.free(l)) {
+          at = l;
+          placed = true;
+        }
+      }
+    space.take(at);
+    o += svg_text(at.x, at.y, d.text, "font-weight=\"bold\" fill=\"" + std::string(d.colour) + "\"",
+                  at.anchor);
+  }
+  // Network labels along their line, low in the chart where the roofs leave room, else higher.
+  const double angle = std::atan2((kB - kT) / 5.0, (kR - kL) / 7.0) * 180.0 / 3.14159265358979;
+  for (const auto& nl : net_labels) {
+    std::optional<LabelSpace::Label> at;
+    for (const double f : {20.0, 60.0, 6.0, 200.0, 600.0, 2.0}) {
+      const double lx = std::max(nl.x0, y.lo * f / nl.bw);
+      if (lx >= nl.x1) continue;
+      const LabelSpace::Label l{x.at(lx), y.at(lx * nl.bw) - 4, nl.text, 11.0, "start", angle};
+      if (!at) at = l;
+      if (space.free(l)) {
+        at = l;
+        break;
+      }
+    }
+    if (!at) continue;
+    space.take(*at);
+    o += svg_text(at->x, at->y, nl.text,
+                  "fill=\"" + std::string(nl.colour) + "\" transform=\"rotate(-" + fixed(angle, 1) +
+                      " " + fixed(at->x, 1) + " " + fixed(at->y, 1) + ")\"");
   }
   o += "</g>\n";
   if (s.metrics.step_s > 0.0) {
     const double achieved = flops / s.metrics.step_s;
     const double py = y.at(std::max(achieved, y.lo));
-    o += svg_line(kR - 10, py, kR + 2, py, "#000", "stroke-width=\"3\"");
+    o += titled(svg_line(kR - 10, py, kR + 2, py, "#000", "stroke-width=\"3\""),
+                "the simulated step on this rank: " + si(flops, "FLOP", 3) + " in " +
+                    seconds(s.metrics.step_s) + " (recompute counted)");
     right_labels.push_back({py, "step " + si3(achieved, "FLOP/s")});
   }
   // Right-hand labels top to bottom, each at least a line below the one above.
@@ -206,11 +277,11 @@ std::string breakdown_chart(const std::vector<BreakdownInput>& runs) {
   for (const auto& run : runs) sync = sync || run.metrics->mean.synchronisation > 0.0;
   for (const Part& p : kParts) {
     if (p.field == &analysis::Breakdown::synchronisation && !sync) continue;
-    o += svg_rect(lx, 8, 12, 12, p.colour);
+    o += svg_rect(lx, 8, 12, 12, p.colour, "class=\"key\"");
     o += svg_text(lx + 16, 18, p.name);
     lx += 30 + 7.0 * std::string(p.name).size();
   }
-  o += svg_rect(lx, 13, 12, 4, kOverlapColour);
+  o += svg_rect(lx, 13, 12, 4, kOverlapColour, "class=\"key\"");
   o += svg_text(lx + 16, 18, "overlapped communication (beneath, share of the step)");
   double y = 40;
   for (const auto& run : runs) {
@@ -224,13 +295,17 @@ std::string breakdown_chart(const std::vector<BreakdownInput>& runs) {
       std::string parts;
       for (const Part& p : kParts) {
         const double f = b.*p.field / t;
-        o += svg_rect(x, y + 2, f * kBar, kRow - 8, p.colour);
+        o += titled(svg_rect(x, y + 2, f * kBar, kRow - 8, p.colour),
+                    run.label + ", " + label + ": " + p.name + " " + pct(f) + " (" +
+                        seconds(b.*p.field) + ")");
         x += f * kBar;
         if (f >= 0.005) parts += (parts.empty() ? "" : ", ") + std::string(p.brief) + " " + pct(f);
         if (p.field == &analysis::Breakdown::compute && b.compute_slowed / t >= 0.005)
           parts += " (" + pct(b.compute_slowed / t) + " slowed)";
       }
-      o += svg_rect(kLabel, y + kRow - 5, b.overlapped_comm / t * kBar, 3, kOverlapColour);
+      o += titled(svg_rect(kLabel, y + kRow - 5, b.overlapped_comm / t * kBar, 3, kOverlapColour),
+                  run.label + ", " + label + ": communication overlapped with compute " +
+                      pct(b.overlapped_comm / t) + " (" + seconds(b.overlapped_comm) + ")");
       o += svg_text(kLabel + kBar + 8, y + 12,
                     parts + (b.overlapped_comm > 0.0 ? "; overlap " + pct(b.overlapped_comm / t)
                                                      : std::string()));
@@ -263,7 +338,11 @@ std::string link_heat_chart(const analysis::LinkUsage& u) {
     o += svg_rect(kLabel, y + 2, kStrip, kRow - 4, "#fff", "stroke=\"#ccc\"");
     for (std::size_t k = 0; k < bins.size(); ++k)
       if (bins[k] > 0.0)
-        o += svg_rect(kLabel + k * w, y + 2, w + 0.05, kRow - 4, heat_colour(bins[k]));
+        o += titled(svg_rect(kLabel + k * w, y + 2, w + 0.05, kRow - 4, heat_colour(bins[k])),
+                    std::string(analysis::to_string(group)) + ", " +
+                        seconds(u.step_s * k / bins.size()) + " to " +
+                        seconds(u.step_s * (k + 1) / bins.size()) + ": " + pct(bins[k]) +
+                        " utilised");
     o += svg_text(kLabel + kStrip + 8, y + 15,
                   "mean " + pct(u.mean(group)) + ", busiest moment " + pct(u.peak(group)));
     y += kRow;
@@ -279,7 +358,8 @@ std::string link_heat_chart(const analysis::LinkUsage& u) {
   const double sy = y + 32;
   o += svg_text(kLabel - 6, sy + 10, "utilisation", "", "end");
   for (int i = 0; i <= 10; ++i) {
-    o += svg_rect(kLabel + i * 36, sy, 36, 12, heat_colour(i / 10.0), "stroke=\"#ccc\"");
+    o += svg_rect(kLabel + i * 36, sy, 36, 12, heat_colour(i / 10.0),
+                  "stroke=\"#ccc\" class=\"key\"");
     if (i % 2 == 0) o += svg_text(kLabel + i * 36 + 18, sy + 24, pct(i / 10.0), "", "middle");
   }
   o += "</svg>\n";
@@ -301,7 +381,7 @@ std::string memory_chart(const run::StepSimulation& s) {
   }
   const double tick = nice_step(step);
   for (int i = 0; i * tick <= step * (1 + 1e-9); ++i)
-    o += svg_text(x.at(i * tick), kB + 14, seconds(i * tick), "", "middle");
+    o += svg_text(x.at(i * tick), kB + 18, seconds(i * tick), "", "middle");
   o += svg_rect(kL, kT, kR - kL, kB - kT, "none", "stroke=\"#888\"");
   const auto& g = s.build.graph;
   const int rows = static_cast<int>(s.memory.per_device.size());
@@ -322,15 +402,19 @@ std::string memory_chart(const run::StepSimulation& s) {
       if (kept.empty() || std::abs(p.first - kept.back().first) >= 0.1 ||
           std::abs(p.second - kept.back().second) >= 0.1)
         kept.push_back(p);
-    o += svg_polyline(kept, series_colour(d, rows), "stroke-width=\"1.5\"");
+    double peak = 0.0;
+    for (const auto& point : tl) peak = std::max(peak, point.second);
+    o += titled(svg_polyline(kept, sequential_colour(d, rows), "stroke-width=\"1.5\""),
+                "rank " + g.label(d) + ": peak " + fixed(peak / 1e9, 1) + " GB per GPU");
   }
-  o += svg_line(kL, y.at(cap), kR, y.at(cap), "#c00",
-                "stroke-width=\"1.5\" stroke-dasharray=\"6 3\"");
+  o += titled(svg_line(kL, y.at(cap), kR, y.at(cap), "#c00",
+                       "stroke-width=\"1.5\" stroke-dasharray=\"6 3\""),
+              "the device's memory: " + fixed(cap / 1e9, 1) + " GB");
   o += svg_text(kR - 4, y.at(cap) - 4, "capacity " + fixed(cap / 1e9, 1) + " GB", "fill=\"#c00\"",
                 "end");
   // Legend: one entry per rank, as many as fit.
   for (int d = 0; d < rows && d < 16; ++d) {
-    o += svg_rect(kR + 12, kT + d * 14, 10, 3, series_colour(d, rows), "");
+    o += svg_rect(kR + 12, kT + d * 14, 10, 3, sequential_colour(d, rows), "class=\"key\"");
     o += svg_text(kR + 26, kT + d * 14 + 5, "rank " + g.label(d));
   }
   if (rows > 16)

@@ -9,16 +9,20 @@
 //    NVLink and the NIC; the step's own FLOP per NVLink and per NIC byte are diamonds at the rate
 //    that network's roofline time allows (FLOPs / time): on its roof, or for InfiniBand below the
 //    NIC's where the leaf uplinks (oversubscribed) bind.
-//    A diamond below the dotted line of the step's kernel rate (FLOPs / compute seconds) means that
-//    network, not the arithmetic, bounds the step; the ratio of the two heights is the roofline's
-//    time ratio. `id` names its clip path, unique in the page. A black tick on the right edge marks
-//    the rate the simulated step achieved ("step").
+//    A dashed line marks the rank's simulated kernel rate (its FLOPs over the seconds its compute
+//    stream ran in the simulation); a diamond below it means that network, not the arithmetic,
+//    bounds the step. `id` names its clip path, unique in the page. A black tick on the right edge
+//    marks the rate the simulated step achieved ("step"). Labels inside the plot are placed where
+//    they overlap no other (svg.hpp's LabelSpace).
 //  - breakdown_chart: per scenario, a 100% bar per pipeline rank and for the mean: compute,
 //    exposed communication, bubble, other idle, with the overlapped communication as a thin bar
 //    beneath (step_metrics.hpp's definitions).
 //  - link_heat_chart: utilisation per link group over the step, one heat strip each
 //    (analysis/link_usage.hpp).
-//  - memory_chart: memory in use per pipeline rank over the step against the device's capacity.
+//  - memory_chart: memory in use per pipeline rank over the step against the device's capacity,
+//    ranks on a sequential colour scale.
+// Every data mark (disc, diamond, roof, bar, heat cell, memory line) carries a tooltip (<title>)
+// with its figures; legend keys carry class "key".
 // Deterministic: the same inputs give the same bytes.
 #pragma once
 

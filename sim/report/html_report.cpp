@@ -68,7 +68,7 @@ std::string headline(const ReportRun& run) {
     o += "<tr><td>" + escape(k) + "</td><td><b>" + escape(v) + "</b></td></tr>";
   };
   row("tokens/s per GPU", fixed(f.tokens_per_s_per_gpu, 0));
-  row("TFLOP/s per GPU", fixed(f.tflops_per_gpu, 1));
+  row("model TFLOP/s per GPU", fixed(f.tflops_per_gpu, 1));
   row("MFU (BF16 dense peak)", pct(f.mfu));
   row("per resource", "compute " + seconds(r.compute_s) + ", HBM " + seconds(r.hbm_s) +
                           ", NVLink " + seconds(r.nvlink_s) +
@@ -182,9 +182,48 @@ std::string stress_section(const std::vector<ReportRun>& runs) {
   return o + "</section>\n";
 }
 
+// A number and its unit ("13.40 s", "84.9 GB", "2048 GPUs", "45.0 %") never break across
+// lines: in the page's text (not in tags, SVG or the style sheet) the space between a digit and a
+// unit is a non-breaking one. A unit is % or a word that starts upper case, or s, ms, us, µs, ns.
+bool is_unit(const std::string& text, std::size_t at) {
+  if (text[at] == '%' || std::isupper(static_cast<unsigned char>(text[at]))) return true;
+  auto end = at;
+  while (end < text.size() && (std::isalpha(static_cast<unsigned char>(text[end])) ||
+                               static_cast<unsigned char>(text[end]) >= 0x80))
+    ++end;
+  const std::string word = text.substr(at, end - at);
+  return word == "s" || word == "ms" || word == "us" || word == "\xc2\xb5s" || word == "ns";
+}
+
+std::string keep_units(const std::string& page) {
+  std::string o;
+  o.reserve(page.size() + page.size() / 50);
+  bool in_tag = false;
+  const char* skip_until = nullptr;  // inside <svg> or <style>: up to its end tag
+  for (std::size_t i = 0; i < page.size(); ++i) {
+    const char c = page[i];
+    if (skip_until) {
+      if (page.compare(i, std::char_traits<char>::length(skip_until), skip_until) == 0)
+        skip_until = nullptr;
+    } else if (c == '<') {
+      in_tag = true;
+      if (page.compare(i, 4, "<svg") == 0) skip_until = "</svg>";
+      if (page.compare(i, 6, "<style") == 0) skip_until = "</style>";
+    } else if (c == '>') {
+      in_tag = false;
+    } else if (!in_tag && c == ' ' && i > 0 && i + 1 < page.size() &&
+               std::isdigit(static_cast<unsigned char>(page[i - 1])) && is_unit(page, i + 1)) {
+      o += "&nbsp;";
+      continue;
+    }
+    o += c;
+  }
+  return o;
+}
+
 }  // namespace
 
-std::string html_report(const std::vector<ReportRun>& runs) {
+std::string html_report(const std::vector<ReportRun>& runs, const ReportOptions& options) {
   std::string title = "stepsim report:";
   for (const auto& r : runs) title += " " + r.label;
   std::string o = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
@@ -204,8 +243,9 @@ std::string html_report(const std::vector<ReportRun>& runs) {
        "(solid: achievable, dashed: datasheet) and the HBM slope; discs: the step's kernel classes "
        "on the bound's rank, area by share of kernel time; diamonds: the step's FLOP per byte over "
        "NVLink and the NIC, on those networks' roofs (memory-bound kernels count no arithmetic: "
-       "listed, not plotted). A diamond below the dotted line of the "
-       "kernels' rate: that network, not the arithmetic, bounds the step.</p>\n<div "
+       "listed, not plotted). A diamond below the dashed line of the simulated kernel rate (the "
+       "rank's FLOPs over the time its kernels ran): that network, not the arithmetic, bounds the "
+       "step. Every mark has a tooltip.</p>\n<div "
        "class=\"charts\">\n";
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto& s = *runs[i].sim;
@@ -228,16 +268,20 @@ std::string html_report(const std::vector<ReportRun>& runs) {
   double longest = 0.0;
   for (const auto& r : runs) longest = std::max(longest, r.sim->metrics.step_s);
   o += "<section id=\"schedule\">\n<h2>4. Schedule</h2>\n<p class=\"note\">Every pipeline "
-       "rank's compute stream on one time axis for all scenarios (" +
-       escape(seconds(longest)) +
-       " across), and beneath it, red, when any of the rank's communication is in flight. White "
-       "above red: waiting on communication; white alone: bubble.</p>\n";
+       "rank's compute stream " +
+       (options.shared_axis
+            ? "on one time axis for all scenarios (" + escape(seconds(longest)) + " across)"
+            : std::string("over its own step (each diagram's axis is its step; "
+                          "stepsim report --shared-axis draws all on one)")) +
+       ", and beneath it, red, when any of the rank's communication is in flight. White "
+       "above red: waiting on communication; white alone: bubble. Every box has a tooltip.</p>\n";
   ScheduleView view;
-  view.width = 1000.0;
-  view.axis_s = longest;
+  view.width = 1100.0;
+  view.axis_s = options.shared_axis ? longest : 0.0;
   view.join_subpixel = true;
   view.explain = false;
   for (const auto& r : runs) view.left = std::max(view.left, schedule_label_width(*r.sim));
+  view.width = std::min(view.width, 1236.0 - view.left);
   for (const auto& r : runs)
     o += "<h3>" + escape(r.label) + "</h3>\n<div class=\"scroll\">" +
          schedule_svg(*r.sim, *r.spec, view) + "</div>\n";
@@ -308,7 +352,7 @@ std::string html_report(const std::vector<ReportRun>& runs) {
   if (std::any_of(runs.begin(), runs.end(), [](const ReportRun& r) { return r.campaign; }))
     o += stress_section(runs);
   o += "</body>\n</html>\n";
-  return o;
+  return keep_units(o);
 }
 
 }  // namespace stepsim::report

@@ -6,7 +6,8 @@
 //     and the faults applied;
 //  2. roofline: the roofline chart per scenario with its kernel classes (html_charts.hpp);
 //  3. breakdown: compute, exposed communication, bubble and other idle per pipeline rank and mean;
-//  4. schedule: the schedule diagram per scenario on one time axis (the longest step's);
+//  4. schedule: the schedule diagram per scenario, each over its own step (or, as an option, all
+//     on the longest step's axis);
 //  5. links: utilisation per link group over the step and the busiest links;
 //  6. memory: memory per pipeline rank over the step against capacity;
 //  7. collectives: per traffic kind, bytes, time, achieved bus bandwidth and algorithm;
@@ -34,7 +35,11 @@ struct ReportRun {
 inline constexpr const char* kReportSections[] = {"headline", "roofline", "breakdown",  "schedule",
                                                   "links",    "memory",   "collectives"};
 
-std::string html_report(const std::vector<ReportRun>& runs);
+struct ReportOptions {
+  bool shared_axis = false;  // the schedule diagrams on one time axis, the longest step's
+};
+
+std::string html_report(const std::vector<ReportRun>& runs, const ReportOptions& options = {});
 
 // The pages' one style sheet, a <style> element (the report's and the stress page's).
 const char* page_style();

@@ -4,6 +4,7 @@
 #include <tuple>
 #include <vector>
 
+#include "sim/engine/check.hpp"
 #include "sim/format/text_table.hpp"
 #include "sim/report/svg.hpp"
 
@@ -28,7 +29,24 @@ struct Run {
 struct Box {
   std::string cls, label;
   Time start, end;
+  std::string what;  // its tooltip, before the times
 };
+
+std::string phase_name(workload::Phase phase) {
+  switch (phase) {
+    case workload::Phase::forward:
+      return "forward";
+    case workload::Phase::backward:
+      return "input gradient";
+    case workload::Phase::backward_weight:
+      return "backward";
+    case workload::Phase::weight:
+      return "weight gradient";
+    case workload::Phase::step_end:
+      return "step end (optimizer, gradient reduction)";
+  }
+  STEPSIM_UNREACHABLE("phase");
+}
 
 bool forward(workload::Phase phase) {
   return phase == workload::Phase::forward;
@@ -67,12 +85,17 @@ std::vector<Box> boxes_of(const run::StepSimulation& s, int device) {
       const int fmb = forward(phase) ? mb : std::get<1>(runs[i + 1].key);
       const int bmb = forward(phase) ? std::get<1>(runs[i + 1].key) : mb;
       out.push_back(
-          {"FB", std::to_string(fmb) + "/" + std::to_string(bmb), runs[i].start, runs[j - 1].end});
+          {"FB", std::to_string(fmb) + "/" + std::to_string(bmb), runs[i].start, runs[j - 1].end,
+           "forward of micro-batch " + std::to_string(fmb) + " overlapped with backward of " +
+               std::to_string(bmb) + " (" + std::to_string(j - i) + " alternating runs)"});
       i = j;
       continue;
     }
     std::string cls = backward(phase) ? "B" : std::string(1, workload::letter(phase));
-    out.push_back({cls, mb >= 0 ? std::to_string(mb) : std::string(), runs[i].start, runs[i].end});
+    out.push_back({cls, mb >= 0 ? std::to_string(mb) : std::string(), runs[i].start, runs[i].end,
+                   phase_name(phase) +
+                       (mb >= 0 ? ", micro-batch " + std::to_string(mb) : std::string()) +
+                       (stage >= 0 ? ", stage " + std::to_string(stage) : std::string())});
     ++i;
   }
   return out;
@@ -144,12 +167,18 @@ std::string schedule_svg(const run::StepSimulation& s, const spec::ScenarioSpec&
           std::move(boxes), box_px, [](const Box& a, const Box& b) { return a.cls == b.cls; },
           [](Box& a, const Box& b) {
             a.end = b.end;
+            if (!a.label.empty())
+              a.what = a.cls == "FB"
+                           ? "overlapped forward/backward pairs"
+                           : a.what.substr(0, a.what.find(',')) + ", several micro-batches";
             a.label.clear();
           });
     for (const Box& b : boxes) {
       const double x0 = x(b.start), w = std::max(x(b.end) - x0, 0.3);
-      o += "<rect class=\"" + b.cls + "\" x=\"" + fixed(x0, 2) + "\" y=\"" + fixed(y, 1) +
-           "\" width=\"" + fixed(w, 2) + "\" height=\"" + fixed(kBox, 1) + "\"/>\n";
+      o += titled("<rect class=\"" + b.cls + "\" x=\"" + fixed(x0, 2) + "\" y=\"" + fixed(y, 1) +
+                      "\" width=\"" + fixed(w, 2) + "\" height=\"" + fixed(kBox, 1) + "\"/>\n",
+                  "rank " + s.build.graph.label(d) + ": " + b.what + ", " +
+                      seconds(b.start.seconds()) + " to " + seconds(b.end.seconds()));
       if (!b.label.empty() && w >= 6.0 * b.label.size() + 2.0)
         o += "<text class=\"in\" x=\"" + fixed(x0 + 1.5, 2) + "\" y=\"" +
              fixed(y + kBox * 0.75, 1) + "\">" + b.label + "</text>\n";
@@ -160,9 +189,12 @@ std::string schedule_svg(const run::StepSimulation& s, const spec::ScenarioSpec&
           std::move(comm), span_px, [](const auto&, const auto&) { return true; },
           [](auto& a, const auto& b) { a.second = b.second; });
     for (const auto& [from, to] : comm)
-      o += "<rect class=\"C\" x=\"" + fixed(xs(from), 2) + "\" y=\"" + fixed(y + kRow - kStrip, 1) +
-           "\" width=\"" + fixed(std::max(xs(to) - xs(from), 0.3), 2) + "\" height=\"" +
-           fixed(kStrip, 1) + "\"/>\n";
+      o += titled("<rect class=\"C\" x=\"" + fixed(xs(from), 2) + "\" y=\"" +
+                      fixed(y + kRow - kStrip, 1) + "\" width=\"" +
+                      fixed(std::max(xs(to) - xs(from), 0.3), 2) + "\" height=\"" +
+                      fixed(kStrip, 1) + "\"/>\n",
+                  "rank " + s.build.graph.label(d) + ": communication in flight, " + seconds(from) +
+                      " to " + seconds(to));
   }
   // Time axis.
   const double axis_y = kTop + rows * (kRow + kGap) + 4, tick = nice_step(total);
@@ -184,7 +216,7 @@ std::string schedule_svg(const run::StepSimulation& s, const spec::ScenarioSpec&
   double lx = left;
   for (const auto& [cls, text] : legend) {
     o += "<rect x=\"" + fixed(lx, 1) + "\" y=\"" + fixed(ly - 10, 1) +
-         "\" width=\"12\" height=\"12\" class=\"" + std::string(cls) + "\"/>\n";
+         "\" width=\"12\" height=\"12\" class=\"" + std::string(cls) + " key\"/>\n";
     o += "<text x=\"" + fixed(lx + 16, 1) + "\" y=\"" + fixed(ly, 1) + "\">" + text + "</text>\n";
     lx += 24 + 7.0 * std::string(text).size();
   }

@@ -9,7 +9,8 @@
 // strip marks when any communication op of the rank (expert all-to-all, pipeline send, gradient
 // reduction) is in flight. White on the row is the compute stream idle: above red, waiting on
 // communication that is not hidden; alone, pipeline bubble. Boxes narrower than a pixel are still
-// drawn; labels only where they fit.
+// drawn; labels only where they fit. Every box and strip has a tooltip (<title>): the rank, what
+// ran (phase, micro-batch, stage) and from when to when.
 // Deterministic: the same step gives the same bytes.
 #pragma once
 
@@ -19,9 +20,9 @@
 
 namespace stepsim::report {
 
-// Memory the diagram takes per estimated operation: the DualPipe diagram is 16 B per estimated
-// operation on disk, twice that while its string grows, rounded up.
-constexpr double kSvgBytesPerOp = 50.0;
+// Memory the diagram takes per estimated operation: the DualPipe diagram is 75 B per operation on
+// disk (its tooltips the most of it), twice that while its string grows, rounded up.
+constexpr double kSvgBytesPerOp = 160.0;
 
 // How the diagram is drawn: the width of its time axis in pixels, the seconds that width stands
 // for (0: the step's own; a report comparing steps gives them all the longest, so they share one

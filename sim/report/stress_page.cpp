@@ -44,13 +44,10 @@ std::string stress_histogram_svg(const stress::Summary& s) {
   for (int b = 0; b < stress::kHistogramBins; ++b) {
     if (s.histogram[b] == 0) continue;
     const double x0 = x.at(100.0 * (lo + b * width)), x1 = x.at(100.0 * (lo + (b + 1) * width));
-    o += "<g><title>" +
-         escape(percent(lo + b * width) + " to " + percent(lo + (b + 1) * width) + ": " +
-                std::to_string(s.histogram[b]) + " trials") +
-         "</title>" +
-         svg_rect(x0 + 1, y.at(s.histogram[b]), x1 - x0 - 2, y.at(0) - y.at(s.histogram[b]),
-                  kComputeColour) +
-         "</g>\n";
+    o += titled(svg_rect(x0 + 1, y.at(s.histogram[b]), x1 - x0 - 2, y.at(0) - y.at(s.histogram[b]),
+                         kComputeColour),
+                percent(lo + b * width) + " to " + percent(lo + (b + 1) * width) + ": " +
+                    std::to_string(s.histogram[b]) + " trials");
   }
   double label_y = kTop + 12;
   for (const auto& [v, name] :

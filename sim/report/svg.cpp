@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "sim/engine/check.hpp"
 #include "sim/format/text_table.hpp"
 
 namespace stepsim::report {
@@ -65,9 +66,82 @@ std::string palette(int i) {
   return kColours[((i % 10) + 10) % 10];
 }
 
-std::string series_colour(int i, int n) {
-  if (n <= 10) return palette(i);
-  return "hsl(" + fixed(360.0 * i / n, 0) + ",65%,42%)";
+std::string sequential_colour(int i, int n) {
+  // viridis (matplotlib) at 0, 1/4, 1/2, 3/4 and 1, with its lightest yellow left out (too pale
+  // on white).
+  static constexpr double kStops[][3] = {
+      {68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {200, 210, 40}};
+  const double x = n > 1 ? 4.0 * std::clamp(i, 0, n - 1) / (n - 1) : 0.0;
+  const int k = std::min(3, static_cast<int>(x));
+  const double f = x - k;
+  char buf[8];
+  int rgb[3];
+  for (int c = 0; c < 3; ++c)
+    rgb[c] = static_cast<int>(std::lround(kStops[k][c] + f * (kStops[k + 1][c] - kStops[k][c])));
+  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
+  return buf;
+}
+
+std::string titled(std::string element, std::string_view title) {
+  const auto tag_end = element.find_first_of(" >");
+  const std::string tag = element.substr(1, tag_end - 1);
+  const auto close = element.rfind("/>");
+  STEPSIM_CHECK(element.front() == '<' && close != std::string::npos,
+                "titled: not an empty element");
+  return element.substr(0, close) + "><title>" + escape(title) + "</title></" + tag + ">" +
+         element.substr(close + 2);
+}
+
+LabelSpace::Quad LabelSpace::quad(const Label& l) {
+  const double w = 0.6 * l.size * static_cast<double>(l.text.size()), up = 0.95 * l.size,
+               down = 0.25 * l.size;
+  const double x0 = l.anchor == "end" ? -w : l.anchor == "middle" ? -w / 2 : 0.0;
+  const double a = -l.angle * 3.14159265358979 / 180.0, c = std::cos(a), s = std::sin(a);
+  Quad q;
+  const std::pair<double, double> corners[] = {
+      {x0, -up}, {x0 + w, -up}, {x0 + w, down}, {x0, down}};
+  for (int k = 0; k < 4; ++k) {
+    const auto [dx, dy] = corners[k];
+    q[k] = {l.x + dx * c - dy * s, l.y + dx * s + dy * c};
+  }
+  return q;
+}
+
+namespace {
+
+bool separated(const std::array<std::pair<double, double>, 4>& a,
+               const std::array<std::pair<double, double>, 4>& b) {
+  for (const auto* poly : {&a, &b})
+    for (int i = 0; i < 4; ++i) {
+      const auto p = (*poly)[i], q = (*poly)[(i + 1) % 4];
+      const double nx = q.second - p.second, ny = p.first - q.first;
+      double lo_a = INFINITY, hi_a = -INFINITY, lo_b = INFINITY, hi_b = -INFINITY;
+      for (const auto& [x, y] : a) {
+        lo_a = std::min(lo_a, x * nx + y * ny);
+        hi_a = std::max(hi_a, x * nx + y * ny);
+      }
+      for (const auto& [x, y] : b) {
+        lo_b = std::min(lo_b, x * nx + y * ny);
+        hi_b = std::max(hi_b, x * nx + y * ny);
+      }
+      if (hi_a <= lo_b || hi_b <= lo_a) return true;
+    }
+  return false;
+}
+
+}  // namespace
+
+bool LabelSpace::free(const Label& l) const {
+  const Quad q = quad(l);
+  return std::all_of(taken_.begin(), taken_.end(), [&](const Quad& t) { return separated(q, t); });
+}
+
+void LabelSpace::take(const Label& l) {
+  taken_.push_back(quad(l));
+}
+
+void LabelSpace::take_box(double x0, double y0, double x1, double y1) {
+  taken_.push_back(Quad{{{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}}});
 }
 
 std::string svg_open(double width, double height) {

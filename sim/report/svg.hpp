@@ -3,6 +3,7 @@
 // written with fixed decimals, so the same figure gives the same bytes.
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,8 +31,38 @@ struct LogAxis {
 std::string heat_colour(double u);
 // A qualitative palette of ten, cycled.
 std::string palette(int i);
-// Colour i of n series: the palette for up to ten, else n hues around the colour wheel.
-std::string series_colour(int i, int n);
+// Colour i of n ordered series (pipeline ranks): a sequential scale from dark blue through teal
+// and green to yellow (viridis' stops), so that neighbours look alike and the first and the last
+// do not.
+std::string sequential_colour(int i, int n);
+
+// A chart mark with its tooltip: `element` ("<rect .../>" as the svg_* helpers write it) with a
+// <title> child holding `title`.
+std::string titled(std::string element, std::string_view title);
+
+// Where a chart's labels are, to place the next one where it overlaps none. A label's box is
+// estimated from its text: 0.6 em a character (sans-serif digits and lower case are narrower),
+// 1.2 em high around the baseline as browsers draw it, placed by its anchor, and turned by
+// `angle` degrees (drawn with rotate(-angle)) about its anchor point. Boxes are compared as
+// rotated rectangles (separating axes).
+class LabelSpace {
+ public:
+  struct Label {
+    double x = 0.0, y = 0.0;  // anchor point, on the baseline
+    std::string_view text;
+    double size = 11.0;  // font size, px
+    std::string_view anchor = "start";
+    double angle = 0.0;
+  };
+  bool free(const Label& l) const;
+  void take(const Label& l);
+  void take_box(double x0, double y0, double x1, double y1);  // a mark labels must keep clear of
+
+ private:
+  using Quad = std::array<std::pair<double, double>, 4>;
+  static Quad quad(const Label& l);
+  std::vector<Quad> taken_;
+};
 
 std::string svg_open(double width, double height);  // with a white background and the font
 std::string svg_rect(double x, double y, double w, double h, std::string_view fill,

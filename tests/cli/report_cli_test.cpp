@@ -161,6 +161,81 @@ TEST_CASE("report: the DeepSeek-V3 page, rendered by headless Chromium, draws ev
 }
 #endif
 
+#ifndef STEPSIM_TEST_SANITIZED
+namespace {
+
+// The report page as headless Chromium lays it out, measured by tests/cli/report_layout.js (see
+// there): the page is copied with the probe appended and its DOM dumped after the probe ran.
+stepsim::test::Json layout_of(const std::filesystem::path& html) {
+  const auto probe = html.string() + ".probe.html";
+  const auto dom = html.string() + ".dom.html";
+  const auto profile = build_dir() / "report-probe-profile";
+  std::string page = slurp(html);
+  const auto body_end = page.rfind("</body>");
+  REQUIRE(body_end != std::string::npos);
+  page.insert(
+      body_end,
+      "<script>" + slurp(stepsim::test::source_path("tests/cli/report_layout.js")) + "</script>\n");
+  std::ofstream(probe, std::ios::binary) << page;
+  const std::string cmd =
+      "timeout 180 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars "
+      "--no-first-run --user-data-dir='" +
+      profile.string() + "' --window-size=1280,4000 --dump-dom 'file://" + probe + "' > '" + dom +
+      "' 2>/dev/null";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  std::filesystem::remove_all(profile);
+  const std::string out = slurp(dom);
+  const std::string open = "<pre id=\"layout-probe\">{";
+  const auto at = out.rfind(open);
+  REQUIRE(at != std::string::npos);
+  std::string text =
+      out.substr(at + open.size() - 1, out.find("</pre>", at) - at - open.size() + 1);
+  for (const auto& [entity, c] : {std::pair<std::string, std::string>{"&lt;", "<"},
+                                  {"&gt;", ">"},
+                                  {"&quot;", "\""},
+                                  {"&nbsp;", "\xc2\xa0"},
+                                  {"&amp;", "&"}})
+    for (auto i = text.find(entity); i != std::string::npos; i = text.find(entity, i + 1))
+      text.replace(i, entity.size(), c);
+  std::filesystem::remove(probe);
+  std::filesystem::remove(dom);
+  return stepsim::test::parse_json(text);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "report: laid out by Chromium, no two texts overlap, each schedule spans its section, "
+    "every mark has a tooltip and no unit wraps from its number") {
+  REQUIRE_MESSAGE(std::system("command -v chromium >/dev/null 2>&1") == 0,
+                  "chromium is not installed (tools/test installs it)");
+  const std::string three =
+      "report scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-1f1b.yaml "
+      "scenarios/deepseek-v3-zero3.yaml";
+  const auto html = build_dir() / "report-layout.html";
+  REQUIRE(run_stepsim(three + " -o '" + html.string() + "'").status == 0);
+  const auto layout = layout_of(html);
+  for (const auto& pair : layout.at("overlaps").arr)
+    FAIL_CHECK("overlapping texts: '" << pair.arr.at(0).str << "' and '" << pair.arr.at(1).str
+                                      << "'");
+  const auto& spans = layout.at("schedule").arr;
+  REQUIRE(spans.size() == 3);
+  for (const auto& span : spans) CHECK(span.num >= 0.8);
+  for (const auto& mark : layout.at("untitled").arr)
+    FAIL_CHECK("a mark without <title>: " << mark.str);
+  for (const auto& text : layout.at("wrapped").arr) FAIL_CHECK("a unit wrapped: " << text.str);
+
+  // On one shared axis the two pipeline schedules take what their step is of ZeRO-3's.
+  REQUIRE(run_stepsim(three + " --shared-axis -o '" + html.string() + "'").status == 0);
+  const auto shared = layout_of(html).at("schedule").arr;
+  REQUIRE(shared.size() == 3);
+  CHECK(shared[0].num < 0.1);
+  CHECK(shared[1].num < 0.15);
+  CHECK(shared[2].num >= 0.8);
+  std::filesystem::remove(html);
+}
+#endif
+
 TEST_CASE("report --stress: a section per scenario's campaign, as stepsim stress draws it") {
   const std::string args = kSmall + " --stress straggler:1@1.5 --trials 4 --seed 3";
   const auto page = run_stepsim(args);
