@@ -92,9 +92,10 @@ int run_or_compare(const Args& args, bool compare) {
         "pipeline ranks in the trace, e.g. 0-3 or 0,15 (default: all)")(
         "trace-detail", po::value(&detail)->default_value(detail)->value_name("D"),
         "op (every kernel group and transfer) | layer (a stream's consecutive ops of one layer "
-        "as one event)")("max-trace-events",
-                         po::value(&max_trace_text)->default_value(max_trace_text)->value_name("N"),
-                         "refuse traces with more events (1 to 1e10)");
+        "as one event) | kernel (each op's kernels nested in it, as stepsim kernels lists them)")(
+        "max-trace-events",
+        po::value(&max_trace_text)->default_value(max_trace_text)->value_name("N"),
+        "refuse traces with more events (1 to 1e10)");
   const po::variables_map vm = parse_args(args, opts, files);
   if (print_help(vm, opts)) return 0;
   const engine::SourceLoc cli{"<command line>", 0, 0};
@@ -103,9 +104,14 @@ int run_or_compare(const Args& args, bool compare) {
                             std::string(compare ? "compare" : "run") + " needs a scenario file");
   if (!compare && files.size() > 1)
     throw engine::UserError(cli, "run takes one scenario", "use stepsim compare for several");
-  if (detail != "op" && detail != "layer")
+  report::TraceDetail trace_detail = report::TraceDetail::op;
+  if (detail == "layer")
+    trace_detail = report::TraceDetail::layer;
+  else if (detail == "kernel")
+    trace_detail = report::TraceDetail::kernel;
+  else if (detail != "op")
     throw engine::UserError({"--trace-detail", 0, 0}, "unknown detail '" + detail + "'",
-                            "op or layer");
+                            "op, layer or kernel");
   for (const char* o : {"trace-ranks", "trace-detail", "max-trace-events"})
     require_together(vm, o, "trace");
   engine::RunControl control = run_control(vm, max_wall_text);
@@ -137,7 +143,8 @@ int run_or_compare(const Args& args, bool compare) {
     double bytes = run::estimate_memory_bytes(specs[i], plan);
     if (i == 0 && !trace_file.empty()) {
       const double shown = ranks.empty() ? plan.pp : static_cast<double>(ranks.size());
-      const double events = ops * shown / plan.pp * (detail == "layer" ? 0.9 : 1.0);
+      const double events =
+          ops * shown / plan.pp * report::kTraceEventsPerOp[static_cast<int>(trace_detail)];
       if (events > max_trace_events)
         throw engine::UserError({"--trace", 0, 0},
                                 "the trace would hold about " +
@@ -204,7 +211,7 @@ int run_or_compare(const Args& args, bool compare) {
   if (!trace_file.empty()) {
     report::TraceOptions topt;
     topt.ranks = ranks;
-    topt.per_layer = detail == "layer";
+    topt.detail = trace_detail;
     topt.control = &control;
     outputs.stage(trace_file, report::chrome_trace(first, specs[0], topt));
   }

@@ -262,6 +262,7 @@ class Builder {
     std::vector<int> local_inputs;
     double square_sum = 0.0;  // Σ t_k² of the kernels since the chain's last collective
     std::vector<int> ids;     // the op of each work so far
+    int chain_id = -1;        // its index in the program's chains
   };
 
   // Kernel jitter: a collective with barrier semantics first waits for its slowest member,
@@ -293,8 +294,10 @@ class Builder {
 
   void emit(int d, Running& r) {
     const Timed& tm = (*r.timed)[r.next];
-    const Work& it = (*r.chain)[r.next++];
+    const Work& it = (*r.chain)[r.next];
     StepOp op = op_of(d, it, tm, r.phase, r.t.stage);
+    op.chain = r.chain_id;
+    op.work = static_cast<int>(r.next++);
     op.mb = r.t.mb;
     if (it.after_prev) {
       if (r.prev >= 0) op.deps.push_back(r.prev);
@@ -343,7 +346,8 @@ class Builder {
               {},
               {},
               0.0,
-              {}};
+              {},
+              c.chain};
     if (program_.explicit_sends) {
       r.inputs = posted_;  // the receives posted before the instruction
     } else {
@@ -449,11 +453,14 @@ class Builder {
         before_optimizer.push_back(s.back());  // in-order streams: the last is the latest
     }
     int optimizer = -1;
-    for (const TailWork& tw : program_.tail[rank_]) {
+    for (std::size_t i = 0; i < program_.tail[rank_].size(); ++i) {
+      const TailWork& tw = program_.tail[rank_][i];
       const Work& w = tw.work;
       const Timed t = time(w, d);
       if (w.stream != StreamKind::compute && t.duration == Time()) continue;
       StepOp op = op_of(d, w, t, Phase::step_end, tw.stage);
+      op.chain = kTailChain;
+      op.work = static_cast<int>(i);
       switch (tw.after) {
         case TailWork::After::stage_backward: {
           int last = -1;

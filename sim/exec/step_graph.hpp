@@ -23,6 +23,8 @@
 
 namespace stepsim::exec {
 
+inline constexpr int kTailChain = -2;
+
 struct StepOp {
   int device = 0;
   workload::StreamKind stream = workload::StreamKind::compute;
@@ -60,6 +62,9 @@ struct StepOp {
   // its running persistent kernel to end, Σ t_p² / (2·T) over its persistent kernels.
   double persistent_wait_s = 0.0;
   int sms = 0;
+  // The program work it times (workload/step_program.hpp): program.chains[chain][work], or for
+  // chain kTailChain program.tail[its rank][work].work; -1: none (a send, a wait).
+  int chain = -1, work = -1;
   int peer = -1;    // pp_send: the receiving device
   int load = -1;    // communication: its shape in StepGraph::shapes; -1: it shares no link
   int couple = -1;  // a collective coupling classes: its index in StepGraph::couples

@@ -1,9 +1,13 @@
 #include "sim/report/chrome_trace.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <tuple>
 
 #include "sim/format/json_writer.hpp"
+#include "sim/format/text_table.hpp"
+#include "sim/hw/kernel_model.hpp"
 
 namespace stepsim::report {
 
@@ -131,6 +135,59 @@ std::string chrome_trace(const run::StepSimulation& s, const spec::ScenarioSpec&
     w.end_object();
     w.end_object();
   };
+  // The kernels of compute op `id`, nested in its event (see the header).
+  const hw::TableKernelModel model(spec.cluster.device);
+  auto kernels = [&](int id) {
+    const StepOp& op = g.ops[id];
+    if (op.stream != StreamKind::compute || op.work < 0) return;
+    const workload::Work& work =
+        op.chain == exec::kTailChain
+            ? s.program.tail[g.rank_of(op.device)][static_cast<std::size_t>(op.work)].work
+            : s.program
+                  .chains[static_cast<std::size_t>(op.chain)][static_cast<std::size_t>(op.work)];
+    std::vector<double> alone;
+    double total = 0.0;
+    for (const hw::Kernel& k : work.kernels) {
+      alone.push_back(model.seconds(k, s.program.sm_share));
+      total += alone.back();
+    }
+    if (total <= 0.0) return;
+    const std::int64_t from = t.start[id].picoseconds(), span = t.end[id].picoseconds() - from;
+    double before = 0.0;
+    std::int64_t at = from;
+    for (std::size_t i = 0; i < work.kernels.size(); ++i) {
+      const hw::Kernel& k = work.kernels[i];
+      before += alone[i];
+      const std::int64_t end = i + 1 == work.kernels.size()
+                                   ? from + span
+                                   : from + static_cast<std::int64_t>(std::llround(
+                                                static_cast<double>(span) * before / total));
+      if (end > at) {
+        w.begin_object();
+        w.field("name", k.name());
+        w.field("cat", "gpu_kernel");
+        w.field("ph", "X");
+        w.field("ts", static_cast<double>(at) * 1e-6);
+        w.field("dur", static_cast<double>(end - at) * 1e-6);
+        w.field("pid", pid(op.device));
+        w.field("tid", tid(op.device, op.stream));
+        w.key("args").begin_object();
+        w.field("class", hw::to_string(k.cls));
+        w.field("precision", spec::to_string(k.precision));
+        if (k.m > 0.0)
+          w.field("shape", (k.groups > 1 ? std::to_string(k.groups) + " x " : std::string()) +
+                               format::general(k.m) + " x " + format::general(k.n) + " x " +
+                               format::general(k.k));
+        if (k.flops > 0.0) w.field("flops", k.flops);
+        w.field("hbm_bytes", k.hbm_bytes);
+        w.field("alone_us", alone[i] * 1e6);
+        if (k.recompute) w.field("recompute", true);
+        w.end_object();
+        w.end_object();
+      }
+      at = end;
+    }
+  };
   for (int d = 0; d < g.devices; ++d) {
     if (!shown[d]) continue;
     if (o.control) o.control->check();
@@ -139,7 +196,8 @@ std::string chrome_trace(const run::StepSimulation& s, const spec::ScenarioSpec&
       for (std::size_t i = 0; i < ops.size(); ++i) {
         const StepOp& op = g.ops[ops[i]];
         std::size_t j = i;
-        if (o.per_layer && op.layer >= 0 && op.kind != workload::StepOpKind::pp_send) {
+        if (o.detail == TraceDetail::layer && op.layer >= 0 &&
+            op.kind != workload::StepOpKind::pp_send) {
           // The stream's work on one layer of one micro-batch: one event from its first op's
           // start to its last op's end, waits between them included (args: busy_us).
           while (j + 1 < ops.size()) {
@@ -157,6 +215,7 @@ std::string chrome_trace(const run::StepSimulation& s, const spec::ScenarioSpec&
                                                          : " bwd"));
         } else {
           complete(ops, i, i, g.operation(ops[i]));
+          if (o.detail == TraceDetail::kernel) kernels(ops[i]);
         }
         if (op.kind == workload::StepOpKind::pp_send && consumer[ops[i]] >= 0 &&
             shown[g.ops[consumer[ops[i]]].device]) {

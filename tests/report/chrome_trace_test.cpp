@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 
+#include "sim/analysis/kernel_listing.hpp"
 #include "tests/json_dom.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
@@ -77,7 +78,9 @@ std::size_t check_importable(const std::string& text) {
     auto& pair = arrows[f->at("id").num];
     (f->at("ph").str == "s" ? pair.first : pair.second) = f;
   }
-  for (const auto& [id, pair] : arrows) {
+  for (const auto& arrow : arrows) {
+    const double id = arrow.first;  // a plain variable: doctest's CAPTURE takes it in a lambda
+    const auto& pair = arrow.second;
     CAPTURE(id);
     REQUIRE(pair.first != nullptr);
     REQUIRE(pair.second != nullptr);
@@ -98,7 +101,7 @@ spec::ScenarioSpec pipeline(spec::Schedule schedule) {
 
 }  // namespace
 
-TEST_CASE("Traces of every schedule follow the importers' rules, per op and per layer") {
+TEST_CASE("Traces of every schedule follow the importers' rules, per op, layer and kernel") {
   using spec::Schedule;
   for (auto schedule :
        {workload::schedule_named("gpipe"), workload::schedule_named("1f1b"),
@@ -111,7 +114,9 @@ TEST_CASE("Traces of every schedule follow the importers' rules, per op and per 
     CAPTURE(workload::to_string(schedule));
     report::TraceOptions o;
     CHECK(check_importable(report::chrome_trace(sim, spec, o)) > 0);  // pipeline sends have arrows
-    o.per_layer = true;
+    o.detail = report::TraceDetail::layer;
+    CHECK(check_importable(report::chrome_trace(sim, spec, o)) > 0);
+    o.detail = report::TraceDetail::kernel;
     CHECK(check_importable(report::chrome_trace(sim, spec, o)) > 0);
     o.ranks = {0, 1};
     check_importable(report::chrome_trace(sim, spec, o));
@@ -140,13 +145,13 @@ TEST_CASE("Slices are named by operation; per layer merges a stream's consecutiv
     std::size_t count = 0, ops = 0;  // events, and the ops they stand for
     std::set<std::string> names;
   };
-  auto events = [&](bool per_layer) {
+  auto events = [&](report::TraceDetail detail) {
     report::TraceOptions o;
-    o.per_layer = per_layer;
+    o.detail = detail;
     const test::Json trace = test::parse_json(report::chrome_trace(sim, spec, o));
     Events e;
     for (const auto& ev : trace.at("traceEvents").arr) {
-      if (ev.at("ph").str != "X") continue;
+      if (ev.at("ph").str != "X" || ev.at("cat").str == "gpu_kernel") continue;
       ++e.count;
       e.names.insert(ev.at("name").str);
       const test::Json& args = ev.at("args");
@@ -156,7 +161,7 @@ TEST_CASE("Slices are named by operation; per layer merges a stream's consecutiv
     }
     return e;
   };
-  const Events op = events(false), layer = events(true);
+  const Events op = events(report::TraceDetail::op), layer = events(report::TraceDetail::layer);
   CHECK(op.ops == op.count);
   CHECK(op.names.size() <= 30);
   CHECK(op.names.count("attn fwd") == 1);
@@ -166,4 +171,57 @@ TEST_CASE("Slices are named by operation; per layer merges a stream's consecutiv
   CHECK(layer.count < 0.8 * op.count);  // 0.63 here; 0.44 for the shipped DeepSeek 1F1B
   CHECK(layer.names.count("layer fwd") == 1);
   CHECK(layer.names.count("layer bwd") == 1);
+}
+
+TEST_CASE(
+    "Per kernel: each compute op's kernels nested in it, named as stepsim kernels lists them") {
+  auto spec = pipeline(workload::schedule_named("1f1b"));
+  const auto sim = run::simulate_step(spec);
+  report::TraceOptions o;
+  o.detail = report::TraceDetail::kernel;
+  const test::Json trace = test::parse_json(report::chrome_trace(sim, spec, o));
+  std::set<std::string> listed;  // what stepsim kernels lists, for every stage
+  for (int stage = 0; stage < spec.parallel.pp; ++stage)
+    for (const auto& row : analysis::list_kernels(spec, stage).rows) listed.insert(row.kernel);
+  // The ops' events, then each kernel event inside the op event that precedes it on its thread.
+  std::size_t ops = 0, kernels = 0, expected = 0;
+  const test::Json* parent = nullptr;
+  double covered = 0.0;
+  auto close = [&] {
+    if (parent) CHECK(covered == doctest::Approx(parent->at("dur").num).epsilon(1e-9));
+  };
+  for (const auto& ev : trace.at("traceEvents").arr) {
+    if (ev.at("ph").str != "X") continue;
+    if (ev.at("cat").str != "gpu_kernel") {
+      close();
+      ++ops;
+      parent = ev.at("tid").num == 0 ? &ev : nullptr;  // compute streams of the node's GPU 0
+      covered = 0.0;
+      continue;
+    }
+    ++kernels;
+    REQUIRE(parent != nullptr);
+    CHECK(ev.at("pid").num == parent->at("pid").num);
+    CHECK(ev.at("ts").num >= parent->at("ts").num - 1e-9);
+    CHECK(ev.at("ts").num + ev.at("dur").num <=
+          parent->at("ts").num + parent->at("dur").num + 1e-9);
+    covered += ev.at("dur").num;
+    const std::string& name = ev.at("name").str;
+    const auto* layer = parent->at("args").find("layer");  // a layer's op, not the step's end
+    if (layer && layer->num >= 0) CHECK_MESSAGE(listed.count(name) == 1, name);
+    CHECK(ev.at("args").at("alone_us").num > 0.0);
+  }
+  close();
+  // As many kernel events as the compute ops' works launch.
+  const auto& g = sim.build.graph;
+  for (int d = 0; d < g.devices; ++d)
+    for (int id : g.streams[d][static_cast<int>(workload::StreamKind::compute)]) {
+      const auto& op = g.ops[id];
+      const auto& work = op.chain == exec::kTailChain ? sim.program.tail[g.rank_of(d)][op.work].work
+                                                      : sim.program.chains[op.chain][op.work];
+      expected += work.kernels.size();
+    }
+  CHECK(kernels == expected);
+  CHECK(kernels > 3 * ops);
+  CHECK(listed.count("qkv_proj fprop") == 1);
 }
