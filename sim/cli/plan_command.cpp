@@ -9,6 +9,8 @@
 #include "sim/cli/options.hpp"
 #include "sim/cli/output_file.hpp"
 #include "sim/config/load.hpp"
+#include "sim/config/scenario_writer.hpp"
+#include "sim/format/text_table.hpp"
 #include "sim/plan/plan_report.hpp"
 #include "sim/plan/planner.hpp"
 
@@ -52,7 +54,7 @@ int plan_command(const Args& args) {
       "the ranks; rank 0 writes the result.\n\nOptions");
   std::vector<std::string> files, sets, fixes;
   std::string output, max_wall, max_memory = kDefaultMaxMemory, batch, seq = "4096", gpus,
-                                top = "10", jobs = "1";
+                                top = "10", jobs = "1", winner_file;
   add_common_options(opts, sets);
   opts.add_options()("global-batch", po::value(&batch)->value_name("B"),
                      "sequences per step (required)")("seq", po::value(&seq)->value_name("S"),
@@ -63,7 +65,9 @@ int plan_command(const Args& args) {
       "pin a search dimension (e.g. parallelism.pp=16) or set any other scenario key "
       "(e.g. training.precision.gemm=fp8); repeatable")(
       "top", po::value(&top)->value_name("K"), "winners to simulate and show (default 10)")(
-      "timing", "show the search's wall times (they vary run to run)");
+      "timing", "show the search's wall times (they vary run to run)")(
+      "winner", po::value(&winner_file)->value_name("FILE"),
+      "also write the winner as a scenario file: stepsim run FILE gives its step time");
   add_search_options(opts, jobs, output);
   add_max_wall_option(opts, max_wall);
   add_max_memory_option(opts, max_memory);
@@ -140,6 +144,7 @@ int plan_command(const Args& args) {
   }
   OutputSet outputs;
   if (vm.count("output")) outputs.add("--output", output);
+  if (vm.count("winner")) outputs.add("--winner", winner_file);
   const engine::RunControl control = run_control(vm, max_wall);
   outputs.set_control(&control);
   workers.set_control(&control);
@@ -176,6 +181,34 @@ int plan_command(const Args& args) {
   for (const config::Override& o : overrides)  // a pinned dimension: the winner's value follows
     if (std::find(dims.begin(), dims.end(), join_key(o.path)) == dims.end())
       run_sets.push_back(o.text);
+  if (!winner_file.empty()) {
+    if (result.winners == 0)
+      throw engine::UserError({"--winner", 0, 0}, "the plan has no winner to write: no layout fits",
+                              "see the families without a winner; give more GPUs or memory");
+    const plan::Candidate& best = result.simulated[0];
+    std::vector<std::string> winner_sets = run_sets;
+    for (const std::string& s :
+         plan::set_arguments(result.space.layouts[best.layout], result.space.recomputes))
+      winner_sets.push_back(s);
+    const std::string layout =
+        plan::describe(result.space.layouts[best.layout], result.space.recomputes);
+    config::ScenarioBase from;
+    if (from_scenario) {
+      from.scenario = files[0];
+    } else {
+      from.model = files[0];
+      from.cluster = files[1];
+    }
+    outputs.stage(
+        winner_file,
+        config::derived_scenario(
+            from, winner_sets, base.model.name + " on " + base.cluster.name + ", " + layout,
+            winner_file,
+            "The winner of stepsim plan " + (from_scenario ? files[0] : files[0] + " " + files[1]) +
+                ": " + layout + ",\n" + format::fixed(best.sim.step_s, 3) + " s per step, " +
+                format::fixed(best.sim.tokens_per_s_per_gpu, 0) +
+                " tokens/s per GPU as simulated. Run it: stepsim run " + winner_file));
+  }
   const std::string out =
       vm.count("json") ? plan::plan_json(result, base, timing)
       : vm.count("csv")

@@ -2,6 +2,8 @@
 // and their results equal on one thread, two threads and two MPI ranks.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -185,6 +187,42 @@ TEST_CASE("plan SCENARIO: the winner's command runs and gives the plan's step ti
   REQUIRE_MESSAGE(r.status == 0, r.err);
   CHECK(parse_json(r.out).at("step_time_s").num ==
         doctest::Approx(planned).epsilon(0.0006 / planned));
+}
+
+TEST_CASE("plan --winner: the winner as a scenario file that runs to the plan's step time") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "stepsim_plan_winner" / "sub";
+  fs::remove_all(dir.parent_path());
+  fs::create_directories(dir);
+  // From a scenario (its software, precision and overrides kept) and from a model and a cluster,
+  // each file in another folder than its inputs: their paths are rewritten relative to it.
+  const std::string plans[] = {
+      "plan scenarios/gpt3-175b-a100.yaml --set cluster.nodes=8 --global-batch 32 --seq 2048 "
+      "--fix parallelism.tp=8 --top 2 --json",
+      "plan models/gpt3-175b.yaml topologies/a100-64x8-dgx.yaml --gpus 64 --global-batch 32 "
+      "--seq 2048 --fix parallelism.tp=8 --top 2 --json"};
+  for (const std::string& plan : plans) {
+    CAPTURE(plan);
+    const fs::path file = dir / "winner.yaml";
+    fs::remove(file);
+    const auto p = run_stepsim(plan + " --winner '" + file.string() + "'");
+    REQUIRE_MESSAGE(p.status == 0, p.err);
+    const double planned = parse_json(p.out).at("winners").arr.at(0).at("step_s").num;
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    CHECK(text.str().rfind("# The winner of stepsim plan ", 0) == 0);
+    const auto r = run_stepsim("run '" + file.string() + "' --json");
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    CHECK(parse_json(r.out).at("step_time_s").num == doctest::Approx(planned).epsilon(1e-9));
+  }
+  // No file where the plan fails or has no winner.
+  const fs::path none = dir / "none.yaml";
+  CHECK(run_stepsim("plan models/gpt3-175b.yaml topologies/a100-64x8-dgx.yaml --winner '" +
+                    none.string() + "'")
+            .status == 2);
+  CHECK_FALSE(fs::exists(none));
+  fs::remove_all(dir.parent_path());
 }
 
 TEST_CASE("run and sweep give a scenario's peak memory as one number in one unit (GB)") {

@@ -1,0 +1,122 @@
+#include "sim/config/scenario_writer.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sim/config/yaml_reader.hpp"
+#include "sim/engine/user_error.hpp"
+
+namespace stepsim::config {
+
+namespace fs = std::filesystem;
+using engine::UserError;
+
+namespace {
+
+// `path`, relative to `from` (or absolute), relative to `to`; absolute where the two share no
+// folder but the root.
+std::string rebase(const std::string& path, const fs::path& from, const fs::path& to) {
+  fs::path p(path);
+  if (p.is_relative()) p = from / p;
+  const fs::path target = fs::weakly_canonical(fs::absolute(p));
+  const fs::path dir = fs::weakly_canonical(fs::absolute(to));
+  const auto t = target.begin(), d = dir.begin();
+  const bool shared = std::distance(t, target.end()) > 1 && std::distance(d, dir.end()) > 1 &&
+                      *std::next(t) == *std::next(d);
+  const fs::path rel = fs::relative(target, dir);
+  return (!shared || rel.empty() ? target : rel).generic_string();
+}
+
+bool names_file(const std::string& key, const std::string& parent) {
+  return is_file_reference(key) || (parent == "placement" && key == "file");
+}
+
+// Rewrites the file references in `n` (read from a file in `from`) relative to `to`.
+void rebase_references(YAML::Node n, const fs::path& from, const fs::path& to,
+                       const std::string& parent = "") {
+  if (!n.IsMap()) return;
+  std::vector<std::string> keys;
+  for (const auto& kv : n) keys.push_back(kv.first.as<std::string>());
+  for (const std::string& key : keys) {
+    YAML::Node v = n[key];
+    if (names_file(key, parent) && v.IsScalar())
+      n[key] = rebase(v.as<std::string>(), from, to);
+    else
+      rebase_references(v, from, to, key);
+  }
+}
+
+YAML::Node load_file(const std::string& file) {
+  if (const std::string why = unreadable_because(file); !why.empty())
+    throw UserError({file, 0, 0}, "cannot read file: " + why, "check the path");
+  try {
+    return YAML::LoadFile(file);
+  } catch (const YAML::Exception& e) {
+    throw UserError({file, e.mark.line + 1, e.mark.column + 1}, "not valid YAML: " + e.msg,
+                    "check the file with stepsim check");
+  }
+}
+
+// Sets o.path to o.value under `root`; a file reference on the way is replaced by its file's YAML.
+void apply(YAML::Node root, const Override& o, const fs::path& out_dir) {
+  YAML::Node n = root;
+  std::string parent;
+  for (std::size_t i = 0; i + 1 < o.path.size(); ++i) {
+    const std::string& key = o.path[i];
+    YAML::Node next = n[key];
+    if (names_file(key, parent) && next.IsScalar()) {
+      // The reference was already rewritten relative to the new file's folder.
+      const fs::path file = out_dir / next.as<std::string>();
+      YAML::Node inlined = load_file(file.string());
+      rebase_references(inlined, file.parent_path(), out_dir);
+      n[key] = inlined;
+      next.reset(n[key]);
+    }
+    if (next.IsDefined() && !next.IsNull() && !next.IsMap())
+      throw UserError({o.option + " " + o.text, 0, 0},
+                      "'" + key + "' is not a mapping, so it has no key '" + o.path[i + 1] + "'",
+                      "check the key path");
+    if (!next.IsDefined() || next.IsNull()) {
+      n[key] = YAML::Node(YAML::NodeType::Map);
+      next.reset(n[key]);
+    }
+    parent = key;
+    n.reset(next);  // rebinds (operator= would overwrite what n refers to)
+  }
+  n[o.path.back()] = YAML::Clone(o.value);
+}
+
+}  // namespace
+
+std::string derived_scenario(const ScenarioBase& base, const std::vector<std::string>& sets,
+                             const std::string& name, const std::string& out_file,
+                             const std::string& header) {
+  const fs::path out_dir = fs::absolute(out_file).parent_path();
+  YAML::Node root;
+  if (!base.scenario.empty()) {
+    root = load_file(base.scenario);
+    if (!root.IsMap())
+      throw UserError({base.scenario, 0, 0}, "a scenario is a mapping of key: value",
+                      "check the file with stepsim check");
+    rebase_references(root, fs::absolute(base.scenario).parent_path(), out_dir);
+  } else {
+    root = YAML::Node(YAML::NodeType::Map);
+    root["name"] = name;
+    root["model"] = rebase(base.model, fs::current_path(), out_dir);
+    root["cluster"] = rebase(base.cluster, fs::current_path(), out_dir);
+  }
+  root["name"] = name;
+  for (const std::string& s : sets) apply(root, parse_override(s), out_dir);
+  YAML::Emitter e;
+  e << root;
+  std::ostringstream o;
+  std::istringstream lines(header);
+  for (std::string line; std::getline(lines, line);) o << "# " << line << "\n";
+  o << e.c_str() << "\n";
+  return o.str();
+}
+
+}  // namespace stepsim::config
