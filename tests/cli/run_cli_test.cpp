@@ -108,6 +108,32 @@ TEST_CASE("run names a scenario changed by --set as overridden") {
   CHECK(plain.out.find("overridden") == std::string::npos);
 }
 
+#ifndef STEPSIM_TEST_SANITIZED  // the trace's code paths run sanitized in tests/report
+TEST_CASE("--trace-detail layer and kernel change the trace's events as documented") {
+  namespace fs = std::filesystem;
+  const fs::path out = fs::temp_directory_path() / "stepsim_detail.json";
+  auto slices = [&](const std::string& detail, const std::string& ranks) {
+    fs::remove(out);
+    const auto r = run_stepsim("run scenarios/deepseek-v3-1f1b.yaml " + ranks + " --trace '" +
+                               out.string() + "' --trace-detail " + detail);
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    std::ifstream in(out);
+    std::stringstream text;
+    text << in.rdbuf();
+    const auto trace = stepsim::test::parse_json(text.str());
+    std::size_t n = 0;
+    for (const auto& e : trace.at("traceEvents").arr) n += e.at("ph").str == "X";
+    return static_cast<double>(n);
+  };
+  // README and report/chrome_trace.hpp: per layer 0.44 of the events (all ranks); per kernel
+  // 11.1 times as many (ranks 0-1).
+  CHECK(slices("layer", "") / slices("op", "") == doctest::Approx(0.44).epsilon(0.01 / 0.44));
+  const std::string two = "--trace-ranks 0-1";
+  CHECK(slices("kernel", two) / slices("op", two) == doctest::Approx(11.1).epsilon(0.1 / 11.1));
+  fs::remove(out);
+}
+#endif
+
 TEST_CASE("run mistakes exit 2 and leave no trace file") {
   namespace fs = std::filesystem;
   const fs::path out = fs::temp_directory_path() / "stepsim_no_trace.json";
