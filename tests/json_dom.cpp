@@ -83,7 +83,7 @@ struct Parser {
       while (true) {
         std::string k = string();
         expect(':');
-        j.obj.emplace_back(std::move(k), value());
+        j.obj.push_back({std::move(k), value()});
         if (peek() == ',') {
           ++i;
           continue;

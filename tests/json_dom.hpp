@@ -10,25 +10,37 @@
 
 namespace stepsim::test {
 
+struct JsonMember;
+
 struct Json {
   enum class Type { null, boolean, number, string, array, object } type = Type::null;
   bool b = false;
   double num = 0.0;
   std::string str;
   std::vector<Json> arr;
-  std::vector<std::pair<std::string, Json>> obj;  // in document order
+  std::vector<JsonMember> obj;  // in document order
 
-  const Json* find(const std::string& key) const {
-    for (const auto& [k, v] : obj)
-      if (k == key) return &v;
-    return nullptr;
-  }
-  const Json& at(const std::string& key) const {
-    const Json* j = find(key);
-    if (!j) throw std::runtime_error("no key " + key);
-    return *j;
-  }
+  const Json* find(const std::string& key) const;
+  const Json& at(const std::string& key) const;
 };
+
+// An object's member (a struct, not std::pair: a pair of an incomplete Json is ill-formed).
+struct JsonMember {
+  std::string key;
+  Json value;
+};
+
+inline const Json* Json::find(const std::string& key) const {
+  for (const auto& [k, v] : obj)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+inline const Json& Json::at(const std::string& key) const {
+  const Json* j = find(key);
+  if (!j) throw std::runtime_error("no key " + key);
+  return *j;
+}
 
 Json parse_json(const std::string& text);
 

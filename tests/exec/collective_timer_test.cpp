@@ -150,8 +150,9 @@ TEST_CASE("In chunks, the phases overlap: at most 2P - 1 pieces, the same bytes 
   CHECK(chunked > 3);
   CHECK(chunked <= 5);
   REQUIRE(chunked_bytes.size() == whole_bytes.size());
-  for (const auto& [link, b] : whole_bytes) {
+  for (const auto& entry : whole_bytes) {
+    const int link = entry.first;  // a plain variable: doctest's CAPTURE takes it in a lambda
     CAPTURE(link);
-    CHECK(chunked_bytes.at(link) == doctest::Approx(b).epsilon(1e-9));
+    CHECK(chunked_bytes.at(link) == doctest::Approx(entry.second).epsilon(1e-9));
   }
 }

@@ -58,7 +58,9 @@ TEST_CASE("Ring attention steps overlap the next step's shift; a shift takes its
   // NVLink: Simple's base 8.4 us, then α + sync + S/β (net/protocol.hpp).
   const double S = 8192.0 / 4 * 8 * 128 * 2;
   const double shift = 8.4e-6 + 3e-6 + 2.8e-6 + S / 200e9;
-  for (const auto& [i, op] : f.shifts) {
+  for (const auto& shift_op : f.shifts) {
+    const auto i = shift_op.first;  // plain variables: doctest's CAPTURE takes them in a lambda
+    const auto op = shift_op.second;
     CAPTURE(i);
     CHECK(g.ops[op].ib_bytes == 0.0);
     CHECK(g.ops[op].nvlink_bytes == doctest::Approx(S).epsilon(1e-9));

@@ -102,7 +102,9 @@ TEST_CASE("Link usage: every op on the fabric runs its pieces in order, end to e
   std::map<int, std::vector<exec::PieceRun>> by_op;
   for (const auto& p : t.pieces) by_op[p.op].push_back(p);
   int several = 0;
-  for (const auto& [op, pieces] : by_op) {
+  for (const auto& op_pieces : by_op) {
+    const int op = op_pieces.first;  // a plain variable: doctest's INFO takes it in a lambda
+    const auto& pieces = op_pieces.second;
     INFO("op ", g.name(op));
     REQUIRE(pieces.size() == g.shapes[g.ops[op].load].size());
     several += pieces.size() > 1;
