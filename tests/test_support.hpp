@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace stepsim::test {
 
@@ -30,6 +31,15 @@ struct Rng {
   int below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
   double uniform(double lo, double hi) { return lo + (hi - lo) * (next() % 1000000) / 1e6; }
 };
+
+// The shipped scenarios (scenarios/*.yaml, full paths), sorted by name. The sanitizer build
+// (STEPSIM_TEST_SANITIZED) keeps those that simulate in under 0.2 s in the release build (the
+// DeepSeek-V3 ones but context parallelism's, GPT-3's ZeRO-3): the others (GPT-3 interleaved, Llama
+// 3, context parallelism) take the same code paths at 3 to 9 times the cost, which the sanitizers
+// multiply by about ten. The release build runs every test on all of them.
+std::vector<std::string> shipped_scenarios();
+// Whether a test loop over named scenarios runs `name` (a stem, e.g. "gpt3-175b-a100") here.
+bool shipped_scenario_runs_here(const std::string& name);
 
 // Runs `stepsim ARGS` (a shell-quoted argument string) in the source directory.
 RunResult run_stepsim(const std::string& args);

@@ -78,13 +78,12 @@ int check_agreement(const run::StepSimulation& sim) {
 
 TEST_CASE("Every shipped scenario: the roofline names the algorithms the simulation ran") {
   int scenarios = 0;
-  for (const auto& e : std::filesystem::directory_iterator(test::source_path("scenarios"))) {
-    if (e.path().extension() != ".yaml") continue;
-    CAPTURE(e.path().string());
-    CHECK(check_agreement(run::simulate_step(config::load_scenario(e.path().string(), {}))) > 0);
+  for (const std::string& file : test::shipped_scenarios()) {
+    CAPTURE(file);
+    CHECK(check_agreement(run::simulate_step(config::load_scenario(file, {}))) > 0);
     ++scenarios;
   }
-  CHECK(scenarios >= 6);
+  CHECK(scenarios >= 5);
 }
 
 TEST_CASE("200 random faulted layouts: the roofline names the algorithms the simulation ran") {

@@ -39,6 +39,11 @@ TEST_CASE("A NIC fault slows the step wherever it sits, and equivalent positions
 TEST_CASE("No fault makes the step faster (beyond scheduling anomalies); --exact agrees") {
   const double healthy = step("");
   CHECK(step("", true) == doctest::Approx(healthy).epsilon(1e-9));
+#ifdef STEPSIM_TEST_SANITIZED
+  int exact = 1;  // every cell simulated: the sanitizer build checks one fault so
+#else
+  int exact = 6;
+#endif
   for (const char* f :
        {"{kind: nic_down, node: 37, nic: 5}", "{kind: nic_degrade, node: 250, nic: 0, factor: 0.5}",
         "{kind: link_down, plane: 2, leaf: 1, spine: 0}",
@@ -54,7 +59,7 @@ TEST_CASE("No fault makes the step faster (beyond scheduling anomalies); --exact
     // 2.3 ms (1.3e-4) sooner. Such anomalies stay below 2e-4 of the step; anything beyond is a
     // fault model that speeds something up.
     CHECK(t >= healthy * (1.0 - 2e-4));
-    CHECK(step(f, true) == doctest::Approx(t).epsilon(1e-9));
+    if (exact-- > 0) CHECK(step(f, true) == doctest::Approx(t).epsilon(1e-9));
   }
 }
 
