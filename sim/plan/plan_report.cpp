@@ -27,6 +27,18 @@ struct Counts {
   std::size_t invalid = 0, no_fit = 0, bounded = 0, same_split = 0;
 };
 
+}  // namespace
+
+bool tied_with_first(const PlanResult& r, std::size_t k) {
+  if (k == 0 || k >= r.winners) return false;
+  const Simulated& first = r.simulated[0].sim;
+  const Simulated& s = r.simulated[k].sim;
+  return first.error.empty() && s.error.empty() && first.fits() == s.fits() &&
+         s.step_s <= first.step_s * (1.0 + kTieFraction);
+}
+
+namespace {
+
 Counts counts(const PlanResult& r) {
   Counts c;
   for (const Evaluation& e : r.evaluations) {
@@ -88,7 +100,7 @@ std::string plan_text(const PlanResult& r, const spec::ScenarioSpec& base, bool 
         "winners, by simulated tokens/s per GPU (breakdown: shares of the step, mean over "
         "GPUs):\n";
     format::TextTable t({"#", "layout", "step s", "tokens/s/GPU", "MFU", "compute", "exposed",
-                         "bubble", "idle", "overlap", "memory GB", "bound s", "by"});
+                         "bubble", "idle", "overlap", "memory GB", "bound s", "by", "tie"});
     t.left_align_from(1);
     for (std::size_t k = 0; k < r.winners; ++k) {
       const Candidate& c = r.simulated[k];
@@ -97,7 +109,7 @@ std::string plan_text(const PlanResult& r, const spec::ScenarioSpec& base, bool 
       const std::string layout = describe(r.space.layouts[c.layout], r.space.recomputes);
       if (!s.error.empty()) {
         t.row({std::to_string(k + 1), layout, "-", "-", "-", "-", "-", "-", "-", "-", "-",
-               fixed(e.bound_s, 2), resource(e.limited_by)});
+               fixed(e.bound_s, 2), resource(e.limited_by), ""});
         continue;
       }
       t.row({std::to_string(k + 1), layout, fixed(s.step_s, 3), fixed(s.tokens_per_s_per_gpu, 0),
@@ -105,13 +117,18 @@ std::string plan_text(const PlanResult& r, const spec::ScenarioSpec& base, bool 
              percent(s.mean.exposed_comm, s.step_s), percent(s.mean.bubble, s.step_s),
              percent(s.mean.other_idle, s.step_s), percent(s.mean.overlapped_comm, s.step_s),
              fixed(s.peak_memory / kGB, 1) + (s.fits() ? "" : "!"), fixed(e.bound_s, 2),
-             resource(e.limited_by)});
+             resource(e.limited_by), tied_with_first(r, k) ? "~#1" : ""});
     }
     // The table's layout column is left-aligned and others right-aligned from column 1 on.
     out += t.render();
     bool over = false;
     for (std::size_t k = 0; k < r.winners; ++k) over |= !r.simulated[k].sim.fits();
     if (over) out += "  (memory marked ! exceeds the device's; such layouts rank last)\n";
+    bool tie = false;
+    for (std::size_t k = 1; k < r.winners; ++k) tie |= tied_with_first(r, k);
+    if (tie)
+      out += "  tie ~#1: within " + fixed(100.0 * kTieFraction, 0) +
+             " % of #1's step, a tie: GEMM rates of one GPU model spread about that much\n";
     out += "  memory: simulated peak per GPU, GB; bound: the roofline bound and its resource\n";
     // Pasteable after `stepsim run SCENARIO` for a scenario of this model, cluster, batch and
     // precision.
@@ -168,6 +185,7 @@ std::string plan_json(const PlanResult& r, const spec::ScenarioSpec& base, bool 
     const Simulated& s = cd.sim;
     j.begin_object();
     j.field("rank", static_cast<long long>(k + 1));
+    j.field("tied_with_first", tied_with_first(r, k));
     j.field("layout", describe(l, r.space.recomputes)).field("family", family(l));
     j.key("set").begin_array();
     for (const std::string& a : set_arguments(l, r.space.recomputes)) j.value(a);

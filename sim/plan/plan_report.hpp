@@ -9,6 +9,14 @@
 
 namespace stepsim::plan {
 
+// A winner whose simulated step is within this fraction of the first's is marked as tied with it:
+// GEMM rates of GPUs of one model spread by about 1 % (standard deviation over Perlmutter's A100s,
+// IPDPS'26, DOI 10.1109/IPDPS65963.2026.00079: topologies/a100.yaml's variability), so a smaller
+// difference between two layouts is not one a cluster would show reliably.
+inline constexpr double kTieFraction = 0.01;
+// Whether winner k (0 the first) is tied with the first.
+bool tied_with_first(const PlanResult& r, std::size_t k);
+
 // `scenario_file`: the scenario the plan started from ("" for MODEL CLUSTER), named in the text
 // and in the winner's command; `sets`: the key=value overrides the plan ran with (its --set,
 // --fix, --gpus, --global-batch and --seq), repeated in that command.

@@ -45,19 +45,30 @@ double LogAxis::at(double v) const {
   return p0 + (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)) * (p1 - p0);
 }
 
-std::string heat_colour(double u) {
-  // Stops: white, pale yellow, orange, red, dark red.
-  static constexpr double kStops[][3] = {
-      {255, 255, 255}, {255, 237, 160}, {254, 178, 76}, {240, 59, 32}, {128, 0, 38}};
-  const double x = std::clamp(u, 0.0, 1.0) * 4.0;
-  const int i = std::min(3, static_cast<int>(x));
-  const double f = x - i;
+namespace {
+
+using Rgb = std::array<double, 3>;
+
+// The colour at x in [0, 1] along five evenly spaced stops, interpolated linearly in RGB.
+std::string ramp(const Rgb (&stops)[5], double x) {
+  const double at = std::clamp(x, 0.0, 1.0) * 4.0;
+  const int i = std::min(3, static_cast<int>(at));
+  const double f = at - i;
   char buf[8];
   int rgb[3];
   for (int c = 0; c < 3; ++c)
-    rgb[c] = static_cast<int>(std::lround(kStops[i][c] + f * (kStops[i + 1][c] - kStops[i][c])));
+    rgb[c] = static_cast<int>(std::lround(stops[i][c] + f * (stops[i + 1][c] - stops[i][c])));
   std::snprintf(buf, sizeof buf, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
   return buf;
+}
+
+}  // namespace
+
+std::string heat_colour(double u) {
+  // White, pale yellow, orange, red, dark red.
+  static constexpr Rgb kStops[5] = {
+      {255, 255, 255}, {255, 237, 160}, {254, 178, 76}, {240, 59, 32}, {128, 0, 38}};
+  return ramp(kStops, u);
 }
 
 std::string palette(int i) {
@@ -67,19 +78,11 @@ std::string palette(int i) {
 }
 
 std::string sequential_colour(int i, int n) {
-  // viridis (matplotlib) at 0, 1/4, 1/2, 3/4 and 1, with its lightest yellow left out (too pale
-  // on white).
-  static constexpr double kStops[][3] = {
+  // viridis (matplotlib) at 0, 1/4, 1/2 and 3/4; its end, (253, 231, 37), darkened to
+  // (200, 210, 40): too pale on white.
+  static constexpr Rgb kStops[5] = {
       {68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {200, 210, 40}};
-  const double x = n > 1 ? 4.0 * std::clamp(i, 0, n - 1) / (n - 1) : 0.0;
-  const int k = std::min(3, static_cast<int>(x));
-  const double f = x - k;
-  char buf[8];
-  int rgb[3];
-  for (int c = 0; c < 3; ++c)
-    rgb[c] = static_cast<int>(std::lround(kStops[k][c] + f * (kStops[k + 1][c] - kStops[k][c])));
-  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
-  return buf;
+  return ramp(kStops, n > 1 ? static_cast<double>(std::clamp(i, 0, n - 1)) / (n - 1) : 0.0);
 }
 
 std::string titled(std::string element, std::string_view title) {

@@ -100,3 +100,27 @@ TEST_CASE("numbers: fixed decimals and GiB") {
   CHECK(format::gib(1.5 * format::kGiB) == "1.5 GiB");
   CHECK(format::gb(80e9) == "80.0 GB");
 }
+
+TEST_CASE("winners within 1 % of the first's step are marked as tied with it") {
+  auto r = result();
+  plan::Simulated close = r.simulated[0].sim, far = r.simulated[0].sim;
+  close.step_s = 12.5 * 1.009;
+  far.step_s = 12.5 * 1.011;
+  r.simulated = {r.simulated[0], {0, close}, {0, far}};
+  r.winners = 3;
+  CHECK_FALSE(plan::tied_with_first(r, 0));
+  CHECK(plan::tied_with_first(r, 1));
+  CHECK_FALSE(plan::tied_with_first(r, 2));
+  const std::string t = plan::plan_text(r, test::small_scenario(4, 8), false);
+  CHECK(t.find("compute  ~#1\n") != std::string::npos);  // winner 2's row ends with the mark
+  CHECK(t.find("~#1\n") == t.rfind("~#1\n"));            // and only its row
+  CHECK(t.find("tie ~#1: within 1 % of #1's step, a tie") != std::string::npos);
+  const auto j = test::parse_json(plan::plan_json(r, test::small_scenario(4, 8), false));
+  CHECK_FALSE(j.at("winners").arr[0].at("tied_with_first").b);
+  CHECK(j.at("winners").arr[1].at("tied_with_first").b);
+  CHECK_FALSE(j.at("winners").arr[2].at("tied_with_first").b);
+  // A layout that does not fit is never a tie of one that does.
+  r.simulated[1].sim.peak_memory = 90e9;
+  CHECK_FALSE(plan::tied_with_first(r, 1));
+  CHECK(plan::plan_text(r, test::small_scenario(4, 8), false).find("~#1") == std::string::npos);
+}
