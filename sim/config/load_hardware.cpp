@@ -87,6 +87,32 @@ spec::DeviceSpec read_device(const Node& node) {
   return d;
 }
 
+namespace {
+
+std::string shipped_device_file(const std::string& name) {
+  return std::string(STEPSIM_DATA_DIR) + "/topologies/" + name + ".yaml";
+}
+
+// `device: FILE` relative to the cluster's folder, or `device: NAME` (no folder, no extension)
+// from the shipped set (topologies/NAME.yaml of the stepsim that was built).
+std::string device_file(const Node& dev, const std::string& dir) {
+  const std::string v = dev.text();
+  if (v.find_first_of("/.") != std::string::npos) return (std::filesystem::path(dir) / v).string();
+  const std::string file = shipped_device_file(v);
+  if (std::filesystem::is_regular_file(file)) return file;
+  std::vector<std::string> names;
+  for (const char* known : {"a100", "h100", "h800"})
+    if (std::filesystem::is_regular_file(shipped_device_file(known))) names.push_back(known);
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  const auto close = did_you_mean(v, names);
+  dev.fail("no shipped device is named '" + v + "'",
+           close ? "did you mean '" + *close + "'?"
+                 : "name a shipped device (" + list + ") or a device file (e.g. my-gpu.yaml)");
+}
+
+}  // namespace
+
 spec::ClusterSpec read_cluster(const Node& node, const std::string& dir,
                                const std::vector<Override>& overrides, const std::string& prefix) {
   MapReader r(node);
@@ -96,7 +122,7 @@ spec::ClusterSpec read_cluster(const Node& node, const std::string& dir,
   if (dev.is_map()) {
     c.device = read_device(dev);
   } else {
-    const std::string file = (std::filesystem::path(dir) / dev.text()).string();
+    const std::string file = device_file(dev, dir);
     check_referenced_file(file, dev);
     c.device_file = file;
     const Document doc =

@@ -30,7 +30,11 @@ std::string rebase(const std::string& path, const fs::path& from, const fs::path
   return (!shared || rel.empty() ? target : rel).generic_string();
 }
 
-bool names_file(const std::string& key, const std::string& parent) {
+// A device named without a file (device: h800) is one of the shipped set, not a path.
+bool names_file(const std::string& key, const std::string& parent, const YAML::Node& value) {
+  if (key == "device" && value.IsScalar() &&
+      value.as<std::string>().find_first_of("/.") == std::string::npos)
+    return false;
   return is_file_reference(key) || (parent == "placement" && key == "file");
 }
 
@@ -42,7 +46,7 @@ void rebase_references(YAML::Node n, const fs::path& from, const fs::path& to,
   for (const auto& kv : n) keys.push_back(kv.first.as<std::string>());
   for (const std::string& key : keys) {
     YAML::Node v = n[key];
-    if (names_file(key, parent) && v.IsScalar())
+    if (names_file(key, parent, v) && v.IsScalar())
       n[key] = rebase(v.as<std::string>(), from, to);
     else
       rebase_references(v, from, to, key);
@@ -67,7 +71,7 @@ void apply(YAML::Node root, const Override& o, const fs::path& out_dir) {
   for (std::size_t i = 0; i + 1 < o.path.size(); ++i) {
     const std::string& key = o.path[i];
     YAML::Node next = n[key];
-    if (names_file(key, parent) && next.IsScalar()) {
+    if (names_file(key, parent, next) && next.IsScalar()) {
       // The reference was already rewritten relative to the new file's folder.
       const fs::path file = out_dir / next.as<std::string>();
       YAML::Node inlined = load_file(file.string());

@@ -2,6 +2,9 @@
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "sim/workload/schedule/schedule.hpp"
 #include "tests/test_support.hpp"
 
@@ -208,4 +211,36 @@ TEST_CASE("cluster.variability: a GPU's spread, each kernel's jitter, or both; n
   } catch (const engine::UserError& e) {
     CHECK(e.message().find("without gpu_spread or kernel_jitter") != std::string::npos);
   }
+}
+
+TEST_CASE("A device named without a file comes from the shipped set, wherever the cluster is") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "stepsim_device_by_name";
+  fs::create_directories(dir);
+  auto cluster = [&](const std::string& device) {
+    const fs::path file = dir / "cluster.yaml";
+    std::ofstream(file) << "name: mine\ndevice: " << device
+                        << "\nnodes: 1\ngpus_per_node: 8\nnvlink: {bandwidth: 160GB/s, peak: "
+                           "200GB/s, latency: 3us}\nfabric: {kind: none}\n";
+    return file.string();
+  };
+  const auto by_name = config::load_cluster(cluster("h800"));
+  const auto shipped = config::load_device(test::source_path("topologies/h800.yaml"));
+  CHECK(by_name.device.name == shipped.name);
+  CHECK(by_name.device.hbm_bandwidth == shipped.hbm_bandwidth);
+  try {
+    config::load_cluster(cluster("h80"));
+    FAIL("h80 is no shipped device");
+  } catch (const engine::UserError& e) {
+    CHECK(std::string(e.what()).find("no shipped device is named 'h80'") != std::string::npos);
+    CHECK(e.hint() == "did you mean 'h800'?");
+  }
+  try {
+    config::load_cluster(cluster("tpu"));
+    FAIL("tpu is no shipped device");
+  } catch (const engine::UserError& e) {
+    CHECK(e.hint() ==
+          "name a shipped device (a100, h100, h800) or a device file (e.g. my-gpu.yaml)");
+  }
+  fs::remove_all(dir);
 }
