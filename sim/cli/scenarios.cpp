@@ -15,6 +15,8 @@ std::vector<spec::ScenarioSpec> load_scenarios(const std::vector<std::string>& f
   for (const auto& f : files) {
     specs.push_back(config::load_scenario(f, overrides));
     specs.back().exact = exact;
+    for (const std::string& n : specs.back().model.not_modelled)
+      spdlog::warn("{}: the model's config.json sets what stepsim does not model: {}", f, n);
     // The file's name no longer describes what runs: say what changed.
     if (!overrides.empty()) {
       std::string sets;

@@ -1,4 +1,5 @@
 #include <filesystem>
+#include <optional>
 
 #include "sim/config/load.hpp"
 
@@ -224,6 +225,35 @@ struct Hf {
   }
 };
 
+// The architecture settings of config.json (as Hugging Face's model classes read them) that the
+// model leaves out, where they are set to something that changes the work.
+void not_modelled(Hf& hf, ModelSpec& m) {
+  auto set = [&](const std::string& key) -> std::optional<std::string> {
+    auto n = hf.r.find(key);
+    if (!n || n->yaml().IsNull() || !n->yaml().IsScalar()) return std::nullopt;
+    const std::string v = n->text();
+    if (v == "false" || v == "0" || v == "null") return std::nullopt;
+    return v;
+  };
+  const bool windowed = !hf.r.has("use_sliding_window") || set("use_sliding_window").has_value();
+  if (auto v = set("sliding_window"); v && windowed)
+    m.not_modelled.push_back("sliding_window: " + *v +
+                             " (every layer attends to the whole sequence here)");
+  if (hf.r.has("layer_types"))
+    m.not_modelled.push_back("layer_types (every layer is simulated with full attention)");
+  for (const char* key : {"attn_logit_softcapping", "final_logit_softcapping"})
+    if (auto v = set(key))
+      m.not_modelled.push_back(std::string(key) + ": " + *v +
+                               " (the soft-capping's elementwise kernels are not counted)");
+  if (!m.bias)
+    for (const char* key : {"attention_bias", "qkv_bias", "mlp_bias"})
+      if (auto v = set(key))
+        m.not_modelled.push_back(std::string(key) + ": " + *v +
+                                 " (the biases' parameters and adds are not counted)");
+  if (auto v = set("partial_rotary_factor"); v && *v != "1" && *v != "1.0")
+    m.not_modelled.push_back("partial_rotary_factor: " + *v + " (rotary applied to whole heads)");
+}
+
 }  // namespace
 
 ModelSpec read_hf_config(const Node& node) {
@@ -292,6 +322,7 @@ ModelSpec read_hf_config(const Node& node) {
       node.fail("config.json has no intermediate_size", "a dense model needs intermediate_size");
     }
   }
+  not_modelled(hf, m);
   hf.r.reject_unread_overrides();
   validate(m, node);
   return m;

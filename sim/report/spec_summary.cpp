@@ -96,6 +96,7 @@ std::string describe_model(const spec::ModelSpec& m, const spec::TrainingSpec& t
        ", " + fixed(cost.params_active() / 1e9, 2) + " B active per token, " +
        fixed(cost.flops_per_token() / 1e9, 1) + " GFLOP per token for training at sequence " +
        std::to_string(t.seq_len) + (t.causal ? " (causal attention)\n" : " (full attention)\n");
+  for (const std::string& n : m.not_modelled) o += "        not modelled: " + n + "\n";
   return o;
 }
 

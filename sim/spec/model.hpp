@@ -96,6 +96,10 @@ struct ModelSpec {
     std::vector<std::string> ops;
   };
   std::vector<RecomputeList> recompute_lists;
+  // What a Hugging Face config.json sets that this model leaves out, one entry each with its value
+  // and what is simulated instead ("sliding_window: 4096 (every layer attends to the whole
+  // sequence)"); `check` lists them and `run` warns.
+  std::vector<std::string> not_modelled;
 
   // The precision its authors trained it with (the model file's training_precision, with its
   // source): what a scenario that names no precision, and stepsim plan, use. Unset: BF16 mixed

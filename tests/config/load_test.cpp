@@ -244,3 +244,29 @@ TEST_CASE("A device named without a file comes from the shipped set, wherever th
   }
   fs::remove_all(dir);
 }
+
+TEST_CASE("A config.json's settings the model leaves out are listed, each with its value") {
+  namespace fs = std::filesystem;
+  const fs::path file = fs::temp_directory_path() / "stepsim_gemma_like.config.json";
+  // Gemma-2-like: sliding windows on alternate layers, soft-capped logits, biased projections.
+  std::ofstream(file) << R"({"model_type": "gemma2", "hidden_size": 2304, "num_hidden_layers": 26,
+    "vocab_size": 256000, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+    "intermediate_size": 9216, "sliding_window": 4096, "attn_logit_softcapping": 50.0,
+    "final_logit_softcapping": 30.0, "attention_bias": true, "mlp_bias": false})";
+  const auto m = config::load_model(file.string());
+  REQUIRE(m.not_modelled.size() == 4);
+  CHECK(m.not_modelled[0] ==
+        "sliding_window: 4096 (every layer attends to the whole sequence here)");
+  CHECK(m.not_modelled[1].rfind("attn_logit_softcapping: 50", 0) == 0);
+  CHECK(m.not_modelled[2].rfind("final_logit_softcapping: 30", 0) == 0);
+  CHECK(m.not_modelled[3] ==
+        "attention_bias: true (the biases' parameters and adds are not counted)");
+  // A window switched off, and the shipped DeepSeek-V3 config: nothing left out.
+  std::ofstream(file) << R"({"model_type": "qwen2", "hidden_size": 1024, "num_hidden_layers": 4,
+    "vocab_size": 1000, "num_attention_heads": 8, "intermediate_size": 4096,
+    "use_sliding_window": false, "sliding_window": 4096})";
+  CHECK(config::load_model(file.string()).not_modelled.empty());
+  CHECK(
+      config::load_model(test::source_path("models/deepseek-v3.config.json")).not_modelled.empty());
+  fs::remove(file);
+}
