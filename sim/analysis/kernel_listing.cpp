@@ -14,7 +14,17 @@ namespace stepsim::analysis {
 
 namespace {
 
-std::string shape_of(const hw::Kernel& k) {
+std::string layer_name(const workload::LayerCost& l) {
+  if (l.index == workload::kEmbedding) return "embedding";
+  if (l.index == workload::kHead) return "head";
+  if (l.index == workload::kMtpHead) return "mtp head";
+  return "layer " + std::to_string(l.index) + (l.mtp ? " (mtp " : " (") +
+         (l.moe ? "moe)" : "dense)");
+}
+
+}  // namespace
+
+std::string kernel_shape(const hw::Kernel& k) {
   switch (k.cls) {
     case hw::KernelClass::gemm:
       return (k.groups > 1 ? format::general(k.groups) + "x" : "") + format::general(k.m) + "x" +
@@ -28,16 +38,6 @@ std::string shape_of(const hw::Kernel& k) {
   }
   return "";
 }
-
-std::string layer_name(const workload::LayerCost& l) {
-  if (l.index == workload::kEmbedding) return "embedding";
-  if (l.index == workload::kHead) return "head";
-  if (l.index == workload::kMtpHead) return "mtp head";
-  return "layer " + std::to_string(l.index) + (l.mtp ? " (mtp " : " (") +
-         (l.moe ? "moe)" : "dense)");
-}
-
-}  // namespace
 
 KernelListing list_kernels(const spec::ScenarioSpec& spec, int stage) {
   const workload::ParallelPlan plan = workload::make_plan(spec);
@@ -97,7 +97,7 @@ KernelListing list_kernels(const spec::ScenarioSpec& spec, int stage) {
         r.op = k.op.data();
         r.kernel = k.name();
         r.cls = std::string(hw::to_string(k.cls));
-        r.shape = shape_of(k);
+        r.shape = kernel_shape(k);
         r.precision =
             k.cls == hw::KernelClass::memory ? "" : std::string(spec::to_string(k.precision));
         r.flops = k.flops;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/hw/kernel_model.hpp"
 #include "sim/spec/scenario.hpp"
 #include "sim/workload/phase.hpp"
 
@@ -49,5 +50,9 @@ struct KernelListing {
 };
 
 KernelListing list_kernels(const spec::ScenarioSpec& spec, int stage);
+
+// A kernel's shape as the listing shows it: "GxMxNxK" for a GEMM (G groups), "s4096 d192 causal"
+// for attention, "" for a memory-bound kernel.
+std::string kernel_shape(const hw::Kernel& k);
 
 }  // namespace stepsim::analysis

@@ -97,7 +97,7 @@ std::string shipped_device_file(const std::string& name) {
 // from the shipped set (topologies/NAME.yaml of the stepsim that was built).
 std::string device_file(const Node& dev, const std::string& dir) {
   const std::string v = dev.text();
-  if (v.find_first_of("/.") != std::string::npos) return (std::filesystem::path(dir) / v).string();
+  if (!is_device_name(v)) return (std::filesystem::path(dir) / v).string();
   const std::string file = shipped_device_file(v);
   if (std::filesystem::is_regular_file(file)) return file;
   std::vector<std::string> names;

@@ -3,7 +3,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "sim/config/yaml_reader.hpp"
@@ -32,9 +31,7 @@ std::string rebase(const std::string& path, const fs::path& from, const fs::path
 
 // A device named without a file (device: h800) is one of the shipped set, not a path.
 bool names_file(const std::string& key, const std::string& parent, const YAML::Node& value) {
-  if (key == "device" && value.IsScalar() &&
-      value.as<std::string>().find_first_of("/.") == std::string::npos)
-    return false;
+  if (key == "device" && value.IsScalar() && is_device_name(value.as<std::string>())) return false;
   return is_file_reference(key) || (parent == "placement" && key == "file");
 }
 
@@ -53,15 +50,9 @@ void rebase_references(YAML::Node n, const fs::path& from, const fs::path& to,
   }
 }
 
+// The file's YAML, read as every input is (its size and nesting limits, file:line errors).
 YAML::Node load_file(const std::string& file) {
-  if (const std::string why = unreadable_because(file); !why.empty())
-    throw UserError({file, 0, 0}, "cannot read file: " + why, "check the path");
-  try {
-    return YAML::LoadFile(file);
-  } catch (const YAML::Exception& e) {
-    throw UserError({file, e.mark.line + 1, e.mark.column + 1}, "not valid YAML: " + e.msg,
-                    "check the file with stepsim check");
-  }
+  return Document::load(file, {}, "", nullptr).root().yaml();
 }
 
 // Sets o.path to o.value under `root`; a file reference on the way is replaced by its file's YAML.
@@ -108,7 +99,7 @@ std::string derived_scenario(const ScenarioBase& base, const std::vector<std::st
     rebase_references(root, fs::absolute(base.scenario).parent_path(), out_dir);
   } else {
     root = YAML::Node(YAML::NodeType::Map);
-    root["name"] = name;
+    root["name"] = name;  // first, so that the file opens with it
     root["model"] = rebase(base.model, fs::current_path(), out_dir);
     root["cluster"] = rebase(base.cluster, fs::current_path(), out_dir);
   }

@@ -77,6 +77,10 @@ void check_referenced_file(const std::string& file, const Node& ref) {
              "paths are relative to the file that names them");
 }
 
+bool is_device_name(const std::string& value) {
+  return !value.empty() && value.find_first_of("/.") == std::string::npos;
+}
+
 bool is_file_reference(const std::string& key) {
   return key == "model" || key == "cluster" || key == "device" || key == "software";
 }

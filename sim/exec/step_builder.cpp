@@ -262,7 +262,6 @@ class Builder {
     std::vector<int> local_inputs;
     double square_sum = 0.0;  // Σ t_k² of the kernels since the chain's last collective
     std::vector<int> ids;     // the op of each work so far
-    int chain_id = -1;        // its index in the program's chains
   };
 
   // Kernel jitter: a collective with barrier semantics first waits for its slowest member,
@@ -296,7 +295,7 @@ class Builder {
     const Timed& tm = (*r.timed)[r.next];
     const Work& it = (*r.chain)[r.next];
     StepOp op = op_of(d, it, tm, r.phase, r.t.stage);
-    op.chain = r.chain_id;
+    op.chain = static_cast<int>(r.chain - program_.chains.data());
     op.work = static_cast<int>(r.next++);
     op.mb = r.t.mb;
     if (it.after_prev) {
@@ -346,8 +345,7 @@ class Builder {
               {},
               {},
               0.0,
-              {},
-              c.chain};
+              {}};
     if (program_.explicit_sends) {
       r.inputs = posted_;  // the receives posted before the instruction
     } else {

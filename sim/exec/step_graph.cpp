@@ -61,6 +61,14 @@ void StepGraph::merge_equivalent_links() {
   link_class_of = std::move(class_of);
 }
 
+const workload::Work* StepGraph::work(const workload::StepProgram& program, int op) const {
+  const StepOp& o = ops[op];
+  if (o.work < 0) return nullptr;
+  const auto w = static_cast<std::size_t>(o.work);
+  if (o.chain == kTailChain) return &program.tail[rank_of(o.device)][w].work;
+  return &program.chains[static_cast<std::size_t>(o.chain)][w];
+}
+
 std::string StepGraph::label(int device) const {
   std::string s = std::to_string(rank_of(device));
   if (classes > 1 && !info.empty()) s += ", cells " + short_cells(device);

@@ -133,6 +133,8 @@ struct StepGraph {
   int rank_of(int device) const { return info.empty() ? device : info[device].rank; }
   int gpus_of(int device) const { return info.empty() ? 1 : info[device].gpus; }
   std::string label(int device) const;
+  // The program work op `op` times (StepOp::chain, work), or nullptr for an op that times none.
+  const workload::Work* work(const workload::StepProgram& program, int op) const;
   // Its columns for people: "0,2-5", or "0-7,... (64 cells)" when the list is long.
   std::string short_cells(int device) const;
 };

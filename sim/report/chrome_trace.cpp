@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <tuple>
 
+#include "sim/analysis/kernel_listing.hpp"
 #include "sim/format/json_writer.hpp"
-#include "sim/format/text_table.hpp"
 #include "sim/hw/kernel_model.hpp"
 
 namespace stepsim::report {
@@ -139,12 +139,9 @@ std::string chrome_trace(const run::StepSimulation& s, const spec::ScenarioSpec&
   const hw::TableKernelModel model(spec.cluster.device);
   auto kernels = [&](int id) {
     const StepOp& op = g.ops[id];
-    if (op.stream != StreamKind::compute || op.work < 0) return;
-    const workload::Work& work =
-        op.chain == exec::kTailChain
-            ? s.program.tail[g.rank_of(op.device)][static_cast<std::size_t>(op.work)].work
-            : s.program
-                  .chains[static_cast<std::size_t>(op.chain)][static_cast<std::size_t>(op.work)];
+    const workload::Work* found = g.work(s.program, id);
+    if (op.stream != StreamKind::compute || !found) return;
+    const workload::Work& work = *found;
     std::vector<double> alone;
     double total = 0.0;
     for (const hw::Kernel& k : work.kernels) {
@@ -174,10 +171,8 @@ std::string chrome_trace(const run::StepSimulation& s, const spec::ScenarioSpec&
         w.key("args").begin_object();
         w.field("class", hw::to_string(k.cls));
         w.field("precision", spec::to_string(k.precision));
-        if (k.m > 0.0)
-          w.field("shape", (k.groups > 1 ? std::to_string(k.groups) + " x " : std::string()) +
-                               format::general(k.m) + " x " + format::general(k.n) + " x " +
-                               format::general(k.k));
+        if (const std::string shape = analysis::kernel_shape(k); !shape.empty())
+          w.field("shape", shape);
         if (k.flops > 0.0) w.field("flops", k.flops);
         w.field("hbm_bytes", k.hbm_bytes);
         w.field("alone_us", alone[i] * 1e6);

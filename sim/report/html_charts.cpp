@@ -193,17 +193,17 @@ std::string roofline_chart(const run::StepSimulation& s, const spec::ScenarioSpe
     space.take_box(cx - 8, cy - 8, cx + 8, cy + 8);
     diamonds.push_back({cx, cy, std::string("step over ") + nets[n].second, net_colour[n]});
   }
-  // Diamond labels beside their diamond, right, left, above or below, whichever is free.
+  // Diamond labels beside their diamond (level with it, higher, lower; right, then left), at the
+  // first place inside the plot that is free; right and level when none is.
   for (const auto& d : diamonds) {
-    const std::pair<double, const char*> sides[] = {{10, "start"}, {-10, "end"}};
+    const double width = 7.0 * static_cast<double>(d.text.size());
     LabelSpace::Label at{d.cx + 10, d.cy + 4, d.text, 11.5, "start"};
     bool placed = false;
     for (const double dy : {4.0, -12.0, 20.0})
-      for (const auto& [dx, anchor] : sides) {
-        const LabelSpace::Label l{d.cx + dx, d.cy + dy, d.text, 11.5, anchor};
-        const bool inside = (std::string_view(anchor) == "start" ? l.x + 7.0 * d.text.size() < kR
-                                                                 : l.x - 7.0 * d.text.size() > kL);
-        if (!placed && inside && space.free(l)) {
+      for (const bool right : {true, false}) {
+        const LabelSpace::Label l{d.cx + (right ? 10 : -10), d.cy + dy, d.text, 11.5,
+                                  right ? "start" : "end"};
+        if (!placed && (right ? l.x + width < kR : l.x - width > kL) && space.free(l)) {
           at = l;
           placed = true;
         }
