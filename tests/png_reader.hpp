@@ -1,6 +1,6 @@
-// Reads the PNG files the report tests render (headless Chromium screenshots): 8-bit RGB or RGBA,
-// non-interlaced, as RGB pixels. Its own inflate (RFC 1951: stored, fixed and dynamic Huffman
-// blocks), since the project links no zlib. Throws std::runtime_error on anything else.
+// Reads the PNG files the report tests render (headless Chromium screenshots) as RGB pixels,
+// through libpng's simplified API (Debian's libpng-dev). Throws std::runtime_error with libpng's
+// message on anything it cannot read.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +19,7 @@ struct Image {
 
 Image read_png(const std::string& path);
 
-// Raw DEFLATE data (no zlib header) inflated.
-std::vector<std::uint8_t> inflate(const std::uint8_t* data, std::size_t size);
+// Writes `image` as an 8-bit RGB PNG (for the reader's own test).
+void write_png(const std::string& path, const Image& image);
 
 }  // namespace stepsim::test

@@ -1,42 +1,24 @@
 #include "sim/format/json_writer.hpp"
 
-#include <charconv>
 #include <cmath>
-#include <cstdio>
+
+#include <nlohmann/json.hpp>
 
 namespace stepsim::format {
 
+namespace {
+
+// One scalar as nlohmann::json serialises it: escaping (invalid UTF-8 replaced by U+FFFD rather
+// than copied into the document) and the shortest number that reads back to the same double.
+std::string scalar(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace
+
 std::string json_escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 2);
-  for (const char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
+  const std::string quoted = scalar(nlohmann::json(std::string(s)));
+  return quoted.substr(1, quoted.size() - 2);
 }
 
 void JsonWriter::newline() {
@@ -99,9 +81,7 @@ JsonWriter& JsonWriter::key(std::string_view k) {
 
 JsonWriter& JsonWriter::value(std::string_view s) {
   before_value();
-  out_ += '"';
-  out_ += json_escape(s);
-  out_ += '"';
+  out_ += scalar(nlohmann::json(std::string(s)));
   return *this;
 }
 
@@ -111,9 +91,7 @@ JsonWriter& JsonWriter::value(double v) {
     out_ += "null";
     return *this;
   }
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out_.append(buf, r.ptr);
+  out_ += scalar(nlohmann::json(v));
   return *this;
 }
 

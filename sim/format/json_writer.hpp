@@ -1,5 +1,8 @@
-// A small streaming JSON writer with deterministic output: keys in the order written, numbers
-// in the shortest form that reads back to the same double, two-space indentation.
+// A streaming JSON writer with deterministic output: keys in the order written, two-space
+// indentation. The document's structure is streamed (a trace holds millions of events; a DOM of it
+// would hold gigabytes); every scalar is serialised by nlohmann::json (Debian's
+// nlohmann-json3-dev): string escaping, invalid UTF-8 replaced by U+FFFD, numbers in the shortest
+// form that reads back to the same double. Non-finite numbers are written as null.
 #pragma once
 
 #include <string>

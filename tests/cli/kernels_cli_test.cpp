@@ -48,27 +48,29 @@ TEST_CASE("stepsim kernels: GPT-3 on A100 has no FP8 kernels; JSON and CSV; bad 
   const auto j = run_stepsim("kernels scenarios/gpt3-175b-a100.yaml --json");
   REQUIRE(j.status == 0);
   const auto doc = stepsim::test::parse_json(j.out);
-  CHECK(doc.at("kernels").arr.size() > 20);
+  CHECK(doc.at("kernels").size() > 20);
   // Every kernel names its pass, implementation and the table its rate came from; the attention
   // core's kernels name the scenario's attention implementation (Megatron's fused softmax).
-  for (const auto& k : doc.at("kernels").arr) {
-    CAPTURE(k.at("kernel").str);
-    const std::string pass = k.at("pass").str;
+  for (const auto& k : doc.at("kernels")) {
+    CAPTURE(k.at("kernel").get<std::string>());
+    const std::string pass = k.at("pass").get<std::string>();
     CHECK((pass == "fprop" || pass == "dgrad" || pass == "wgrad" || pass == "forward" ||
            pass == "backward"));
-    CHECK(!k.at("source").str.empty());
-    const bool core = k.at("op").str == "attn_core";
-    if (core) CHECK(k.at("attention").str == "fused-softmax");
+    CHECK(!k.at("source").get<std::string>().empty());
+    const bool core = k.at("op").get<std::string>() == "attn_core";
+    if (core) CHECK(k.at("attention").get<std::string>() == "fused-softmax");
     // The software that ran it: cuBLAS for the GEMMs (the preset's library), the memory tables'
     // for the memory-bound kernels (Liger's RMSNorm for the reductions: norms and the softmax).
-    const std::string impl = k.at("implementation").str, name = k.at("kernel").str;
-    if (k.at("class").str == "gemm")
+    const std::string impl = k.at("implementation").get<std::string>(),
+                      name = k.at("kernel").get<std::string>();
+    if (k.at("class").get<std::string>() == "gemm")
       CHECK(impl == "cublas");
     else if (name.find("norm") != std::string::npos || name.find("softmax") != std::string::npos)
       CHECK(impl == "liger");
     else
       CHECK(impl == "gpu-benches");
-    if (k.at("kernel").str.find("wgrad") != std::string::npos) CHECK(pass == "wgrad");
+    if (k.at("kernel").get<std::string>().find("wgrad") != std::string::npos)
+      CHECK(pass == "wgrad");
   }
   const auto c = run_stepsim("kernels scenarios/gpt3-175b-a100.yaml --csv");
   CHECK(c.out.rfind("layer,phase,op,kernel,class", 0) == 0);

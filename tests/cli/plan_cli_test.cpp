@@ -55,29 +55,29 @@ TEST_CASE("plan: DeepSeek-V3 on 2048 H800 finds the published layout among the b
       "--fix parallelism.tp=1 --fix parallelism.ep=64 --top 10 --json");
   REQUIRE_MESSAGE(r.status == 0, r.err);
   const auto j = parse_json(r.out);
-  CHECK(j.at("precision").str.rfind("gemm fp8, attention bf16", 0) == 0);
-  CHECK(j.at("precision_from").str ==
+  CHECK(j.at("precision").get<std::string>().rfind("gemm fp8, attention bf16", 0) == 0);
+  CHECK(j.at("precision_from").get<std::string>() ==
         "DeepSeek-V3's published training precision (arXiv 2412.19437 section 3.3)");
-  const auto& winners = j.at("winners").arr;
+  const auto& winners = j.at("winners");
   REQUIRE(winners.size() == 10);
   int published = -1;
   for (std::size_t k = 0; k < winners.size(); ++k) {
-    const std::string& l = winners[k].at("layout").str;
+    const std::string& l = winners[k].at("layout").get<std::string>();
     if (l.find("PP16 ") != std::string::npos && l.find("EP64 ") != std::string::npos &&
         l.find("ZeRO-1 dualpipe ") != std::string::npos && published < 0)
       published = static_cast<int>(k);
   }
   REQUIRE_MESSAGE(published >= 0, r.out);
-  CHECK(winners[0].at("step_s").num <= winners[published].at("step_s").num);
+  CHECK(winners[0].at("step_s").get<double>() <= winners[published].at("step_s").get<double>());
   // Ranked by simulated speed, fastest first.
   for (std::size_t k = 1; k < winners.size(); ++k)
-    CHECK(winners[k - 1].at("step_s").num <= winners[k].at("step_s").num);
+    CHECK(winners[k - 1].at("step_s").get<double>() <= winners[k].at("step_s").get<double>());
   int zero3 = 0;
-  for (const auto& f : j.at("families").arr) {
-    if (f.at("family").str.find("ZeRO-3") == std::string::npos) continue;
+  for (const auto& f : j.at("families")) {
+    if (f.at("family").get<std::string>().find("ZeRO-3") == std::string::npos) continue;
     ++zero3;
-    CHECK_FALSE(f.at("winner").b);
-    CHECK_MESSAGE(names_a_resource(f.at("why").str), f.at("why").str);
+    CHECK_FALSE(f.at("winner").get<bool>());
+    CHECK_MESSAGE(names_a_resource(f.at("why").get<std::string>()), f.at("why").get<std::string>());
   }
   CHECK(zero3 >= 1);
 }
@@ -88,17 +88,17 @@ TEST_CASE("plan: GPT-3 175B on 512 A100 keeps tensor parallelism in a node; plai
       "--top 5 --json");
   REQUIRE_MESSAGE(r.status == 0, r.err);
   const auto j = parse_json(r.out);
-  for (const auto& w : j.at("winners").arr) {
-    const std::string& l = w.at("layout").str;
+  for (const auto& w : j.at("winners")) {
+    const std::string& l = w.at("layout").get<std::string>();
     const int tp = std::stoi(l.substr(2));
     CHECK(tp >= 2);
     CHECK(tp <= 8);
   }
   bool plain = false;
-  for (const auto& f : j.at("families").arr)
-    if (f.at("family").str == "plain data parallelism") {
+  for (const auto& f : j.at("families"))
+    if (f.at("family").get<std::string>() == "plain data parallelism") {
       plain = true;
-      CHECK(f.at("why").str.rfind("does not fit", 0) == 0);
+      CHECK(f.at("why").get<std::string>().rfind("does not fit", 0) == 0);
     }
   CHECK(plain);
 }
@@ -140,25 +140,25 @@ TEST_CASE("sweep: one row per point of schedule x global batch, invalid points i
       "--vary training.global_batch=15360,1000 --json");
   REQUIRE_MESSAGE(r.status == 0, r.err);
   const auto j = parse_json(r.out);
-  REQUIRE(j.arr.size() == 4);
+  REQUIRE(j.size() == 4);
   const char* schedules[] = {"dualpipe", "dualpipe", "1f1b", "1f1b"};
   const char* batches[] = {"15360", "1000", "15360", "1000"};
   for (std::size_t i = 0; i < 4; ++i) {
-    const auto& row = j.arr[i];
-    CHECK(row.at("point").at("parallelism.schedule").str == schedules[i]);
-    CHECK(row.at("point").at("training.global_batch").str == batches[i]);
+    const auto& row = j[i];
+    CHECK(row.at("point").at("parallelism.schedule").get<std::string>() == schedules[i]);
+    CHECK(row.at("point").at("training.global_batch").get<std::string>() == batches[i]);
     const bool invalid = i % 2 == 1;  // 1000 sequences do not divide over 128 replicas
-    CHECK((row.at("error").type == stepsim::test::Json::Type::null) != invalid);
+    CHECK((row.at("error").is_null()) != invalid);
     if (invalid) {
-      CHECK(row.at("error").str.find("global_batch") != std::string::npos);
-      CHECK(row.find("step_s") == nullptr);
+      CHECK(row.at("error").get<std::string>().find("global_batch") != std::string::npos);
+      CHECK_FALSE(row.contains("step_s"));
     } else {
-      CHECK(row.at("step_s").num > 0.0);
-      CHECK(row.at("bound_s").num <= row.at("step_s").num);
+      CHECK(row.at("step_s").get<double>() > 0.0);
+      CHECK(row.at("bound_s").get<double>() <= row.at("step_s").get<double>());
     }
   }
   // DualPipe beats 1F1B on the published layout.
-  CHECK(j.arr[0].at("step_s").num < j.arr[2].at("step_s").num);
+  CHECK(j[0].at("step_s").get<double>() < j[2].at("step_s").get<double>());
 }
 
 TEST_CASE("plan SCENARIO: the winner's command runs and gives the plan's step time") {
@@ -185,7 +185,7 @@ TEST_CASE("plan SCENARIO: the winner's command runs and gives the plan's step ti
   REQUIRE(planned > 0);
   const auto r = run_stepsim(command + " --json");
   REQUIRE_MESSAGE(r.status == 0, r.err);
-  CHECK(parse_json(r.out).at("step_time_s").num ==
+  CHECK(parse_json(r.out).at("step_time_s").get<double>() ==
         doctest::Approx(planned).epsilon(0.0006 / planned));
 }
 
@@ -207,14 +207,15 @@ TEST_CASE("plan --winner: the winner as a scenario file that runs to the plan's 
     fs::remove(file);
     const auto p = run_stepsim(plan + " --winner '" + file.string() + "'");
     REQUIRE_MESSAGE(p.status == 0, p.err);
-    const double planned = parse_json(p.out).at("winners").arr.at(0).at("step_s").num;
+    const double planned = parse_json(p.out).at("winners").at(0).at("step_s").get<double>();
     std::ifstream in(file);
     std::stringstream text;
     text << in.rdbuf();
     CHECK(text.str().rfind("# The winner of stepsim plan ", 0) == 0);
     const auto r = run_stepsim("run '" + file.string() + "' --json");
     REQUIRE_MESSAGE(r.status == 0, r.err);
-    CHECK(parse_json(r.out).at("step_time_s").num == doctest::Approx(planned).epsilon(1e-9));
+    CHECK(parse_json(r.out).at("step_time_s").get<double>() ==
+          doctest::Approx(planned).epsilon(1e-9));
   }
   // No file where the plan fails or has no winner.
   const fs::path none = dir / "none.yaml";

@@ -215,23 +215,24 @@ TEST_CASE(
   const auto html = build_dir() / "report-layout.html";
   REQUIRE(run_stepsim(three + " -o '" + html.string() + "'").status == 0);
   const auto layout = layout_of(html);
-  for (const auto& pair : layout.at("overlaps").arr)
-    FAIL_CHECK("overlapping texts: '" << pair.arr.at(0).str << "' and '" << pair.arr.at(1).str
-                                      << "'");
-  const auto& spans = layout.at("schedule").arr;
+  for (const auto& pair : layout.at("overlaps"))
+    FAIL_CHECK("overlapping texts: '" << pair.at(0).get<std::string>() << "' and '"
+                                      << pair.at(1).get<std::string>() << "'");
+  const auto& spans = layout.at("schedule");
   REQUIRE(spans.size() == 3);
-  for (const auto& span : spans) CHECK(span.num >= 0.8);
-  for (const auto& mark : layout.at("untitled").arr)
-    FAIL_CHECK("a mark without <title>: " << mark.str);
-  for (const auto& text : layout.at("wrapped").arr) FAIL_CHECK("a unit wrapped: " << text.str);
+  for (const auto& span : spans) CHECK(span.get<double>() >= 0.8);
+  for (const auto& mark : layout.at("untitled"))
+    FAIL_CHECK("a mark without <title>: " << mark.get<std::string>());
+  for (const auto& text : layout.at("wrapped"))
+    FAIL_CHECK("a unit wrapped: " << text.get<std::string>());
 
   // On one shared axis the two pipeline schedules take what their step is of ZeRO-3's.
   REQUIRE(run_stepsim(three + " --shared-axis -o '" + html.string() + "'").status == 0);
-  const auto shared = layout_of(html).at("schedule").arr;
+  const auto shared = layout_of(html).at("schedule");
   REQUIRE(shared.size() == 3);
-  CHECK(shared[0].num < 0.1);
-  CHECK(shared[1].num < 0.15);
-  CHECK(shared[2].num >= 0.8);
+  CHECK(shared[0].get<double>() < 0.1);
+  CHECK(shared[1].get<double>() < 0.15);
+  CHECK(shared[2].get<double>() >= 0.8);
   std::filesystem::remove(html);
 }
 #endif
@@ -249,7 +250,8 @@ TEST_CASE("report --stress: a section per scenario's campaign, as stepsim stress
   REQUIRE(json.status == 0);
   const auto j = stepsim::test::parse_json(json.out);
   char median[32];
-  std::snprintf(median, sizeof median, "median %+.2f%%", 100.0 * j.at("change").at("median").num);
+  std::snprintf(median, sizeof median, "median %+.2f%%",
+                100.0 * j.at("change").at("median").get<double>());
   CHECK(page.out.find(median) != std::string::npos);
   CHECK(run_stepsim(args + " -j 2").out == page.out);
   const auto without = run_stepsim(kSmall);

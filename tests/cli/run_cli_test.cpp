@@ -31,29 +31,30 @@ TEST_CASE("run --json: the documented keys; the trace and report files are writt
   CHECK(slurp(svg).rfind("<svg ", 0) == 0);
   const auto j = stepsim::test::parse_json(r.out);
   std::vector<std::string> keys;
-  for (const auto& [k, v] : j.obj) keys.push_back(k);
+  for (const auto& kv : j.items()) keys.push_back(kv.key());
   CHECK(keys == std::vector<std::string>{"scenario", "world_size", "precision", "precision_from",
                                          "step_time_s", "tokens_per_s_per_gpu", "tflops_per_gpu",
                                          "mfu", "breakdown_s", "worst_gpu", "per_stage",
                                          "per_class", "roofline", "memory", "kernels", "sim"});
   for (const char* k : {"compute", "exposed_comm", "bubble", "other_idle", "overlapped_comm"}) {
-    CHECK(j.at("breakdown_s").find(k) != nullptr);
-    CHECK(j.at("worst_gpu").find(k) != nullptr);
+    CHECK(j.at("breakdown_s").contains(k));
+    CHECK(j.at("worst_gpu").contains(k));
   }
-  CHECK(j.at("worst_gpu").find("rank") != nullptr);
-  CHECK(j.at("per_stage").arr.size() == 16);
-  CHECK(j.at("per_class").arr.size() == 16);  // no fault: one class per rank
+  CHECK(j.at("worst_gpu").contains("rank"));
+  CHECK(j.at("per_stage").size() == 16);
+  CHECK(j.at("per_class").size() == 16);  // no fault: one class per rank
   for (const char* k : {"pipeline_rank", "cells", "gpus", "first_gpu", "compute"})
-    CHECK(j.at("per_class").arr[0].find(k) != nullptr);
-  CHECK(j.at("per_class").arr[0].at("gpus").num == 128);
+    CHECK(j.at("per_class")[0].contains(k));
+  CHECK(j.at("per_class")[0].at("gpus").get<double>() == 128);
   for (const char* k : {"bound_s", "limited_by", "ratio"})
-    CHECK(j.at("roofline").find(k) != nullptr);
-  for (const char* k : {"peak_gb", "capacity_gb", "fits"}) CHECK(j.at("memory").find(k) != nullptr);
-  for (const char* k : {"events", "wall_s", "fidelity"}) CHECK(j.at("sim").find(k) != nullptr);
-  CHECK(j.at("world_size").num == 2048);
+    CHECK(j.at("roofline").contains(k));
+  for (const char* k : {"peak_gb", "capacity_gb", "fits"}) CHECK(j.at("memory").contains(k));
+  for (const char* k : {"events", "wall_s", "fidelity"}) CHECK(j.at("sim").contains(k));
+  CHECK(j.at("world_size").get<double>() == 2048);
   const auto t = stepsim::test::parse_json(slurp(trace));
-  CHECK(t.at("traceEvents").arr.size() > 1000);
-  CHECK(stepsim::test::parse_json(slurp(report)).at("scenario").str == j.at("scenario").str);
+  CHECK(t.at("traceEvents").size() > 1000);
+  CHECK(stepsim::test::parse_json(slurp(report)).at("scenario").get<std::string>() ==
+        j.at("scenario").get<std::string>());
   // Same scenario again: report, trace and stdout are byte-identical.
   const std::string trace2 = (dir / "t2.json").string(), report2 = (dir / "r2.json").string();
   const auto again = run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml --json --report '" +
@@ -65,9 +66,8 @@ TEST_CASE("run --json: the documented keys; the trace and report files are writt
   // --timing adds the simulation's own wall time.
   const auto timed = run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml --json --timing");
   REQUIRE(timed.status == 0);
-  CHECK(stepsim::test::parse_json(timed.out).at("sim").at("wall_s").type ==
-        stepsim::test::Json::Type::number);
-  CHECK(j.at("sim").at("wall_s").type == stepsim::test::Json::Type::null);
+  CHECK(stepsim::test::parse_json(timed.out).at("sim").at("wall_s").is_number());
+  CHECK(j.at("sim").at("wall_s").is_null());
   fs::remove_all(dir);
 }
 
@@ -122,7 +122,7 @@ TEST_CASE("--trace-detail layer and kernel change the trace's events as document
     text << in.rdbuf();
     const auto trace = stepsim::test::parse_json(text.str());
     std::size_t n = 0;
-    for (const auto& e : trace.at("traceEvents").arr) n += e.at("ph").str == "X";
+    for (const auto& e : trace.at("traceEvents")) n += e.at("ph").get<std::string>() == "X";
     return static_cast<double>(n);
   };
   // README and report/chrome_trace.hpp: per layer 0.44 of the events (all ranks); per kernel
@@ -166,14 +166,14 @@ TEST_CASE("run --with: two jobs on one fabric, each beside the other and alone; 
   REQUIRE(r.status == 0);
   CHECK(run_stepsim(args).out == r.out);
   const auto j = stepsim::test::parse_json(r.out);
-  CHECK(j.at("fabric").at("nodes").num == 16);
-  REQUIRE(j.at("jobs").arr.size() == 2);
-  const auto& second = j.at("jobs").arr[1];
-  CHECK(second.at("first_node").num == 8);
-  CHECK(second.at("nodes").num == 8);
-  CHECK(second.at("step").at("world_size").num == 64);
-  CHECK(second.at("step_s").num >= second.at("step_alone_s").num);
-  CHECK(second.at("shared_links").arr.empty());  // leaves of 20 nodes: one leaf per rail for both
+  CHECK(j.at("fabric").at("nodes").get<double>() == 16);
+  REQUIRE(j.at("jobs").size() == 2);
+  const auto& second = j.at("jobs")[1];
+  CHECK(second.at("first_node").get<double>() == 8);
+  CHECK(second.at("nodes").get<double>() == 8);
+  CHECK(second.at("step").at("world_size").get<double>() == 64);
+  CHECK(second.at("step_s").get<double>() >= second.at("step_alone_s").get<double>());
+  CHECK(second.at("shared_links").empty());  // leaves of 20 nodes: one leaf per rail for both
   const auto text = run_stepsim(
       "run scenarios/gpt3-175b-a100.yaml --with "
       "scenarios/gpt3-175b-a100.yaml --set training.global_batch=64 "

@@ -64,19 +64,19 @@ TEST_CASE("the text shows the winners, how to run the first, and every family wi
 
 TEST_CASE("JSON: the winners with their figures, every family with its verdict") {
   const auto j = test::parse_json(plan::plan_json(result(), test::small_scenario(4, 8), false));
-  CHECK(j.at("gpus").num == 32);
-  CHECK(j.at("searched").at("layouts").num == 2);
-  const auto& w = j.at("winners").arr.at(0);
-  CHECK(w.at("family").str == "1f1b + ZeRO-1");
-  CHECK(w.at("step_s").num == 12.5);
-  CHECK(w.at("breakdown_s").at("bubble").num == 1.0);
-  CHECK(w.at("limited_by").str == "compute");
-  CHECK(w.at("fits").b);
-  const auto& f = j.at("families").arr;
+  CHECK(j.at("gpus").get<double>() == 32);
+  CHECK(j.at("searched").at("layouts").get<double>() == 2);
+  const auto& w = j.at("winners").at(0);
+  CHECK(w.at("family").get<std::string>() == "1f1b + ZeRO-1");
+  CHECK(w.at("step_s").get<double>() == 12.5);
+  CHECK(w.at("breakdown_s").at("bubble").get<double>() == 1.0);
+  CHECK(w.at("limited_by").get<std::string>() == "compute");
+  CHECK(w.at("fits").get<bool>());
+  const auto& f = j.at("families");
   REQUIRE(f.size() == 2);
-  CHECK(f[0].at("why").type == test::Json::Type::null);
-  CHECK(f[1].at("why").str == "communication-bound (1 layouts)");
-  CHECK(j.at("timing").type == test::Json::Type::null);
+  CHECK(f[0].at("why").is_null());
+  CHECK(f[1].at("why").get<std::string>() == "communication-bound (1 layouts)");
+  CHECK(j.at("timing").is_null());
 }
 
 TEST_CASE("CSV: a header, a row per winner, a row per family without one") {
@@ -116,9 +116,9 @@ TEST_CASE("winners within 1 % of the first's step are marked as tied with it") {
   CHECK(t.find("~#1\n") == t.rfind("~#1\n"));            // and only its row
   CHECK(t.find("tie ~#1: within 1 % of #1's step, a tie") != std::string::npos);
   const auto j = test::parse_json(plan::plan_json(r, test::small_scenario(4, 8), false));
-  CHECK_FALSE(j.at("winners").arr[0].at("tied_with_first").b);
-  CHECK(j.at("winners").arr[1].at("tied_with_first").b);
-  CHECK_FALSE(j.at("winners").arr[2].at("tied_with_first").b);
+  CHECK_FALSE(j.at("winners")[0].at("tied_with_first").get<bool>());
+  CHECK(j.at("winners")[1].at("tied_with_first").get<bool>());
+  CHECK_FALSE(j.at("winners")[2].at("tied_with_first").get<bool>());
   // A layout that does not fit is never a tie of one that does.
   r.simulated[1].sim.peak_memory = 90e9;
   CHECK_FALSE(plan::tied_with_first(r, 1));

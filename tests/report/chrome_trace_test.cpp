@@ -31,24 +31,25 @@ std::size_t check_importable(const std::string& text) {
   std::set<std::pair<double, double>> named_threads;
   std::set<double> named_processes;
   std::vector<const test::Json*> flows;
-  for (const auto& e : trace.at("traceEvents").arr) {
-    const std::string ph = e.at("ph").str;
-    const double pid = e.at("pid").num;
+  for (const auto& e : trace.at("traceEvents")) {
+    const std::string ph = e.at("ph").get<std::string>();
+    const double pid = e.at("pid").get<double>();
     if (ph == "M") {
-      if (e.at("name").str == "thread_name") named_threads.insert({pid, e.at("tid").num});
-      if (e.at("name").str == "process_name") named_processes.insert(pid);
+      if (e.at("name").get<std::string>() == "thread_name")
+        named_threads.insert({pid, e.at("tid").get<double>()});
+      if (e.at("name").get<std::string>() == "process_name") named_processes.insert(pid);
       continue;
     }
-    const double ts = e.at("ts").num;
+    const double ts = e.at("ts").get<double>();
     REQUIRE(std::isfinite(ts));
     CHECK(ts >= 0.0);
     if (ph == "X") {
-      const double dur = e.at("dur").num;
+      const double dur = e.at("dur").get<double>();
       REQUIRE(std::isfinite(dur));
       CHECK(dur >= 0.0);
-      slices[{pid, e.at("tid").num}].push_back({ts, ts + dur});
+      slices[{pid, e.at("tid").get<double>()}].push_back({ts, ts + dur});
     } else if (ph == "s" || ph == "f") {
-      CHECK(e.find("id") != nullptr);
+      CHECK(e.contains("id"));
       flows.push_back(&e);
     } else {
       CHECK(ph == "C");
@@ -70,13 +71,13 @@ std::size_t check_importable(const std::string& text) {
   }
   std::map<double, std::pair<const test::Json*, const test::Json*>> arrows;  // id -> (start, end)
   for (const auto* f : flows) {
-    const auto it = slices.find({f->at("pid").num, f->at("tid").num});
+    const auto it = slices.find({f->at("pid").get<double>(), f->at("tid").get<double>()});
     REQUIRE(it != slices.end());
-    const double ts = f->at("ts").num;
+    const double ts = f->at("ts").get<double>();
     CHECK(std::any_of(it->second.begin(), it->second.end(),
                       [&](const Slice& s) { return s.begin <= ts + 1e-9 && ts <= s.end + 1e-9; }));
-    auto& pair = arrows[f->at("id").num];
-    (f->at("ph").str == "s" ? pair.first : pair.second) = f;
+    auto& pair = arrows[f->at("id").get<double>()];
+    (f->at("ph").get<std::string>() == "s" ? pair.first : pair.second) = f;
   }
   for (const auto& arrow : arrows) {
     const double id = arrow.first;  // a plain variable: doctest's CAPTURE takes it in a lambda
@@ -84,8 +85,8 @@ std::size_t check_importable(const std::string& text) {
     CAPTURE(id);
     REQUIRE(pair.first != nullptr);
     REQUIRE(pair.second != nullptr);
-    CHECK(pair.first->at("ts").num <=
-          pair.second->at("ts").num);  // an arrow never points back in time
+    CHECK(pair.first->at("ts").get<double>() <=
+          pair.second->at("ts").get<double>());  // an arrow never points back in time
   }
   return arrows.size();
 }
@@ -150,14 +151,16 @@ TEST_CASE("Slices are named by operation; per layer merges a stream's consecutiv
     o.detail = detail;
     const test::Json trace = test::parse_json(report::chrome_trace(sim, spec, o));
     Events e;
-    for (const auto& ev : trace.at("traceEvents").arr) {
-      if (ev.at("ph").str != "X" || ev.at("cat").str == "gpu_kernel") continue;
+    for (const auto& ev : trace.at("traceEvents")) {
+      if (ev.at("ph").get<std::string>() != "X" || ev.at("cat").get<std::string>() == "gpu_kernel")
+        continue;
       ++e.count;
-      e.names.insert(ev.at("name").str);
+      e.names.insert(ev.at("name").get<std::string>());
       const test::Json& args = ev.at("args");
       // One op: its full name in args; several: how many.
-      e.ops += args.find("ops") ? static_cast<std::size_t>(args.at("ops").num) : 1;
-      if (!args.find("ops")) CHECK(args.at("op").str.substr(0, 1) == args.at("phase").str);
+      e.ops += args.contains("ops") ? static_cast<std::size_t>(args.at("ops").get<double>()) : 1;
+      if (!args.contains("ops"))
+        CHECK(args.at("op").get<std::string>().substr(0, 1) == args.at("phase").get<std::string>());
     }
     return e;
   };
@@ -188,28 +191,30 @@ TEST_CASE(
   const test::Json* parent = nullptr;
   double covered = 0.0;
   auto close = [&] {
-    if (parent) CHECK(covered == doctest::Approx(parent->at("dur").num).epsilon(1e-9));
+    if (parent) CHECK(covered == doctest::Approx(parent->at("dur").get<double>()).epsilon(1e-9));
   };
-  for (const auto& ev : trace.at("traceEvents").arr) {
-    if (ev.at("ph").str != "X") continue;
-    if (ev.at("cat").str != "gpu_kernel") {
+  for (const auto& ev : trace.at("traceEvents")) {
+    if (ev.at("ph").get<std::string>() != "X") continue;
+    if (ev.at("cat").get<std::string>() != "gpu_kernel") {
       close();
       ++ops;
-      parent = ev.at("tid").num == 0 ? &ev : nullptr;  // compute streams of the node's GPU 0
+      parent =
+          ev.at("tid").get<double>() == 0 ? &ev : nullptr;  // compute streams of the node's GPU 0
       covered = 0.0;
       continue;
     }
     ++kernels;
     REQUIRE(parent != nullptr);
-    CHECK(ev.at("pid").num == parent->at("pid").num);
-    CHECK(ev.at("ts").num >= parent->at("ts").num - 1e-9);
-    CHECK(ev.at("ts").num + ev.at("dur").num <=
-          parent->at("ts").num + parent->at("dur").num + 1e-9);
-    covered += ev.at("dur").num;
-    const std::string& name = ev.at("name").str;
-    const auto* layer = parent->at("args").find("layer");  // a layer's op, not the step's end
-    if (layer && layer->num >= 0) CHECK_MESSAGE(listed.count(name) == 1, name);
-    CHECK(ev.at("args").at("alone_us").num > 0.0);
+    CHECK(ev.at("pid").get<double>() == parent->at("pid").get<double>());
+    CHECK(ev.at("ts").get<double>() >= parent->at("ts").get<double>() - 1e-9);
+    CHECK(ev.at("ts").get<double>() + ev.at("dur").get<double>() <=
+          parent->at("ts").get<double>() + parent->at("dur").get<double>() + 1e-9);
+    covered += ev.at("dur").get<double>();
+    const std::string& name = ev.at("name").get<std::string>();
+    const test::Json& op_args = parent->at("args");  // a layer's op, not the step's end
+    if (op_args.contains("layer") && op_args.at("layer").get<double>() >= 0)
+      CHECK_MESSAGE(listed.count(name) == 1, name);
+    CHECK(ev.at("args").at("alone_us").get<double>() > 0.0);
   }
   close();
   // As many kernel events as the compute ops' works launch.

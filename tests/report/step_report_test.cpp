@@ -22,12 +22,12 @@ TEST_CASE(
   CHECK(ta == tb);
   const test::Json trace = test::parse_json(ta);
   std::size_t complete = 0, flows = 0, counters = 0;
-  for (const auto& e : trace.at("traceEvents").arr) {
-    const std::string ph = e.at("ph").str;
+  for (const auto& e : trace.at("traceEvents")) {
+    const std::string ph = e.at("ph").get<std::string>();
     if (ph == "X") {
       ++complete;
-      for (const char* k : {"name", "ph", "ts", "dur", "pid", "tid"}) CHECK(e.find(k) != nullptr);
-      CHECK(e.at("dur").num >= 0.0);
+      for (const char* k : {"name", "ph", "ts", "dur", "pid", "tid"}) CHECK(e.contains(k));
+      CHECK(e.at("dur").get<double>() >= 0.0);
     }
     flows += ph == "s" || ph == "f";
     counters += ph == "C";
@@ -40,14 +40,14 @@ TEST_CASE(
   report::step_json(jb, b, spec);
   CHECK(ja.str() == jb.str());
   const test::Json rep = test::parse_json(ja.str());
-  CHECK(rep.at("sim").at("wall_s").type == test::Json::Type::null);
+  CHECK(rep.at("sim").at("wall_s").is_null());
   format::JsonWriter timed;
   report::step_json(timed, a, spec, true);
   const test::Json timed_rep = test::parse_json(timed.str());
-  CHECK(timed_rep.at("sim").at("wall_s").type == test::Json::Type::number);
-  CHECK(timed_rep.at("sim").at("wall_s").num >= 0.0);
+  CHECK(timed_rep.at("sim").at("wall_s").is_number());
+  CHECK(timed_rep.at("sim").at("wall_s").get<double>() >= 0.0);
   std::vector<std::string> keys;
-  for (const auto& [k, v] : rep.obj) keys.push_back(k);
+  for (const auto& kv : rep.items()) keys.push_back(kv.key());
   CHECK(keys == std::vector<std::string>{"scenario", "world_size", "precision", "precision_from",
                                          "step_time_s", "tokens_per_s_per_gpu", "tflops_per_gpu",
                                          "mfu", "breakdown_s", "worst_gpu", "per_stage",
