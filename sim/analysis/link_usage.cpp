@@ -5,12 +5,6 @@
 
 namespace stepsim::analysis {
 
-std::string_view to_string(LinkGroup g) {
-  static constexpr std::string_view kNames[] = {"NVLink",          "NIC",         "leaf uplinks",
-                                                "spine downlinks", "pod uplinks", "pod downlinks"};
-  return kNames[static_cast<int>(g)];
-}
-
 LinkGroup link_group(const hw::Topology& topo, int link) {
   const hw::Link& l = topo.links()[link];
   switch (l.cls) {

@@ -31,14 +31,26 @@
 
 #include "sim/exec/step_executor.hpp"
 #include "sim/hw/topology.hpp"
+#include "sim/spec/names.hpp"
 
 namespace stepsim::analysis {
 
+// The one vocabulary for links in every output (topo, run's link summary, the report): the word
+// in JSON and CSV, the phrase in text. Pod links are a clos3's spine-aggregation links.
 enum class LinkGroup { nvlink, nic, leaf_uplink, spine_downlink, pod_uplink, pod_downlink };
 inline constexpr int kLinkGroups = 6;
-// "NVLink", "NIC", "leaf uplinks", "spine downlinks", "pod uplinks", "pod downlinks" (a clos3's
-// spine-aggregation links)
-std::string_view to_string(LinkGroup g);
+inline constexpr spec::Names<LinkGroup, kLinkGroups> kLinkGroupNames{{{
+    {"nvlink", "NVLink"},
+    {"nic", "NIC"},
+    {"leaf_uplink", "leaf uplinks"},
+    {"spine_downlink", "spine downlinks"},
+    {"pod_uplink", "pod uplinks"},
+    {"pod_downlink", "pod downlinks"},
+}}};
+// The phrase: "NVLink", "leaf uplinks".
+inline std::string_view to_string(LinkGroup g) {
+  return kLinkGroupNames.phrase(g);
+}
 LinkGroup link_group(const hw::Topology& topo, int link);
 
 struct BusyLink {

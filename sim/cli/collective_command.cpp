@@ -1,11 +1,14 @@
 #include <algorithm>
-#include <iostream>
+#include <sstream>
 
 #include "sim/cli/commands.hpp"
 #include "sim/cli/interrupt.hpp"
 #include "sim/cli/options.hpp"
+#include "sim/cli/output_file.hpp"
+#include "sim/cli/scenarios.hpp"
 #include "sim/config/load.hpp"
 #include "sim/config/units.hpp"
+#include "sim/format/csv_table.hpp"
 #include "sim/format/json_writer.hpp"
 #include "sim/format/text_table.hpp"
 #include "sim/net/algorithm/algorithm.hpp"
@@ -44,7 +47,7 @@ int collective_command(const Args& args) {
               algorithm = "auto";
   std::string top_k_text = "8", max_nodes_text = "4", experts_text = "256", chunks_text = "auto",
               channels_text = "auto", chunk_size_text = "auto", protocol = "auto", max_memory_text,
-              max_wall_text;
+              max_wall_text, output;
   add_common_options(opts, sets);
   opts.add_options()("op", po::value(&op)->default_value(op)->value_name("OP"),
                      "all_reduce | all_gather | reduce_scatter | all_to_all | broadcast | p2p | "
@@ -72,8 +75,8 @@ int collective_command(const Args& args) {
       "1024; auto: span over channels x chunk size)")(
       "chunk-size", po::value(&chunk_size_text)->default_value(chunk_size_text)->value_name("SIZE"),
       "payload of one chunk per channel (auto: the protocol's step, 512KiB for simple)")(
-      "no-bundle", "simulate every transfer, without bundling symmetric ones")("json",
-                                                                               "print JSON");
+      "no-bundle", "simulate every transfer, without bundling symmetric ones");
+  add_output_options(opts, output);
   add_max_wall_option(opts, max_wall_text);
   add_max_memory_option(opts, max_memory_text);
   const po::variables_map vm = parse_args(args, opts, files);
@@ -120,7 +123,10 @@ int collective_command(const Args& args) {
   const engine::RunControl control = run_control(vm, max_wall_text);
   const std::vector<double> size_list = parse_sizes(sizes);
 
-  const spec::ClusterSpec spec = config::load_cluster(files[0], parse_overrides(sets));
+  const OutputFormat out_format = output_format(vm);
+  OutputSet outputs;
+  if (vm.count("output")) outputs.add("--output", output);
+  const spec::ClusterSpec spec = load_cluster_checked(files[0], parse_overrides(sets), outputs);
   check_memory(hw::Topology::estimate_bytes(spec), max_memory,
                files[0] + ": building this topology", "simulate a smaller cluster");
   const hw::Topology topo(spec);
@@ -160,7 +166,27 @@ int collective_command(const Args& args) {
     }));
   }
 
-  if (vm.count("json")) {
+  std::string text;
+  if (out_format == OutputFormat::csv) {
+    // The table of sizes; a hierarchical collective's phases are in --json.
+    format::CsvTable c({"bytes", "algorithm", "protocol", "channels", "chunks", "steps",
+                        "latency_s", "time_s", "predicted_s", "algbw_gbps", "busbw_gbps",
+                        "ib_gbps_per_gpu", "nvlink_gbps_per_gpu", "bottleneck",
+                        "bottleneck_utilization", "flows_simulated", "events"});
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const net::CollectiveResult& r = rows[i];
+      const double sec = r.time.seconds();
+      c.row().number(r.bytes).text(r.algorithm).text(r.protocol).integer(r.channels);
+      c.integer(r.stream_chunks).integer(steps[i]).number(latency[i]).number(sec);
+      c.number(r.predicted_s).number(r.algbw / 1e9).number(r.busbw / 1e9);
+      c.number(sec > 0 ? r.ib_bytes_per_gpu / sec / 1e9 : 0.0);
+      c.number(sec > 0 ? r.nvlink_bytes_per_gpu / sec / 1e9 : 0.0)
+          .text(hw::to_string(r.bottleneck));
+      c.number(r.bottleneck_utilization).integer(static_cast<long long>(r.flows));
+      c.integer(static_cast<long long>(r.events));
+    }
+    text = c.str();
+  } else if (out_format == OutputFormat::json) {
     format::JsonWriter w;
     w.begin_object();
     w.field("cluster", spec.name);
@@ -210,42 +236,45 @@ int collective_command(const Args& args) {
     }
     w.end_array();
     w.end_object();
-    std::cout << w.str();
-    return 0;
+    text = w.str();
+  } else {
+    std::ostringstream o;
+    o << op << " over " << group << " (" << members.size() << " GPUs) on " << spec.name
+      << ", algorithm " << algorithm << ", " << fidelity << " fidelity\n";
+    format::TextTable t({"size", "algorithm", "protocol", "channels", "chunks", "steps", "latency",
+                         "time", "tuner est", "algbw GB/s", "busbw GB/s", "IB GB/s/GPU",
+                         "bottleneck", "flows"});
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const net::CollectiveResult& r = rows[i];
+      const double sec = r.time.seconds();
+      t.row({format::binary_bytes(r.bytes), r.algorithm, r.protocol, std::to_string(r.channels),
+             std::to_string(r.stream_chunks), std::to_string(steps[i]), format::seconds(latency[i]),
+             format::seconds(sec), format::seconds(r.predicted_s), format::fixed(r.algbw / 1e9, 2),
+             format::fixed(r.busbw / 1e9, 2),
+             format::fixed(sec > 0 ? r.ib_bytes_per_gpu / sec / 1e9 : 0.0, 2),
+             std::string(hw::to_string(r.bottleneck)) + " " +
+                 format::fixed(100 * r.bottleneck_utilization, 0) + "%",
+             std::to_string(r.flows)});
+    }
+    o << t.render();
+    const auto& last = *std::max_element(
+        rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
+    if (last.phases.size() > 1) {
+      // The phases of the largest size; each phase's busbw is the bytes a GPU sends in it over its
+      // time.
+      o << "phases at " << format::binary_bytes(last.bytes) << ":\n";
+      format::TextTable pt({"phase", "steps", "time", "share", "busbw GB/s", "bottleneck"});
+      for (const auto& ph : last.phases)
+        pt.row({ph.name, std::to_string(ph.repeat), format::seconds(ph.elapsed.seconds()),
+                format::fixed(100.0 * ph.elapsed.seconds() / last.time.seconds(), 0) + "%",
+                format::fixed(ph.busbw / 1e9, 2),
+                std::string(hw::to_string(ph.bottleneck)) + " " +
+                    format::fixed(100 * ph.bottleneck_utilization, 0) + "%"});
+      o << pt.render();
+    }
+    text = o.str();
   }
-  std::cout << op << " over " << group << " (" << members.size() << " GPUs) on " << spec.name
-            << ", algorithm " << algorithm << ", " << fidelity << " fidelity\n";
-  format::TextTable t({"size", "algorithm", "protocol", "channels", "chunks", "steps", "latency",
-                       "time", "tuner est", "algbw GB/s", "busbw GB/s", "IB GB/s/GPU", "bottleneck",
-                       "flows"});
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const net::CollectiveResult& r = rows[i];
-    const double sec = r.time.seconds();
-    t.row({format::binary_bytes(r.bytes), r.algorithm, r.protocol, std::to_string(r.channels),
-           std::to_string(r.stream_chunks), std::to_string(steps[i]), format::seconds(latency[i]),
-           format::seconds(sec), format::seconds(r.predicted_s), format::fixed(r.algbw / 1e9, 2),
-           format::fixed(r.busbw / 1e9, 2),
-           format::fixed(sec > 0 ? r.ib_bytes_per_gpu / sec / 1e9 : 0.0, 2),
-           std::string(hw::to_string(r.bottleneck)) + " " +
-               format::fixed(100 * r.bottleneck_utilization, 0) + "%",
-           std::to_string(r.flows)});
-  }
-  std::cout << t.render();
-  const auto& last = *std::max_element(
-      rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
-  if (last.phases.size() > 1) {
-    // The phases of the largest size; each phase's busbw is the bytes a GPU sends in it over its
-    // time.
-    std::cout << "phases at " << format::binary_bytes(last.bytes) << ":\n";
-    format::TextTable pt({"phase", "steps", "time", "share", "busbw GB/s", "bottleneck"});
-    for (const auto& ph : last.phases)
-      pt.row({ph.name, std::to_string(ph.repeat), format::seconds(ph.elapsed.seconds()),
-              format::fixed(100.0 * ph.elapsed.seconds() / last.time.seconds(), 0) + "%",
-              format::fixed(ph.busbw / 1e9, 2),
-              std::string(hw::to_string(ph.bottleneck)) + " " +
-                  format::fixed(100 * ph.bottleneck_utilization, 0) + "%"});
-    std::cout << pt.render();
-  }
+  outputs.finish_report(output, text);
   return 0;
 }
 

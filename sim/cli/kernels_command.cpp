@@ -23,17 +23,14 @@ int kernels_command(const Args& args) {
   std::string output;
   int stage = 0;
   add_common_options(opts, sets);
-  opts.add_options()("stage", po::value(&stage)->value_name("N"), "the pipeline stage (default 0)")(
-      "json", "print JSON")("csv", "print CSV")("output,o", po::value(&output)->value_name("FILE"),
-                                                "write the listing to this file instead of stdout");
+  opts.add_options()("stage", po::value(&stage)->value_name("N"), "the pipeline stage (default 0)");
+  add_output_options(opts, output);
   const po::variables_map vm = parse_args(args, opts, files);
   if (print_help(vm, opts)) return 0;
   if (files.size() != 1)
     throw engine::UserError({"<command line>", 0, 0}, "kernels needs one scenario file",
                             "stepsim kernels scenarios/deepseek-v3-dualpipe.yaml --stage 15");
-  if (vm.count("json") && vm.count("csv"))
-    throw engine::UserError({"<command line>", 0, 0}, "--json and --csv exclude each other",
-                            "pick one output format");
+  const OutputFormat out_format = output_format(vm);
   OutputSet outputs;
   if (vm.count("output")) outputs.add("--output", output);
   const spec::ScenarioSpec spec = config::load_scenario(files[0], parse_overrides(sets));
@@ -44,9 +41,9 @@ int kernels_command(const Args& args) {
                             "--stage " + std::to_string(stage) + " is not a stage of this scenario",
                             "stages run from 0 to " + std::to_string(stages - 1));
   const analysis::KernelListing k = analysis::list_kernels(spec, stage);
-  const std::string text = vm.count("json")  ? report::kernels_json(k)
-                           : vm.count("csv") ? report::kernels_csv(k)
-                                             : report::kernels_text(k, spec);
+  const std::string text = out_format == OutputFormat::json  ? report::kernels_json(k)
+                           : out_format == OutputFormat::csv ? report::kernels_csv(k)
+                                                             : report::kernels_text(k, spec);
   outputs.finish_report(output, text);
   return 0;
 }

@@ -104,17 +104,29 @@ void require_together(const po::variables_map& vm, const std::string& option,
                             "add --" + needed + " " + value + ", or drop --" + option);
 }
 
-void add_search_options(po::options_description& opts, std::string& jobs, std::string& output) {
-  opts.add_options()("jobs,j", po::value(&jobs)->value_name("N"), "threads (default 1)")(
-      "json", "print JSON instead of text")("csv", "print CSV instead of text")(
+void add_output_options(po::options_description& opts, std::string& output) {
+  opts.add_options()("json", "print JSON instead of text")(
+      "csv", "print CSV instead of text (a row per record, units in the column names)")(
       "output,o", po::value(&output)->value_name("FILE"),
-      "write the result to this file instead of stdout");
+      "write what would be printed to this file instead of stdout");
 }
 
-int search_jobs(const po::variables_map& vm, const std::string& jobs) {
+OutputFormat output_format(const po::variables_map& vm) {
   if (vm.count("json") && vm.count("csv"))
     throw engine::UserError({"--csv", 0, 0}, "--json and --csv exclude each other",
                             "choose one output format");
+  return vm.count("json")  ? OutputFormat::json
+         : vm.count("csv") ? OutputFormat::csv
+                           : OutputFormat::text;
+}
+
+void add_search_options(po::options_description& opts, std::string& jobs, std::string& output) {
+  opts.add_options()("jobs,j", po::value(&jobs)->value_name("N"), "threads (default 1)");
+  add_output_options(opts, output);
+}
+
+int search_jobs(const po::variables_map& vm, const std::string& jobs) {
+  output_format(vm);
   return static_cast<int>(integer_option("jobs", jobs, 1, 256));
 }
 

@@ -48,7 +48,14 @@ double quantity_option(const std::string& option, const std::string& text, confi
 void require_together(const boost::program_options::variables_map& vm, const std::string& option,
                       const std::string& needed, const std::string& value = "FILE");
 
-// -j/--jobs N, --json, --csv and -o/--output FILE, as plan and sweep take them.
+// What a command that prints a table prints: text, --json or --csv (one row per record, one
+// column per field, units in the column names), to stdout or -o/--output FILE.
+enum class OutputFormat { text, json, csv };
+void add_output_options(boost::program_options::options_description& opts, std::string& output);
+// The format chosen; throws engine::UserError when --json and --csv are both given.
+OutputFormat output_format(const boost::program_options::variables_map& vm);
+
+// -j/--jobs N and the output options, as plan, sweep and stress take them.
 void add_search_options(boost::program_options::options_description& opts, std::string& jobs,
                         std::string& output);
 // The --jobs value (1 to 256); throws engine::UserError when --json and --csv are both given.

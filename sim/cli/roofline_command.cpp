@@ -24,14 +24,13 @@ int roofline_command(const Args& args) {
   std::vector<std::string> files, sets;
   std::string output;
   add_common_options(opts, sets);
-  opts.add_options()("json", "print JSON instead of text")(
-      "output,o", po::value(&output)->value_name("FILE"),
-      "write the report to this file instead of stdout");
+  add_output_options(opts, output);
   const po::variables_map vm = parse_args(args, opts, files);
   if (print_help(vm, opts)) return 0;
   if (files.empty())
     throw engine::UserError({"<command line>", 0, 0}, "roofline needs a scenario file",
                             "stepsim roofline scenarios/deepseek-v3-dualpipe.yaml");
+  const OutputFormat out_format = output_format(vm);
   const std::vector<config::Override> overrides = parse_overrides(sets);
   OutputSet outputs;
   if (vm.count("output")) outputs.add("--output", output);
@@ -47,8 +46,12 @@ int roofline_command(const Args& args) {
                    results.back().memory.total() / 1e9, results.back().memory.capacity / 1e9);
   }
 
+  std::vector<std::string> labels;
+  for (const auto& f : files) labels.push_back(std::filesystem::path(f).stem().string());
   std::string text;
-  if (vm.count("json")) {
+  if (out_format == OutputFormat::csv) {
+    text = report::roofline_csv(results, specs, labels);
+  } else if (out_format == OutputFormat::json) {
     format::JsonWriter w;
     if (results.size() == 1) {
       report::roofline_json(w, results[0], specs[0]);
@@ -64,8 +67,6 @@ int roofline_command(const Args& args) {
     for (std::size_t i = 0; i < results.size(); ++i)
       text += report::roofline_text(results[i], specs[i]) + "\n";
     if (results.size() > 1) {
-      std::vector<std::string> labels;
-      for (const auto& f : files) labels.push_back(std::filesystem::path(f).stem().string());
       text += report::roofline_comparison_text(results, labels);
     }
   }

@@ -63,10 +63,11 @@ int run_or_compare(const Args& args, bool compare) {
                 "communication,\n"
                 "bubble and idle per pipeline rank next to the roofline bound.\n\nOptions");
   std::vector<std::string> files, sets, with;
-  std::string report_file, trace_file, svg_file, trace_ranks, detail = "op";
+  std::string output, report_file, trace_file, svg_file, trace_ranks, detail = "op";
   std::string max_wall_text, max_ops_text = "2e7", max_trace_text = "2e7", max_memory_text;
   add_common_options(opts, sets);
-  opts.add_options()("json", "print JSON instead of text")(
+  add_output_options(opts, output);
+  opts.add_options()(
       "exact",
       "simulate every cell of GPUs (tensor- and expert-parallel groups) on its own, without "
       "merging the ones that behave alike into symmetry classes")(
@@ -118,7 +119,9 @@ int run_or_compare(const Args& args, bool compare) {
   const double max_ops = number_option("max-ops", max_ops_text, 1, 1e10);
   const double max_trace_events = number_option("max-trace-events", max_trace_text, 1, 1e10);
   const double max_memory = max_memory_bytes(max_memory_text);
+  const OutputFormat out_format = output_format(vm);
   OutputSet outputs;
+  if (vm.count("output")) outputs.add("--output", output);
   if (vm.count("report")) outputs.add("--report", report_file);
   if (vm.count("trace")) outputs.add("--trace", trace_file);
   if (vm.count("svg")) outputs.add("--svg", svg_file);
@@ -176,9 +179,15 @@ int run_or_compare(const Args& args, bool compare) {
   std::vector<std::string> labels;
   for (const std::string& f : files) labels.push_back(std::filesystem::path(f).stem().string());
 
+  std::vector<const run::StepSimulation*> runs;
+  for (const run::StepSimulation& sim : sims) runs.push_back(&sim);
+  for (const run::JobRun& job : jobs) runs.push_back(&job.sim);
   std::string text;
-  if (!jobs.empty()) {
-    if (vm.count("json")) {
+  if (out_format == OutputFormat::csv) {
+    text = compare || !jobs.empty() ? report::step_comparison_csv(runs, labels)
+                                    : report::step_ranks_csv(first, labels[0]);
+  } else if (!jobs.empty()) {
+    if (out_format == OutputFormat::json) {
       format::JsonWriter w;
       report::jobs_json(w, jobs, specs, labels, timing);
       text = w.str();
@@ -186,7 +195,7 @@ int run_or_compare(const Args& args, bool compare) {
     } else {
       text = report::jobs_text(jobs, specs, labels, timing);
     }
-  } else if (vm.count("json")) {
+  } else if (out_format == OutputFormat::json) {
     format::JsonWriter w;
     if (sims.size() > 1) w.begin_array();
     for (std::size_t i = 0; i < sims.size(); ++i) report::step_json(w, sims[i], specs[i], timing);
@@ -196,11 +205,7 @@ int run_or_compare(const Args& args, bool compare) {
   } else {
     for (std::size_t i = 0; i < sims.size(); ++i)
       text += report::step_text(sims[i], specs[i], timing) + "\n";
-    if (compare) {
-      std::vector<const run::StepSimulation*> ptrs;
-      for (std::size_t i = 0; i < sims.size(); ++i) ptrs.push_back(&sims[i]);
-      text += report::step_comparison_text(ptrs, labels);
-    }
+    if (compare) text += report::step_comparison_text(runs, labels);
   }
   outputs.set_control(&control);
   if (!report_file.empty()) {
@@ -216,7 +221,7 @@ int run_or_compare(const Args& args, bool compare) {
     outputs.stage(trace_file, report::chrome_trace(first, specs[0], topt));
   }
   if (!svg_file.empty()) outputs.stage(svg_file, report::schedule_svg(first, specs[0]));
-  outputs.finish(text);
+  outputs.finish_report(output, text);
   return 0;
 }
 

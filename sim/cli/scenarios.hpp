@@ -12,6 +12,12 @@ namespace stepsim::cli {
 
 // Loads every scenario file with the overrides (throws engine::UserError), marks it exact or not,
 // and refuses (engine::UserError) an output of `outputs` that is one of the files they read.
+// Loads the cluster file with the overrides and refuses (engine::UserError) an output of
+// `outputs` that is one of the files it read (the cluster, its device, placement and tables).
+spec::ClusterSpec load_cluster_checked(const std::string& file,
+                                       const std::vector<config::Override>& overrides,
+                                       const OutputSet& outputs);
+
 std::vector<spec::ScenarioSpec> load_scenarios(const std::vector<std::string>& files,
                                                const std::vector<config::Override>& overrides,
                                                bool exact, const OutputSet& outputs);

@@ -9,6 +9,7 @@
 #include "sim/cli/options.hpp"
 #include "sim/cli/output_file.hpp"
 #include "sim/config/load.hpp"
+#include "sim/format/csv_table.hpp"
 #include "sim/format/json_writer.hpp"
 #include "sim/format/text_table.hpp"
 #include "sim/plan/plan_report.hpp"
@@ -196,27 +197,28 @@ int sweep_command(const Args& args) {
     j.end_array();
     out = j.str() + "\n";
   } else if (vm.count("csv")) {
-    for (const Vary& v : vs) out += format::csv_field(v.key) + ",";
-    out +=
-        "step_s,tokens_per_s_per_gpu,mfu,compute_s,exposed_comm_s,bubble_s,other_idle_s,"
-        "overlapped_comm_s,bound_s,limited_by,peak_memory_bytes,fits,error\n";
+    std::vector<std::string> header;
+    for (const Vary& v : vs) header.push_back(v.key);
+    for (const char* h : {"step_s", "tokens_per_s_per_gpu", "mfu", "compute_s", "exposed_comm_s",
+                          "bubble_s", "other_idle_s", "overlapped_comm_s", "bound_s", "limited_by",
+                          "peak_memory_gb", "fits", "error"})
+      header.emplace_back(h);
+    format::CsvTable t(header);
     for (std::size_t i = 0; i < n; ++i) {
       const plan::Simulated& s = results[i];
       const auto at = point(i);
-      for (std::size_t k = 0; k < vs.size(); ++k)
-        out += format::csv_field(vs[k].values[at[k]]) + ",";
+      t.row();
+      for (std::size_t k = 0; k < vs.size(); ++k) t.text(vs[k].values[at[k]]);
       if (s.error.empty()) {
-        char buf[512];
-        std::snprintf(buf, sizeof buf, "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%.6g,%s,",
-                      s.step_s, s.tokens_per_s_per_gpu, s.mfu, s.mean.compute, s.mean.exposed_comm,
-                      s.mean.bubble, s.mean.other_idle, s.mean.overlapped_comm, s.bound_s,
-                      resource(s.limited_by).c_str(), s.peak_memory, s.fits() ? "true" : "false");
-        out += buf;
-        out += "\n";
+        t.number(s.step_s).number(s.tokens_per_s_per_gpu).number(s.mfu).number(s.mean.compute);
+        t.number(s.mean.exposed_comm).number(s.mean.bubble).number(s.mean.other_idle);
+        t.number(s.mean.overlapped_comm).number(s.bound_s).text(resource(s.limited_by));
+        t.number(s.peak_memory / format::kGB).boolean(s.fits()).empty();
       } else {
-        out += ",,,,,,,,,,,," + format::csv_field(s.error) + "\n";
+        t.empty(12).text(s.error);
       }
     }
+    out = t.str();
   } else {
     std::vector<std::string> header;
     for (const Vary& v : vs) header.push_back(v.key);

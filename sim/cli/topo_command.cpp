@@ -1,8 +1,13 @@
-#include <iostream>
+#include <array>
+#include <sstream>
 
+#include "sim/analysis/link_usage.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/options.hpp"
+#include "sim/cli/output_file.hpp"
+#include "sim/cli/scenarios.hpp"
 #include "sim/config/load.hpp"
+#include "sim/format/csv_table.hpp"
 #include "sim/format/json_writer.hpp"
 #include "sim/format/text_table.hpp"
 #include "sim/hw/topology.hpp"
@@ -17,9 +22,9 @@ int topo_command(const Args& args) {
       "Builds the cluster's topology graph and prints its size: GPUs, NICs and switches,\n"
       "links per class, per-GPU bandwidths, bisection bandwidth, longest route.\n\nOptions");
   std::vector<std::string> files, sets;
-  std::string max_memory_text;
+  std::string max_memory_text, output;
   add_common_options(opts, sets);
-  opts.add_options()("json", "print JSON");
+  add_output_options(opts, output);
   add_max_memory_option(opts, max_memory_text);
   const po::variables_map vm = parse_args(args, opts, files);
   if (print_help(vm, opts)) return 0;
@@ -27,17 +32,22 @@ int topo_command(const Args& args) {
     throw engine::UserError({"<command line>", 0, 0}, "topo needs exactly one cluster file",
                             "stepsim topo topologies/h800-256x8-mpft.yaml");
   const double max_memory = max_memory_bytes(max_memory_text);
-  const spec::ClusterSpec spec = config::load_cluster(files[0], parse_overrides(sets));
+  const OutputFormat out_format = output_format(vm);
+  OutputSet outputs;
+  if (vm.count("output")) outputs.add("--output", output);
+  const spec::ClusterSpec spec = load_cluster_checked(files[0], parse_overrides(sets), outputs);
   check_memory(hw::Topology::estimate_bytes(spec), max_memory,
                files[0] + ": building this topology", "describe a smaller cluster");
   const hw::Topology t(spec);
   const auto v = t.vertex_counts();
-  const auto l = t.link_counts();
+  using analysis::LinkGroup;
+  std::array<int, analysis::kLinkGroups> groups{};
+  for (int i = 0; i < static_cast<int>(t.links().size()); ++i)
+    ++groups[static_cast<int>(analysis::link_group(t, i))];
   const int hops = t.longest_route_hops();
   using hw::LinkClass;
   using hw::VertexKind;
   auto vc = [&](VertexKind k) { return v[static_cast<int>(k)]; };
-  auto lc = [&](LinkClass c) { return l[static_cast<int>(c)]; };
   // Each switching tier: its switches, the oversubscription of its uplinks and their total
   // bandwidth (per direction).
   struct Tier {
@@ -61,18 +71,55 @@ int topo_command(const Args& args) {
                        vc(VertexKind::agg) > 0 ? spec.fabric.pod_oversubscription : 1.0, agg_up});
     if (vc(VertexKind::agg) > 0) tiers.push_back({"aggregation", vc(VertexKind::agg), 1.0, 0.0});
   }
-  if (vm.count("json")) {
+  const double nic_per_gpu =
+      spec.fabric.kind == spec::FabricKind::none ? 0.0 : spec.fabric.nic.bandwidth;
+  // The components, by the JSON and CSV word, the text's name and its notes.
+  struct Row {
+    std::string word, name;
+    int count = 0;
+    std::string notes;
+  };
+  const bool dual = spec.fabric.kind == spec::FabricKind::dual_plane;
+  std::vector<Row> rows = {
+      {"gpus", "GPUs", t.gpus(),
+       std::to_string(spec.nodes) + " nodes x " + std::to_string(spec.gpus_per_node)},
+      {"nvswitches", "NVSwitches", vc(VertexKind::nvswitch), "one per node"},
+      {"nics", "NICs", vc(VertexKind::nic),
+       dual ? "one per GPU, a port on each plane" : "one per GPU"},
+      {"leaf_switches", "leaf switches", vc(VertexKind::leaf),
+       std::to_string(t.leaves_per_plane()) + " per plane, " + std::to_string(t.planes()) +
+           " plane(s)"},
+      {"spine_switches", "spine switches", vc(VertexKind::spine),
+       t.pods() > 1
+           ? std::to_string(t.spines_per_plane()) + " per pod, " + std::to_string(t.pods()) +
+                 " pods of " + std::to_string(spec.fabric.leaves_per_pod) + " leaves"
+           : std::to_string(t.spines_per_plane()) + " per plane"}};
+  if (vc(VertexKind::agg) > 0)
+    rows.push_back({"aggregation_planes", "aggregation planes", vc(VertexKind::agg),
+                    "one per spine index, linking that spine of every pod (its switches merged)"});
+  const char* link_notes[] = {
+      "directed, GPU <-> NVSwitch",
+      dual ? "directed, GPU <-> NIC and NIC port <-> leaf" : "directed, GPU <-> NIC <-> leaf",
+      "directed, leaf -> spine (parallel ports aggregated)",
+      "directed, spine -> leaf (parallel ports aggregated)",
+      "directed, spine -> aggregation plane",
+      "directed, aggregation plane -> spine"};
+  for (int g = 0; g < analysis::kLinkGroups; ++g) {
+    const auto group = static_cast<LinkGroup>(g);
+    if (groups[g] == 0 && g >= static_cast<int>(LinkGroup::pod_uplink)) continue;
+    rows.push_back({"links_" + std::string(analysis::kLinkGroupNames.word(group)),
+                    "links " + std::string(analysis::to_string(group)), groups[g], link_notes[g]});
+  }
+
+  std::string text;
+  if (out_format == OutputFormat::json) {
     format::JsonWriter w;
     w.begin_object();
     w.field("cluster", spec.name);
     w.field("nodes", spec.nodes);
     w.field("placement", spec::kPlacements.word(spec.placement));
-    w.field("gpus", t.gpus());
-    w.field("nics", vc(VertexKind::nic));
-    w.field("nvswitches", vc(VertexKind::nvswitch));
-    w.field("leaf_switches", vc(VertexKind::leaf));
-    w.field("spine_switches", vc(VertexKind::spine));
-    w.field("aggregation_planes", vc(VertexKind::agg));
+    for (const Row& r : rows)
+      if (r.word.rfind("links_", 0) != 0) w.field(r.word, r.count);
     w.field("switches", vc(VertexKind::leaf) + vc(VertexKind::spine));
     w.field("planes", t.planes());
     w.field("pods", t.pods());
@@ -81,75 +128,74 @@ int topo_command(const Args& args) {
       w.begin_object();
       w.field("tier", tier.name).field("switches", tier.switches);
       w.field("oversubscription", tier.oversubscription);
-      w.field("uplink_bandwidth", tier.uplink_bandwidth);
+      w.field("uplink_bandwidth_gbps", tier.uplink_bandwidth / 1e9);
       w.end_object();
     }
     w.end_array();
     w.key("links").begin_object();
-    for (int c = 0; c < hw::kLinkClasses; ++c)
-      w.field(hw::to_string(static_cast<LinkClass>(c)), l[c]);
+    for (int g = 0; g < analysis::kLinkGroups; ++g)
+      w.field(analysis::kLinkGroupNames.word(static_cast<LinkGroup>(g)), groups[g]);
     w.end_object();
-    w.field("nvlink_bandwidth_per_gpu", spec.nvlink.bandwidth);
-    w.field("nic_bandwidth_per_gpu",
-            spec.fabric.kind == spec::FabricKind::none ? 0.0 : spec.fabric.nic.bandwidth);
-    w.field("bisection_bandwidth", t.bisection_bandwidth());
+    w.field("nvlink_gbps_per_gpu", spec.nvlink.bandwidth / 1e9);
+    w.field("nic_gbps_per_gpu", nic_per_gpu / 1e9);
+    w.field("bisection_gbps", t.bisection_bandwidth() / 1e9);
     w.field("longest_route_hops", hops);
     w.field("faults", static_cast<int>(spec.faults.size()));
     w.end_object();
-    std::cout << w.str();
-    return 0;
-  }
-  std::cout << spec.name << "\n";
-  if (spec.placement != spec::Placement::packed)
-    std::cout << "  nodes placed " << spec::kPlacements.phrase(spec.placement)
-              << " (placement: " << spec::kPlacements.word(spec.placement) << ")\n";
-  format::TextTable tab({"component", "count", "notes"});
-  tab.left_align_from(2);
-  tab.row({"GPUs", std::to_string(t.gpus()),
-           std::to_string(spec.nodes) + " nodes x " + std::to_string(spec.gpus_per_node)});
-  tab.row({"NVSwitches", std::to_string(vc(VertexKind::nvswitch)), "one per node"});
-  const bool dual = spec.fabric.kind == spec::FabricKind::dual_plane;
-  tab.row({"NICs", std::to_string(vc(VertexKind::nic)),
-           dual ? "one per GPU, a port on each plane" : "one per GPU"});
-  tab.row({"leaf switches", std::to_string(vc(VertexKind::leaf)),
-           std::to_string(t.leaves_per_plane()) + " per plane, " + std::to_string(t.planes()) +
-               " plane(s)"});
-  tab.row({"spine switches", std::to_string(vc(VertexKind::spine)),
-           t.pods() > 1
-               ? std::to_string(t.spines_per_plane()) + " per pod, " + std::to_string(t.pods()) +
-                     " pods of " + std::to_string(spec.fabric.leaves_per_pod) + " leaves"
-               : std::to_string(t.spines_per_plane()) + " per plane"});
-  if (vc(VertexKind::agg) > 0)
-    tab.row({"aggregation planes", std::to_string(vc(VertexKind::agg)),
-             "one per spine index, linking that spine of every pod (its switches merged)"});
-  tab.row({"links nvlink", std::to_string(lc(LinkClass::nvlink)), "directed, GPU <-> NVSwitch"});
-  tab.row({"links nic", std::to_string(lc(LinkClass::nic)), "directed, GPU <-> NIC"});
-  tab.row({"links ib_access", std::to_string(lc(LinkClass::ib_access)),
-           dual ? "directed, NIC port <-> leaf" : "directed, NIC <-> leaf"});
-  tab.row({"links ib_core", std::to_string(lc(LinkClass::ib_core)),
-           "directed, leaf <-> spine (parallel ports aggregated)"});
-  if (lc(LinkClass::ib_agg) > 0)
-    tab.row({"links ib_agg", std::to_string(lc(LinkClass::ib_agg)),
-             "directed, spine <-> aggregation plane"});
-  std::cout << tab.render();
-  if (!tiers.empty()) {
-    format::TextTable tt({"tier", "switches", "uplinks", "oversubscription"});
-    for (const Tier& tier : tiers)
-      tt.row({tier.name, std::to_string(tier.switches),
-              tier.uplink_bandwidth > 0.0 ? format::fixed(tier.uplink_bandwidth / 1e12, 1) + " TB/s"
-                                          : "-",
-              tier.uplink_bandwidth > 0.0 ? "1:" + format::general(tier.oversubscription) : "-"});
-    std::cout
-        << "  tiers (uplinks: bandwidth per direction; oversubscription as uplink : downlink)\n"
+    text = w.str();
+  } else if (out_format == OutputFormat::csv) {
+    // One row per component, link group, tier and figure.
+    format::CsvTable c({"section", "name", "count", "bandwidth_gbps", "oversubscription"});
+    for (const Row& r : rows) {
+      const bool link = r.word.rfind("links_", 0) == 0;
+      c.row().text(link ? "links" : "components").text(link ? r.word.substr(6) : r.word);
+      c.integer(r.count).empty(2);
+    }
+    for (const Tier& tier : tiers) {
+      c.row().text("tiers").text(tier.name).integer(tier.switches);
+      if (tier.uplink_bandwidth > 0.0)
+        c.number(tier.uplink_bandwidth / 1e9).number(tier.oversubscription);
+      else
+        c.empty(2);
+    }
+    c.row().text("per_gpu").text("nvlink").empty().number(spec.nvlink.bandwidth / 1e9).empty();
+    c.row().text("per_gpu").text("nic").empty().number(nic_per_gpu / 1e9).empty();
+    c.row().text("fabric").text("bisection").empty().number(t.bisection_bandwidth() / 1e9).empty();
+    c.row().text("fabric").text("longest_route_hops").integer(hops).empty(2);
+    c.row().text("fabric").text("faults").integer(static_cast<long long>(spec.faults.size()));
+    c.empty(2);
+    text = c.str();
+  } else {
+    std::ostringstream o;
+    o << spec.name << "\n";
+    if (spec.placement != spec::Placement::packed)
+      o << "  nodes placed " << spec::kPlacements.phrase(spec.placement)
+        << " (placement: " << spec::kPlacements.word(spec.placement) << ")\n";
+    format::TextTable tab({"component", "count", "notes"});
+    tab.left_align_from(2);
+    for (const Row& r : rows) tab.row({r.name, std::to_string(r.count), r.notes});
+    o << tab.render();
+    if (!tiers.empty()) {
+      format::TextTable tt({"tier", "switches", "uplinks", "oversubscription"});
+      for (const Tier& tier : tiers)
+        tt.row({tier.name, std::to_string(tier.switches),
+                tier.uplink_bandwidth > 0.0
+                    ? format::fixed(tier.uplink_bandwidth / 1e12, 1) + " TB/s"
+                    : "-",
+                tier.uplink_bandwidth > 0.0 ? "1:" + format::general(tier.oversubscription) : "-"});
+      o << "  tiers (uplinks: bandwidth per direction; oversubscription as uplink : downlink)\n"
         << tt.render("    ");
+    }
+    o << "  per GPU: NVLink " << format::fixed(spec.nvlink.bandwidth / 1e9, 0) << " GB/s";
+    if (spec.fabric.kind != spec::FabricKind::none)
+      o << ", NIC " << format::fixed(nic_per_gpu / 1e9, 0) << " GB/s";
+    o << " (per direction)\n  bisection bandwidth: "
+      << format::fixed(t.bisection_bandwidth() / 1e12, 2) << " TB/s\n  longest route: " << hops
+      << " hops\n";
+    if (!spec.faults.empty()) o << "  faults applied: " << spec.faults.size() << "\n";
+    text = o.str();
   }
-  std::cout << "  per GPU: NVLink " << format::fixed(spec.nvlink.bandwidth / 1e9, 0) << " GB/s";
-  if (spec.fabric.kind != spec::FabricKind::none)
-    std::cout << ", NIC " << format::fixed(spec.fabric.nic.bandwidth / 1e9, 0) << " GB/s";
-  std::cout << " (per direction)\n  bisection bandwidth: "
-            << format::fixed(t.bisection_bandwidth() / 1e12, 2)
-            << " TB/s\n  longest route: " << hops << " hops\n";
-  if (!spec.faults.empty()) std::cout << "  faults applied: " << spec.faults.size() << "\n";
+  outputs.finish_report(output, text);
   return 0;
 }
 

@@ -65,13 +65,6 @@ std::string si3(double v, const std::string& unit) {
   return si(v, unit, a < 10.0 ? 2 : a < 100.0 ? 1 : 0);
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 std::string binary_bytes(double b) {
   static const char* kUnit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   int i = 0;

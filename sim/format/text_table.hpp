@@ -27,8 +27,6 @@ std::string si(double v, const std::string& unit, int decimals = 2);  // 7.81 PF
 std::string si3(double v, const std::string& unit);  // three significant figures: 1.46 P, 758 T
 std::string seconds(double s);                       // 6.88 s, 12.5 ms
 std::string binary_bytes(double b);                  // 64 MiB, 1 GiB, 1.5 KiB
-// A CSV field (RFC 4180), quoted when it holds a comma, a quote or a line break.
-std::string csv_field(const std::string& s);
 
 // GPU memory in GB (10^9 bytes), as device datasheets state it; a host's memory (what a
 // simulation needs) in GiB, as --max-memory and the kernel count it.

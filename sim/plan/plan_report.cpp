@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "sim/analysis/work_fold.hpp"
+#include "sim/format/csv_table.hpp"
 #include "sim/format/json_writer.hpp"
 #include "sim/format/text_table.hpp"
 
@@ -71,7 +72,7 @@ void simulated_json(format::JsonWriter& j, const Simulated& s) {
   j.field("bubble", s.mean.bubble).field("other_idle", s.mean.other_idle);
   j.field("overlapped_comm", s.mean.overlapped_comm);
   j.end_object();
-  j.field("peak_memory_bytes", s.peak_memory).field("fits", s.fits());
+  j.field("peak_memory_gb", s.peak_memory / format::kGB).field("fits", s.fits());
 }
 
 std::string plan_text(const PlanResult& r, const spec::ScenarioSpec& base, bool timing,
@@ -197,7 +198,7 @@ std::string plan_json(const PlanResult& r, const spec::ScenarioSpec& base, bool 
       j.value(s.error);
     simulated_json(j, s);
     j.field("bound_s", e.bound_s).field("limited_by", resource(e.limited_by));
-    j.field("analytic_memory_bytes", e.memory);
+    j.field("analytic_memory_gb", e.memory / format::kGB);
     j.end_object();
   }
   j.end_array();
@@ -231,29 +232,59 @@ std::string plan_json(const PlanResult& r, const spec::ScenarioSpec& base, bool 
   return j.str() + "\n";
 }
 
+namespace {
+
+const std::vector<std::string> kLayoutColumns = {"family",
+                                                 "tp",
+                                                 "sequence_parallel",
+                                                 "cp",
+                                                 "cp_algorithm",
+                                                 "pp",
+                                                 "dp",
+                                                 "ep",
+                                                 "zero",
+                                                 "schedule",
+                                                 "virtual_stages",
+                                                 "micro_batch",
+                                                 "recompute",
+                                                 "comm_sms",
+                                                 "embedding_head_in_split"};
+
+void layout_fields(format::CsvTable& t, const Layout& l, const std::vector<RecomputeOption>& rs) {
+  t.text(family(l)).integer(l.tp).boolean(l.sequence_parallel).integer(l.cp);
+  t.text(spec::kCpAlgorithms.word(l.cp_algorithm)).integer(l.pp).integer(l.dp).integer(l.ep);
+  t.integer(l.zero).text(workload::to_string(l.schedule)).integer(l.virtual_stages);
+  t.integer(l.micro_batch).text(rs[l.recompute].name).integer(l.comm_sms).boolean(l.account);
+}
+
+}  // namespace
+
 std::string plan_csv(const PlanResult& r) {
-  std::string out =
-      "rank,layout,family,step_s,tokens_per_s_per_gpu,mfu,compute_s,exposed_comm_s,bubble_s,"
-      "other_idle_s,overlapped_comm_s,peak_memory_bytes,bound_s,limited_by,why\n";
-  const auto num = &format::general;
+  std::vector<std::string> header{"rank"};
+  header.insert(header.end(), kLayoutColumns.begin(), kLayoutColumns.end());
+  for (const char* h : {"step_s", "tokens_per_s_per_gpu", "mfu", "compute_s", "exposed_comm_s",
+                        "bubble_s", "other_idle_s", "overlapped_comm_s", "peak_memory_gb",
+                        "bound_s", "limited_by", "tied_with_first", "why"})
+    header.emplace_back(h);
+  format::CsvTable t(header);
   for (std::size_t k = 0; k < r.winners; ++k) {
     const Candidate& c = r.simulated[k];
-    const Layout& l = r.space.layouts[c.layout];
     const Evaluation& e = r.evaluations[c.layout];
     const Simulated& s = c.sim;
-    out += std::to_string(k + 1) + "," + format::csv_field(describe(l, r.space.recomputes)) + "," +
-           format::csv_field(family(l)) + "," + num(s.step_s) + "," + num(s.tokens_per_s_per_gpu) +
-           "," + num(s.mfu) + "," + num(s.mean.compute) + "," + num(s.mean.exposed_comm) + "," +
-           num(s.mean.bubble) + "," + num(s.mean.other_idle) + "," + num(s.mean.overlapped_comm) +
-           "," + num(s.peak_memory) + "," + num(e.bound_s) + "," + resource(e.limited_by) + "," +
-           format::csv_field(s.error) + "\n";
+    t.row().integer(static_cast<long long>(k + 1));
+    layout_fields(t, r.space.layouts[c.layout], r.space.recomputes);
+    t.number(s.step_s).number(s.tokens_per_s_per_gpu).number(s.mfu).number(s.mean.compute);
+    t.number(s.mean.exposed_comm).number(s.mean.bubble).number(s.mean.other_idle);
+    t.number(s.mean.overlapped_comm).number(s.peak_memory / format::kGB).number(e.bound_s);
+    t.text(resource(e.limited_by)).boolean(tied_with_first(r, k)).text(s.error);
   }
   for (const FamilyVerdict& f : r.families) {
     if (f.has_winner) continue;
-    out += "," + format::csv_field(describe(r.space.layouts[f.best], r.space.recomputes)) + "," +
-           format::csv_field(f.family) + ",,,,,,,,,,,," + format::csv_field(f.why) + "\n";
+    t.row().empty();
+    layout_fields(t, r.space.layouts[f.best], r.space.recomputes);
+    t.empty(12).text(f.why);
   }
-  return out;
+  return t.str();
 }
 
 }  // namespace stepsim::plan

@@ -28,7 +28,7 @@ std::string plan_json(const PlanResult& r, const spec::ScenarioSpec& base, bool 
 std::string plan_csv(const PlanResult& r);
 
 // A simulation's figures as JSON fields (step_s, tokens_per_s_per_gpu, mfu, breakdown_s,
-// peak_memory_bytes, fits), shared by plan and sweep.
+// peak_memory_gb, fits), shared by plan and sweep.
 void simulated_json(format::JsonWriter& j, const Simulated& s);
 
 }  // namespace stepsim::plan

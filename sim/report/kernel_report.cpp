@@ -1,5 +1,6 @@
 #include "sim/report/kernel_report.hpp"
 
+#include "sim/format/csv_table.hpp"
 #include "sim/format/json_writer.hpp"
 #include "sim/format/text_table.hpp"
 
@@ -103,24 +104,21 @@ std::string kernels_json(const KernelListing& k) {
 }
 
 std::string kernels_csv(const KernelListing& k) {
-  auto quote = [](const std::string& s) {
-    std::string q = "\"";
-    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-  };
-  std::string o =
-      "layer,phase,op,kernel,class,shape,precision,flops,bytes,rate,seconds,from,pass,recompute,"
-      "implementation,source\n";
+  format::CsvTable t({"layer", "phase", "op", "kernel", "class", "shape", "precision", "flops",
+                      "bytes", "rate_flop_per_s", "rate_bytes_per_s", "seconds", "from", "pass",
+                      "recompute", "implementation", "source"});
   for (const KernelRow& r : k.rows) {
-    char nums[160];
-    std::snprintf(nums, sizeof nums, "%.17g,%.17g,%.17g,%.17g", r.flops, r.bytes, r.rate,
-                  r.seconds);
-    o += quote(r.layer) + "," + std::string(1, workload::letter(r.phase)) + "," + quote(r.op) +
-         "," + quote(r.kernel) + "," + r.cls + "," + quote(r.shape) + "," + r.precision + "," +
-         nums + "," + quote(r.rule) + "," + r.pass + "," + (r.recompute ? "true" : "false") + "," +
-         quote(r.implementation) + "," + quote(r.source) + "\n";
+    const bool mem = r.cls == "memory";
+    t.row().text(r.layer).text(std::string(1, workload::letter(r.phase))).text(r.op);
+    t.text(r.kernel).text(r.cls).text(r.shape).text(r.precision).number(r.flops).number(r.bytes);
+    if (mem)
+      t.empty().number(r.rate);
+    else
+      t.number(r.rate).empty();
+    t.number(r.seconds).text(r.rule).text(r.pass).boolean(r.recompute).text(r.implementation);
+    t.text(r.source);
   }
-  return o;
+  return t.str();
 }
 
 }  // namespace stepsim::report

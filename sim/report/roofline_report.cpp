@@ -1,5 +1,6 @@
 #include "sim/report/roofline_report.hpp"
 
+#include "sim/format/csv_table.hpp"
 #include "sim/format/text_table.hpp"
 
 namespace stepsim::report {
@@ -255,6 +256,47 @@ void roofline_json(JsonWriter& out, const Roofline& r, const spec::ScenarioSpec&
   out.field("slowest_pipeline_rank", r.device);
   out.end_object();
   out.end_object();
+}
+
+std::string roofline_csv(const std::vector<Roofline>& rs,
+                         const std::vector<spec::ScenarioSpec>& specs,
+                         const std::vector<std::string>& labels) {
+  format::CsvTable t({"scenario",
+                      "bound_s",
+                      "limited_by",
+                      "compute_s",
+                      "compute_peak_s",
+                      "hbm_s",
+                      "nvlink_s",
+                      "ib_s",
+                      "comm_to_compute",
+                      "flops_per_gpu",
+                      "hbm_bytes",
+                      "nvlink_bytes",
+                      "ib_bytes",
+                      "memory_gb",
+                      "capacity_gb",
+                      "fits",
+                      "dp",
+                      "pp",
+                      "tp",
+                      "cp",
+                      "ep",
+                      "zero",
+                      "schedule",
+                      "micro_batches"});
+  for (std::size_t i = 0; i < rs.size(); ++i) {
+    const Roofline& r = rs[i];
+    t.row().text(labels[i]).number(r.bound_s).text(to_string(r.limited_by)).number(r.compute_s);
+    t.number(r.compute_peak_s).number(r.hbm_s).number(r.nvlink_s).number(r.ib_s);
+    t.number(r.comm_to_compute).number(r.flops_per_gpu).number(r.hbm_bytes);
+    t.number(r.comm_bytes.nvlink).number(r.comm_bytes.ib).number(r.memory.total() / format::kGB);
+    t.number(r.memory.capacity / format::kGB).boolean(r.memory.fits()).integer(r.plan.dp);
+    t.integer(r.plan.pp).integer(r.plan.tp).integer(r.plan.cp).integer(r.plan.ep);
+    t.integer(specs[i].parallel.zero).text(workload::to_string(specs[i].parallel.schedule));
+    t.integer(static_cast<long long>(r.plan.micro_batches));
+  }
+  return t.str();
 }
 
 }  // namespace stepsim::report

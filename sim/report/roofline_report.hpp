@@ -1,5 +1,5 @@
 // The roofline bound as a self-explaining text report, a side-by-side comparison of several
-// scenarios, and JSON (the stable keys of `stepsim roofline --json`).
+// scenarios, JSON (the stable keys of `stepsim roofline --json`) and CSV (a row per scenario).
 #pragma once
 
 #include <string>
@@ -15,5 +15,8 @@ std::string roofline_comparison_text(const std::vector<analysis::Roofline>& rs,
                                      const std::vector<std::string>& labels);
 void roofline_json(format::JsonWriter& out, const analysis::Roofline& r,
                    const spec::ScenarioSpec& spec);
+std::string roofline_csv(const std::vector<analysis::Roofline>& rs,
+                         const std::vector<spec::ScenarioSpec>& specs,
+                         const std::vector<std::string>& labels);
 
 }  // namespace stepsim::report

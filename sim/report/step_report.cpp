@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/format/csv_table.hpp"
 #include "sim/format/text_table.hpp"
 
 namespace stepsim::report {
@@ -27,6 +28,33 @@ void breakdown_json(JsonWriter& w, const Breakdown& b) {
 
 std::string pct(double part, double whole) {
   return fixed(100.0 * part / whole, 1) + "%";
+}
+
+bool fits(const run::StepSimulation& s) {
+  return s.memory.peak_bytes <= s.roofline.memory.capacity;
+}
+
+double tokens_per_s_per_gpu(const run::StepSimulation& s) {
+  return s.roofline.tokens_per_step / s.metrics.step_s / s.roofline.world_size;
+}
+
+// The run with the most tokens per second among those that fit in memory; -1 when none fits.
+int best_fitting(const std::vector<const run::StepSimulation*>& runs) {
+  int best = -1;
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    if (fits(*runs[i]) &&
+        (best < 0 || tokens_per_s_per_gpu(*runs[i]) > tokens_per_s_per_gpu(*runs[best])))
+      best = static_cast<int>(i);
+  return best;
+}
+
+const std::vector<std::string> kBreakdownColumns = {
+    "compute_s", "compute_slowed_s", "synchronisation_s", "exposed_comm_s",
+    "bubble_s",  "other_idle_s",     "overlapped_comm_s"};
+
+void breakdown_csv(format::CsvTable& t, const Breakdown& b) {
+  t.number(b.compute).number(b.compute_slowed).number(b.synchronisation).number(b.exposed_comm);
+  t.number(b.bubble).number(b.other_idle).number(b.overlapped_comm);
 }
 
 }  // namespace
@@ -238,25 +266,15 @@ std::string step_comparison_text(const std::vector<const run::StepSimulation*>& 
   add("roofline bound", [](const run::StepSimulation& s) { return seconds(s.roofline.bound_s); });
   add("sim / bound",
       [](const run::StepSimulation& s) { return fixed(s.metrics.step_s / s.roofline.bound_s, 2); });
-  add("tokens/s", [](const run::StepSimulation& s) {
-    return fixed(s.roofline.tokens_per_step / s.metrics.step_s / s.roofline.world_size, 0);
-  });
+  add("tokens/s", [](const run::StepSimulation& s) { return fixed(tokens_per_s_per_gpu(s), 0); });
   add("peak memory (GB)", [](const run::StepSimulation& s) {
-    return fixed(s.memory.peak_bytes / 1e9, 1) +
-           (s.memory.peak_bytes <= s.roofline.memory.capacity ? "" : " (too big)");
+    return fixed(s.memory.peak_bytes / format::kGB, 1) + (fits(s) ? "" : " (too big)");
   });
   // Only a scenario that fits in memory can be best.
-  auto rate = [](const run::StepSimulation& s) {
-    return s.roofline.tokens_per_step / s.metrics.step_s;
-  };
-  int best = -1;
+  const int best = best_fitting(runs);
   std::string too_big;
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    if (runs[i]->memory.peak_bytes > runs[i]->roofline.memory.capacity)
-      too_big += (too_big.empty() ? "" : ", ") + labels[i];
-    else if (best < 0 || rate(*runs[i]) > rate(*runs[best]))
-      best = static_cast<int>(i);
-  }
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    if (!fits(*runs[i])) too_big += (too_big.empty() ? "" : ", ") + labels[i];
   std::string o = "Comparison (mean per GPU)\n" + t.render();
   if (best < 0)
     o += "  best: none, no scenario fits in memory\n";
@@ -266,6 +284,39 @@ std::string step_comparison_text(const std::vector<const run::StepSimulation*>& 
   if (!too_big.empty())
     o += "  not ranked: " + too_big + " (peak memory above the device's; see the table)\n";
   return o;
+}
+
+std::string step_ranks_csv(const run::StepSimulation& s, const std::string& label) {
+  std::vector<std::string> header{"scenario", "pipeline_rank"};
+  header.insert(header.end(), kBreakdownColumns.begin(), kBreakdownColumns.end());
+  format::CsvTable t(header);
+  for (std::size_t r = 0; r < s.metrics.per_rank.size(); ++r) {
+    t.row().text(label).integer(static_cast<long long>(r));
+    breakdown_csv(t, s.metrics.per_rank[r]);
+  }
+  return t.str();
+}
+
+std::string step_comparison_csv(const std::vector<const run::StepSimulation*>& runs,
+                                const std::vector<std::string>& labels) {
+  std::vector<std::string> header{"scenario", "step_s"};
+  header.insert(header.end(), kBreakdownColumns.begin(), kBreakdownColumns.end());
+  for (const char* h : {"bound_s", "limited_by", "sim_over_bound", "tokens_per_s_per_gpu", "mfu",
+                        "peak_memory_gb", "capacity_gb", "fits", "best"})
+    header.emplace_back(h);
+  format::CsvTable t(header);
+  const int best = best_fitting(runs);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const run::StepSimulation& s = *runs[i];
+    t.row().text(labels[i]).number(s.metrics.step_s);
+    breakdown_csv(t, s.metrics.mean);
+    t.number(s.roofline.bound_s).text(analysis::to_string(s.roofline.limited_by));
+    t.number(s.metrics.step_s / s.roofline.bound_s).number(tokens_per_s_per_gpu(s));
+    t.number(s.figures.mfu).number(s.memory.peak_bytes / format::kGB);
+    t.number(s.roofline.memory.capacity / format::kGB).boolean(fits(s));
+    t.boolean(static_cast<int>(i) == best);
+  }
+  return t.str();
 }
 
 }  // namespace stepsim::report

@@ -1,5 +1,6 @@
 // The report of a simulated step: a text table, JSON with the stable keys of `stepsim run
-// --json`, and a side-by-side comparison of several scenarios.
+// --json`, a side-by-side comparison of several scenarios, and CSV: a row per pipeline rank
+// (`run --csv`) or per scenario (`compare --csv`).
 #pragma once
 
 #include <string>
@@ -18,5 +19,8 @@ void step_json(format::JsonWriter& out, const run::StepSimulation& s,
                const spec::ScenarioSpec& spec, bool timing = false);
 std::string step_comparison_text(const std::vector<const run::StepSimulation*>& runs,
                                  const std::vector<std::string>& labels);
+std::string step_ranks_csv(const run::StepSimulation& s, const std::string& label);
+std::string step_comparison_csv(const std::vector<const run::StepSimulation*>& runs,
+                                const std::vector<std::string>& labels);
 
 }  // namespace stepsim::report

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "sim/format/csv_table.hpp"
 #include "sim/format/json_writer.hpp"
 #include "sim/format/text_table.hpp"
 
@@ -153,17 +154,17 @@ std::string campaign_json(const Campaign& c, const Summary& s) {
 }
 
 std::string campaign_csv(const Campaign& c) {
-  std::string out = "trial,faults,step_s,change,outcome,detail\n";
-  for (std::size_t t = 0; t < c.outcomes.size(); ++t) {
-    const Outcome& o = c.outcomes[t];
-    char nums[64] = ",";
+  format::CsvTable t({"trial", "faults", "step_s", "change", "outcome", "detail"});
+  for (std::size_t i = 0; i < c.outcomes.size(); ++i) {
+    const Outcome& o = c.outcomes[i];
+    t.row().integer(static_cast<long long>(i)).text(faults_text(c.faults[i]));
     if (o.survived())
-      std::snprintf(nums, sizeof nums, "%.6g,%.6g", o.step_s, o.step_s / c.baseline_s - 1.0);
-    out += std::to_string(t) + "," + format::csv_field(faults_text(c.faults[t])) + "," + nums +
-           "," + outcome_word(o) + "," + format::csv_field(o.lost.empty() ? o.error : o.lost) +
-           "\n";
+      t.number(o.step_s).number(o.step_s / c.baseline_s - 1.0);
+    else
+      t.empty(2);
+    t.text(outcome_word(o)).text(o.lost.empty() ? o.error : o.lost);
   }
-  return out;
+  return t.str();
 }
 
 }  // namespace stepsim::stress

@@ -1,0 +1,87 @@
+// Every command that prints a table takes --json, --csv and -o FILE alike: CSV with a header of
+// named columns (units as suffixes) and one field per column in every row; -o writes exactly what
+// stdout would show; --json with --csv is refused.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tests/json_dom.hpp"
+#include "tests/test_support.hpp"
+
+using stepsim::test::run_stepsim;
+
+namespace {
+
+// Fields per line, counting quoted commas as part of their field.
+std::vector<int> fields_per_line(const std::string& csv) {
+  std::vector<int> out;
+  int fields = 1;
+  bool quoted = false;
+  for (const char c : csv) {
+    if (c == '"') quoted = !quoted;
+    if (quoted) continue;
+    if (c == ',') ++fields;
+    if (c == '\n') {
+      out.push_back(fields);
+      fields = 1;
+    }
+  }
+  return out;
+}
+
+const char* const kCommands[] = {
+    "run scenarios/deepseek-v3-dualpipe.yaml",
+    "compare scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-1f1b.yaml",
+    "roofline scenarios/deepseek-v3-dualpipe.yaml scenarios/gpt3-175b-a100.yaml",
+    "kernels scenarios/deepseek-v3-dualpipe.yaml --stage 3",
+    "topo topologies/h800-256x8-mpft.yaml",
+    "collective topologies/h800-4x8.yaml --op all_reduce --sizes 1MiB,64MiB",
+};
+
+}  // namespace
+
+TEST_CASE("--csv: every row has the header's fields; -o writes what stdout shows") {
+  const auto dir = std::filesystem::temp_directory_path() / "stepsim_outputs_cli_test";
+  std::filesystem::create_directories(dir);
+  for (const char* command : kCommands) {
+    CAPTURE(command);
+    const auto csv = run_stepsim(std::string(command) + " --csv");
+    REQUIRE(csv.status == 0);
+    const std::vector<int> fields = fields_per_line(csv.out);
+    REQUIRE(fields.size() >= 2);
+    for (const int f : fields) CHECK(f == fields[0]);
+    const std::string header = csv.out.substr(0, csv.out.find('\n'));
+    CHECK(header.find(' ') == std::string::npos);  // names, not prose
+    const auto json = run_stepsim(std::string(command) + " --json");
+    REQUIRE(json.status == 0);
+    CHECK_NOTHROW(stepsim::test::parse_json(json.out));
+    const std::string file = (dir / "out.txt").string();
+    const auto to_file = run_stepsim(std::string(command) + " -o " + file);
+    REQUIRE(to_file.status == 0);
+    CHECK(to_file.out.empty());
+    std::ifstream in(file);
+    std::stringstream written;
+    written << in.rdbuf();
+    CHECK(written.str() == run_stepsim(command).out);
+    CHECK(run_stepsim(std::string(command) + " --json --csv").status == 2);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("CSV columns carry their units; memory is in GB everywhere") {
+  const auto run = run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml --csv");
+  CHECK(run.out.rfind("scenario,pipeline_rank,compute_s,", 0) == 0);
+  const auto compare = run_stepsim(
+      "compare scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-1f1b.yaml --csv");
+  CHECK(compare.out.find(",peak_memory_gb,capacity_gb,fits,best\n") != std::string::npos);
+  CHECK(compare.out.find("\ndeepseek-v3-dualpipe,") != std::string::npos);
+  const auto topo = run_stepsim("topo topologies/h800-256x8-mpft.yaml --csv");
+  CHECK(topo.out.find("\nlinks,leaf_uplink,256,,\n") != std::string::npos);
+  CHECK(topo.out.find("\nper_gpu,nvlink,,160,\n") != std::string::npos);
+  // The link groups are the report's: topo's text names them as the report's link chart does.
+  const auto text = run_stepsim("topo topologies/h800-256x8-mpft.yaml");
+  CHECK(text.out.find("links leaf uplinks") != std::string::npos);
+  CHECK(text.out.find("ib_core") == std::string::npos);
+}
