@@ -46,8 +46,7 @@ TEST_CASE("run --json: the documented keys; the trace and report files are writt
   for (const char* k : {"pipeline_rank", "cells", "gpus", "first_gpu", "compute"})
     CHECK(j.at("per_class")[0].contains(k));
   CHECK(j.at("per_class")[0].at("gpus").get<double>() == 128);
-  for (const char* k : {"bound_s", "limited_by", "ratio"})
-    CHECK(j.at("roofline").contains(k));
+  for (const char* k : {"bound_s", "limited_by", "ratio"}) CHECK(j.at("roofline").contains(k));
   for (const char* k : {"peak_gb", "capacity_gb", "fits"}) CHECK(j.at("memory").contains(k));
   for (const char* k : {"events", "wall_s", "fidelity"}) CHECK(j.at("sim").contains(k));
   CHECK(j.at("world_size").get<double>() == 2048);
