@@ -5,30 +5,12 @@
 
 namespace stepsim::analysis {
 
-LinkGroup link_group(const hw::Topology& topo, int link) {
-  const hw::Link& l = topo.links()[link];
-  switch (l.cls) {
-    case hw::LinkClass::nvlink:
-      return LinkGroup::nvlink;
-    case hw::LinkClass::nic:
-    case hw::LinkClass::ib_access:
-      return LinkGroup::nic;
-    case hw::LinkClass::ib_agg:
-      return topo.kind_of(l.from) == hw::VertexKind::spine ? LinkGroup::pod_uplink
-                                                           : LinkGroup::pod_downlink;
-    case hw::LinkClass::ib_core:
-      break;
-  }
-  return topo.kind_of(l.from) == hw::VertexKind::leaf ? LinkGroup::leaf_uplink
-                                                      : LinkGroup::spine_downlink;
-}
-
-double LinkUsage::mean(LinkGroup g) const {
+double LinkUsage::mean(hw::LinkGroup g) const {
   const int i = static_cast<int>(g);
   return capacity[i] > 0.0 && step_s > 0.0 ? bytes[i] / (capacity[i] * step_s) : 0.0;
 }
 
-double LinkUsage::peak(LinkGroup g) const {
+double LinkUsage::peak(hw::LinkGroup g) const {
   const auto& u = utilisation[static_cast<int>(g)];
   return u.empty() ? 0.0 : *std::max_element(u.begin(), u.end());
 }
@@ -39,7 +21,7 @@ LinkUsage link_usage(const exec::StepGraph& g, const exec::StepTimeline& t,
   u.step_s = t.step.seconds();
   const auto& links = topo.links();
   for (std::size_t l = 0; l < links.size(); ++l) {
-    const int grp = static_cast<int>(link_group(topo, static_cast<int>(l)));
+    const int grp = static_cast<int>(hw::link_group(topo, static_cast<int>(l)));
     ++u.links[grp];
     if (links[l].up) u.capacity[grp] += links[l].bandwidth;
   }
@@ -50,24 +32,25 @@ LinkUsage link_usage(const exec::StepGraph& g, const exec::StepTimeline& t,
 
   // Members of each class of links, per group; and each profile's bytes per group.
   const std::size_t classes = g.link_capacity.size();
-  std::vector<std::array<int, kLinkGroups>> members(classes, std::array<int, kLinkGroups>{});
-  std::vector<std::array<int, kLinkGroups>> first(classes, {-1, -1, -1, -1, -1, -1});
+  std::vector<std::array<int, hw::kLinkGroups>> members(classes,
+                                                        std::array<int, hw::kLinkGroups>{});
+  std::vector<std::array<int, hw::kLinkGroups>> first(classes, {-1, -1, -1, -1, -1, -1});
   for (std::size_t l = 0; l < links.size(); ++l) {
     const int c = g.link_class_of[l];
     if (c < 0) continue;
-    const int grp = static_cast<int>(link_group(topo, static_cast<int>(l)));
+    const int grp = static_cast<int>(hw::link_group(topo, static_cast<int>(l)));
     ++members[c][grp];
     if (first[c][grp] < 0) first[c][grp] = static_cast<int>(l);
   }
-  std::vector<std::array<double, kLinkGroups>> per_group(g.loads.size(),
-                                                         std::array<double, kLinkGroups>{});
+  std::vector<std::array<double, hw::kLinkGroups>> per_group(g.loads.size(),
+                                                             std::array<double, hw::kLinkGroups>{});
   for (std::size_t p = 0; p < g.loads.size(); ++p)
     for (const net::LinkLoad& l : g.loads[p])
-      for (int grp = 0; grp < kLinkGroups; ++grp)
+      for (int grp = 0; grp < hw::kLinkGroups; ++grp)
         per_group[p][grp] += l.bytes * members[l.link][grp];
 
   std::vector<double> class_bytes(classes, 0.0);
-  std::array<std::vector<double>, kLinkGroups> binned;
+  std::array<std::vector<double>, hw::kLinkGroups> binned;
   for (auto& v : binned) v.assign(bins, 0.0);
   for (const exec::PieceRun& piece : t.pieces) {
     const int p = g.shapes[g.ops[piece.op].load][piece.piece].profile;
@@ -80,10 +63,10 @@ LinkUsage link_usage(const exec::StepGraph& g, const exec::StepTimeline& t,
       const double share =
           b > a ? (std::min(b, (k + 1) * u.bin_s) - std::max(a, k * u.bin_s)) / (b - a) : 1.0;
       if (share <= 0.0) continue;
-      for (int grp = 0; grp < kLinkGroups; ++grp) binned[grp][k] += per_group[p][grp] * share;
+      for (int grp = 0; grp < hw::kLinkGroups; ++grp) binned[grp][k] += per_group[p][grp] * share;
     }
   }
-  for (int grp = 0; grp < kLinkGroups; ++grp) {
+  for (int grp = 0; grp < hw::kLinkGroups; ++grp) {
     for (int k = 0; k < bins; ++k) {
       u.bytes[grp] += binned[grp][k];
       if (u.capacity[grp] > 0.0)
@@ -95,11 +78,11 @@ LinkUsage link_usage(const exec::StepGraph& g, const exec::StepTimeline& t,
   // the same capacity merged (classes differ in which ops load them, not in how much).
   for (std::size_t c = 0; c < classes; ++c) {
     if (class_bytes[c] <= 0.0 || g.link_capacity[c] <= 0.0) continue;
-    for (int grp = 0; grp < kLinkGroups; ++grp) {
+    for (int grp = 0; grp < hw::kLinkGroups; ++grp) {
       if (first[c][grp] < 0) continue;
       BusyLink b;
       b.link = first[c][grp];
-      b.group = static_cast<LinkGroup>(grp);
+      b.group = static_cast<hw::LinkGroup>(grp);
       b.alike = members[c][grp];
       b.bytes = class_bytes[c];
       b.utilisation = class_bytes[c] / (g.link_capacity[c] * u.step_s);

@@ -30,33 +30,15 @@
 #include <vector>
 
 #include "sim/exec/step_executor.hpp"
+#include "sim/hw/link_group.hpp"
 #include "sim/hw/topology.hpp"
-#include "sim/spec/names.hpp"
 
 namespace stepsim::analysis {
-
-// The one vocabulary for links in every output (topo, run's link summary, the report): the word
-// in JSON and CSV, the phrase in text. Pod links are a clos3's spine-aggregation links.
-enum class LinkGroup { nvlink, nic, leaf_uplink, spine_downlink, pod_uplink, pod_downlink };
-inline constexpr int kLinkGroups = 6;
-inline constexpr spec::Names<LinkGroup, kLinkGroups> kLinkGroupNames{{{
-    {"nvlink", "NVLink"},
-    {"nic", "NIC"},
-    {"leaf_uplink", "leaf uplinks"},
-    {"spine_downlink", "spine downlinks"},
-    {"pod_uplink", "pod uplinks"},
-    {"pod_downlink", "pod downlinks"},
-}}};
-// The phrase: "NVLink", "leaf uplinks".
-inline std::string_view to_string(LinkGroup g) {
-  return kLinkGroupNames.phrase(g);
-}
-LinkGroup link_group(const hw::Topology& topo, int link);
 
 struct BusyLink {
   int link = 0;      // the first of the links alike
   std::string name;  // hw::Topology::link_name
-  LinkGroup group = LinkGroup::nvlink;
+  hw::LinkGroup group = hw::LinkGroup::nvlink;
   int alike = 1;             // links with the same load and capacity (it included)
   double bytes = 0.0;        // each, over the step
   double utilisation = 0.0;  // bytes / (capacity · step)
@@ -66,13 +48,13 @@ struct LinkUsage {
   bool live = false;
   double step_s = 0.0;
   double bin_s = 0.0;
-  std::array<int, kLinkGroups> links{};        // links in each group (failed ones too)
-  std::array<double, kLinkGroups> capacity{};  // Σ bytes/s of its live links
-  std::array<double, kLinkGroups> bytes{};     // Σ over the step
-  std::array<std::vector<double>, kLinkGroups> utilisation;  // per bin
-  std::vector<BusyLink> busiest;                             // highest utilisation first
-  double mean(LinkGroup g) const;                            // over the step
-  double peak(LinkGroup g) const;                            // the busiest bin
+  std::array<int, hw::kLinkGroups> links{};        // links in each group (failed ones too)
+  std::array<double, hw::kLinkGroups> capacity{};  // Σ bytes/s of its live links
+  std::array<double, hw::kLinkGroups> bytes{};     // Σ over the step
+  std::array<std::vector<double>, hw::kLinkGroups> utilisation;  // per bin
+  std::vector<BusyLink> busiest;                                 // highest utilisation first
+  double mean(hw::LinkGroup g) const;                            // over the step
+  double peak(hw::LinkGroup g) const;                            // the busiest bin
 };
 
 // `bins` time bins over [0, step]; the `busiest` most utilised classes of links.

@@ -41,7 +41,7 @@ int collective_command(const Args& args) {
       "stepsim collective CLUSTER --op OP --group G --sizes LIST [options]\n\n"
       "Runs one collective on the cluster's network, nccl-tests style: one row per size with "
       "time,\n"
-      "algbw, busbw and the most utilised link class.\n\nOptions");
+      "algbw, busbw and the most utilised link group.\n\nOptions");
   std::vector<std::string> files, sets;
   std::string op = "all_reduce", group = "world", sizes = "1GiB", fidelity = "flow",
               algorithm = "auto";
@@ -181,7 +181,7 @@ int collective_command(const Args& args) {
       c.number(r.predicted_s).number(r.algbw / 1e9).number(r.busbw / 1e9);
       c.number(sec > 0 ? r.ib_bytes_per_gpu / sec / 1e9 : 0.0);
       c.number(sec > 0 ? r.nvlink_bytes_per_gpu / sec / 1e9 : 0.0)
-          .text(hw::to_string(r.bottleneck));
+          .text(hw::kLinkGroupNames.word(r.bottleneck));
       c.number(r.bottleneck_utilization).integer(static_cast<long long>(r.flows));
       c.integer(static_cast<long long>(r.events));
     }
@@ -210,7 +210,7 @@ int collective_command(const Args& args) {
       w.field("predicted_s", r.predicted_s);
       w.field("algbw_gbps", r.algbw / 1e9);
       w.field("busbw_gbps", r.busbw / 1e9);
-      w.field("bottleneck", hw::to_string(r.bottleneck));
+      w.field("bottleneck", hw::kLinkGroupNames.word(r.bottleneck));
       w.field("bottleneck_utilization", r.bottleneck_utilization);
       w.field("ib_gbps_per_gpu",
               r.time.seconds() > 0 ? r.ib_bytes_per_gpu / r.time.seconds() / 1e9 : 0.0);
@@ -227,7 +227,7 @@ int collective_command(const Args& args) {
         w.field("steps", ph.repeat);
         w.field("sent_bytes_per_gpu", ph.sent_per_gpu);
         w.field("busbw_gbps", ph.busbw / 1e9);
-        w.field("bottleneck", hw::to_string(ph.bottleneck));
+        w.field("bottleneck", hw::kLinkGroupNames.word(ph.bottleneck));
         w.field("bottleneck_utilization", ph.bottleneck_utilization);
         w.end_object();
       }

@@ -40,10 +40,10 @@ int topo_command(const Args& args) {
                files[0] + ": building this topology", "describe a smaller cluster");
   const hw::Topology t(spec);
   const auto v = t.vertex_counts();
-  using analysis::LinkGroup;
-  std::array<int, analysis::kLinkGroups> groups{};
+  using hw::LinkGroup;
+  std::array<int, hw::kLinkGroups> groups{};
   for (int i = 0; i < static_cast<int>(t.links().size()); ++i)
-    ++groups[static_cast<int>(analysis::link_group(t, i))];
+    ++groups[static_cast<int>(hw::link_group(t, i))];
   const int hops = t.longest_route_hops();
   using hw::LinkClass;
   using hw::VertexKind;
@@ -104,11 +104,11 @@ int topo_command(const Args& args) {
       "directed, spine -> leaf (parallel ports aggregated)",
       "directed, spine -> aggregation plane",
       "directed, aggregation plane -> spine"};
-  for (int g = 0; g < analysis::kLinkGroups; ++g) {
+  for (int g = 0; g < hw::kLinkGroups; ++g) {
     const auto group = static_cast<LinkGroup>(g);
     if (groups[g] == 0 && g >= static_cast<int>(LinkGroup::pod_uplink)) continue;
-    rows.push_back({"links_" + std::string(analysis::kLinkGroupNames.word(group)),
-                    "links " + std::string(analysis::to_string(group)), groups[g], link_notes[g]});
+    rows.push_back({"links_" + std::string(hw::kLinkGroupNames.word(group)),
+                    "links " + std::string(hw::to_string(group)), groups[g], link_notes[g]});
   }
 
   std::string text;
@@ -133,8 +133,8 @@ int topo_command(const Args& args) {
     }
     w.end_array();
     w.key("links").begin_object();
-    for (int g = 0; g < analysis::kLinkGroups; ++g)
-      w.field(analysis::kLinkGroupNames.word(static_cast<LinkGroup>(g)), groups[g]);
+    for (int g = 0; g < hw::kLinkGroups; ++g)
+      w.field(hw::kLinkGroupNames.word(static_cast<LinkGroup>(g)), groups[g]);
     w.end_object();
     w.field("nvlink_gbps_per_gpu", spec.nvlink.bandwidth / 1e9);
     w.field("nic_gbps_per_gpu", nic_per_gpu / 1e9);

@@ -95,7 +95,7 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
       const double u = pt_s > 0.0 && b > 0.0 ? b / (topo.links()[l].bandwidth * pt_s) : 0.0;
       if (u > pt.bottleneck_utilization) {
         pt.bottleneck_utilization = u;
-        pt.bottleneck = topo.links()[l].cls;
+        pt.bottleneck = hw::link_group(topo, l);
       }
     }
     r.phases.push_back(pt);
@@ -112,7 +112,7 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
     const double u = t > 0.0 ? b / (link.bandwidth * t) : 0.0;
     if (u > r.bottleneck_utilization) {
       r.bottleneck_utilization = u;
-      r.bottleneck = link.cls;
+      r.bottleneck = hw::link_group(topo, l);
     }
   }
   // Data bytes per link class over all transfers, bundles counted with their multiplicity. A byte

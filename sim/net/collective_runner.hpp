@@ -6,11 +6,11 @@
 // phases add up to more than the collective's time).
 // algbw = S / time; busbw = algbw · 2(n-1)/n for all-reduce, · (n-1)/n for all-gather,
 // reduce-scatter and all-to-all (dispatch/combine too), · 1 for broadcast and p2p.
-// The bottleneck is the class of the link with the highest utilization,
+// The bottleneck is the group (hw/link_group.hpp) of the link with the highest utilization,
 // bytes(l) / (bandwidth(l) · time). Bytes per GPU over InfiniBand are those leaving through the
 // group's NICs, divided by the group size (by 1 for p2p, which has one sender).
 // Per phase: its time (all repetitions), the bytes each GPU sends in it (over NVLink and NICs
-// together), those bytes over its time, and the class of its most utilized link. For the ring
+// together), those bytes over its time, and the group of its most utilized link. For the ring
 // phases of a hierarchical collective that rate is nccl-tests' busbw of the phase's own
 // sub-collective: the NVLink phases run at the NVLink rate, the inter-node one at the NIC's.
 #pragma once
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "sim/hw/flow_network.hpp"
+#include "sim/hw/link_group.hpp"
 #include "sim/net/collective_plan.hpp"
 
 namespace stepsim::net {
@@ -29,7 +30,7 @@ struct PhaseTiming {
   long long repeat = 1;
   double sent_per_gpu = 0.0;  // bytes, all repetitions
   double busbw = 0.0;         // bytes/s
-  hw::LinkClass bottleneck = hw::LinkClass::nvlink;
+  hw::LinkGroup bottleneck = hw::LinkGroup::nvlink;
   double bottleneck_utilization = 0.0;
   // The span over the steps: one step's time when the phase ran alone (one chunk); with chunks
   // it includes the waits between them.
@@ -50,7 +51,7 @@ struct CollectiveResult {
   engine::Time time;
   double algbw = 0.0;  // bytes/s
   double busbw = 0.0;  // bytes/s
-  hw::LinkClass bottleneck = hw::LinkClass::nvlink;
+  hw::LinkGroup bottleneck = hw::LinkGroup::nvlink;
   double bottleneck_utilization = 0.0;
   double ib_bytes_per_gpu = 0.0;  // data, not wire bytes (Phase::payload)
   double nvlink_bytes_per_gpu = 0.0;

@@ -323,25 +323,24 @@ std::string breakdown_chart(const std::vector<BreakdownInput>& runs) {
 std::string link_heat_chart(const analysis::LinkUsage& u) {
   constexpr double kW = 1180, kLabel = 190, kStrip = 720, kRow = 24;
   std::vector<int> groups;
-  for (int g = 0; g < analysis::kLinkGroups; ++g)
+  for (int g = 0; g < hw::kLinkGroups; ++g)
     if (u.links[g] > 0) groups.push_back(g);
   const double height = 20 + kRow * groups.size() + 60;
   std::string o = svg_open(kW, height);
   double y = 12;
   for (int g : groups) {
-    const auto group = static_cast<analysis::LinkGroup>(g);
+    const auto group = static_cast<hw::LinkGroup>(g);
     o += svg_text(kLabel - 6, y + 15,
-                  std::string(analysis::to_string(group)) + " (" + std::to_string(u.links[g]) + ")",
-                  "", "end");
+                  std::string(hw::to_string(group)) + " (" + std::to_string(u.links[g]) + ")", "",
+                  "end");
     const auto& bins = u.utilisation[g];
     const double w = bins.empty() ? kStrip : kStrip / bins.size();
     o += svg_rect(kLabel, y + 2, kStrip, kRow - 4, "#fff", "stroke=\"#ccc\"");
     for (std::size_t k = 0; k < bins.size(); ++k)
       if (bins[k] > 0.0)
         o += titled(svg_rect(kLabel + k * w, y + 2, w + 0.05, kRow - 4, heat_colour(bins[k])),
-                    std::string(analysis::to_string(group)) + ", " +
-                        seconds(u.step_s * k / bins.size()) + " to " +
-                        seconds(u.step_s * (k + 1) / bins.size()) + ": " + pct(bins[k]) +
+                    std::string(hw::to_string(group)) + ", " + seconds(u.step_s * k / bins.size()) +
+                        " to " + seconds(u.step_s * (k + 1) / bins.size()) + ": " + pct(bins[k]) +
                         " utilised");
     o += svg_text(kLabel + kStrip + 8, y + 15,
                   "mean " + pct(u.mean(group)) + ", busiest moment " + pct(u.peak(group)));

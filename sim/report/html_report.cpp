@@ -307,7 +307,7 @@ std::string html_report(const std::vector<ReportRun>& runs, const ReportOptions&
     o += "<table class=\"data\"><tr><th class=\"l\">link</th><th class=\"l\">group</th><th>links "
          "alike</th><th>utilisation</th><th>bytes each</th></tr>";
     for (const auto& b : u.busiest)
-      o += "<tr>" + td(b.name, true) + td(std::string(analysis::to_string(b.group)), true) +
+      o += "<tr>" + td(b.name, true) + td(std::string(hw::to_string(b.group)), true) +
            td(std::to_string(b.alike)) + td(pct(b.utilisation)) + td(si3(b.bytes, "B")) + "</tr>";
     o += "</table>\n";
   }

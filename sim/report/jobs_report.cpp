@@ -48,9 +48,9 @@ std::string jobs_text(const std::vector<run::JobRun>& jobs,
     }
     o += "shares with the others:\n";
     for (const run::SharedLinks& s : r.shared)
-      o += "    " + std::to_string(s.links) + " " + std::string(analysis::to_string(s.group)) +
-           ": its " + format::si(s.own_bytes, "B") + ", the others' " +
-           format::si(s.other_bytes, "B") + " (most on " + fabric.link_name(s.busiest) + ")\n";
+      o += "    " + std::to_string(s.links) + " " + std::string(hw::to_string(s.group)) + ": its " +
+           format::si(s.own_bytes, "B") + ", the others' " + format::si(s.other_bytes, "B") +
+           " (most on " + fabric.link_name(s.busiest) + ")\n";
   }
   return o;
 }
@@ -78,7 +78,7 @@ void jobs_json(format::JsonWriter& w, const std::vector<run::JobRun>& jobs,
     w.key("shared_links").begin_array();
     for (const run::SharedLinks& s : r.shared) {
       w.begin_object();
-      w.field("group", analysis::to_string(s.group));
+      w.field("group", hw::kLinkGroupNames.word(s.group));
       w.field("links", s.links);
       w.field("own_bytes", s.own_bytes);
       w.field("other_bytes", s.other_bytes);

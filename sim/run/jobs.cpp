@@ -94,14 +94,14 @@ std::vector<JobRun> simulate_jobs(const std::vector<spec::ScenarioSpec>& jobs,
   }
   // The links each job shares with another, by group.
   for (std::size_t j = 0; j < bytes.size(); ++j) {
-    std::array<SharedLinks, analysis::kLinkGroups> groups;
-    std::array<double, analysis::kLinkGroups> most{};
+    std::array<SharedLinks, hw::kLinkGroups> groups;
+    std::array<double, hw::kLinkGroups> most{};
     for (std::size_t l = 0; l < bytes[j].size(); ++l) {
       double other = 0.0;
       for (std::size_t i = 0; i < bytes.size(); ++i)
         if (i != j) other += bytes[i][l];
       if (bytes[j][l] <= 0.0 || other <= 0.0) continue;
-      const analysis::LinkGroup grp = analysis::link_group(*topology, static_cast<int>(l));
+      const hw::LinkGroup grp = hw::link_group(*topology, static_cast<int>(l));
       SharedLinks& s = groups[static_cast<int>(grp)];
       s.group = grp;
       ++s.links;

@@ -26,7 +26,7 @@ namespace stepsim::run {
 
 // Links of one group that a job loads and another job loads too.
 struct SharedLinks {
-  analysis::LinkGroup group = analysis::LinkGroup::leaf_uplink;
+  hw::LinkGroup group = hw::LinkGroup::leaf_uplink;
   int links = 0;
   double own_bytes = 0.0, other_bytes = 0.0;  // over the step, on those links
   int busiest = -1;  // the link of the group carrying the most of the other jobs' bytes

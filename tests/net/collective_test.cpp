@@ -53,8 +53,8 @@ TEST_CASE("Hierarchical all-reduce is the sum of its phases") {
   CHECK(r.phases[1].sent_per_gpu == doctest::Approx(2.0 * 3 / 4 * S / 8));
   CHECK(r.phases[0].busbw == doctest::Approx(r.phases[0].sent_per_gpu / (7 * intra)));
   CHECK(r.phases[1].busbw == doctest::Approx(r.phases[1].sent_per_gpu / (6 * inter)));
-  CHECK(r.phases[0].bottleneck == hw::LinkClass::nvlink);
-  CHECK(r.phases[1].bottleneck == hw::LinkClass::nic);
+  CHECK(r.phases[0].bottleneck == hw::LinkGroup::nvlink);
+  CHECK(r.phases[1].bottleneck == hw::LinkGroup::nic);
   // At 16 GiB latency fades: the NVLink phases run near 160 GB/s, the inter-node one near the
   // NIC's 47.
   const auto big =
@@ -96,7 +96,7 @@ TEST_CASE("busbw of a large ring all-reduce inside one H800 node approaches NVLi
   ring.algorithm = "ring";
   const auto r = run(t, CollectiveOp::all_reduce, 4.0 * (1 << 30), "world", Fidelity::flow, ring);
   CHECK(r.busbw / 1e9 == doctest::Approx(160.0).epsilon(0.01));
-  CHECK(r.bottleneck == hw::LinkClass::nvlink);
+  CHECK(r.bottleneck == hw::LinkGroup::nvlink);
 }
 
 TEST_CASE(

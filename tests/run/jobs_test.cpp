@@ -53,7 +53,7 @@ TEST_CASE("Two jobs sharing a leaf's uplinks slow each other, within their expos
     REQUIRE(!r.shared.empty());
     bool uplinks = false;
     for (const run::SharedLinks& s : r.shared) {
-      uplinks |= s.group == analysis::LinkGroup::leaf_uplink;
+      uplinks |= s.group == hw::LinkGroup::leaf_uplink;
       CHECK(s.own_bytes > 0.0);
       CHECK(s.other_bytes > 0.0);
       MESSAGE(r.sim.topology->link_name(s.busiest));

@@ -8,7 +8,7 @@
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim;
-using analysis::LinkGroup;
+using hw::LinkGroup;
 
 namespace {
 
@@ -51,7 +51,7 @@ TEST_CASE("Link usage: the bytes binned per group are the bytes the step's ops s
   CHECK(group_bytes(u, LinkGroup::leaf_uplink) ==
         doctest::Approx(group_bytes(u, LinkGroup::spine_downlink)));
   // The bins add up to the totals, and the mean is the totals over capacity and time.
-  for (int k = 0; k < analysis::kLinkGroups; ++k) {
+  for (int k = 0; k < hw::kLinkGroups; ++k) {
     double sum = 0.0;
     for (double x : u.utilisation[k]) {
       CHECK(x >= 0.0);
@@ -74,7 +74,7 @@ TEST_CASE("Link usage: the busiest links, named, highest first, alike ones count
     const auto& b = u.busiest[i];
     CHECK(!b.name.empty());
     CHECK(b.name == sim.topology->link_name(b.link));
-    CHECK(b.group == analysis::link_group(*sim.topology, b.link));
+    CHECK(b.group == hw::link_group(*sim.topology, b.link));
     CHECK(b.utilisation ==
           doctest::Approx(b.bytes / (sim.topology->links()[b.link].bandwidth * u.step_s)));
     if (i > 0) CHECK(u.busiest[i - 1].utilisation >= b.utilisation);
@@ -193,7 +193,7 @@ TEST_CASE("Topology names its vertices and links for people") {
   CHECK(topo.link_name(0) == "gpu 0 -> nvswitch 0");
   bool leaf_spine = false;
   for (std::size_t l = 0; l < topo.links().size(); ++l)
-    if (analysis::link_group(topo, static_cast<int>(l)) == LinkGroup::leaf_uplink) {
+    if (hw::link_group(topo, static_cast<int>(l)) == LinkGroup::leaf_uplink) {
       CHECK(topo.link_name(static_cast<int>(l)).rfind("plane ", 0) == 0);
       CHECK(topo.link_name(static_cast<int>(l)).find(" -> plane ") != std::string::npos);
       leaf_spine = true;
