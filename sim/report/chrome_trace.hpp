@@ -19,7 +19,7 @@
 //    kernel's share of the op's span is its share of the kernel model's time for the op's kernels
 //    (execution and launch gap), so a slowed op's kernels are slowed alike. Measured on pipeline
 //    ranks 0-1, the trace then has 4.6 times the events for GPT-3 (interleaved), 10.2 for
-//    DualPipe, 11.1 for DeepSeek-V3 1F1B; 13.6 for ZeRO-3 (one rank).
+//    DualPipe, 10.9 for DeepSeek-V3 1F1B; 13.6 for ZeRO-3 (one rank).
 #pragma once
 
 #include <string>

@@ -77,7 +77,10 @@ std::string kernels_json(const KernelListing& k) {
     w.field("precision", r.precision);
     w.field("flops", r.flops);
     w.field("bytes", r.bytes);
-    w.field("rate", r.rate);
+    if (r.cls == "memory")
+      w.field("rate_bytes_per_s", r.rate);
+    else
+      w.field("rate_flop_per_s", r.rate);
     w.field("seconds", r.seconds);
     w.field("from", r.rule);
     w.field("pass", r.pass);
