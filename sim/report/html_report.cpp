@@ -29,10 +29,6 @@ std::string pct(double f) {
   return fixed(100.0 * f, 1) + "%";
 }
 
-std::string td(const std::string& v, bool left = false) {
-  return std::string(left ? "<td class=\"l\">" : "<td>") + escape(v) + "</td>";
-}
-
 std::string bound_badge(analysis::Resource r) {
   using analysis::Resource;
   const std::string name(analysis::display_name(r));

@@ -4,6 +4,7 @@
 
 #include "sim/format/text_table.hpp"
 #include "sim/report/step_report.hpp"
+#include "sim/stress/campaign_report.hpp"
 
 namespace stepsim::report {
 
@@ -13,11 +14,6 @@ std::string nodes_text(const run::JobRun& r) {
   return r.nodes == 1 ? "node " + std::to_string(r.first_node)
                       : "nodes " + std::to_string(r.first_node) + "-" +
                             std::to_string(r.first_node + r.nodes - 1);
-}
-
-std::string percent(double f) {
-  if (std::abs(f) < 5e-5) return "0.00%";  // within the rounding: no sign to show
-  return (f >= 0.0 ? "+" : "") + format::fixed(100.0 * f, 2) + "%";
 }
 
 }  // namespace
@@ -37,7 +33,7 @@ std::string jobs_text(const std::vector<run::JobRun>& jobs,
   for (std::size_t j = 0; j < jobs.size(); ++j)
     t.row({std::to_string(j + 1) + " " + labels[j], nodes_text(jobs[j]),
            format::seconds(jobs[j].alone_s), format::seconds(jobs[j].sim.metrics.step_s),
-           percent(jobs[j].slowdown())});
+           stress::percent(jobs[j].slowdown())});
   o += t.render();
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     const run::JobRun& r = jobs[j];

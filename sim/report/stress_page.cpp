@@ -17,10 +17,6 @@ namespace {
 
 constexpr std::size_t kComponents = 20, kLost = 50;
 
-std::string td(const std::string& v, bool left = false) {
-  return std::string(left ? "<td class=\"l\">" : "<td>") + escape(v) + "</td>";
-}
-
 }  // namespace
 
 std::string stress_histogram_svg(const stress::Summary& s) {

@@ -28,6 +28,10 @@ std::string escape(std::string_view s) {
   return o;
 }
 
+std::string td(const std::string& v, bool left) {
+  return std::string(left ? "<td class=\"l\">" : "<td>") + escape(v) + "</td>";
+}
+
 double nice_step(double span) {
   if (!(span > 0.0) || !std::isfinite(span)) return 1.0;
   const double raw = span / 8.0, mag = std::pow(10.0, std::floor(std::log10(raw)));

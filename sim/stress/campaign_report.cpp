@@ -1,6 +1,7 @@
 #include "sim/stress/campaign_report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "sim/format/csv_table.hpp"
@@ -30,6 +31,7 @@ std::string draws_text(const Campaign& c) {
 }
 
 std::string percent(double change) {
+  if (std::abs(change) < 5e-5) return "0.00%";  // within the rounding: no sign to show
   return (change >= 0.0 ? "+" : "") + format::fixed(100.0 * change, 2) + "%";
 }
 

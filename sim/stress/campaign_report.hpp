@@ -19,7 +19,7 @@ std::string campaign_csv(const Campaign& c);
 
 // The draws with their value ranges: "1 nic_down, 2 straggler (slowdown 1.1-2)".
 std::string draws_text(const Campaign& c);
-// "+12.3%": a relative change as a signed percentage.
+// "+12.30%": a relative change as a signed percentage; "0.00%" within the rounding.
 std::string percent(double change);
 // The trial's faults for people: "NIC 3 of node 12 down; GPU 5 computes 1.30x slower".
 std::string faults_text(const std::vector<spec::FaultSpec>& faults);
