@@ -16,7 +16,7 @@ using format::si3;
 
 namespace {
 
-std::string pct(double f) {
+std::string chart_pct(double f) {
   return fixed(100.0 * f, f < 0.1 ? 1 : 0) + "%";
 }
 
@@ -166,7 +166,7 @@ std::string roofline_chart(const run::StepSimulation& s, const spec::ScenarioSpe
                     fixed(radius, 1) + "\" fill=\"" + col +
                     "\" fill-opacity=\"0.75\" stroke=\"#222\"/>\n",
                 c.name + ": " + si3(yi, "FLOP/s") + " at " + fixed(xi, xi < 10 ? 1 : 0) +
-                    " FLOP per byte, " + pct(c.seconds / total_s) + " of kernel time (" +
+                    " FLOP per byte, " + chart_pct(c.seconds / total_s) + " of kernel time (" +
                     seconds(c.seconds) + ")");
   }
   // Network diamonds: the step's FLOP per byte over each network, on that network's roof.
@@ -296,19 +296,21 @@ std::string breakdown_chart(const std::vector<BreakdownInput>& runs) {
       for (const Part& p : kParts) {
         const double f = b.*p.field / t;
         o += titled(svg_rect(x, y + 2, f * kBar, kRow - 8, p.colour),
-                    run.label + ", " + label + ": " + p.name + " " + pct(f) + " (" +
+                    run.label + ", " + label + ": " + p.name + " " + chart_pct(f) + " (" +
                         seconds(b.*p.field) + ")");
         x += f * kBar;
-        if (f >= 0.005) parts += (parts.empty() ? "" : ", ") + std::string(p.brief) + " " + pct(f);
+        if (f >= 0.005)
+          parts += (parts.empty() ? "" : ", ") + std::string(p.brief) + " " + chart_pct(f);
         if (p.field == &analysis::Breakdown::compute && b.compute_slowed / t >= 0.005)
-          parts += " (" + pct(b.compute_slowed / t) + " slowed)";
+          parts += " (" + chart_pct(b.compute_slowed / t) + " slowed)";
       }
       o += titled(svg_rect(kLabel, y + kRow - 5, b.overlapped_comm / t * kBar, 3, kOverlapColour),
                   run.label + ", " + label + ": communication overlapped with compute " +
-                      pct(b.overlapped_comm / t) + " (" + seconds(b.overlapped_comm) + ")");
-      o += svg_text(kLabel + kBar + 8, y + 12,
-                    parts + (b.overlapped_comm > 0.0 ? "; overlap " + pct(b.overlapped_comm / t)
-                                                     : std::string()));
+                      chart_pct(b.overlapped_comm / t) + " (" + seconds(b.overlapped_comm) + ")");
+      o += svg_text(
+          kLabel + kBar + 8, y + 12,
+          parts + (b.overlapped_comm > 0.0 ? "; overlap " + chart_pct(b.overlapped_comm / t)
+                                           : std::string()));
       y += kRow;
     };
     bar("mean", m.mean, true);
@@ -340,10 +342,11 @@ std::string link_heat_chart(const analysis::LinkUsage& u) {
       if (bins[k] > 0.0)
         o += titled(svg_rect(kLabel + k * w, y + 2, w + 0.05, kRow - 4, heat_colour(bins[k])),
                     std::string(hw::to_string(group)) + ", " + seconds(u.step_s * k / bins.size()) +
-                        " to " + seconds(u.step_s * (k + 1) / bins.size()) + ": " + pct(bins[k]) +
-                        " utilised");
-    o += svg_text(kLabel + kStrip + 8, y + 15,
-                  "mean " + pct(u.mean(group)) + ", busiest moment " + pct(u.peak(group)));
+                        " to " + seconds(u.step_s * (k + 1) / bins.size()) + ": " +
+                        chart_pct(bins[k]) + " utilised");
+    o += svg_text(
+        kLabel + kStrip + 8, y + 15,
+        "mean " + chart_pct(u.mean(group)) + ", busiest moment " + chart_pct(u.peak(group)));
     y += kRow;
   }
   // Time axis and colour scale.
@@ -359,7 +362,7 @@ std::string link_heat_chart(const analysis::LinkUsage& u) {
   for (int i = 0; i <= 10; ++i) {
     o += svg_rect(kLabel + i * 36, sy, 36, 12, heat_colour(i / 10.0),
                   "stroke=\"#ccc\" class=\"key\"");
-    if (i % 2 == 0) o += svg_text(kLabel + i * 36 + 18, sy + 24, pct(i / 10.0), "", "middle");
+    if (i % 2 == 0) o += svg_text(kLabel + i * 36 + 18, sy + 24, chart_pct(i / 10.0), "", "middle");
   }
   o += "</svg>\n";
   return o;
