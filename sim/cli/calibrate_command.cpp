@@ -5,6 +5,7 @@
 #include "sim/cli/options.hpp"
 #include "sim/cli/output_file.hpp"
 #include "sim/config/calibration_import.hpp"
+#include "sim/config/load.hpp"
 
 namespace stepsim::cli {
 
@@ -42,6 +43,8 @@ int calibrate_command(const Args& args) {
   OutputSet outputs;
   outputs.add("--output", output);
   outputs.check_inputs({words[1], device});
+  // The kernel tables the device names are inputs too: the output must not replace one.
+  config::load_device(device);
   const config::CalibrationImport r = config::import_calibration(words[1], device, output);
   outputs.stage(output, r.yaml);
   outputs.finish(std::to_string(r.rows) + " measurements into " + std::to_string(r.tables) +

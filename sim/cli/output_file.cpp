@@ -83,6 +83,16 @@ void OutputSet::add(const std::string& option, const std::string& path) {
       throw bad_output(option, path, "it is also the " + o.option + " output",
                        "give each output its own file");
   outputs_.push_back({option, path, target.string(), {}, -1});
+  check_read();
+}
+
+void OutputSet::check_read() const {
+  for (const Output& o : outputs_)
+    if (const engine::InputFile* in = engine::input_named(o.target))
+      throw bad_output(
+          o.option, o.path,
+          "it is an input of this command (" + in->path + "); refusing to overwrite it",
+          "write the output to another file");
 }
 
 void OutputSet::check_inputs(const std::vector<std::string>& inputs) const {
@@ -161,6 +171,7 @@ void OutputSet::finish_report(const std::string& path, const std::string& text) 
 void OutputSet::finish(const std::string& stdout_text) {
   throw_if_interrupted();
   if (control_) control_->check();
+  check_read();
   write_stdout(stdout_text);
   block_signals_until_exit();
   throw_if_interrupted();

@@ -2,17 +2,21 @@
 //
 // Every output path is declared before any work (`add`) and checked at once: not empty, a
 // regular file or a new name in an existing directory (never a directory, device, FIFO or
-// socket), not the same file as another output of the command, and (`check_inputs`) not a file
-// the command reads. A symbolic link is written through: its target is replaced, the link kept.
-// Each file's text goes to a temporary file beside its target, written in chunks that check for
-// a signal; `finish` writes standard output, then renames every staged file over its target with
-// the signals blocked. A rename that fails puts back the files already replaced, so a failed or
-// interrupted command leaves no partial file, no partial set and no temporary file.
+// socket), not the same file as another output of the command, and not a file the command reads:
+// one named in `check_inputs`, or any the command has read (engine/input_files.hpp: every file
+// config opened, transitively), checked again in `finish` before anything is written, so that a
+// file read after the outputs were declared (a --vary value, a device's kernel tables) is covered.
+// A symbolic link is written through: its target is replaced, the link kept. Each file's text goes
+// to a temporary file beside its target, written in chunks that check for a signal; `finish` writes
+// standard output, then renames every staged file over its target with the signals blocked. A
+// rename that fails puts back the files already replaced, so a failed or interrupted command leaves
+// no partial file, no partial set and no temporary file.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "sim/engine/input_files.hpp"
 #include "sim/engine/simulator.hpp"
 
 namespace stepsim::cli {
@@ -51,6 +55,8 @@ class OutputSet {
     int slot = -1;       // in the interrupt handler's table of temporary files
   };
   Output& find(const std::string& path);
+  // Throws engine::UserError when an output is a file the command has read.
+  void check_read() const;
   void discard();
   std::vector<Output> outputs_;
   const engine::RunControl* control_ = nullptr;

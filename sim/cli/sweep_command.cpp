@@ -102,10 +102,21 @@ int sweep_command(const Args& args) {
   double points = 1;
   for (const std::string& v : varies) {
     vs.push_back(parse_vary(v));
-    for (const Vary& other : std::vector<Vary>(vs.begin(), vs.end() - 1))
-      if (other.key == vs.back().key)
+    for (const Vary& other : std::vector<Vary>(vs.begin(), vs.end() - 1)) {
+      const std::string& k = vs.back().key;
+      if (other.key == k)
         throw engine::UserError({"--vary " + v, 0, 0}, "'" + other.key + "' is varied twice",
                                 "give all its values in one --vary");
+      // A key and one inside it (parallelism and parallelism.pp): one would overwrite the other.
+      const bool inside = k.rfind(other.key + ".", 0) == 0,
+                 outside = other.key.rfind(k + ".", 0) == 0;
+      if (inside || outside)
+        throw engine::UserError({"--vary " + v, 0, 0},
+                                "'" + (inside ? k : other.key) +
+                                    "' is varied twice: also through '" + (inside ? other.key : k) +
+                                    "'",
+                                "vary the key or its parent, not both");
+    }
     points *= static_cast<double>(vs.back().values.size());
   }
   if (points > 100000)
@@ -124,6 +135,7 @@ int sweep_command(const Args& args) {
   std::vector<std::vector<config::Override>> values(vs.size());
   for (std::size_t k = 0; k < vs.size(); ++k)
     for (const std::string& v : vs[k].values) {
+      control.check();
       values[k].push_back(config::parse_override(vs[k].key + "=" + v, "--vary"));
       // A key or value the scenario file cannot take is the user's error, not a point's: the
       // loader blames it on the --vary itself.
@@ -255,11 +267,15 @@ int sweep_command(const Args& args) {
     out = "sweep of " + files[0] + ": " + std::to_string(n) + (n == 1 ? " point\n" : " points\n") +
           t.render() + errors;
   }
+  // A sweep with no result writes nothing: its one message is the first point's error.
+  bool any = false;
+  for (const plan::Simulated& s : results) any = any || s.error.empty();
+  if (!any)
+    throw engine::UserError({"--vary", 0, 0},
+                            "every point of the sweep failed; the first: " + results[0].error,
+                            "check the --vary keys and values");
   outputs.finish_report(output, out);
-  for (const plan::Simulated& s : results)
-    if (s.error.empty()) return 0;
-  throw engine::UserError({"--vary", 0, 0}, "every point of the sweep failed (see the rows)",
-                          "check the --vary keys and values");
+  return 0;
 }
 
 }  // namespace stepsim::cli

@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "sim/config/load.hpp"
+#include "sim/engine/input_files.hpp"
 #include "sim/format/text_table.hpp"
 
 namespace stepsim::config {
@@ -72,6 +73,7 @@ Csv read_csv(const std::string& file) {
     throw UserError({"<command line>", 0, 0}, "cannot read '" + file + "': " + why,
                     "give the CSV the calibration program wrote (docs/calibration.md)");
   std::ifstream in(file);
+  engine::note_input(file);
   Csv csv;
   csv.file = file;
   std::vector<std::string> header;

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "sim/engine/input_files.hpp"
+
 namespace stepsim::config {
 
 using engine::SourceLoc;
@@ -439,6 +441,7 @@ Document Document::load(const std::string& file, const std::vector<Override>& ov
         {file, 0, 0}, "cannot read file: " + why,
         "check the path (relative paths inside a scenario are relative to the scenario)");
   std::ifstream in(file, std::ios::binary);
+  engine::note_input(file);
   if (!in)
     throw UserError(
         {file, 0, 0}, "cannot read file",

@@ -95,6 +95,11 @@ fs::path make_fixture() {
   spit(dir / "d.yaml", slurp(source_path("topologies/h800.yaml")));
   fs::copy(source_path("topologies/kernels"), dir / "kernels");
   spit(dir / "old.json", "{\"earlier\": true}\n");
+  spit(dir / "m2.yaml", slurp(source_path("models/deepseek-v3.yaml")));
+  spit(dir / "sweep.csv",
+       "# gpu: NVIDIA H800 80GB HBM3\n# driver: 550.54.15\n# date: 2026-12-01\n# clock: sustained\n"
+       "kind,precision,m,n,k,groups,pass,causal,head_dim,seq,bytes,time_us,tflops,gbps\n"
+       "gemm,fp8,4096,7168,16384,,,,,,,,1100,\n");
   REQUIRE(::mkfifo((dir / "fifo").c_str(), 0644) == 0);
   fs::create_directory_symlink("real/deep", dir / "link");
   fs::create_symlink("s.yaml", dir / "s-link.yaml");
