@@ -119,6 +119,26 @@ int collective_command(const Args& args) {
         quantity_option("chunk-size", chunk_size_text, config::Dimension::bytes, r.lo, r.hi);
   }
   po_.bundle = !vm.count("no-bundle");
+  // Options that would do nothing for this operation, or contradict each other, are refused.
+  auto given = [&](const char* o) { return vm.count(o) && !vm[o].defaulted(); };
+  const bool moe_op = op == "dispatch" || op == "combine";
+  for (const char* o : {"top-k", "max-nodes", "experts"})
+    if (!moe_op && given(o))
+      throw engine::UserError({std::string("--") + o, 0, 0},
+                              std::string("--") + o + " applies to dispatch and combine only",
+                              "drop it, or use --op dispatch");
+  if (given("chunks") && given("chunk-size"))
+    throw engine::UserError({"--chunk-size", 0, 0},
+                            "--chunks and --chunk-size both set the chunking",
+                            "give one: --chunks C cuts the data into C chunks, --chunk-size SIZE "
+                            "sets a chunk's payload");
+  if (moe_op && po_.top_k > po_.experts)
+    throw engine::UserError({"--top-k", 0, 0},
+                            "--top-k " + std::to_string(po_.top_k) +
+                                " routes each token to more "
+                                "experts than the " +
+                                std::to_string(po_.experts) + " there are",
+                            "--top-k at most --experts");
   const double max_memory = max_memory_bytes(max_memory_text);
   const engine::RunControl control = run_control(vm, max_wall_text);
   const std::vector<double> size_list = parse_sizes(sizes);
@@ -131,6 +151,21 @@ int collective_command(const Args& args) {
                files[0] + ": building this topology", "simulate a smaller cluster");
   const hw::Topology topo(spec);
   const std::vector<int> members = net::parse_group(group, topo, "--group");
+  const int n = static_cast<int>(members.size());
+  // DeepEP places the same number of experts on every rank: its dispatch layout asserts
+  // num_experts % num_ranks == 0 (DeepEP, csrc/kernels, notify_dispatch: EP_HOST_ASSERT).
+  if (moe_op && po_.experts % n != 0)
+    throw engine::UserError({"--experts", 0, 0},
+                            std::to_string(po_.experts) +
+                                " experts do not spread evenly over the " + std::to_string(n) +
+                                " GPUs of the group",
+                            "DeepEP needs the experts to divide over the ranks: e.g. --experts " +
+                                std::to_string(n * std::max(1, po_.experts / n)));
+  if (op == "p2p" && n != 2)
+    throw engine::UserError(
+        {"--group", 0, 0},
+        "p2p sends from one GPU to another; the group has " + std::to_string(n) + " GPUs",
+        "give a pair, e.g. --group 0,8");
   const auto cop = static_cast<net::CollectiveOp>(it - kOps.begin());
   const auto fid = fidelity == "flow" ? hw::Fidelity::flow : hw::Fidelity::analytic;
   // Per transfer: the plan's entry, its flow, route and events. Measured: an unbundled world

@@ -128,7 +128,8 @@ std::vector<int> parse_group(const std::string& text, const hw::Topology& t,
     fail("unknown kind '" + kind + "'");
   }
   std::sort(g.begin(), g.end());
-  g.erase(std::unique(g.begin(), g.end()), g.end());
+  if (const auto twice = std::adjacent_find(g.begin(), g.end()); twice != g.end())
+    fail("GPU " + std::to_string(*twice) + " is listed twice");
   if (g.size() < 2) fail("a collective needs at least 2 GPUs");
   return g;
 }
