@@ -113,9 +113,24 @@ int plan_command(const Args& args) {
                               "'" + key + "' is a dimension of the search",
                               "pin it with --fix " + o.text);
   }
+  // A key given twice (or with one inside it), or given both by --fix and by the option that
+  // sets it, would let one silently override the other.
+  std::vector<std::pair<std::string, std::string>> given;  // key, as the user wrote it
+  for (const config::Override& o : overrides)
+    given.emplace_back(join_key(o.path), "--set " + o.text);
+  if (vm.count("global-batch")) given.emplace_back("training.global_batch", "--global-batch");
+  if (vm.count("seq")) given.emplace_back("training.seq_len", "--seq");
+  if (vm.count("gpus")) given.emplace_back("cluster.nodes", "--gpus");
   for (const std::string& f : fixes) {
     config::Override o = config::parse_override(f, "--fix");
     const std::string key = join_key(o.path);
+    for (const auto& [other, by] : given)
+      if (other == key || key.rfind(other + ".", 0) == 0 || other.rfind(key + ".", 0) == 0)
+        throw engine::UserError(
+            {"--fix " + f, 0, 0},
+            "'" + key + "' is also set by " + by + "; one would override the other",
+            "give it once");
+    given.emplace_back(key, "--fix " + f);
     if (key == "parallelism.stage_layers" || key.rfind("parallelism.stage_layers.", 0) == 0)
       throw engine::UserError({"--fix " + f, 0, 0}, "the search makes its own stage splits",
                               "pin the split style with --fix parallelism.account_embedding=true");
@@ -129,10 +144,19 @@ int plan_command(const Args& args) {
     if (vm.count("seq"))
       overrides.push_back(config::parse_override("training.seq_len=" + seq, "--seq"));
   }
+  // The scenario the search starts from, with every override.
+  auto base_scenario = [&](const std::vector<config::Override>& with) {
+    return from_scenario ? config::load_scenario(files[0], with)
+                         : config::parse_scenario("name: plan\nmodel: " + yaml_path(files[0]) +
+                                                      "\ncluster: " + yaml_path(files[1]) +
+                                                      "\ntraining: {seq_len: " + std::to_string(s) +
+                                                      ", global_batch: " + std::to_string(b) +
+                                                      "}\nparallelism: {pp: 1}\n",
+                                                  "stepsim plan", with);
+  };
   if (vm.count("gpus")) {
-    const spec::ClusterSpec cluster = from_scenario
-                                          ? config::load_scenario(files[0], overrides).cluster
-                                          : config::load_cluster(files[1]);
+    // The cluster as the overrides leave it (a --set cluster.nodes too).
+    const spec::ClusterSpec cluster = base_scenario(overrides).cluster;
     const long long n = integer_option("gpus", gpus, 1, cluster.world_size());
     if (n % cluster.gpus_per_node != 0)
       throw engine::UserError({"--gpus", 0, 0},
@@ -149,14 +173,7 @@ int plan_command(const Args& args) {
   outputs.set_control(&control);
   workers.set_control(&control);
 
-  const spec::ScenarioSpec base =
-      from_scenario
-          ? config::load_scenario(files[0], overrides)
-          : config::parse_scenario(
-                "name: plan\nmodel: " + yaml_path(files[0]) + "\ncluster: " + yaml_path(files[1]) +
-                    "\ntraining: {seq_len: " + std::to_string(s) +
-                    ", global_batch: " + std::to_string(b) + "}\nparallelism: {pp: 1}\n",
-                "stepsim plan", overrides);
+  const spec::ScenarioSpec base = base_scenario(overrides);
   outputs.check_inputs(base.where.files);
   plan::SearchSpace space = plan::enumerate(base, fixed);
   if (space.layouts.empty())
@@ -171,6 +188,17 @@ int plan_command(const Args& args) {
   const plan::PlanResult result =
       with_file(files[0], [&] { return plan::run_plan(base, std::move(space), options, workers); });
   if (!workers.root()) return 0;
+  // Every layout invalid under the pinned dimensions: the pins are the user's mistake.
+  if (!fixes.empty() &&
+      std::all_of(result.evaluations.begin(), result.evaluations.end(),
+                  [](const auto& e) { return e.status == plan::Evaluation::Status::invalid; })) {
+    std::string pins;
+    for (const std::string& f : fixes) pins += (pins.empty() ? "--fix " : ", --fix ") + f;
+    throw engine::UserError(
+        {"--fix", 0, 0},
+        "every layout is invalid with " + pins + "; the first: " + result.evaluations[0].reason,
+        "pin fewer dimensions, or other values");
+  }
   const bool timing = vm.count("timing") > 0;
   // What the winner's command repeats: the batch and sequence a MODEL CLUSTER plan was given,
   // and every override.

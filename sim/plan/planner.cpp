@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -188,12 +189,17 @@ std::string family_why(const FamilyVerdict& f, const PlanResult& r, double best_
   const std::string layouts = std::to_string(f.layouts) + " layouts";
   const Evaluation& e = r.evaluations[f.best];
   auto bound_text = [&] {
-    std::string t = "its bound " + fixed(e.bound_s, 2) + " s (" + fixed(e.bound_s / best_bound, 2) +
-                    "x the best layout's) is set by " + kResource[e.limited_by];
+    // The ratios to the best layout only where one was bounded.
+    const bool ratio = std::isfinite(best_bound) && best_bound > 0.0;
+    std::string t =
+        "its bound " + fixed(e.bound_s, 2) + " s" +
+        (ratio ? " (" + fixed(e.bound_s / best_bound, 2) + "x the best layout's)" : "") +
+        " is set by " + kResource[e.limited_by];
     if (e.limited_by >= 2)
       t += ", which needs " + fixed(e.times[e.limited_by] / e.times[0], 1) + "x the compute time";
     const Layout& l = r.space.layouts[f.best];
-    if (e.pipelined_s > e.bound_s * (1.0 + 1e-9) && best_pipelined > 0.0) {
+    if (e.pipelined_s > e.bound_s * (1.0 + 1e-9) && std::isfinite(best_pipelined) &&
+        best_pipelined > 0.0) {
       const long long m = e.micro_batches;
       t += "; with " + std::to_string(m) + " micro-batch" + (m == 1 ? "" : "es") +
            " per pipeline the ideal " + std::string(workload::to_string(l.schedule)) +
