@@ -211,13 +211,31 @@ namespace {
 // Reads a Hugging Face config.json: only the architecture fields; everything else is ignored.
 struct Hf {
   MapReader r;
+  // JSON types as the model's own code reads them: a size is a number, never a string ("4096").
+  static const Node& number(const Node& n, const std::string& key) {
+    if (n.yaml().IsScalar() && n.yaml().Tag() == "!")
+      n.fail("'" + key + "' is a string; config.json gives it as a number",
+             "write \"" + key + "\": " + n.text() + ", without quotes around the number");
+    return n;
+  }
   int need(const std::string& key) {
     return static_cast<int>(
-        r.get(key).integer(1, key == "num_hidden_layers" || key == "n_layer" ? 10'000 : 1 << 24));
+        number(r.get(key), key)
+            .integer(1, key == "num_hidden_layers" || key == "n_layer" ? 10'000 : 1 << 24));
   }
   int opt(const std::string& key, int def) {
     auto n = r.find(key);
-    return n ? static_cast<int>(n->integer(0, 1 << 30)) : def;
+    return n ? static_cast<int>(number(*n, key).integer(0, 1 << 30)) : def;
+  }
+  // Where the model's code derives the head size as hidden / heads, it must divide (Hugging Face
+  // transformers' attention classes raise "hidden_size must be divisible by num_heads").
+  void divides(int hidden, int heads, const std::string& hidden_key, const std::string& heads_key) {
+    if (hidden % heads != 0)
+      r.get(hidden_key)
+          .fail(hidden_key + " " + std::to_string(hidden) + " does not divide over " + heads_key +
+                    " " + std::to_string(heads),
+                "the head size is " + hidden_key + " / " + heads_key + ": give a multiple of " +
+                    std::to_string(heads) + " (or head_dim)");
   }
   bool flag(const std::string& key, bool def) {
     auto n = r.find(key);
@@ -270,6 +288,7 @@ ModelSpec read_hf_config(const Node& node) {
     m.vocab = hf.need("vocab_size");
     m.attention.kind = AttentionKind::mha;
     m.attention.heads = hf.need("n_head");
+    hf.divides(m.hidden, m.attention.heads, "n_embd", "n_head");
     m.attention.kv_heads = m.attention.heads;
     m.attention.head_dim = m.hidden / m.attention.heads;
     m.mlp = {MlpKind::gelu, hf.opt("n_inner", 4 * m.hidden)};
@@ -297,6 +316,8 @@ ModelSpec read_hf_config(const Node& node) {
     } else {
       a.kv_heads = hf.opt("num_key_value_heads", a.heads);
       a.kind = a.kv_heads == a.heads ? AttentionKind::mha : AttentionKind::gqa;
+      if (!hf.r.has("head_dim"))
+        hf.divides(m.hidden, a.heads, "hidden_size", "num_attention_heads");
       a.head_dim = hf.opt("head_dim", m.hidden / a.heads);
     }
     m.mlp = {MlpKind::swiglu, hf.opt("intermediate_size", 0)};
