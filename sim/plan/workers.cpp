@@ -6,11 +6,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <initializer_list>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "sim/engine/check.hpp"
 #include "sim/engine/simulator.hpp"
+#include "sim/engine/user_error.hpp"
 
 #ifdef STEPSIM_HAVE_MPI
 #include <mpi.h>
@@ -24,6 +27,13 @@ long long now_us() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
+}
+
+// The first of the launcher variables set, as a number (-1: none set).
+[[maybe_unused]] long launcher_value(std::initializer_list<const char*> names) {
+  for (const char* v : names)
+    if (const char* text = std::getenv(v)) return std::strtol(text, nullptr, 10);
+  return -1;
 }
 
 #ifdef STEPSIM_HAVE_MPI
@@ -97,8 +107,30 @@ void Progress::draw(bool last) {
   std::fflush(stderr);
 }
 
-Workers::Workers(int threads) : threads_(std::max(1, threads)) {
+bool Workers::built_with_mpi() {
 #ifdef STEPSIM_HAVE_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+Workers::Workers(int threads) : threads_(std::max(1, threads)) {
+#ifndef STEPSIM_HAVE_MPI
+  // Started as several ranks by an MPI launcher (Open MPI's, or a PMI one such as MPICH's), this
+  // build cannot join them: every rank would run the whole job and print it. Rank 0 says so; the
+  // others end quietly, with the same status.
+  const long size = launcher_value({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"});
+  if (size > 1) {
+    if (launcher_value({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}) > 0) std::_Exit(2);
+    throw engine::UserError({"<command line>", 0, 0},
+                            "this stepsim was built without MPI, but an MPI launcher started it "
+                            "as " +
+                                std::to_string(size) + " ranks: each would run the whole job",
+                            "rebuild with cmake -DSTEPSIM_MPI=ON (tools/setup does when Open MPI "
+                            "is installed), or run it without the launcher");
+  }
+#else
   if (!launched_by_mpi()) return;
   int initialized = 0;
   MPI_Initialized(&initialized);

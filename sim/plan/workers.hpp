@@ -40,8 +40,10 @@ class Progress {
 class Workers {
  public:
   // `threads` per rank (>= 1). Joins the MPI job when the process was started by an MPI
-  // launcher and the build has MPI.
+  // launcher and the build has MPI; a build without MPI started as several ranks throws
+  // engine::UserError on rank 0 and ends the others (exit 2).
   explicit Workers(int threads);
+  static bool built_with_mpi();
   int rank() const { return rank_; }
   int ranks() const { return ranks_; }
   int threads() const { return threads_; }

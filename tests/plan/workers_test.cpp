@@ -1,8 +1,11 @@
 // Work over threads: results in item order whatever the thread count; a failure surfaces.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <stdexcept>
+#include <string>
 
+#include "sim/engine/user_error.hpp"
 #include "sim/plan/workers.hpp"
 
 using namespace stepsim;
@@ -40,4 +43,23 @@ TEST_CASE("a stopped run stops the map") {
   CHECK_THROWS_AS(w.map(
                       10, [](std::size_t, int) { return std::string(); }, true, "test"),
                   engine::Stopped);
+}
+
+TEST_CASE("A build without MPI started as several ranks says so instead of running on each") {
+  // The release build has MPI and joins the job (tests/cli run it under mpirun); the instrumented
+  // build, without MPI, checks the refusal.
+  if (stepsim::plan::Workers::built_with_mpi()) return;
+  ::setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
+  ::setenv("OMPI_COMM_WORLD_RANK", "0", 1);
+  std::string message;
+  try {
+    stepsim::plan::Workers w(1);
+  } catch (const stepsim::engine::UserError& e) {
+    message = e.message();
+  }
+  CHECK(message.find("built without MPI, but an MPI launcher started it as 2 ranks") !=
+        std::string::npos);
+  ::unsetenv("OMPI_COMM_WORLD_SIZE");
+  ::unsetenv("OMPI_COMM_WORLD_RANK");
+  CHECK_NOTHROW(stepsim::plan::Workers(1));
 }
