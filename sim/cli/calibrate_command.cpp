@@ -19,11 +19,12 @@ int calibrate_command(const Args& args) {
       "device file whose calibration tables are the measured ones, each row citing its CSV line.\n"
       "\nOptions");
   std::vector<std::string> words, sets;
-  std::string device, output;
+  std::string device, output, max_wall;
   add_common_options(opts, sets);
   opts.add_options()("device", po::value(&device)->value_name("DEVICE.yaml"),
                      "the device file to start from")(
       "output,o", po::value(&output)->value_name("OUT.yaml"), "the device file to write");
+  add_max_wall_option(opts, max_wall);
   const po::variables_map vm = parse_args(args, opts, words);
   if (print_help(vm, opts)) return 0;
   const std::string usage =
@@ -45,7 +46,10 @@ int calibrate_command(const Args& args) {
   outputs.check_inputs({words[1], device});
   // The kernel tables the device names are inputs too: the output must not replace one.
   config::load_device(device);
-  const config::CalibrationImport r = config::import_calibration(words[1], device, output);
+  const engine::RunControl control = run_control(vm, max_wall);
+  outputs.set_control(&control);
+  const config::CalibrationImport r =
+      config::import_calibration(words[1], device, output, &control);
   outputs.stage(output, r.yaml);
   outputs.finish(std::to_string(r.rows) + " measurements into " + std::to_string(r.tables) +
                  " tables, replacing " + std::to_string(r.dropped) + " of " + device + "; wrote " +

@@ -54,6 +54,11 @@ void install_interrupt_handler() {
   sa.sa_mask = handled_set();  // one handler at a time
   sa.sa_flags = SA_RESTART;    // a blocked write resumes; the flag is checked after it
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+  // Until a command sets its own (run_control), the loops that check the command's control see
+  // the signals.
+  engine::RunControl control;
+  control.interrupted = &interrupted();
+  engine::set_command_control(control);
   // Writing to a closed pipe is reported as a write error, not a silent death that would leave
   // staged temporary files behind.
   signal(SIGPIPE, SIG_IGN);

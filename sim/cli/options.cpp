@@ -139,12 +139,14 @@ void add_max_wall_option(po::options_description& opts, std::string& value) {
 engine::RunControl run_control(const po::variables_map& vm, const std::string& max_wall) {
   engine::RunControl control;
   control.interrupted = &interrupted();
-  if (!vm.count("max-wall")) return control;
-  const double seconds = number_option("max-wall", max_wall, 1e-3, 1e6);
-  control.budget_s = seconds;
-  control.deadline = std::chrono::steady_clock::now() +
-                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                         std::chrono::duration<double>(seconds));
+  if (vm.count("max-wall")) {
+    const double seconds = number_option("max-wall", max_wall, 1e-3, 1e6);
+    control.budget_s = seconds;
+    control.deadline = std::chrono::steady_clock::now() +
+                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                           std::chrono::duration<double>(seconds));
+  }
+  engine::set_command_control(control);  // for the loops that take no control (file loading)
   return control;
 }
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 #include <tuple>
+#include <utility>
 
 #include "sim/config/load.hpp"
 #include "sim/engine/input_files.hpp"
@@ -68,10 +69,19 @@ struct Csv {
   }
 };
 
-Csv read_csv(const std::string& file) {
+Csv read_csv(const std::string& file, const engine::RunControl* control) {
   if (const std::string why = unreadable_because(file); !why.empty())
     throw UserError({"<command line>", 0, 0}, "cannot read '" + file + "': " + why,
                     "give the CSV the calibration program wrote (docs/calibration.md)");
+  std::error_code size_ec;
+  if (const auto size = fs::file_size(file, size_ec);
+      !size_ec && size > static_cast<std::uintmax_t>(kMaxCalibrationCsvBytes))
+    throw UserError({file, 0, 0},
+                    "the CSV holds " + std::to_string(size) +
+                        " bytes, more than the 16 MiB an "
+                        "import reads",
+                    "split the measurements over several imports (each starts from the device "
+                    "the one before wrote)");
   std::ifstream in(file);
   engine::note_input(file);
   Csv csv;
@@ -79,6 +89,8 @@ Csv read_csv(const std::string& file) {
   std::vector<std::string> header;
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
+    if (control && n % 1024 == 0) control->check();
+    if (n == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a byte-order mark
     const std::string t = trim(line);
     if (t.empty()) continue;
     if (t[0] == '#') {
@@ -106,6 +118,10 @@ Csv read_csv(const std::string& file) {
                "the row has " + std::to_string(cells.size()) + " cells, the header " +
                    std::to_string(header.size()),
                "one cell per column; leave a cell empty for a column the row does not use");
+    if (static_cast<int>(csv.rows.size()) == kMaxCalibrationRows)
+      csv.fail(n, "more than " + std::to_string(kMaxCalibrationRows) + " measurements",
+               "split the measurements over several imports (each starts from the device the "
+               "one before wrote)");
     Row r;
     r.line = n;
     for (std::size_t i = 0; i < cells.size(); ++i)
@@ -124,6 +140,9 @@ Csv read_csv(const std::string& file) {
   return csv;
 }
 
+// A shape: a positive whole number.
+double whole(const Csv& csv, const Row& r, const std::string& col);
+
 double positive(const Csv& csv, const Row& r, const std::string& col) {
   const auto it = r.cells.find(col);
   if (it == r.cells.end())
@@ -134,6 +153,33 @@ double positive(const Csv& csv, const Row& r, const std::string& col) {
   if (end == it->second.c_str() || *end != '\0' || !(v > 0.0) || v > 1e18)
     csv.fail(r.line, "'" + col + "' must be a positive number, got '" + it->second + "'");
   return v;
+}
+
+double whole(const Csv& csv, const Row& r, const std::string& col) {
+  const double v = positive(csv, r, col);
+  if (v != std::floor(v))
+    csv.fail(r.line, "'" + col + "' must be a whole number, got '" + r.cells.at(col) + "'",
+             "a shape counts elements");
+  return v;
+}
+
+// The rate a row states, checked against its time where it gives both: `amount` (FLOP or bytes)
+// over time_us, in `unit` (1e12: TFLOP/s, 1e9: GB/s).
+double stated_rate(const Csv& csv, const Row& r, const std::string& rate_col, double amount,
+                   double unit) {
+  const bool has_rate = r.cells.count(rate_col) > 0, has_time = r.cells.count("time_us") > 0;
+  if (!has_rate) return amount / (positive(csv, r, "time_us") * 1e-6) / unit;
+  const double rate = positive(csv, r, rate_col);
+  if (has_time) {
+    const double from_time = amount / (positive(csv, r, "time_us") * 1e-6) / unit;
+    if (std::abs(from_time - rate) > 0.01 * rate)
+      csv.fail(r.line,
+               "time_us " + r.cells.at("time_us") + " gives " + format::general(from_time) + " " +
+                   (unit == 1e12 ? "TFLOP/s" : "GB/s") + ", the row states " + rate_col + " " +
+                   r.cells.at(rate_col),
+               "give the time or the rate, or make them agree (the time in microseconds)");
+  }
+  return rate;
 }
 
 // What a table holds: kind, precision ("" for memory), a GEMM table's pass ("any" unless it
@@ -157,15 +203,19 @@ TableKey table_key(const YAML::Node& table) {
 }  // namespace
 
 CalibrationImport import_calibration(const std::string& csv_file, const std::string& device_file,
-                                     const std::string& output_file) {
-  const Csv csv = read_csv(csv_file);
+                                     const std::string& output_file,
+                                     const engine::RunControl* control) {
+  const Csv csv = read_csv(csv_file, control);
   const spec::DeviceSpec device = load_device(device_file);  // a valid device to start from
 
   // Rows grouped by table key, in the CSV's order.
   std::map<TableKey, YAML::Node> tables;
   std::vector<TableKey> order;
   CalibrationImport out;
+  // Each measured shape's first line: one table holds one rate per shape.
+  std::map<std::string, int> measured;
   for (const Row& r : csv.rows) {
+    if (control && r.line % 1024 == 0) control->check();
     const auto k = r.cells.find("kind");
     if (k == r.cells.end()) csv.fail(r.line, "the row has no kind", "gemm, attention or memory");
     const std::string kind = k->second;
@@ -199,14 +249,11 @@ CalibrationImport import_calibration(const std::string& csv_file, const std::str
       if (std::find(words.begin(), words.end(), gemm_pass) == words.end())
         csv.fail(r.line, "a gemm row's pass is any, fprop, dgrad or wgrad, got '" + gemm_pass + "'",
                  "leave it empty for a forward GEMM that times every pass");
-      const double m = positive(csv, r, "m"), n = positive(csv, r, "n"), kk = positive(csv, r, "k");
-      const double g = r.cells.count("groups") ? positive(csv, r, "groups") : 1.0;
+      const double m = whole(csv, r, "m"), n = whole(csv, r, "n"), kk = whole(csv, r, "k");
+      const double g = r.cells.count("groups") ? whole(csv, r, "groups") : 1.0;
       row["m"] = num(m), row["n"] = num(n), row["k"] = num(kk);
       if (g != 1.0) row["groups"] = num(g);
-      const double tflops =
-          r.cells.count("tflops")
-              ? positive(csv, r, "tflops")
-              : 2.0 * g * m * n * kk / (positive(csv, r, "time_us") * 1e-6) / 1e12;
+      const double tflops = stated_rate(csv, r, "tflops", 2.0 * g * m * n * kk, 1e12);
       check_rate(tflops);
       row["rate"] = num(tflops) + "TFLOP/s";
     } else if (kind == "attention") {
@@ -218,15 +265,13 @@ CalibrationImport import_calibration(const std::string& csv_file, const std::str
         csv.fail(r.line, "an attention row needs causal: true or false");
       row["pass"] = pass->second;
       row["causal"] = causal->second;
-      row["head_dim"] = num(positive(csv, r, "head_dim"));
-      row["seq"] = num(positive(csv, r, "seq"));
+      row["head_dim"] = num(whole(csv, r, "head_dim"));
+      row["seq"] = num(whole(csv, r, "seq"));
       check_rate(positive(csv, r, "tflops"));
       row["rate"] = num(positive(csv, r, "tflops")) + "TFLOP/s";
     } else {
-      const double bytes = positive(csv, r, "bytes");
-      const double gbps = r.cells.count("gbps")
-                              ? positive(csv, r, "gbps")
-                              : bytes / (positive(csv, r, "time_us") * 1e-6) / 1e9;
+      const double bytes = whole(csv, r, "bytes");
+      const double gbps = stated_rate(csv, r, "gbps", bytes, 1e9);
       if (gbps * 1e9 > device.hbm_bandwidth)
         csv.fail(r.line,
                  "the measured " + format::general(gbps) +
@@ -250,6 +295,14 @@ CalibrationImport import_calibration(const std::string& csv_file, const std::str
       library = l == r.cells.end() || l->second.empty() ? "measured" : l->second;
     }
     const TableKey key{kind, precision, kind == "memory" ? pattern : gemm_pass, library};
+    std::string shape = kind + "|" + precision + "|" + std::get<2>(key) + "|" + library;
+    for (const char* col : {"m", "n", "k", "groups", "causal", "head_dim", "seq", "bytes"})
+      if (const YAML::Node cell = std::as_const(row)[col])
+        shape += std::string("|") + col + "=" + cell.as<std::string>();
+    if (kind == "attention") shape += "|" + std::as_const(row)["pass"].as<std::string>();
+    if (const auto [first, fresh] = measured.emplace(shape, r.line); !fresh)
+      csv.fail(r.line, "this shape was measured on line " + std::to_string(first->second) + " too",
+               "keep one row per shape (e.g. the median of repeated runs)");
     if (!tables.count(key)) {
       order.push_back(key);
       YAML::Node t;

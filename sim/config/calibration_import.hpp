@@ -17,9 +17,18 @@
 // preset chooses GEMMs by library), the others kept (file names made relative to the output's
 // folder). The result is loaded as a device before it is returned, so a bad
 // measurement is refused at its CSV line and no file is written.
+// Refused too, at their lines: a shape that is not a whole number (m = 4096.5); a shape measured
+// twice (both lines named: one table holds one rate per shape); a row giving both a time and a
+// rate that disagree by more than 1 %. A UTF-8 byte-order mark before the first line is skipped.
+// Limits, stated up front and checked while reading line by line: the CSV at most 16 MiB and
+// 10,000 measurements (tools/calibrate measures tens of shapes, a kernel listing's hundreds; at
+// the limit the import takes about a second and 150 MB, the generated file 0.7 MB); a signal or
+// the wall-clock budget (`control`) stops the import between lines.
 #pragma once
 
 #include <string>
+
+#include "sim/engine/simulator.hpp"
 
 namespace stepsim::config {
 
@@ -30,7 +39,11 @@ struct CalibrationImport {
   int dropped = 0;   // tables of the device file the measurements replace
 };
 
+inline constexpr long long kMaxCalibrationCsvBytes = 16LL << 20;
+inline constexpr int kMaxCalibrationRows = 10'000;
+
 CalibrationImport import_calibration(const std::string& csv_file, const std::string& device_file,
-                                     const std::string& output_file);
+                                     const std::string& output_file,
+                                     const engine::RunControl* control = nullptr);
 
 }  // namespace stepsim::config

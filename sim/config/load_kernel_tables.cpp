@@ -17,6 +17,7 @@
 #include <filesystem>
 
 #include "sim/config/load.hpp"
+#include "sim/engine/simulator.hpp"
 
 namespace stepsim::config {
 
@@ -73,7 +74,9 @@ void read_table(const Node& node, spec::DeviceSpec& d, const std::string& file) 
   const Node rows = r.get("rows");
   const auto items = rows.items();
   if (items.empty()) rows.fail("a table needs at least one row");
+  std::size_t read = 0;
   for (const Node& item : items) {
+    if (++read % 1024 == 0) engine::check_command();  // a long table: signals and --max-wall
     MapReader row(item);
     const int line = item.loc().line;
     // Imported rows name the line of the measurement they came from (calibration_import.hpp).

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "sim/engine/input_files.hpp"
+#include "sim/engine/simulator.hpp"
 
 namespace stepsim::config {
 
@@ -388,6 +389,7 @@ class LimitChecker final : public YAML::EventHandler {
     sizes_[a] = size;
   }
   void add(const YAML::Mark& m, double size) {
+    if (++events_ % 4096 == 0) engine::check_command();  // a long file: signals and --max-wall
     total_ += size;
     if (total_ > kMaxExpandedNodes && aliased_ > 0.0)
       fail(m, "the document expands to more than 1,000,000 values through aliases (*name)",
@@ -418,6 +420,7 @@ class LimitChecker final : public YAML::EventHandler {
 
   std::string file_;
   int documents_ = 0;
+  std::uint64_t events_ = 0;
   double total_ = 0.0;
   double aliased_ = 0.0;  // values that aliases repeat
   std::vector<Frame> stack_;

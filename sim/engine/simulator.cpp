@@ -40,6 +40,23 @@ void RunControl::check() const {
                                                 std::to_string(budget_s) + " s; no output written");
 }
 
+namespace {
+
+RunControl& command_control() {
+  static RunControl control;
+  return control;
+}
+
+}  // namespace
+
+void set_command_control(const RunControl& control) {
+  command_control() = control;
+}
+
+void check_command() {
+  command_control().check();
+}
+
 void require_finished(const RunStats& stats, const std::vector<std::string>& stuck) {
   if (stats.outcome == RunOutcome::event_budget)
     throw SimulationError("event budget exhausted after " + std::to_string(stats.events) +

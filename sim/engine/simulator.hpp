@@ -42,6 +42,13 @@ struct RunControl {
   void check() const;  // throws Stopped
 };
 
+// The whole command's control, for the long loops of layers that take none as an argument
+// (reading and checking files: a YAML document's events, a kernel table's rows): the command sets
+// it once (cli's run_control, or the interrupt flag alone at start-up) and those loops call
+// check_command() every few thousand steps. Before any is set the check does nothing.
+void set_command_control(const RunControl& control);
+void check_command();
+
 struct RunLimits {
   std::uint64_t max_events = UINT64_MAX;
   Time until = Time::max();             // events after this time stay pending
