@@ -223,3 +223,68 @@ TEST_CASE(
   CHECK(o.err.find("aliases") == std::string::npos);
   fs::remove_all(dir);
 }
+
+// Every command's every output option, as the fixture's commands write them ({} the output).
+struct OutputCase {
+  const char* command;  // with {} where the output goes
+  const char* fails;    // appended: makes the command fail after its outputs are declared
+  bool scenario;        // reads a scenario (s.yaml, m.yaml, w.yaml) besides the cluster's files
+};
+
+const OutputCase kOutputCases[] = {
+    {"run s.yaml --report {}", "--set model.layers=0", true},
+    {"run s.yaml --trace {}", "--set model.layers=0", true},
+    {"run s.yaml --svg {}", "--set model.layers=0", true},
+    {"run s.yaml --json -o {}", "--set model.layers=0", true},
+    {"compare s.yaml s.yaml --csv -o {}", "--set model.layers=0", true},
+    {"report s.yaml -o {}", "--set model.layers=0", true},
+    {"roofline s.yaml -o {}", "--set model.layers=0", true},
+    {"kernels s.yaml --csv -o {}", "--set model.layers=0", true},
+    {"plan s.yaml --gpus 64 -o {}", "--set model.layers=0", true},
+    {"plan s.yaml --gpus 64 --winner {}", "--set model.layers=0", true},
+    {"sweep s.yaml --vary training.global_batch=4096 -o {}", "--set model.layers=0", true},
+    {"stress s.yaml --fault nic_down --trials 1 -o {}", "--set model.layers=0", true},
+    {"stress s.yaml --fault nic_down --trials 1 --html {}", "--set model.layers=0", true},
+    {"topo c.yaml --json -o {}", "--set nodes=0", false},
+    {"collective c.yaml --group node:0 --sizes 1MiB -o {}", "--set nodes=0", false},
+    {"calibrate import sweep.csv --device d.yaml -o {}", "--device m.yaml", false},
+};
+
+TEST_CASE("No command writes over a file it reads, however it reached it (every output option)") {
+#ifdef STEPSIM_TEST_SANITIZED
+  // The same code paths on the deepest inputs: the device a cluster names and its tables.
+  const std::vector<std::string> cluster_inputs = {"d.yaml", "kernels/deepgemm-h800-fp8.yaml"};
+  const std::vector<std::string> scenario_inputs = {"m.yaml"};
+#else
+  const std::vector<std::string> cluster_inputs = {
+      "c.yaml", "d.yaml", "kernels/deepgemm-h800-fp8.yaml", "kernels/fa3-h100-bf16.yaml"};
+  const std::vector<std::string> scenario_inputs = {"s.yaml", "m.yaml", "w.yaml", "s-link.yaml"};
+#endif
+  int cases = 0;
+  for (const OutputCase& c : kOutputCases) {
+    std::vector<std::string> inputs = cluster_inputs;
+    if (c.scenario) inputs.insert(inputs.end(), scenario_inputs.begin(), scenario_inputs.end());
+    if (std::string(c.command).rfind("calibrate", 0) == 0) {  // reads no cluster
+      inputs.erase(std::remove(inputs.begin(), inputs.end(), "c.yaml"), inputs.end());
+      inputs.push_back("sweep.csv");
+    }
+    if (std::string(c.command).rfind("topo", 0) == 0 ||
+        std::string(c.command).rfind("collective", 0) == 0)
+      inputs.erase(std::remove(inputs.begin(), inputs.end(), "kernels/fa3-h100-bf16.yaml"),
+                   inputs.end());
+    for (const std::string& in : inputs) {
+      check_case("output cases", 2, "it is an input of this command",
+                 replace_all(c.command, "{}", in), {});
+      ++cases;
+    }
+  }
+  CHECK(cases >= 16 * 2);
+}
+
+TEST_CASE("A command that fails leaves its outputs as they were: the old file, and no new one") {
+  for (const OutputCase& c : kOutputCases) {
+    for (const char* out : {"old.json", "new.out"})
+      check_case("failing output cases", 2, "", replace_all(c.command, "{}", out) + " " + c.fails,
+                 {});
+  }
+}

@@ -301,3 +301,22 @@ TEST_CASE("sweep: a point whose simulation would exceed --max-memory is refused 
   CHECK(lines.find("153600,,,") != std::string::npos);
   CHECK(lines.find("--max-memory allows a simulation") != std::string::npos);
 }
+
+#ifdef STEPSIM_TEST_MPI
+TEST_CASE("Under mpirun a sweep with no result leaves its output file as it was") {
+  namespace fs = std::filesystem;
+  const fs::path out = fs::temp_directory_path() / "stepsim_mpi_failed_sweep.csv";
+  { std::ofstream(out) << "earlier\n"; }
+  const auto r =
+      stepsim::test::run_stepsim_under(stepsim::test::kMpirun2,
+                                       "sweep scenarios/deepseek-v3-dualpipe.yaml --vary "
+                                       "training.global_batch=1001,1003 --csv -o '" +
+                                           out.string() + "'");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("every point of the sweep failed") != std::string::npos);
+  std::ifstream in(out);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text == "earlier\n");
+  fs::remove(out);
+}
+#endif
