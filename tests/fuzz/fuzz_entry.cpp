@@ -13,6 +13,7 @@
 #include <streambuf>
 
 #include "sim/cli/entry.hpp"
+#include "sim/config/calibration_import.hpp"
 #include "sim/config/load.hpp"
 #include "sim/report/spec_summary.hpp"
 
@@ -52,6 +53,21 @@ int load_everything(const std::string& text) {
     config::read_device(config::Document::parse(text, "device.yaml", {}, "", nullptr).root());
   });
   return ok;
+}
+
+int import_calibration_csv(const std::string& text) {
+  // The CSV is read from a file, as the command reads it: one per process, rewritten each time.
+  static const std::string file = (std::filesystem::temp_directory_path() /
+                                   ("stepsim-fuzz-" + std::to_string(::getpid()) + ".csv"))
+                                      .string();
+  {
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    out << text;
+  }
+  return accepts([&] {
+    config::import_calibration(file, STEPSIM_SOURCE_DIR "/topologies/h800.yaml",
+                               STEPSIM_SOURCE_DIR "/topologies/fuzz-output.yaml");
+  });
 }
 
 namespace {

@@ -15,6 +15,10 @@ int load_everything(const std::string& text);
 // Returns 1 when the scenario is valid.
 int check_scenario(const std::string& text);
 
+// `stepsim calibrate import` of the text as a calibration CSV onto the shipped H800 device (the
+// output staged in memory, not written). Returns 1 when the import succeeds.
+int import_calibration_csv(const std::string& text);
+
 // A whole command line: `text` split at line breaks into arguments after "stepsim" (e.g.
 // "run\nscenarios/deepseek-v3-dualpipe.yaml\n--json"), run in a scratch directory holding copies of
 // the shipped scenarios, models and topologies. Run and compare get --max-wall 5, a run with a

@@ -59,3 +59,23 @@ TEST_CASE(
   }
   CHECK(replayed >= 9);
 }
+
+TEST_CASE("Calibration CSV seeds and the hostile CSVs end in an import or a user error") {
+  namespace fs = std::filesystem;
+  int replayed = 0, imported = 0;
+  for (const char* dir : {"tests/fuzz/calibration-seeds", "tests/cli/hostile"}) {
+    for (const auto& e : fs::directory_iterator(stepsim::test::source_path(dir))) {
+      if (e.path().extension() != ".csv") continue;
+      std::ifstream in(e.path(), std::ios::binary);
+      std::stringstream s;
+      s << in.rdbuf();
+      CAPTURE(e.path().string());
+      int ok = 0;
+      CHECK_NOTHROW(ok = stepsim::fuzz::import_calibration_csv(s.str()));
+      imported += ok;
+      ++replayed;
+    }
+  }
+  CHECK(replayed >= 5);
+  CHECK(imported >= 2);  // the seed and the one with a byte-order mark
+}
