@@ -1,13 +1,43 @@
 #include "sim/engine/user_error.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace stepsim::engine {
 
 namespace {
 
+// A word (a run without spaces: a value, a key, a path) longer than this is elided in the middle.
+constexpr std::size_t kLongWord = 200, kKeepHead = 100, kKeepTail = 40;
+
+// Where a cut may fall: not inside a UTF-8 sequence.
+std::size_t char_start(const std::string& s, std::size_t i) {
+  while (i > 0 && (static_cast<unsigned char>(s[i]) & 0xc0) == 0x80) --i;
+  return i;
+}
+
+std::string elide_long_words(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t end = std::min(text.find(' ', i), text.size());
+    const std::string word = text.substr(i, end - i);
+    if (word.size() > kLongWord) {
+      const std::size_t head = char_start(word, kKeepHead);
+      const std::size_t tail = char_start(word, word.size() - kKeepTail);
+      out += word.substr(0, head) + "...(" + std::to_string(word.size()) + " bytes)..." +
+             word.substr(tail);
+    } else {
+      out += word;
+    }
+    if (end < text.size()) out += ' ';
+    i = end + 1;
+  }
+  return out;
+}
+
 // Control characters from a user's value (a NUL, a line break inside a quoted word) are shown
-// as escapes, so that a message is always one line plus its hint.
+// as escapes, so that a message is always one line plus its hint; a long word (a 100 KB key or
+// value) is shown by its start, its end and its length, so that a message stays short.
 std::string printable(const std::string& text) {
   std::string out;
   out.reserve(text.size());
@@ -20,7 +50,7 @@ std::string printable(const std::string& text) {
     std::snprintf(buf, sizeof buf, "\\x%02x", c);
     out += buf;
   }
-  return out;
+  return elide_long_words(out);
 }
 
 }  // namespace

@@ -16,3 +16,23 @@ TEST_CASE("SourceLoc omits unknown parts") {
   CHECK(SourceLoc{"a.yaml", 4, 0}.to_string() == "a.yaml:4");
   CHECK(SourceLoc{"", 0, 0}.to_string() == "<input>");
 }
+
+TEST_CASE("A long word in a message (a 100 KB key) is shown by its start, end and length") {
+  const std::string key = "k" + std::string(100000, 'x') + "end";
+  const UserError e({"--vary " + key + "=1", 0, 0}, "unknown key '" + key + "' in 'training'",
+                    "known keys here: seq_len, global_batch");
+  CHECK(e.render().size() < 1000);
+  CHECK(e.message().rfind("unknown key 'kxxx", 0) == 0);
+  CHECK(e.message().find("...(100006 bytes)...") != std::string::npos);
+  CHECK(e.message().find("xxend' in 'training'") != std::string::npos);
+  CHECK(e.hint() == "known keys here: seq_len, global_batch");
+  // A cut never splits a UTF-8 character: 300 two-byte characters stay well formed.
+  std::string accents;
+  for (int i = 0; i < 300; ++i) accents += "\xc3\xa9";
+  const UserError u({"a.yaml", 1, 1}, accents);
+  const std::string m = u.message();
+  const auto dots = m.find("...(");
+  REQUIRE(dots != std::string::npos);
+  CHECK(dots % 2 == 0);
+  CHECK((static_cast<unsigned char>(m[m.find(")...") + 4]) & 0xc0) != 0x80);
+}
