@@ -12,15 +12,6 @@
 
 namespace stepsim::test {
 
-namespace {
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-}  // namespace
-
 bool shipped_scenario_runs_here(const std::string& name) {
 #ifdef STEPSIM_TEST_SANITIZED
   for (const char* light : {"deepseek-v3-1f1b", "deepseek-v3-dualpipe", "deepseek-v3-dualpipev",
@@ -64,6 +55,13 @@ RunResult run_stepsim_under(const std::string& launcher, const std::string& args
   std::remove(out_tmpl);
   std::remove(err_tmpl);
   return r;
+}
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
 }
 
 }  // namespace stepsim::test

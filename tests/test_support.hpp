@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,9 @@ struct Rng {
 std::vector<std::string> shipped_scenarios();
 // Whether a test loop over named scenarios runs `name` (a stem, e.g. "gpt3-175b-a100") here.
 bool shipped_scenario_runs_here(const std::string& name);
+
+// A file's bytes ("" when it cannot be read).
+std::string slurp(const std::filesystem::path& p);
 
 // Runs `stepsim ARGS` (a shell-quoted argument string) in the source directory.
 RunResult run_stepsim(const std::string& args);

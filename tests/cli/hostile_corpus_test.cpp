@@ -17,17 +17,12 @@
 
 #include "tests/test_support.hpp"
 
+using stepsim::test::slurp;
+
 namespace fs = std::filesystem;
 using stepsim::test::source_path;
 
 namespace {
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 void spit(const fs::path& p, const std::string& text) {
   std::ofstream out(p, std::ios::binary);

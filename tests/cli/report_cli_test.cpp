@@ -15,16 +15,11 @@
 #include "tests/png_reader.hpp"
 #include "tests/test_support.hpp"
 
+using stepsim::test::slurp;
+
 using stepsim::test::run_stepsim;
 
 namespace {
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // The build tree, where the stepsim binary is.
 std::filesystem::path build_dir() {

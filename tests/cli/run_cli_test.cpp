@@ -8,16 +8,9 @@
 #include "tests/json_dom.hpp"
 #include "tests/test_support.hpp"
 
-using stepsim::test::run_stepsim;
+using stepsim::test::slurp;
 
-namespace {
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-}  // namespace
+using stepsim::test::run_stepsim;
 
 TEST_CASE("run --json: the documented keys; the trace and report files are written whole") {
   namespace fs = std::filesystem;

@@ -24,7 +24,7 @@ ClusterSpec two_nodes() {
   return c;
 }
 
-struct Done final : FlowListener {
+struct Finished final : FlowListener {
   std::map<std::uint64_t, Time> at;
   void on_flow_done(engine::Simulator& sim, std::uint64_t tag) override { at[tag] = sim.now(); }
 };
@@ -35,7 +35,7 @@ TEST_CASE("Analytic: latency + bytes / bottleneck, independent of other transfer
   const Topology t(two_nodes());
   engine::Simulator sim;
   FlowNetwork net(sim, t, Fidelity::analytic);
-  Done d;
+  Finished d;
   net.start(0, 1, 1e9, &d, 1);  // NVLink: 2 us + 10 ms
   net.start(2, 1, 1e9, &d, 2);  // shares GPU 1's port but analytic ignores that
   net.start(0, 4, 1e9, &d, 3);  // NIC: 4 us + 40 ms
@@ -49,7 +49,7 @@ TEST_CASE("Flow: two flows into one port get half each") {
   const Topology t(two_nodes());
   engine::Simulator sim;
   FlowNetwork net(sim, t, Fidelity::flow);
-  Done d;
+  Finished d;
   net.start(0, 1, 1e9, &d, 1);
   net.start(2, 1, 1e9, &d, 2);
   sim.run();
@@ -68,7 +68,7 @@ TEST_CASE("Flow: a flow limited elsewhere leaves its share to the others") {
   const Topology t(c);
   engine::Simulator sim;
   FlowNetwork net(sim, t, Fidelity::flow);
-  Done d;
+  Finished d;
   net.start(0, 1, 0.75e9, &d, 1);  // gets 75 GB/s of GPU 1's 100
   net.start(2, 1, 0.25e9, &d, 2);  // capped at 25 GB/s by its own port
   sim.run();
@@ -80,7 +80,7 @@ TEST_CASE("Flow: rates are recomputed when a flow leaves; bytes are conserved") 
   const Topology t(two_nodes());
   engine::Simulator sim;
   FlowNetwork net(sim, t, Fidelity::flow);
-  Done d;
+  Finished d;
   net.start(0, 1, 0.5e9, &d, 1);  // shares 100 GB/s with flow 2 until it ends at 10 ms
   net.start(2, 1, 1.5e9, &d, 2);  // then runs alone: 0.5 GB in 10 ms, 1.0 GB more at 100 GB/s
   sim.run();
@@ -98,7 +98,7 @@ TEST_CASE("Flow: no link is ever above capacity under a random load") {
   const Topology t(two_nodes());
   engine::Simulator sim;
   FlowNetwork net(sim, t, Fidelity::flow);
-  Done d;
+  Finished d;
   std::uint64_t tag = 0;
   for (int s = 0; s < 8; ++s)
     for (int r = 0; r < 8; ++r)
@@ -127,7 +127,7 @@ TEST_CASE(
   const Topology t(two_nodes());
   engine::Simulator sim;
   FlowNetwork net(sim, t, Fidelity::flow);
-  Done d;
+  Finished d;
   net.start(0, 1, 2.0e9, &d,
             1);  // shares GPU 0's port with flow 3 and GPU 1's with flow 2: 50 GB/s
   net.start(2, 1, 0.5e9, &d, 2);  // 50 GB/s, ends at 10 ms; flow 1 stays at 50 (GPU 0's port)
@@ -147,7 +147,7 @@ TEST_CASE("Flow: rates are max-min fair after every event under a random load") 
   const Topology t(c);
   engine::Simulator sim;
   FlowNetwork net(sim, t, Fidelity::flow);
-  Done d;
+  Finished d;
   std::map<std::uint64_t, std::vector<int>> routes;
   std::uint64_t tag = 0, state = 12345;
   auto next = [&] {

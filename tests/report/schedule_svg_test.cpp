@@ -23,7 +23,7 @@ spec::ScenarioSpec equal_stages(Schedule schedule, int pp, int m) {
   return spec;
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
+std::size_t occurrences(const std::string& text, const std::string& what) {
   std::size_t n = 0;
   for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
   return n;
@@ -39,11 +39,11 @@ TEST_CASE(
   CHECK(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
   CHECK(svg.size() >= 7);
   CHECK(svg.substr(svg.size() - 7) == "</svg>\n");
-  CHECK(count(svg, "<rect class=\"F\" x=") == 4 * 8);
-  CHECK(count(svg, "<rect class=\"B\" x=") == 4 * 8);
-  CHECK(count(svg, "<rect class=\"FB\" x=") == 0);
-  CHECK(count(svg, "<rect class=\"O\" x=") == 4);
-  CHECK(count(svg, "<rect class=\"C\" x=") == 0);  // free network: no communication in flight
+  CHECK(occurrences(svg, "<rect class=\"F\" x=") == 4 * 8);
+  CHECK(occurrences(svg, "<rect class=\"B\" x=") == 4 * 8);
+  CHECK(occurrences(svg, "<rect class=\"FB\" x=") == 0);
+  CHECK(occurrences(svg, "<rect class=\"O\" x=") == 4);
+  CHECK(occurrences(svg, "<rect class=\"C\" x=") == 0);  // free network: no communication in flight
   CHECK(svg.find("equal &lt;stages&gt; &amp; free network") != std::string::npos);
   CHECK(svg == report::schedule_svg(run::simulate_step(spec), spec));  // deterministic
 }
@@ -52,10 +52,13 @@ TEST_CASE(
     "DualPipe: overlapped forward/backward pairs; ZB1P: weight-gradient boxes; a real network: "
     "communication") {
   const auto dual = equal_stages(workload::schedule_named("dualpipe"), 4, 8);
-  CHECK(count(report::schedule_svg(run::simulate_step(dual), dual), "<rect class=\"FB\" x=") > 0);
+  CHECK(occurrences(report::schedule_svg(run::simulate_step(dual), dual), "<rect class=\"FB\" x=") >
+        0);
   const auto zb = equal_stages(workload::schedule_named("zb1p"), 4, 8);
-  CHECK(count(report::schedule_svg(run::simulate_step(zb), zb), "<rect class=\"W\" x=") == 4 * 8);
+  CHECK(occurrences(report::schedule_svg(run::simulate_step(zb), zb), "<rect class=\"W\" x=") ==
+        4 * 8);
   auto flow = equal_stages(workload::schedule_named("1f1b"), 4, 8);
   flow.fidelity = spec::NetworkFidelity::flow;
-  CHECK(count(report::schedule_svg(run::simulate_step(flow), flow), "<rect class=\"C\" x=") > 0);
+  CHECK(occurrences(report::schedule_svg(run::simulate_step(flow), flow), "<rect class=\"C\" x=") >
+        0);
 }
