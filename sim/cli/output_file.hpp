@@ -33,6 +33,9 @@ class OutputSet {
   void add(const std::string& option, const std::string& path);
   // Throws engine::UserError when an output is one of `inputs` (files this command reads).
   void check_inputs(const std::vector<std::string>& inputs) const;
+  // Throws engine::UserError when an output is a file the command has read so far (called by
+  // `add` and `finish`, and by a command once it has loaded everything, before its long work).
+  void check_read() const;
   // A wall-clock budget (--max-wall) that the output phase honours too: checked between chunks and
   // before the commit (engine::Stopped, exit 3).
   void set_control(const engine::RunControl* control) { control_ = control; }
@@ -55,8 +58,6 @@ class OutputSet {
     int slot = -1;       // in the interrupt handler's table of temporary files
   };
   Output& find(const std::string& path);
-  // Throws engine::UserError when an output is a file the command has read.
-  void check_read() const;
   void discard();
   std::vector<Output> outputs_;
   const engine::RunControl* control_ = nullptr;

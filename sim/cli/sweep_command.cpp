@@ -148,6 +148,7 @@ int sweep_command(const Args& args) {
       }
     }
 
+  outputs.check_read();  // a --vary value that names a file is an input too
   const std::size_t n = static_cast<std::size_t>(points);
   // Per simulation, whatever -j (so that the rows do not depend on it): with -j N up to N run at
   // once.
