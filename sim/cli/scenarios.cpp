@@ -11,12 +11,7 @@ spec::ClusterSpec load_cluster_checked(const std::string& file,
                                        const std::vector<config::Override>& overrides,
                                        const OutputSet& outputs) {
   spec::ClusterSpec c = config::load_cluster(file, overrides);
-  std::vector<std::string> read{file};
-  if (!c.device_file.empty()) read.push_back(c.device_file);
-  if (!c.placement_file.empty()) read.push_back(c.placement_file);
-  for (const auto& t : c.device.tables.sources)
-    if (!t.file.empty()) read.push_back(t.file);
-  outputs.check_inputs(read);
+  outputs.check_read();  // every file the cluster named was registered as it was read
   return c;
 }
 

@@ -34,16 +34,12 @@ bool fits(const run::StepSimulation& s) {
   return s.memory.peak_bytes <= s.roofline.memory.capacity;
 }
 
-double tokens_per_s_per_gpu(const run::StepSimulation& s) {
-  return s.roofline.tokens_per_step / s.metrics.step_s / s.roofline.world_size;
-}
-
 // The run with the most tokens per second among those that fit in memory; -1 when none fits.
 int best_fitting(const std::vector<const run::StepSimulation*>& runs) {
   int best = -1;
   for (std::size_t i = 0; i < runs.size(); ++i)
-    if (fits(*runs[i]) &&
-        (best < 0 || tokens_per_s_per_gpu(*runs[i]) > tokens_per_s_per_gpu(*runs[best])))
+    if (fits(*runs[i]) && (best < 0 || runs[i]->figures.tokens_per_s_per_gpu >
+                                           runs[best]->figures.tokens_per_s_per_gpu))
       best = static_cast<int>(i);
   return best;
 }
@@ -266,7 +262,8 @@ std::string step_comparison_text(const std::vector<const run::StepSimulation*>& 
   add("roofline bound", [](const run::StepSimulation& s) { return seconds(s.roofline.bound_s); });
   add("sim / bound",
       [](const run::StepSimulation& s) { return fixed(s.metrics.step_s / s.roofline.bound_s, 2); });
-  add("tokens/s", [](const run::StepSimulation& s) { return fixed(tokens_per_s_per_gpu(s), 0); });
+  add("tokens/s",
+      [](const run::StepSimulation& s) { return fixed(s.figures.tokens_per_s_per_gpu, 0); });
   add("peak memory (GB)", [](const run::StepSimulation& s) {
     return fixed(s.memory.peak_bytes / format::kGB, 1) + (fits(s) ? "" : " (too big)");
   });
@@ -311,7 +308,7 @@ std::string step_comparison_csv(const std::vector<const run::StepSimulation*>& r
     t.row().text(labels[i]).number(s.metrics.step_s);
     breakdown_csv(t, s.metrics.mean);
     t.number(s.roofline.bound_s).text(analysis::to_string(s.roofline.limited_by));
-    t.number(s.metrics.step_s / s.roofline.bound_s).number(tokens_per_s_per_gpu(s));
+    t.number(s.metrics.step_s / s.roofline.bound_s).number(s.figures.tokens_per_s_per_gpu);
     t.number(s.figures.mfu).number(s.memory.peak_bytes / format::kGB);
     t.number(s.roofline.memory.capacity / format::kGB).boolean(fits(s));
     t.boolean(static_cast<int>(i) == best);
