@@ -8,6 +8,16 @@
 
 namespace stepsim::test {
 
+// Whether this is the sanitizer build (STEPSIM_TEST_SANITIZED), where a simulation costs about
+// ten times what it does in the release build. Tests that repeat a simulation many times to
+// sample a property repeat it fewer times there: the same code paths, fewer draws. The release
+// build runs every draw.
+#ifdef STEPSIM_TEST_SANITIZED
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
+
 inline std::string source_path(const std::string& rel) {
   return std::string(STEPSIM_SOURCE_DIR) + "/" + rel;
 }

@@ -72,7 +72,8 @@ TEST_CASE("ECMP hashing: flows collide on the rack uplinks that destination rout
   const double h = collective_seconds(hashed, CollectiveOp::all_to_all, S, "world");
   CHECK(d == doctest::Approx(120.0 / 128 * S / 47e9).epsilon(0.02).scale(0));
   CHECK(h > 1.05 * d);
-  CHECK(collective_seconds(hashed, CollectiveOp::all_to_all, S, "world") == h);  // deterministic
+  if (!test::kSanitized)  // deterministic (a third run; the release build checks it)
+    CHECK(collective_seconds(hashed, CollectiveOp::all_to_all, S, "world") == h);
   // The hash picks among the same spines: hop counts and latencies do not change.
   CHECK(hashed.route(0, 8 * 5 + 3).links.size() == dest.route(0, 8 * 5 + 3).links.size());
 }

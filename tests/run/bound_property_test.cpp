@@ -52,13 +52,14 @@ TEST_CASE("Every shipped scenario: the roofline counts the simulation's work, be
   CHECK(scenarios >= 5);
 }
 
-TEST_CASE("The roofline bound is at most the simulated step on 200 random layouts") {
+TEST_CASE("The roofline bound is at most the simulated step on random layouts") {
+  const int layouts = test::kSanitized ? 100 : 200;
   std::mt19937_64 rng(7);
   auto pick = [&](std::initializer_list<int> v) {
     return *(v.begin() + std::uniform_int_distribution<std::size_t>(0, v.size() - 1)(rng));
   };
   int simulated = 0, tries = 0, with_cp = 0;
-  while (simulated < 200 && tries < 5000) {
+  while (simulated < layouts && tries < 5000) {
     ++tries;
     const int nodes = pick({1, 2, 4, 8});
     spec::ScenarioSpec s = test::small_scenario(nodes, 8);
@@ -113,6 +114,6 @@ TEST_CASE("The roofline bound is at most the simulated step on 200 random layout
   }
   MESSAGE(simulated << " layouts simulated of " << tries << " drawn, " << with_cp
                     << " with context parallelism");
-  CHECK(with_cp >= 30);
-  CHECK(simulated == 200);
+  CHECK(with_cp >= layouts * 3 / 20);
+  CHECK(simulated == layouts);
 }
