@@ -13,6 +13,7 @@
 
 #include "sim/config/load.hpp"
 #include "sim/engine/input_files.hpp"
+#include "sim/engine/user_error.hpp"
 #include "sim/format/text_table.hpp"
 
 namespace stepsim::config {
@@ -91,6 +92,10 @@ Csv read_csv(const std::string& file, const engine::RunControl* control) {
   for (int n = 1; std::getline(in, line); ++n) {
     if (control && n % 1024 == 0) control->check();
     if (n == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a byte-order mark
+    engine::refuse_control_bytes(file, line,
+                                 "the CSV is text: remove the byte (is this the file the "
+                                 "calibration program wrote?)",
+                                 n);
     const std::string t = trim(line);
     if (t.empty()) continue;
     if (t[0] == '#') {

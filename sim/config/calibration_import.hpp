@@ -19,7 +19,9 @@
 // measurement is refused at its CSV line and no file is written.
 // Refused too, at their lines: a shape that is not a whole number (m = 4096.5); a shape measured
 // twice (both lines named: one table holds one rate per shape); a row giving both a time and a
-// rate that disagree by more than 1 %. A UTF-8 byte-order mark before the first line is skipped.
+// rate that disagree by more than 1 %; a control byte (engine::refuse_control_bytes). A UTF-8
+// byte-order mark before the first line is skipped. Every kept row is a distinct shape, so the
+// import's memory is O(distinct shapes).
 // Limits, stated up front and checked while reading line by line: the CSV at most 16 MiB and
 // 10,000 measurements (tools/calibrate measures tens of shapes, a kernel listing's hundreds; at
 // the limit the import takes about a second and 150 MB, the generated file 0.7 MB); a signal or

@@ -11,6 +11,7 @@
 
 #include "sim/engine/input_files.hpp"
 #include "sim/engine/simulator.hpp"
+#include "sim/engine/user_error.hpp"
 
 namespace stepsim::config {
 
@@ -465,6 +466,9 @@ Document Document::parse(const std::string& text, const std::string& file,
   if (text.size() > kMaxFileBytes)
     throw UserError({file, 0, 0}, "file larger than 16 MiB",
                     "scenario, model and cluster files are small; is this the right file?");
+  engine::refuse_control_bytes(file, text,
+                               "scenario, model and cluster files are text: remove the byte (is "
+                               "this the right file?)");
   YAML::Node root;
   try {
     check_limits(file, text);

@@ -1,7 +1,9 @@
 // Reading YAML documents into spec structs, with every mistake reported at its file:line:column.
 //
 // `Document::load` parses one file (YAML syntax errors become engine::UserError with the parser's
-// position) and applies the command line's `--set key.path=value` overrides that fall inside it.
+// position; a raw control byte in the file, refused at its line and column before parsing:
+// engine::refuse_control_bytes) and applies the command line's `--set key.path=value` overrides
+// that fall inside it.
 // `Node` is a YAML node plus its dotted path ("training.precision.gemm") and where it came from;
 // its typed accessors (integer, quantity, choice, ...) reject wrong types, out-of-range numbers,
 // bare numbers where a unit is needed, and unknown enum words with a did-you-mean.

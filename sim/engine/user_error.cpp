@@ -39,6 +39,12 @@ std::string elide_long_words(const std::string& text) {
 // as escapes, so that a message is always one line plus its hint; a long word (a 100 KB key or
 // value) is shown by its start, its end and its length, so that a message stays short.
 std::string printable(const std::string& text) {
+  return elide_long_words(escape_control_bytes(text));
+}
+
+}  // namespace
+
+std::string escape_control_bytes(const std::string& text) {
   std::string out;
   out.reserve(text.size());
   for (unsigned char c : text) {
@@ -50,10 +56,28 @@ std::string printable(const std::string& text) {
     std::snprintf(buf, sizeof buf, "\\x%02x", c);
     out += buf;
   }
-  return elide_long_words(out);
+  return out;
 }
 
-}  // namespace
+void refuse_control_bytes(const std::string& file, std::string_view text, const std::string& hint,
+                          int line) {
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n') {
+      ++line;
+      line_start = i + 1;
+      continue;
+    }
+    if ((c >= 0x20 && c != 0x7f) || c == '\t' || c == '\r') continue;
+    char code[48];
+    std::snprintf(code, sizeof code, "control byte 0x%02x%s in the file", c,
+                  c == 0      ? " (NUL)"
+                  : c == 0x1b ? " (ESC)"
+                              : "");
+    throw UserError({file, line, static_cast<int>(i - line_start) + 1}, code, hint);
+  }
+}
 
 std::string SourceLoc::to_string() const {
   std::string s = file.empty() ? std::string("<input>") : file;

@@ -8,6 +8,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace stepsim::engine {
 
@@ -32,5 +33,18 @@ class UserError : public std::runtime_error {
   std::string message_;
   std::string hint_;
 };
+
+// `text` with every control byte (below 0x20, line breaks and tabs included, and DEL) written as
+// a \xNN escape: a user's value (a path, a key) made safe for one line of a message or a comment.
+std::string escape_control_bytes(const std::string& text);
+
+// Throws UserError at the first control byte of `text`: a C0 control other than tab, line feed
+// and carriage return, or DEL. `text` is a file's contents from its first line, or one line of it
+// (`line`). Configuration and measurement files are text: such a byte is a corrupted or binary
+// file or a pasted terminal sequence, refused where it sits (file:line:column, the byte named)
+// rather than carried into names, messages and outputs. A YAML escape in a quoted string ("\0")
+// is not a control byte of the file and is not refused here.
+void refuse_control_bytes(const std::string& file, std::string_view text, const std::string& hint,
+                          int line = 1);
 
 }  // namespace stepsim::engine

@@ -36,3 +36,25 @@ TEST_CASE("A long word in a message (a 100 KB key) is shown by its start, end an
   CHECK(dots % 2 == 0);
   CHECK((static_cast<unsigned char>(m[m.find(")...") + 4]) & 0xc0) != 0x80);
 }
+
+TEST_CASE("A control byte in a text input is refused where it sits, named by its code") {
+  using stepsim::engine::refuse_control_bytes;
+  CHECK_NOTHROW(refuse_control_bytes("f.yaml", "a: 1\r\n\tb: \"\\0\"\n", "h"));
+  try {
+    refuse_control_bytes("f.yaml", std::string("a: 1\nbc: d\0e\n", 13), "remove it");
+    FAIL("a NUL byte was accepted");
+  } catch (const UserError& e) {
+    CHECK(e.render() ==
+          "f.yaml:2:6: error: control byte 0x00 (NUL) in the file\n  hint: remove it");
+  }
+  try {
+    refuse_control_bytes("m.csv", "x,\x1b[31m,y", "h", 7);  // one line of a file: its number
+    FAIL("an escape sequence was accepted");
+  } catch (const UserError& e) {
+    CHECK(e.loc().line == 7);
+    CHECK(e.loc().column == 3);
+    CHECK(e.message() == "control byte 0x1b (ESC) in the file");
+  }
+  CHECK_THROWS_AS(refuse_control_bytes("f", "\x7f", "h"), UserError);         // DEL
+  CHECK_NOTHROW(refuse_control_bytes("f", "caf\xc3\xa9 \xe2\x80\x94", "h"));  // UTF-8 text
+}
