@@ -8,11 +8,13 @@
 #include <exception>
 #include <initializer_list>
 #include <mutex>
+#include <new>
 #include <string>
 #include <thread>
 
 #include "sim/engine/check.hpp"
 #include "sim/engine/simulator.hpp"
+#include "sim/engine/time.hpp"
 #include "sim/engine/user_error.hpp"
 
 #ifdef STEPSIM_HAVE_MPI
@@ -72,6 +74,40 @@ std::vector<std::string> unpack(const char* p, std::size_t bytes) {
     p += n;
   }
   return out;
+}
+
+// An item's failure as one rank sends it to the others: its kind, then what the exception holds.
+std::vector<std::string> describe(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const engine::UserError& e) {
+    return {"user",      e.loc().file, std::to_string(e.loc().line), std::to_string(e.loc().column),
+            e.message(), e.hint()};
+  } catch (const engine::Stopped& e) {
+    return {e.why() == engine::Stopped::Why::wall_limit ? "wall" : "signal", e.what()};
+  } catch (const engine::TimeOverflow& e) {
+    return {"overflow", e.what()};
+  } catch (const engine::SimulationError& e) {
+    return {"simulation", e.what()};
+  } catch (const std::bad_alloc&) {
+    return {"memory"};
+  } catch (const std::exception& e) {
+    return {"internal", e.what()};
+  }
+}
+
+// Throws the failure `describe` wrote, as the type it was: the same message and exit status as
+// on the rank that failed.
+[[noreturn]] void rethrow(const std::vector<std::string>& d) {
+  const std::string& kind = d.at(0);
+  if (kind == "user")
+    throw engine::UserError({d.at(1), std::stoi(d.at(2)), std::stoi(d.at(3))}, d.at(4), d.at(5));
+  if (kind == "wall") throw engine::Stopped(engine::Stopped::Why::wall_limit, d.at(1));
+  if (kind == "signal") throw engine::Stopped(engine::Stopped::Why::interrupted, d.at(1));
+  if (kind == "overflow") throw engine::TimeOverflow(d.at(1));
+  if (kind == "simulation") throw engine::SimulationError(d.at(1));
+  if (kind == "memory") throw std::bad_alloc();
+  throw engine::InternalError(d.at(1));
 }
 #endif
 
@@ -191,11 +227,20 @@ std::vector<std::string> Workers::map(std::size_t n,
     return local;
   }
 #ifdef STEPSIM_HAVE_MPI
-  int failed = error ? 1 : 0, any = 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (error) std::rethrow_exception(error);
-  if (any)
-    throw engine::SimulationError("another MPI rank failed (its message went to its own stderr)");
+  // The job fails with the failure of the lowest item that failed, on every rank (rank 0 tells
+  // the user): the error one thread, taking the items in order, would have stopped at.
+  unsigned long long failed = error ? mine[error_at] : n, first = n;
+  MPI_Allreduce(&failed, &first, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+  if (first < n) {
+    const int owner = static_cast<int>(first % static_cast<unsigned long long>(ranks_));
+    std::string packed = owner == rank_ ? pack(describe(error)) : std::string();
+    unsigned long long bytes = packed.size();
+    MPI_Bcast(&bytes, 1, MPI_UNSIGNED_LONG_LONG, owner, MPI_COMM_WORLD);
+    packed.resize(bytes);
+    MPI_Bcast(packed.data(), static_cast<int>(bytes), MPI_CHAR, owner, MPI_COMM_WORLD);
+    if (owner == rank_) std::rethrow_exception(error);
+    rethrow(unpack(packed.data(), packed.size()));
+  }
   const std::string packed = pack(local);
   const int bytes = static_cast<int>(packed.size());
   STEPSIM_CHECK(packed.size() < (1ULL << 31), "one rank's results exceed 2 GiB");

@@ -4,8 +4,11 @@
 // Item i of n goes to rank i mod R; each rank's threads take its items in order from a shared
 // counter. Results are strings (each item serialises its own), gathered in item order, so the
 // outcome does not depend on R, on the thread count or on timing: the same as one thread's.
-// A rank whose item threw makes every rank fail after the exchange (no rank waits forever).
-// Under MPI, only rank 0 writes: the other ranks' standard output and error are discarded.
+// Under MPI, only rank 0 writes: the other ranks' standard output and error are discarded. An item
+// that throws fails every rank after the exchange (no rank waits forever), with the failure of the
+// lowest item that failed, whichever rank ran it: its owner sends it to the others, each throws it
+// as the type it was (a UserError with its place and hint, a budget or signal stop, ...), so the
+// user sees from rank 0 the message and exit status a serial run gives.
 #pragma once
 
 #include <atomic>
