@@ -10,6 +10,7 @@
 #include "sim/cli/output_file.hpp"
 #include "sim/config/load.hpp"
 #include "sim/config/scenario_writer.hpp"
+#include "sim/engine/user_error.hpp"
 #include "sim/format/text_table.hpp"
 #include "sim/plan/plan_report.hpp"
 #include "sim/plan/planner.hpp"
@@ -232,10 +233,12 @@ int plan_command(const Args& args) {
         config::derived_scenario(
             from, winner_sets, base.model.name + " on " + base.cluster.name + ", " + layout,
             winner_file,
-            "The winner of stepsim plan " + (from_scenario ? files[0] : files[0] + " " + files[1]) +
+            "The winner of stepsim plan " +
+                engine::escape_control_bytes(from_scenario ? files[0] : files[0] + " " + files[1]) +
                 ": " + layout + ",\n" + format::fixed(best.sim.step_s, 3) + " s per step, " +
                 format::fixed(best.sim.tokens_per_s_per_gpu, 0) +
-                " tokens/s per GPU as simulated. Run it: stepsim run " + winner_file));
+                " tokens/s per GPU as simulated. Run it: stepsim run " +
+                engine::escape_control_bytes(winner_file)));
   }
   const std::string out =
       vm.count("json") ? plan::plan_json(result, base, timing)

@@ -3,6 +3,7 @@
 // the scenario's rules refuse keeps its error in its row.
 #include <boost/program_options.hpp>
 #include <iostream>
+#include <set>
 
 #include "sim/analysis/work_fold.hpp"
 #include "sim/cli/commands.hpp"
@@ -56,6 +57,11 @@ Vary parse_vary(const std::string& text) {
   if (depth != 0)
     throw engine::UserError(where, "unbalanced brackets in --vary " + v.key,
                             "write a list value as [a,b]");
+  std::set<std::string> seen;
+  for (const std::string& value : v.values)
+    if (!seen.insert(value).second)
+      throw engine::UserError(where, "--vary " + v.key + " lists " + value + " twice",
+                              "give each value once: a point is simulated once");
   return v;
 }
 

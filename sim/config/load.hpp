@@ -12,6 +12,16 @@
 
 namespace stepsim::config {
 
+enum class FileKind { device, cluster, model, scenario };
+// Guesses what a file holds from its keys (scenario: training/parallelism; cluster: nodes;
+// device: compute; otherwise a model).
+FileKind detect_kind(const std::string& file);
+// Throws engine::UserError at `node` when it holds another kind's keys (scenario: training or
+// parallelism; cluster: nodes or gpus_per_node; device: compute or sms; model: hidden or layers)
+// and none of `want`'s: a model file given where a scenario belongs is named as a model file,
+// rather than refused for its first key a scenario does not know. The readers below check it.
+void expect_kind(const Node& node, FileKind want);
+
 spec::DeviceSpec read_device(const Node& node);
 // A device's `kernel_tables:` list (files relative to the device file, or inline tables) into
 // d.tables; the device's compute rates must be read first.
@@ -36,10 +46,5 @@ spec::ScenarioSpec load_scenario(const std::string& file,
 // A scenario given as text; `file` names it and anchors the relative paths it contains.
 spec::ScenarioSpec parse_scenario(const std::string& text, const std::string& file,
                                   const std::vector<Override>& overrides = {});
-
-enum class FileKind { device, cluster, model, scenario };
-// Guesses what a file holds from its keys (scenario: training/parallelism; cluster: nodes;
-// device: compute; otherwise a model).
-FileKind detect_kind(const std::string& file);
 
 }  // namespace stepsim::config

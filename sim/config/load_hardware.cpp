@@ -40,6 +40,7 @@ spec::LinkSpec read_link(const Node& node, double* nvls = nullptr) {
 }  // namespace
 
 spec::DeviceSpec read_device(const Node& node) {
+  expect_kind(node, FileKind::device);
   MapReader r(node);
   spec::DeviceSpec d;
   d.name = r.get("name").text();
@@ -115,6 +116,7 @@ std::string device_file(const Node& dev, const std::string& dir) {
 
 spec::ClusterSpec read_cluster(const Node& node, const std::string& dir,
                                const std::vector<Override>& overrides, const std::string& prefix) {
+  expect_kind(node, FileKind::cluster);
   MapReader r(node);
   spec::ClusterSpec c;
   c.name = r.get("name").text();

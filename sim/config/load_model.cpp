@@ -137,6 +137,7 @@ void read_recompute_lists(const Node& node, ModelSpec& m) {
 }  // namespace
 
 ModelSpec read_model(const Node& node) {
+  expect_kind(node, FileKind::model);
   MapReader r(node);
   ModelSpec m;
   m.name = r.get("name").text();

@@ -272,6 +272,7 @@ ScenarioSpec read_scenario(const std::string& file, const std::vector<Override>&
   if (!text) s.where.files.push_back(file);
   const Document doc = text ? Document::parse(*text, file, overrides, "", &s.where.keys)
                             : Document::load(file, overrides, "", &s.where.keys);
+  expect_kind(doc.root(), FileKind::scenario);
   MapReader r(doc.root());
   s.name = r.get("name").text();
 
@@ -348,14 +349,51 @@ ScenarioSpec parse_scenario(const std::string& text, const std::string& file,
   return read_scenario(file, overrides, &text);
 }
 
+namespace {
+
+// Each kind's marker keys, and how a message names the kind and shows one.
+struct KindMarkers {
+  FileKind kind;
+  const char* keys[2];
+  const char* name;
+  const char* example;
+};
+constexpr KindMarkers kKinds[] = {
+    {FileKind::scenario,
+     {"training", "parallelism"},
+     "a scenario",
+     "scenarios/deepseek-v3-dualpipe.yaml"},
+    {FileKind::cluster, {"nodes", "gpus_per_node"}, "a cluster", "topologies/h800-256x8-mpft.yaml"},
+    {FileKind::device, {"compute", "sms"}, "a device", "topologies/h800.yaml"},
+    {FileKind::model, {"hidden", "layers"}, "a model", "models/deepseek-v3.yaml"},
+};
+
+bool marked(const YAML::Node& y, const KindMarkers& k) {
+  return y.IsMap() && (y[k.keys[0]] || y[k.keys[1]]);
+}
+
+}  // namespace
+
 FileKind detect_kind(const std::string& file) {
   const Document doc = Document::load(file, {}, "", nullptr);
   const YAML::Node& y = doc.root().yaml();
   if (!y.IsMap()) doc.root().fail("expected a mapping of key: value");
-  if (y["training"] || y["parallelism"]) return FileKind::scenario;
-  if (y["nodes"] || y["gpus_per_node"]) return FileKind::cluster;
-  if (y["compute"] || y["sms"]) return FileKind::device;
+  for (const KindMarkers& k : kKinds)
+    if (k.kind != FileKind::model && marked(y, k)) return k.kind;
   return FileKind::model;
+}
+
+void expect_kind(const Node& node, FileKind want) {
+  const YAML::Node& y = node.yaml();
+  const KindMarkers* wanted = &kKinds[0];
+  for (const KindMarkers& k : kKinds)
+    if (k.kind == want) wanted = &k;
+  if (marked(y, *wanted)) return;
+  for (const KindMarkers& k : kKinds)
+    if (k.kind != want && marked(y, k))
+      node.fail(std::string("this is ") + k.name + " file (it has '" +
+                    (y[k.keys[0]] ? k.keys[0] : k.keys[1]) + "'), not " + wanted->name,
+                std::string("give ") + wanted->name + " here, like " + wanted->example);
 }
 
 }  // namespace stepsim::config

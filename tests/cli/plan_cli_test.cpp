@@ -191,7 +191,8 @@ TEST_CASE("plan SCENARIO: the winner's command runs and gives the plan's step ti
 
 TEST_CASE("plan --winner: the winner as a scenario file that runs to the plan's step time") {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / "stepsim_plan_winner" / "sub";
+  // A folder whose name holds a line break: written as an escape in the file's header comment.
+  const fs::path dir = fs::temp_directory_path() / "stepsim_plan_winner" / "sub\nfolder";
   fs::remove_all(dir.parent_path());
   fs::create_directories(dir);
   // From a scenario (its software, precision and overrides kept) and from a model and a cluster,
@@ -212,6 +213,13 @@ TEST_CASE("plan --winner: the winner as a scenario file that runs to the plan's 
     std::stringstream text;
     text << in.rdbuf();
     CHECK(text.str().rfind("# The winner of stepsim plan ", 0) == 0);
+    CHECK(text.str().find("Run it: stepsim run " + dir.parent_path().string() +
+                          "/sub\\x0afolder/") != std::string::npos);
+    std::istringstream lines(text.str());
+    std::string header[3];
+    for (std::string& l : header) std::getline(lines, l);
+    CHECK(header[1].rfind("# ", 0) == 0);      // the header's two lines,
+    CHECK(header[2].rfind("name: ", 0) == 0);  // then the scenario
     const auto r = run_stepsim("run '" + file.string() + "' --json");
     REQUIRE_MESSAGE(r.status == 0, r.err);
     CHECK(parse_json(r.out).at("step_time_s").get<double>() ==
