@@ -61,20 +61,24 @@ constexpr std::array kCommands{
         .summary =
             "search parallel layouts (or: plan SCENARIO): bound all, simulate the best, say why "
             "the rest lose",
-        .handler = plan_command},
+        .handler = plan_command,
+        .ranks = true},
     Command{.name = "sweep",
             .synopsis = "sweep SCENARIO",
             .summary = "simulate a scenario over the product of --vary values, one row per point",
-            .handler = sweep_command},
+            .handler = sweep_command,
+            .ranks = true},
     Command{.name = "stress",
             .synopsis = "stress SCENARIO",
             .summary = "random faults, trial by trial: the step-time change's distribution and "
                        "the costliest components (--fault, --trials)",
-            .handler = stress_command},
+            .handler = stress_command,
+            .ranks = true},
     Command{.name = "report",
             .synopsis = "report SCENARIO...",
             .summary = "one self-contained HTML page comparing simulated steps (-o FILE)",
-            .handler = report_command},
+            .handler = report_command,
+            .ranks = true},
 };
 
 constexpr std::string_view kExamples =

@@ -10,6 +10,7 @@
 #include "sim/engine/simulator.hpp"
 #include "sim/engine/time.hpp"
 #include "sim/engine/user_error.hpp"
+#include "sim/plan/workers.hpp"
 
 namespace stepsim::cli {
 
@@ -22,8 +23,14 @@ int dispatch(const std::vector<std::string>& argv, std::ostream& err) {
   }
   const std::string& cmd = argv[1];
   const Args args(argv.begin() + 2, argv.end());
-  for (const Command& c : commands())
-    if (cmd == c.name) return c.handler(args);
+  for (const Command& c : commands()) {
+    if (cmd != c.name) continue;
+    if (!c.ranks)
+      plan::refuse_several_ranks("stepsim " + cmd + " runs as one process",
+                                 "run it without the launcher; plan, sweep, stress and report "
+                                 "spread over MPI ranks");
+    return c.handler(args);
+  }
   if (cmd == "--version" || cmd == "version") {
     write_stdout("stepsim " STEPSIM_VERSION "\n");
     return 0;

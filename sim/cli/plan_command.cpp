@@ -126,7 +126,7 @@ int plan_command(const Args& args) {
     config::Override o = config::parse_override(f, "--fix");
     const std::string key = join_key(o.path);
     for (const auto& [other, by] : given)
-      if (other == key || key.rfind(other + ".", 0) == 0 || other.rfind(key + ".", 0) == 0)
+      if (config::keys_overlap(other, key))
         throw engine::UserError(
             {"--fix " + f, 0, 0},
             "'" + key + "' is also set by " + by + "; one would override the other",

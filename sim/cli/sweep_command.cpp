@@ -110,18 +110,16 @@ int sweep_command(const Args& args) {
     vs.push_back(parse_vary(v));
     for (const Vary& other : std::vector<Vary>(vs.begin(), vs.end() - 1)) {
       const std::string& k = vs.back().key;
+      if (!config::keys_overlap(other.key, k)) continue;
       if (other.key == k)
         throw engine::UserError({"--vary " + v, 0, 0}, "'" + other.key + "' is varied twice",
                                 "give all its values in one --vary");
       // A key and one inside it (parallelism and parallelism.pp): one would overwrite the other.
-      const bool inside = k.rfind(other.key + ".", 0) == 0,
-                 outside = other.key.rfind(k + ".", 0) == 0;
-      if (inside || outside)
-        throw engine::UserError({"--vary " + v, 0, 0},
-                                "'" + (inside ? k : other.key) +
-                                    "' is varied twice: also through '" + (inside ? other.key : k) +
-                                    "'",
-                                "vary the key or its parent, not both");
+      const bool inside = k.size() > other.key.size();
+      throw engine::UserError({"--vary " + v, 0, 0},
+                              "'" + (inside ? k : other.key) + "' is varied twice: also through '" +
+                                  (inside ? other.key : k) + "'",
+                              "vary the key or its parent, not both");
     }
     points *= static_cast<double>(vs.back().values.size());
   }

@@ -438,6 +438,10 @@ void check_limits(const std::string& file, const std::string& text) {
 
 }  // namespace
 
+bool keys_overlap(const std::string& a, const std::string& b) {
+  return a == b || a.rfind(b + ".", 0) == 0 || b.rfind(a + ".", 0) == 0;
+}
+
 Document Document::load(const std::string& file, const std::vector<Override>& overrides,
                         const std::string& prefix, std::map<std::string, SourceLoc>* provenance) {
   if (const std::string why = unreadable_because(file); !why.empty())

@@ -36,6 +36,9 @@ struct Override {
 };
 // Parses "key.path=value" given by `option`; throws engine::UserError on a malformed one.
 Override parse_override(const std::string& text, const std::string& option = "--set");
+// Whether two dotted keys name the same setting: equal, or one inside the other (parallelism and
+// parallelism.pp), so that giving both lets one silently override the other.
+bool keys_overlap(const std::string& a, const std::string& b);
 
 struct Context {
   std::string file;                               // as the user named it

@@ -32,7 +32,7 @@ long long now_us() {
 }
 
 // The first of the launcher variables set, as a number (-1: none set).
-[[maybe_unused]] long launcher_value(std::initializer_list<const char*> names) {
+long launcher_value(std::initializer_list<const char*> names) {
   for (const char* v : names)
     if (const char* text = std::getenv(v)) return std::strtol(text, nullptr, 10);
   return -1;
@@ -151,21 +151,23 @@ bool Workers::built_with_mpi() {
 #endif
 }
 
+void refuse_several_ranks(const std::string& what, const std::string& hint) {
+  // Open MPI's launcher, or a PMI one such as MPICH's or srun.
+  const long size = launcher_value({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"});
+  if (size <= 1) return;
+  if (launcher_value({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}) > 0) std::_Exit(2);
+  throw engine::UserError({"<command line>", 0, 0},
+                          what + ", but an MPI launcher started it as " + std::to_string(size) +
+                              " ranks: each would run the whole job",
+                          hint);
+}
+
 Workers::Workers(int threads) : threads_(std::max(1, threads)) {
 #ifndef STEPSIM_HAVE_MPI
-  // Started as several ranks by an MPI launcher (Open MPI's, or a PMI one such as MPICH's), this
-  // build cannot join them: every rank would run the whole job and print it. Rank 0 says so; the
-  // others end quietly, with the same status.
-  const long size = launcher_value({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"});
-  if (size > 1) {
-    if (launcher_value({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}) > 0) std::_Exit(2);
-    throw engine::UserError({"<command line>", 0, 0},
-                            "this stepsim was built without MPI, but an MPI launcher started it "
-                            "as " +
-                                std::to_string(size) + " ranks: each would run the whole job",
-                            "rebuild with cmake -DSTEPSIM_MPI=ON (tools/setup does when Open MPI "
-                            "is installed), or run it without the launcher");
-  }
+  // This build cannot join the ranks of an MPI job.
+  refuse_several_ranks("this stepsim was built without MPI",
+                       "rebuild with cmake -DSTEPSIM_MPI=ON (tools/setup does when Open MPI is "
+                       "installed), or run it without the launcher");
 #else
   if (!launched_by_mpi()) return;
   int initialized = 0;

@@ -40,6 +40,12 @@ class Progress {
   long long start_us_ = 0;
 };
 
+// For a command that does not spread its work over ranks (run, compare, topo, ...): when an MPI
+// launcher started the process as several ranks, rank 0 throws engine::UserError saying so and the
+// other ranks end quietly (exit 2), rather than every rank running the whole command and printing
+// it. `what` names the program or command that cannot join them.
+void refuse_several_ranks(const std::string& what, const std::string& hint);
+
 class Workers {
  public:
   // `threads` per rank (>= 1). Joins the MPI job when the process was started by an MPI

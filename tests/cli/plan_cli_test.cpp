@@ -328,3 +328,16 @@ TEST_CASE("Under mpirun a sweep with no result leaves its output file as it was"
   fs::remove(out);
 }
 #endif
+
+TEST_CASE("plan: when no layout fits, each family's bound is given without a ratio to a best") {
+  const auto r = run_stepsim(
+      "plan models/gpt3-175b.yaml topologies/a100-64x8-dgx.yaml --gpus 64 --global-batch 32 "
+      "--seq 2048 --set cluster.device.memory.capacity=1GB");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(r.out.find(" 0 bounded;") != std::string::npos);
+  CHECK(r.out.find("no layout fits") != std::string::npos);
+  CHECK(r.out.find("is set by compute") != std::string::npos);
+  CHECK(r.out.find("the best layout's") == std::string::npos);  // no best: no "(infx ...)"
+  CHECK(r.out.find("inf") == std::string::npos);
+  CHECK(r.out.find("nan") == std::string::npos);
+}

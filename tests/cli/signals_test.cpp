@@ -1,5 +1,6 @@
-// SIGINT, SIGTERM and SIGHUP, during the simulation and while outputs are being written: the
-// process exits with 128 + the signal's number and leaves no output and no temporary file.
+// SIGINT, SIGTERM and SIGHUP, during the simulation, while outputs are being written and while a
+// sweep checks its values: the process exits with 128 + the signal's number and leaves no output
+// and no temporary file.
 // The output phase is hit deterministically: the test waits until the trace's temporary file
 // exists (the trace is large enough to take many write chunks) and signals then.
 #include <doctest/doctest.h>
@@ -112,6 +113,26 @@ TEST_CASE("A signal while the outputs are written: exit 128 + N, no output, no t
     CHECK(fs::is_empty(dir));
     fs::remove_all(dir);
   }
+}
+
+TEST_CASE("A signal while a sweep checks its values: exit 128 + N within a second, no output") {
+  // 15,000 values, each loaded as a whole scenario before any point runs: about a minute of
+  // checking, which a signal ends between two values.
+  std::string values;
+  for (int i = 0; i < 15000; ++i) values += (i ? "," : "") + std::to_string(15360 + 128 * i);
+  const fs::path dir = scratch("sweep");
+  const pid_t pid = spawn({"sweep", "scenarios/deepseek-v3-dualpipe.yaml", "--vary",
+                           "training.global_batch=" + values, "-o", (dir / "s.csv").string()});
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const auto sent = std::chrono::steady_clock::now();
+  ::kill(pid, SIGTERM);
+  CHECK(wait_status(pid) == 128 + SIGTERM);
+  const double late =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+  MESSAGE("the sweep ended " << late << " s after the signal");
+  CHECK(late < 5.0);  // within a second in the release build; the sanitizers' ten times slower
+  CHECK(fs::is_empty(dir));
+  fs::remove_all(dir);
 }
 
 TEST_CASE("A second signal ends the process at once and still removes the temporary files") {

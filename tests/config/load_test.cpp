@@ -51,6 +51,30 @@ TEST_CASE("Override syntax errors") {
   CHECK_THROWS_AS(config::parse_override("=1"), engine::UserError);
 }
 
+TEST_CASE("Two keys overlap when equal or one is inside the other, not when one extends a name") {
+  CHECK(config::keys_overlap("parallelism.pp", "parallelism.pp"));
+  CHECK(config::keys_overlap("parallelism", "parallelism.pp"));
+  CHECK(config::keys_overlap("parallelism.pp", "parallelism"));
+  CHECK_FALSE(config::keys_overlap("parallelism.pp", "parallelism.ep"));
+  CHECK_FALSE(config::keys_overlap("training.seq", "training.seq_len"));
+}
+
+TEST_CASE("A file of one kind where another belongs is named as what it is") {
+  CHECK_THROWS_WITH_AS(config::load_scenario(source_path("models/deepseek-v3.yaml")),
+                       doctest::Contains("this is a model file (it has 'hidden'), not a scenario"),
+                       engine::UserError);
+  CHECK_THROWS_WITH_AS(config::load_cluster(source_path("topologies/h800.yaml")),
+                       doctest::Contains("this is a device file (it has 'compute'), not a cluster"),
+                       engine::UserError);
+  CHECK_THROWS_WITH_AS(config::load_model(source_path("topologies/h800-256x8-mpft.yaml")),
+                       doctest::Contains("this is a cluster file (it has 'nodes'), not a model"),
+                       engine::UserError);
+  CHECK_THROWS_WITH_AS(
+      config::load_device(source_path("scenarios/deepseek-v3-dualpipe.yaml")),
+      doctest::Contains("this is a scenario file (it has 'training'), not a device"),
+      engine::UserError);
+}
+
 TEST_CASE("Every shipped file loads") {
   for (const char* f : {"topologies/h800.yaml", "topologies/h100.yaml", "topologies/a100.yaml"})
     CHECK_NOTHROW(config::load_device(source_path(f)));

@@ -63,3 +63,22 @@ TEST_CASE("A build without MPI started as several ranks says so instead of runni
   ::unsetenv("OMPI_COMM_WORLD_RANK");
   CHECK_NOTHROW(stepsim::plan::Workers(1));
 }
+
+TEST_CASE("A command that runs as one process refuses several ranks, in any build") {
+  ::setenv("PMI_SIZE", "4", 1);
+  ::setenv("PMI_RANK", "0", 1);
+  std::string message;
+  try {
+    stepsim::plan::refuse_several_ranks("stepsim run runs as one process", "hint");
+  } catch (const stepsim::engine::UserError& e) {
+    message = e.message();
+  }
+  CHECK(message ==
+        "stepsim run runs as one process, but an MPI launcher started it as 4 ranks: "
+        "each would run the whole job");
+  ::setenv("PMI_SIZE", "1", 1);  // one rank (srun -n 1): nothing to refuse
+  CHECK_NOTHROW(stepsim::plan::refuse_several_ranks("x", "hint"));
+  ::unsetenv("PMI_SIZE");
+  ::unsetenv("PMI_RANK");
+  CHECK_NOTHROW(stepsim::plan::refuse_several_ranks("x", "hint"));
+}
