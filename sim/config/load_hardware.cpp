@@ -99,11 +99,15 @@ std::string shipped_device_file(const std::string& name) {
 std::string device_file(const Node& dev, const std::string& dir) {
   const std::string v = dev.text();
   if (!is_device_name(v)) return (std::filesystem::path(dir) / v).string();
-  const std::string file = shipped_device_file(v);
-  if (std::filesystem::is_regular_file(file)) return file;
+  // Not throwing: a name too long for the file system is a name no shipped device has.
+  auto shipped = [](const std::string& name) {
+    std::error_code ec;
+    return std::filesystem::is_regular_file(shipped_device_file(name), ec);
+  };
+  if (shipped(v)) return shipped_device_file(v);
   std::vector<std::string> names;
   for (const char* known : {"a100", "h100", "h800"})
-    if (std::filesystem::is_regular_file(shipped_device_file(known))) names.push_back(known);
+    if (shipped(known)) names.push_back(known);
   std::string list;
   for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
   const auto close = did_you_mean(v, names);
