@@ -5,6 +5,7 @@
 #include "sim/cli/commands.hpp"
 #include "sim/cli/options.hpp"
 #include "sim/config/load.hpp"
+#include "sim/engine/user_error.hpp"
 #include "sim/report/spec_summary.hpp"
 
 namespace stepsim::cli {
@@ -27,7 +28,7 @@ int check_command(const Args& args) {
 
   std::string out;
   for (const auto& f : files) {
-    out += f + ": ok\n";
+    out += engine::escape_control_bytes(f) + ": ok\n";  // one line, whatever the path holds
     switch (config::detect_kind(f)) {
       case config::FileKind::device:
         out += report::describe(config::load_device(f, overrides));

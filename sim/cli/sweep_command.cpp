@@ -2,7 +2,6 @@
 // Cartesian product of the --vary values (the first --vary outermost), one row per point. A point
 // the scenario's rules refuse keeps its error in its row.
 #include <boost/program_options.hpp>
-#include <iostream>
 #include <set>
 
 #include "sim/analysis/work_fold.hpp"
@@ -269,8 +268,8 @@ int sweep_command(const Args& args) {
         row.push_back(c);
       t.row(row);
     }
-    out = "sweep of " + files[0] + ": " + std::to_string(n) + (n == 1 ? " point\n" : " points\n") +
-          t.render() + errors;
+    out = "sweep of " + engine::escape_control_bytes(files[0]) + ": " + std::to_string(n) +
+          (n == 1 ? " point\n" : " points\n") + t.render() + errors;
   }
   // A sweep with no result writes nothing: its one message is the first point's error.
   bool any = false;

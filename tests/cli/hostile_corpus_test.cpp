@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -23,6 +24,12 @@ namespace fs = std::filesystem;
 using stepsim::test::source_path;
 
 namespace {
+
+#ifdef STEPSIM_TEST_MPI
+constexpr bool kWithMpi = true;
+#else
+constexpr bool kWithMpi = false;
+#endif
 
 void spit(const fs::path& p, const std::string& text) {
   std::ofstream out(p, std::ios::binary);
@@ -104,39 +111,100 @@ fs::path make_fixture() {
   return dir;
 }
 
+// A calibration CSV of `rows` distinct GEMM measurements.
+std::string measurements(int rows) {
+  std::string text =
+      "# gpu: NVIDIA H800 80GB HBM3\n# date: 2026-12-01\n# clock: sustained\n"
+      "kind,precision,m,n,k,tflops\n";
+  for (int i = 0; i < rows; ++i) text += "gemm,fp8," + std::to_string(128 + i) + ",7168,4096,500\n";
+  return text;
+}
+
+// Files a line asks for with {make:NAME}: too large to keep in the repository or in every
+// scratch directory, so made in that line's directory only, before it runs.
+const std::map<std::string, std::function<std::string()>>& made_files() {
+  static const std::map<std::string, std::function<std::string()>> files = {
+      {"rows-9000.csv", [] { return measurements(9000); }},
+      {"rows-10001.csv", [] { return measurements(10001); }},
+      {"rows-1e6.csv", [] { return measurements(1'000'000); }},
+  };
+  return files;
+}
+
+// Writes each {make:NAME} file into `dir`; returns `args` with each such token replaced by NAME.
+std::string make_requested(const fs::path& dir, std::string args) {
+  for (std::size_t at = args.find("{make:"); at != std::string::npos; at = args.find("{make:")) {
+    const auto end = args.find('}', at);
+    REQUIRE(end != std::string::npos);
+    const std::string name = args.substr(at + 6, end - at - 6);
+    REQUIRE_MESSAGE(made_files().count(name) == 1, "no recipe for {make:" << name << "}");
+    spit(dir / name, made_files().at(name)());
+    args.replace(at, end - at + 1, name);
+  }
+  return args;
+}
+
 struct Outcome {
   int status = -1;
-  std::string err;
+  std::string err, out;
 };
 
+// Runs `launcher stepsim args` in `dir` (a group: the arguments may redirect or chain a second
+// command), its standard output and error captured.
 Outcome run_in(const fs::path& dir, const std::string& args, const std::string& launcher = "") {
-  const fs::path err =
-      fs::temp_directory_path() / ("stepsim_hostile_err_" + std::to_string(::getpid()));
-  std::string cmd =
-      "cd '" + dir.string() + "' && " + launcher + " '" + STEPSIM_BINARY + "' " + args;
-  if (args.find('>') == std::string::npos) cmd += " >/dev/null";
-  cmd += " 2>'" + err.string() + "' </dev/null";
+  const std::string tag = std::to_string(::getpid());
+  const fs::path err = fs::temp_directory_path() / ("stepsim_hostile_err_" + tag);
+  const fs::path out = fs::temp_directory_path() / ("stepsim_hostile_out_" + tag);
+  const std::string cmd = "cd '" + dir.string() + "' && ( " + launcher + " '" + STEPSIM_BINARY +
+                          "' " + args + " ) >'" + out.string() + "' 2>'" + err.string() +
+                          "' </dev/null";
   const int raw = std::system(cmd.c_str());
-  Outcome o{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(err)};
+  Outcome o{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(err), slurp(out)};
   fs::remove(err);
+  fs::remove(out);
   return o;
 }
 
-void check_case(const std::string& where, int status, const std::string& fragment,
+// How a line is started: as it is, under mpirun (its own report of a failed rank may follow the
+// message), or under another launcher (a signal sent after a delay, an MPI launcher's
+// environment).
+struct Launch {
+  std::string launcher;
+  bool mpirun = false;
+};
+
+void check_case(const std::string& where, int status, const std::string& fragments,
                 const std::string& args, const std::vector<std::string>& outputs,
-                const std::string& launcher = "") {
+                const Launch& launch = {}) {
   const fs::path dir = make_fixture();
+  const std::string command =
+      make_requested(dir, replace_all(replace_all(args, "{src}", STEPSIM_SOURCE_DIR), "{stepsim}",
+                                      std::string("'") + STEPSIM_BINARY + "'"));
   const auto before = snapshot(dir);
-  const Outcome o = run_in(dir, replace_all(args, "{src}", STEPSIM_SOURCE_DIR), launcher);
+  const Outcome o = run_in(dir, command, launch.launcher);
   auto after = snapshot(dir);
   CAPTURE(where);
   CAPTURE(args);
   CAPTURE(o.err);
   CHECK(o.status == status);
-  if (!fragment.empty()) CHECK(o.err.find(fragment) != std::string::npos);
+  // Fragments joined by " && "; one opening with '!' must not appear. Both streams are searched.
+  const std::string said = o.err + o.out;
+  for (std::size_t i = 0; !fragments.empty();) {
+    const auto and_ = fragments.find(" && ", i);
+    const std::string f =
+        fragments.substr(i, and_ == std::string::npos ? std::string::npos : and_ - i);
+    if (f[0] == '!')
+      CHECK_MESSAGE(said.find(f.substr(1)) == std::string::npos, f);
+    else
+      CHECK_MESSAGE(said.find(f) != std::string::npos, f);
+    if (and_ == std::string::npos) break;
+    i = and_ + 4;
+  }
   if (status != 0) {
-    // One message: an error line and its hint (mpirun adds its own report of the failed rank).
-    if (launcher.empty()) CHECK(std::count(o.err.begin(), o.err.end(), '\n') <= 2);
+    // One short message: an error line and its hint (mpirun adds its own report of the failed
+    // rank); a user's long value or key shown by its ends.
+    if (!launch.mpirun) CHECK(std::count(o.err.begin(), o.err.end(), '\n') <= 2);
+    if (!launch.mpirun) CHECK(o.err.size() <= 1500);
     CHECK(o.err.find("bug in stepsim") == std::string::npos);
   }
   for (const auto& out : outputs) {
@@ -177,19 +245,26 @@ TEST_CASE(
     std::vector<std::string> outputs;
     if (fields.size() > 3) {
       std::istringstream os(fields[3]);
-      for (std::string o; os >> o;) outputs.push_back(o);
+      for (std::string o; os >> o;) outputs.push_back(replace_all(o, "\\n", "\n"));
     }
-    std::string args = fields[2], launcher;
+    std::string args = fields[2];
+    Launch launch;
     if (args.rfind("{mpirun} ", 0) == 0) {
-#ifdef STEPSIM_TEST_MPI
-      launcher = stepsim::test::kMpirun2;
+      if (!kWithMpi) continue;  // a build without MPI (the sanitizer build): the release build
+      launch = {stepsim::test::kMpirun2, true};
       args = args.substr(9);
-#else
-      continue;  // a build without MPI (the sanitizer build): the release build runs these
-#endif
+    } else if (args.rfind("{launched as 2 ranks} ", 0) == 0) {
+      if (kWithMpi) continue;  // it would join a job that does not exist; {mpirun} lines test it
+      launch.launcher = "env OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=0";
+      args = args.substr(22);
+    } else if (args.rfind("{signal ", 0) == 0) {  // {signal NAME SECONDS}
+      const auto end = args.find("} ");
+      REQUIRE_MESSAGE(end != std::string::npos, "command-lines.txt:" << n);
+      launch.launcher = "timeout --preserve-status -s " + args.substr(8, end - 8);
+      args = args.substr(end + 2);
     }
     check_case("command-lines.txt:" + std::to_string(n), std::stoi(fields[0]), fields[1], args,
-               outputs, launcher);
+               outputs, launch);
     ++cases;
   }
   CHECK(cases >= 60);
