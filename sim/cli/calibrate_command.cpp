@@ -1,5 +1,4 @@
 #include <boost/program_options.hpp>
-#include <iostream>
 
 #include "sim/cli/commands.hpp"
 #include "sim/cli/options.hpp"

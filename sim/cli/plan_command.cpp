@@ -2,7 +2,6 @@
 // model, the cluster and the training sizes given.
 #include <boost/program_options.hpp>
 #include <filesystem>
-#include <iostream>
 #include <set>
 
 #include "sim/cli/commands.hpp"

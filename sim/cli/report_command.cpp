@@ -1,6 +1,5 @@
 #include <boost/program_options.hpp>
 #include <filesystem>
-#include <iostream>
 
 #include "sim/cli/campaign.hpp"
 #include "sim/cli/commands.hpp"

@@ -2,7 +2,6 @@
 
 #include <boost/program_options.hpp>
 #include <filesystem>
-#include <iostream>
 
 #include "sim/analysis/roofline.hpp"
 #include "sim/cli/commands.hpp"

@@ -2,7 +2,6 @@
 #include <boost/program_options.hpp>
 #include <charconv>
 #include <filesystem>
-#include <iostream>
 
 #include "sim/cli/commands.hpp"
 #include "sim/cli/interrupt.hpp"

@@ -11,32 +11,34 @@
 
 namespace stepsim::config {
 
+namespace {
+
+// Each dimension's name and example for messages, and the range of values accepted as physically
+// sensible (see accepted_range), in the order of the enum.
+struct DimensionFacts {
+  std::string_view name, example;
+  Range range;
+};
+constexpr std::array<DimensionFacts, 4> kDimensions{{
+    {"a size in bytes", "80GB or 80GiB", {1.0, 1125899906842624.0}},
+    {"a bandwidth", "50GB/s or 400Gb/s", {1e8, 1e15}},
+    {"a time", "3.3us", {1e-12, 1.0}},
+    {"a FLOP rate", "989TFLOP/s", {1e12, 1e18}},
+}};
+static_assert(static_cast<std::size_t>(Dimension::flop_rate) + 1 == kDimensions.size());
+
+const DimensionFacts& facts(Dimension d) {
+  return kDimensions[static_cast<std::size_t>(d)];
+}
+
+}  // namespace
+
 std::string_view to_string(Dimension d) {
-  switch (d) {
-    case Dimension::bytes:
-      return "a size in bytes";
-    case Dimension::bandwidth:
-      return "a bandwidth";
-    case Dimension::time:
-      return "a time";
-    case Dimension::flop_rate:
-      return "a FLOP rate";
-  }
-  STEPSIM_UNREACHABLE("unknown dimension");
+  return facts(d).name;
 }
 
 std::string_view example(Dimension d) {
-  switch (d) {
-    case Dimension::bytes:
-      return "80GB or 80GiB";
-    case Dimension::bandwidth:
-      return "50GB/s or 400Gb/s";
-    case Dimension::time:
-      return "3.3us";
-    case Dimension::flop_rate:
-      return "989TFLOP/s";
-  }
-  STEPSIM_UNREACHABLE("unknown dimension");
+  return facts(d).example;
 }
 
 namespace {
@@ -140,17 +142,7 @@ Parsed parse_quantity(std::string_view text, Dimension dim) {
 }
 
 Range accepted_range(Dimension dim) {
-  switch (dim) {
-    case Dimension::bytes:
-      return {1.0, 1125899906842624.0};
-    case Dimension::bandwidth:
-      return {1e8, 1e15};
-    case Dimension::time:
-      return {1e-12, 1.0};
-    case Dimension::flop_rate:
-      return {1e12, 1e18};
-  }
-  STEPSIM_UNREACHABLE("unknown dimension");
+  return facts(dim).range;
 }
 
 std::string format_quantity(double value, Dimension dim) {

@@ -88,8 +88,6 @@ bool is_file_reference(const std::string& key) {
   return key == "model" || key == "cluster" || key == "device" || key == "software";
 }
 
-namespace {}  // namespace
-
 Override parse_override(const std::string& text, const std::string& option) {
   const SourceLoc where{option + " " + text, 0, 0};
   const auto eq = text.find('=');

@@ -23,9 +23,7 @@
 // share of the op's time.
 #pragma once
 
-#include <map>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "sim/engine/simulator.hpp"

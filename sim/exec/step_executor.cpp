@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "sim/engine/check.hpp"
 #include "sim/engine/maxmin.hpp"
 #include "sim/engine/simulator.hpp"
 

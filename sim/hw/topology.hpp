@@ -46,7 +46,6 @@
 #pragma once
 
 #include <array>
-#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -107,7 +106,6 @@ class Topology {
   int pod_of_leaf(int leaf) const { return leaves_per_pod_ > 0 ? leaf / leaves_per_pod_ : 0; }
 
   const std::vector<Link>& links() const { return links_; }
-  std::size_t vertices() const { return kinds_.size(); }
   bool is_gpu(int vertex) const { return kinds_[vertex] == VertexKind::gpu; }
   VertexKind kind_of(int vertex) const { return kinds_[vertex]; }
   std::array<int, kVertexKinds> vertex_counts() const;

@@ -1,7 +1,6 @@
 #include "sim/plan/plan_report.hpp"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "sim/analysis/work_fold.hpp"
 #include "sim/format/csv_table.hpp"

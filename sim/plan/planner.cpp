@@ -9,7 +9,6 @@
 #include <sstream>
 
 #include "sim/analysis/layout_bound.hpp"
-#include "sim/engine/check.hpp"
 #include "sim/engine/time.hpp"
 #include "sim/engine/user_error.hpp"
 #include "sim/format/text_table.hpp"
@@ -47,7 +46,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-const char* kResource[] = {"compute", "HBM", "NVLink", "InfiniBand"};
 const char* kMemoryTerm[] = {"parameters", "gradients", "optimizer states", "activations",
                              "ZeRO-3 gathered layers"};
 
@@ -194,7 +192,8 @@ std::string family_why(const FamilyVerdict& f, const PlanResult& r, double best_
     std::string t =
         "its bound " + fixed(e.bound_s, 2) + " s" +
         (ratio ? " (" + fixed(e.bound_s / best_bound, 2) + "x the best layout's)" : "") +
-        " is set by " + kResource[e.limited_by];
+        " is set by " +
+        std::string(analysis::display_name(static_cast<analysis::Resource>(e.limited_by)));
     if (e.limited_by >= 2)
       t += ", which needs " + fixed(e.times[e.limited_by] / e.times[0], 1) + "x the compute time";
     const Layout& l = r.space.layouts[f.best];
@@ -223,7 +222,8 @@ std::string family_why(const FamilyVerdict& f, const PlanResult& r, double best_
                       " per GPU of " + gb(e.capacity) + "; its largest term is " +
                       kMemoryTerm[term] + ", " + gb(e.memory_terms[term]);
     // What would bind it were memory no object.
-    why += "; its bound " + fixed(e.bound_s, 2) + " s is set by " + kResource[e.limited_by];
+    why += "; its bound " + fixed(e.bound_s, 2) + " s is set by " +
+           std::string(analysis::display_name(static_cast<analysis::Resource>(e.limited_by)));
     if (e.limited_by >= 2)
       why += " (" + fixed(e.times[e.limited_by] / e.times[0], 1) + "x the compute time)";
     return why;

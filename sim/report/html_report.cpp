@@ -1,7 +1,5 @@
 #include "sim/report/html_report.hpp"
 
-#include "sim/engine/check.hpp"
-
 #include <algorithm>
 #include <cctype>
 

@@ -1,7 +1,5 @@
 #include "sim/report/jobs_report.hpp"
 
-#include <cmath>
-
 #include "sim/format/text_table.hpp"
 #include "sim/report/step_report.hpp"
 #include "sim/stress/campaign_report.hpp"

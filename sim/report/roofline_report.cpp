@@ -6,6 +6,7 @@
 namespace stepsim::report {
 
 using format::fixed;
+using format::gb;
 using format::JsonWriter;
 using format::seconds;
 using format::si;
@@ -16,10 +17,6 @@ using analysis::Roofline;
 using spec::Precision;
 
 namespace {
-
-std::string gb(double bytes) {
-  return fixed(bytes / 1e9, 1) + " GB";
-}
 
 std::string verdict(const Roofline& r) {
   switch (r.limited_by) {

@@ -16,7 +16,6 @@
 // steps overlapping another's.
 #pragma once
 
-#include <memory>
 #include <vector>
 
 #include "sim/analysis/link_usage.hpp"

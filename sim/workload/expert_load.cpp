@@ -11,8 +11,6 @@
 
 namespace stepsim::workload {
 
-namespace {}  // namespace
-
 std::vector<double> expert_shares(const spec::MoeSpec& moe) {
   const int n = moe.experts;
   std::vector<double> p(static_cast<std::size_t>(std::max(n, 0)), n > 0 ? 1.0 / n : 0.0);

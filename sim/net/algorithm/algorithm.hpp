@@ -43,20 +43,57 @@ struct ShapeInput {
 
 enum class Feature { none, nvls, sharp };
 
+// Shared parts of the definitions. `runs`: the all-reduce alone; the three ring-shaped
+// operations.
+inline bool all_reduce_only(CollectiveOp op) {
+  return op == CollectiveOp::all_reduce;
+}
+inline bool ring_ops(CollectiveOp op) {
+  return op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather ||
+         op == CollectiveOp::reduce_scatter;
+}
+// `fits`: any group of two or more GPUs (the default); several nodes with the same g > 1 GPUs on
+// each.
+inline bool any_group(GroupShape, bool) {
+  return true;
+}
+inline bool several_nodes(GroupShape s, bool uniform) {
+  return uniform && s.nodes() > 1 && s.gpus_per_node > 1;
+}
+// `steps`: the bytes go in one step (the default).
+inline double one_step(const ShapeInput&) {
+  return 1.0;
+}
+// `span`: a hop moves all S; one GPU's share of S over the group (n) or over its node (g); 0, not
+// cut by the tuner (the algorithm cuts itself, or uses its own buffers).
+inline double whole_span(const ShapeInput& in) {
+  return in.bytes;
+}
+inline double group_shard_span(const ShapeInput& in) {
+  return in.bytes / in.group.size;
+}
+inline double node_shard_span(const ShapeInput& in) {
+  return in.bytes / in.group.gpus_per_node;
+}
+inline double no_span(const ShapeInput&) {
+  return 0.0;
+}
+
 struct AlgorithmDef {
   std::string_view name;  // as --algorithm and reports spell it
-  bool (*runs)(CollectiveOp op);
-  bool (*fits)(GroupShape shape, bool uniform);  // whether it can run on such a group (n >= 2)
-  std::string_view needs;                        // what `fits` asks of a group, for error messages
+  bool (*runs)(CollectiveOp op) = nullptr;
+  // Whether it can run on such a group (n >= 2), and what that asks of a group, for messages.
+  bool (*fits)(GroupShape shape, bool uniform) = any_group;
+  std::string_view needs = "at least 2 GPUs";
   // Appends its phases to `out`; transfers the algorithm generates pair by pair go through
   // `sink` (bundled as they come), the others are bundled afterwards.
-  void (*plan)(const PlanInput& in, TransferSink& sink, CollectivePlan& out);
-  LinkBytes (*bytes_per_gpu)(const ShapeInput& in);
+  void (*plan)(const PlanInput& in, TransferSink& sink, CollectivePlan& out) = nullptr;
+  LinkBytes (*bytes_per_gpu)(const ShapeInput& in) = nullptr;
   // Steps one byte goes through from start to end: the latencies the tuner counts.
-  double (*steps)(const ShapeInput& in);
+  double (*steps)(const ShapeInput& in) = one_step;
   // The bytes one hop moves per step over all channels together, which chunks cut up
   // (0: the algorithm is not cut by the tuner).
-  double (*span)(const ShapeInput& in);
+  double (*span)(const ShapeInput& in) = nullptr;
   Feature feature = Feature::none;
   bool nccl = true;          // runs with NCCL's protocols; otherwise its own (no protocol cost)
   bool simple_only = false;  // NCCL runs it with the Simple protocol alone (NVLS)
@@ -70,26 +107,6 @@ struct AlgorithmDef {
   // The busiest GPU's InfiniBand bytes over the average (bytes_per_gpu), for the tuner; null: 1.
   double (*ib_peak)(GroupShape shape) = nullptr;
 };
-
-// `fits` for algorithms that run on any group of two or more GPUs.
-inline bool any_group(GroupShape, bool) {
-  return true;
-}
-// `fits` for algorithms over several nodes with the same g > 1 GPUs on each.
-inline bool several_nodes(GroupShape s, bool uniform) {
-  return uniform && s.nodes() > 1 && s.gpus_per_node > 1;
-}
-// `steps` for algorithms whose bytes go in one step, and `span` for those whose hop moves all S.
-inline double one_step(const ShapeInput&) {
-  return 1.0;
-}
-inline double whole_span(const ShapeInput& in) {
-  return in.bytes;
-}
-// `runs` for algorithms of the all-reduce alone.
-inline bool all_reduce_only(CollectiveOp op) {
-  return op == CollectiveOp::all_reduce;
-}
 
 // The registered algorithms, in order of preference.
 const std::vector<const AlgorithmDef*>& algorithms();

@@ -42,21 +42,15 @@ double steps(const ShapeInput& in) {
   return in.group.size - 1.0;
 }
 
-double no_span(const ShapeInput&) {
-  return 0.0;  // the chain cuts itself
-}
-
 }  // namespace
 
 extern const AlgorithmDef kChain{
     .name = "chain",
     .runs = runs,
-    .fits = any_group,
-    .needs = "at least 2 GPUs",
     .plan = plan,
     .bytes_per_gpu = bytes_per_gpu,
     .steps = steps,
-    .span = no_span,
+    .span = no_span,  // the chain cuts itself
 };
 
 }  // namespace stepsim::net

@@ -86,10 +86,6 @@ double steps(const ShapeInput&) {
   return kNotifySteps + 1.0;
 }
 
-double no_span(const ShapeInput&) {
-  return 0.0;  // DeepEP's own buffers, not NCCL's chunks
-}
-
 }  // namespace
 
 extern const AlgorithmDef kDeepEp{
@@ -100,7 +96,7 @@ extern const AlgorithmDef kDeepEp{
     .plan = plan,
     .bytes_per_gpu = bytes_per_gpu,
     .steps = steps,
-    .span = no_span,
+    .span = no_span,  // DeepEP's own buffers, not NCCL's chunks
     .nccl = false,
 };
 

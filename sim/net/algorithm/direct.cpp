@@ -13,12 +13,10 @@ bool runs(CollectiveOp op) {
 
 void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
   const double n = static_cast<double>(in.group.size());
-  Phase p{"all-to-all", {}, 1};
   for (int a : in.group)
     for (int b : in.group)
       if (a != b) sink.add({a, b, in.bytes / n});
-  p.transfers = sink.take();
-  out.phases.push_back(std::move(p));
+  out.phases.push_back({"all-to-all", sink.take(), 1});
 }
 
 LinkBytes bytes_per_gpu(const ShapeInput& in) {
@@ -28,21 +26,14 @@ LinkBytes bytes_per_gpu(const ShapeInput& in) {
   return b;
 }
 
-double span(const ShapeInput& in) {
-  return in.bytes / in.group.size;
-}
-
 }  // namespace
 
 extern const AlgorithmDef kDirect{
     .name = "direct",
     .runs = runs,
-    .fits = any_group,
-    .needs = "at least 2 GPUs",
     .plan = plan,
     .bytes_per_gpu = bytes_per_gpu,
-    .steps = one_step,
-    .span = span,
+    .span = group_shard_span,
 };
 
 }  // namespace stepsim::net

@@ -14,11 +14,6 @@ namespace stepsim::net {
 
 namespace {
 
-bool runs(CollectiveOp op) {
-  return op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather ||
-         op == CollectiveOp::reduce_scatter;
-}
-
 // Rings inside every node (one per node).
 Phase intra_rings(const std::string& name, const GroupLayout& l, double bytes, long long repeat) {
   Phase p{name, {}, repeat};
@@ -66,21 +61,17 @@ double steps(const ShapeInput& in) {
   return (g - 1 + k - 1) * (in.op == CollectiveOp::all_reduce ? 2.0 : 1.0);
 }
 
-double span(const ShapeInput& in) {
-  return in.bytes / in.group.gpus_per_node;
-}
-
 }  // namespace
 
 extern const AlgorithmDef kHierarchical{
     .name = "hierarchical",
-    .runs = runs,
+    .runs = ring_ops,
     .fits = several_nodes,
     .needs = "the same GPUs on each of several nodes",
     .plan = plan,
     .bytes_per_gpu = bytes_per_gpu,
     .steps = steps,
-    .span = span,
+    .span = node_shard_span,
     .tuned = false,
 };
 

@@ -27,10 +27,8 @@ bool fits(GroupShape s, bool uniform) {
 }
 
 void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
-  Phase p{"nvls", {}, 2};
   add_nvls_node(in.layout.members.front(), in.bytes, 2.0, nvls_wire_factor(in.topo), sink);
-  p.transfers = sink.take();
-  out.phases.push_back(std::move(p));
+  out.phases.push_back({"nvls", sink.take(), 2});
 }
 
 LinkBytes bytes_per_gpu(const ShapeInput& in) {
@@ -40,10 +38,6 @@ LinkBytes bytes_per_gpu(const ShapeInput& in) {
 
 double steps(const ShapeInput&) {
   return 2.0;
-}
-
-double span(const ShapeInput& in) {
-  return in.bytes / in.group.gpus_per_node;
 }
 
 }  // namespace
@@ -56,7 +50,7 @@ extern const AlgorithmDef kNvls{
     .plan = plan,
     .bytes_per_gpu = bytes_per_gpu,
     .steps = steps,
-    .span = span,
+    .span = node_shard_span,
     .feature = Feature::nvls,
     .simple_only = true,
     .nvls_rate = true,

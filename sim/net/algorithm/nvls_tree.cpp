@@ -23,7 +23,6 @@ void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
   const GroupLayout& l = in.layout;
   const int g = l.per_node(), k = static_cast<int>(l.nodes.size());
   const double d = steps_of(k);
-  Phase p{"nvls-tree", {}, static_cast<long long>(d)};
   for (const auto& node : l.members)
     add_nvls_node(node, in.bytes, d, nvls_wire_factor(in.topo), sink);
   const double half = in.bytes / g / 2 / d;
@@ -36,8 +35,7 @@ void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
         sink.add({c, q, half});
         sink.add({q, c, half});
       }
-  p.transfers = sink.take();
-  out.phases.push_back(std::move(p));
+  out.phases.push_back({"nvls-tree", sink.take(), static_cast<long long>(d)});
 }
 
 LinkBytes bytes_per_gpu(const ShapeInput& in) {
@@ -47,10 +45,6 @@ LinkBytes bytes_per_gpu(const ShapeInput& in) {
 
 double steps(const ShapeInput& in) {
   return steps_of(in.group.nodes());
-}
-
-double span(const ShapeInput& in) {
-  return in.bytes / in.group.gpus_per_node;
 }
 
 }  // namespace
@@ -63,7 +57,7 @@ extern const AlgorithmDef kNvlsTree{
     .plan = plan,
     .bytes_per_gpu = bytes_per_gpu,
     .steps = steps,
-    .span = span,
+    .span = node_shard_span,
     .feature = Feature::nvls,
     .simple_only = true,
     .nvls_rate = true,

@@ -23,11 +23,8 @@ LinkBytes bytes_per_gpu(const ShapeInput& in) {
 extern const AlgorithmDef kP2p{
     .name = "p2p",
     .runs = runs,
-    .fits = any_group,
-    .needs = "at least 2 GPUs",
     .plan = plan,
     .bytes_per_gpu = bytes_per_gpu,
-    .steps = one_step,
     .span = whole_span,
 };
 

@@ -17,11 +17,6 @@ namespace stepsim::net {
 
 namespace {
 
-bool runs(CollectiveOp op) {
-  return op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather ||
-         op == CollectiveOp::reduce_scatter;
-}
-
 // The order of one rail-aligned ring over the group's nodes.
 std::vector<int> rail_ring(const GroupLayout& l, int r) {
   const int g = l.per_node();
@@ -39,7 +34,6 @@ void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
   const GroupLayout& l = in.layout;
   const bool rails = l.uniform && l.nodes.size() > 1 && l.per_node() > 1;
   const int rings = rails ? std::min(in.channels, l.per_node()) : 1;
-  Phase p{"ring", {}, in.op == CollectiveOp::all_reduce ? 2 * (n - 1) : n - 1};
   HopSum hops;
   for (int r = 0; r < rings; ++r) {
     const std::vector<int> order = rails ? rail_ring(l, r) : in.group;
@@ -47,8 +41,8 @@ void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
       hops.add(order[i], order[(i + 1) % order.size()], in.bytes / n / rings);
   }
   hops.flush(sink);
-  p.transfers = sink.take();
-  out.phases.push_back(std::move(p));
+  out.phases.push_back(
+      {"ring", sink.take(), in.op == CollectiveOp::all_reduce ? 2 * (n - 1) : n - 1});
 }
 
 LinkBytes bytes_per_gpu(const ShapeInput& in) {
@@ -62,21 +56,15 @@ double steps(const ShapeInput& in) {
   return (in.group.size - 1.0) * (in.op == CollectiveOp::all_reduce ? 2.0 : 1.0);
 }
 
-double span(const ShapeInput& in) {
-  return in.bytes / in.group.size;
-}
-
 }  // namespace
 
 extern const AlgorithmDef kRing{
     .name = "ring",
-    .runs = runs,
-    .fits = any_group,
-    .needs = "at least 2 GPUs",
+    .runs = ring_ops,
     .plan = plan,
     .bytes_per_gpu = bytes_per_gpu,
     .steps = steps,
-    .span = span,
+    .span = group_shard_span,
 };
 
 }  // namespace stepsim::net

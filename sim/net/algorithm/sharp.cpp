@@ -19,14 +19,12 @@ constexpr double kSteps = 6.0;
 void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
   const GroupLayout& l = in.layout;
   const int g = l.per_node(), k = static_cast<int>(l.nodes.size());
-  Phase p{"sharp", {}, static_cast<long long>(kSteps)};
   for (const auto& node : l.members)
     add_nvls_node(node, in.bytes, kSteps, nvls_wire_factor(in.topo), sink);
   for (int j = 0; j < k; ++j)
     for (int x = 0; x < g; ++x)
       sink.add({l.members[j][x], l.members[(j + 1) % k][x], in.bytes / g / kSteps});
-  p.transfers = sink.take();
-  out.phases.push_back(std::move(p));
+  out.phases.push_back({"sharp", sink.take(), static_cast<long long>(kSteps)});
 }
 
 LinkBytes bytes_per_gpu(const ShapeInput& in) {
@@ -36,10 +34,6 @@ LinkBytes bytes_per_gpu(const ShapeInput& in) {
 
 double steps(const ShapeInput&) {
   return kSteps;
-}
-
-double span(const ShapeInput& in) {
-  return in.bytes / in.group.gpus_per_node;
 }
 
 }  // namespace
@@ -52,7 +46,7 @@ extern const AlgorithmDef kSharp{
     .plan = plan,
     .bytes_per_gpu = bytes_per_gpu,
     .steps = steps,
-    .span = span,
+    .span = node_shard_span,
     .feature = Feature::sharp,
     .simple_only = true,
     .nvls_rate = true,

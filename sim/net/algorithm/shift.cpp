@@ -35,11 +35,8 @@ LinkBytes bytes_per_gpu(const ShapeInput& in) {
 extern const AlgorithmDef kShift{
     .name = "shift",
     .runs = runs,
-    .fits = any_group,
-    .needs = "at least 2 GPUs",
     .plan = plan,
     .bytes_per_gpu = bytes_per_gpu,
-    .steps = one_step,
     .span = whole_span,
 };
 

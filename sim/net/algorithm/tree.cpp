@@ -52,7 +52,6 @@ void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
   const int patterns = std::min(in.channels, g);
   const double share = in.bytes / patterns;
   const long long d = static_cast<long long>(steps_of(g, k));
-  Phase p{"tree", {}, d};
   HopSum hops;
   auto hop = [&](int a, int b, double bytes) { hops.add(a, b, bytes / static_cast<double>(d)); };
   for (int r = 0; r < patterns; ++r) {
@@ -72,8 +71,7 @@ void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
       }
   }
   hops.flush(sink);
-  p.transfers = sink.take();
-  out.phases.push_back(std::move(p));
+  out.phases.push_back({"tree", sink.take(), d});
 }
 
 LinkBytes bytes_per_gpu(const ShapeInput& in) {

@@ -143,10 +143,8 @@ std::optional<ScheduleIssue> check(int pp, long long m, int) {
 
 }  // namespace
 
-extern const ScheduleDef kDualPipe;
-const ScheduleDef kDualPipe{
+extern const ScheduleDef kDualPipe{
     .word = "dualpipe",
-    .stages = stages_pp,
     .device_of = [](const PipelineProgram& p, int stage,
                     int mb) { return mb < p.micro_batches / 2 ? stage : p.devices - 1 - stage; },
     .device_stages =

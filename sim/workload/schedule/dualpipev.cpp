@@ -76,8 +76,7 @@ std::optional<ScheduleIssue> check(int pp, long long m, int) {
 
 }  // namespace
 
-extern const ScheduleDef kDualPipeV;
-const ScheduleDef kDualPipeV{
+extern const ScheduleDef kDualPipeV{
     .word = "dualpipev",
     .stages = [](int pp, int) { return 2 * pp; },
     .device_of = [](const PipelineProgram& p, int stage,

@@ -15,13 +15,8 @@ void build(PipelineProgram& p, int) {
 
 }  // namespace
 
-extern const ScheduleDef kGpipe;
-const ScheduleDef kGpipe{
+extern const ScheduleDef kGpipe{
     .word = "gpipe",
-    .stages = stages_pp,
-    .device_of = device_of_stage,
-    .device_stages = one_stage,
-    .check = no_issue,
     .build = build,
     .peak_in_flight = [](double, double m, double, int) { return m; },
     .bubble = [](double pp, double, double) { return pp - 1.0; },  // (p-1)(F+B)

@@ -54,11 +54,9 @@ std::vector<StageShare> device_stages(int d, int pp, int v) {
 
 }  // namespace
 
-extern const ScheduleDef kInterleaved;
-const ScheduleDef kInterleaved{
+extern const ScheduleDef kInterleaved{
     .word = "interleaved",
     .stages = [](int pp, int v) { return pp * v; },
-    .device_of = device_of_stage,
     .device_stages = device_stages,
     .check = check,
     .build = build,

@@ -4,13 +4,8 @@
 
 namespace stepsim::workload {
 
-extern const ScheduleDef kNoSchedule;
-const ScheduleDef kNoSchedule{
+extern const ScheduleDef kNoSchedule{
     .word = "none",
-    .stages = stages_pp,
-    .device_of = device_of_stage,
-    .device_stages = one_stage,
-    .check = no_issue,
     .build = [](PipelineProgram& p, int) { build_one_f_one_b(p, false); },
     .peak_in_flight = [](double, double, double, int) { return 1.0; },
     .bubble = [](double, double, double) { return 0.0; },

@@ -40,13 +40,8 @@ void build_one_f_one_b(PipelineProgram& p, bool split) {
   }
 }
 
-extern const ScheduleDef kOneFOneB;
-const ScheduleDef kOneFOneB{
+extern const ScheduleDef kOneFOneB{
     .word = "1f1b",
-    .stages = stages_pp,
-    .device_of = device_of_stage,
-    .device_stages = one_stage,
-    .check = no_issue,
     .build = [](PipelineProgram& p, int) { build_one_f_one_b(p, false); },
     .peak_in_flight = [](double pp, double m, double, int d) { return std::min(m, pp - d); },
     .bubble = [](double pp, double, double) { return pp - 1.0; },  // (p-1)(F+B)

@@ -29,21 +29,28 @@ struct StageShare {
   double share = 1.0;
 };
 
+// The defaults of a definition: a device runs stage d alone, for every micro-batch, and the
+// schedule asks nothing beyond the common rules.
+int stages_pp(int pp, int v);
+int device_of_stage(const PipelineProgram& p, int stage, int mb);
+std::vector<StageShare> one_stage(int d, int pp, int v);
+std::optional<ScheduleIssue> no_issue(int pp, long long m, int v);
+
 struct ScheduleDef {
   std::string_view word;
   // Stages of the model for pp devices and v virtual stages.
-  int (*stages)(int pp, int v);
+  int (*stages)(int pp, int v) = stages_pp;
   // The device running `stage` for micro-batch `mb`, in a program of p.devices and p.micro_batches.
-  int (*device_of)(const PipelineProgram& p, int stage, int mb);
+  int (*device_of)(const PipelineProgram& p, int stage, int mb) = device_of_stage;
   // The stages device d runs (pp devices, v virtual stages).
-  std::vector<StageShare> (*device_stages)(int d, int pp, int v);
+  std::vector<StageShare> (*device_stages)(int d, int pp, int v) = one_stage;
   // What (pp, m, v) lack for this schedule, beyond the common rules (pp >= 2, v only where the
   // schedule uses it), or nothing.
-  std::optional<ScheduleIssue> (*check)(int pp, long long m, int v);
+  std::optional<ScheduleIssue> (*check)(int pp, long long m, int v) = no_issue;
   // Fills p.per_device (p.devices, p.stages, p.micro_batches set); preconditions checked.
-  void (*build)(PipelineProgram& p, int v);
+  void (*build)(PipelineProgram& p, int v) = nullptr;
   // Micro-batches of activations device d holds at its peak.
-  double (*peak_in_flight)(double pp, double m, double v, int d);
+  double (*peak_in_flight)(double pp, double m, double v, int d) = nullptr;
   // A device's idle time in the balanced ideal schedule (no communication), in micro-batches of
   // its work, with the forward, the input gradient and the weight gradient a third each (dgrad and
   // wgrad GEMMs each do the forward's FLOPs): F = W = 1/3, the full backward B = 2/3. The
@@ -63,11 +70,6 @@ std::optional<spec::Schedule> parse_schedule(std::string_view s);
 // through parse_schedule).
 spec::Schedule schedule_named(std::string_view word);
 
-// Shared by the definitions: a device runs stage d alone, for every micro-batch.
-int stages_pp(int pp, int v);
-int device_of_stage(const PipelineProgram& p, int stage, int mb);
-std::vector<StageShare> one_stage(int d, int pp, int v);
-std::optional<ScheduleIssue> no_issue(int pp, long long m, int v);
 // "<word> needs <what>micro-batches >= 2*pp", blamed on training.global_batch (DualPipe,
 // DualPipeV).
 ScheduleIssue too_few_micro_batches(std::string_view word, std::string_view what, int pp,

@@ -8,13 +8,8 @@
 
 namespace stepsim::workload {
 
-extern const ScheduleDef kZb1p;
-const ScheduleDef kZb1p{
+extern const ScheduleDef kZb1p{
     .word = "zb1p",
-    .stages = stages_pp,
-    .device_of = device_of_stage,
-    .device_stages = one_stage,
-    .check = no_issue,
     .build = [](PipelineProgram& p, int) { build_one_f_one_b(p, true); },
     .peak_in_flight = [](double pp, double m, double, int d) { return std::min(m, pp - d); },
     // (p-1)(F + B - 2W), B the full backward: (1/3 + 2/3 - 2/3) per step.
