@@ -8,6 +8,7 @@
 #include "sim/exec/collective_timer.hpp"
 #include "sim/exec/compute_timer.hpp"
 #include "sim/exec/symmetry.hpp"
+#include "sim/exec/work_timer.hpp"
 #include "sim/hw/variability.hpp"
 #include "sim/workload/collective_options.hpp"
 
@@ -21,7 +22,6 @@ using workload::StreamKind;
 using workload::Chain;
 using workload::Chunk;
 using workload::CollectiveWork;
-using workload::GroupRole;
 using workload::Instruction;
 using workload::PipelineProgram;
 using workload::StageTask;
@@ -45,7 +45,8 @@ class Builder {
         sym_(make_symmetry(plan_, t, options.exact)),
         classes_(sym_.size()),
         timer_(plan_, t, sym_, options.fidelity, program.send_options, control),
-        compute_(program, t.spec()) {
+        compute_(program, t.spec()),
+        works_(program, t, timer_, compute_) {
     ClassPaces paces = class_paces(sym_, plan_.pp, t);
     slowdown_ = std::move(paces.pace);
     pace_share_ = std::move(paces.share);
@@ -87,7 +88,7 @@ class Builder {
         couples_made_ = 0;
         timer_.select(r, sym_.classes[k]);
         const int d = r * classes_ + k;
-        timed_.assign(program_.chains.size(), {});
+        works_.select(slowdown_[d]);
         for (const Instruction& i : program_.ranks[r]) expand(d, i);
         data_parallel_end(d);
       }
@@ -149,72 +150,11 @@ class Builder {
     return id;
   }
 
-  // ---- timing ---------------------------------------------------------------------------------
-
-  struct Timed {
-    Time duration;
-    double ib_bytes = 0.0, nvlink_bytes = 0.0;
-    int load = -1;
-    // Kernel jitter (hw/variability.hpp): a compute work's Σ t_k² (s²); a collective with
-    // barrier semantics' e_n for its largest group (0: none).
-    double square_sum = 0.0, expected_max = 0.0;
-    double waiting = 0.0;                         // StepOp::waiting_s
-    double sm_scaled = 0.0, sm_persistent = 0.0;  // StepOp::sm_scaled_s, sm_persistent_s
-    double persistent_wait = 0.0;                 // StepOp::persistent_wait_s
-    int sms = 0;                                  // StepOp::sms
-  };
-
-  // A work's time on device d (the timer selected on it), with its link bytes and load.
-  Timed time(const Work& w, int d) {
-    Timed t;
-    if (w.stream == StreamKind::compute) {
-      const double seconds = compute_.run_seconds(w.kernels);
-      t.duration = Time::from_seconds(seconds * slowdown_[d]);
-      return t;
-    }
-    for (const CollectiveWork& c : w.collectives) {
-      t.duration += timer_.time(c, timer_.group(c.group));
-      t.sms = std::max(t.sms, workload::held_sms(c, topo_.spec()));
-      if (jitter_ > 0.0 && workload::waits_for_peers(w.kind))
-        t.expected_max = std::max(
-            t.expected_max, hw::expected_max_normal(workload::group_shape(plan_, c.group).size));
-    }
-    const net::LinkBytes l = timer_.take_link();
-    t.ib_bytes = l.ib;
-    t.nvlink_bytes = l.nvlink;
-    t.load = timer_.take_load();
-    return t;
-  }
-  // The chain's works timed on device d, once per device; a compute work's kernels are timed
-  // once for all devices (a device only scales them by its slowdown).
-  const std::vector<Timed>& timed(int chain, int d) {
-    auto& t = timed_[chain];
-    if (!t.empty()) return t;
-    const auto& works = program_.chains[chain];
-    for (std::size_t i = 0; i < works.size(); ++i) {
-      if (works[i].stream != StreamKind::compute) {
-        t.push_back(time(works[i], d));
-        continue;
-      }
-      const hw::KernelModel::RunTimes& k = compute_.times(chain, i);
-      const double f = slowdown_[d];
-      Timed c;
-      c.duration = Time::from_seconds(k.seconds * f);
-      c.square_sum = k.square_sum * f * f;
-      c.waiting = k.routed * f * (1.0 - 1.0 / program_.expert_load);
-      c.sm_scaled = k.sm_scaled * f;
-      c.sm_persistent = k.sm_persistent * f;
-      if (k.seconds > 0.0) c.persistent_wait = k.persistent_square_sum * f / (2.0 * k.seconds);
-      t.push_back(c);
-    }
-    return t;
-  }
-
   // ---- instantiation --------------------------------------------------------------------------
 
   // The op of a work on device d, timed; a collective over data-parallel groups joins the
   // rank's coupling.
-  StepOp op_of(int d, const Work& w, const Timed& t, Phase phase, int stage) {
+  StepOp op_of(int d, const Work& w, const TimedWork& t, Phase phase, int stage) {
     StepOp op;
     op.device = d;
     op.stream = w.stream;
@@ -249,7 +189,7 @@ class Builder {
 
   struct Running {
     const Chain* chain;
-    const std::vector<Timed>* timed;
+    const std::vector<TimedWork>* timed;
     std::size_t next = 0;
     Phase phase;
     StageTask t;
@@ -267,7 +207,7 @@ class Builder {
   // Kernel jitter: a collective with barrier semantics first waits for its slowest member,
   // e_n·j·sqrt(Σ t_k²) over the kernels since the chain's previous one (hw/variability.hpp), as an
   // op of its own on the collective's stream.
-  void wait_for_peers(Running& r, const Timed& tm, StepOp& op) {
+  void wait_for_peers(Running& r, const TimedWork& tm, StepOp& op) {
     if (op.stream == StreamKind::compute) {
       r.square_sum += tm.square_sum;
       return;
@@ -292,7 +232,7 @@ class Builder {
   }
 
   void emit(int d, Running& r) {
-    const Timed& tm = (*r.timed)[r.next];
+    const TimedWork& tm = (*r.timed)[r.next];
     const Work& it = (*r.chain)[r.next];
     StepOp op = op_of(d, it, tm, r.phase, r.t.stage);
     op.chain = static_cast<int>(r.chain - program_.chains.data());
@@ -329,11 +269,11 @@ class Builder {
     if (it.ends_unit) r.unit_end.push_back(id);
   }
 
-  Running start(int d, const Chunk& c) {
+  Running start(const Chunk& c) {
     const Phase phase = c.phase;
     const StageTask t = c.task;
     Running r{&program_.chains[c.chain],
-              &timed(c.chain, d),
+              &works_.chain(c.chain),
               0,
               phase,
               t,
@@ -422,7 +362,7 @@ class Builder {
       return;
     }
     if (i.chunks.size() == 1) {
-      Running r = start(d, i.chunks.front());
+      Running r = start(i.chunks.front());
       posted_.clear();
       while (r.next < r.chain->size()) emit(d, r);
       finish(d, r);
@@ -430,8 +370,8 @@ class Builder {
     }
     // An overlapped pair: alternate the two chunks so each one's communication runs under the
     // other's compute.
-    Running f = start(d, i.chunks[0]);
-    Running b = start(d, i.chunks[1]);
+    Running f = start(i.chunks[0]);
+    Running b = start(i.chunks[1]);
     posted_.clear();
     while (f.next < f.chain->size() || b.next < b.chain->size()) {
       if (b.next < b.chain->size()) emit(d, b);
@@ -454,7 +394,7 @@ class Builder {
     for (std::size_t i = 0; i < program_.tail[rank_].size(); ++i) {
       const TailWork& tw = program_.tail[rank_][i];
       const Work& w = tw.work;
-      const Timed t = time(w, d);
+      const TimedWork t = works_.time(w);
       if (w.stream != StreamKind::compute && t.duration == Time()) continue;
       StepOp op = op_of(d, w, t, Phase::step_end, tw.stage);
       op.chain = kTailChain;
@@ -502,9 +442,9 @@ class Builder {
   std::vector<int> last_f_, last_b_, send_f_, send_b_;
   std::vector<std::pair<int, std::vector<std::tuple<Phase, int, int>>>> pending_;
   std::vector<std::tuple<Phase, int, int>> posted_;  // receives posted, awaited by the next compute
-  std::vector<std::vector<Timed>> timed_;            // per chain, on the device being built
   CollectiveTimer timer_;
   ComputeTimer compute_;  // the compute works' times, for all devices alike
+  WorkTimer works_;       // the works of the device being built, timed
 };
 
 }  // namespace

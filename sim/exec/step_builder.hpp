@@ -2,18 +2,19 @@
 // (step_graph.hpp), one device per symmetry class of every pipeline rank (symmetry.hpp).
 //
 // Each device runs its rank's instructions: every chunk's chain becomes ops with the chain's
-// dependencies, every kernel timed by the device's KernelModel with the program's SM share,
-// slowed by the slowest GPU of the device's cells, every collective timed on its representative
-// cell's groups with the class's sibling groups (collective_timer.hpp), each carrying its load on
-// the fabric's links for the executor's live fabric (step_executor.hpp). A chain is timed once
-// per device and reused by all its chunks. An overlapped F&B pair (DualPipe) interleaves the two
-// chunks' works so one chunk's communication runs under the other's compute. Pipeline sends go
-// from a class to the same class of the next rank and leave as soon as their chunk is computed
-// (no batching of sends). The tail's data-parallel works run on their own stream (a gradient
-// reduction after its stage's last backward, overlapping the device's remaining backward work; a
-// work whose collectives take no time, as with one replica or a free network, is left out); they
-// and ZeRO-3's per-layer gathers and reduce-scatters span every class of the rank: their copies
-// are coupled (StepOp::couple), so they start when the last class is ready and end together.
+// dependencies, its works timed on the device (work_timer.hpp): every kernel timed by the device's
+// KernelModel with the program's SM share, slowed by the slowest GPU of the device's cells, every
+// collective timed on its representative cell's groups with the class's sibling groups
+// (collective_timer.hpp), each carrying its load on the fabric's links for the executor's live
+// fabric (step_executor.hpp). A chain is timed once per device and reused by all its chunks. An
+// overlapped F&B pair (DualPipe) interleaves the two chunks' works so one chunk's communication
+// runs under the other's compute. Pipeline sends go from a class to the same class of the next rank
+// and leave as soon as their chunk is computed (no batching of sends). The tail's data-parallel
+// works run on their own stream (a gradient reduction after its stage's last backward, overlapping
+// the device's remaining backward work; a work whose collectives take no time, as with one replica
+// or a free network, is left out); they and ZeRO-3's per-layer gathers and reduce-scatters span
+// every class of the rank: their copies are coupled (StepOp::couple), so they start when the last
+// class is ready and end together.
 #pragma once
 
 #include <cstdint>
