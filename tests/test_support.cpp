@@ -57,6 +57,22 @@ RunResult run_stepsim_under(const std::string& launcher, const std::string& args
   return r;
 }
 
+std::string many_global_batches(int n) {
+  std::string values;
+  for (int i = 0; i < n; ++i) values += (i ? "," : "") + std::to_string(15360 + 128 * i);
+  return values;
+}
+
+std::string gemm_measurements(int from, int to) {
+  std::string text = from > 0
+                         ? ""
+                         : "# gpu: NVIDIA H800 80GB HBM3\n# date: 2026-12-01\n# clock: sustained\n"
+                           "kind,precision,m,n,k,tflops\n";
+  for (int i = from; i < to; ++i)
+    text += "gemm,fp8," + std::to_string(128 + i) + ",7168,4096,500\n";
+  return text;
+}
+
 std::string slurp(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::ostringstream s;

@@ -55,6 +55,13 @@ bool shipped_scenario_runs_here(const std::string& name);
 // A file's bytes ("" when it cannot be read).
 std::string slurp(const std::filesystem::path& p);
 
+// Inputs too large to keep as files, for the tests of budgets, signals and limits:
+// "15360,15488,...": `n` global batches, distinct, each a valid one for the DualPipe scenario;
+std::string many_global_batches(int n);
+// a calibration CSV's metadata and header (an H800's GEMMs) when `from` is 0, then measurement
+// rows from..to-1 of distinct shapes.
+std::string gemm_measurements(int from, int to);
+
 // Runs `stepsim ARGS` (a shell-quoted argument string) in the source directory.
 RunResult run_stepsim(const std::string& args);
 // The same under a launcher command (e.g. "mpirun -np 2"), which is given the binary's path.

@@ -111,22 +111,13 @@ fs::path make_fixture() {
   return dir;
 }
 
-// A calibration CSV of `rows` distinct GEMM measurements.
-std::string measurements(int rows) {
-  std::string text =
-      "# gpu: NVIDIA H800 80GB HBM3\n# date: 2026-12-01\n# clock: sustained\n"
-      "kind,precision,m,n,k,tflops\n";
-  for (int i = 0; i < rows; ++i) text += "gemm,fp8," + std::to_string(128 + i) + ",7168,4096,500\n";
-  return text;
-}
-
 // Files a line asks for with {make:NAME}: too large to keep in the repository or in every
 // scratch directory, so made in that line's directory only, before it runs.
 const std::map<std::string, std::function<std::string()>>& made_files() {
   static const std::map<std::string, std::function<std::string()>> files = {
-      {"rows-9000.csv", [] { return measurements(9000); }},
-      {"rows-10001.csv", [] { return measurements(10001); }},
-      {"rows-1e6.csv", [] { return measurements(1'000'000); }},
+      {"rows-9000.csv", [] { return stepsim::test::gemm_measurements(0, 9000); }},
+      {"rows-10001.csv", [] { return stepsim::test::gemm_measurements(0, 10001); }},
+      {"rows-1e6.csv", [] { return stepsim::test::gemm_measurements(0, 1'000'000); }},
   };
   return files;
 }

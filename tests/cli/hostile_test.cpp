@@ -134,8 +134,7 @@ TEST_CASE("--max-wall holds while a sweep checks its values and while a calibrat
   const fs::path dir = scratch();
   const std::string out = (dir / "out.csv").string();
   // 15,000 values, each checked as a whole scenario before any point runs.
-  std::string values;
-  for (int i = 0; i < 15000; ++i) values += (i ? "," : "") + std::to_string(15360 + 128 * i);
+  const std::string values = stepsim::test::many_global_batches(15000);
   auto t =
       timed("sweep scenarios/deepseek-v3-dualpipe.yaml --vary training.global_batch=" + values +
             " --max-wall 0.5 --csv -o '" + out + "'");
@@ -145,22 +144,14 @@ TEST_CASE("--max-wall holds while a sweep checks its values and while a calibrat
   CHECK(t.seconds < 10.0);
   // 9,000 distinct measurements: read, checked and assembled line by line under the budget.
   const std::string csv = (dir / "many.csv").string(), device = (dir / "d.yaml").string();
-  {
-    std::ofstream c(csv);
-    c << "# gpu: NVIDIA H800 80GB HBM3\n# date: 2026-12-01\n# clock: sustained\n"
-      << "kind,precision,m,n,k,tflops\n";
-    for (int i = 0; i < 9000; ++i) c << "gemm,fp8," << 128 + i << ",7168,4096,500\n";
-  }
+  std::ofstream(csv) << stepsim::test::gemm_measurements(0, 9000);
   t = timed("calibrate import '" + csv + "' --device topologies/h800.yaml -o '" + device +
             "' --max-wall 0.05");
   CHECK(t.r.status == 3);
   CHECK_FALSE(fs::exists(device));
   CHECK(t.seconds < 10.0);
   // Beyond the stated limits: refused at the line, or for the file's size, naming the CSV.
-  {
-    std::ofstream c(csv, std::ios::app);
-    for (int i = 9000; i < 10001; ++i) c << "gemm,fp8," << 128 + i << ",7168,4096,500\n";
-  }
+  std::ofstream(csv, std::ios::app) << stepsim::test::gemm_measurements(9000, 10001);
   t = timed("calibrate import '" + csv + "' --device topologies/h800.yaml -o '" + device + "'");
   CHECK(t.r.status == 2);
   CHECK(t.r.err.find("many.csv:10005: error: more than 10000 measurements") != std::string::npos);

@@ -118,8 +118,7 @@ TEST_CASE("A signal while the outputs are written: exit 128 + N, no output, no t
 TEST_CASE("A signal while a sweep checks its values: exit 128 + N within a second, no output") {
   // 15,000 values, each loaded as a whole scenario before any point runs: about a minute of
   // checking, which a signal ends between two values.
-  std::string values;
-  for (int i = 0; i < 15000; ++i) values += (i ? "," : "") + std::to_string(15360 + 128 * i);
+  const std::string values = stepsim::test::many_global_batches(15000);
   const fs::path dir = scratch("sweep");
   const pid_t pid = spawn({"sweep", "scenarios/deepseek-v3-dualpipe.yaml", "--vary",
                            "training.global_batch=" + values, "-o", (dir / "s.csv").string()});
