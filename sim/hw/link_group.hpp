@@ -15,14 +15,14 @@ namespace stepsim::hw {
 
 enum class LinkGroup { nvlink, nic, leaf_uplink, spine_downlink, pod_uplink, pod_downlink };
 inline constexpr int kLinkGroups = 6;
-inline constexpr spec::Names<LinkGroup, kLinkGroups> kLinkGroupNames{{{
+inline constexpr spec::Names<LinkGroup, kLinkGroups> kLinkGroupNames{{
     {"nvlink", "NVLink"},
     {"nic", "NIC"},
     {"leaf_uplink", "leaf uplinks"},
     {"spine_downlink", "spine downlinks"},
     {"pod_uplink", "pod uplinks"},
     {"pod_downlink", "pod downlinks"},
-}}};
+}};
 // The phrase: "NVLink", "leaf uplinks".
 inline std::string_view to_string(LinkGroup g) {
   return kLinkGroupNames.phrase(g);

@@ -40,11 +40,11 @@ struct LinkSpec {
 
 enum class FabricKind { none, multi_plane_fat_tree, rail_fat_tree, clos3, dual_plane };
 inline constexpr Names<FabricKind, 5> kFabricKinds{
-    {{{"none", "none"},
-      {"multi_plane_fat_tree", "multi-plane fat-tree"},
-      {"rail_fat_tree", "rail-optimized fat-tree"},
-      {"clos3", "three-layer Clos"},
-      {"dual_plane", "dual-plane rail fabric with dual ToRs"}}}};
+    {{"none", "none"},
+     {"multi_plane_fat_tree", "multi-plane fat-tree"},
+     {"rail_fat_tree", "rail-optimized fat-tree"},
+     {"clos3", "three-layer Clos"},
+     {"dual_plane", "dual-plane rail fabric with dual ToRs"}}};
 
 // How a switch picks among equal uplinks for a flow:
 //  - destination: by the destination's port (InfiniBand's linear forwarding tables as OpenSM's
@@ -58,7 +58,7 @@ inline constexpr Names<FabricKind, 5> kFabricKinds{
 //    HPN, SIGCOMM'24 §2.2, on hash polarization. Every cell is simulated on its own and nothing
 //    is bundled (routes are no longer translations).
 enum class Routing { destination, ecmp_hash };
-inline constexpr Names<Routing, 2> kRoutings{{{{"destination"}, {"ecmp_hash", "ECMP hash"}}}};
+inline constexpr Names<Routing, 2> kRoutings{{{"destination"}, {"ecmp_hash", "ECMP hash"}}};
 
 struct FabricSpec {
   FabricKind kind = FabricKind::none;
@@ -113,14 +113,14 @@ enum class FaultKind {
   node_down
 };
 // A fault's words; reports describe each with its place (fault_text).
-inline constexpr Names<FaultKind, 8> kFaultKinds{{{{"nic_down"},
-                                                   {"nic_degrade"},
-                                                   {"link_down"},
-                                                   {"link_degrade"},
-                                                   {"nvlink_degrade"},
-                                                   {"straggler"},
-                                                   {"switch_down"},
-                                                   {"node_down"}}}};
+inline constexpr Names<FaultKind, 8> kFaultKinds{{{"nic_down"},
+                                                  {"nic_degrade"},
+                                                  {"link_down"},
+                                                  {"link_degrade"},
+                                                  {"nvlink_degrade"},
+                                                  {"straggler"},
+                                                  {"switch_down"},
+                                                  {"node_down"}}};
 
 struct FaultSpec {
   FaultKind kind = FaultKind::nic_down;
@@ -171,10 +171,10 @@ struct VariabilitySpec {
 //    different zones, so neighbouring ranks cross the aggregation tier;
 //  - list: slots given one per node (from a scheduler's allocation, or by hand).
 enum class Placement { packed, spread, zones, list };
-inline constexpr Names<Placement, 4> kPlacements{{{{"packed", "leaf by leaf"},
-                                                   {"spread", "round-robin over the leaves"},
-                                                   {"zones", "round-robin over the pods"},
-                                                   {"list", "slot by slot as listed"}}}};
+inline constexpr Names<Placement, 4> kPlacements{{{"packed", "leaf by leaf"},
+                                                  {"spread", "round-robin over the leaves"},
+                                                  {"zones", "round-robin over the pods"},
+                                                  {"list", "slot by slot as listed"}}};
 
 struct ClusterSpec {
   std::string name;

@@ -40,7 +40,7 @@ struct TableSource {
 // its own), or one pass: fprop, dgrad (input gradient), wgrad (weight gradient: the reduction runs
 // over the tokens, a kernel of its own in libraries such as DeepGEMM).
 enum class GemmPass { any, fprop, dgrad, wgrad };
-inline constexpr Names<GemmPass, 4> kGemmPasses{{{{"any"}, {"fprop"}, {"dgrad"}, {"wgrad"}}}};
+inline constexpr Names<GemmPass, 4> kGemmPasses{{{"any"}, {"fprop"}, {"dgrad"}, {"wgrad"}}};
 
 struct GemmRow {
   Precision precision = Precision::bf16;
@@ -69,7 +69,7 @@ struct AttentionRow {
 // reduction (rows reduced: norms, softmax).
 enum class MemoryPattern { copy, cast, cast_transpose, transpose, gather, reduction };
 inline constexpr Names<MemoryPattern, 6> kMemoryPatterns{
-    {{{"copy"}, {"cast"}, {"cast_transpose"}, {"transpose"}, {"gather"}, {"reduction"}}}};
+    {{"copy"}, {"cast"}, {"cast_transpose"}, {"transpose"}, {"gather"}, {"reduction"}}};
 
 struct MemoryRow {
   double bytes = 0.0;      // read + written

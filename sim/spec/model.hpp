@@ -14,12 +14,12 @@ namespace stepsim::spec {
 
 enum class AttentionKind { mha, gqa, mla };
 inline constexpr Names<AttentionKind, 3> kAttentionKinds{
-    {{{"mha", "MHA"}, {"gqa", "GQA"}, {"mla", "MLA"}}}};
+    {{"mha", "MHA"}, {"gqa", "GQA"}, {"mla", "MLA"}}};
 enum class MlpKind { swiglu, gelu };
-inline constexpr Names<MlpKind, 2> kMlpKinds{{{{"swiglu", "SwiGLU"}, {"gelu", "GELU"}}}};
+inline constexpr Names<MlpKind, 2> kMlpKinds{{{"swiglu", "SwiGLU"}, {"gelu", "GELU"}}};
 enum class NormKind { rmsnorm, layernorm };
 inline constexpr Names<NormKind, 2> kNormKinds{
-    {{{"rmsnorm", "RMSNorm"}, {"layernorm", "LayerNorm"}}}};
+    {{"rmsnorm", "RMSNorm"}, {"layernorm", "LayerNorm"}}};
 
 struct AttentionSpec {
   AttentionKind kind = AttentionKind::mha;
@@ -50,7 +50,7 @@ struct MlpSpec {
 // expectation, a step's counts drawn around it).
 enum class RoutingKind { balanced, zipf, histogram, loss_free };
 inline constexpr Names<RoutingKind, 4> kRoutingKinds{
-    {{{"balanced"}, {"zipf"}, {"histogram"}, {"loss_free"}}}};
+    {{"balanced"}, {"zipf"}, {"histogram"}, {"loss_free"}}};
 
 struct RoutingSpec {
   RoutingKind kind = RoutingKind::balanced;

@@ -34,10 +34,10 @@ class Schedule {
 // reduce-scattered); a2a, DeepSpeed-Ulysses (all-to-all from sequence to heads and back);
 // a2a_p2p, all-to-all inside a node and a ring across nodes.
 enum class CpAlgorithm : std::uint8_t { p2p, all_gather, a2a, a2a_p2p };
-inline constexpr Names<CpAlgorithm, 4> kCpAlgorithms{{{{"p2p", "ring attention (p2p)"},
-                                                       {"all_gather", "all-gather KV"},
-                                                       {"a2a", "all-to-all (Ulysses)"},
-                                                       {"a2a+p2p", "all-to-all + ring"}}}};
+inline constexpr Names<CpAlgorithm, 4> kCpAlgorithms{{{"p2p", "ring attention (p2p)"},
+                                                      {"all_gather", "all-gather KV"},
+                                                      {"a2a", "all-to-all (Ulysses)"},
+                                                      {"a2a+p2p", "all-to-all + ring"}}};
 
 struct ParallelSpec {
   int pp = 1;

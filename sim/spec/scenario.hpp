@@ -29,7 +29,7 @@ struct Provenance {
 // flow: max-min sharing; analytic: α + S/β per transfer; free: communication takes no time
 // (isolates pipeline bubbles and compute).
 enum class NetworkFidelity { flow, analytic, free };
-inline constexpr Names<NetworkFidelity, 3> kNetworkFidelities{{{{"flow"}, {"analytic"}, {"free"}}}};
+inline constexpr Names<NetworkFidelity, 3> kNetworkFidelities{{{"flow"}, {"analytic"}, {"free"}}};
 std::string_view to_string(NetworkFidelity f);  // its word
 
 // Kinds of traffic, each with its own collective choice (network.collectives):

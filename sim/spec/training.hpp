@@ -53,7 +53,7 @@ struct RecomputeSpec {
 //   eager          PyTorch without fusion: scale, mask and softmax each a kernel.
 enum class AttentionKernel { flash, fused_softmax, eager, flash2, flash3 };
 inline constexpr Names<AttentionKernel, 5> kAttentionKernels{
-    {{{"flash"}, {"fused-softmax"}, {"eager"}, {"flash2"}, {"flash3"}}}};
+    {{"flash"}, {"fused-softmax"}, {"eager"}, {"flash2"}, {"flash3"}}};
 
 // Whether the attention core is one fused kernel per pass (no s x s tensor in HBM).
 inline bool fused(AttentionKernel a) {
