@@ -55,4 +55,34 @@ std::vector<KernelClassWork> kernel_classes(const workload::StepProgram& program
   return out;
 }
 
+namespace {
+
+std::vector<double> times_of(const workload::Work& w, const hw::KernelModel& kernels,
+                             double sm_share) {
+  std::vector<double> out;
+  for (const hw::Kernel& k : w.kernels) out.push_back(kernels.seconds(k, sm_share));
+  return out;
+}
+
+}  // namespace
+
+const std::vector<double>& KernelTimes::of(int chain, int work, int rank) const {
+  return chain == workload::kTailChain ? tails[rank][work] : chains[chain][work];
+}
+
+KernelTimes kernel_times(const workload::StepProgram& program, const hw::KernelModel& kernels) {
+  KernelTimes t;
+  for (const workload::Chain& c : program.chains) {
+    t.chains.emplace_back();
+    for (const workload::Work& w : c)
+      t.chains.back().push_back(times_of(w, kernels, program.sm_share));
+  }
+  for (const auto& tail : program.tail) {
+    t.tails.emplace_back();
+    for (const workload::TailWork& w : tail)
+      t.tails.back().push_back(times_of(w.work, kernels, program.sm_share));
+  }
+  return t;
+}
+
 }  // namespace stepsim::analysis

@@ -30,4 +30,14 @@ struct KernelClassWork {
 std::vector<KernelClassWork> kernel_classes(const workload::StepProgram& program,
                                             const hw::KernelModel& kernels, int rank);
 
+// Every compute work's kernels, each timed alone (KernelModel::seconds at the program's SM
+// share): per chain and work of the program, and per pipeline rank and work of its tail.
+struct KernelTimes {
+  std::vector<std::vector<std::vector<double>>> chains;  // [chain][work][kernel]
+  std::vector<std::vector<std::vector<double>>> tails;   // [rank][work][kernel]
+  // Work `work` of chain `chain` (workload::kTailChain: of rank `rank`'s tail).
+  const std::vector<double>& of(int chain, int work, int rank) const;
+};
+KernelTimes kernel_times(const workload::StepProgram& program, const hw::KernelModel& kernels);
+
 }  // namespace stepsim::analysis

@@ -39,12 +39,14 @@ std::string kernel_shape(const hw::Kernel& k) {
   return "";
 }
 
-KernelListing list_kernels(const spec::ScenarioSpec& spec, int stage) {
-  const workload::ParallelPlan plan = workload::make_plan(spec);
+KernelListing list_kernels(const spec::ScenarioSpec& spec, const workload::ParallelPlan& plan,
+                           int stage) {
   const workload::ModelCost cost(spec.model, spec.training);
   const spec::DeviceSpec& dev = spec.cluster.device;
   const hw::TableKernelModel model(dev);
   KernelListing out;
+  out.scenario = spec.name;
+  out.software_words = spec::software_words(spec);
   out.software = spec.software.name;
   out.gemm_library = spec.software.gemm_library;
   out.attention = spec::attention_words(spec.training);

@@ -12,6 +12,7 @@
 
 #include "sim/hw/kernel_model.hpp"
 #include "sim/spec/scenario.hpp"
+#include "sim/workload/parallel_plan.hpp"
 #include "sim/workload/phase.hpp"
 
 namespace stepsim::analysis {
@@ -39,9 +40,11 @@ struct KernelTotal {
 };
 
 struct KernelListing {
-  std::string software;      // the scenario's preset (spec::SoftwareSpec)
-  std::string gemm_library;  // the preset's GEMM library (empty: any table's)
-  std::string attention;     // its attention core's implementation, and dropout where it has one
+  std::string scenario;        // its name
+  std::string software_words;  // the preset and what it chose (spec::software_words)
+  std::string software;        // the scenario's preset (spec::SoftwareSpec)
+  std::string gemm_library;    // the preset's GEMM library (empty: any table's)
+  std::string attention;       // its attention core's implementation, and dropout where it has one
   int stage = 0;
   double sm_share = 1.0;
   double sustained_clock = 1.0;
@@ -49,7 +52,9 @@ struct KernelListing {
   std::vector<KernelTotal> totals;
 };
 
-KernelListing list_kernels(const spec::ScenarioSpec& spec, int stage);
+// `plan`: the scenario's layout (workload::make_plan).
+KernelListing list_kernels(const spec::ScenarioSpec& spec, const workload::ParallelPlan& plan,
+                           int stage);
 
 // A kernel's shape as the listing shows it: "GxMxNxK" for a GEMM (G groups), "s4096 d192 causal"
 // for attention, "" for a memory-bound kernel.

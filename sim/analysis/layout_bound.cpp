@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "sim/analysis/roofline.hpp"
+#include "sim/workload/checks.hpp"
 #include "sim/workload/layer_chains.hpp"
 #include "sim/workload/pipeline_schedule.hpp"
 #include "sim/workload/step_program.hpp"
@@ -101,7 +101,7 @@ const LayoutBounds::Pipeline& LayoutBounds::pipeline(const ScenarioSpec& spec,
 }
 
 LayoutBound LayoutBounds::bound(const ScenarioSpec& spec) {
-  check_precisions(spec);
+  workload::check_precisions(spec);
   LayoutBound r;
   r.plan = workload::make_plan(spec);
   const ParallelPlan& plan = r.plan;
@@ -113,7 +113,7 @@ LayoutBound LayoutBounds::bound(const ScenarioSpec& spec) {
   const double sm_share = cl.device.compute_sm_share(spec.parallel.comm_sms);
   const double send_bytes = plan.tokens_per_micro_batch / plan.tp * spec.model.hidden *
                             spec::bytes_per_element(spec.training.precision.activations);
-  const WorkFold fold(spec, plan, km, sm_share, send_bytes, false);
+  const WorkFold fold(cl, plan, km, sm_share, send_bytes, false);
 
   std::string key = training_key(spec);
   key += '|' + cl.name + '|';

@@ -2,18 +2,10 @@
 
 #include <algorithm>
 
-#include "sim/engine/user_error.hpp"
-#include "sim/workload/model_cost.hpp"
-#include "sim/workload/step_program.hpp"
-
 namespace stepsim::analysis {
 
 using net::CollectiveOp;
 using net::LinkBytes;
-using spec::Precision;
-using spec::ScenarioSpec;
-using workload::ModelCost;
-using workload::ParallelPlan;
 
 namespace {
 
@@ -21,9 +13,10 @@ namespace {
 // run it; each pipeline send once per destination, times its count; the tail once.
 class Analyzer {
  public:
-  Analyzer(const ScenarioSpec& spec, const ParallelPlan& plan, const workload::StepProgram& program,
+  Analyzer(const spec::ClusterSpec& cluster, const workload::StepProgram& program,
            const hw::KernelModel& kernels)
-      : program_(program), fold_(spec, plan, kernels, program.sm_share, program.send_bytes, true) {
+      : program_(program),
+        fold_(cluster, program.plan, kernels, program.sm_share, program.send_bytes, true) {
     for (const workload::Chain& c : program.chains) {
       DeviceWork w;
       for (const workload::Work& work : c) fold_.add(w, work, 1.0);
@@ -60,71 +53,22 @@ class Analyzer {
 
 }  // namespace
 
-void check_precisions(const ScenarioSpec& spec) {
-  const auto& pr = spec.training.precision;
-  const auto& dev = spec.cluster.device;
-  const std::pair<Precision, const char*> used[] = {
-      {pr.gemm, "gemm"}, {pr.attention, "attention"}, {pr.head, "head"}, {pr.router, "router"}};
-  for (const auto& [p, key] : used)
-    if (!dev.supports(p))
-      throw engine::UserError(spec.where.at(std::string("training.precision.") + key),
-                              "device '" + dev.name + "' has no " +
-                                  std::string(spec::to_string(p)) + " rate for " + key +
-                                  " arithmetic",
-                              "use a precision the device lists under compute (e.g. bf16)");
-}
-
-namespace {
-
-// The program lays out every chunk of the step: refuse one too large to hold.
-void check_program_size(const ScenarioSpec& spec, const ParallelPlan& plan) {
-  // About 90 B a chunk while the program is built (the schedule's instruction, the program's),
-  // so 0.4 GB at most; a step the simulation would accept (--max-ops) has fewer.
-  constexpr double kMaxChunks = 4e6;
-  const double chunks = static_cast<double>(plan.micro_batches) * plan.stages * 3.0;
-  if (chunks > kMaxChunks)
-    throw engine::UserError(spec.where.at("training.global_batch"),
-                            "the step has " + std::to_string(plan.micro_batches) +
-                                " micro-batches x " + std::to_string(plan.stages) +
-                                " stages, about " + std::to_string(static_cast<long long>(chunks)) +
-                                " chunks of work to lay out, more than the limit of " +
-                                std::to_string(static_cast<long long>(kMaxChunks)),
-                            "use fewer or larger micro-batches (training.micro_batch)");
-}
-
-}  // namespace
-
-Roofline roofline(const ScenarioSpec& spec, workload::StepProgram* program_out,
-                  const workload::ParallelPlan* plan) {
-  check_precisions(spec);
-  const ModelCost cost(spec.model, spec.training);
+Roofline roofline(const workload::StepProgram& program, const spec::ClusterSpec& cl) {
   Roofline r;
-  r.plan = plan ? *plan : workload::make_plan(spec);
-  check_program_size(spec, r.plan);
-  workload::StepProgram program = workload::build_program(spec, r.plan, cost);
-  r.scenario = spec.name;
-  r.world_size = r.plan.world;
-  r.tokens_per_step = static_cast<double>(spec.training.global_batch) * spec.training.seq_len;
-  r.params_main = cost.params_main();
-  r.params_mtp = cost.params_mtp();
-  r.params_active = cost.params_active();
-  r.flops_per_token = cost.flops_per_token();
-  r.causal = spec.training.causal;
-  const auto& dev = spec.cluster.device;
+  const workload::ParallelPlan& plan = program.plan;
+  const auto& dev = cl.device;
   r.sm_share = program.sm_share;
-
   const hw::TableKernelModel kernels(dev);
-  const Analyzer analyzer(spec, r.plan, program, kernels);
-  const auto& cl = spec.cluster;
+  const Analyzer analyzer(cl, program, kernels);
   const double ib_peak = cl.fabric.nic.peak_bandwidth;
   const double uplink_rate =
       cl.fabric.nic.bandwidth / cl.fabric.oversubscription;  // per GPU, leaf to spine
   double step_flops = 0.0;
-  for (int d = 0; d < r.plan.pp; ++d) {
+  for (int d = 0; d < plan.pp; ++d) {
     const DeviceWork w = analyzer.device(d);
     double flops = 0.0;
     for (double f : w.flops) flops += f;
-    step_flops += flops * r.plan.gpus_per_rank();
+    step_flops += flops * plan.gpus_per_rank();
     const ResourceTimes times = resource_times(w, cl, kernels.hbm_bandwidth());
     const double compute = times.t[0], hbm = times.t[1], nvl = times.t[2], ib = times.t[3];
     r.per_rank.push_back({flops, w.comm, times.bound(), w.traffic});
@@ -150,10 +94,8 @@ Roofline roofline(const ScenarioSpec& spec, workload::StepProgram* program_out,
                                   w.cross_pod_ib * cl.fabric.pod_oversubscription / uplink_rate})
                       : 0.0;
   }
-  r.flops_per_gpu_mean = step_flops / r.world_size;
+  r.flops_per_gpu_mean = step_flops / plan.world;
   r.comm_to_compute = std::max(r.nvlink_s, r.ib_s) / r.compute_s;
-  r.memory = workload::memory_per_gpu(spec, r.plan, cost);
-  if (program_out) *program_out = std::move(program);
   return r;
 }
 

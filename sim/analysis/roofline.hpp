@@ -34,8 +34,6 @@
 
 #include "sim/analysis/work_fold.hpp"
 #include "sim/net/collective_cost.hpp"
-#include "sim/spec/scenario.hpp"
-#include "sim/workload/memory.hpp"
 #include "sim/workload/step_program.hpp"
 
 namespace stepsim::analysis {
@@ -49,15 +47,6 @@ struct RankWork {
 };
 
 struct Roofline {
-  std::string scenario;
-  int world_size = 0;
-  double tokens_per_step = 0.0;
-  double params_main = 0.0;  // the main model's
-  double params_mtp = 0.0;   // multi-token prediction modules' (embedding and head shared)
-  double params_active = 0.0;
-  double flops_per_token = 0.0;  // training, causal attention, no recompute
-  bool causal = true;
-
   int device = 0;                              // pipeline rank of the slowest GPU (reported below)
   std::array<double, 4> flops_by_precision{};  // per GPU per step, incl. recompute
   double flops_per_gpu = 0.0;
@@ -77,17 +66,10 @@ struct Roofline {
   Resource limited_by = Resource::compute;
   double comm_to_compute = 0.0;
   std::vector<RankWork> per_rank;
-  workload::MemoryBreakdown memory;
-  workload::ParallelPlan plan;
 };
 
-// Throws engine::UserError when the device has no rate for a precision the training uses.
-void check_precisions(const spec::ScenarioSpec& spec);
-
-// Validates the layout (throws engine::UserError; skipped when the caller has made the `plan`),
-// builds the step program and computes the bound as a fold over it; the program goes to
-// `program` when given.
-Roofline roofline(const spec::ScenarioSpec& spec, workload::StepProgram* program = nullptr,
-                  const workload::ParallelPlan* plan = nullptr);
+// The bound of the step `program` runs on `cluster`: a fold over the program, which it never
+// builds (run/pipeline.hpp builds it once).
+Roofline roofline(const workload::StepProgram& program, const spec::ClusterSpec& cluster);
 
 }  // namespace stepsim::analysis

@@ -120,16 +120,16 @@ void sort_rows(std::vector<TrafficRow>& rows) {
   });
 }
 
-WorkFold::WorkFold(const spec::ScenarioSpec& spec, const workload::ParallelPlan& plan,
+WorkFold::WorkFold(const spec::ClusterSpec& cluster, const workload::ParallelPlan& plan,
                    const hw::KernelModel& kernels, double sm_share, double send_bytes, bool rows)
-    : spec_(spec),
+    : cluster_(cluster),
       plan_(plan),
       kernels_(kernels),
-      dev_(spec.cluster.device),
+      dev_(cluster.device),
       sm_share_(sm_share),
       send_bytes_(send_bytes),
       rows_(rows),
-      pxn_(spec.cluster.fabric.pxn()) {}
+      pxn_(cluster.fabric.pxn()) {}
 
 void WorkFold::add_row(DeviceWork& w, std::string_view kind, const std::string& label,
                        LinkBytes b) const {
@@ -155,37 +155,36 @@ void WorkFold::collective(DeviceWork& w, workload::StepOpKind kind,
   const net::GroupShape g = workload::group_shape(plan_, c.group);
   if (c.bytes <= 0.0 || g.size <= 1) return;
   const std::string_view row = traffic_row(kind);
-  if (c.op == CollectiveOp::dispatch || c.op == CollectiveOp::combine) {
-    const auto& moe = spec_.model.moe;
-    const int max_nodes = workload::max_target_nodes(moe, g.nodes());
-    const LinkBytes b =
-        net::node_limited_copies_per_token({moe.top_k, max_nodes, g, moe.experts}) * (c.bytes * n);
-    add_row(w, row,
-            rows_ ? "DeepEP dispatch/combine over ep=" + std::to_string(g.size) + " on " +
-                        std::to_string(g.nodes()) + " node(s), " + std::to_string(moe.top_k) +
-                        " experts/token" +
-                        (max_nodes ? ", <= " + std::to_string(max_nodes) + " nodes/token" : "")
-                  : std::string(),
-            b);
-    // Spread evenly over the other nodes of the group, at least (k - L)/(k - 1) of it goes to
-    // nodes beyond the L that share the GPU's leaf.
-    const auto& cl = spec_.cluster;
-    const int k = g.nodes(), leaf_nodes = cl.fabric.nodes_per_leaf(cl.gpus_per_node);
-    if (k > leaf_nodes && leaf_nodes > 0) w.cross_leaf_ib += b.ib * (k - leaf_nodes) / (k - 1.0);
-    // The same beyond the pod, in a clos3, whose aggregation tier is oversubscribed again.
-    const int pod_nodes = leaf_nodes * cl.fabric.leaves_per_pod;
-    if (cl.fabric.kind == spec::FabricKind::clos3 && k > pod_nodes)
-      w.cross_pod_ib += b.ib * (k - pod_nodes) / (k - 1.0);
-    return;
-  }
   // The bytes of the algorithm the program resolved for it, which the simulation runs.
   const net::AlgorithmDef* algorithm = net::find_algorithm(c.options.algorithm);
   STEPSIM_CHECK(algorithm, "a collective of the program without its resolved algorithm");
   net::ShapeInput in{c.op, c.bytes, g};
   in.pxn = pxn_;
+  in.top_k = c.options.top_k;
+  in.max_nodes = c.options.max_nodes;
+  in.experts = c.options.experts;
   const LinkBytes b = algorithm->bytes_per_gpu(in) * n;
+  if (algorithm->leaving) {
+    // What must leave the leaf, and in a clos3 the pod, whose aggregation tier is
+    // oversubscribed again.
+    const int leaf_nodes = cluster_.fabric.nodes_per_leaf(cluster_.gpus_per_node);
+    w.cross_leaf_ib += algorithm->leaving(b.ib, g, leaf_nodes);
+    if (cluster_.fabric.kind == spec::FabricKind::clos3)
+      w.cross_pod_ib += algorithm->leaving(b.ib, g, leaf_nodes * cluster_.fabric.leaves_per_pod);
+  }
   if (!rows_) {
     add_row(w, row, std::string(), b);
+    return;
+  }
+  const std::string_view display =
+      algorithm->display.empty() ? algorithm->name : algorithm->display;
+  if (c.op == CollectiveOp::dispatch || c.op == CollectiveOp::combine) {
+    add_row(w, row,
+            std::string(display) + " over ep=" + std::to_string(g.size) + " on " +
+                std::to_string(g.nodes()) + " node(s), " + std::to_string(in.top_k) +
+                " experts/token" +
+                (in.max_nodes ? ", <= " + std::to_string(in.max_nodes) + " nodes/token" : ""),
+            b);
     return;
   }
   if (kind == workload::StepOpKind::cp_exchange) {
@@ -203,10 +202,10 @@ void WorkFold::collective(DeviceWork& w, workload::StepOpKind kind,
   const char* name = c.group == workload::GroupRole::edp  ? "edp"
                      : c.group == workload::GroupRole::dp ? "dp"
                                                           : "tp";
-  const int zero = spec_.parallel.zero;
+  const int zero = plan_.zero;
   // ZeRO-3: per gathered unit (its implementation's, spec/zero3.hpp), every micro-batch; the ops
   // column counts them.
-  const spec::Zero3Spec& z3 = spec_.parallel.zero3;
+  const spec::Zero3Spec& z3 = plan_.zero3;
   const std::string gathers =
       std::string("all-gather per ") + (z3.unit == spec::Zero3Unit::layer ? "layer" : "module") +
       (z3.reshard_after_forward ? " in forward and backward" : " in forward") + " per micro-batch";

@@ -5,8 +5,8 @@
 //  - kernels: FLOPs per precision, seconds at the achievable rate of their class and shape on
 //    the SMs left to them (KernelModel::math_seconds), seconds at the datasheet peak, HBM bytes;
 //  - collectives: bytes per link class from the closed form of the algorithm the simulation
-//    runs (the scenario's choice or the tuner's); the expert dispatch and combine from the
-//    node-limited copies per token, with the share that must leave the leaf switch;
+//    runs (the scenario's choice or the tuner's), with the bytes that must leave the leaf switch
+//    where the algorithm says (net/algorithm/algorithm.hpp: the expert dispatch and combine);
 //  - pipeline sends: NVLink when both ranks' GPUs share a node, else InfiniBand, plus an NVLink
 //    hop with PXN to a GPU of another plane.
 #pragma once
@@ -17,7 +17,7 @@
 
 #include "sim/hw/kernel_model.hpp"
 #include "sim/net/collective_cost.hpp"
-#include "sim/spec/scenario.hpp"
+#include "sim/spec/cluster.hpp"
 #include "sim/workload/step_program.hpp"
 
 namespace stepsim::analysis {
@@ -53,7 +53,7 @@ class WorkFold {
  public:
   // `rows`: keep the traffic rows with their labels (the roofline report); the layout search
   // needs the sums alone.
-  WorkFold(const spec::ScenarioSpec& spec, const workload::ParallelPlan& plan,
+  WorkFold(const spec::ClusterSpec& cluster, const workload::ParallelPlan& plan,
            const hw::KernelModel& kernels, double sm_share, double send_bytes, bool rows);
 
   // A work, n times.
@@ -69,7 +69,7 @@ class WorkFold {
   void add_row(DeviceWork& w, std::string_view kind, const std::string& label,
                net::LinkBytes b) const;
 
-  const spec::ScenarioSpec& spec_;
+  const spec::ClusterSpec& cluster_;
   const workload::ParallelPlan& plan_;
   const hw::KernelModel& kernels_;
   const spec::DeviceSpec& dev_;

@@ -2,8 +2,7 @@
 
 #include "sim/cli/options.hpp"
 #include "sim/format/text_table.hpp"
-#include "sim/run/step_simulation.hpp"
-#include "sim/workload/parallel_plan.hpp"
+#include "sim/run/pipeline.hpp"
 
 namespace stepsim::cli {
 
@@ -24,11 +23,12 @@ std::optional<stress::Campaign> run_campaign(const std::string& file,
                                              const CampaignRequest& request, plan::Workers& workers,
                                              const engine::RunControl* control) {
   for (const stress::FaultDraw& d : request.draws) stress::check_draw(d, scenario.cluster);
-  const workload::ParallelPlan layout = workload::make_plan(scenario);
-  // One simulation per thread at a time; the faults of a trial may split symmetry classes, so
-  // each trial checks its own estimate.
-  check_memory(run::estimate_memory_bytes(scenario, layout), request.max_memory,
-               file + ": simulating this step", "use fewer or larger micro-batches");
+  // One simulation per thread at a time: the baseline is refused up front when it would not fit;
+  // the faults of a trial may split symmetry classes, so each trial is checked on its own.
+  run::Limits limits;
+  limits.max_memory = request.max_memory;
+  limits.memory_what = file + ": simulating this step";
+  const run::Prepared baseline_step = run::prepare(scenario, limits);
   stress::Campaign c;
   c.scenario = file;
   c.name = scenario.name;
@@ -39,18 +39,10 @@ std::optional<stress::Campaign> run_campaign(const std::string& file,
   const std::vector<std::string> results = workers.map(
       static_cast<std::size_t>(request.trials) + 1,
       [&](std::size_t i, int) {
-        const std::vector<spec::FaultSpec> none;
-        const auto& f = i == 0 ? none : c.faults[i - 1];
-        spec::ScenarioSpec trial = scenario;
-        trial.cluster.faults.insert(trial.cluster.faults.end(), f.begin(), f.end());
-        const double need = run::estimate_memory_bytes(trial, layout);
-        if (i > 0 && need > request.max_memory) {
-          stress::Outcome o;
-          o.error = "its simulation would need about " + format::gib(need) +
-                    " of memory, more than --max-memory allows";
-          return stress::serialize(o);
-        }
-        return stress::serialize(stress::run_trial(scenario, f, control));
+        if (i == 0)
+          return stress::serialize(stress::outcome(
+              [&] { return run::complete(baseline_step, control).metrics.step_s; }));
+        return stress::serialize(stress::run_trial(scenario, c.faults[i - 1], limits, control));
       },
       false, "stress: simulating trials of " + file);
   if (!workers.root()) return std::nullopt;

@@ -16,7 +16,7 @@ struct CampaignRequest {
   std::vector<stress::FaultDraw> draws;
   int trials = 100;
   std::uint64_t seed = 1;
-  double max_memory = 0.0;  // bytes a trial may need (run::estimate_memory_bytes)
+  double max_memory = 0.0;  // bytes a trial may need (run::Estimates)
 };
 
 // Parses "KIND[:COUNT][@LOW[-HIGH]]" values, the --trials and --seed texts (throws

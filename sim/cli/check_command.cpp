@@ -1,7 +1,6 @@
 #include <boost/program_options.hpp>
 #include <iostream>
 
-#include "sim/analysis/roofline.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/options.hpp"
 #include "sim/config/load.hpp"
@@ -36,12 +35,19 @@ int check_command(const Args& args) {
       case config::FileKind::cluster:
         out += report::describe(config::load_cluster(f, overrides));
         break;
-      case config::FileKind::model:
-        out += report::describe(config::load_model(f, overrides));
-        break;
+      case config::FileKind::model: {
+        const spec::ModelSpec m = config::load_model(f, overrides);
+        // A model file alone is described at sequence 4096, causal.
+        spec::TrainingSpec t;
+        t.seq_len = 4096;
+        t.causal = true;
+        out += report::describe(m, workload::ModelCost(m, t).figures(), t);
+      } break;
       case config::FileKind::scenario: {
         const spec::ScenarioSpec s = config::load_scenario(f, overrides);
-        out += report::describe(s, analysis::roofline(s));
+        run::Limits bound_only;
+        bound_only.max_ops = 0.0;
+        out += report::describe(run::bound(run::prepare(s, bound_only)));
         break;
       }
     }

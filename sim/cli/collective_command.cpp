@@ -7,12 +7,12 @@
 #include "sim/cli/output_file.hpp"
 #include "sim/cli/scenarios.hpp"
 #include "sim/config/load.hpp"
-#include "sim/config/units.hpp"
 #include "sim/format/csv_table.hpp"
 #include "sim/format/json_writer.hpp"
 #include "sim/format/text_table.hpp"
 #include "sim/net/algorithm/algorithm.hpp"
 #include "sim/net/collective_runner.hpp"
+#include "sim/spec/units.hpp"
 
 namespace stepsim::cli {
 
@@ -26,8 +26,8 @@ std::vector<double> parse_sizes(const std::string& text) {
     const auto comma = text.find(',', i);
     const std::string item =
         text.substr(i, comma == std::string::npos ? std::string::npos : comma - i);
-    const config::Range r = config::accepted_range(config::Dimension::bytes);
-    out.push_back(quantity_option("sizes", item, config::Dimension::bytes, r.lo, r.hi));
+    const spec::Range r = spec::accepted_range(spec::Dimension::bytes);
+    out.push_back(quantity_option("sizes", item, spec::Dimension::bytes, r.lo, r.hi));
     if (comma == std::string::npos) break;
     i = comma + 1;
   }
@@ -114,9 +114,9 @@ int collective_command(const Args& args) {
   if (chunks_text != "auto")
     po_.chunks = static_cast<int>(integer_option("chunks", chunks_text, 1, 1024));
   if (chunk_size_text != "auto") {
-    const config::Range r = config::accepted_range(config::Dimension::bytes);
+    const spec::Range r = spec::accepted_range(spec::Dimension::bytes);
     po_.chunk_bytes =
-        quantity_option("chunk-size", chunk_size_text, config::Dimension::bytes, r.lo, r.hi);
+        quantity_option("chunk-size", chunk_size_text, spec::Dimension::bytes, r.lo, r.hi);
   }
   po_.bundle = !vm.count("no-bundle");
   // Options that would do nothing for this operation, or contradict each other, are refused.

@@ -34,15 +34,16 @@ int kernels_command(const Args& args) {
   if (vm.count("output")) outputs.add("--output", output);
   const spec::ScenarioSpec spec = config::load_scenario(files[0], parse_overrides(sets));
   outputs.check_inputs(spec.where.files);
-  const int stages = workload::make_plan(spec).stages;
+  const workload::ParallelPlan plan = workload::make_plan(spec);
+  const int stages = plan.stages;
   if (stage < 0 || stage >= stages)
     throw engine::UserError({"<command line>", 0, 0},
                             "--stage " + std::to_string(stage) + " is not a stage of this scenario",
                             "stages run from 0 to " + std::to_string(stages - 1));
-  const analysis::KernelListing k = analysis::list_kernels(spec, stage);
+  const analysis::KernelListing k = analysis::list_kernels(spec, plan, stage);
   const std::string text = out_format == OutputFormat::json  ? report::kernels_json(k)
                            : out_format == OutputFormat::csv ? report::kernels_csv(k)
-                                                             : report::kernels_text(k, spec);
+                                                             : report::kernels_text(k);
   outputs.finish_report(output, text);
   return 0;
 }

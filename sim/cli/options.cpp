@@ -83,16 +83,16 @@ long long integer_option(const std::string& option, const std::string& text, lon
   return v;
 }
 
-double quantity_option(const std::string& option, const std::string& text, config::Dimension dim,
+double quantity_option(const std::string& option, const std::string& text, spec::Dimension dim,
                        double lo, double hi) {
-  const auto q = config::parse_quantity(text, dim);
+  const auto q = spec::parse_quantity(text, dim);
   if (!q.value)
     throw engine::UserError({"--" + option, 0, 0}, q.error,
-                            std::string("e.g. ") + std::string(config::example(dim)));
+                            std::string("e.g. ") + std::string(spec::example(dim)));
   if (*q.value < lo || *q.value > hi)
     throw engine::UserError(
         {"--" + option, 0, 0}, "value " + quoted(text) + " out of range",
-        "from " + config::format_quantity(lo, dim) + " to " + config::format_quantity(hi, dim));
+        "from " + spec::format_quantity(lo, dim) + " to " + spec::format_quantity(hi, dim));
   return *q.value;
 }
 
@@ -157,7 +157,7 @@ void add_max_memory_option(po::options_description& opts, std::string& value) {
 }
 
 double max_memory_bytes(const std::string& value) {
-  return quantity_option("max-memory", value, config::Dimension::bytes, 1 << 20, 1ull << 50);
+  return quantity_option("max-memory", value, spec::Dimension::bytes, 1 << 20, 1ull << 50);
 }
 
 void check_memory(double estimate_bytes, double limit_bytes, const std::string& what,
@@ -165,9 +165,9 @@ void check_memory(double estimate_bytes, double limit_bytes, const std::string& 
   if (estimate_bytes <= limit_bytes) return;
   throw engine::UserError({"--max-memory", 0, 0},
                           what + " would need about " +
-                              config::format_quantity(estimate_bytes, config::Dimension::bytes) +
+                              spec::format_quantity(estimate_bytes, spec::Dimension::bytes) +
                               " of memory, more than the limit of " +
-                              config::format_quantity(limit_bytes, config::Dimension::bytes),
+                              spec::format_quantity(limit_bytes, spec::Dimension::bytes),
                           hint + ", or raise --max-memory");
 }
 

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "sim/cli/commands.hpp"
-#include "sim/config/units.hpp"
 #include "sim/config/yaml_reader.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/engine/time.hpp"
 #include "sim/engine/user_error.hpp"
+#include "sim/spec/units.hpp"
 
 namespace stepsim::cli {
 
@@ -40,7 +40,7 @@ double number_option(const std::string& option, const std::string& text, double 
 long long integer_option(const std::string& option, const std::string& text, long long lo,
                          long long hi);
 // A quantity with a unit (e.g. "4GiB"), in [lo, hi] base units.
-double quantity_option(const std::string& option, const std::string& text, config::Dimension dim,
+double quantity_option(const std::string& option, const std::string& text, spec::Dimension dim,
                        double lo, double hi);
 
 // Throws engine::UserError when `option` was given without `needed` (e.g. --trace-ranks without

@@ -8,20 +8,10 @@
 #include "sim/cli/scenarios.hpp"
 #include "sim/plan/workers.hpp"
 #include "sim/report/html_report.hpp"
-#include "sim/run/step_simulation.hpp"
 
 namespace stepsim::cli {
 
 namespace po = boost::program_options;
-
-namespace {
-
-// The page beside the simulations (the schedule diagrams' boxes, the link strips, the HTML, their
-// tooltips): measured, the three DeepSeek-V3 scenarios' page is 2.8 MB, 14 B per operation;
-// allowed 40, for the string's growth.
-constexpr double kReportBytesPerOp = 40.0;
-
-}  // namespace
 
 int report_command(const Args& args) {
   po::options_description opts(
@@ -69,17 +59,12 @@ int report_command(const Args& args) {
 
   const std::vector<spec::ScenarioSpec> specs =
       load_scenarios(files, overrides, vm.count("exact") > 0, outputs);
-  double total_bytes = 0.0;
-  for (std::size_t i = 0; i < specs.size(); ++i) {
-    const auto plan = workload::make_plan(specs[i]);
-    run::check_ops(specs[i], plan, max_ops);
-    total_bytes += run::estimate_memory_bytes(specs[i], plan) +
-                   kReportBytesPerOp * run::estimate_ops(specs[i], plan);
-    check_memory(total_bytes, max_memory,
-                 files[i] + (i > 0 ? ": simulating this step after the ones before it"
-                                   : ": simulating this step"),
-                 "report fewer scenarios at once, or use fewer or larger micro-batches");
-  }
+  StepLimits limits;
+  limits.limits.max_ops = max_ops;
+  limits.limits.max_memory = max_memory;
+  limits.first.bytes_per_op = limits.rest.bytes_per_op = report::kReportBytesPerOp;
+  limits.memory_hint = "report fewer scenarios at once, or use fewer or larger micro-batches";
+  std::vector<run::Prepared> prepared = prepare_all(files, specs, limits);
   std::vector<stress::Campaign> campaigns;
   if (!stress_draws.empty()) {
     CampaignRequest request = parse_campaign(stress_draws, trials, seed, "--stress");
@@ -90,10 +75,10 @@ int report_command(const Args& args) {
     }
   }
   if (!workers.root()) return 0;
-  const std::vector<run::StepSimulation> sims = simulate_all(files, specs, control, max_ops);
+  const std::vector<run::Result> sims = simulate_all(files, std::move(prepared), control);
   std::vector<report::ReportRun> runs;
   for (std::size_t i = 0; i < sims.size(); ++i)
-    runs.push_back({std::filesystem::path(files[i]).stem().string(), &sims[i], &specs[i],
+    runs.push_back({std::filesystem::path(files[i]).stem().string(), &sims[i],
                     campaigns.empty() ? nullptr : &campaigns[i]});
   outputs.set_control(&control);
   report::ReportOptions page;

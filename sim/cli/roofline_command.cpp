@@ -3,7 +3,6 @@
 #include <boost/program_options.hpp>
 #include <filesystem>
 
-#include "sim/analysis/roofline.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/options.hpp"
 #include "sim/cli/output_file.hpp"
@@ -34,40 +33,40 @@ int roofline_command(const Args& args) {
   OutputSet outputs;
   if (vm.count("output")) outputs.add("--output", output);
 
-  std::vector<spec::ScenarioSpec> specs;
-  std::vector<analysis::Roofline> results;
+  std::vector<run::Bounded> results;
+  run::Limits bound_only;
+  bound_only.max_ops = 0.0;
   for (const auto& f : files) {
-    specs.push_back(config::load_scenario(f, overrides));
-    outputs.check_inputs(specs.back().where.files);
-    results.push_back(analysis::roofline(specs.back()));
-    if (!results.back().memory.fits())
+    const spec::ScenarioSpec spec = config::load_scenario(f, overrides);
+    outputs.check_inputs(spec.where.files);
+    results.push_back(run::bound(run::prepare(spec, bound_only)));
+    const workload::MemoryBreakdown& m = results.back().prepared.memory;
+    if (!m.fits())
       spdlog::warn("{}: needs {:.1f} GB per GPU, more than the device's {:.1f} GB", f,
-                   results.back().memory.total() / 1e9, results.back().memory.capacity / 1e9);
+                   m.total() / 1e9, m.capacity / 1e9);
   }
+  std::vector<const run::Bounded*> bounds;
+  for (const run::Bounded& b : results) bounds.push_back(&b);
 
   std::vector<std::string> labels;
   for (const auto& f : files) labels.push_back(std::filesystem::path(f).stem().string());
   std::string text;
   if (out_format == OutputFormat::csv) {
-    text = report::roofline_csv(results, specs, labels);
+    text = report::roofline_csv(bounds, labels);
   } else if (out_format == OutputFormat::json) {
     format::JsonWriter w;
     if (results.size() == 1) {
-      report::roofline_json(w, results[0], specs[0]);
+      report::roofline_json(w, results[0]);
     } else {
       w.begin_array();
-      for (std::size_t i = 0; i < results.size(); ++i)
-        report::roofline_json(w, results[i], specs[i]);
+      for (const run::Bounded& b : results) report::roofline_json(w, b);
       w.end_array();
     }
     text = w.str();
     if (text.back() != '\n') text += '\n';
   } else {
-    for (std::size_t i = 0; i < results.size(); ++i)
-      text += report::roofline_text(results[i], specs[i]) + "\n";
-    if (results.size() > 1) {
-      text += report::roofline_comparison_text(results, labels);
-    }
+    for (const run::Bounded& b : results) text += report::roofline_text(b) + "\n";
+    if (results.size() > 1) text += report::roofline_comparison_text(bounds, labels);
   }
   outputs.finish_report(output, text);
   return 0;

@@ -12,7 +12,6 @@
 #include "sim/report/jobs_report.hpp"
 #include "sim/report/schedule_svg.hpp"
 #include "sim/report/step_report.hpp"
-#include "sim/run/step_simulation.hpp"
 
 namespace stepsim::cli {
 
@@ -131,55 +130,35 @@ int run_or_compare(const Args& args, bool compare) {
   const std::vector<spec::ScenarioSpec> specs =
       load_scenarios(files, overrides, vm.count("exact") > 0, outputs);
   if (!with.empty()) run::shared_fabric(specs);
-  std::vector<workload::ParallelPlan> plans;
-  for (std::size_t i = 0; i < specs.size(); ++i) plans.push_back(workload::make_plan(specs[i]));
+  const workload::ParallelPlan first_plan = workload::make_plan(specs[0]);
   std::vector<int> ranks;
-  if (!trace_ranks.empty()) ranks = parse_ranks(trace_ranks, plans[0].pp);
+  if (!trace_ranks.empty()) ranks = parse_ranks(trace_ranks, first_plan.pp);
   // Refuse what would not fit in memory, or a trace too large to open, before spending time on it.
   // The simulations of a comparison stay in memory together: their estimates add up.
-  double total_bytes = 0.0;
-  for (std::size_t i = 0; i < specs.size(); ++i) {
-    const workload::ParallelPlan& plan = plans[i];
-    const double ops = run::estimate_ops(specs[i], plan);
-    run::check_ops(specs[i], plan, max_ops);
-    double bytes = run::estimate_memory_bytes(specs[i], plan);
-    if (i == 0 && !trace_file.empty()) {
-      const double shown = ranks.empty() ? plan.pp : static_cast<double>(ranks.size());
-      const double events =
-          ops * shown / plan.pp * report::kTraceEventsPerOp[static_cast<int>(trace_detail)];
-      if (events > max_trace_events)
-        throw engine::UserError({"--trace", 0, 0},
-                                "the trace would hold about " +
-                                    std::to_string(static_cast<long long>(events)) +
-                                    " events, more than the limit of " +
-                                    std::to_string(static_cast<long long>(max_trace_events)),
-                                "select pipeline ranks with --trace-ranks, use --trace-detail "
-                                "layer, or raise --max-trace-events");
-      bytes += events * report::kTraceBytesPerEvent;
-    }
-    if (i == 0 && !svg_file.empty()) bytes += ops * report::kSvgBytesPerOp;
-    total_bytes += bytes;
-    check_memory(
-        total_bytes, max_memory,
-        files[i] +
-            (i > 0 ? ": simulating this step after the ones before it" : ": simulating this step") +
-            (i == 0 && (!trace_file.empty() || !svg_file.empty()) ? " and writing its outputs"
-                                                                  : ""),
-        "use fewer or larger micro-batches, select ranks with --trace-ranks");
+  StepLimits limits;
+  limits.limits.max_ops = max_ops;
+  limits.limits.max_memory = max_memory;
+  limits.memory_hint = "use fewer or larger micro-batches, select ranks with --trace-ranks";
+  if (!trace_file.empty()) {
+    limits.first.trace_events_per_op = report::kTraceEventsPerOp[static_cast<int>(trace_detail)];
+    limits.first.trace_bytes_per_event = report::kTraceBytesPerEvent;
+    limits.first.trace_ranks = static_cast<int>(ranks.size());
+    limits.first.max_trace_events = max_trace_events;
   }
-  std::vector<run::StepSimulation> sims;
+  if (!svg_file.empty()) limits.first.bytes_per_op = report::kSvgBytesPerOp;
+  std::vector<run::Result> sims;
   std::vector<run::JobRun> jobs;
   if (with.empty()) {
-    sims = simulate_all(files, specs, control, max_ops, plans);
+    sims = simulate_all(files, prepare_all(files, specs, limits, &first_plan), control);
   } else {
-    jobs = run::simulate_jobs(specs, &control, max_ops);
+    jobs = run::simulate_jobs(specs, limits_of(files, limits), &control);
   }
-  const run::StepSimulation& first = jobs.empty() ? sims.front() : jobs.front().sim;
+  const run::Result& first = jobs.empty() ? sims.front() : jobs.front().sim;
   std::vector<std::string> labels;
   for (const std::string& f : files) labels.push_back(std::filesystem::path(f).stem().string());
 
-  std::vector<const run::StepSimulation*> runs;
-  for (const run::StepSimulation& sim : sims) runs.push_back(&sim);
+  std::vector<const run::Result*> runs;
+  for (const run::Result& sim : sims) runs.push_back(&sim);
   for (const run::JobRun& job : jobs) runs.push_back(&job.sim);
   std::string text;
   if (out_format == OutputFormat::csv) {
@@ -188,28 +167,27 @@ int run_or_compare(const Args& args, bool compare) {
   } else if (!jobs.empty()) {
     if (out_format == OutputFormat::json) {
       format::JsonWriter w;
-      report::jobs_json(w, jobs, specs, labels, timing);
+      report::jobs_json(w, jobs, labels, timing);
       text = w.str();
       if (text.back() != '\n') text += '\n';
     } else {
-      text = report::jobs_text(jobs, specs, labels, timing);
+      text = report::jobs_text(jobs, labels, timing);
     }
   } else if (out_format == OutputFormat::json) {
     format::JsonWriter w;
     if (sims.size() > 1) w.begin_array();
-    for (std::size_t i = 0; i < sims.size(); ++i) report::step_json(w, sims[i], specs[i], timing);
+    for (const run::Result& sim : sims) report::step_json(w, sim, timing);
     if (sims.size() > 1) w.end_array();
     text = w.str();
     if (text.back() != '\n') text += '\n';
   } else {
-    for (std::size_t i = 0; i < sims.size(); ++i)
-      text += report::step_text(sims[i], specs[i], timing) + "\n";
+    for (const run::Result& sim : sims) text += report::step_text(sim, timing) + "\n";
     if (compare) text += report::step_comparison_text(runs, labels);
   }
   outputs.set_control(&control);
   if (!report_file.empty()) {
     format::JsonWriter w;
-    report::step_json(w, first, specs[0], timing);
+    report::step_json(w, first, timing);
     outputs.stage(report_file, w.str());
   }
   if (!trace_file.empty()) {
@@ -217,9 +195,9 @@ int run_or_compare(const Args& args, bool compare) {
     topt.ranks = ranks;
     topt.detail = trace_detail;
     topt.control = &control;
-    outputs.stage(trace_file, report::chrome_trace(first, specs[0], topt));
+    outputs.stage(trace_file, report::chrome_trace(first, topt));
   }
-  if (!svg_file.empty()) outputs.stage(svg_file, report::schedule_svg(first, specs[0]));
+  if (!svg_file.empty()) outputs.stage(svg_file, report::schedule_svg(first));
   outputs.finish_report(output, text);
   return 0;
 }

@@ -37,21 +37,51 @@ std::vector<spec::ScenarioSpec> load_scenarios(const std::vector<std::string>& f
   return specs;
 }
 
-std::vector<run::StepSimulation> simulate_all(const std::vector<std::string>& files,
-                                              const std::vector<spec::ScenarioSpec>& specs,
-                                              const engine::RunControl& control, double max_ops,
-                                              const std::vector<workload::ParallelPlan>& plans) {
-  std::vector<run::StepSimulation> sims;
-  for (std::size_t i = 0; i < specs.size(); ++i) {
-    const workload::ParallelPlan* plan = i < plans.size() ? &plans[i] : nullptr;
-    sims.push_back(
-        with_file(files[i], [&] { return run::simulate_step(specs[i], &control, max_ops, plan); }));
-    const auto& s = sims.back();
-    if (s.memory.peak_bytes > s.roofline.memory.capacity)
-      spdlog::warn("{}: peak memory {:.1f} GB per GPU exceeds the device's {:.1f} GB", files[i],
-                   s.memory.peak_bytes / 1e9, s.roofline.memory.capacity / 1e9);
+std::vector<run::Limits> limits_of(const std::vector<std::string>& files,
+                                   const StepLimits& limits) {
+  std::vector<run::Limits> out;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    run::Limits l = limits.limits;
+    l.outputs = i == 0 ? limits.first : limits.rest;
+    l.memory_what =
+        files[i] +
+        (i > 0 ? ": simulating this step after the ones before it" : ": simulating this step") +
+        (i == 0 && limits.first.any() && !limits.rest.any() ? " and writing its outputs" : "");
+    l.memory_hint = limits.memory_hint;
+    out.push_back(std::move(l));
   }
-  return sims;
+  return out;
+}
+
+std::vector<run::Prepared> prepare_all(const std::vector<std::string>& files,
+                                       const std::vector<spec::ScenarioSpec>& specs,
+                                       const StepLimits& limits,
+                                       const workload::ParallelPlan* first_plan) {
+  std::vector<run::Limits> each = limits_of(files, limits);
+  std::vector<run::Prepared> out;
+  double before = 0.0;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    each[i].memory_before = before;
+    out.push_back(with_file(
+        files[i], [&] { return run::prepare(specs[i], each[i], i == 0 ? first_plan : nullptr); }));
+    before += out.back().estimates.memory_bytes + out.back().estimates.output_bytes;
+  }
+  return out;
+}
+
+std::vector<run::Result> simulate_all(const std::vector<std::string>& files,
+                                      std::vector<run::Prepared> prepared,
+                                      const engine::RunControl& control) {
+  std::vector<run::Result> results;
+  for (std::size_t i = 0; i < prepared.size(); ++i) {
+    results.push_back(
+        with_file(files[i], [&] { return run::complete(std::move(prepared[i]), &control); }));
+    const run::Result& s = results.back();
+    if (s.memory.peak_bytes > s.prepared.memory.capacity)
+      spdlog::warn("{}: peak memory {:.1f} GB per GPU exceeds the device's {:.1f} GB", files[i],
+                   s.memory.peak_bytes / 1e9, s.prepared.memory.capacity / 1e9);
+  }
+  return results;
 }
 
 }  // namespace stepsim::cli

@@ -6,7 +6,7 @@
 
 #include "sim/cli/output_file.hpp"
 #include "sim/config/yaml_reader.hpp"
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 
 namespace stepsim::cli {
 
@@ -23,12 +23,30 @@ std::vector<spec::ScenarioSpec> load_scenarios(const std::vector<std::string>& f
                                                const std::vector<config::Override>& overrides,
                                                bool exact, const OutputSet& outputs);
 
-// Simulates each scenario in turn (with its layout from `plans` when the caller made them), a time
-// beyond the clock's range reported at its file; warns (not an error: the page or table shows it)
-// when a step's peak memory exceeds the device's.
-std::vector<run::StepSimulation> simulate_all(
-    const std::vector<std::string>& files, const std::vector<spec::ScenarioSpec>& specs,
-    const engine::RunControl& control, double max_ops,
-    const std::vector<workload::ParallelPlan>& plans = {});
+// What each step of a command may cost: `limits` for all, with the memory of the steps before it
+// counted (they stay in memory together), named by its file in the refusal; the first step's
+// outputs are `first` (a trace, a diagram), every other's `rest`.
+struct StepLimits {
+  run::Limits limits;
+  run::Outputs first, rest;
+  std::string memory_hint;
+};
+
+// Prepares each scenario in turn (run::prepare: every refusal, the program built once), the
+// first with its layout `first_plan` when the caller has made it.
+std::vector<run::Prepared> prepare_all(const std::vector<std::string>& files,
+                                       const std::vector<spec::ScenarioSpec>& specs,
+                                       const StepLimits& limits,
+                                       const workload::ParallelPlan* first_plan = nullptr);
+
+// The limits of each step as prepare_all gives them (for steps simulated together, run::jobs).
+std::vector<run::Limits> limits_of(const std::vector<std::string>& files, const StepLimits& limits);
+
+// Bounds, simulates and measures each prepared step in turn, a time beyond the clock's range
+// reported at its file; warns (not an error: the page or table shows it) when a step's peak
+// memory exceeds the device's.
+std::vector<run::Result> simulate_all(const std::vector<std::string>& files,
+                                      std::vector<run::Prepared> prepared,
+                                      const engine::RunControl& control);
 
 }  // namespace stepsim::cli

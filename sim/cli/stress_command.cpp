@@ -11,7 +11,7 @@
 #include "sim/format/text_table.hpp"
 #include "sim/plan/workers.hpp"
 #include "sim/report/stress_page.hpp"
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 #include "sim/stress/campaign_report.hpp"
 #include "sim/workload/parallel_plan.hpp"
 

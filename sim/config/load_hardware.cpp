@@ -10,25 +10,25 @@ namespace {
 // and kernel launch overheads are nanoseconds to microseconds; HBM and GDDR deliver hundreds of
 // GB/s (the slowest HBM2 stack alone is over 200 GB/s). Fault factors: a straggler at most 100x
 // slower, a degraded link at least 1/100 of its bandwidth (a link below that is down).
-constexpr Range kLatencyRange{1e-12, 1e-3};
-constexpr Range kHbmRange{1e10, 1e15};
+constexpr spec::Range kLatencyRange{1e-12, 1e-3};
+constexpr spec::Range kHbmRange{1e10, 1e15};
 
 // `nvls`: where an NVLink's NVLS rate goes; null for links that have none.
 spec::LinkSpec read_link(const Node& node, double* nvls = nullptr) {
   MapReader r(node);
   spec::LinkSpec l;
-  l.bandwidth = r.get("bandwidth").quantity(Dimension::bandwidth);
+  l.bandwidth = r.get("bandwidth").quantity(spec::Dimension::bandwidth);
   l.peak_bandwidth = l.bandwidth;
   if (auto p = r.find("peak")) {
-    l.peak_bandwidth = p->quantity(Dimension::bandwidth);
+    l.peak_bandwidth = p->quantity(spec::Dimension::bandwidth);
     if (l.peak_bandwidth < l.bandwidth)
       p->fail("peak bandwidth is below the achievable 'bandwidth'",
               "peak is the datasheet figure, bandwidth the measured one");
   }
-  l.latency_s = r.get("latency").quantity(Dimension::time, kLatencyRange);
+  l.latency_s = r.get("latency").quantity(spec::Dimension::time, kLatencyRange);
   if (nvls)
     if (auto n = r.find("nvls")) {
-      *nvls = n->quantity(Dimension::bandwidth);
+      *nvls = n->quantity(spec::Dimension::bandwidth);
       if (*nvls > l.peak_bandwidth)
         n->fail("the NVLS rate exceeds the link's peak bandwidth",
                 "nvls is the achievable multimem rate per GPU, at most the NVLink peak");
@@ -48,12 +48,12 @@ spec::DeviceSpec read_device(const Node& node) {
   d.sms = static_cast<int>(r.get("sms").integer(1, 100000));
   {
     MapReader mem(r.get("memory"));
-    d.memory_bytes = mem.get("capacity").quantity(Dimension::bytes);
-    d.hbm_bandwidth = mem.get("bandwidth").quantity(Dimension::bandwidth, kHbmRange);
+    d.memory_bytes = mem.get("capacity").quantity(spec::Dimension::bytes);
+    d.hbm_bandwidth = mem.get("bandwidth").quantity(spec::Dimension::bandwidth, kHbmRange);
     mem.finish();
   }
   if (auto lo = r.find("launch_overhead"))
-    d.launch_overhead_s = lo->quantity(Dimension::time, kLatencyRange);
+    d.launch_overhead_s = lo->quantity(spec::Dimension::time, kLatencyRange);
   {
     const Node compute = r.get("compute");
     MapReader c(compute);
@@ -63,8 +63,8 @@ spec::DeviceSpec read_device(const Node& node) {
       if (!n) continue;
       MapReader rate(*n);
       spec::ComputeRate cr;
-      cr.peak_flops = rate.get("peak").quantity(Dimension::flop_rate);
-      cr.achievable_flops = rate.get("achievable").quantity(Dimension::flop_rate);
+      cr.peak_flops = rate.get("peak").quantity(spec::Dimension::flop_rate);
+      cr.achievable_flops = rate.get("achievable").quantity(spec::Dimension::flop_rate);
       if (cr.achievable_flops > cr.peak_flops)
         n->fail("achievable rate exceeds the peak",
                 "achievable is a measured rate, at most the datasheet peak");
@@ -76,7 +76,8 @@ spec::DeviceSpec read_device(const Node& node) {
       compute.fail("the device needs at least a bf16 rate under 'compute'",
                    "add bf16: {peak: ..., achievable: ...}");
   }
-  if (auto g = r.find("kernel_gap")) d.kernel_gap_s = g->quantity(Dimension::time, kLatencyRange);
+  if (auto g = r.find("kernel_gap"))
+    d.kernel_gap_s = g->quantity(spec::Dimension::time, kLatencyRange);
   if (auto sc = r.find("sustained_clock")) {
     MapReader c(*sc);
     d.tables.sustained_clock = c.get("factor").number(0.1, 1.0);
@@ -142,7 +143,7 @@ spec::ClusterSpec read_cluster(const Node& node, const std::string& dir,
   if (auto d = r.find("deepep")) {
     MapReader dr(*d);
     const Node rate = dr.get("nvlink");
-    c.deepep_nvlink_bandwidth = rate.quantity(Dimension::bandwidth);
+    c.deepep_nvlink_bandwidth = rate.quantity(spec::Dimension::bandwidth);
     if (c.deepep_nvlink_bandwidth > c.nvlink.peak_bandwidth)
       rate.fail("DeepEP's NVLink rate exceeds the link's peak bandwidth",
                 "it is a measured rate, at most nvlink.peak");
@@ -162,7 +163,7 @@ spec::ClusterSpec read_cluster(const Node& node, const std::string& dir,
         ports.fail("switch_ports must be even (half down, half up)");
       if (auto o = fr.find("oversubscription")) c.fabric.oversubscription = o->number(1.0, 64.0);
       if (auto sl = fr.find("spine_latency"))
-        c.fabric.spine_latency_s = sl->quantity(Dimension::time, kLatencyRange);
+        c.fabric.spine_latency_s = sl->quantity(spec::Dimension::time, kLatencyRange);
       if (auto sh = fr.find("sharp")) c.fabric.sharp = sh->boolean();
       if (auto rt = fr.find("routing"))
         c.fabric.routing = static_cast<spec::Routing>(rt->choice(spec::kRoutings.words()));
@@ -179,7 +180,7 @@ spec::ClusterSpec read_cluster(const Node& node, const std::string& dir,
         if (auto o = fr.find("pod_oversubscription"))
           c.fabric.pod_oversubscription = o->number(1.0, 64.0);
         if (auto al = fr.find("agg_latency"))
-          c.fabric.agg_latency_s = al->quantity(Dimension::time, kLatencyRange);
+          c.fabric.agg_latency_s = al->quantity(spec::Dimension::time, kLatencyRange);
         if (auto planes = fr.find("planes")) planes->integer(1, 1);
       } else if (c.fabric.kind == spec::FabricKind::multi_plane_fat_tree) {
         const Node planes = fr.get("planes");

@@ -23,7 +23,7 @@ namespace stepsim::config {
 
 namespace {
 
-constexpr Range kDimRange{1.0, 1e9};
+constexpr spec::Range kDimRange{1.0, 1e9};
 
 void read_table(const Node& node, spec::DeviceSpec& d, const std::string& file) {
   MapReader r(node);
@@ -65,7 +65,7 @@ void read_table(const Node& node, spec::DeviceSpec& d, const std::string& file) 
   }
   auto read_rate = [&](MapReader& row) {
     const Node rate = row.get("rate");
-    const double v = rate.quantity(Dimension::flop_rate);
+    const double v = rate.quantity(spec::Dimension::flop_rate);
     if (v > d.rate(p).peak_flops)
       rate.fail("the rate exceeds the device's " + std::string(spec::to_string(p)) + " peak",
                 "a measured rate is at most the datasheet peak");
@@ -106,9 +106,9 @@ void read_table(const Node& node, spec::DeviceSpec& d, const std::string& file) 
       t.attention.push_back(a);
     } else {
       spec::MemoryRow m;
-      m.bytes = row.get("bytes").quantity(Dimension::bytes);
+      m.bytes = row.get("bytes").quantity(spec::Dimension::bytes);
       const Node bw = row.get("bandwidth");
-      m.bandwidth = bw.quantity(Dimension::bandwidth);
+      m.bandwidth = bw.quantity(spec::Dimension::bandwidth);
       if (m.bandwidth > d.hbm_bandwidth)
         bw.fail("the bandwidth exceeds the device's HBM bandwidth",
                 "a measured bandwidth is at most the datasheet figure");

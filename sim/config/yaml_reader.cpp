@@ -179,19 +179,20 @@ bool Node::boolean() const {
   fail("'" + path_ + "' must be true or false, got '" + s + "'");
 }
 
-double Node::quantity(Dimension dim) const {
-  return quantity(dim, accepted_range(dim));
+double Node::quantity(spec::Dimension dim) const {
+  return quantity(dim, spec::accepted_range(dim));
 }
 
-double Node::quantity(Dimension dim, Range r) const {
+double Node::quantity(spec::Dimension dim, spec::Range r) const {
   const std::string s = text();
-  const Parsed p = parse_quantity(s, dim);
-  if (!p.value) fail("'" + path_ + "': " + p.error, "write the unit: " + std::string(example(dim)));
+  const spec::Parsed p = spec::parse_quantity(s, dim);
+  if (!p.value)
+    fail("'" + path_ + "': " + p.error, "write the unit: " + std::string(spec::example(dim)));
   if (*p.value <= 0.0) fail("'" + path_ + "' must be positive, got '" + s + "'");
   if (*p.value < r.lo || *p.value > r.hi)
     fail("'" + path_ + "' = '" + s + "' is outside the physically sensible range",
-         std::string(to_string(dim)) + " from " + format_quantity(r.lo, dim) + " to " +
-             format_quantity(r.hi, dim));
+         std::string(spec::to_string(dim)) + " from " + spec::format_quantity(r.lo, dim) + " to " +
+             spec::format_quantity(r.hi, dim));
   return *p.value;
 }
 

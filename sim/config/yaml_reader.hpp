@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/units.hpp"
 #include "sim/engine/user_error.hpp"
 #include "sim/spec/precision.hpp"
+#include "sim/spec/units.hpp"
 
 namespace stepsim::config {
 
@@ -65,8 +65,8 @@ class Node {
   long long integer(long long lo = 1, long long hi = (1LL << 53)) const;
   double number(double lo, double hi) const;
   bool boolean() const;
-  double quantity(Dimension dim) const;               // with a unit, within accepted_range(dim)
-  double quantity(Dimension dim, Range range) const;  // with a unit, within `range`
+  double quantity(spec::Dimension dim) const;  // with a unit, within spec::accepted_range(dim)
+  double quantity(spec::Dimension dim, spec::Range range) const;  // with a unit, within `range`
   spec::Precision precision() const;
   int choice(const std::vector<std::string>& words) const;  // index of the word
   std::vector<Node> items() const;                          // a sequence's elements

@@ -35,7 +35,7 @@ struct ExecOptions {
   // Merge the links every profile loads alike (StepGraph::merge_equivalent_links); false for a
   // graph that is to be joined with other jobs' first (step_jobs.hpp).
   bool merge_links = true;
-  // Operations the graph is expected to have (run::estimate_ops), reserved at once so that the
+  // Operations the graph is expected to have (run::Estimates::ops), reserved at once so that the
   // graph's largest array is not copied as it grows; room left untouched takes no memory.
   double expected_ops = 0.0;
 };

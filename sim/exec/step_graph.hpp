@@ -23,7 +23,7 @@
 
 namespace stepsim::exec {
 
-inline constexpr int kTailChain = -2;
+using workload::kTailChain;
 
 struct StepOp {
   int device = 0;

@@ -12,7 +12,7 @@
 #include "sim/engine/time.hpp"
 #include "sim/engine/user_error.hpp"
 #include "sim/format/text_table.hpp"
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 #include "sim/workload/schedule/schedule.hpp"
 
 namespace stepsim::plan {
@@ -154,15 +154,9 @@ Simulated simulate(const spec::ScenarioSpec& spec, const engine::RunControl* con
   Simulated s;
   s.capacity = spec.cluster.device.memory_bytes;
   try {
-    if (max_memory_bytes > 0.0) {
-      const double need = run::estimate_memory_bytes(spec, workload::make_plan(spec));
-      if (need > max_memory_bytes) {
-        s.error = "its simulation would need about " + gib(need) + " of memory, more than the " +
-                  gib(max_memory_bytes) + " --max-memory allows a simulation";
-        return s;
-      }
-    }
-    const run::StepSimulation sim = run::simulate_step(spec, control);
+    run::Limits limits;
+    limits.max_memory = max_memory_bytes;
+    const run::Result sim = run::simulate_step(spec, limits, control);
     s.bound_s = sim.roofline.bound_s;
     s.limited_by = static_cast<int>(sim.roofline.limited_by);
     const analysis::StepFigures& f = sim.figures;
@@ -171,6 +165,9 @@ Simulated simulate(const spec::ScenarioSpec& spec, const engine::RunControl* con
     s.peak_memory = sim.memory.peak_bytes;
     s.tokens_per_s_per_gpu = f.tokens_per_s_per_gpu;
     s.mfu = f.mfu;
+  } catch (const run::OverMemory& err) {
+    s.error = "its simulation would need about " + gib(err.need()) + " of memory, more than the " +
+              gib(max_memory_bytes) + " --max-memory allows a simulation";
   } catch (const engine::UserError& err) {
     s.error = err.message();
   } catch (const engine::TimeOverflow& err) {

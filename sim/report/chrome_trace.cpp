@@ -24,11 +24,11 @@ double us(engine::Time t) {
 
 }  // namespace
 
-std::string chrome_trace(const run::StepSimulation& s, const spec::ScenarioSpec& spec,
-                         const TraceOptions& o) {
+std::string chrome_trace(const run::Result& s, const TraceOptions& o) {
   const auto& g = s.build.graph;
   const auto& t = s.timeline;
-  const auto& plan = s.roofline.plan;
+  const spec::ScenarioSpec& spec = s.spec();
+  const auto& plan = s.plan();
   const int gpn = spec.cluster.gpus_per_node;
   std::vector<bool> shown(g.devices, o.ranks.empty());
   for (int d = 0; d < g.devices; ++d)
@@ -136,18 +136,14 @@ std::string chrome_trace(const run::StepSimulation& s, const spec::ScenarioSpec&
     w.end_object();
   };
   // The kernels of compute op `id`, nested in its event (see the header).
-  const hw::TableKernelModel model(spec.cluster.device);
   auto kernels = [&](int id) {
     const StepOp& op = g.ops[id];
-    const workload::Work* found = g.work(s.program, id);
+    const workload::Work* found = g.work(s.program(), id);
     if (op.stream != StreamKind::compute || !found) return;
     const workload::Work& work = *found;
-    std::vector<double> alone;
+    const std::vector<double>& alone = s.kernel_times.of(op.chain, op.work, g.rank_of(op.device));
     double total = 0.0;
-    for (const hw::Kernel& k : work.kernels) {
-      alone.push_back(model.seconds(k, s.program.sm_share));
-      total += alone.back();
-    }
+    for (double a : alone) total += a;
     if (total <= 0.0) return;
     const std::int64_t from = t.start[id].picoseconds(), span = t.end[id].picoseconds() - from;
     double before = 0.0;

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 
 namespace stepsim::report {
 
@@ -47,7 +47,6 @@ struct TraceOptions {
 // 160 B per event on disk, twice that while its string grows, rounded up.
 constexpr double kTraceBytesPerEvent = 600.0;
 
-std::string chrome_trace(const run::StepSimulation& s, const spec::ScenarioSpec& spec,
-                         const TraceOptions& o);
+std::string chrome_trace(const run::Result& s, const TraceOptions& o);
 
 }  // namespace stepsim::report

@@ -41,12 +41,11 @@ std::string kernel_class_colour(const std::string& name) {
   return "#7f7f7f";
 }
 
-std::string roofline_chart(const run::StepSimulation& s, const spec::ScenarioSpec& spec,
-                           const std::vector<analysis::KernelClassWork>& classes,
-                           const std::string& id) {
+std::string roofline_chart(const run::Result& s, const std::string& id) {
   constexpr double kW = 590, kH = 400, kL = 86, kR = 430, kT = 28, kB = 350;
-  const auto& dev = spec.cluster.device;
-  const auto& cl = spec.cluster;
+  const std::vector<analysis::KernelClassWork>& classes = s.kernel_classes;
+  const auto& cl = s.spec().cluster;
+  const auto& dev = cl.device;
   const analysis::Roofline& r = s.roofline;
   double top_rate = 0.0;
   for (int p = 0; p < spec::kPrecisionCount; ++p)
@@ -368,9 +367,9 @@ std::string link_heat_chart(const analysis::LinkUsage& u) {
   return o;
 }
 
-std::string memory_chart(const run::StepSimulation& s) {
+std::string memory_chart(const run::Result& s) {
   constexpr double kW = 580, kH = 280, kL = 64, kR = 440, kT = 16, kB = 236;
-  const double cap = s.roofline.memory.capacity, step = s.metrics.step_s > 0 ? s.metrics.step_s : 1;
+  const double cap = s.prepared.memory.capacity, step = s.metrics.step_s > 0 ? s.metrics.step_s : 1;
   double top = std::max(cap, s.memory.peak_bytes) * 1.1;
   if (top <= 0.0) top = 1.0;
   const LinearAxis x{0.0, step, kL, kR};

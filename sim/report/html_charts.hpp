@@ -29,15 +29,12 @@
 #include <string>
 #include <vector>
 
-#include "sim/analysis/kernel_classes.hpp"
 #include "sim/analysis/link_usage.hpp"
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 
 namespace stepsim::report {
 
-std::string roofline_chart(const run::StepSimulation& s, const spec::ScenarioSpec& spec,
-                           const std::vector<analysis::KernelClassWork>& classes,
-                           const std::string& id);
+std::string roofline_chart(const run::Result& s, const std::string& id);
 
 struct BreakdownInput {
   std::string label;
@@ -47,7 +44,7 @@ std::string breakdown_chart(const std::vector<BreakdownInput>& runs);
 
 std::string link_heat_chart(const analysis::LinkUsage& u);
 
-std::string memory_chart(const run::StepSimulation& s);
+std::string memory_chart(const run::Result& s);
 
 // Colours shared by the charts and the page's legends; a kernel class keeps its colour in every
 // chart.

@@ -37,7 +37,9 @@ std::string bound_badge(analysis::Resource r) {
 }
 
 std::string headline(const ReportRun& run) {
-  const run::StepSimulation& s = *run.sim;
+  const run::Result& s = *run.sim;
+  const spec::ScenarioSpec& spec = s.spec();
+  const workload::ParallelPlan& plan = s.plan();
   const analysis::Roofline& r = s.roofline;
   const analysis::StepFigures& f = s.figures;
   auto times_compute = [&](double t) {
@@ -45,13 +47,13 @@ std::string headline(const ReportRun& run) {
   };
   std::string binds(analysis::display_name(r.limited_by));
   binds[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(binds[0])));
-  const bool fabric = run.spec->cluster.fabric.kind != spec::FabricKind::none;
+  const bool fabric = spec.cluster.fabric.kind != spec::FabricKind::none;
   const std::string verdict = binds + " binds. NVLink needs " + times_compute(r.nvlink_s) +
                               (fabric ? ", InfiniBand " + times_compute(r.ib_s) : std::string()) +
                               " and HBM " + times_compute(r.hbm_s) + " the compute time.";
-  const double cap = r.memory.capacity, peak = s.memory.peak_bytes;
+  const double cap = s.prepared.memory.capacity, peak = s.memory.peak_bytes;
   std::string o = "<div class=\"card\"><div class=\"name\">" + escape(run.label) + "</div>" +
-                  "<div>" + escape(run.spec->name) + "</div>";
+                  "<div>" + escape(spec.name) + "</div>";
   o += "<div class=\"big\">" + escape(seconds(s.metrics.step_s)) + " per step</div>";
   o += "<div>" + bound_badge(r.limited_by) + "</div>";
   o += "<p>Roofline bound " + escape(seconds(r.bound_s)) + " on pipeline rank " +
@@ -67,14 +69,14 @@ std::string headline(const ReportRun& run) {
   row("per resource", "compute " + seconds(r.compute_s) + ", HBM " + seconds(r.hbm_s) +
                           ", NVLink " + seconds(r.nvlink_s) +
                           (fabric ? ", IB " + seconds(r.ib_s) : std::string()));
-  const auto& par = run.spec->parallel;
+  const auto& par = spec.parallel;
   row("layout",
-      std::to_string(r.world_size) + " GPUs: TP" + std::to_string(r.plan.tp) +
-          (r.plan.cp > 1 ? " CP" + std::to_string(r.plan.cp) + " (" +
-                               std::string(spec::kCpAlgorithms.phrase(r.plan.cp_algorithm)) + ")"
-                         : "") +
-          " PP" + std::to_string(r.plan.pp) + " DP" + std::to_string(r.plan.dp) + " EP" +
-          std::to_string(r.plan.ep) + " ZeRO-" + std::to_string(par.zero) + ", " +
+      std::to_string(plan.world) + " GPUs: TP" + std::to_string(plan.tp) +
+          (plan.cp > 1 ? " CP" + std::to_string(plan.cp) + " (" +
+                             std::string(spec::kCpAlgorithms.phrase(plan.cp_algorithm)) + ")"
+                       : "") +
+          " PP" + std::to_string(plan.pp) + " DP" + std::to_string(plan.dp) + " EP" +
+          std::to_string(plan.ep) + " ZeRO-" + std::to_string(par.zero) + ", " +
           (par.schedule == spec::Schedule() ? std::string("no pipeline")
                                             : std::string(workload::to_string(par.schedule))));
   row("memory peak", fixed(peak / 1e9, 1) + " of " + fixed(cap / 1e9, 1) + " GB per GPU" +
@@ -83,7 +85,7 @@ std::string headline(const ReportRun& run) {
   const double fill = cap > 0.0 ? std::min(1.0, peak / cap) : 1.0;
   o += "<div class=\"meter\"><div style=\"width:" + fixed(100.0 * fill, 1) +
        "%;background:" + (peak > cap ? "#c62828" : "#4e79a7") + "\"></div></div>";
-  const auto& faults = run.spec->cluster.faults;
+  const auto& faults = spec.cluster.faults;
   o += "<p>Faults: ";
   if (faults.empty()) o += "none";
   for (std::size_t i = 0; i < faults.size(); ++i)
@@ -243,12 +245,10 @@ std::string html_report(const std::vector<ReportRun>& runs, const ReportOptions&
        "class=\"charts\">\n";
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto& s = *runs[i].sim;
-    const hw::TableKernelModel kernels(runs[i].spec->cluster.device);
-    const auto classes = analysis::kernel_classes(s.program, kernels, s.roofline.device);
     o += "<div class=\"chart\"><h3>" + escape(runs[i].label) + " (pipeline rank " +
          std::to_string(s.roofline.device) + ")</h3>\n" +
-         roofline_chart(s, *runs[i].spec, classes, "plot" + std::to_string(i)) +
-         kernel_table(classes) + "</div>\n";
+         roofline_chart(s, "plot" + std::to_string(i)) + kernel_table(s.kernel_classes) +
+         "</div>\n";
   }
   o += "</div>\n</section>\n";
 
@@ -277,8 +277,8 @@ std::string html_report(const std::vector<ReportRun>& runs, const ReportOptions&
   for (const auto& r : runs) view.left = std::max(view.left, schedule_label_width(*r.sim));
   view.width = std::min(view.width, 1236.0 - view.left);
   for (const auto& r : runs)
-    o += "<h3>" + escape(r.label) + "</h3>\n<div class=\"scroll\">" +
-         schedule_svg(*r.sim, *r.spec, view) + "</div>\n";
+    o += "<h3>" + escape(r.label) + "</h3>\n<div class=\"scroll\">" + schedule_svg(*r.sim, view) +
+         "</div>\n";
   o += "</section>\n";
 
   o += "<section id=\"links\">\n<h2>5. Links</h2>\n<p class=\"note\">Utilisation of each link "
@@ -290,11 +290,11 @@ std::string html_report(const std::vector<ReportRun>& runs, const ReportOptions&
     const analysis::LinkUsage u =
         analysis::link_usage(s.build.graph, s.timeline, *s.topology, kLinkBins, kBusiestLinks);
     if (!u.live) {
-      o += r.spec->fidelity == spec::NetworkFidelity::flow
+      const spec::NetworkFidelity fidelity = s.spec().fidelity;
+      o += fidelity == spec::NetworkFidelity::flow
                ? "<p class=\"note\">No communication crossed the fabric in this step.</p>\n"
                : "<p class=\"note\">No live fabric at this scenario's network fidelity (" +
-                     std::string(spec::to_string(r.spec->fidelity)) +
-                     "): links are not simulated.</p>\n";
+                     std::string(spec::to_string(fidelity)) + "): links are not simulated.</p>\n";
       continue;
     }
     o += "<div class=\"scroll\">" + link_heat_chart(u) + "</div>\n";

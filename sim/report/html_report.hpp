@@ -19,21 +19,25 @@
 #include <string>
 #include <vector>
 
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 #include "sim/stress/campaign.hpp"
 
 namespace stepsim::report {
 
 struct ReportRun {
   std::string label;  // e.g. the scenario file's stem
-  const run::StepSimulation* sim = nullptr;
-  const spec::ScenarioSpec* spec = nullptr;
+  const run::Result* sim = nullptr;
   const stress::Campaign* campaign = nullptr;  // its stress campaign, if one was run
 };
 
 // The section ids, in page order.
 inline constexpr const char* kReportSections[] = {"headline", "roofline", "breakdown",  "schedule",
                                                   "links",    "memory",   "collectives"};
+
+// The page beside the simulations (the schedule diagrams' boxes, the link strips, the HTML, their
+// tooltips): measured, the three DeepSeek-V3 scenarios' page is 2.8 MB, 14 B per operation;
+// allowed 40, for the string's growth.
+constexpr double kReportBytesPerOp = 40.0;
 
 struct ReportOptions {
   bool shared_axis = false;  // the schedule diagrams on one time axis, the longest step's

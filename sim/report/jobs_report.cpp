@@ -16,15 +16,14 @@ std::string nodes_text(const run::JobRun& r) {
 
 }  // namespace
 
-std::string jobs_text(const std::vector<run::JobRun>& jobs,
-                      const std::vector<spec::ScenarioSpec>& specs,
-                      const std::vector<std::string>& labels, bool timing) {
+std::string jobs_text(const std::vector<run::JobRun>& jobs, const std::vector<std::string>& labels,
+                      bool timing) {
   std::string o;
   for (std::size_t j = 0; j < jobs.size(); ++j)
     o += "Job " + std::to_string(j + 1) + " (" + labels[j] + ", " + nodes_text(jobs[j]) + "):\n" +
-         step_text(jobs[j].sim, specs[j], timing) + "\n";
+         step_text(jobs[j].sim, timing) + "\n";
   const hw::Topology& fabric = *jobs.front().sim.topology;
-  o += "Jobs on one fabric: " + specs.front().cluster.name + ", " +
+  o += "Jobs on one fabric: " + jobs.front().sim.spec().cluster.name + ", " +
        std::to_string(fabric.spec().nodes) + " nodes numbered job after job, placed " +
        std::string(spec::kPlacements.word(fabric.spec().placement)) + "\n";
   format::TextTable t({"job", "placed on", "step alone", "step together", "slowed by"});
@@ -50,12 +49,11 @@ std::string jobs_text(const std::vector<run::JobRun>& jobs,
 }
 
 void jobs_json(format::JsonWriter& w, const std::vector<run::JobRun>& jobs,
-               const std::vector<spec::ScenarioSpec>& specs, const std::vector<std::string>& labels,
-               bool timing) {
+               const std::vector<std::string>& labels, bool timing) {
   const hw::Topology& fabric = *jobs.front().sim.topology;
   w.begin_object();
   w.key("fabric").begin_object();
-  w.field("cluster", specs.front().cluster.name);
+  w.field("cluster", jobs.front().sim.spec().cluster.name);
   w.field("nodes", fabric.spec().nodes);
   w.field("placement", spec::kPlacements.word(fabric.spec().placement));
   w.end_object();
@@ -81,7 +79,7 @@ void jobs_json(format::JsonWriter& w, const std::vector<run::JobRun>& jobs,
     }
     w.end_array();
     w.key("step");
-    step_json(w, r.sim, specs[j], timing);
+    step_json(w, r.sim, timing);
     w.end_object();
   }
   w.end_array();

@@ -12,11 +12,9 @@
 namespace stepsim::report {
 
 // `labels`: a name per job (its file's stem).
-std::string jobs_text(const std::vector<run::JobRun>& jobs,
-                      const std::vector<spec::ScenarioSpec>& specs,
-                      const std::vector<std::string>& labels, bool timing = false);
+std::string jobs_text(const std::vector<run::JobRun>& jobs, const std::vector<std::string>& labels,
+                      bool timing = false);
 void jobs_json(format::JsonWriter& out, const std::vector<run::JobRun>& jobs,
-               const std::vector<spec::ScenarioSpec>& specs, const std::vector<std::string>& labels,
-               bool timing = false);
+               const std::vector<std::string>& labels, bool timing = false);
 
 }  // namespace stepsim::report

@@ -16,10 +16,10 @@ using analysis::KernelListing;
 using analysis::KernelRow;
 using analysis::KernelTotal;
 
-std::string kernels_text(const KernelListing& k, const spec::ScenarioSpec& spec) {
-  std::string o = spec.name + ": kernels of one GPU of stage " + std::to_string(k.stage) +
+std::string kernels_text(const KernelListing& k) {
+  std::string o = k.scenario + ": kernels of one GPU of stage " + std::to_string(k.stage) +
                   ", one micro-batch, one layer of each kind\n";
-  o += "  software " + spec::software_words(spec) + "\n";
+  o += "  software " + k.software_words + "\n";
   o += "  SMs left to compute " + fixed(100.0 * k.sm_share, 1) + " %, sustained clock x" +
        fixed(k.sustained_clock, 3) + " on burst-clock table rows\n";
   std::string layer;

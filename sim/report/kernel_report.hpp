@@ -5,11 +5,10 @@
 #include <vector>
 
 #include "sim/analysis/kernel_listing.hpp"
-#include "sim/spec/scenario.hpp"
 
 namespace stepsim::report {
 
-std::string kernels_text(const analysis::KernelListing& k, const spec::ScenarioSpec& spec);
+std::string kernels_text(const analysis::KernelListing& k);
 std::string kernels_json(const analysis::KernelListing& k);
 std::string kernels_csv(const analysis::KernelListing& k);
 

@@ -35,26 +35,29 @@ std::string verdict(const Roofline& r) {
   return "";
 }
 
-std::string rate_text(const spec::ScenarioSpec& spec, Precision p) {
-  const auto& rate = spec.cluster.device.rate(p);
+std::string rate_text(const spec::DeviceSpec& device, Precision p) {
+  const auto& rate = device.rate(p);
   return std::string(spec::to_string(p)) + " " + fixed(rate.achievable_flops / 1e12, 0) + " of " +
          fixed(rate.peak_flops / 1e12, 0);
 }
 
 }  // namespace
 
-std::string roofline_text(const Roofline& r, const spec::ScenarioSpec& spec) {
-  const auto& p = r.plan;
+std::string roofline_text(const run::Bounded& b) {
+  const Roofline& r = b.roofline;
+  const spec::ScenarioSpec& spec = b.spec();
+  const workload::ModelFigures& model = b.prepared.model;
+  const auto& p = b.plan();
   const auto& cl = spec.cluster;
   std::string o;
-  o += r.scenario + "\n";
-  o += "  model   " + spec.model.name + ": " + fixed(r.params_main / 1e9, 1) + " B parameters" +
-       (r.params_mtp > 0 ? " + " + fixed(r.params_mtp / 1e9, 1) + " B MTP" : "") + ", " +
-       fixed(r.params_active / 1e9, 1) + " B active per token, " +
-       fixed(r.flops_per_token / 1e9, 1) + " GFLOP per token for training (" +
-       (r.causal ? "causal" : "full") + " attention)\n";
-  o += "  layout  " + std::to_string(r.world_size) + " GPUs = dp " + std::to_string(p.dp) +
-       " x pp " + std::to_string(p.pp) +
+  o += spec.name + "\n";
+  o += "  model   " + spec.model.name + ": " + fixed(model.params_main / 1e9, 1) + " B parameters" +
+       (model.params_mtp > 0 ? " + " + fixed(model.params_mtp / 1e9, 1) + " B MTP" : "") + ", " +
+       fixed(model.params_active / 1e9, 1) + " B active per token, " +
+       fixed(model.flops_per_token / 1e9, 1) + " GFLOP per token for training (" +
+       (spec.training.causal ? "causal" : "full") + " attention)\n";
+  o += "  layout  " + std::to_string(p.world) + " GPUs = dp " + std::to_string(p.dp) + " x pp " +
+       std::to_string(p.pp) +
        (p.cp > 1 ? " x cp " + std::to_string(p.cp) + " (" +
                        std::string(spec::kCpAlgorithms.phrase(p.cp_algorithm)) + ")"
                  : "") +
@@ -65,8 +68,9 @@ std::string roofline_text(const Roofline& r, const spec::ScenarioSpec& spec) {
        ", ZeRO-" + std::to_string(spec.parallel.zero) + ", schedule " +
        std::string(workload::to_string(spec.parallel.schedule)) + "\n";
   o += "  step    " + std::to_string(spec.training.global_batch) + " sequences x " +
-       std::to_string(spec.training.seq_len) + " tokens = " + fixed(r.tokens_per_step / 1e6, 1) +
-       " M tokens; " + std::to_string(p.micro_batches) + " micro-batches of " +
+       std::to_string(spec.training.seq_len) +
+       " tokens = " + fixed(b.prepared.tokens_per_step / 1e6, 1) + " M tokens; " +
+       std::to_string(p.micro_batches) + " micro-batches of " +
        fixed(p.tokens_per_micro_batch * p.cp, 0) + " tokens per pipeline" +
        (p.cp > 1 ? ", " + fixed(p.tokens_per_micro_batch, 0) + " on each GPU of a cp group"
                  : std::string()) +
@@ -106,7 +110,8 @@ std::string roofline_text(const Roofline& r, const spec::ScenarioSpec& spec) {
   std::string achievable;
   for (int i = 0; i < spec::kPrecisionCount; ++i)
     if (r.flops_by_precision[i] > 0)
-      achievable += (achievable.empty() ? "" : ", ") + rate_text(spec, static_cast<Precision>(i));
+      achievable +=
+          (achievable.empty() ? "" : ", ") + rate_text(cl.device, static_cast<Precision>(i));
   achievable += " TFLOP/s";
   std::string rates =
       cl.device.tables.sources.empty()
@@ -141,7 +146,7 @@ std::string roofline_text(const Roofline& r, const spec::ScenarioSpec& spec) {
   o += "\n  Bound   " + seconds(r.bound_s) + " per step, limited by " +
        std::string(to_string(r.limited_by)) + "\n";
   o += "          " + verdict(r) + "\n";
-  const auto& m = r.memory;
+  const auto& m = b.prepared.memory;
   o += "  Memory  " + fixed(m.total() / 1e9, 1) + " GB of " + fixed(m.capacity / 1e9, 1) +
        " GB per GPU: " + (m.fits() ? "fits" : "DOES NOT FIT") + " (params " +
        fixed(m.params / 1e9, 1) + ", grads " + fixed(m.grads / 1e9, 1) + ", optimizer " +
@@ -151,14 +156,14 @@ std::string roofline_text(const Roofline& r, const spec::ScenarioSpec& spec) {
   return o;
 }
 
-std::string roofline_comparison_text(const std::vector<Roofline>& rs,
+std::string roofline_comparison_text(const std::vector<const run::Bounded*>& rs,
                                      const std::vector<std::string>& labels) {
   std::vector<std::string> header{"per GPU per step"};
   for (const auto& l : labels) header.push_back(l);
   TextTable t(header);
   auto add = [&](const std::string& name, auto f) {
     std::vector<std::string> row{name};
-    for (const auto& r : rs) row.push_back(f(r));
+    for (const run::Bounded* b : rs) row.push_back(f(b->roofline));
     t.row(row);
   };
   add("compute", [](const Roofline& r) { return seconds(r.compute_s); });
@@ -168,29 +173,36 @@ std::string roofline_comparison_text(const std::vector<Roofline>& rs,
   add("bound", [](const Roofline& r) { return seconds(r.bound_s); });
   add("limited by", [](const Roofline& r) { return std::string(to_string(r.limited_by)); });
   add("comm / compute", [](const Roofline& r) { return fixed(r.comm_to_compute, 2); });
-  add("memory (GB)", [](const Roofline& r) {
-    return fixed(r.memory.total() / 1e9, 1) + (r.memory.fits() ? "" : " (too big)");
-  });
+  std::vector<std::string> memory{"memory (GB)"};
+  for (const run::Bounded* b : rs) {
+    const workload::MemoryBreakdown& m = b->prepared.memory;
+    memory.push_back(fixed(m.total() / 1e9, 1) + (m.fits() ? "" : " (too big)"));
+  }
+  t.row(memory);
   std::size_t best = 0;
   for (std::size_t i = 1; i < rs.size(); ++i)
-    if (rs[i].bound_s < rs[best].bound_s) best = i;
+    if (rs[i]->roofline.bound_s < rs[best]->roofline.bound_s) best = i;
   return "Comparison (times at achievable rates)\n" + t.render() +
          "  fastest bound: " + labels[best] + "\n";
 }
 
-void roofline_json(JsonWriter& out, const Roofline& r, const spec::ScenarioSpec& spec) {
+void roofline_json(JsonWriter& out, const run::Bounded& b) {
+  const Roofline& r = b.roofline;
+  const spec::ScenarioSpec& spec = b.spec();
+  const workload::ModelFigures& model = b.prepared.model;
+  const workload::ParallelPlan& plan = b.plan();
   out.begin_object();
-  out.field("scenario", r.scenario);
-  out.field("world_size", r.world_size);
-  out.field("tokens_per_step", r.tokens_per_step);
+  out.field("scenario", spec.name);
+  out.field("world_size", plan.world);
+  out.field("tokens_per_step", b.prepared.tokens_per_step);
   out.key("model").begin_object();
   out.field("name", spec.model.name);
-  out.field("params_total", r.params_main + r.params_mtp);
-  out.field("params_main", r.params_main);
-  out.field("params_mtp", r.params_mtp);
-  out.field("params_active", r.params_active);
-  out.field("flops_per_token", r.flops_per_token);
-  out.field("causal_attention", r.causal);
+  out.field("params_total", model.params_main + model.params_mtp);
+  out.field("params_main", model.params_main);
+  out.field("params_mtp", model.params_mtp);
+  out.field("params_active", model.params_active);
+  out.field("flops_per_token", model.flops_per_token);
+  out.field("causal_attention", spec.training.causal);
   out.end_object();
   out.field("flops_per_gpu", r.flops_per_gpu);
   out.key("flops_per_gpu_by_precision").begin_object();
@@ -230,7 +242,7 @@ void roofline_json(JsonWriter& out, const Roofline& r, const spec::ScenarioSpec&
   out.field("limited_by", to_string(r.limited_by));
   out.field("comm_to_compute", r.comm_to_compute);
   out.key("memory").begin_object();
-  const auto& m = r.memory;
+  const auto& m = b.prepared.memory;
   out.field("params_gb", m.params / 1e9);
   out.field("grads_gb", m.grads / 1e9);
   out.field("optimizer_gb", m.optimizer / 1e9);
@@ -241,22 +253,21 @@ void roofline_json(JsonWriter& out, const Roofline& r, const spec::ScenarioSpec&
   out.field("fits", m.fits());
   out.end_object();
   out.key("layout").begin_object();
-  out.field("dp", r.plan.dp);
-  out.field("pp", r.plan.pp);
-  out.field("tp", r.plan.tp);
-  out.field("cp", r.plan.cp);
-  out.field("cp_algorithm", spec::kCpAlgorithms.word(r.plan.cp_algorithm));
-  out.field("ep", r.plan.ep);
+  out.field("dp", plan.dp);
+  out.field("pp", plan.pp);
+  out.field("tp", plan.tp);
+  out.field("cp", plan.cp);
+  out.field("cp_algorithm", spec::kCpAlgorithms.word(plan.cp_algorithm));
+  out.field("ep", plan.ep);
   out.field("zero", spec.parallel.zero);
   out.field("schedule", workload::to_string(spec.parallel.schedule));
-  out.field("micro_batches", static_cast<long long>(r.plan.micro_batches));
+  out.field("micro_batches", static_cast<long long>(plan.micro_batches));
   out.field("slowest_pipeline_rank", r.device);
   out.end_object();
   out.end_object();
 }
 
-std::string roofline_csv(const std::vector<Roofline>& rs,
-                         const std::vector<spec::ScenarioSpec>& specs,
+std::string roofline_csv(const std::vector<const run::Bounded*>& rs,
                          const std::vector<std::string>& labels) {
   format::CsvTable t({"scenario",
                       "bound_s",
@@ -283,15 +294,18 @@ std::string roofline_csv(const std::vector<Roofline>& rs,
                       "schedule",
                       "micro_batches"});
   for (std::size_t i = 0; i < rs.size(); ++i) {
-    const Roofline& r = rs[i];
+    const Roofline& r = rs[i]->roofline;
+    const workload::MemoryBreakdown& m = rs[i]->prepared.memory;
+    const workload::ParallelPlan& plan = rs[i]->plan();
+    const spec::ParallelSpec& par = rs[i]->spec().parallel;
     t.row().text(labels[i]).number(r.bound_s).text(to_string(r.limited_by)).number(r.compute_s);
     t.number(r.compute_peak_s).number(r.hbm_s).number(r.nvlink_s).number(r.ib_s);
     t.number(r.comm_to_compute).number(r.flops_per_gpu).number(r.hbm_bytes);
-    t.number(r.comm_bytes.nvlink).number(r.comm_bytes.ib).number(r.memory.total() / format::kGB);
-    t.number(r.memory.capacity / format::kGB).boolean(r.memory.fits()).integer(r.plan.dp);
-    t.integer(r.plan.pp).integer(r.plan.tp).integer(r.plan.cp).integer(r.plan.ep);
-    t.integer(specs[i].parallel.zero).text(workload::to_string(specs[i].parallel.schedule));
-    t.integer(static_cast<long long>(r.plan.micro_batches));
+    t.number(r.comm_bytes.nvlink).number(r.comm_bytes.ib).number(m.total() / format::kGB);
+    t.number(m.capacity / format::kGB).boolean(m.fits()).integer(plan.dp);
+    t.integer(plan.pp).integer(plan.tp).integer(plan.cp).integer(plan.ep);
+    t.integer(par.zero).text(workload::to_string(par.schedule));
+    t.integer(static_cast<long long>(plan.micro_batches));
   }
   return t.str();
 }

@@ -5,18 +5,16 @@
 #include <string>
 #include <vector>
 
-#include "sim/analysis/roofline.hpp"
 #include "sim/format/json_writer.hpp"
+#include "sim/run/pipeline.hpp"
 
 namespace stepsim::report {
 
-std::string roofline_text(const analysis::Roofline& r, const spec::ScenarioSpec& spec);
-std::string roofline_comparison_text(const std::vector<analysis::Roofline>& rs,
+std::string roofline_text(const run::Bounded& b);
+std::string roofline_comparison_text(const std::vector<const run::Bounded*>& rs,
                                      const std::vector<std::string>& labels);
-void roofline_json(format::JsonWriter& out, const analysis::Roofline& r,
-                   const spec::ScenarioSpec& spec);
-std::string roofline_csv(const std::vector<analysis::Roofline>& rs,
-                         const std::vector<spec::ScenarioSpec>& specs,
+void roofline_json(format::JsonWriter& out, const run::Bounded& b);
+std::string roofline_csv(const std::vector<const run::Bounded*>& rs,
                          const std::vector<std::string>& labels);
 
 }  // namespace stepsim::report

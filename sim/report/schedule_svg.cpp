@@ -56,7 +56,7 @@ bool backward(workload::Phase phase) {
 }
 
 // The rank's compute stream as boxes (see the header).
-std::vector<Box> boxes_of(const run::StepSimulation& s, int device) {
+std::vector<Box> boxes_of(const run::Result& s, int device) {
   const auto& g = s.build.graph;
   const auto& t = s.timeline;
   std::vector<Run> runs;
@@ -117,7 +117,7 @@ std::vector<T> join_subpixel(std::vector<T> items, Px px, Same same, Join join) 
 
 }  // namespace
 
-double schedule_label_width(const run::StepSimulation& s) {
+double schedule_label_width(const run::Result& s) {
   // Room for the longest row label (monospace 11 px: about 6.7 px a character).
   std::size_t longest = 0;
   for (int d = 0; d < s.build.graph.devices; ++d)
@@ -125,8 +125,8 @@ double schedule_label_width(const run::StepSimulation& s) {
   return std::max(kLeft, 20.0 + 6.7 * static_cast<double>(longest));
 }
 
-std::string schedule_svg(const run::StepSimulation& s, const spec::ScenarioSpec& spec,
-                         const ScheduleView& view) {
+std::string schedule_svg(const run::Result& s, const ScheduleView& view) {
+  const spec::ScenarioSpec& spec = s.spec();
   const double step = s.metrics.step_s > 0.0 ? s.metrics.step_s : 1.0;
   const double total = view.axis_s > 0.0 ? std::max(view.axis_s, step) : step;
   const double width = view.width;

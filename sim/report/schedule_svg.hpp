@@ -16,7 +16,7 @@
 
 #include <string>
 
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 
 namespace stepsim::report {
 
@@ -36,9 +36,8 @@ struct ScheduleView {
 };
 
 // Where a diagram's time axis starts: after its longest row label.
-double schedule_label_width(const run::StepSimulation& s);
+double schedule_label_width(const run::Result& s);
 
-std::string schedule_svg(const run::StepSimulation& s, const spec::ScenarioSpec& spec,
-                         const ScheduleView& view = {});
+std::string schedule_svg(const run::Result& s, const ScheduleView& view = {});
 
 }  // namespace stepsim::report

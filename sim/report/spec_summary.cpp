@@ -79,8 +79,8 @@ namespace {
 
 // FLOPs per token depend on the sequence (the attention core) and on causality: a model file
 // alone is described at sequence 4096, causal; a scenario at its own.
-std::string describe_model(const spec::ModelSpec& m, const spec::TrainingSpec& t) {
-  const workload::ModelCost cost(m, t);
+std::string describe_model(const spec::ModelSpec& m, const workload::ModelFigures& cost,
+                           const spec::TrainingSpec& t) {
   std::string o = "model   " + m.name + ": " + std::to_string(m.layers) + " layers, hidden " +
                   std::to_string(m.hidden) + ", " +
                   std::string(spec::kAttentionKinds.phrase(m.attention.kind)) + " " +
@@ -90,11 +90,10 @@ std::string describe_model(const spec::ModelSpec& m, const spec::TrainingSpec& t
   if (m.moe.enabled)
     o += ", MoE " + std::to_string(m.moe.experts) + " experts top-" + std::to_string(m.moe.top_k) +
          (m.moe.shared_experts ? " + " + std::to_string(m.moe.shared_experts) + " shared" : "");
-  o += "\n        " + fixed(cost.params_main() / 1e9, 2) + " B parameters" +
-       (cost.params_mtp() > 0 ? " + " + fixed(cost.params_mtp() / 1e9, 2) + " B in MTP modules"
-                              : "") +
-       ", " + fixed(cost.params_active() / 1e9, 2) + " B active per token, " +
-       fixed(cost.flops_per_token() / 1e9, 1) + " GFLOP per token for training at sequence " +
+  o += "\n        " + fixed(cost.params_main / 1e9, 2) + " B parameters" +
+       (cost.params_mtp > 0 ? " + " + fixed(cost.params_mtp / 1e9, 2) + " B in MTP modules" : "") +
+       ", " + fixed(cost.params_active / 1e9, 2) + " B active per token, " +
+       fixed(cost.flops_per_token / 1e9, 1) + " GFLOP per token for training at sequence " +
        std::to_string(t.seq_len) + (t.causal ? " (causal attention)\n" : " (full attention)\n");
   for (const std::string& n : m.not_modelled) o += "        not modelled: " + n + "\n";
   return o;
@@ -102,17 +101,17 @@ std::string describe_model(const spec::ModelSpec& m, const spec::TrainingSpec& t
 
 }  // namespace
 
-std::string describe(const spec::ModelSpec& m) {
-  spec::TrainingSpec t;
-  t.seq_len = 4096;
-  t.causal = true;
-  return describe_model(m, t);
+std::string describe(const spec::ModelSpec& m, const workload::ModelFigures& figures,
+                     const spec::TrainingSpec& t) {
+  return describe_model(m, figures, t);
 }
 
-std::string describe(const spec::ScenarioSpec& s, const analysis::Roofline& r) {
-  const auto& plan = r.plan;
-  std::string o =
-      "scenario " + s.name + "\n" + describe_model(s.model, s.training) + describe(s.cluster);
+std::string describe(const run::Bounded& b) {
+  const spec::ScenarioSpec& s = b.spec();
+  const analysis::Roofline& r = b.roofline;
+  const auto& plan = b.plan();
+  std::string o = "scenario " + s.name + "\n" +
+                  describe_model(s.model, b.prepared.model, s.training) + describe(s.cluster);
   o += "layout  dp " + std::to_string(plan.dp) + " x pp " + std::to_string(plan.pp) +
        (plan.cp > 1 ? " x cp " + std::to_string(plan.cp) + " (" +
                           std::string(spec::kCpAlgorithms.phrase(plan.cp_algorithm)) + ")"
@@ -145,8 +144,8 @@ std::string describe(const spec::ScenarioSpec& s, const analysis::Roofline& r) {
   o += "        software " + spec::software_words(s) + "\n";
   o += "bound   " + seconds(r.bound_s) + " per step (roofline), limited by " +
        std::string(analysis::to_string(r.limited_by)) + "; memory " +
-       fixed(r.memory.total() / 1e9, 1) + " of " + fixed(r.memory.capacity / 1e9, 1) +
-       " GB per GPU\n";
+       fixed(b.prepared.memory.total() / 1e9, 1) + " of " +
+       fixed(b.prepared.memory.capacity / 1e9, 1) + " GB per GPU\n";
   return o;
 }
 

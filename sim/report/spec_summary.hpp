@@ -4,16 +4,16 @@
 
 #include <string>
 
-#include "sim/analysis/roofline.hpp"
-#include "sim/spec/cluster.hpp"
-#include "sim/spec/scenario.hpp"
+#include "sim/run/pipeline.hpp"
 
 namespace stepsim::report {
 
 std::string describe(const spec::DeviceSpec& d);
 std::string describe(const spec::ClusterSpec& c);
-std::string describe(const spec::ModelSpec& m);
-// With its roofline (analysis::roofline, which runs every check a simulation would).
-std::string describe(const spec::ScenarioSpec& s, const analysis::Roofline& r);
+// A model file alone, with its figures at the training shape `t` (workload::ModelCost).
+std::string describe(const spec::ModelSpec& m, const workload::ModelFigures& figures,
+                     const spec::TrainingSpec& t);
+// A scenario, prepared and bounded (every check a simulation runs).
+std::string describe(const run::Bounded& b);
 
 }  // namespace stepsim::report

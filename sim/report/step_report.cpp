@@ -30,12 +30,12 @@ std::string pct(double part, double whole) {
   return fixed(100.0 * part / whole, 1) + "%";
 }
 
-bool fits(const run::StepSimulation& s) {
-  return s.memory.peak_bytes <= s.roofline.memory.capacity;
+bool fits(const run::Result& s) {
+  return s.memory.peak_bytes <= s.prepared.memory.capacity;
 }
 
 // The run with the most tokens per second among those that fit in memory; -1 when none fits.
-int best_fitting(const std::vector<const run::StepSimulation*>& runs) {
+int best_fitting(const std::vector<const run::Result*>& runs) {
   int best = -1;
   for (std::size_t i = 0; i < runs.size(); ++i)
     if (fits(*runs[i]) && (best < 0 || runs[i]->figures.tokens_per_s_per_gpu >
@@ -55,13 +55,13 @@ void breakdown_csv(format::CsvTable& t, const Breakdown& b) {
 
 }  // namespace
 
-void step_json(JsonWriter& w, const run::StepSimulation& s, const spec::ScenarioSpec& spec,
-               bool timing) {
+void step_json(JsonWriter& w, const run::Result& s, bool timing) {
+  const spec::ScenarioSpec& spec = s.spec();
   const analysis::StepFigures& f = s.figures;
   const auto& r = s.roofline;
   w.begin_object();
-  w.field("scenario", r.scenario);
-  w.field("world_size", r.world_size);
+  w.field("scenario", spec.name);
+  w.field("world_size", s.plan().world);
   w.field("precision", stepsim::spec::describe(spec.training.precision));
   w.field("precision_from", spec.training.precision_from);
   w.field("step_time_s", s.metrics.step_s);
@@ -102,13 +102,13 @@ void step_json(JsonWriter& w, const run::StepSimulation& s, const spec::Scenario
   w.end_object();
   w.key("memory").begin_object();
   w.field("peak_gb", s.memory.peak_bytes / 1e9);
-  w.field("capacity_gb", r.memory.capacity / 1e9);
-  w.field("fits", s.memory.peak_bytes <= r.memory.capacity);
+  w.field("capacity_gb", s.prepared.memory.capacity / 1e9);
+  w.field("fits", fits(s));
   w.end_object();
   const spec::DeviceSpec& dev = spec.cluster.device;
   w.key("kernels").begin_object();
   w.field("sustained_clock", dev.tables.sustained_clock);
-  w.field("sm_share", s.program.sm_share);
+  w.field("sm_share", s.program().sm_share);
   w.key("tables").begin_array();
   for (const auto& t : dev.tables.sources) w.value(t.name);
   w.end_array();
@@ -155,11 +155,12 @@ std::string collectives_text(const spec::ScenarioSpec& spec) {
   return fixed.empty() ? "collectives auto" : "collectives" + fixed + ", others auto";
 }
 
-std::string step_text(const run::StepSimulation& s, const spec::ScenarioSpec& spec, bool timing) {
+std::string step_text(const run::Result& s, bool timing) {
+  const spec::ScenarioSpec& spec = s.spec();
   const analysis::StepFigures& f = s.figures;
   const auto& r = s.roofline;
   const double t = s.metrics.step_s;
-  std::string o = r.scenario + "\n";
+  std::string o = spec.name + "\n";
   o += "  step time " + seconds(t) + " (roofline bound " + seconds(r.bound_s) + ", limited by " +
        std::string(analysis::to_string(r.limited_by)) +
        "; simulated / bound = " + fixed(t / r.bound_s, 2) + ")\n";
@@ -167,8 +168,8 @@ std::string step_text(const run::StepSimulation& s, const spec::ScenarioSpec& sp
        fixed(f.tflops_per_gpu, 0) + " TFLOP/s of model FLOPs, MFU " + fixed(100 * f.mfu, 1) +
        "% of the BF16 dense peak (" + (spec.training.causal ? "causal" : "full") + " attention)\n";
   o += "  memory    peak " + fixed(s.memory.peak_bytes / 1e9, 1) + " GB of " +
-       fixed(r.memory.capacity / 1e9, 1) + " GB per GPU" +
-       (s.memory.peak_bytes <= r.memory.capacity ? "" : " (DOES NOT FIT)") + "\n";
+       fixed(s.prepared.memory.capacity / 1e9, 1) + " GB per GPU" +
+       (fits(s) ? "" : " (DOES NOT FIT)") + "\n";
   const spec::DeviceSpec& dev = spec.cluster.device;
   std::string tables;
   for (std::size_t i = 0; i < dev.tables.sources.size(); ++i)
@@ -187,7 +188,7 @@ std::string step_text(const run::StepSimulation& s, const spec::ScenarioSpec& sp
   }
   if (spec.model.moe.enabled && spec.model.moe.routing.kind != spec::RoutingKind::balanced)
     o += "  experts   " + std::string(spec::kRoutingKinds.word(spec.model.moe.routing.kind)) +
-         " routing: the busiest GPU of an expert group takes " + fixed(s.program.expert_load, 2) +
+         " routing: the busiest GPU of an expert group takes " + fixed(s.program().expert_load, 2) +
          "x the mean token copies\n";
   o += "  software  " + spec::software_words(spec) + "\n\n";
   // Synchronisation only where some GPU waits for a slower one (a straggler, variability).
@@ -212,7 +213,7 @@ std::string step_text(const run::StepSimulation& s, const spec::ScenarioSpec& sp
   row("mean", s.metrics.mean);
   o += tab.render();
   if (s.build.graph.classes == 1)
-    o += "  (each pipeline rank stands for its " + std::to_string(r.plan.gpus_per_rank()) +
+    o += "  (each pipeline rank stands for its " + std::to_string(s.plan().gpus_per_rank()) +
          " GPUs; worst GPU: rank " + std::to_string(f.worst_rank) + ")\n";
   else
     o += "  (a row is the mean over the GPUs of a pipeline rank, simulated as " +
@@ -233,7 +234,7 @@ std::string step_text(const run::StepSimulation& s, const spec::ScenarioSpec& sp
   return o;
 }
 
-std::string step_comparison_text(const std::vector<const run::StepSimulation*>& runs,
+std::string step_comparison_text(const std::vector<const run::Result*>& runs,
                                  const std::vector<std::string>& labels) {
   std::vector<std::string> header{"per GPU"};
   for (const auto& l : labels) header.push_back(l);
@@ -243,28 +244,25 @@ std::string step_comparison_text(const std::vector<const run::StepSimulation*>& 
     for (const auto* r : runs) row.push_back(f(*r));
     t.row(row);
   };
-  add("step time", [](const run::StepSimulation& s) { return seconds(s.metrics.step_s); });
-  add("compute", [](const run::StepSimulation& s) { return seconds(s.metrics.mean.compute); });
+  add("step time", [](const run::Result& s) { return seconds(s.metrics.step_s); });
+  add("compute", [](const run::Result& s) { return seconds(s.metrics.mean.compute); });
   add("  of it slowed beside comm",
-      [](const run::StepSimulation& s) { return seconds(s.metrics.mean.compute_slowed); });
+      [](const run::Result& s) { return seconds(s.metrics.mean.compute_slowed); });
   bool sync = false;
   for (const auto* r : runs) sync = sync || r->metrics.mean.synchronisation > 0.0;
   if (sync)
     add("synchronisation",
-        [](const run::StepSimulation& s) { return seconds(s.metrics.mean.synchronisation); });
-  add("exposed comm",
-      [](const run::StepSimulation& s) { return seconds(s.metrics.mean.exposed_comm); });
-  add("bubble", [](const run::StepSimulation& s) { return seconds(s.metrics.mean.bubble); });
-  add("other idle",
-      [](const run::StepSimulation& s) { return seconds(s.metrics.mean.other_idle); });
+        [](const run::Result& s) { return seconds(s.metrics.mean.synchronisation); });
+  add("exposed comm", [](const run::Result& s) { return seconds(s.metrics.mean.exposed_comm); });
+  add("bubble", [](const run::Result& s) { return seconds(s.metrics.mean.bubble); });
+  add("other idle", [](const run::Result& s) { return seconds(s.metrics.mean.other_idle); });
   add("overlapped comm",
-      [](const run::StepSimulation& s) { return seconds(s.metrics.mean.overlapped_comm); });
-  add("roofline bound", [](const run::StepSimulation& s) { return seconds(s.roofline.bound_s); });
+      [](const run::Result& s) { return seconds(s.metrics.mean.overlapped_comm); });
+  add("roofline bound", [](const run::Result& s) { return seconds(s.roofline.bound_s); });
   add("sim / bound",
-      [](const run::StepSimulation& s) { return fixed(s.metrics.step_s / s.roofline.bound_s, 2); });
-  add("tokens/s",
-      [](const run::StepSimulation& s) { return fixed(s.figures.tokens_per_s_per_gpu, 0); });
-  add("peak memory (GB)", [](const run::StepSimulation& s) {
+      [](const run::Result& s) { return fixed(s.metrics.step_s / s.roofline.bound_s, 2); });
+  add("tokens/s", [](const run::Result& s) { return fixed(s.figures.tokens_per_s_per_gpu, 0); });
+  add("peak memory (GB)", [](const run::Result& s) {
     return fixed(s.memory.peak_bytes / format::kGB, 1) + (fits(s) ? "" : " (too big)");
   });
   // Only a scenario that fits in memory can be best.
@@ -283,7 +281,7 @@ std::string step_comparison_text(const std::vector<const run::StepSimulation*>& 
   return o;
 }
 
-std::string step_ranks_csv(const run::StepSimulation& s, const std::string& label) {
+std::string step_ranks_csv(const run::Result& s, const std::string& label) {
   std::vector<std::string> header{"scenario", "pipeline_rank"};
   header.insert(header.end(), kBreakdownColumns.begin(), kBreakdownColumns.end());
   format::CsvTable t(header);
@@ -294,7 +292,7 @@ std::string step_ranks_csv(const run::StepSimulation& s, const std::string& labe
   return t.str();
 }
 
-std::string step_comparison_csv(const std::vector<const run::StepSimulation*>& runs,
+std::string step_comparison_csv(const std::vector<const run::Result*>& runs,
                                 const std::vector<std::string>& labels) {
   std::vector<std::string> header{"scenario", "step_s"};
   header.insert(header.end(), kBreakdownColumns.begin(), kBreakdownColumns.end());
@@ -304,13 +302,13 @@ std::string step_comparison_csv(const std::vector<const run::StepSimulation*>& r
   format::CsvTable t(header);
   const int best = best_fitting(runs);
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    const run::StepSimulation& s = *runs[i];
+    const run::Result& s = *runs[i];
     t.row().text(labels[i]).number(s.metrics.step_s);
     breakdown_csv(t, s.metrics.mean);
     t.number(s.roofline.bound_s).text(analysis::to_string(s.roofline.limited_by));
     t.number(s.metrics.step_s / s.roofline.bound_s).number(s.figures.tokens_per_s_per_gpu);
     t.number(s.figures.mfu).number(s.memory.peak_bytes / format::kGB);
-    t.number(s.roofline.memory.capacity / format::kGB).boolean(fits(s));
+    t.number(s.prepared.memory.capacity / format::kGB).boolean(fits(s));
     t.boolean(static_cast<int>(i) == best);
   }
   return t.str();

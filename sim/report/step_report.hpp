@@ -7,20 +7,18 @@
 #include <vector>
 
 #include "sim/format/json_writer.hpp"
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 
 namespace stepsim::report {
 
 // The simulation's own wall time is the one figure that changes from run to run. It is shown only
 // when `timing` is set; otherwise `sim.wall_s` is null and the output is byte-identical run to run.
-std::string step_text(const run::StepSimulation& s, const spec::ScenarioSpec& spec,
-                      bool timing = false);
-void step_json(format::JsonWriter& out, const run::StepSimulation& s,
-               const spec::ScenarioSpec& spec, bool timing = false);
-std::string step_comparison_text(const std::vector<const run::StepSimulation*>& runs,
+std::string step_text(const run::Result& s, bool timing = false);
+void step_json(format::JsonWriter& out, const run::Result& s, bool timing = false);
+std::string step_comparison_text(const std::vector<const run::Result*>& runs,
                                  const std::vector<std::string>& labels);
-std::string step_ranks_csv(const run::StepSimulation& s, const std::string& label);
-std::string step_comparison_csv(const std::vector<const run::StepSimulation*>& runs,
+std::string step_ranks_csv(const run::Result& s, const std::string& label);
+std::string step_comparison_csv(const std::vector<const run::Result*>& runs,
                                 const std::vector<std::string>& labels);
 
 }  // namespace stepsim::report

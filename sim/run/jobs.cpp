@@ -59,12 +59,16 @@ spec::ClusterSpec shared_fabric(const std::vector<spec::ScenarioSpec>& jobs) {
 }
 
 std::vector<JobRun> simulate_jobs(const std::vector<spec::ScenarioSpec>& jobs,
-                                  const engine::RunControl* control, double max_ops) {
+                                  const std::vector<Limits>& limits,
+                                  const engine::RunControl* control) {
   const auto t0 = std::chrono::steady_clock::now();
   const auto topology = std::make_shared<const hw::Topology>(shared_fabric(jobs));
   std::vector<JobRun> out(jobs.size());
+  std::vector<Bounded> bounded;
+  std::vector<Simulation> sims(jobs.size());
   std::vector<std::vector<double>> bytes;
   int node = 0;
+  double before = 0.0;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     const spec::ScenarioSpec& spec = jobs[j];
     JobRun& r = out[j];
@@ -73,24 +77,28 @@ std::vector<JobRun> simulate_jobs(const std::vector<spec::ScenarioSpec>& jobs,
     node += r.nodes;
     workload::ParallelPlan plan = workload::make_plan(spec);
     plan.gpu_offset = r.first_node * spec.cluster.gpus_per_node;
-    StepSimulation& s = r.sim;
-    s.roofline = analysis::roofline(spec, &s.program, &plan);
-    check_ops(spec, s.roofline.plan, max_ops);
+    Limits l = j < limits.size() ? limits[j] : Limits{};
+    l.memory_before = before;
+    bounded.push_back(bound(prepare(spec, l, &plan)));
+    before += bounded.back().prepared.estimates.memory_bytes +
+              bounded.back().prepared.estimates.output_bytes;
+    Simulation& s = sims[j];
     s.topology = topology;
-    s.build = exec::build_step(s.program, *topology, {spec.fidelity, spec.exact, false}, control);
+    s.build = exec::build_step(bounded.back().prepared.program, *topology,
+                               {spec.fidelity, spec.exact, false}, control);
     if (!s.build.graph.link_capacity.empty()) bytes.push_back(exec::link_bytes(s.build.graph));
   }
   std::vector<const exec::StepGraph*> graphs;
-  for (const JobRun& r : out) graphs.push_back(&r.sim.build.graph);
+  for (const Simulation& s : sims) graphs.push_back(&s.build.graph);
   const exec::JointGraph joint = exec::join_graphs(graphs);
   const exec::StepTimeline together = exec::execute_step(joint.graph, control);
   for (std::size_t j = 0; j < jobs.size(); ++j) {
-    StepSimulation& s = out[j].sim;
+    Simulation& s = sims[j];
     exec::StepGraph& g = s.build.graph;
     if (!g.link_capacity.empty()) g.merge_equivalent_links();
     out[j].alone_s = exec::execute_step(g, control).step.seconds();
     s.timeline = exec::job_timeline(joint, together, static_cast<int>(j));
-    measure_step(s, jobs[j]);
+    out[j].sim = measure(std::move(bounded[j]), std::move(s));
   }
   // The links each job shares with another, by group.
   for (std::size_t j = 0; j < bytes.size(); ++j) {

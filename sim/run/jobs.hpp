@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "sim/analysis/link_usage.hpp"
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 
 namespace stepsim::run {
 
@@ -32,7 +32,7 @@ struct SharedLinks {
 };
 
 struct JobRun {
-  StepSimulation sim;    // the job as it ran beside the others; its topology is the whole fabric
+  Result sim;            // the job as it ran beside the others; its topology is the whole fabric
   double alone_s = 0.0;  // its step alone on the same nodes
   int first_node = 0, nodes = 0;
   std::vector<SharedLinks> shared;  // by group, in LinkGroup order
@@ -43,9 +43,11 @@ struct JobRun {
 // engine::UserError at the job that cannot share it.
 spec::ClusterSpec shared_fabric(const std::vector<spec::ScenarioSpec>& jobs);
 
-// Refuses (engine::UserError) a job whose step graph would exceed `max_ops` operations.
+// Each job prepared with its `limits` (run::prepare's refusals, the memory of the jobs before it
+// counted; the default limits for jobs beyond the list), then every job simulated together and
+// alone.
 std::vector<JobRun> simulate_jobs(const std::vector<spec::ScenarioSpec>& jobs,
-                                  const engine::RunControl* control = nullptr,
-                                  double max_ops = 2e7);
+                                  const std::vector<Limits>& limits = {},
+                                  const engine::RunControl* control = nullptr);
 
 }  // namespace stepsim::run

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 
 #include "sim/engine/check.hpp"
+#include "sim/format/text_table.hpp"
 #include "sim/hw/topology.hpp"
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 
 namespace stepsim::stress {
 
@@ -27,12 +29,19 @@ Outcome parse_outcome(const std::string& s) {
 }
 
 Outcome run_trial(const spec::ScenarioSpec& scenario, const std::vector<spec::FaultSpec>& faults,
-                  const engine::RunControl* control) {
+                  const run::Limits& limits, const engine::RunControl* control) {
   spec::ScenarioSpec s = scenario;
   s.cluster.faults.insert(s.cluster.faults.end(), faults.begin(), faults.end());
+  return outcome([&] { return run::simulate_step(s, limits, control).metrics.step_s; });
+}
+
+Outcome outcome(const std::function<double()>& step) {
   Outcome o;
   try {
-    o.step_s = run::simulate_step(s, control).metrics.step_s;
+    o.step_s = step();
+  } catch (const run::OverMemory& e) {
+    o.error = "its simulation would need about " + format::gib(e.need()) +
+              " of memory, more than --max-memory allows";
   } catch (const hw::Unreachable& e) {
     o.lost = e.message();
   } catch (const engine::UserError& e) {

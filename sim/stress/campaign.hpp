@@ -21,10 +21,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "sim/engine/simulator.hpp"
+#include "sim/run/pipeline.hpp"
 #include "sim/spec/scenario.hpp"
 #include "sim/stress/fault_draw.hpp"
 
@@ -40,10 +42,12 @@ struct Outcome {
 std::string serialize(const Outcome& o);
 Outcome parse_outcome(const std::string& s);
 
-// The scenario's step with `faults` added to its own. Propagates engine::Stopped (a signal, the
-// wall budget).
+// The scenario's step with `faults` added to its own, within `limits` (a step over them is an
+// error outcome). Propagates engine::Stopped (a signal, the wall budget).
 Outcome run_trial(const spec::ScenarioSpec& scenario, const std::vector<spec::FaultSpec>& faults,
-                  const engine::RunControl* control);
+                  const run::Limits& limits, const engine::RunControl* control);
+// The outcome of a step: its time, or why it cannot run (the refusals above).
+Outcome outcome(const std::function<double()>& step);
 
 struct Campaign {
   std::string scenario;  // the file, as given

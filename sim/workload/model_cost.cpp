@@ -406,6 +406,10 @@ ModelCost::Recomputed ModelCost::recompute_uncached(const LayerCost& layer,
   return r;
 }
 
+ModelFigures ModelCost::figures() const {
+  return {params_main(), params_mtp(), params_active(), flops_per_token()};
+}
+
 std::vector<std::string> ModelCost::recompute_names() const {
   std::set<std::string> names;
   for (const auto& l : layers_)

@@ -133,6 +133,14 @@ double op_local_params(const OpCost& op, int tp, int ep);
 // payloads carry one fp32 scale per 128 elements (DeepSeek's 1x128 tiles).
 double a2a_bytes_per_token(double hidden, spec::Precision p);
 
+// What a model trains per token, as reports show it.
+struct ModelFigures {
+  double params_main = 0.0;  // the main model's
+  double params_mtp = 0.0;   // multi-token prediction modules' (embedding and head shared)
+  double params_active = 0.0;
+  double flops_per_token = 0.0;  // training, no recompute (causal or not: the training's)
+};
+
 class ModelCost {
  public:
   ModelCost(const spec::ModelSpec& model, const spec::TrainingSpec& training);
@@ -149,6 +157,7 @@ class ModelCost {
   double params_mtp() const;
   double params_active() const;    // per token, embedding and head included
   double flops_per_token() const;  // training: forward + backward, no recompute
+  ModelFigures figures() const;
 
   // Recompute applied to one layer: activation bytes kept per token, FLOPs added to backward.
   struct Recomputed {

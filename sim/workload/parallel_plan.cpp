@@ -230,6 +230,8 @@ ParallelPlan make_plan(const spec::ScenarioSpec& spec) {
              str(p.pp) + ") cannot combine with",
          "use zero: 1 with a pipeline, or pp: 1 with ZeRO-2/3 (as DeepSpeed and Megatron do)");
   if (p.zero3.prefetch < 0) fail(spec, "parallelism.zero3", "zero3.prefetch must be >= 0");
+  plan.zero = p.zero;
+  plan.zero3 = p.zero3;
   if (p.comm_sms < 0 || p.comm_sms >= spec.cluster.device.sms)
     fail(spec, "parallelism.comm_sms",
          "comm_sms = " + str(p.comm_sms) + " must be in [0, " + str(spec.cluster.device.sms) + ")",

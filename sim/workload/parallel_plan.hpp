@@ -33,7 +33,9 @@ struct ParallelPlan {
   int world = 1, dp = 1, pp = 1, tp = 1, ep = 1, cp = 1;
   int edp = 1;  // data-parallel degree of a routed expert: dp·cp·tp/ep
   spec::CpAlgorithm cp_algorithm = spec::CpAlgorithm::p2p;
-  int cp_a2a = 1;  // GPUs of context parallelism's head all-to-all (context_parallel.hpp)
+  int cp_a2a = 1;         // GPUs of context parallelism's head all-to-all (context_parallel.hpp)
+  int zero = 0;           // ZeRO stage
+  spec::Zero3Spec zero3;  // how ZeRO-3 runs (zero3_placement.hpp)
   int gpus_per_node = 1;
   int stages = 1;
   int main_layers = 0, mtp_layers = 0;  // the model's; MTP blocks follow the last stage's head

@@ -3,6 +3,7 @@
 #include "sim/workload/step_program.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 
 #include "sim/engine/check.hpp"
@@ -230,9 +231,20 @@ std::vector<TailWork> build_tail(const spec::ScenarioSpec& spec, const ParallelP
   return out;
 }
 
+namespace {
+
+std::atomic<long long> g_programs{0};
+
+}  // namespace
+
 StepProgram build_program(const spec::ScenarioSpec& spec, const ParallelPlan& plan,
                           const ModelCost& cost) {
+  ++g_programs;
   return ProgramBuilder(spec, plan, cost).build();
+}
+
+long long programs_built() {
+  return g_programs.load();
 }
 
 }  // namespace stepsim::workload

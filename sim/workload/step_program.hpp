@@ -120,6 +120,8 @@ struct Work {
   double bytes() const;  // of its collectives, per GPU
 };
 using Chain = std::vector<Work>;
+// The chain index that names a rank's tail (StepProgram::tail) where a work is named by its chain.
+inline constexpr int kTailChain = -2;
 
 // A chunk an instruction runs: a phase (forward, backward, backward with weight gradient, or
 // weight gradient) on a task, with its chain; `send_to` is the rank its output goes to, -1 when
@@ -197,6 +199,8 @@ struct StepProgram {
 
 StepProgram build_program(const spec::ScenarioSpec& spec, const ParallelPlan& plan,
                           const ModelCost& cost);
+// How many programs this process has built (a test counts them: one per simulated step).
+long long programs_built();
 
 // What pipeline rank `rank` runs over the step, for the folds that add its work up (the roofline,
 // kernel classes): each chain it runs, once, with the number of its chunks that run it

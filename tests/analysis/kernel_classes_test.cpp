@@ -15,8 +15,8 @@ TEST_CASE("Kernel classes add up to the roofline's FLOPs and HBM bytes of each r
   spec.parallel.schedule = workload::schedule_named("1f1b");
   spec.training.global_batch = 8;
   spec.training.recompute = {spec::RecomputeMode::ops, {"swiglu"}};
-  workload::StepProgram program;
-  const auto r = analysis::roofline(spec, &program);
+  const workload::StepProgram program = test::program_of(spec);
+  const auto r = analysis::roofline(program, spec.cluster);
   const hw::TableKernelModel kernels(spec.cluster.device);
   for (int d = 0; d < 2; ++d) {
     const auto classes = analysis::kernel_classes(program, kernels, d);

@@ -16,8 +16,11 @@ TEST_CASE("Under context parallelism the attention core is listed as the blocks 
                                  {config::parse_override(std::string("parallelism.cp=") + cp),
                                   config::parse_override("training.global_batch=15360")});
   };
-  const analysis::KernelListing ring = analysis::list_kernels(load("8"), 3);
-  const analysis::KernelListing whole = analysis::list_kernels(load("1"), 3);
+  auto listing = [](const spec::ScenarioSpec& s) {
+    return analysis::list_kernels(s, workload::make_plan(s), 3);
+  };
+  const analysis::KernelListing ring = listing(load("8"));
+  const analysis::KernelListing whole = listing(load("1"));
   auto attention = [](const analysis::KernelListing& l, workload::Phase phase, int& rows) {
     double flops = 0.0;
     rows = 0;

@@ -8,6 +8,7 @@
 #include "sim/analysis/roofline.hpp"
 #include "sim/config/load.hpp"
 #include "tests/test_support.hpp"
+#include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim;
 
@@ -19,7 +20,9 @@ void same_bound(analysis::LayoutBounds& bounds, const std::string& scenario,
   for (const std::string& s : sets) overrides.push_back(config::parse_override(s));
   const spec::ScenarioSpec spec =
       config::load_scenario(test::source_path("scenarios/" + scenario), overrides);
-  const analysis::Roofline want = analysis::roofline(spec);
+  const analysis::Roofline want = analysis::roofline(test::program_of(spec), spec.cluster);
+  const workload::MemoryBreakdown memory = workload::memory_per_gpu(
+      spec, workload::make_plan(spec), workload::ModelCost(spec.model, spec.training));
   const analysis::LayoutBound got = bounds.bound(spec);
   std::string what = scenario;
   for (const std::string& s : sets) what += " " + s;
@@ -32,7 +35,7 @@ void same_bound(analysis::LayoutBounds& bounds, const std::string& scenario,
   CHECK(got.times.t[2] == doctest::Approx(want.nvlink_s).epsilon(1e-9));
   CHECK(got.times.t[3] == doctest::Approx(want.ib_s).epsilon(1e-9));
   CHECK(got.flops_per_gpu == doctest::Approx(want.flops_per_gpu).epsilon(1e-9));
-  CHECK(got.memory.total() == doctest::Approx(want.memory.total()).epsilon(1e-12));
+  CHECK(got.memory.total() == doctest::Approx(memory.total()).epsilon(1e-12));
 }
 
 }  // namespace

@@ -29,7 +29,8 @@ TEST_CASE(
   // Either way dgrad reads the weights and wgrad reads the inputs and accumulates the gradient:
   // the same FLOPs and bytes, in more kernels.
   const ScenarioSpec fused = pipeline("1f1b"), split = pipeline("zb1p");
-  const analysis::Roofline a = analysis::roofline(fused), b = analysis::roofline(split);
+  const analysis::Roofline a = analysis::roofline(test::program_of(fused), fused.cluster);
+  const analysis::Roofline b = analysis::roofline(test::program_of(split), split.cluster);
   REQUIRE(a.device == b.device);
   CHECK(b.hbm_bytes == doctest::Approx(a.hbm_bytes).epsilon(1e-12));
   CHECK(b.flops_per_gpu == doctest::Approx(a.flops_per_gpu).epsilon(1e-12));

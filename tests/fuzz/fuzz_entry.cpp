@@ -174,7 +174,9 @@ int command_line(const std::string& text) {
 int check_scenario(const std::string& text) {
   return accepts([&] {
     const spec::ScenarioSpec s = config::parse_scenario(text, kScenario);
-    report::describe(s, analysis::roofline(s));
+    run::Limits bound_only;
+    bound_only.max_ops = 0.0;
+    report::describe(run::bound(run::prepare(s, bound_only)));
   });
 }
 

@@ -114,13 +114,13 @@ TEST_CASE("Traces of every schedule follow the importers' rules, per op, layer a
     const auto sim = run::simulate_step(spec);
     CAPTURE(workload::to_string(schedule));
     report::TraceOptions o;
-    CHECK(check_importable(report::chrome_trace(sim, spec, o)) > 0);  // pipeline sends have arrows
+    CHECK(check_importable(report::chrome_trace(sim, o)) > 0);  // pipeline sends have arrows
     o.detail = report::TraceDetail::layer;
-    CHECK(check_importable(report::chrome_trace(sim, spec, o)) > 0);
+    CHECK(check_importable(report::chrome_trace(sim, o)) > 0);
     o.detail = report::TraceDetail::kernel;
-    CHECK(check_importable(report::chrome_trace(sim, spec, o)) > 0);
+    CHECK(check_importable(report::chrome_trace(sim, o)) > 0);
     o.ranks = {0, 1};
-    check_importable(report::chrome_trace(sim, spec, o));
+    check_importable(report::chrome_trace(sim, o));
   }
 }
 
@@ -128,7 +128,7 @@ TEST_CASE("A trace with an embedding-only first stage and a head-only last stage
   auto spec = pipeline(workload::schedule_named("1f1b"));
   spec.parallel.stage_layers = {0, 4, 4, 0};
   const auto sim = run::simulate_step(spec);
-  CHECK(check_importable(report::chrome_trace(sim, spec, {})) > 0);
+  CHECK(check_importable(report::chrome_trace(sim, {})) > 0);
 }
 
 TEST_CASE("A ZeRO-3 trace follows the importers' rules") {
@@ -136,7 +136,7 @@ TEST_CASE("A ZeRO-3 trace follows the importers' rules") {
   spec.parallel.zero = 3;
   spec.training.global_batch = 32;
   const auto sim = run::simulate_step(spec);
-  check_importable(report::chrome_trace(sim, spec, {}));
+  check_importable(report::chrome_trace(sim, {}));
 }
 
 TEST_CASE("Slices are named by operation; per layer merges a stream's consecutive ops of a layer") {
@@ -149,7 +149,7 @@ TEST_CASE("Slices are named by operation; per layer merges a stream's consecutiv
   auto events = [&](report::TraceDetail detail) {
     report::TraceOptions o;
     o.detail = detail;
-    const test::Json trace = test::parse_json(report::chrome_trace(sim, spec, o));
+    const test::Json trace = test::parse_json(report::chrome_trace(sim, o));
     Events e;
     for (const auto& ev : trace.at("traceEvents")) {
       if (ev.at("ph").get<std::string>() != "X" || ev.at("cat").get<std::string>() == "gpu_kernel")
@@ -182,10 +182,11 @@ TEST_CASE(
   const auto sim = run::simulate_step(spec);
   report::TraceOptions o;
   o.detail = report::TraceDetail::kernel;
-  const test::Json trace = test::parse_json(report::chrome_trace(sim, spec, o));
+  const test::Json trace = test::parse_json(report::chrome_trace(sim, o));
   std::set<std::string> listed;  // what stepsim kernels lists, for every stage
   for (int stage = 0; stage < spec.parallel.pp; ++stage)
-    for (const auto& row : analysis::list_kernels(spec, stage).rows) listed.insert(row.kernel);
+    for (const auto& row : analysis::list_kernels(spec, workload::make_plan(spec), stage).rows)
+      listed.insert(row.kernel);
   // The ops' events, then each kernel event inside the op event that precedes it on its thread.
   std::size_t ops = 0, kernels = 0, expected = 0;
   const test::Json* parent = nullptr;
@@ -221,7 +222,7 @@ TEST_CASE(
   const auto& g = sim.build.graph;
   for (int d = 0; d < g.devices; ++d)
     for (int id : g.streams[d][static_cast<int>(workload::StreamKind::compute)]) {
-      const workload::Work* work = g.work(sim.program, id);
+      const workload::Work* work = g.work(sim.prepared.program, id);
       REQUIRE(work != nullptr);  // every compute op times a work of the program
       expected += work->kernels.size();
     }

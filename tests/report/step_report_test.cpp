@@ -4,7 +4,7 @@
 
 #include "sim/config/load.hpp"
 #include "sim/report/chrome_trace.hpp"
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 #include "tests/json_dom.hpp"
 #include "tests/test_support.hpp"
 
@@ -18,7 +18,7 @@ TEST_CASE(
   const auto b = run::simulate_step(spec);
   report::TraceOptions o;
   o.ranks = {0, 1};
-  const std::string ta = report::chrome_trace(a, spec, o), tb = report::chrome_trace(b, spec, o);
+  const std::string ta = report::chrome_trace(a, o), tb = report::chrome_trace(b, o);
   CHECK(ta == tb);
   const test::Json trace = test::parse_json(ta);
   std::size_t complete = 0, flows = 0, counters = 0;
@@ -36,13 +36,13 @@ TEST_CASE(
   CHECK(flows > 0);
   CHECK(counters > 0);
   format::JsonWriter ja, jb;
-  report::step_json(ja, a, spec);
-  report::step_json(jb, b, spec);
+  report::step_json(ja, a);
+  report::step_json(jb, b);
   CHECK(ja.str() == jb.str());
   const test::Json rep = test::parse_json(ja.str());
   CHECK(rep.at("sim").at("wall_s").is_null());
   format::JsonWriter timed;
-  report::step_json(timed, a, spec, true);
+  report::step_json(timed, a, true);
   const test::Json timed_rep = test::parse_json(timed.str());
   CHECK(timed_rep.at("sim").at("wall_s").is_number());
   CHECK(timed_rep.at("sim").at("wall_s").get<double>() >= 0.0);

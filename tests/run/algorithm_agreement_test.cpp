@@ -13,7 +13,7 @@
 
 #include "sim/config/load.hpp"
 #include "sim/engine/user_error.hpp"
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 #include "sim/workload/schedule/schedule.hpp"
 #include "tests/test_support.hpp"
 #include "tests/workload/spec_fixture.hpp"
@@ -33,7 +33,7 @@ std::string named_algorithm(const std::string& label) {
 }
 
 // Returns how many collectives were compared.
-int check_agreement(const run::StepSimulation& sim) {
+int check_agreement(const run::Result& sim) {
   // The program's choice for each (kind, operation, bytes) it holds.
   std::map<std::tuple<int, int, long long>, std::set<std::string>> chosen;
   auto note = [&](const workload::Work& w) {
@@ -41,12 +41,12 @@ int check_agreement(const run::StepSimulation& sim) {
       chosen[{static_cast<int>(c.kind), static_cast<int>(c.op), static_cast<long long>(c.bytes)}]
           .insert(c.options.algorithm);
   };
-  for (const auto& chain : sim.program.chains)
+  for (const auto& chain : sim.prepared.program.chains)
     for (const auto& w : chain) note(w);
-  for (const auto& tail : sim.program.tail)
+  for (const auto& tail : sim.prepared.program.tail)
     for (const auto& tw : tail) note(tw.work);
 
-  const auto& plan = sim.roofline.plan;
+  const auto& plan = sim.plan();
   std::vector<std::set<std::string>> ran(plan.pp);  // per rank, by tp and dp collectives
   int compared = 0;
   for (const auto& p : sim.build.collectives) {
@@ -136,7 +136,7 @@ TEST_CASE("Random faulted layouts: the roofline names the algorithms the simulat
         continue;
       s.cluster.faults.push_back(f);
     }
-    run::StepSimulation sim;
+    run::Result sim;
     try {
       sim = run::simulate_step(s);
     } catch (const engine::UserError&) {

@@ -13,7 +13,7 @@
 
 #include "sim/config/load.hpp"
 #include "sim/engine/user_error.hpp"
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 #include "sim/workload/schedule/schedule.hpp"
 #include "tests/test_support.hpp"
 #include "tests/workload/spec_fixture.hpp"
@@ -23,7 +23,7 @@ using spec::Schedule;
 
 namespace {
 
-void check_same_work(const run::StepSimulation& sim) {
+void check_same_work(const run::Result& sim) {
   CHECK(sim.roofline.bound_s <= sim.metrics.step_s * (1 + 1e-9));
   const auto& g = sim.build.graph;
   std::vector<analysis::RankWork> work(g.devices);
@@ -90,7 +90,7 @@ TEST_CASE("The roofline bound is at most the simulated step on random layouts") 
     s.training.global_batch = pick({16, 32, 64, 128});
     s.training.recompute.mode = static_cast<spec::RecomputeMode>(pick({0, 1, 2}));
     s.fidelity = static_cast<spec::NetworkFidelity>(pick({0, 0, 1}));
-    run::StepSimulation sim;
+    run::Result sim;
     try {
       sim = run::simulate_step(s);
     } catch (const engine::UserError&) {

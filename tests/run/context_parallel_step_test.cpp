@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <map>
 
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim;
@@ -43,7 +43,7 @@ TEST_CASE("Ring attention steps overlap the next step's shift; a shift takes its
   s.training.seq_len = 8192;
   s.fidelity = spec::NetworkFidelity::analytic;
   s.collectives[static_cast<int>(spec::TrafficKind::cp)] = {"shift", "simple", 0, 1};
-  const run::StepSimulation sim = run::simulate_step(s);
+  const run::Result sim = run::simulate_step(s);
   const exec::StepGraph& g = sim.build.graph;
   const auto& start = sim.timeline.start;
   const auto& end = sim.timeline.end;

@@ -4,7 +4,7 @@
 
 #include "sim/config/load.hpp"
 #include "sim/hw/kernel_model.hpp"
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 #include "sim/workload/expert_load.hpp"
 #include "tests/test_support.hpp"
 
@@ -19,7 +19,7 @@ TEST_CASE("Zipf routing: the exchanges carry the busiest GPU's bytes and the ste
   MESSAGE("zipf(0.5) over 256 experts on EP64: the busiest GPU takes " << f << "x the mean");
   REQUIRE(f > 1.1);
   const auto a = run::simulate_step(balanced), b = run::simulate_step(skewed);
-  auto dispatch_bytes = [](const run::StepSimulation& s) {
+  auto dispatch_bytes = [](const run::Result& s) {
     for (const auto& op : s.build.graph.ops)
       if (op.kind == workload::StepOpKind::ep_dispatch) return op.bytes;
     FAIL("no dispatch");
@@ -57,15 +57,15 @@ TEST_CASE("Zipf routing: the mean GPU waits 1 - 1/f of the experts' kernels, as 
   const hw::TableKernelModel model(spec.cluster.device);
   // Stage 1 (MoE layers; stage 0's are dense), on pipeline rank 1 under DualPipe.
   int forward1 = -1;
-  for (const auto& in : skewed.program.ranks[1])
+  for (const auto& in : skewed.prepared.program.ranks[1])
     for (const auto& c : in.chunks)
       if (c.phase == workload::Phase::forward && c.task.stage == 1) forward1 = c.chain;
   REQUIRE(forward1 >= 0);
-  const auto& chain = skewed.program.chains[forward1];
+  const auto& chain = skewed.prepared.program.chains[forward1];
   double routed = 0.0;
   for (const workload::Work& w : chain)
     for (const hw::Kernel& k : w.kernels)
-      if (k.routed_copies) routed += model.seconds(k, skewed.program.sm_share);
+      if (k.routed_copies) routed += model.seconds(k, skewed.prepared.program.sm_share);
   REQUIRE(routed > 0.0);
   int device = -1;
   for (int d = 0; d < static_cast<int>(skewed.build.graph.info.size()); ++d)
@@ -88,10 +88,10 @@ TEST_CASE("Loss-free balancing: one step's draw of routes makes the busiest GPU 
   const auto spec =
       config::load_scenario(file, {config::parse_override("model.moe.routing=loss_free")});
   const auto drawn = run::simulate_step(spec);
-  MESSAGE("busiest GPU x" << drawn.program.expert_load << "; step " << balanced.metrics.step_s
-                          << " s -> " << drawn.metrics.step_s << " s");
-  CHECK(drawn.program.expert_load > 1.005);
-  CHECK(drawn.program.expert_load < 1.03);
+  MESSAGE("busiest GPU x" << drawn.prepared.program.expert_load << "; step "
+                          << balanced.metrics.step_s << " s -> " << drawn.metrics.step_s << " s");
+  CHECK(drawn.prepared.program.expert_load > 1.005);
+  CHECK(drawn.prepared.program.expert_load < 1.03);
   CHECK(drawn.metrics.step_s > balanced.metrics.step_s);
   CHECK(drawn.metrics.mean.synchronisation > 0.0);
 }

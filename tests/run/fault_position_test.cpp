@@ -7,7 +7,7 @@
 
 #include "sim/analysis/traffic_stats.hpp"
 #include "sim/config/load.hpp"
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 #include "tests/test_support.hpp"
 
 using namespace stepsim;
@@ -79,7 +79,7 @@ TEST_CASE(
   // GPUs' time waits on communication. The step moves by a hair either way: slower transfers
   // reorder a list schedule, which can end it earlier (Graham's scheduling anomalies; 0.15 %
   // earlier with the shipped kernel tables), so the bound on the move is 0.3 %.
-  auto sends = [](const run::StepSimulation& s) {
+  auto sends = [](const run::Result& s) {
     for (const auto& r : analysis::traffic_stats(s.build.graph, s.timeline, s.roofline))
       if (r.kind == "pp_activations") return r.seconds;
     FAIL("no pipeline sends");

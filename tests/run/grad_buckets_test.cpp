@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "sim/config/load.hpp"
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 #include "sim/workload/model_cost.hpp"
 #include "sim/workload/step_program.hpp"
 #include "tests/test_support.hpp"
@@ -24,7 +24,7 @@ struct RankZero {
 
 // Rank 0's buckets (coupled over its symmetry classes: each starts once the slowest class has its
 // layers' gradients) and the last backward of any of its classes.
-RankZero rank_zero(const run::StepSimulation& s) {
+RankZero rank_zero(const run::Result& s) {
   const auto& g = s.build.graph;
   RankZero out;
   for (std::size_t i = 0; i < g.ops.size(); ++i) {

@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim;

@@ -5,7 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "sim/run/jobs.hpp"
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim;

@@ -3,7 +3,7 @@
 // must both count them.
 #include <doctest/doctest.h>
 
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim;

@@ -6,7 +6,7 @@
 // share the degraded links.
 #include <doctest/doctest.h>
 
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim;
@@ -26,7 +26,7 @@ TEST_CASE("Two expert groups crossing one degraded leaf's uplinks slow each othe
     f.factor = 0.1;
     s.cluster.faults.push_back(f);
   }
-  const run::StepSimulation sim = run::simulate_step(s);
+  const run::Result sim = run::simulate_step(s);
   const auto& g = sim.build.graph;
   REQUIRE(g.classes == 2);
   int first[2] = {-1, -1};

@@ -1,4 +1,4 @@
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 
 #include <doctest/doctest.h>
 
@@ -38,7 +38,7 @@ spec::ScenarioSpec equal_stages(Schedule s, int pp, int m, int v = 1) {
 }
 
 // Compute time of one forward and one full backward chunk of `stage` for micro-batch 0.
-std::pair<double, double> chunk_times(const run::StepSimulation& s, int stage) {
+std::pair<double, double> chunk_times(const run::Result& s, int stage) {
   double f = 0.0, b = 0.0;
   for (const auto& op : s.build.graph.ops) {
     if (op.stream != workload::StreamKind::compute || op.mb != 0 || op.stage != stage) continue;
@@ -259,7 +259,7 @@ TEST_CASE("Peak memory pairs each GPU's own static state with its own activation
   const auto spec = load("scenarios/deepseek-v3-dualpipev.yaml");
   const auto s = run::simulate_step(spec);
   const workload::ModelCost cost(spec.model, spec.training);
-  const auto& plan = s.roofline.plan;
+  const auto& plan = s.plan();
   double peak = 0.0, worst_static = 0.0, worst_live = 0.0;
   for (int d = 0; d < s.build.graph.devices; ++d) {
     CAPTURE(d);

@@ -10,7 +10,7 @@
 
 #include "sim/engine/user_error.hpp"
 #include "sim/exec/symmetry.hpp"
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 #include "sim/workload/schedule/schedule.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
@@ -95,7 +95,7 @@ TEST_CASE("Symmetry classes and --exact give the same step on 50 random scenario
   while (compared < 50 && tries < 2000) {
     ++tries;
     Drawn d = draw(rng, cp_rng);
-    run::StepSimulation merged, exact;
+    run::Result merged, exact;
     try {
       merged = run::simulate_step(d.spec);
       d.spec.exact = true;
@@ -131,10 +131,10 @@ TEST_CASE("Columns on different leaves at the same ports merge, exactly") {
   s.parallel.ep = 8;
   s.parallel.schedule = workload::schedule_named("1f1b");
   s.training.global_batch = 64;
-  const run::StepSimulation merged = run::simulate_step(s);
+  const run::Result merged = run::simulate_step(s);
   CHECK(merged.build.graph.classes == 2);
   s.exact = true;
-  const run::StepSimulation exact = run::simulate_step(s);
+  const run::Result exact = run::simulate_step(s);
   CHECK(exact.build.graph.classes == 8);
   CHECK(merged.metrics.step_s == doctest::Approx(exact.metrics.step_s).epsilon(1e-9));
 }

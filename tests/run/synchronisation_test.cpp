@@ -8,7 +8,7 @@
 #include "sim/config/load.hpp"
 #include "sim/hw/kernel_model.hpp"
 #include "sim/hw/variability.hpp"
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 #include "tests/test_support.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
@@ -42,7 +42,7 @@ namespace {
 // The ops on the critical path of a simulated step, walked back from the op that ends last: at
 // each op, the predecessor (a dependency, or the op before it on its stream) that ended when it
 // started.
-std::vector<int> critical_path(const run::StepSimulation& s) {
+std::vector<int> critical_path(const run::Result& s) {
   const auto& ops = s.build.graph.ops;
   const auto& t = s.timeline;
   std::map<std::pair<int, int>, std::vector<int>> streams;  // (device, stream) -> ops in order
@@ -112,7 +112,7 @@ TEST_CASE(
   // compute ops there) and on the base step's (0.1 of them, where the same GPU's class of the
   // unslowed step computes). The step grows by at least the base path's extra (that path is
   // that much longer now) and at most the slow path's (it was no longer than T before).
-  auto extra = [](const run::StepSimulation& sim, int dev, double per_second) {
+  auto extra = [](const run::Result& sim, int dev, double per_second) {
     double e = 0.0;
     for (int i : critical_path(sim)) {
       const auto& op = sim.build.graph.ops[i];
@@ -151,14 +151,14 @@ TEST_CASE(
   const hw::TableKernelModel model(s.cluster.device);
   const double e8 = hw::expected_max_normal(8);
   double expected = 0.0;  // Σ over the step's chunks of their chains' waits
-  std::vector<double> runs(jit.program.chains.size(), 0.0);
-  for (const auto& in : jit.program.ranks[0])
+  std::vector<double> runs(jit.prepared.program.chains.size(), 0.0);
+  for (const auto& in : jit.prepared.program.ranks[0])
     for (const auto& c : in.chunks) runs[c.chain] += 1.0;
   for (std::size_t c = 0; c < runs.size(); ++c) {
     double sq = 0.0;
-    for (const workload::Work& w : jit.program.chains[c]) {
+    for (const workload::Work& w : jit.prepared.program.chains[c]) {
       for (const hw::Kernel& k : w.kernels)
-        sq += std::pow(model.seconds(k, jit.program.sm_share), 2);
+        sq += std::pow(model.seconds(k, jit.prepared.program.sm_share), 2);
       if (w.kind == workload::StepOpKind::tp_reduce) {
         expected += runs[c] * e8 * j * std::sqrt(sq);
         sq = 0.0;

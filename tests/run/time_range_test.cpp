@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "sim/config/load.hpp"
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 #include "sim/spec/precision.hpp"
 #include "tests/test_support.hpp"
 

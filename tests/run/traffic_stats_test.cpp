@@ -4,7 +4,7 @@
 
 #include "sim/config/load.hpp"
 #include "sim/net/collective_runner.hpp"
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 #include "tests/test_support.hpp"
 #include "tests/workload/spec_fixture.hpp"
 

@@ -6,14 +6,14 @@
 
 #include "sim/config/load.hpp"
 #include "sim/hw/variability.hpp"
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 #include "tests/test_support.hpp"
 
 using namespace stepsim;
 
 namespace {
 
-run::StepSimulation at(const std::string& seed, const std::string& spread) {
+run::Result at(const std::string& seed, const std::string& spread) {
   return run::simulate_step(
       config::load_scenario(test::source_path("scenarios/deepseek-v3-dualpipe.yaml"),
                             {config::parse_override("cluster.variability.seed=" + seed),

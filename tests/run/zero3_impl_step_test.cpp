@@ -5,28 +5,28 @@
 #include <doctest/doctest.h>
 
 #include "sim/config/load.hpp"
-#include "sim/run/step_simulation.hpp"
+#include "sim/run/pipeline.hpp"
 #include "tests/test_support.hpp"
 
 using namespace stepsim;
 
 namespace {
 
-run::StepSimulation simulate(const std::string& impl) {
+run::Result simulate(const std::string& impl) {
   return run::simulate_step(
       config::load_scenario(test::source_path("scenarios/gpt3-175b-zero3-a100.yaml"),
                             {config::parse_override("parallelism.zero3.impl=" + impl)}));
 }
 
 // Seconds of kernels device 0 runs, each at its own speed (alone on its GPU).
-double own_compute(const run::StepSimulation& s) {
+double own_compute(const run::Result& s) {
   double t = 0.0;
   for (const auto& op : s.build.graph.ops)
     if (op.device == 0 && op.kind == workload::StepOpKind::kernel) t += op.duration.seconds();
   return t;
 }
 
-int count(const run::StepSimulation& s, workload::StepOpKind kind, int layer) {
+int count(const run::Result& s, workload::StepOpKind kind, int layer) {
   int n = 0;
   for (const auto& op : s.build.graph.ops) n += op.kind == kind && op.layer == layer;
   return n;

@@ -24,9 +24,9 @@ stress::Campaign campaign(const spec::ScenarioSpec& s, const std::vector<std::st
   c.name = s.name;
   for (const std::string& f : faults) c.draws.push_back(stress::parse_fault_draw(f));
   c.seed = seed;
-  c.baseline_s = stress::run_trial(s, {}, nullptr).step_s;
+  c.baseline_s = stress::run_trial(s, {}, {}, nullptr).step_s;
   c.faults = stress::draw_trials(c.draws, s.cluster, trials, seed);
-  for (const auto& f : c.faults) c.outcomes.push_back(stress::run_trial(s, f, nullptr));
+  for (const auto& f : c.faults) c.outcomes.push_back(stress::run_trial(s, f, {}, nullptr));
   return c;
 }
 

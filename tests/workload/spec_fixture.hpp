@@ -4,7 +4,9 @@
 #pragma once
 
 #include "sim/spec/scenario.hpp"
+#include "sim/workload/model_cost.hpp"
 #include "sim/workload/schedule/schedule.hpp"
+#include "sim/workload/step_program.hpp"
 
 namespace stepsim::test {
 
@@ -53,6 +55,13 @@ inline spec::ScenarioSpec pipelined_scenario() {
   s.parallel.schedule = workload::schedule_named("1f1b");
   s.training.global_batch = 16;
   return s;
+}
+
+// The scenario's step program, built as run::prepare builds it (layout, model cost, program), for
+// the tests of what folds over it.
+inline workload::StepProgram program_of(const spec::ScenarioSpec& s) {
+  return workload::build_program(s, workload::make_plan(s),
+                                 workload::ModelCost(s.model, s.training));
 }
 
 }  // namespace stepsim::test

@@ -1,5 +1,6 @@
 // Roofline throughput: the bound of one scenario computed again and again, each time from the
-// scenario spec (layout, step program, fold), as a layout search would. Prints bounds per second
+// scenario spec (run::prepare: layout, step program; run::bound: the fold), as a layout search
+// would. Prints bounds per second
 // of wall time and what the program held. Usage: roofline_bench SCENARIO [repetitions [layout-bound
 // repetitions]]
 #include <chrono>
@@ -7,8 +8,8 @@
 #include <cstdlib>
 
 #include "sim/analysis/layout_bound.hpp"
-#include "sim/analysis/roofline.hpp"
 #include "sim/config/load.hpp"
+#include "sim/run/pipeline.hpp"
 
 using namespace stepsim;
 
@@ -20,13 +21,17 @@ int main(int argc, char** argv) {
   const int reps = argc > 2 ? std::atoi(argv[2]) : 200;
   const int layout_reps = argc > 3 ? std::atoi(argv[3]) : 10 * reps;
   const spec::ScenarioSpec spec = config::load_scenario(argv[1], {});
-  workload::StepProgram program;
-  double bound = analysis::roofline(spec, &program).bound_s;
+  run::Limits bound_only;
+  bound_only.max_ops = 0.0;
+  const run::Bounded first = run::bound(run::prepare(spec, bound_only));
+  const workload::StepProgram& program = first.prepared.program;
+  double bound = first.roofline.bound_s;
   std::size_t chunks = 0;
   for (const auto& rank : program.ranks)
     for (const auto& in : rank) chunks += in.chunks.size();
   const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < reps; ++i) bound += analysis::roofline(spec).bound_s * 0.0;
+  for (int i = 0; i < reps; ++i)
+    bound += run::bound(run::prepare(spec, bound_only)).roofline.bound_s * 0.0;
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf(
       "roofline %s: %.0f bounds/s (%.1f us each; program of %zu chains, %zu chunks); "

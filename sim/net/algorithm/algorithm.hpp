@@ -106,6 +106,12 @@ struct AlgorithmDef {
   bool tuned = true;
   // The busiest GPU's InfiniBand bytes over the average (bytes_per_gpu), for the tuner; null: 1.
   double (*ib_peak)(GroupShape shape) = nullptr;
+  // Of `ib_bytes` it sends per GPU, those that must leave a block of `block_nodes` nodes (a leaf
+  // switch's, or a pod's), for the roofline's uplink bound; null: none counted (rings and trees,
+  // whose hops stay mostly under one leaf, keep the bound a lower bound).
+  double (*leaving)(double ib_bytes, GroupShape shape, int block_nodes) = nullptr;
+  // How reports name what it moves: "DeepEP dispatch/combine"; empty: its name.
+  std::string_view display = {};
 };
 
 // The registered algorithms, in order of preference.

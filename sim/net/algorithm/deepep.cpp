@@ -86,6 +86,13 @@ double steps(const ShapeInput&) {
   return kNotifySteps + 1.0;
 }
 
+// A token's copies spread evenly over the other k - 1 nodes of the group: at least
+// (k - L)/(k - 1) of them go to nodes beyond the L of a block.
+double leaving(double ib_bytes, GroupShape g, int block_nodes) {
+  const int k = g.nodes();
+  return k > block_nodes && block_nodes > 0 ? ib_bytes * (k - block_nodes) / (k - 1.0) : 0.0;
+}
+
 }  // namespace
 
 extern const AlgorithmDef kDeepEp{
@@ -98,6 +105,8 @@ extern const AlgorithmDef kDeepEp{
     .steps = steps,
     .span = no_span,  // DeepEP's own buffers, not NCCL's chunks
     .nccl = false,
+    .leaving = leaving,
+    .display = "DeepEP dispatch/combine",
 };
 
 }  // namespace stepsim::net

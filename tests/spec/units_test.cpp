@@ -1,8 +1,8 @@
-#include "sim/config/units.hpp"
+#include "sim/spec/units.hpp"
 
 #include <doctest/doctest.h>
 
-using namespace stepsim::config;
+using namespace stepsim::spec;
 
 namespace {
 double v(const char* s, Dimension d) {

@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-namespace stepsim::config {
+namespace stepsim::spec {
 
 enum class Dimension { bytes, bandwidth, time, flop_rate };
 
@@ -45,4 +45,4 @@ Range accepted_range(Dimension dim);
 // `value` (base units) with a decimal or binary prefix, e.g. "4 GiB", "50 GB/s", "3.3 us".
 std::string format_quantity(double value, Dimension dim);
 
-}  // namespace stepsim::config
+}  // namespace stepsim::spec

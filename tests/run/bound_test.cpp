@@ -1,4 +1,6 @@
-#include "sim/analysis/roofline.hpp"
+// The bound of a prepared step (run/pipeline.hpp: prepare, then analysis::roofline as a fold over
+// its program), on built-in and shipped scenarios.
+#include "sim/run/pipeline.hpp"
 
 #include <doctest/doctest.h>
 
@@ -10,17 +12,28 @@ using namespace stepsim;
 using stepsim::test::source_path;
 
 namespace {
-analysis::Roofline of(const std::string& file, const std::vector<std::string>& sets = {}) {
+run::Bounded bounded(const spec::ScenarioSpec& s) {
+  run::Limits bound_only;
+  bound_only.max_ops = 0.0;
+  return run::bound(run::prepare(s, bound_only));
+}
+run::Bounded bounded(const std::string& file, const std::vector<std::string>& sets = {}) {
   std::vector<config::Override> o;
   for (const auto& s : sets) o.push_back(config::parse_override(s));
-  return analysis::roofline(config::load_scenario(source_path(file), o));
+  return bounded(config::load_scenario(source_path(file), o));
+}
+analysis::Roofline of(const std::string& file, const std::vector<std::string>& sets = {}) {
+  return bounded(file, sets).roofline;
+}
+analysis::Roofline roofline_of(const spec::ScenarioSpec& s) {
+  return bounded(s).roofline;
 }
 }  // namespace
 
 TEST_CASE("Closed form on one node: compute = FLOPs / achievable rate, no NIC traffic") {
   spec::ScenarioSpec s = test::small_scenario(1, 8);
   s.parallel.zero = 0;
-  const analysis::Roofline r = analysis::roofline(s);
+  const analysis::Roofline r = roofline_of(s);
   const workload::ModelCost cost(s.model, s.training);
   const double tokens_per_gpu = 64.0 * 1024 / 8;
   CHECK(r.flops_per_gpu == doctest::Approx(cost.flops_per_token() * tokens_per_gpu));
@@ -38,16 +51,16 @@ TEST_CASE("Closed form on one node: compute = FLOPs / achievable rate, no NIC tr
 
 TEST_CASE("Communication SMs slow compute by SMs / (SMs - comm_sms)") {
   spec::ScenarioSpec s = test::small_scenario(1, 8);
-  const double base = analysis::roofline(s).compute_s;
+  const double base = roofline_of(s).compute_s;
   s.parallel.comm_sms = 33;
-  CHECK(analysis::roofline(s).compute_s == doctest::Approx(base * 132.0 / 99.0));
+  CHECK(roofline_of(s).compute_s == doctest::Approx(base * 132.0 / 99.0));
 }
 
 TEST_CASE("The seed's verdict: DualPipe compute-bound, ZeRO-3 communication-bound") {
   const auto dual = of("scenarios/deepseek-v3-dualpipe.yaml");
   CHECK(dual.limited_by == analysis::Resource::compute);
   CHECK(dual.comm_to_compute < 1.0);
-  CHECK(dual.world_size == 2048);
+  CHECK(bounded("scenarios/deepseek-v3-dualpipe.yaml").plan().world == 2048);
   // 250 GFLOP × 62.9 M / 2048 + recompute, without the MTP module the seed left out.
   CHECK(of("scenarios/deepseek-v3-dualpipe.yaml", {"model.mtp_layers=0"}).flops_per_gpu_mean ==
         doctest::Approx(7.7e15).epsilon(0.05));
@@ -71,14 +84,16 @@ TEST_CASE(
     "The published DeepSeek-V3 layout fits in an H800; its memory savings are what make it fit") {
   // §3.3.2 of arXiv 2412.19437: SwiGLU inputs cached in FP8 and its output recomputed, on top of
   // recomputing RMSNorm and the MLA up-projections.
-  const auto dual = of("scenarios/deepseek-v3-dualpipe.yaml");
-  CHECK(dual.memory.fits());
+  const auto dual = bounded("scenarios/deepseek-v3-dualpipe.yaml").prepared.memory;
+  CHECK(dual.fits());
   const auto plain =
-      of("scenarios/deepseek-v3-dualpipe.yaml",
-         {"training.precision.mlp_act_input=bf16", "training.recompute=[rmsnorm, mla_up_proj]"});
-  CHECK(plain.memory.activations > dual.memory.activations);
-  const auto none = of("scenarios/deepseek-v3-dualpipe.yaml", {"training.recompute=none"});
-  CHECK_FALSE(none.memory.fits());
+      bounded("scenarios/deepseek-v3-dualpipe.yaml", {"training.precision.mlp_act_input=bf16",
+                                                      "training.recompute=[rmsnorm, mla_up_proj]"})
+          .prepared.memory;
+  CHECK(plain.activations > dual.activations);
+  const auto none =
+      bounded("scenarios/deepseek-v3-dualpipe.yaml", {"training.recompute=none"}).prepared.memory;
+  CHECK_FALSE(none.fits());
 }
 
 TEST_CASE(
@@ -97,11 +112,12 @@ TEST_CASE(
 TEST_CASE("ZeRO-3 moves 3x the parameters per micro-batch (1.5x plain DP's all-reduce)") {
   spec::ScenarioSpec s = test::small_scenario(1, 8);
   s.parallel.zero = 0;
-  const double dp = analysis::roofline(s).comm_bytes.nvlink;
+  const double dp = roofline_of(s).comm_bytes.nvlink;
   s.parallel.zero = 3;
   s.training.precision.grads = spec::Precision::bf16;
-  const analysis::Roofline z3 = analysis::roofline(s);
-  const double m = static_cast<double>(z3.plan.micro_batches);
+  const run::Bounded b = bounded(s);
+  const analysis::Roofline& z3 = b.roofline;
+  const double m = static_cast<double>(b.plan().micro_batches);
   // Plain DP with fp32 grads: 2·(7/8)·4P = 7P. ZeRO-3 with bf16: 3·(7/8)·2P = 5.25P per
   // micro-batch.
   CHECK(z3.comm_bytes.nvlink == doctest::Approx(dp * m * 0.75));

@@ -1,4 +1,4 @@
-#include "sim/config/units.hpp"
+#include "sim/spec/units.hpp"
 
 #include "sim/engine/check.hpp"
 
@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <utility>
 
-namespace stepsim::config {
+namespace stepsim::spec {
 
 namespace {
 
@@ -190,4 +190,4 @@ std::string format_quantity(double value, Dimension dim) {
   STEPSIM_UNREACHABLE("unknown dimension");
 }
 
-}  // namespace stepsim::config
+}  // namespace stepsim::spec
