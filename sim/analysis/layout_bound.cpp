@@ -71,7 +71,7 @@ const workload::ModelCost& LayoutBounds::model_cost(const ScenarioSpec& spec) {
 const LayoutBounds::Pipeline& LayoutBounds::pipeline(const ScenarioSpec& spec,
                                                      const ParallelPlan& plan) {
   std::string key;
-  put(key, static_cast<long long>(spec.parallel.schedule.index()));
+  key += spec.parallel.schedule.word() + ",";
   put(key, plan.pp);
   put(key, spec.parallel.virtual_stages);
   put(key, plan.micro_batches);

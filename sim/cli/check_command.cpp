@@ -6,6 +6,7 @@
 #include "sim/config/load.hpp"
 #include "sim/engine/user_error.hpp"
 #include "sim/report/spec_summary.hpp"
+#include "sim/workload/checks.hpp"
 
 namespace stepsim::cli {
 
@@ -37,6 +38,7 @@ int check_command(const Args& args) {
         break;
       case config::FileKind::model: {
         const spec::ModelSpec m = config::load_model(f, overrides);
+        workload::check_recompute_lists(m);
         // A model file alone is described at sequence 4096, causal.
         spec::TrainingSpec t;
         t.seq_len = 4096;

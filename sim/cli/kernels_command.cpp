@@ -5,6 +5,7 @@
 #include "sim/cli/output_file.hpp"
 #include "sim/config/load.hpp"
 #include "sim/report/kernel_report.hpp"
+#include "sim/workload/checks.hpp"
 #include "sim/workload/parallel_plan.hpp"
 
 namespace stepsim::cli {
@@ -34,6 +35,7 @@ int kernels_command(const Args& args) {
   if (vm.count("output")) outputs.add("--output", output);
   const spec::ScenarioSpec spec = config::load_scenario(files[0], parse_overrides(sets));
   outputs.check_inputs(spec.where.files);
+  workload::check_words(spec);
   const workload::ParallelPlan plan = workload::make_plan(spec);
   const int stages = plan.stages;
   if (stage < 0 || stage >= stages)

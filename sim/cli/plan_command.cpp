@@ -13,6 +13,7 @@
 #include "sim/format/text_table.hpp"
 #include "sim/plan/plan_report.hpp"
 #include "sim/plan/planner.hpp"
+#include "sim/workload/checks.hpp"
 
 namespace stepsim::cli {
 
@@ -175,6 +176,7 @@ int plan_command(const Args& args) {
 
   const spec::ScenarioSpec base = base_scenario(overrides);
   outputs.check_inputs(base.where.files);
+  workload::check_words(base);
   plan::SearchSpace space = plan::enumerate(base, fixed);
   if (space.layouts.empty())
     throw engine::UserError({"--fix", 0, 0}, "no layout is left to search",

@@ -14,6 +14,7 @@
 #include "sim/format/text_table.hpp"
 #include "sim/plan/plan_report.hpp"
 #include "sim/plan/planner.hpp"
+#include "sim/workload/checks.hpp"
 #include "sim/workload/parallel_plan.hpp"
 
 namespace stepsim::cli {
@@ -133,7 +134,9 @@ int sweep_command(const Args& args) {
   outputs.set_control(&control);
   workers.set_control(&control);
   // The scenario as given must load: a broken file is the user's error, not a point's.
-  outputs.check_inputs(config::load_scenario(files[0], base).where.files);
+  const spec::ScenarioSpec scenario = config::load_scenario(files[0], base);
+  outputs.check_inputs(scenario.where.files);
+  workload::check_words(scenario);
   // The value of each key, as an override, checked once.
   std::vector<std::vector<config::Override>> values(vs.size());
   for (std::size_t k = 0; k < vs.size(); ++k)
@@ -145,7 +148,7 @@ int sweep_command(const Args& args) {
       std::vector<config::Override> o = base;
       o.push_back(values[k].back());
       try {
-        config::load_scenario(files[0], o);
+        workload::check_words(config::load_scenario(files[0], o));
       } catch (const engine::UserError& e) {
         if (e.loc().file.rfind("--vary ", 0) == 0) throw;
       }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -14,7 +15,6 @@
 #include "sim/config/load.hpp"
 #include "sim/engine/input_files.hpp"
 #include "sim/engine/user_error.hpp"
-#include "sim/format/text_table.hpp"
 
 namespace stepsim::config {
 
@@ -23,6 +23,13 @@ using engine::UserError;
 namespace fs = std::filesystem;
 
 namespace {
+
+// A measured figure in a message: the shortest of %g.
+std::string general(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
 
 const std::vector<std::string> kColumns = {
     "kind",     "precision", "m",     "n",       "k",      "groups", "pass",    "causal",
@@ -179,7 +186,7 @@ double stated_rate(const Csv& csv, const Row& r, const std::string& rate_col, do
     const double from_time = amount / (positive(csv, r, "time_us") * 1e-6) / unit;
     if (std::abs(from_time - rate) > 0.01 * rate)
       csv.fail(r.line,
-               "time_us " + r.cells.at("time_us") + " gives " + format::general(from_time) + " " +
+               "time_us " + r.cells.at("time_us") + " gives " + general(from_time) + " " +
                    (unit == 1e12 ? "TFLOP/s" : "GB/s") + ", the row states " + rate_col + " " +
                    r.cells.at(rate_col),
                "give the time or the rate, or make them agree (the time in microseconds)");
@@ -240,8 +247,8 @@ CalibrationImport import_calibration(const std::string& csv_file, const std::str
       const double peak = device.rate(*spec::parse_precision(precision)).peak_flops / 1e12;
       if (tflops > peak)
         csv.fail(r.line,
-                 "the measured " + format::general(tflops) + " TFLOP/s exceed the device's " +
-                     precision + " peak of " + format::general(peak),
+                 "the measured " + general(tflops) + " TFLOP/s exceed the device's " + precision +
+                     " peak of " + general(peak),
                  "check the time's unit (microseconds) and the shape");
     };
     YAML::Node row(YAML::NodeType::Map);
@@ -279,9 +286,8 @@ CalibrationImport import_calibration(const std::string& csv_file, const std::str
       const double gbps = stated_rate(csv, r, "gbps", bytes, 1e9);
       if (gbps * 1e9 > device.hbm_bandwidth)
         csv.fail(r.line,
-                 "the measured " + format::general(gbps) +
-                     " GB/s exceed the device's HBM bandwidth of " +
-                     format::general(device.hbm_bandwidth / 1e9),
+                 "the measured " + general(gbps) + " GB/s exceed the device's HBM bandwidth of " +
+                     general(device.hbm_bandwidth / 1e9),
                  "check the bytes (read + written) and the time's unit (microseconds)");
       const auto pn = r.cells.find("pattern");
       pattern = pn == r.cells.end() || pn->second.empty() ? "copy" : pn->second;

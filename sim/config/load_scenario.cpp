@@ -4,11 +4,7 @@
 #include <optional>
 #include "sim/engine/check.hpp"
 
-#include "sim/workload/model_cost.hpp"
-
 #include "sim/config/load.hpp"
-#include "sim/net/algorithm/algorithm.hpp"
-#include "sim/workload/schedule/schedule.hpp"
 
 namespace stepsim::config {
 
@@ -26,27 +22,6 @@ std::string resolve(const std::string& base_file, const Node& ref) {
   const std::string file = (std::filesystem::path(base_file).parent_path() / ref.text()).string();
   check_referenced_file(file, ref);
   return file;
-}
-
-// The operations each kind of traffic runs (spec::TrafficKind).
-std::vector<net::CollectiveOp> kind_ops(spec::TrafficKind k) {
-  using net::CollectiveOp;
-  switch (k) {
-    case spec::TrafficKind::tp:
-      return {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::reduce_scatter};
-    case spec::TrafficKind::ep:
-      return {CollectiveOp::dispatch, CollectiveOp::combine, CollectiveOp::all_to_all};
-    case spec::TrafficKind::dp:
-      return {CollectiveOp::all_reduce, CollectiveOp::reduce_scatter, CollectiveOp::all_gather};
-    case spec::TrafficKind::zero:
-      return {CollectiveOp::all_gather, CollectiveOp::reduce_scatter};
-    case spec::TrafficKind::pp:
-      return {CollectiveOp::p2p};
-    case spec::TrafficKind::cp:
-      return {CollectiveOp::send_recv, CollectiveOp::all_gather, CollectiveOp::reduce_scatter,
-              CollectiveOp::all_to_all};
-  }
-  STEPSIM_UNREACHABLE("unknown kind of traffic");
 }
 
 // network.collectives: {KIND: ALGORITHM | {algorithm, protocol, channels, chunks}}.
@@ -68,49 +43,11 @@ void read_collectives(const Node& node, ScenarioSpec& s) {
     } else {
       algorithm = *n;
     }
-    if (algorithm) {
-      c.algorithm = algorithm->text();
-      const net::AlgorithmDef* a = net::find_algorithm(c.algorithm);
-      if (c.algorithm != "auto" && !a) {
-        std::vector<std::string> names{"auto"};
-        for (const net::AlgorithmDef* d : net::algorithms()) names.emplace_back(d->name);
-        std::string hint = net::algorithm_names();
-        if (auto m = did_you_mean(c.algorithm, names)) hint = "did you mean '" + *m + "'?";
-        algorithm->fail("unknown algorithm '" + c.algorithm + "'", hint);
-      }
-      if (a) {
-        bool runs = false;
-        std::string ops;
-        for (net::CollectiveOp op : kind_ops(kind)) {
-          runs |= a->runs(op);
-          ops += (ops.empty() ? "" : ", ") + std::string(net::to_string(op));
-        }
-        if (!runs)
-          algorithm->fail(c.algorithm + " runs none of " + std::string(spec::to_string(kind)) +
-                              "'s collectives (" + ops + ")",
-                          "use auto, or an algorithm that runs one of them");
-      }
-    }
-    if (protocol) {
-      c.protocol = protocol->text();
-      if (c.protocol != "auto" && !net::find_protocol(c.protocol))
-        protocol->fail("unknown protocol '" + c.protocol + "'", net::protocol_names());
-    }
+    // The words are checked against the registries by the layout (workload/checks.hpp).
+    if (algorithm) c.algorithm = algorithm->text();
+    if (protocol) c.protocol = protocol->text();
   }
   r.finish();
-}
-
-void check_recompute_names(const ScenarioSpec& s) {
-  if (s.training.recompute.mode != spec::RecomputeMode::ops) return;
-  const auto known = workload::ModelCost(s.model, s.training).recompute_names();
-  for (std::size_t i = 0; i < s.training.recompute.ops.size(); ++i) {
-    const std::string& name = s.training.recompute.ops[i];
-    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
-    std::string hint = "recompute names ops or op groups of this model";
-    if (auto m = did_you_mean(name, known)) hint = "did you mean '" + *m + "'?";
-    throw UserError(s.where.at("training.recompute." + std::to_string(i)),
-                    "unknown recompute op '" + name + "'", hint);
-  }
 }
 
 }  // namespace
@@ -245,8 +182,7 @@ void read_parallelism(const Node& node, spec::ParallelSpec& p) {
     p.cp_algorithm = static_cast<spec::CpAlgorithm>(a->choice(spec::kCpAlgorithms.words()));
   p.dp = small("dp", 0, 1);
   if (auto z = r.find("zero")) p.zero = static_cast<int>(z->integer(0, 3));
-  if (auto s = r.find("schedule"))
-    p.schedule = spec::Schedule::at(s->choice(workload::schedule_words()));
+  if (auto s = r.find("schedule")) p.schedule = spec::Schedule(s->text());
   p.virtual_stages = small("virtual_stages", 1, 1);
   p.comm_sms = small("comm_sms", 0, 0);
   if (auto sp = r.find("sequence_parallel")) p.sequence_parallel = sp->boolean();
@@ -334,7 +270,6 @@ ScenarioSpec read_scenario(const std::string& file, const std::vector<Override>&
   read_training(r.get("training"), s.training, s.cluster.device);
   read_parallelism(r.get("parallelism"), s.parallel);
   r.finish();
-  check_recompute_names(s);
   return s;
 }
 

@@ -14,6 +14,8 @@
 
 namespace stepsim::config {
 
+using engine::did_you_mean;
+using engine::listing;
 using engine::SourceLoc;
 using engine::UserError;
 
@@ -29,40 +31,7 @@ std::string child_path(const std::string& parent, const std::string& key) {
   return parent.empty() ? key : parent + "." + key;
 }
 
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j)
-      cur[j] =
-          std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
-std::string listing(const std::vector<std::string>& words) {
-  std::string s;
-  for (std::size_t i = 0; i < words.size(); ++i) s += (i ? ", " : "") + words[i];
-  return s;
-}
-
 }  // namespace
-
-std::optional<std::string> did_you_mean(const std::string& word,
-                                        const std::vector<std::string>& candidates) {
-  std::optional<std::string> best;
-  std::size_t best_d = std::max<std::size_t>(2, word.size() / 3) + 1;
-  for (const auto& c : candidates) {
-    const std::size_t d = edit_distance(word, c);
-    if (d < best_d) {
-      best_d = d;
-      best = c;
-    }
-  }
-  return best;
-}
 
 std::string unreadable_because(const std::string& file) {
   std::error_code ec;
@@ -205,9 +174,7 @@ int Node::choice(const std::vector<std::string>& words) const {
   const std::string s = text();
   for (std::size_t i = 0; i < words.size(); ++i)
     if (words[i] == s) return static_cast<int>(i);
-  std::string hint = "expected one of: " + listing(words);
-  if (auto m = did_you_mean(s, words)) hint = "did you mean '" + *m + "'? (" + hint + ")";
-  fail("'" + path_ + "': unknown value '" + s + "'", hint);
+  fail("'" + path_ + "': unknown value '" + s + "'", engine::choice_hint(s, words));
 }
 
 std::vector<Node> Node::items() const {

@@ -124,8 +124,6 @@ bool is_file_reference(const std::string& key);
 // Whether a `device:` value names a shipped device (h800: no folder, no extension), not a file.
 bool is_device_name(const std::string& value);
 
-// The closest of `candidates` to `word` by edit distance, if close enough to be a likely typo.
-std::optional<std::string> did_you_mean(const std::string& word,
-                                        const std::vector<std::string>& candidates);
+using engine::did_you_mean;
 
 }  // namespace stepsim::config

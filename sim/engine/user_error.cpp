@@ -100,4 +100,47 @@ std::string UserError::render() const {
   return s;
 }
 
+namespace {
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      cur[j] =
+          std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace
+
+std::optional<std::string> did_you_mean(const std::string& word,
+                                        const std::vector<std::string>& candidates) {
+  std::optional<std::string> best;
+  std::size_t best_d = std::max<std::size_t>(2, word.size() / 3) + 1;
+  for (const auto& c : candidates) {
+    const std::size_t d = edit_distance(word, c);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+std::string listing(const std::vector<std::string>& words) {
+  std::string s;
+  for (std::size_t i = 0; i < words.size(); ++i) s += (i ? ", " : "") + words[i];
+  return s;
+}
+
+std::string choice_hint(const std::string& word, const std::vector<std::string>& words) {
+  const std::string hint = "expected one of: " + listing(words);
+  if (auto m = did_you_mean(word, words)) return "did you mean '" + *m + "'? (" + hint + ")";
+  return hint;
+}
+
 }  // namespace stepsim::engine

@@ -6,9 +6,11 @@
 // Control characters in the message (from a user's value) are shown as \xNN escapes.
 #pragma once
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace stepsim::engine {
 
@@ -46,5 +48,14 @@ std::string escape_control_bytes(const std::string& text);
 // is not a control byte of the file and is not refused here.
 void refuse_control_bytes(const std::string& file, std::string_view text, const std::string& hint,
                           int line = 1);
+
+// The closest of `candidates` to `word` by edit distance, if close enough to be a likely typo.
+std::optional<std::string> did_you_mean(const std::string& word,
+                                        const std::vector<std::string>& candidates);
+// "a, b, c".
+std::string listing(const std::vector<std::string>& words);
+// A word that must be one of `words`, for a hint: "did you mean 'x'? (expected one of: a, b)", or
+// "expected one of: a, b".
+std::string choice_hint(const std::string& word, const std::vector<std::string>& words);
 
 }  // namespace stepsim::engine

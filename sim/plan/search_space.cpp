@@ -123,7 +123,7 @@ void add_layouts(SearchSpace& space, const spec::ScenarioSpec& base, const IsFix
     schedules = {Schedule()};
   else
     for (std::size_t i = 1; i < workload::all_schedules().size(); ++i)
-      schedules.push_back(Schedule::at(i));
+      schedules.push_back(workload::schedule_at(i));
   std::vector<int> mbs = {1, 2, 4, 8};
   if (is_fixed("training.micro_batch")) mbs = {base.training.micro_batch};
   std::vector<bool> accounts = {false};

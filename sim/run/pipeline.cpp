@@ -70,6 +70,7 @@ void check_program_size(const spec::ScenarioSpec& spec, const workload::Parallel
 Prepared prepare(const spec::ScenarioSpec& spec, const Limits& limits,
                  const workload::ParallelPlan* plan) {
   Prepared p;
+  workload::check_words(spec);
   workload::ParallelPlan layout = plan ? *plan : workload::make_plan(spec);
   p.estimates = estimate(spec, layout, limits.outputs);
   check_ops(spec, layout, p.estimates, limits.max_ops);

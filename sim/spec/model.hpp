@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/engine/user_error.hpp"
 #include "sim/spec/names.hpp"
 #include "sim/spec/training.hpp"
 
@@ -94,6 +95,7 @@ struct ModelSpec {
   struct RecomputeList {
     std::string name;
     std::vector<std::string> ops;
+    std::vector<engine::SourceLoc> where;  // of each op, for the check of its name
   };
   std::vector<RecomputeList> recompute_lists;
   // What a Hugging Face config.json sets that this model leaves out, one entry each with its value

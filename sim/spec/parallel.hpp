@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -12,20 +13,20 @@
 
 namespace stepsim::spec {
 
-// A pipeline schedule: its place in the schedule registry (workload/schedule/registry.cpp), so
-// adding one touches no enum; the registry reads and writes its word. The default is "none" (no
-// pipeline), the registry's first entry.
+// A pipeline schedule, by its word: the schedule registry (workload/schedule/registry.cpp) says
+// what each word means, so adding a schedule touches no enum. A scenario may spell any word; the
+// layout (workload::make_plan) refuses one the registry lacks. The default is "none" (no
+// pipeline).
 class Schedule {
  public:
-  constexpr Schedule() = default;
-  static Schedule at(std::size_t index) { return Schedule(index); }
-  std::size_t index() const { return index_; }
-  bool is_none() const { return index_ == 0; }
-  friend bool operator==(Schedule, Schedule) = default;
+  Schedule() = default;
+  explicit Schedule(std::string word) : word_(std::move(word)) {}
+  const std::string& word() const { return word_; }
+  bool is_none() const { return word_ == "none"; }
+  friend bool operator==(const Schedule&, const Schedule&) = default;
 
  private:
-  constexpr explicit Schedule(std::size_t index) : index_(index) {}
-  std::size_t index_ = 0;
+  std::string word_ = "none";
 };
 
 // How context parallelism runs attention over a sequence split into cp parts (Transformer

@@ -5,6 +5,8 @@
 #include <numeric>
 #include <string>
 
+#include "sim/workload/checks.hpp"
+
 namespace stepsim::workload {
 
 namespace {
@@ -135,6 +137,7 @@ bool ParallelPlan::stage_neighbours_on_same_node() const {
 }
 
 ParallelPlan make_plan(const spec::ScenarioSpec& spec) {
+  check_schedule_word(spec);
   const auto& p = spec.parallel;
   const auto& m = spec.model;
   const auto& t = spec.training;

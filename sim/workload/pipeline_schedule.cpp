@@ -17,7 +17,7 @@ std::string to_string(const PipeInstr& i) {
   return s;
 }
 
-PipelineProgram build_pipeline(spec::Schedule schedule, int devices, int micro_batches,
+PipelineProgram build_pipeline(const spec::Schedule& schedule, int devices, int micro_batches,
                                int virtual_stages) {
   const ScheduleDef& def = schedule_def(schedule);
   PipelineProgram p;

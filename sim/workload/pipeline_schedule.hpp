@@ -44,7 +44,7 @@ struct PipelineProgram {
 };
 
 // Builds the instruction lists; preconditions (pp, m, v) are checked by make_plan.
-PipelineProgram build_pipeline(spec::Schedule schedule, int devices, int micro_batches,
+PipelineProgram build_pipeline(const spec::Schedule& schedule, int devices, int micro_batches,
                                int virtual_stages = 1);
 
 std::string to_string(const PipeInstr& i);

@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "sim/workload/schedule/schedule.hpp"
 #include "tests/test_support.hpp"
 
 using namespace stepsim;
@@ -21,7 +20,7 @@ TEST_CASE("The DualPipe scenario resolves to the published configuration") {
   CHECK(s.parallel.pp == 16);
   CHECK(s.parallel.ep == 64);
   CHECK(s.parallel.zero == 1);
-  CHECK(s.parallel.schedule == workload::schedule_named("dualpipe"));
+  CHECK(s.parallel.schedule == spec::Schedule("dualpipe"));
   CHECK(s.parallel.comm_sms == 20);
   CHECK(s.training.precision.gemm == spec::Precision::fp8);
   CHECK(s.training.recompute.mode == spec::RecomputeMode::ops);
@@ -37,7 +36,7 @@ TEST_CASE("--set overrides fields in the scenario and in the files it names") {
                                         config::parse_override("cluster.nvlink.bandwidth=100GB/s"),
                                         config::parse_override("cluster.device.sms=100"),
                                         config::parse_override("training.recompute=[rmsnorm]")});
-  CHECK(s.parallel.schedule == workload::schedule_named("1f1b"));
+  CHECK(s.parallel.schedule == spec::Schedule("1f1b"));
   CHECK(s.model.layers == 60);
   CHECK(s.cluster.nvlink.bandwidth == 100e9);
   CHECK(s.cluster.device.sms == 100);

@@ -79,7 +79,7 @@ TEST_CASE("The roofline bound is at most the simulated step on random layouts") 
     p.ep = s.model.moe.enabled ? pick({1, 2, 4, 8, 16}) : 1;
     p.zero = pick({0, 1, 2, 3});
     p.schedule = p.pp == 1 ? workload::schedule_named("none")
-                           : Schedule::at(std::uniform_int_distribution<std::size_t>(
+                           : workload::schedule_at(std::uniform_int_distribution<std::size_t>(
                                  1, workload::all_schedules().size() - 1)(rng));
     p.virtual_stages = workload::schedule_def(p.schedule).uses_virtual_stages ? 2 : 1;
     p.sequence_parallel = p.tp > 1 && pick({0, 1});

@@ -48,7 +48,7 @@ Drawn draw(std::mt19937_64& rng, std::mt19937_64& cp_rng) {
   p.ep = s.model.moe.enabled ? pick({1, 2, 8, 16}) : 1;
   p.zero = pick({0, 1, 3});
   p.schedule = p.pp == 1 ? workload::schedule_named("none")
-                         : Schedule::at(std::uniform_int_distribution<std::size_t>(
+                         : workload::schedule_at(std::uniform_int_distribution<std::size_t>(
                                1, workload::all_schedules().size() - 1)(rng));
   p.virtual_stages = workload::schedule_def(p.schedule).uses_virtual_stages ? 2 : 1;
   p.cp = std::array{1, 1, 2, 4}[std::uniform_int_distribution<int>(0, 3)(cp_rng)];

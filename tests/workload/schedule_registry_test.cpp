@@ -17,9 +17,9 @@ TEST_CASE("The registry lists every schedule once, none first, and words round-t
   CHECK(to_string(Schedule()) == "none");
   for (std::size_t i = 0; i < all.size(); ++i) {
     CAPTURE(all[i]->word);
-    const Schedule s = Schedule::at(i);
+    const Schedule s = schedule_at(i);
     CHECK(&schedule_def(s) == all[i]);
-    CHECK(parse_schedule(all[i]->word) == s);
+    CHECK(find_schedule(all[i]->word) == all[i]);
     CHECK(schedule_named(all[i]->word) == s);
     CHECK(to_string(s) == all[i]->word);
     const bool has_bubble = all[i]->bubble != nullptr;  // the layout search ranks by it
@@ -30,7 +30,7 @@ TEST_CASE("The registry lists every schedule once, none first, and words round-t
   CHECK(schedule_def(schedule_named("1f1b")).bubble(8, 16, 1) == 7.0);
   CHECK(schedule_def(schedule_named("interleaved")).bubble(8, 16, 2) == 3.5);
   CHECK(schedule_def(schedule_named("none")).bubble(1, 16, 1) == 0.0);
-  CHECK_FALSE(parse_schedule("2f2b").has_value());
+  CHECK(find_schedule("2f2b") == nullptr);
 }
 
 TEST_CASE(
@@ -38,7 +38,7 @@ TEST_CASE(
     "says") {
   for (std::size_t index = 0; index < all_schedules().size(); ++index) {
     const ScheduleDef* def = all_schedules()[index];
-    const Schedule schedule = Schedule::at(index);
+    const Schedule schedule = schedule_at(index);
     for (int pp : {1, 2, 4, 8}) {
       if (schedule.is_none() != (pp == 1)) continue;
       const int v = def->uses_virtual_stages ? 2 : 1;

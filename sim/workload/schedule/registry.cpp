@@ -17,15 +17,25 @@ const std::vector<const ScheduleDef*>& all_schedules() {
   return kRegistry;
 }
 
-const ScheduleDef& schedule_def(spec::Schedule s) {
-  STEPSIM_CHECK(s.index() < kRegistry.size(), "schedule missing from the registry");
-  return *kRegistry[s.index()];
+const ScheduleDef* find_schedule(std::string_view word) {
+  for (const ScheduleDef* d : kRegistry)
+    if (d->word == word) return d;
+  return nullptr;
+}
+
+const ScheduleDef& schedule_def(const spec::Schedule& s) {
+  const ScheduleDef* d = find_schedule(s.word());
+  STEPSIM_CHECK(d, "a schedule word the layout did not check against the registry");
+  return *d;
 }
 
 spec::Schedule schedule_named(std::string_view word) {
-  const auto s = parse_schedule(word);
-  STEPSIM_CHECK(s.has_value(), "no registered schedule of that word");
-  return *s;
+  STEPSIM_CHECK(find_schedule(word), "no registered schedule of that word");
+  return spec::Schedule(std::string(word));
+}
+
+spec::Schedule schedule_at(std::size_t index) {
+  return spec::Schedule(std::string(kRegistry.at(index)->word));
 }
 
 std::vector<std::string> schedule_words() {
@@ -34,14 +44,8 @@ std::vector<std::string> schedule_words() {
   return out;
 }
 
-std::string_view to_string(spec::Schedule s) {
-  return schedule_def(s).word;
-}
-
-std::optional<spec::Schedule> parse_schedule(std::string_view s) {
-  for (std::size_t i = 0; i < kRegistry.size(); ++i)
-    if (kRegistry[i]->word == s) return spec::Schedule::at(i);
-  return std::nullopt;
+std::string_view to_string(const spec::Schedule& s) {
+  return s.word();
 }
 
 int stages_pp(int pp, int) {

@@ -4,7 +4,7 @@
 // reports, how many stages it cuts the model into and how it lays them over the pipeline devices,
 // what it requires of pp, the micro-batch count m and the virtual stages v, the instruction lists
 // it issues (pipeline_schedule.hpp), and the micro-batches of activations a device holds at its
-// peak (for memory). registry.cpp lists them; a Schedule is a place in that list.
+// peak (for memory). registry.cpp lists them; a Schedule names one by its word.
 // Adding a schedule: its file defining a ScheduleDef, its line in registry.cpp, and its test.
 #pragma once
 
@@ -60,15 +60,18 @@ struct ScheduleDef {
   bool uses_virtual_stages = false;
 };
 
-const ScheduleDef& schedule_def(spec::Schedule s);
+// The definition of a registered schedule (an internal error for a word the layout did not
+// check: make_plan refuses unknown words at the scenario's key).
+const ScheduleDef& schedule_def(const spec::Schedule& s);
+const ScheduleDef* find_schedule(std::string_view word);  // nullptr: not registered
 const std::vector<const ScheduleDef*>& all_schedules();
-// The schedules' words, in registry order (for config choices and messages).
+// The schedules' words, in registry order (for messages).
 std::vector<std::string> schedule_words();
-std::string_view to_string(spec::Schedule s);
-std::optional<spec::Schedule> parse_schedule(std::string_view s);
-// The registered schedule of that word (an internal error when there is none: user input goes
-// through parse_schedule).
+std::string_view to_string(const spec::Schedule& s);
+// The registered schedule of that word, or at that place in the registry (internal errors when
+// there is none: user input goes through make_plan).
 spec::Schedule schedule_named(std::string_view word);
+spec::Schedule schedule_at(std::size_t index);
 
 // "<word> needs <what>micro-batches >= 2*pp", blamed on training.global_batch (DualPipe,
 // DualPipeV).
