@@ -17,7 +17,7 @@ struct Command {
   std::string_view synopsis;  // its arguments in the usage: "run SCENARIO"
   std::string_view summary;   // one line for `stepsim --help`
   int (*handler)(const Args& args) = nullptr;
-  bool ranks = false;  // spreads its work over the ranks of an MPI job (plan::Workers)
+  bool ranks = false;  // spreads its work over the ranks of an MPI job (run::Workers)
 };
 
 // Every command, in the order `stepsim --help` lists them.

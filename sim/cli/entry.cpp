@@ -10,7 +10,7 @@
 #include "sim/engine/simulator.hpp"
 #include "sim/engine/time.hpp"
 #include "sim/engine/user_error.hpp"
-#include "sim/plan/workers.hpp"
+#include "sim/run/workers.hpp"
 
 namespace stepsim::cli {
 
@@ -32,9 +32,8 @@ int dispatch(const std::vector<std::string>& argv, std::ostream& err) {
       std::string names;
       for (std::size_t i = 0; i < spread.size(); ++i)
         names += (i == 0 ? "" : i + 1 == spread.size() ? " and " : ", ") + std::string(spread[i]);
-      plan::refuse_several_ranks(
-          "stepsim " + cmd + " runs as one process",
-          "run it without the launcher; " + names + " spread over MPI ranks");
+      run::refuse_several_ranks("stepsim " + cmd + " runs as one process",
+                                "run it without the launcher; " + names + " spread over MPI ranks");
     }
     return c.handler(args);
   }

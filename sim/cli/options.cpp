@@ -160,6 +160,19 @@ double max_memory_bytes(const std::string& value) {
   return quantity_option("max-memory", value, spec::Dimension::bytes, 1 << 20, 1ull << 50);
 }
 
+search::CampaignRequest parse_campaign(const std::vector<std::string>& faults,
+                                       const std::string& trials, const std::string& seed,
+                                       const std::string& option) {
+  if (faults.empty())
+    throw engine::UserError({"<command line>", 0, 0}, "stress needs at least one " + option,
+                            "e.g. " + option + " nic_down:1 or " + option + " straggler:2@1.2-1.5");
+  search::CampaignRequest r;
+  r.trials = static_cast<int>(integer_option("trials", trials, 1, 100000));
+  r.seed = static_cast<std::uint64_t>(integer_option("seed", seed, 0, (1LL << 62)));
+  for (const std::string& f : faults) r.draws.push_back(search::parse_fault_draw(f, option));
+  return r;
+}
+
 void check_memory(double estimate_bytes, double limit_bytes, const std::string& what,
                   const std::string& hint) {
   if (estimate_bytes <= limit_bytes) return;

@@ -14,6 +14,7 @@
 #include "sim/engine/simulator.hpp"
 #include "sim/engine/time.hpp"
 #include "sim/engine/user_error.hpp"
+#include "sim/search/campaign.hpp"
 #include "sim/spec/units.hpp"
 
 namespace stepsim::cli {
@@ -70,6 +71,12 @@ void add_max_wall_option(boost::program_options::options_description& opts, std:
 // The command's run control: the signal flag, and the --max-wall deadline when given.
 engine::RunControl run_control(const boost::program_options::variables_map& vm,
                                const std::string& max_wall);
+
+// A stress campaign's request from its options: "KIND[:COUNT][@LOW[-HIGH]]" values, the --trials
+// and --seed texts (throws engine::UserError naming `option` for a bad value).
+search::CampaignRequest parse_campaign(const std::vector<std::string>& faults,
+                                       const std::string& trials, const std::string& seed,
+                                       const std::string& option);
 
 // Refuses (engine::UserError, exit 2) an estimate above the limit, saying what it is made of.
 void check_memory(double estimate_bytes, double limit_bytes, const std::string& what,

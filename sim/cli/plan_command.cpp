@@ -11,8 +11,8 @@
 #include "sim/config/scenario_writer.hpp"
 #include "sim/engine/user_error.hpp"
 #include "sim/format/text_table.hpp"
-#include "sim/plan/plan_report.hpp"
-#include "sim/plan/planner.hpp"
+#include "sim/report/plan_report.hpp"
+#include "sim/search/planner.hpp"
 #include "sim/workload/checks.hpp"
 
 namespace stepsim::cli {
@@ -75,7 +75,7 @@ int plan_command(const Args& args) {
   const po::variables_map vm = parse_args(args, opts, files);
   if (print_help(vm, opts)) return 0;
   // Join the MPI job (if any) first: from here on only rank 0 writes.
-  plan::Workers workers(search_jobs(vm, jobs));
+  run::Workers workers(search_jobs(vm, jobs));
   const bool from_scenario =
       files.size() == 1 && config::detect_kind(files[0]) == config::FileKind::scenario;
   if (files.size() != 2 && !from_scenario)
@@ -106,7 +106,7 @@ int plan_command(const Args& args) {
 
   std::vector<config::Override> overrides = parse_overrides(sets);
   std::set<std::string> fixed;
-  const auto& dims = plan::dimension_keys();
+  const auto& dims = search::dimension_keys();
   for (const config::Override& o : overrides) {
     const std::string key = join_key(o.path);
     if (std::find(dims.begin(), dims.end(), key) != dims.end())
@@ -177,23 +177,23 @@ int plan_command(const Args& args) {
   const spec::ScenarioSpec base = base_scenario(overrides);
   outputs.check_inputs(base.where.files);
   workload::check_words(base);
-  plan::SearchSpace space = plan::enumerate(base, fixed);
+  search::SearchSpace space = search::enumerate(base, fixed);
   if (space.layouts.empty())
     throw engine::UserError({"--fix", 0, 0}, "no layout is left to search",
                             "tp x pp must divide the " + std::to_string(base.cluster.world_size()) +
                                 " GPUs (and a pinned dp be what they leave); pin fewer dimensions");
-  plan::PlanOptions options;
+  search::PlanOptions options;
   options.top = k;
   // Per simulation, whatever -j (so that the result does not depend on it): with -j N up to N
   // run at once.
   options.max_memory_bytes = max_memory_bytes(max_memory);
-  const plan::PlanResult result =
-      with_file(files[0], [&] { return plan::run_plan(base, std::move(space), options, workers); });
+  const search::PlanResult result = with_file(
+      files[0], [&] { return search::run_plan(base, std::move(space), options, workers); });
   if (!workers.root()) return 0;
   // Every layout invalid under the pinned dimensions: the pins are the user's mistake.
   if (!fixes.empty() &&
       std::all_of(result.evaluations.begin(), result.evaluations.end(),
-                  [](const auto& e) { return e.status == plan::Evaluation::Status::invalid; })) {
+                  [](const auto& e) { return e.status == search::Evaluation::Status::invalid; })) {
     std::string pins;
     for (const std::string& f : fixes) pins += (pins.empty() ? "--fix " : ", --fix ") + f;
     throw engine::UserError(
@@ -215,13 +215,13 @@ int plan_command(const Args& args) {
     if (result.winners == 0)
       throw engine::UserError({"--winner", 0, 0}, "the plan has no winner to write: no layout fits",
                               "see the families without a winner; give more GPUs or memory");
-    const plan::Candidate& best = result.simulated[0];
+    const search::Candidate& best = result.simulated[0];
     std::vector<std::string> winner_sets = run_sets;
     for (const std::string& s :
-         plan::set_arguments(result.space.layouts[best.layout], result.space.recomputes))
+         search::set_arguments(result.space.layouts[best.layout], result.space.recomputes))
       winner_sets.push_back(s);
     const std::string layout =
-        plan::describe(result.space.layouts[best.layout], result.space.recomputes);
+        search::describe(result.space.layouts[best.layout], result.space.recomputes);
     config::ScenarioBase from;
     if (from_scenario) {
       from.scenario = files[0];
@@ -242,10 +242,10 @@ int plan_command(const Args& args) {
                 engine::escape_control_bytes(winner_file)));
   }
   const std::string out =
-      vm.count("json") ? plan::plan_json(result, base, timing)
+      vm.count("json") ? report::plan_json(result, timing)
       : vm.count("csv")
-          ? plan::plan_csv(result)
-          : plan::plan_text(result, base, timing, from_scenario ? files[0] : "", run_sets);
+          ? report::plan_csv(result)
+          : report::plan_text(result, timing, from_scenario ? files[0] : "", run_sets);
   outputs.finish_report(output, out);
   return 0;
 }

@@ -1,13 +1,13 @@
 #include <boost/program_options.hpp>
 #include <filesystem>
 
-#include "sim/cli/campaign.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/options.hpp"
 #include "sim/cli/output_file.hpp"
 #include "sim/cli/scenarios.hpp"
-#include "sim/plan/workers.hpp"
 #include "sim/report/html_report.hpp"
+#include "sim/run/workers.hpp"
+#include "sim/search/campaign.hpp"
 
 namespace stepsim::cli {
 
@@ -48,7 +48,7 @@ int report_command(const Args& args) {
                             "stepsim report scenarios/deepseek-v3-dualpipe.yaml -o report.html");
   for (const char* o : {"trials", "seed", "jobs"})
     require_together(vm, o, "stress", "KIND[:COUNT]");
-  plan::Workers workers(static_cast<int>(integer_option("jobs", jobs, 1, 256)));
+  run::Workers workers(static_cast<int>(integer_option("jobs", jobs, 1, 256)));
   engine::RunControl control = run_control(vm, max_wall_text);
   workers.set_control(&control);
   const double max_ops = number_option("max-ops", max_ops_text, 1, 1e10);
@@ -65,12 +65,12 @@ int report_command(const Args& args) {
   limits.first.bytes_per_op = limits.rest.bytes_per_op = report::kReportBytesPerOp;
   limits.memory_hint = "report fewer scenarios at once, or use fewer or larger micro-batches";
   std::vector<run::Prepared> prepared = prepare_all(files, specs, limits);
-  std::vector<stress::Campaign> campaigns;
+  std::vector<search::Campaign> campaigns;
   if (!stress_draws.empty()) {
-    CampaignRequest request = parse_campaign(stress_draws, trials, seed, "--stress");
+    search::CampaignRequest request = parse_campaign(stress_draws, trials, seed, "--stress");
     request.max_memory = max_memory;
     for (std::size_t i = 0; i < specs.size(); ++i) {
-      auto c = run_campaign(files[i], specs[i], request, workers, &control);
+      auto c = search::run_campaign(files[i], specs[i], request, workers, &control);
       if (c) campaigns.push_back(std::move(*c));
     }
   }

@@ -3,16 +3,16 @@
 // step without them; over threads (-j) and MPI ranks as plan and sweep spread their work.
 #include <boost/program_options.hpp>
 
-#include "sim/cli/campaign.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/options.hpp"
 #include "sim/cli/output_file.hpp"
 #include "sim/config/load.hpp"
 #include "sim/format/text_table.hpp"
-#include "sim/plan/workers.hpp"
+#include "sim/report/campaign_report.hpp"
 #include "sim/report/stress_page.hpp"
 #include "sim/run/pipeline.hpp"
-#include "sim/stress/campaign_report.hpp"
+#include "sim/run/workers.hpp"
+#include "sim/search/campaign.hpp"
 #include "sim/workload/parallel_plan.hpp"
 
 namespace stepsim::cli {
@@ -46,13 +46,13 @@ int stress_command(const Args& args) {
   add_max_memory_option(opts, max_memory);
   const po::variables_map vm = parse_args(args, opts, files);
   if (print_help(vm, opts)) return 0;
-  plan::Workers workers(search_jobs(vm, jobs));
+  run::Workers workers(search_jobs(vm, jobs));
   if (files.size() != 1)
     throw engine::UserError({"<command line>", 0, 0},
                             "stress needs one scenario file, got " + std::to_string(files.size()),
                             "stepsim stress scenarios/deepseek-v3-dualpipe.yaml --fault nic_down:1 "
                             "--trials 200 --seed 1");
-  CampaignRequest request = parse_campaign(faults, trials, seed, "--fault");
+  search::CampaignRequest request = parse_campaign(faults, trials, seed, "--fault");
   OutputSet outputs;
   if (vm.count("output")) outputs.add("--output", output);
   if (vm.count("html")) outputs.add("--html", html);
@@ -62,15 +62,15 @@ int stress_command(const Args& args) {
   const spec::ScenarioSpec scenario = config::load_scenario(files[0], parse_overrides(sets));
   outputs.check_inputs(scenario.where.files);
   request.max_memory = max_memory_bytes(max_memory);
-  const std::optional<stress::Campaign> campaign =
-      run_campaign(files[0], scenario, request, workers, &control);
+  const std::optional<search::Campaign> campaign =
+      search::run_campaign(files[0], scenario, request, workers, &control);
   if (!campaign) return 0;
-  const stress::Campaign& c = *campaign;
-  const stress::Summary summary = stress::summarize(c);
+  const search::Campaign& c = *campaign;
+  const search::Summary summary = search::summarize(c);
   if (!html.empty()) outputs.stage(html, report::stress_page(c, summary));
-  const std::string out = vm.count("json")  ? stress::campaign_json(c, summary)
-                          : vm.count("csv") ? stress::campaign_csv(c)
-                                            : stress::campaign_text(c, summary);
+  const std::string out = vm.count("json")  ? report::campaign_json(c, summary)
+                          : vm.count("csv") ? report::campaign_csv(c)
+                                            : report::campaign_text(c, summary);
   outputs.finish_report(output, out);
   return 0;
 }

@@ -5,12 +5,12 @@
 
 #include "sim/analysis/traffic_stats.hpp"
 #include "sim/format/text_table.hpp"
+#include "sim/report/campaign_report.hpp"
 #include "sim/report/html_charts.hpp"
 #include "sim/report/schedule_svg.hpp"
 #include "sim/report/step_report.hpp"
 #include "sim/report/stress_page.hpp"
 #include "sim/report/svg.hpp"
-#include "sim/stress/campaign_report.hpp"
 
 namespace stepsim::report {
 
@@ -161,16 +161,16 @@ std::string stress_section(const std::vector<ReportRun>& runs) {
       "stress).</p>\n";
   for (const auto& r : runs) {
     if (!r.campaign) continue;
-    const stress::Campaign& c = *r.campaign;
-    const stress::Summary s = stress::summarize(c);
+    const search::Campaign& c = *r.campaign;
+    const search::Summary s = search::summarize(c);
     o += "<h3>" + escape(r.label) + "</h3>\n<p class=\"note\">" + std::to_string(s.trials) +
-         " trials of " + escape(stress::draws_text(c)) + ", seed " + std::to_string(c.seed) +
+         " trials of " + escape(report::draws_text(c)) + ", seed " + std::to_string(c.seed) +
          ": baseline " + fixed(c.baseline_s, 3) + " s; " + std::to_string(s.survived) +
          " survived, " + std::to_string(s.lost) + " lost";
     if (s.survived > 0)
-      o += "; change median " + stress::percent(s.change.median) + ", p90 " +
-           stress::percent(s.change.p90) + ", p99 " + stress::percent(s.change.p99) + ", max " +
-           stress::percent(s.change.max);
+      o += "; change median " + report::percent(s.change.median) + ", p90 " +
+           report::percent(s.change.p90) + ", p99 " + report::percent(s.change.p99) + ", max " +
+           report::percent(s.change.max);
     o += ".</p>\n<div class=\"charts\">\n";
     if (s.survived > 0) o += "<div class=\"chart\">" + stress_histogram_svg(s) + "</div>\n";
     o += "<div class=\"chart\">" + stress_components_table(s, 10) + "</div>\n</div>\n";

@@ -20,14 +20,14 @@
 #include <vector>
 
 #include "sim/run/pipeline.hpp"
-#include "sim/stress/campaign.hpp"
+#include "sim/search/campaign.hpp"
 
 namespace stepsim::report {
 
 struct ReportRun {
   std::string label;  // e.g. the scenario file's stem
   const run::Result* sim = nullptr;
-  const stress::Campaign* campaign = nullptr;  // its stress campaign, if one was run
+  const search::Campaign* campaign = nullptr;  // its stress campaign, if one was run
 };
 
 // The section ids, in page order.

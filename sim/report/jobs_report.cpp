@@ -1,8 +1,8 @@
 #include "sim/report/jobs_report.hpp"
 
 #include "sim/format/text_table.hpp"
+#include "sim/report/campaign_report.hpp"
 #include "sim/report/step_report.hpp"
-#include "sim/stress/campaign_report.hpp"
 
 namespace stepsim::report {
 
@@ -30,7 +30,7 @@ std::string jobs_text(const std::vector<run::JobRun>& jobs, const std::vector<st
   for (std::size_t j = 0; j < jobs.size(); ++j)
     t.row({std::to_string(j + 1) + " " + labels[j], nodes_text(jobs[j]),
            format::seconds(jobs[j].alone_s), format::seconds(jobs[j].sim.metrics.step_s),
-           stress::percent(jobs[j].slowdown())});
+           report::percent(jobs[j].slowdown())});
   o += t.render();
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     const run::JobRun& r = jobs[j];

@@ -4,14 +4,12 @@
 #include <cmath>
 
 #include "sim/format/text_table.hpp"
+#include "sim/report/campaign_report.hpp"
 #include "sim/report/html_charts.hpp"
 #include "sim/report/html_report.hpp"
 #include "sim/report/svg.hpp"
-#include "sim/stress/campaign_report.hpp"
 
 namespace stepsim::report {
-
-using stress::percent;
 
 namespace {
 
@@ -19,7 +17,7 @@ constexpr std::size_t kComponents = 20, kLost = 50;
 
 }  // namespace
 
-std::string stress_histogram_svg(const stress::Summary& s) {
+std::string stress_histogram_svg(const search::Summary& s) {
   constexpr double kW = 580, kH = 300, kLeft = 60, kRight = 20, kTop = 20, kBottom = 50;
   const int peak = std::max(1, *std::max_element(s.histogram.begin(), s.histogram.end()));
   const double lo = s.change.min, hi = s.change.max > lo ? s.change.max : lo + 1e-3;
@@ -36,8 +34,8 @@ std::string stress_histogram_svg(const stress::Summary& s) {
     o += svg_line(x.at(v), kH - kBottom, x.at(v), kH - kBottom + 5, "#222");
     o += svg_text(x.at(v), kH - kBottom + 18, format::general(v) + "%", "", "middle");
   }
-  const double width = (hi - lo) / stress::kHistogramBins;
-  for (int b = 0; b < stress::kHistogramBins; ++b) {
+  const double width = (hi - lo) / search::kHistogramBins;
+  for (int b = 0; b < search::kHistogramBins; ++b) {
     if (s.histogram[b] == 0) continue;
     const double x0 = x.at(100.0 * (lo + b * width)), x1 = x.at(100.0 * (lo + (b + 1) * width));
     o += titled(svg_rect(x0 + 1, y.at(s.histogram[b]), x1 - x0 - 2, y.at(0) - y.at(s.histogram[b]),
@@ -64,14 +62,14 @@ std::string stress_histogram_svg(const stress::Summary& s) {
   return o + "</svg>\n";
 }
 
-std::string stress_components_table(const stress::Summary& s, std::size_t rows) {
+std::string stress_components_table(const search::Summary& s, std::size_t rows) {
   std::string o =
       "<table class=\"data\"><tr><th class=\"l\">component</th><th>trials</th><th>lost</th><th>"
       "mean change</th><th>max change</th><th class=\"l\"></th></tr>\n";
   double widest = 1e-12;
   for (const auto& k : s.components) widest = std::max(widest, k.mean_change);
   for (std::size_t i = 0; i < std::min(rows, s.components.size()); ++i) {
-    const stress::ComponentCost& k = s.components[i];
+    const search::ComponentCost& k = s.components[i];
     const bool any = k.trials > k.lost;
     const double w = any ? std::max(0.0, k.mean_change) / widest * 200.0 : 0.0;
     o += "<tr>" + td(k.component, true) + td(std::to_string(k.trials)) +
@@ -83,7 +81,7 @@ std::string stress_components_table(const stress::Summary& s, std::size_t rows) 
   return o + "</table>\n";
 }
 
-std::string stress_page(const stress::Campaign& c, const stress::Summary& s) {
+std::string stress_page(const search::Campaign& c, const search::Summary& s) {
   const std::string title = "stepsim stress: " + c.name;
   std::string o = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
                   escape(title) + "</title>\n" + page_style() + "</head>\n<body>\n<h1>" +
@@ -91,7 +89,7 @@ std::string stress_page(const stress::Campaign& c, const stress::Summary& s) {
   o += "<section id=\"headline\">\n<h2>1. Headline</h2>\n<p class=\"note\">" + escape(c.scenario) +
        ": " + std::to_string(s.trials) + " trials, seed " + std::to_string(c.seed) +
        ". Each trial adds ";
-  o += escape(stress::draws_text(c)) +
+  o += escape(report::draws_text(c)) +
        ", drawn uniformly over the cluster's components, to the scenario's own faults and "
        "simulates the whole step.</p>\n<table class=\"data\"><tr><th class=\"l\">baseline "
        "step</th><th>survived</th><th>lost</th><th>min</th><th>median</th><th>p90</th><th>p99</"
@@ -105,7 +103,7 @@ std::string stress_page(const stress::Campaign& c, const stress::Summary& s) {
   o += "<section id=\"distribution\">\n<h2>2. Distribution</h2>\n";
   if (s.survived > 0)
     o += "<p class=\"note\">Step-time change of the " + std::to_string(s.survived) +
-         " surviving trials in " + std::to_string(stress::kHistogramBins) +
+         " surviving trials in " + std::to_string(search::kHistogramBins) +
          " equal bins.</p>\n<div class=\"chart\">" + stress_histogram_svg(s) + "</div>\n";
   else
     o += "<p class=\"note\">No trial survived.</p>\n";
@@ -127,10 +125,10 @@ std::string stress_page(const stress::Campaign& c, const stress::Summary& s) {
          "class=\"l\">why</th></tr>\n";
     std::size_t shown = 0;
     for (std::size_t t = 0; t < c.outcomes.size() && shown < kLost; ++t) {
-      const stress::Outcome& out = c.outcomes[t];
+      const search::Outcome& out = c.outcomes[t];
       if (out.survived()) continue;
       ++shown;
-      o += "<tr>" + td(std::to_string(t)) + td(stress::faults_text(c.faults[t]), true) +
+      o += "<tr>" + td(std::to_string(t)) + td(report::faults_text(c.faults[t]), true) +
            td(out.lost.empty() ? "not simulated: " + out.error : out.lost, true) + "</tr>\n";
     }
     o += "</table>\n";

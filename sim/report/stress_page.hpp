@@ -10,18 +10,18 @@
 
 #include <string>
 
-#include "sim/stress/campaign.hpp"
+#include "sim/search/campaign.hpp"
 
 namespace stepsim::report {
 
 inline constexpr const char* kStressSections[] = {"headline", "distribution", "components", "lost"};
 
-std::string stress_page(const stress::Campaign& c, const stress::Summary& s);
+std::string stress_page(const search::Campaign& c, const search::Summary& s);
 
 // Shared with the report's stress section (html_report.hpp): the histogram of the surviving
 // trials' change, the median and p90 marked (SVG); the `rows` costliest components, a bar each
 // (an HTML table).
-std::string stress_histogram_svg(const stress::Summary& s);
-std::string stress_components_table(const stress::Summary& s, std::size_t rows);
+std::string stress_histogram_svg(const search::Summary& s);
+std::string stress_components_table(const search::Summary& s, std::size_t rows);
 
 }  // namespace stepsim::report

@@ -2,17 +2,17 @@
 #include <doctest/doctest.h>
 
 #include "sim/config/load.hpp"
-#include "sim/plan/layout.hpp"
+#include "sim/search/layout.hpp"
 #include "sim/workload/schedule/schedule.hpp"
 #include "tests/test_support.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim;
-using plan::Layout;
+using search::Layout;
 
 namespace {
 
-const std::vector<plan::RecomputeOption> kRecomputes = {
+const std::vector<search::RecomputeOption> kRecomputes = {
     {"none", {}}, {"mine", {spec::RecomputeMode::ops, {"rmsnorm", "swiglu"}}}};
 
 Layout published() {
@@ -32,7 +32,7 @@ Layout published() {
 TEST_CASE("apply sets the layout's keys and drops an explicit split") {
   spec::ScenarioSpec base = test::small_scenario(2, 8);
   base.parallel.stage_layers = {4, 4};
-  const spec::ScenarioSpec s = plan::apply(base, published(), kRecomputes);
+  const spec::ScenarioSpec s = search::apply(base, published(), kRecomputes);
   CHECK(s.parallel.pp == 16);
   CHECK(s.parallel.dp == 128);
   CHECK(s.parallel.ep == 64);
@@ -42,22 +42,22 @@ TEST_CASE("apply sets the layout's keys and drops an explicit split") {
   CHECK(s.parallel.stage_layers.empty());
   CHECK(s.training.recompute.mode == spec::RecomputeMode::ops);
   CHECK(s.training.recompute.ops == std::vector<std::string>{"rmsnorm", "swiglu"});
-  CHECK(s.name == plan::describe(published(), kRecomputes));
+  CHECK(s.name == search::describe(published(), kRecomputes));
 }
 
 TEST_CASE("describe names every degree; family names the structure only") {
-  CHECK(plan::describe(published(), kRecomputes) ==
+  CHECK(search::describe(published(), kRecomputes) ==
         "TP1 PP16 DP128 EP64 ZeRO-1 dualpipe mb1 recompute=mine sms=20");
-  CHECK(plan::family(published()) == "dualpipe + EP + ZeRO-1");
+  CHECK(search::family(published()) == "dualpipe + EP + ZeRO-1");
   Layout dp;
   dp.dp = 512;
-  CHECK(plan::family(dp) == "plain data parallelism");
+  CHECK(search::family(dp) == "plain data parallelism");
   dp.zero = 3;
-  CHECK(plan::family(dp) == "ZeRO-3 data parallelism");
+  CHECK(search::family(dp) == "ZeRO-3 data parallelism");
   dp.tp = 8;
   dp.sequence_parallel = true;
-  CHECK(plan::family(dp) == "TP + ZeRO-3");
-  CHECK(plan::describe(dp, kRecomputes).rfind("TP8+SP PP1 DP512 EP1 ZeRO-3 none", 0) == 0);
+  CHECK(search::family(dp) == "TP + ZeRO-3");
+  CHECK(search::describe(dp, kRecomputes).rfind("TP8+SP PP1 DP512 EP1 ZeRO-3 none", 0) == 0);
 }
 
 TEST_CASE("the --set arguments turn the scenario into the layout") {
@@ -67,12 +67,12 @@ TEST_CASE("the --set arguments turn the scenario into the layout") {
   l.dp = 256;
   l.account = true;
   std::vector<config::Override> sets;
-  for (const std::string& a : plan::set_arguments(l, kRecomputes))
+  for (const std::string& a : search::set_arguments(l, kRecomputes))
     sets.push_back(config::parse_override(a));
   const auto from_file =
       config::load_scenario(test::source_path("scenarios/deepseek-v3-dualpipe.yaml"), sets);
   const auto base = config::load_scenario(test::source_path("scenarios/deepseek-v3-dualpipe.yaml"));
-  const auto applied = plan::apply(base, l, kRecomputes);
+  const auto applied = search::apply(base, l, kRecomputes);
   CHECK(from_file.parallel.pp == applied.parallel.pp);
   CHECK(from_file.parallel.dp == applied.parallel.dp);
   CHECK(from_file.parallel.ep == applied.parallel.ep);

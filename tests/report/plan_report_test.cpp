@@ -2,7 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "sim/format/text_table.hpp"
-#include "sim/plan/plan_report.hpp"
+#include "sim/report/plan_report.hpp"
 #include "tests/json_dom.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
@@ -11,25 +11,26 @@ using namespace stepsim;
 namespace {
 
 // Two layouts: a 1F1B winner, and a ZeRO-3 family that is communication-bound.
-plan::PlanResult result() {
-  plan::PlanResult r;
+search::PlanResult result() {
+  search::PlanResult r;
+  r.base = test::small_scenario(4, 8);
   r.space.recomputes = {{"none", {}}};
-  plan::Layout pipe;
+  search::Layout pipe;
   pipe.pp = 4;
   pipe.dp = 8;
   pipe.zero = 1;
   pipe.schedule = workload::schedule_named("1f1b");
-  plan::Layout zero3;
+  search::Layout zero3;
   zero3.dp = 32;
   zero3.zero = 3;
   r.space.layouts = {pipe, zero3};
-  plan::Evaluation a, b;
-  a.status = b.status = plan::Evaluation::Status::bounded;
+  search::Evaluation a, b;
+  a.status = b.status = search::Evaluation::Status::bounded;
   a.bound_s = 10.0;
   b.bound_s = 40.0;
   b.limited_by = 2;
   r.evaluations = {a, b};
-  plan::Simulated s;
+  search::Simulated s;
   s.step_s = 12.5;
   s.mean = {10.0, 1.0, 1.0, 0.5, 2.0};
   s.capacity = 80e9;
@@ -48,7 +49,7 @@ plan::PlanResult result() {
 }  // namespace
 
 TEST_CASE("the text shows the winners, how to run the first, and every family without one") {
-  const std::string t = plan::plan_text(result(), test::small_scenario(4, 8), false);
+  const std::string t = report::plan_text(result(), false);
   CHECK(t.rfind("plan: small on test: 32 GPUs, 64 x 1024 tokens per step\n", 0) == 0);
   CHECK(t.find("TP1 PP4 DP8 EP1 ZeRO-1 1f1b mb1 recompute=none") != std::string::npos);
   CHECK(t.find("12.500") != std::string::npos);
@@ -63,7 +64,7 @@ TEST_CASE("the text shows the winners, how to run the first, and every family wi
 }
 
 TEST_CASE("JSON: the winners with their figures, every family with its verdict") {
-  const auto j = test::parse_json(plan::plan_json(result(), test::small_scenario(4, 8), false));
+  const auto j = test::parse_json(report::plan_json(result(), false));
   CHECK(j.at("gpus").get<double>() == 32);
   CHECK(j.at("searched").at("layouts").get<double>() == 2);
   const auto& w = j.at("winners").at(0);
@@ -80,7 +81,7 @@ TEST_CASE("JSON: the winners with their figures, every family with its verdict")
 }
 
 TEST_CASE("CSV: a header, a row per winner, a row per family without one, the layout in columns") {
-  const std::string c = plan::plan_csv(result());
+  const std::string c = report::plan_csv(result());
   CHECK(c.rfind("rank,family,tp,sequence_parallel,cp,cp_algorithm,pp,dp,ep,zero,schedule,"
                 "virtual_stages,micro_batch,recompute,comm_sms,embedding_head_in_split,step_s,",
                 0) == 0);
@@ -100,24 +101,24 @@ TEST_CASE("numbers: fixed decimals and GiB") {
 
 TEST_CASE("winners within 1 % of the first's step are marked as tied with it") {
   auto r = result();
-  plan::Simulated close = r.simulated[0].sim, far = r.simulated[0].sim;
+  search::Simulated close = r.simulated[0].sim, far = r.simulated[0].sim;
   close.step_s = 12.5 * 1.009;
   far.step_s = 12.5 * 1.011;
   r.simulated = {r.simulated[0], {0, close}, {0, far}};
   r.winners = 3;
-  CHECK_FALSE(plan::tied_with_first(r, 0));
-  CHECK(plan::tied_with_first(r, 1));
-  CHECK_FALSE(plan::tied_with_first(r, 2));
-  const std::string t = plan::plan_text(r, test::small_scenario(4, 8), false);
+  CHECK_FALSE(report::tied_with_first(r, 0));
+  CHECK(report::tied_with_first(r, 1));
+  CHECK_FALSE(report::tied_with_first(r, 2));
+  const std::string t = report::plan_text(r, false);
   CHECK(t.find("compute  ~#1\n") != std::string::npos);  // winner 2's row ends with the mark
   CHECK(t.find("~#1\n") == t.rfind("~#1\n"));            // and only its row
   CHECK(t.find("tie ~#1: within 1 % of #1's step, a tie") != std::string::npos);
-  const auto j = test::parse_json(plan::plan_json(r, test::small_scenario(4, 8), false));
+  const auto j = test::parse_json(report::plan_json(r, false));
   CHECK_FALSE(j.at("winners")[0].at("tied_with_first").get<bool>());
   CHECK(j.at("winners")[1].at("tied_with_first").get<bool>());
   CHECK_FALSE(j.at("winners")[2].at("tied_with_first").get<bool>());
   // A layout that does not fit is never a tie of one that does.
   r.simulated[1].sim.peak_memory = 90e9;
-  CHECK_FALSE(plan::tied_with_first(r, 1));
-  CHECK(plan::plan_text(r, test::small_scenario(4, 8), false).find("~#1") == std::string::npos);
+  CHECK_FALSE(report::tied_with_first(r, 1));
+  CHECK(report::plan_text(r, false).find("~#1") == std::string::npos);
 }

@@ -1,4 +1,4 @@
-#include "sim/plan/planner.hpp"
+#include "sim/search/planner.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -15,7 +15,7 @@
 #include "sim/run/pipeline.hpp"
 #include "sim/workload/schedule/schedule.hpp"
 
-namespace stepsim::plan {
+namespace stepsim::search {
 
 using format::fixed;
 using format::gb;
@@ -251,8 +251,9 @@ std::string family_why(const FamilyVerdict& f, const PlanResult& r, double best_
 }  // namespace
 
 PlanResult run_plan(const spec::ScenarioSpec& base, SearchSpace space, const PlanOptions& options,
-                    Workers& workers) {
+                    run::Workers& workers) {
   PlanResult r;
+  r.base = base;
   r.space = std::move(space);
   r.world = base.cluster.world_size();
   r.tokens_per_step = static_cast<double>(base.training.global_batch) * base.training.seq_len;
@@ -380,4 +381,4 @@ PlanResult run_plan(const spec::ScenarioSpec& base, SearchSpace space, const Pla
   return r;
 }
 
-}  // namespace stepsim::plan
+}  // namespace stepsim::search

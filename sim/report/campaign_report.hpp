@@ -9,19 +9,19 @@
 
 #include <string>
 
-#include "sim/stress/campaign.hpp"
+#include "sim/search/campaign.hpp"
 
-namespace stepsim::stress {
+namespace stepsim::report {
 
-std::string campaign_text(const Campaign& c, const Summary& s);
-std::string campaign_json(const Campaign& c, const Summary& s);
-std::string campaign_csv(const Campaign& c);
+std::string campaign_text(const search::Campaign& c, const search::Summary& s);
+std::string campaign_json(const search::Campaign& c, const search::Summary& s);
+std::string campaign_csv(const search::Campaign& c);
 
 // The draws with their value ranges: "1 nic_down, 2 straggler (slowdown 1.1-2)".
-std::string draws_text(const Campaign& c);
+std::string draws_text(const search::Campaign& c);
 // "+12.30%": a relative change as a signed percentage; "0.00%" within the rounding.
 std::string percent(double change);
 // The trial's faults for people: "NIC 3 of node 12 down; GPU 5 computes 1.30x slower".
 std::string faults_text(const std::vector<spec::FaultSpec>& faults);
 
-}  // namespace stepsim::stress
+}  // namespace stepsim::report

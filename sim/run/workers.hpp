@@ -19,7 +19,7 @@
 
 #include "sim/engine/simulator.hpp"
 
-namespace stepsim::plan {
+namespace stepsim::run {
 
 // Progress of a long phase on standard error, when it is a terminal (and on rank 0): items done,
 // rate and time left, redrawn at most ten times a second; nothing otherwise.
@@ -72,4 +72,4 @@ class Workers {
   const engine::RunControl* control_ = nullptr;
 };
 
-}  // namespace stepsim::plan
+}  // namespace stepsim::run

@@ -6,13 +6,13 @@
 #include <string>
 
 #include "sim/engine/user_error.hpp"
-#include "sim/plan/workers.hpp"
+#include "sim/run/workers.hpp"
 
 using namespace stepsim;
 
 TEST_CASE("map returns every item's result in item order, on any number of threads") {
   for (int threads : {1, 2, 7}) {
-    plan::Workers w(threads);
+    run::Workers w(threads);
     CHECK(w.threads() == threads);
     CHECK(w.ranks() == 1);  // not started by an MPI launcher
     const auto out = w.map(
@@ -23,7 +23,7 @@ TEST_CASE("map returns every item's result in item order, on any number of threa
 }
 
 TEST_CASE("an item's exception reaches the caller, the earliest item's first") {
-  plan::Workers w(3);
+  run::Workers w(3);
   CHECK_THROWS_WITH_AS(w.map(
                            50,
                            [](std::size_t i, int) -> std::string {
@@ -35,7 +35,7 @@ TEST_CASE("an item's exception reaches the caller, the earliest item's first") {
 }
 
 TEST_CASE("a stopped run stops the map") {
-  plan::Workers w(2);
+  run::Workers w(2);
   engine::RunControl control;
   control.deadline = std::chrono::steady_clock::now();  // already past
   control.budget_s = 0.001;
@@ -48,12 +48,12 @@ TEST_CASE("a stopped run stops the map") {
 TEST_CASE("A build without MPI started as several ranks says so instead of running on each") {
   // The release build has MPI and joins the job (tests/cli run it under mpirun); the instrumented
   // build, without MPI, checks the refusal.
-  if (stepsim::plan::Workers::built_with_mpi()) return;
+  if (stepsim::run::Workers::built_with_mpi()) return;
   ::setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
   ::setenv("OMPI_COMM_WORLD_RANK", "0", 1);
   std::string message;
   try {
-    stepsim::plan::Workers w(1);
+    stepsim::run::Workers w(1);
   } catch (const stepsim::engine::UserError& e) {
     message = e.message();
   }
@@ -61,7 +61,7 @@ TEST_CASE("A build without MPI started as several ranks says so instead of runni
         std::string::npos);
   ::unsetenv("OMPI_COMM_WORLD_SIZE");
   ::unsetenv("OMPI_COMM_WORLD_RANK");
-  CHECK_NOTHROW(stepsim::plan::Workers(1));
+  CHECK_NOTHROW(stepsim::run::Workers(1));
 }
 
 TEST_CASE("A command that runs as one process refuses several ranks, in any build") {
@@ -69,7 +69,7 @@ TEST_CASE("A command that runs as one process refuses several ranks, in any buil
   ::setenv("PMI_RANK", "0", 1);
   std::string message;
   try {
-    stepsim::plan::refuse_several_ranks("stepsim run runs as one process", "hint");
+    stepsim::run::refuse_several_ranks("stepsim run runs as one process", "hint");
   } catch (const stepsim::engine::UserError& e) {
     message = e.message();
   }
@@ -77,8 +77,8 @@ TEST_CASE("A command that runs as one process refuses several ranks, in any buil
         "stepsim run runs as one process, but an MPI launcher started it as 4 ranks: "
         "each would run the whole job");
   ::setenv("PMI_SIZE", "1", 1);  // one rank (srun -n 1): nothing to refuse
-  CHECK_NOTHROW(stepsim::plan::refuse_several_ranks("x", "hint"));
+  CHECK_NOTHROW(stepsim::run::refuse_several_ranks("x", "hint"));
   ::unsetenv("PMI_SIZE");
   ::unsetenv("PMI_RANK");
-  CHECK_NOTHROW(stepsim::plan::refuse_several_ranks("x", "hint"));
+  CHECK_NOTHROW(stepsim::run::refuse_several_ranks("x", "hint"));
 }

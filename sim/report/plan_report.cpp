@@ -1,4 +1,4 @@
-#include "sim/plan/plan_report.hpp"
+#include "sim/report/plan_report.hpp"
 
 #include <algorithm>
 
@@ -7,7 +7,7 @@
 #include "sim/format/json_writer.hpp"
 #include "sim/format/text_table.hpp"
 
-namespace stepsim::plan {
+namespace stepsim::report {
 
 using format::kGB;
 
@@ -19,38 +19,34 @@ std::string percent(double part, double whole) {
   return whole > 0 ? fixed(100.0 * part / whole, 1) + "%" : "-";
 }
 
-std::string resource(int r) {
-  return std::string(analysis::to_string(static_cast<analysis::Resource>(r)));
-}
-
 struct Counts {
   std::size_t invalid = 0, no_fit = 0, bounded = 0, same_split = 0;
 };
 
 }  // namespace
 
-bool tied_with_first(const PlanResult& r, std::size_t k) {
+bool tied_with_first(const search::PlanResult& r, std::size_t k) {
   if (k == 0 || k >= r.winners) return false;
-  const Simulated& first = r.simulated[0].sim;
-  const Simulated& s = r.simulated[k].sim;
+  const search::Simulated& first = r.simulated[0].sim;
+  const search::Simulated& s = r.simulated[k].sim;
   return first.error.empty() && s.error.empty() && first.fits() == s.fits() &&
          s.step_s <= first.step_s * (1.0 + kTieFraction);
 }
 
 namespace {
 
-Counts counts(const PlanResult& r) {
+Counts counts(const search::PlanResult& r) {
   Counts c;
-  for (const Evaluation& e : r.evaluations) {
-    if (e.status == Evaluation::Status::invalid) ++c.invalid;
-    if (e.status == Evaluation::Status::no_fit) ++c.no_fit;
-    if (e.status == Evaluation::Status::bounded) ++c.bounded;
-    if (e.status == Evaluation::Status::same_split) ++c.same_split;
+  for (const search::Evaluation& e : r.evaluations) {
+    if (e.status == search::Evaluation::Status::invalid) ++c.invalid;
+    if (e.status == search::Evaluation::Status::no_fit) ++c.no_fit;
+    if (e.status == search::Evaluation::Status::bounded) ++c.bounded;
+    if (e.status == search::Evaluation::Status::same_split) ++c.same_split;
   }
   return c;
 }
 
-std::string searched_line(const PlanResult& r) {
+std::string searched_line(const search::PlanResult& r) {
   const Counts c = counts(r);
   return "searched " + std::to_string(r.evaluations.size()) + " layouts in " +
          std::to_string(r.families.size()) + " families: " + std::to_string(c.invalid) +
@@ -63,7 +59,7 @@ std::string searched_line(const PlanResult& r) {
 
 }  // namespace
 
-void simulated_json(format::JsonWriter& j, const Simulated& s) {
+void simulated_json(format::JsonWriter& j, const search::Simulated& s) {
   j.field("step_s", s.step_s).field("tokens_per_s_per_gpu", s.tokens_per_s_per_gpu);
   j.field("mfu", s.mfu);
   j.key("breakdown_s").begin_object();
@@ -74,18 +70,18 @@ void simulated_json(format::JsonWriter& j, const Simulated& s) {
   j.field("peak_memory_gb", s.peak_memory / format::kGB).field("fits", s.fits());
 }
 
-std::string plan_text(const PlanResult& r, const spec::ScenarioSpec& base, bool timing,
-                      const std::string& scenario_file, const std::vector<std::string>& sets) {
-  std::string out = "plan: " + base.model.name + " on " + base.cluster.name + ": " +
+std::string plan_text(const search::PlanResult& r, bool timing, const std::string& scenario_file,
+                      const std::vector<std::string>& sets) {
+  std::string out = "plan: " + r.base.model.name + " on " + r.base.cluster.name + ": " +
                     std::to_string(r.world) + " GPUs, " +
-                    std::to_string(base.training.global_batch) + " x " +
-                    std::to_string(base.training.seq_len) + " tokens per step\n";
+                    std::to_string(r.base.training.global_batch) + " x " +
+                    std::to_string(r.base.training.seq_len) + " tokens per step\n";
   if (!scenario_file.empty())
     out += "base: " + scenario_file +
            " (its precision, sequence, batch, software and network; every layout dimension "
            "searched)\n";
-  out += "precision: " + spec::describe(base.training.precision) + " (" +
-         base.training.precision_from + ")\n";
+  out += "precision: " + spec::describe(r.base.training.precision) + " (" +
+         r.base.training.precision_from + ")\n";
   out += searched_line(r) + "\n";
   if (timing) {
     out += "analytic bounds: " + fixed(r.analytic_wall_s, 2) + " s (" +
@@ -103,10 +99,10 @@ std::string plan_text(const PlanResult& r, const spec::ScenarioSpec& base, bool 
                          "bubble", "idle", "overlap", "memory GB", "bound s", "by", "tie"});
     t.left_align_from(1);
     for (std::size_t k = 0; k < r.winners; ++k) {
-      const Candidate& c = r.simulated[k];
-      const Evaluation& e = r.evaluations[c.layout];
-      const Simulated& s = c.sim;
-      const std::string layout = describe(r.space.layouts[c.layout], r.space.recomputes);
+      const search::Candidate& c = r.simulated[k];
+      const search::Evaluation& e = r.evaluations[c.layout];
+      const search::Simulated& s = c.sim;
+      const std::string layout = search::describe(r.space.layouts[c.layout], r.space.recomputes);
       if (!s.error.empty()) {
         t.row({std::to_string(k + 1), layout, "-", "-", "-", "-", "-", "-", "-", "-", "-",
                fixed(e.bound_s, 2), resource(e.limited_by), ""});
@@ -139,19 +135,19 @@ std::string plan_text(const PlanResult& r, const spec::ScenarioSpec& base, bool 
     };
     for (const std::string& s : sets) out += " --set " + quoted(s);
     for (const std::string& s :
-         set_arguments(r.space.layouts[r.simulated[0].layout], r.space.recomputes))
+         search::set_arguments(r.space.layouts[r.simulated[0].layout], r.space.recomputes))
       out += " --set " + quoted(s);
     out += "\n";
   }
   bool any = false;
-  for (const FamilyVerdict& f : r.families) {
+  for (const search::FamilyVerdict& f : r.families) {
     if (f.has_winner) continue;
     if (!any) out += "\nfamilies without a winner:\n";
     any = true;
     out += "  " + f.family + ": " + f.why + "\n";
   }
   const bool zero3 = std::any_of(r.space.layouts.begin(), r.space.layouts.end(),
-                                 [](const Layout& l) { return l.zero == 3; });
+                                 [](const search::Layout& l) { return l.zero == 3; });
   if (zero3)
     out +=
         "\nZeRO-3 here re-gathers every micro-batch; gathered once per step it holds whole "
@@ -160,13 +156,13 @@ std::string plan_text(const PlanResult& r, const spec::ScenarioSpec& base, bool 
   return out;
 }
 
-std::string plan_json(const PlanResult& r, const spec::ScenarioSpec& base, bool timing) {
+std::string plan_json(const search::PlanResult& r, bool timing) {
   format::JsonWriter j;
   j.begin_object();
-  j.field("model", base.model.name).field("cluster", base.cluster.name);
+  j.field("model", r.base.model.name).field("cluster", r.base.cluster.name);
   j.field("gpus", r.world).field("tokens_per_step", r.tokens_per_step);
-  j.field("precision", spec::describe(base.training.precision));
-  j.field("precision_from", base.training.precision_from);
+  j.field("precision", spec::describe(r.base.training.precision));
+  j.field("precision_from", r.base.training.precision_from);
   const Counts c = counts(r);
   j.key("searched").begin_object();
   j.field("layouts", static_cast<long long>(r.evaluations.size()));
@@ -179,16 +175,16 @@ std::string plan_json(const PlanResult& r, const spec::ScenarioSpec& base, bool 
   j.end_object();
   j.key("winners").begin_array();
   for (std::size_t k = 0; k < r.winners; ++k) {
-    const Candidate& cd = r.simulated[k];
-    const Layout& l = r.space.layouts[cd.layout];
-    const Evaluation& e = r.evaluations[cd.layout];
-    const Simulated& s = cd.sim;
+    const search::Candidate& cd = r.simulated[k];
+    const search::Layout& l = r.space.layouts[cd.layout];
+    const search::Evaluation& e = r.evaluations[cd.layout];
+    const search::Simulated& s = cd.sim;
     j.begin_object();
     j.field("rank", static_cast<long long>(k + 1));
     j.field("tied_with_first", tied_with_first(r, k));
-    j.field("layout", describe(l, r.space.recomputes)).field("family", family(l));
+    j.field("layout", search::describe(l, r.space.recomputes)).field("family", search::family(l));
     j.key("set").begin_array();
-    for (const std::string& a : set_arguments(l, r.space.recomputes)) j.value(a);
+    for (const std::string& a : search::set_arguments(l, r.space.recomputes)) j.value(a);
     j.end_array();
     j.key("error");
     if (s.error.empty())
@@ -202,7 +198,7 @@ std::string plan_json(const PlanResult& r, const spec::ScenarioSpec& base, bool 
   }
   j.end_array();
   j.key("families").begin_array();
-  for (const FamilyVerdict& f : r.families) {
+  for (const search::FamilyVerdict& f : r.families) {
     j.begin_object();
     j.field("family", f.family).field("layouts", static_cast<long long>(f.layouts));
     j.field("invalid", static_cast<long long>(f.invalid));
@@ -210,7 +206,7 @@ std::string plan_json(const PlanResult& r, const spec::ScenarioSpec& base, bool 
     j.field("bounded", static_cast<long long>(f.bounded));
     j.field("same_split", static_cast<long long>(f.same_split));
     j.field("winner", f.has_winner);
-    j.field("best", describe(r.space.layouts[f.best], r.space.recomputes));
+    j.field("best", search::describe(r.space.layouts[f.best], r.space.recomputes));
     j.key("why");
     if (f.has_winner)
       j.null();
@@ -249,8 +245,9 @@ const std::vector<std::string> kLayoutColumns = {"family",
                                                  "comm_sms",
                                                  "embedding_head_in_split"};
 
-void layout_fields(format::CsvTable& t, const Layout& l, const std::vector<RecomputeOption>& rs) {
-  t.text(family(l)).integer(l.tp).boolean(l.sequence_parallel).integer(l.cp);
+void layout_fields(format::CsvTable& t, const search::Layout& l,
+                   const std::vector<search::RecomputeOption>& rs) {
+  t.text(search::family(l)).integer(l.tp).boolean(l.sequence_parallel).integer(l.cp);
   t.text(spec::kCpAlgorithms.word(l.cp_algorithm)).integer(l.pp).integer(l.dp).integer(l.ep);
   t.integer(l.zero).text(workload::to_string(l.schedule)).integer(l.virtual_stages);
   t.integer(l.micro_batch).text(rs[l.recompute].name).integer(l.comm_sms).boolean(l.account);
@@ -258,7 +255,7 @@ void layout_fields(format::CsvTable& t, const Layout& l, const std::vector<Recom
 
 }  // namespace
 
-std::string plan_csv(const PlanResult& r) {
+std::string plan_csv(const search::PlanResult& r) {
   std::vector<std::string> header{"rank"};
   header.insert(header.end(), kLayoutColumns.begin(), kLayoutColumns.end());
   for (const char* h : {"step_s", "tokens_per_s_per_gpu", "mfu", "compute_s", "exposed_comm_s",
@@ -267,9 +264,9 @@ std::string plan_csv(const PlanResult& r) {
     header.emplace_back(h);
   format::CsvTable t(header);
   for (std::size_t k = 0; k < r.winners; ++k) {
-    const Candidate& c = r.simulated[k];
-    const Evaluation& e = r.evaluations[c.layout];
-    const Simulated& s = c.sim;
+    const search::Candidate& c = r.simulated[k];
+    const search::Evaluation& e = r.evaluations[c.layout];
+    const search::Simulated& s = c.sim;
     t.row().integer(static_cast<long long>(k + 1));
     layout_fields(t, r.space.layouts[c.layout], r.space.recomputes);
     t.number(s.step_s).number(s.tokens_per_s_per_gpu).number(s.mfu).number(s.mean.compute);
@@ -277,7 +274,7 @@ std::string plan_csv(const PlanResult& r) {
     t.number(s.mean.overlapped_comm).number(s.peak_memory / format::kGB).number(e.bound_s);
     t.text(resource(e.limited_by)).boolean(tied_with_first(r, k)).text(s.error);
   }
-  for (const FamilyVerdict& f : r.families) {
+  for (const search::FamilyVerdict& f : r.families) {
     if (f.has_winner) continue;
     t.row().empty();
     layout_fields(t, r.space.layouts[f.best], r.space.recomputes);
@@ -286,4 +283,8 @@ std::string plan_csv(const PlanResult& r) {
   return t.str();
 }
 
-}  // namespace stepsim::plan
+std::string resource(int r) {
+  return std::string(analysis::to_string(static_cast<analysis::Resource>(r)));
+}
+
+}  // namespace stepsim::report

@@ -1,4 +1,4 @@
-#include "sim/stress/fault_draw.hpp"
+#include "sim/search/fault_draw.hpp"
 
 #include <doctest/doctest.h>
 
@@ -12,21 +12,21 @@ namespace stepsim {
 using spec::FaultKind;
 
 TEST_CASE("A fault draw parses its kind, count and value range") {
-  const stress::FaultDraw a = stress::parse_fault_draw("nic_down");
+  const search::FaultDraw a = search::parse_fault_draw("nic_down");
   CHECK(a.kind == FaultKind::nic_down);
   CHECK(a.count == 1);
-  CHECK(stress::value_text(a).empty());
-  const stress::FaultDraw b = stress::parse_fault_draw("straggler:3@1.2-1.5");
+  CHECK(search::value_text(a).empty());
+  const search::FaultDraw b = search::parse_fault_draw("straggler:3@1.2-1.5");
   CHECK(b.kind == FaultKind::straggler);
   CHECK(b.count == 3);
   CHECK(b.low == 1.2);
   CHECK(b.high == 1.5);
-  CHECK(stress::value_text(b) == "slowdown 1.2-1.5");
-  const stress::FaultDraw c = stress::parse_fault_draw("link_degrade:2");
+  CHECK(search::value_text(b) == "slowdown 1.2-1.5");
+  const search::FaultDraw c = search::parse_fault_draw("link_degrade:2");
   CHECK(c.low == 0.5);
   CHECK(c.high == 0.5);
-  CHECK(stress::value_text(c) == "factor 0.5");
-  CHECK(stress::value_text(stress::parse_fault_draw("straggler")) == "slowdown 1.1-2");
+  CHECK(search::value_text(c) == "factor 0.5");
+  CHECK(search::value_text(search::parse_fault_draw("straggler")) == "slowdown 1.1-2");
 }
 
 TEST_CASE("A bad fault draw is a user error naming --fault") {
@@ -35,7 +35,7 @@ TEST_CASE("A bad fault draw is a user error naming --fault") {
         "nic_degrade@0.5-0.25", "straggler@0.5", "straggler:1@", "nic_degrade@0.5-"}) {
     CAPTURE(bad);
     try {
-      stress::parse_fault_draw(bad);
+      search::parse_fault_draw(bad);
       FAIL("accepted");
     } catch (const engine::UserError& e) {
       CHECK(e.loc().file == std::string("--fault ") + bad);
@@ -48,13 +48,13 @@ TEST_CASE("Draws pick distinct components of the cluster, the same for the same 
   auto s = test::small_scenario(4, 8);
   s.cluster.fabric.switch_ports = 4;  // 2 nodes per leaf: 2 leaves and 1 spine per plane
   const auto& c = s.cluster;
-  const std::vector<stress::FaultDraw> draws = {stress::parse_fault_draw("nic_down:3"),
-                                                stress::parse_fault_draw("switch_down:2"),
-                                                stress::parse_fault_draw("straggler@1.5-1.7")};
-  CHECK(stress::components(draws[0], c) == 32);
-  CHECK(stress::components(draws[1], c) == 8 * 3);
-  CHECK(stress::components(draws[2], c) == 32);
-  const auto trials = stress::draw_trials(draws, c, 50, 7);
+  const std::vector<search::FaultDraw> draws = {search::parse_fault_draw("nic_down:3"),
+                                                search::parse_fault_draw("switch_down:2"),
+                                                search::parse_fault_draw("straggler@1.5-1.7")};
+  CHECK(search::components(draws[0], c) == 32);
+  CHECK(search::components(draws[1], c) == 8 * 3);
+  CHECK(search::components(draws[2], c) == 32);
+  const auto trials = search::draw_trials(draws, c, 50, 7);
   REQUIRE(trials.size() == 50);
   std::set<std::string> seen;
   for (const auto& t : trials) {
@@ -73,8 +73,8 @@ TEST_CASE("Draws pick distinct components of the cluster, the same for the same 
     seen.insert(spec::fault_place(t[0]));
   }
   CHECK(seen.size() > 10);  // the draws move
-  CHECK(stress::draw_trials(draws, c, 50, 7)[49][5].factor == trials[49][5].factor);
-  const auto other = stress::draw_trials(draws, c, 50, 8);
+  CHECK(search::draw_trials(draws, c, 50, 7)[49][5].factor == trials[49][5].factor);
+  const auto other = search::draw_trials(draws, c, 50, 8);
   bool differs = false;
   for (std::size_t t = 0; t < other.size(); ++t)
     differs = differs || spec::fault_place(other[t][0]) != spec::fault_place(trials[t][0]);
@@ -83,11 +83,11 @@ TEST_CASE("Draws pick distinct components of the cluster, the same for the same 
 
 TEST_CASE("A draw of more components than the cluster has is refused") {
   auto s = test::small_scenario(1, 8);
-  CHECK_THROWS_AS(stress::check_draw(stress::parse_fault_draw("nic_down"), s.cluster),
+  CHECK_THROWS_AS(search::check_draw(search::parse_fault_draw("nic_down"), s.cluster),
                   engine::UserError);
-  CHECK_THROWS_AS(stress::check_draw(stress::parse_fault_draw("straggler:9"), s.cluster),
+  CHECK_THROWS_AS(search::check_draw(search::parse_fault_draw("straggler:9"), s.cluster),
                   engine::UserError);
-  CHECK_NOTHROW(stress::check_draw(stress::parse_fault_draw("straggler:8"), s.cluster));
+  CHECK_NOTHROW(search::check_draw(search::parse_fault_draw("straggler:8"), s.cluster));
 }
 
 }  // namespace stepsim

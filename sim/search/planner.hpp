@@ -26,10 +26,10 @@
 #include <vector>
 
 #include "sim/analysis/step_metrics.hpp"
-#include "sim/plan/search_space.hpp"
-#include "sim/plan/workers.hpp"
+#include "sim/run/workers.hpp"
+#include "sim/search/search_space.hpp"
 
-namespace stepsim::plan {
+namespace stepsim::search {
 
 struct Evaluation {
   // same_split: an accounted split that cuts the stages as the balanced one does (the same
@@ -94,6 +94,7 @@ struct PlanOptions {
 };
 
 struct PlanResult {
+  spec::ScenarioSpec base;  // the scenario searched from
   SearchSpace space;
   std::vector<Evaluation> evaluations;  // per layout
   std::vector<Candidate> simulated;     // ranked; the first `top` are the winners
@@ -105,6 +106,6 @@ struct PlanResult {
 };
 
 PlanResult run_plan(const spec::ScenarioSpec& base, SearchSpace space, const PlanOptions& options,
-                    Workers& workers);
+                    run::Workers& workers);
 
-}  // namespace stepsim::plan
+}  // namespace stepsim::search

@@ -1,11 +1,11 @@
-#include "sim/plan/search_space.hpp"
+#include "sim/search/search_space.hpp"
 
 #include <functional>
 #include <utility>
 
 #include "sim/workload/schedule/schedule.hpp"
 
-namespace stepsim::plan {
+namespace stepsim::search {
 
 using spec::RecomputeMode;
 using spec::Schedule;
@@ -207,4 +207,4 @@ SearchSpace enumerate(const spec::ScenarioSpec& base, const std::set<std::string
   return space;
 }
 
-}  // namespace stepsim::plan
+}  // namespace stepsim::search

@@ -22,7 +22,7 @@
 
 #include "sim/spec/cluster.hpp"
 
-namespace stepsim::stress {
+namespace stepsim::search {
 
 struct FaultDraw {
   spec::FaultKind kind = spec::FaultKind::nic_down;
@@ -51,4 +51,4 @@ std::vector<std::vector<spec::FaultSpec>> draw_trials(const std::vector<FaultDra
 // The draw's value range for people: "factor 0.5", "slowdown 1.1-2"; "" for down kinds.
 std::string value_text(const FaultDraw& d);
 
-}  // namespace stepsim::stress
+}  // namespace stepsim::search

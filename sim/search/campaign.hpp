@@ -22,15 +22,17 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/engine/simulator.hpp"
 #include "sim/run/pipeline.hpp"
+#include "sim/run/workers.hpp"
+#include "sim/search/fault_draw.hpp"
 #include "sim/spec/scenario.hpp"
-#include "sim/stress/fault_draw.hpp"
 
-namespace stepsim::stress {
+namespace stepsim::search {
 
 struct Outcome {
   double step_s = 0.0;
@@ -59,6 +61,22 @@ struct Campaign {
   std::vector<Outcome> outcomes;                     // per trial
 };
 
+// What a campaign is asked for (stepsim stress, and stepsim report --stress).
+struct CampaignRequest {
+  std::vector<FaultDraw> draws;
+  int trials = 100;
+  std::uint64_t seed = 1;
+  double max_memory = 0.0;  // bytes one step may need (run::Limits)
+};
+
+// The campaign of `scenario` (from `file`), the baseline and every trial simulated over the
+// workers' threads and MPI ranks in item order (item 0 the baseline): on rank 0; std::nullopt on
+// the other ranks. Throws engine::UserError when a draw does not fit the cluster or the baseline
+// step does not simulate (or would not fit --max-memory).
+std::optional<Campaign> run_campaign(const std::string& file, const spec::ScenarioSpec& scenario,
+                                     const CampaignRequest& request, run::Workers& workers,
+                                     const engine::RunControl* control);
+
 struct Quantiles {
   double min = 0.0, median = 0.0, p90 = 0.0, p99 = 0.0, max = 0.0;
 };
@@ -83,4 +101,4 @@ Summary summarize(const Campaign& c);
 // The nearest-rank q-quantile of `sorted` (ascending, not empty).
 double nearest_rank(const std::vector<double>& sorted, double q);
 
-}  // namespace stepsim::stress
+}  // namespace stepsim::search

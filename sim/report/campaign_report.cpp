@@ -1,4 +1,4 @@
-#include "sim/stress/campaign_report.hpp"
+#include "sim/report/campaign_report.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,22 +8,22 @@
 #include "sim/format/json_writer.hpp"
 #include "sim/format/text_table.hpp"
 
-namespace stepsim::stress {
+namespace stepsim::report {
 
 namespace {
 
 constexpr std::size_t kShownComponents = 10, kShownLost = 10;
 
-std::string outcome_word(const Outcome& o) {
+std::string outcome_word(const search::Outcome& o) {
   return o.survived() ? "survived" : !o.lost.empty() ? "lost" : "error";
 }
 
 }  // namespace
 
-std::string draws_text(const Campaign& c) {
+std::string draws_text(const search::Campaign& c) {
   std::string out;
-  for (const FaultDraw& d : c.draws) {
-    const std::string value = value_text(d);
+  for (const search::FaultDraw& d : c.draws) {
+    const std::string value = search::value_text(d);
     out += (out.empty() ? "" : ", ") + std::to_string(d.count) + " " +
            std::string(spec::kFaultKinds.word(d.kind)) + (value.empty() ? "" : " (" + value + ")");
   }
@@ -41,7 +41,7 @@ std::string faults_text(const std::vector<spec::FaultSpec>& faults) {
   return out;
 }
 
-std::string campaign_text(const Campaign& c, const Summary& s) {
+std::string campaign_text(const search::Campaign& c, const search::Summary& s) {
   std::string out = "stress of " + c.scenario + " (" + c.name + "): " + std::to_string(s.trials) +
                     " trials, seed " + std::to_string(c.seed) + "\n";
   out += "  each trial: " + draws_text(c) + ", drawn uniformly\n";
@@ -52,15 +52,15 @@ std::string campaign_text(const Campaign& c, const Summary& s) {
   if (s.failed) out += "; " + std::to_string(s.failed) + " not simulated (errors below)";
   out += "\n";
   if (s.survived > 0) {
-    const Quantiles& q = s.change;
+    const search::Quantiles& q = s.change;
     out += "  step-time change  min " + percent(q.min) + "  median " + percent(q.median) +
            "  p90 " + percent(q.p90) + "  p99 " + percent(q.p99) + "  max " + percent(q.max) + "\n";
     if (s.faster) out += "  (" + std::to_string(s.faster) + " trials faster than the baseline)\n";
     if (q.max > q.min) {
-      out += "\n  histogram of the change (" + std::to_string(kHistogramBins) + " bins)\n";
+      out += "\n  histogram of the change (" + std::to_string(search::kHistogramBins) + " bins)\n";
       const int peak = *std::max_element(s.histogram.begin(), s.histogram.end());
-      const double width = (q.max - q.min) / kHistogramBins;
-      for (int b = 0; b < kHistogramBins; ++b) {
+      const double width = (q.max - q.min) / search::kHistogramBins;
+      for (int b = 0; b < search::kHistogramBins; ++b) {
         char label[64];
         std::snprintf(label, sizeof label, "  %9s .. %-9s %5d ", percent(q.min + b * width).c_str(),
                       percent(q.min + (b + 1) * width).c_str(), s.histogram[b]);
@@ -75,7 +75,7 @@ std::string campaign_text(const Campaign& c, const Summary& s) {
            " hit in all)\n";
     format::TextTable t({"component", "trials", "lost", "mean change", "max change"});
     for (std::size_t i = 0; i < std::min(kShownComponents, s.components.size()); ++i) {
-      const ComponentCost& k = s.components[i];
+      const search::ComponentCost& k = s.components[i];
       const bool any = k.trials > k.lost;
       t.row({k.component, std::to_string(k.trials), std::to_string(k.lost),
              any ? percent(k.mean_change) : "-", any ? percent(k.max_change) : "-"});
@@ -84,7 +84,7 @@ std::string campaign_text(const Campaign& c, const Summary& s) {
   }
   std::size_t shown = 0;
   for (std::size_t t = 0; t < c.outcomes.size(); ++t) {
-    const Outcome& o = c.outcomes[t];
+    const search::Outcome& o = c.outcomes[t];
     if (o.survived()) continue;
     if (shown == 0)
       out += "\n  trials the job does not survive" +
@@ -100,16 +100,16 @@ std::string campaign_text(const Campaign& c, const Summary& s) {
   return out;
 }
 
-std::string campaign_json(const Campaign& c, const Summary& s) {
+std::string campaign_json(const search::Campaign& c, const search::Summary& s) {
   format::JsonWriter j;
   j.begin_object();
   j.field("scenario", c.scenario).field("name", c.name);
   j.field("seed", static_cast<long long>(c.seed)).field("trials", s.trials);
   j.key("draws").begin_array();
-  for (const FaultDraw& d : c.draws) {
+  for (const search::FaultDraw& d : c.draws) {
     j.begin_object();
     j.field("kind", std::string(spec::kFaultKinds.word(d.kind))).field("count", d.count);
-    if (!value_text(d).empty()) j.field("low", d.low).field("high", d.high);
+    if (!search::value_text(d).empty()) j.field("low", d.low).field("high", d.high);
     j.end_object();
   }
   j.end_array();
@@ -129,7 +129,7 @@ std::string campaign_json(const Campaign& c, const Summary& s) {
     j.end_object();
   }
   j.key("components").begin_array();
-  for (const ComponentCost& k : s.components) {
+  for (const search::ComponentCost& k : s.components) {
     j.begin_object();
     j.field("component", k.component).field("trials", k.trials).field("lost", k.lost);
     if (k.trials > k.lost) j.field("mean_change", k.mean_change).field("max_change", k.max_change);
@@ -138,7 +138,7 @@ std::string campaign_json(const Campaign& c, const Summary& s) {
   j.end_array();
   j.key("trials_run").begin_array();
   for (std::size_t t = 0; t < c.outcomes.size(); ++t) {
-    const Outcome& o = c.outcomes[t];
+    const search::Outcome& o = c.outcomes[t];
     j.begin_object();
     j.key("faults").begin_array();
     for (const spec::FaultSpec& f : c.faults[t]) j.value(spec::fault_text(f));
@@ -155,10 +155,10 @@ std::string campaign_json(const Campaign& c, const Summary& s) {
   return j.str() + "\n";
 }
 
-std::string campaign_csv(const Campaign& c) {
+std::string campaign_csv(const search::Campaign& c) {
   format::CsvTable t({"trial", "faults", "step_s", "change", "outcome", "detail"});
   for (std::size_t i = 0; i < c.outcomes.size(); ++i) {
-    const Outcome& o = c.outcomes[i];
+    const search::Outcome& o = c.outcomes[i];
     t.row().integer(static_cast<long long>(i)).text(faults_text(c.faults[i]));
     if (o.survived())
       t.number(o.step_s).number(o.step_s / c.baseline_s - 1.0);
@@ -169,4 +169,4 @@ std::string campaign_csv(const Campaign& c) {
   return t.str();
 }
 
-}  // namespace stepsim::stress
+}  // namespace stepsim::report

@@ -5,8 +5,7 @@
 #include <algorithm>
 
 #include "sim/config/load.hpp"
-#include "sim/plan/plan_report.hpp"
-#include "sim/plan/planner.hpp"
+#include "sim/search/planner.hpp"
 #include "sim/workload/schedule/schedule.hpp"
 #include "tests/test_support.hpp"
 
@@ -21,21 +20,22 @@ spec::ScenarioSpec base() {
                                 config::parse_override("training.global_batch=32")});
 }
 
-plan::PlanResult search(int threads) {
+search::PlanResult plan_with(int threads) {
   const spec::ScenarioSpec b = base();
-  plan::SearchSpace space = plan::enumerate(b, {"parallelism.tp", "parallelism.sequence_parallel",
-                                                "training.recompute", "training.micro_batch"});
-  plan::Workers w(threads);
-  plan::PlanOptions options;
+  search::SearchSpace space =
+      search::enumerate(b, {"parallelism.tp", "parallelism.sequence_parallel", "training.recompute",
+                            "training.micro_batch"});
+  run::Workers w(threads);
+  search::PlanOptions options;
   options.top = 3;
-  return plan::run_plan(b, std::move(space), options, w);
+  return search::run_plan(b, std::move(space), options, w);
 }
 
 }  // namespace
 
 TEST_CASE("evaluations and simulations round-trip exactly through their text form") {
-  plan::Evaluation e;
-  e.status = plan::Evaluation::Status::no_fit;
+  search::Evaluation e;
+  e.status = search::Evaluation::Status::no_fit;
   e.bound_s = 1.0 / 3.0;
   e.pipelined_s = 2.0 / 3.0;
   e.micro_batches = 7;
@@ -47,7 +47,7 @@ TEST_CASE("evaluations and simulations round-trip exactly through their text for
   e.rounded_batch = 16384;
   e.reason = "a reason, with spaces: and punctuation";
   e.split = "4,4,3,";
-  const plan::Evaluation back = plan::parse_evaluation(plan::serialize(e));
+  const search::Evaluation back = search::parse_evaluation(search::serialize(e));
   CHECK(back.status == e.status);
   CHECK(back.bound_s == e.bound_s);
   CHECK(back.pipelined_s == e.pipelined_s);
@@ -59,14 +59,14 @@ TEST_CASE("evaluations and simulations round-trip exactly through their text for
   CHECK(back.rounded_batch == 16384);
   CHECK(back.reason == e.reason);
   CHECK(back.split == e.split);
-  plan::Simulated s;
+  search::Simulated s;
   s.step_s = 17.3;
   s.mean.bubble = 2.0 / 7.0;
   s.capacity = 80e9;
   s.peak_memory = 70e9;
   s.limited_by = 2;
   s.error = "";
-  const plan::Simulated sb = plan::parse_simulated(plan::serialize(s));
+  const search::Simulated sb = search::parse_simulated(search::serialize(s));
   CHECK(sb.step_s == s.step_s);
   CHECK(sb.mean.bubble == s.mean.bubble);
   CHECK(sb.limited_by == 2);
@@ -74,7 +74,7 @@ TEST_CASE("evaluations and simulations round-trip exactly through their text for
 }
 
 TEST_CASE("the search ranks its winners by simulated step and explains every other family") {
-  const plan::PlanResult r = search(1);
+  const search::PlanResult r = plan_with(1);
   REQUIRE(r.winners >= 1);
   REQUIRE(r.winners <= 3);
   for (std::size_t k = 1; k < r.winners; ++k)
@@ -86,11 +86,11 @@ TEST_CASE("the search ranks its winners by simulated step and explains every oth
   // Every winner was bounded, fits, and its simulated step is no shorter than its bound.
   for (std::size_t k = 0; k < r.winners; ++k) {
     const auto& c = r.simulated[k];
-    const plan::Evaluation& e = r.evaluations[c.layout];
-    CHECK(e.status == plan::Evaluation::Status::bounded);
+    const search::Evaluation& e = r.evaluations[c.layout];
+    CHECK(e.status == search::Evaluation::Status::bounded);
     CHECK(c.sim.step_s >= e.bound_s * (1 - 1e-9));
     // The ideal bubble: compute x (1 + bubble / m), never below the bound.
-    const plan::Layout& l = r.space.layouts[c.layout];
+    const search::Layout& l = r.space.layouts[c.layout];
     const double m = 32.0 / (l.dp * l.micro_batch);
     CHECK(e.micro_batches == static_cast<long long>(m));
     const double bubble = workload::schedule_def(l.schedule).bubble(l.pp, m, l.virtual_stages);
@@ -98,7 +98,7 @@ TEST_CASE("the search ranks its winners by simulated step and explains every oth
           doctest::Approx(std::max(e.bound_s, e.times[0] * (1 + bubble / m))).epsilon(1e-12));
   }
   std::size_t counted = 0;
-  for (const plan::FamilyVerdict& f : r.families) {
+  for (const search::FamilyVerdict& f : r.families) {
     counted += f.layouts;
     CHECK(f.invalid + f.no_fit + f.bounded + f.same_split == f.layouts);
     CHECK(f.has_winner == f.why.empty());
@@ -109,8 +109,14 @@ TEST_CASE("the search ranks its winners by simulated step and explains every oth
 }
 
 TEST_CASE("threads change nothing in the result") {
-  const spec::ScenarioSpec b = base();
-  const plan::PlanResult one = search(1), three = search(3);
-  CHECK(plan::plan_json(one, b, false) == plan::plan_json(three, b, false));
-  CHECK(plan::plan_csv(one) == plan::plan_csv(three));
+  // Every evaluation, simulation, ranking and verdict, as the workers exchange them.
+  auto everything = [](const search::PlanResult& r) {
+    std::string s = std::to_string(r.winners) + "\n";
+    for (const search::Evaluation& e : r.evaluations) s += search::serialize(e);
+    for (const search::Candidate& c : r.simulated)
+      s += std::to_string(c.layout) + " " + search::serialize(c.sim);
+    for (const search::FamilyVerdict& f : r.families) s += f.family + ": " + f.why + "\n";
+    return s;
+  };
+  CHECK(everything(plan_with(1)) == everything(plan_with(3)));
 }

@@ -13,7 +13,7 @@
 
 #include "sim/spec/scenario.hpp"
 
-namespace stepsim::plan {
+namespace stepsim::search {
 
 // A recomputation choice: none, selective, full, or a list of ops the model file names.
 struct RecomputeOption {
@@ -51,4 +51,4 @@ std::vector<std::string> set_arguments(const Layout& l,
 // pipeline, TP, CP or EP, ZeRO-0).
 std::string family(const Layout& l);
 
-}  // namespace stepsim::plan
+}  // namespace stepsim::search

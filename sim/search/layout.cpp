@@ -1,8 +1,8 @@
-#include "sim/plan/layout.hpp"
+#include "sim/search/layout.hpp"
 
 #include "sim/workload/schedule/schedule.hpp"
 
-namespace stepsim::plan {
+namespace stepsim::search {
 
 spec::ScenarioSpec apply(const spec::ScenarioSpec& base, const Layout& l,
                          const std::vector<RecomputeOption>& recomputes) {
@@ -86,4 +86,4 @@ std::string family(const Layout& l) {
   return s;
 }
 
-}  // namespace stepsim::plan
+}  // namespace stepsim::search

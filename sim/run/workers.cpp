@@ -1,4 +1,4 @@
-#include "sim/plan/workers.hpp"
+#include "sim/run/workers.hpp"
 
 #include <unistd.h>
 
@@ -21,7 +21,7 @@
 #include <mpi.h>
 #endif
 
-namespace stepsim::plan {
+namespace stepsim::run {
 
 namespace {
 
@@ -277,4 +277,4 @@ std::vector<std::string> Workers::map(std::size_t n,
 #endif
 }
 
-}  // namespace stepsim::plan
+}  // namespace stepsim::run

@@ -1,4 +1,4 @@
-#include "sim/stress/fault_draw.hpp"
+#include "sim/search/fault_draw.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include "sim/engine/user_error.hpp"
 #include "sim/format/text_table.hpp"
 
-namespace stepsim::stress {
+namespace stepsim::search {
 
 using spec::FaultKind;
 
@@ -215,4 +215,4 @@ std::string value_text(const FaultDraw& d) {
   return what + (d.high > d.low ? lo + "-" + hi : lo);
 }
 
-}  // namespace stepsim::stress
+}  // namespace stepsim::search

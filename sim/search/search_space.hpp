@@ -31,9 +31,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/plan/layout.hpp"
+#include "sim/search/layout.hpp"
 
-namespace stepsim::plan {
+namespace stepsim::search {
 
 // The scenario keys a --fix pins as a search dimension.
 const std::vector<std::string>& dimension_keys();
@@ -46,4 +46,4 @@ struct SearchSpace {
 // `fixed`: the dimension keys the user pinned (their values are the base scenario's).
 SearchSpace enumerate(const spec::ScenarioSpec& base, const std::set<std::string>& fixed);
 
-}  // namespace stepsim::plan
+}  // namespace stepsim::search

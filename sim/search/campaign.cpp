@@ -1,4 +1,4 @@
-#include "sim/stress/campaign.hpp"
+#include "sim/search/campaign.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +10,9 @@
 #include "sim/format/text_table.hpp"
 #include "sim/hw/topology.hpp"
 #include "sim/run/pipeline.hpp"
+#include "sim/run/workers.hpp"
 
-namespace stepsim::stress {
+namespace stepsim::search {
 
 std::string serialize(const Outcome& o) {
   char buf[64];
@@ -119,4 +120,42 @@ Summary summarize(const Campaign& c) {
   return s;
 }
 
-}  // namespace stepsim::stress
+std::optional<Campaign> run_campaign(const std::string& file, const spec::ScenarioSpec& scenario,
+                                     const CampaignRequest& request, run::Workers& workers,
+                                     const engine::RunControl* control) {
+  for (const FaultDraw& d : request.draws) check_draw(d, scenario.cluster);
+  // One simulation per thread at a time: the baseline is refused up front when it would not fit;
+  // the faults of a trial may split symmetry classes, so each trial is checked on its own.
+  run::Limits limits;
+  limits.max_memory = request.max_memory;
+  limits.memory_what = file + ": simulating this step";
+  const run::Prepared baseline_step = run::prepare(scenario, limits);
+  Campaign c;
+  c.scenario = file;
+  c.name = scenario.name;
+  c.draws = request.draws;
+  c.seed = request.seed;
+  c.faults = draw_trials(request.draws, scenario.cluster, request.trials, request.seed);
+  // Item 0 is the baseline, item t + 1 trial t.
+  const std::vector<std::string> results = workers.map(
+      static_cast<std::size_t>(request.trials) + 1,
+      [&](std::size_t i, int) {
+        if (i == 0)
+          return serialize(
+              outcome([&] { return run::complete(baseline_step, control).metrics.step_s; }));
+        return serialize(run_trial(scenario, c.faults[i - 1], limits, control));
+      },
+      false, "stress: simulating trials of " + file);
+  if (!workers.root()) return std::nullopt;
+  const Outcome baseline = parse_outcome(results[0]);
+  if (!baseline.survived())
+    throw engine::UserError({file, 0, 0},
+                            "the step does not simulate without the drawn faults: " +
+                                (baseline.lost.empty() ? baseline.error : baseline.lost),
+                            "stepsim run " + file + " shows the error on its own");
+  c.baseline_s = baseline.step_s;
+  for (int t = 0; t < request.trials; ++t) c.outcomes.push_back(parse_outcome(results[t + 1]));
+  return c;
+}
+
+}  // namespace stepsim::search
