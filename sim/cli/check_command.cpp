@@ -1,61 +1,62 @@
-#include <boost/program_options.hpp>
+// stepsim check FILE...: each file validated as what it is (device, cluster, model, scenario)
+// and described.
 #include <iostream>
 
-#include "sim/cli/commands.hpp"
-#include "sim/cli/options.hpp"
+#include "sim/cli/command.hpp"
 #include "sim/config/load.hpp"
-#include "sim/engine/user_error.hpp"
 #include "sim/report/spec_summary.hpp"
 #include "sim/workload/checks.hpp"
 
 namespace stepsim::cli {
 
-namespace po = boost::program_options;
+namespace {
 
-int check_command(const Args& args) {
-  po::options_description opts(
-      "stepsim check FILE... [options]\n\n"
-      "Validates device, cluster, model (YAML or config.json) and scenario files\n"
-      "and prints what they resolve to.\n\nOptions");
-  std::vector<std::string> files, sets;
-  add_common_options(opts, sets);
-  const po::variables_map vm = parse_args(args, opts, files);
-  if (print_help(vm, opts)) return 0;
-  if (files.empty())
-    throw engine::UserError({"<command line>", 0, 0}, "check needs at least one file",
-                            "stepsim check scenarios/deepseek-v3-dualpipe.yaml");
-  const std::vector<config::Override> overrides = parse_overrides(sets);
-
-  std::string out;
-  for (const auto& f : files) {
-    out += engine::escape_control_bytes(f) + ": ok\n";  // one line, whatever the path holds
-    switch (config::detect_kind(f)) {
-      case config::FileKind::device:
-        out += report::describe(config::load_device(f, overrides));
-        break;
-      case config::FileKind::cluster:
-        out += report::describe(config::load_cluster(f, overrides));
-        break;
-      case config::FileKind::model: {
-        const spec::ModelSpec m = config::load_model(f, overrides);
-        workload::check_recompute_lists(m);
-        // A model file alone is described at sequence 4096, causal.
-        spec::TrainingSpec t;
-        t.seq_len = 4096;
-        t.causal = true;
-        out += report::describe(m, workload::ModelCost(m, t).figures(), t);
-      } break;
-      case config::FileKind::scenario: {
-        const spec::ScenarioSpec s = config::load_scenario(f, overrides);
-        run::Limits bound_only;
-        bound_only.max_ops = 0.0;
-        out += report::describe(run::bound(run::prepare(s, bound_only)));
-        break;
-      }
+std::string describe(const std::string& f, const std::vector<config::Override>& overrides) {
+  switch (config::detect_kind(f)) {
+    case config::FileKind::device:
+      return report::describe(config::load_device(f, overrides));
+    case config::FileKind::cluster:
+      return report::describe(config::load_cluster(f, overrides));
+    case config::FileKind::model: {
+      const spec::ModelSpec m = config::load_model(f, overrides);
+      workload::check_recompute_lists(m);
+      // A model file alone is described at sequence 4096, causal.
+      spec::TrainingSpec t;
+      t.seq_len = 4096;
+      t.causal = true;
+      return report::describe(m, workload::ModelCost(m, t).figures(), t);
+    }
+    case config::FileKind::scenario: {
+      run::Limits bound_only;
+      bound_only.max_ops = 0.0;
+      return report::describe(
+          run::bound(run::prepare(config::load_scenario(f, overrides), bound_only)));
     }
   }
+  return "";
+}
+
+int check(Invocation& in) {
+  std::string out;
+  for (const auto& f : in.files)  // the name on one line, whatever the path holds
+    out += engine::escape_control_bytes(f) + ": ok\n" + describe(f, in.overrides);
   std::cout << out;
   return 0;
 }
+
+}  // namespace
+
+extern const Command kCheck{
+    .name = "check",
+    .synopsis = "check FILE...",
+    .summary = "validate device/cluster/model/scenario files and show what they resolve to",
+    .help =
+        "stepsim check FILE... [options]\n\n"
+        "Validates device, cluster, model (YAML or config.json) and scenario files\n"
+        "and prints what they resolve to.",
+    .files = {.min = 1,
+              .fewer = "check needs at least one file",
+              .hint = "stepsim check scenarios/deepseek-v3-dualpipe.yaml"},
+    .handler = check};
 
 }  // namespace stepsim::cli

@@ -23,19 +23,19 @@ int dispatch(const std::vector<std::string>& argv, std::ostream& err) {
   }
   const std::string& cmd = argv[1];
   const Args args(argv.begin() + 2, argv.end());
-  for (const Command& c : commands()) {
-    if (cmd != c.name) continue;
-    if (!c.ranks) {
+  for (const Command* c : commands()) {
+    if (cmd != c->name) continue;
+    if (!c->ranks) {
       std::vector<std::string_view> spread;
-      for (const Command& other : commands())
-        if (other.ranks) spread.push_back(other.name);
+      for (const Command* other : commands())
+        if (other->ranks) spread.push_back(other->name);
       std::string names;
       for (std::size_t i = 0; i < spread.size(); ++i)
         names += (i == 0 ? "" : i + 1 == spread.size() ? " and " : ", ") + std::string(spread[i]);
       run::refuse_several_ranks("stepsim " + cmd + " runs as one process",
                                 "run it without the launcher; " + names + " spread over MPI ranks");
     }
-    return c.handler(args);
+    return run_command(*c, args);
   }
   if (cmd == "--version" || cmd == "version") {
     write_stdout("stepsim " STEPSIM_VERSION "\n");

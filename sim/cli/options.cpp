@@ -28,7 +28,8 @@ std::string quoted(const std::string& text) {
 
 }  // namespace
 
-po::variables_map parse_args(const Args& args, const po::options_description& visible,
+po::variables_map parse_args(const std::vector<std::string>& args,
+                             const po::options_description& visible,
                              std::vector<std::string>& files) {
   po::options_description hidden;
   hidden.add_options()("file", po::value(&files));
@@ -42,14 +43,9 @@ po::variables_map parse_args(const Args& args, const po::options_description& vi
   return vm;
 }
 
-bool print_help(const po::variables_map& vm, const po::options_description& opts) {
-  if (vm.count("help")) std::cout << opts << "\n";
-  return vm.count("help") > 0;
-}
-
-void add_common_options(po::options_description& opts, std::vector<std::string>& sets) {
+void add_common_options(po::options_description& opts) {
   opts.add_options()("help,h", "show this help")(
-      "set", po::value(&sets)->composing()->value_name("KEY=VALUE"),
+      "set", po::value<std::vector<std::string>>()->composing()->value_name("KEY=VALUE"),
       "override a field: --set key.path=value (repeatable)");
 }
 
@@ -104,10 +100,10 @@ void require_together(const po::variables_map& vm, const std::string& option,
                             "add --" + needed + " " + value + ", or drop --" + option);
 }
 
-void add_output_options(po::options_description& opts, std::string& output) {
+void add_output_options(po::options_description& opts) {
   opts.add_options()("json", "print JSON instead of text")(
       "csv", "print CSV instead of text (a row per record, units in the column names)")(
-      "output,o", po::value(&output)->value_name("FILE"),
+      "output,o", po::value<std::string>()->value_name("FILE"),
       "write what would be printed to this file instead of stdout");
 }
 
@@ -120,27 +116,22 @@ OutputFormat output_format(const po::variables_map& vm) {
                            : OutputFormat::text;
 }
 
-void add_search_options(po::options_description& opts, std::string& jobs, std::string& output) {
-  opts.add_options()("jobs,j", po::value(&jobs)->value_name("N"), "threads (default 1)");
-  add_output_options(opts, output);
+void add_search_options(po::options_description& opts) {
+  opts.add_options()("jobs,j", po::value<std::string>()->value_name("N"), "threads (default 1)");
+  add_output_options(opts);
 }
 
-int search_jobs(const po::variables_map& vm, const std::string& jobs) {
-  output_format(vm);
-  return static_cast<int>(integer_option("jobs", jobs, 1, 256));
-}
-
-void add_max_wall_option(po::options_description& opts, std::string& value) {
-  opts.add_options()("max-wall", po::value(&value)->value_name("SECONDS"),
+void add_max_wall_option(po::options_description& opts) {
+  opts.add_options()("max-wall", po::value<std::string>()->value_name("SECONDS"),
                      "stop (exit 3, no output) after this many seconds of wall time (default: no "
                      "limit; at most 1e6)");
 }
 
-engine::RunControl run_control(const po::variables_map& vm, const std::string& max_wall) {
+engine::RunControl run_control(const po::variables_map& vm) {
   engine::RunControl control;
   control.interrupted = &interrupted();
   if (vm.count("max-wall")) {
-    const double seconds = number_option("max-wall", max_wall, 1e-3, 1e6);
+    const double seconds = number_option("max-wall", vm["max-wall"].as<std::string>(), 1e-3, 1e6);
     control.budget_s = seconds;
     control.deadline = std::chrono::steady_clock::now() +
                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -150,9 +141,9 @@ engine::RunControl run_control(const po::variables_map& vm, const std::string& m
   return control;
 }
 
-void add_max_memory_option(po::options_description& opts, std::string& value) {
+void add_max_memory_option(po::options_description& opts) {
   opts.add_options()("max-memory",
-                     po::value(&value)->default_value(kDefaultMaxMemory)->value_name("SIZE"),
+                     po::value<std::string>()->default_value(kDefaultMaxMemory)->value_name("SIZE"),
                      "refuse (exit 2) work whose estimated memory exceeds this");
 }
 
@@ -171,17 +162,6 @@ search::CampaignRequest parse_campaign(const std::vector<std::string>& faults,
   r.seed = static_cast<std::uint64_t>(integer_option("seed", seed, 0, (1LL << 62)));
   for (const std::string& f : faults) r.draws.push_back(search::parse_fault_draw(f, option));
   return r;
-}
-
-void check_memory(double estimate_bytes, double limit_bytes, const std::string& what,
-                  const std::string& hint) {
-  if (estimate_bytes <= limit_bytes) return;
-  throw engine::UserError({"--max-memory", 0, 0},
-                          what + " would need about " +
-                              spec::format_quantity(estimate_bytes, spec::Dimension::bytes) +
-                              " of memory, more than the limit of " +
-                              spec::format_quantity(limit_bytes, spec::Dimension::bytes),
-                          hint + ", or raise --max-memory");
 }
 
 }  // namespace stepsim::cli

@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "sim/cli/commands.hpp"
 #include "sim/config/yaml_reader.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/engine/time.hpp"
@@ -22,18 +21,13 @@ namespace stepsim::cli {
 // Parses `args` against `visible`; positional arguments go to `files`. Throws
 // boost::program_options::error on unknown or malformed options (exit 2 in main).
 boost::program_options::variables_map parse_args(
-    const Args& args, const boost::program_options::options_description& visible,
-    std::vector<std::string>& files);
-
-// With --help: prints `opts` and returns true (the command then exits 0).
-bool print_help(const boost::program_options::variables_map& vm,
-                const boost::program_options::options_description& opts);
+    const std::vector<std::string>& args,
+    const boost::program_options::options_description& visible, std::vector<std::string>& files);
 
 std::vector<config::Override> parse_overrides(const std::vector<std::string>& sets);
 
-// The options every command has: --help and --set (collected into `sets`).
-void add_common_options(boost::program_options::options_description& opts,
-                        std::vector<std::string>& sets);
+// The options every command has: --help and --set (repeatable).
+void add_common_options(boost::program_options::options_description& opts);
 
 // `text`, the value of `option`, as a finite number in [lo, hi]; throws engine::UserError.
 double number_option(const std::string& option, const std::string& text, double lo, double hi);
@@ -52,35 +46,27 @@ void require_together(const boost::program_options::variables_map& vm, const std
 // What a command that prints a table prints: text, --json or --csv (one row per record, one
 // column per field, units in the column names), to stdout or -o/--output FILE.
 enum class OutputFormat { text, json, csv };
-void add_output_options(boost::program_options::options_description& opts, std::string& output);
+void add_output_options(boost::program_options::options_description& opts);
 // The format chosen; throws engine::UserError when --json and --csv are both given.
 OutputFormat output_format(const boost::program_options::variables_map& vm);
 
 // -j/--jobs N and the output options, as plan, sweep and stress take them.
-void add_search_options(boost::program_options::options_description& opts, std::string& jobs,
-                        std::string& output);
-// The --jobs value (1 to 256); throws engine::UserError when --json and --csv are both given.
-int search_jobs(const boost::program_options::variables_map& vm, const std::string& jobs);
+void add_search_options(boost::program_options::options_description& opts);
 
 // --max-memory: the limit on the memory a command may plan to use (default 4 GiB).
 constexpr const char* kDefaultMaxMemory = "4GiB";
-void add_max_memory_option(boost::program_options::options_description& opts, std::string& value);
+void add_max_memory_option(boost::program_options::options_description& opts);
 double max_memory_bytes(const std::string& value);
 // --max-wall: a wall-clock budget for the whole command (exit 3, no output); none by default.
-void add_max_wall_option(boost::program_options::options_description& opts, std::string& value);
+void add_max_wall_option(boost::program_options::options_description& opts);
 // The command's run control: the signal flag, and the --max-wall deadline when given.
-engine::RunControl run_control(const boost::program_options::variables_map& vm,
-                               const std::string& max_wall);
+engine::RunControl run_control(const boost::program_options::variables_map& vm);
 
 // A stress campaign's request from its options: "KIND[:COUNT][@LOW[-HIGH]]" values, the --trials
 // and --seed texts (throws engine::UserError naming `option` for a bad value).
 search::CampaignRequest parse_campaign(const std::vector<std::string>& faults,
                                        const std::string& trials, const std::string& seed,
                                        const std::string& option);
-
-// Refuses (engine::UserError, exit 2) an estimate above the limit, saying what it is made of.
-void check_memory(double estimate_bytes, double limit_bytes, const std::string& what,
-                  const std::string& hint);
 
 }  // namespace stepsim::cli
 

@@ -1,12 +1,9 @@
+// stepsim run SCENARIO (one step, its trace and diagram; --with: jobs on one fabric) and stepsim
+// compare SCENARIO... (several steps side by side).
 #include <algorithm>
-#include <boost/program_options.hpp>
 #include <charconv>
 #include <filesystem>
 
-#include "sim/cli/commands.hpp"
-#include "sim/cli/interrupt.hpp"
-#include "sim/cli/options.hpp"
-#include "sim/cli/output_file.hpp"
 #include "sim/cli/scenarios.hpp"
 #include "sim/report/chrome_trace.hpp"
 #include "sim/report/jobs_report.hpp"
@@ -50,165 +47,182 @@ std::vector<int> parse_ranks(const std::string& text, int devices) {
   return out;
 }
 
-int run_or_compare(const Args& args, bool compare) {
-  po::options_description opts(
-      compare ? "stepsim compare SCENARIO... [options]\n\nSimulates each scenario and puts them "
-                "side by side.\n\nOptions"
-              : "stepsim run SCENARIO [options]\n\n"
-                "Simulates one training step: every micro-batch's kernels and collectives on the "
-                "pipeline's\n"
-                "devices, over the cluster's network. Reports step time, compute, exposed "
-                "communication,\n"
-                "bubble and idle per pipeline rank next to the roofline bound.\n\nOptions");
-  std::vector<std::string> files, sets, with;
-  std::string output, report_file, trace_file, svg_file, trace_ranks, detail = "op";
-  std::string max_wall_text, max_ops_text = "2e7", max_trace_text = "2e7", max_memory_text;
-  add_common_options(opts, sets);
-  add_output_options(opts, output);
+void step_options(po::options_description& opts) {
+  add_output_options(opts);
   opts.add_options()(
       "exact",
       "simulate every cell of GPUs (tensor- and expert-parallel groups) on its own, without "
       "merging the ones that behave alike into symmetry classes")(
       "timing",
       "show the simulation's own wall time (sim.wall_s); without it every output is byte-identical "
-      "run to run")("max-ops",
-                    po::value(&max_ops_text)->default_value(max_ops_text)->value_name("N"),
+      "run to run")("max-ops", po::value<std::string>()->default_value("2e7")->value_name("N"),
                     "refuse scenarios needing more simulated operations (1 to 1e10)");
-  add_max_wall_option(opts, max_wall_text);
-  add_max_memory_option(opts, max_memory_text);
-  if (!compare)
-    opts.add_options()("with", po::value(&with)->value_name("SCENARIO"),
-                       "another job on the same fabric, placed on the nodes after the ones "
-                       "before it; repeatable. Every job is simulated beside the others and alone; "
-                       "--set applies to every job, --report, --trace and --svg to the first")(
-        "report", po::value(&report_file)->value_name("FILE"),
-        "also write the JSON report to this file")(
-        "trace", po::value(&trace_file)->value_name("FILE"),
-        "write a Chrome trace (Perfetto, chrome://tracing) to this file")(
-        "svg", po::value(&svg_file)->value_name("FILE"),
-        "write the pipeline schedule diagram (every rank's compute stream) as SVG")(
-        "trace-ranks", po::value(&trace_ranks)->value_name("LIST"),
-        "pipeline ranks in the trace, e.g. 0-3 or 0,15 (default: all)")(
-        "trace-detail", po::value(&detail)->default_value(detail)->value_name("D"),
-        "op (every kernel group and transfer) | layer (a stream's consecutive ops of one layer "
-        "as one event) | kernel (each op's kernels nested in it, as stepsim kernels lists them)")(
-        "max-trace-events",
-        po::value(&max_trace_text)->default_value(max_trace_text)->value_name("N"),
-        "refuse traces with more events (1 to 1e10)");
-  const po::variables_map vm = parse_args(args, opts, files);
-  if (print_help(vm, opts)) return 0;
-  const engine::SourceLoc cli{"<command line>", 0, 0};
-  if (files.empty())
-    throw engine::UserError(cli,
-                            std::string(compare ? "compare" : "run") + " needs a scenario file");
-  if (!compare && files.size() > 1)
-    throw engine::UserError(cli, "run takes one scenario", "use stepsim compare for several");
-  report::TraceDetail trace_detail = report::TraceDetail::op;
-  if (detail == "layer")
-    trace_detail = report::TraceDetail::layer;
-  else if (detail == "kernel")
-    trace_detail = report::TraceDetail::kernel;
-  else if (detail != "op")
-    throw engine::UserError({"--trace-detail", 0, 0}, "unknown detail '" + detail + "'",
-                            "op, layer or kernel");
-  for (const char* o : {"trace-ranks", "trace-detail", "max-trace-events"})
-    require_together(vm, o, "trace");
-  engine::RunControl control = run_control(vm, max_wall_text);
-  const double max_ops = number_option("max-ops", max_ops_text, 1, 1e10);
-  const double max_trace_events = number_option("max-trace-events", max_trace_text, 1, 1e10);
-  const double max_memory = max_memory_bytes(max_memory_text);
-  const OutputFormat out_format = output_format(vm);
-  OutputSet outputs;
-  if (vm.count("output")) outputs.add("--output", output);
-  if (vm.count("report")) outputs.add("--report", report_file);
-  if (vm.count("trace")) outputs.add("--trace", trace_file);
-  if (vm.count("svg")) outputs.add("--svg", svg_file);
-  const auto overrides = parse_overrides(sets);
-  const bool timing = vm.count("timing") > 0;
+  add_max_wall_option(opts);
+  add_max_memory_option(opts);
+}
 
-  if (!with.empty()) files.insert(files.end(), with.begin(), with.end());
-  const std::vector<spec::ScenarioSpec> specs =
-      load_scenarios(files, overrides, vm.count("exact") > 0, outputs);
+void run_options(po::options_description& opts) {
+  step_options(opts);
+  opts.add_options()("with", po::value<std::vector<std::string>>()->value_name("SCENARIO"),
+                     "another job on the same fabric, placed on the nodes after the ones "
+                     "before it; repeatable. Every job is simulated beside the others and alone; "
+                     "--set applies to every job, --report, --trace and --svg to the first")(
+      "report", po::value<std::string>()->value_name("FILE"),
+      "also write the JSON report to this file")(
+      "trace", po::value<std::string>()->value_name("FILE"),
+      "write a Chrome trace (Perfetto, chrome://tracing) to this file")(
+      "svg", po::value<std::string>()->value_name("FILE"),
+      "write the pipeline schedule diagram (every rank's compute stream) as SVG")(
+      "trace-ranks", po::value<std::string>()->value_name("LIST"),
+      "pipeline ranks in the trace, e.g. 0-3 or 0,15 (default: all)")(
+      "trace-detail", po::value<std::string>()->default_value("op")->value_name("D"),
+      "op (every kernel group and transfer) | layer (a stream's consecutive ops of one layer "
+      "as one event) | kernel (each op's kernels nested in it, as stepsim kernels lists them)")(
+      "max-trace-events", po::value<std::string>()->default_value("2e7")->value_name("N"),
+      "refuse traces with more events (1 to 1e10)");
+}
+
+// What run writes besides its table: the JSON report, the trace, the diagram.
+struct StepFiles {
+  std::string report, trace, svg;
+  report::TraceOptions trace_options;
+  double max_trace_events = 2e7;
+};
+
+StepFiles step_files(Invocation& in) {
+  StepFiles f;
+  if (in.vm.count("trace-detail")) {
+    const std::string detail = in.text("trace-detail");
+    if (detail == "layer")
+      f.trace_options.detail = report::TraceDetail::layer;
+    else if (detail == "kernel")
+      f.trace_options.detail = report::TraceDetail::kernel;
+    else if (detail != "op")
+      throw engine::UserError({"--trace-detail", 0, 0}, "unknown detail '" + detail + "'",
+                              "op, layer or kernel");
+  }
+  for (const char* o : {"trace-ranks", "trace-detail", "max-trace-events"})
+    require_together(in.vm, o, "trace");
+  if (in.vm.count("max-trace-events")) f.max_trace_events = in.number("max-trace-events", 1, 1e10);
+  f.report = in.text("report");
+  f.trace = in.text("trace");
+  f.svg = in.text("svg");
+  if (in.vm.count("report")) in.outputs.add("--report", f.report);
+  if (in.vm.count("trace")) in.outputs.add("--trace", f.trace);
+  if (in.vm.count("svg")) in.outputs.add("--svg", f.svg);
+  return f;
+}
+
+// The limits of the steps (their memory adds up), with the first step's outputs (its trace's
+// ranks set once its layout is known).
+StepLimits step_limits(const Invocation& in, const StepFiles& f) {
+  StepLimits limits;
+  limits.limits.max_ops = in.number("max-ops", 1, 1e10);
+  limits.limits.max_memory = max_memory_bytes(in.text("max-memory"));
+  limits.memory_hint = "use fewer or larger micro-batches, select ranks with --trace-ranks";
+  if (!f.trace.empty()) {
+    limits.first.trace_events_per_op =
+        report::kTraceEventsPerOp[static_cast<int>(f.trace_options.detail)];
+    limits.first.trace_bytes_per_event = report::kTraceBytesPerEvent;
+    limits.first.max_trace_events = f.max_trace_events;
+  }
+  if (!f.svg.empty()) limits.first.bytes_per_op = report::kSvgBytesPerOp;
+  return limits;
+}
+
+// The table: text (with the comparison), JSON or CSV, of the steps or of the jobs.
+std::string step_table(const Invocation& in, const std::vector<const run::Result*>& runs,
+                       const std::vector<run::JobRun>& jobs, const std::vector<std::string>& labels,
+                       bool compare) {
+  const bool timing = in.has("timing");
+  if (in.format == OutputFormat::csv)
+    return compare || !jobs.empty() ? report::step_comparison_csv(runs, labels)
+                                    : report::step_ranks_csv(*runs.front(), labels[0]);
+  if (in.format == OutputFormat::json) {
+    format::JsonWriter w;
+    if (!jobs.empty()) {
+      report::jobs_json(w, jobs, labels, timing);
+    } else {
+      if (runs.size() > 1) w.begin_array();
+      for (const run::Result* r : runs) report::step_json(w, *r, timing);
+      if (runs.size() > 1) w.end_array();
+    }
+    std::string text = w.str();
+    return text.back() == '\n' ? text : text + "\n";
+  }
+  if (!jobs.empty()) return report::jobs_text(jobs, labels, timing);
+  std::string text;
+  for (const run::Result* r : runs) text += report::step_text(*r, timing) + "\n";
+  return compare ? text + report::step_comparison_text(runs, labels) : text;
+}
+
+int run_or_compare(Invocation& in, bool compare) {
+  StepFiles files = compare ? StepFiles{} : step_files(in);
+  StepLimits limits = step_limits(in, files);
+  std::vector<std::string> scenarios = in.files, with = in.texts("with");
+  scenarios.insert(scenarios.end(), with.begin(), with.end());
+  const auto specs = load_scenarios(scenarios, in.overrides, in.has("exact"), in.outputs);
   if (!with.empty()) run::shared_fabric(specs);
   const workload::ParallelPlan first_plan = workload::make_plan(specs[0]);
-  std::vector<int> ranks;
-  if (!trace_ranks.empty()) ranks = parse_ranks(trace_ranks, first_plan.pp);
+  if (in.vm.count("trace-ranks"))
+    files.trace_options.ranks = parse_ranks(in.text("trace-ranks"), first_plan.pp);
   // Refuse what would not fit in memory, or a trace too large to open, before spending time on it.
-  // The simulations of a comparison stay in memory together: their estimates add up.
-  StepLimits limits;
-  limits.limits.max_ops = max_ops;
-  limits.limits.max_memory = max_memory;
-  limits.memory_hint = "use fewer or larger micro-batches, select ranks with --trace-ranks";
-  if (!trace_file.empty()) {
-    limits.first.trace_events_per_op = report::kTraceEventsPerOp[static_cast<int>(trace_detail)];
-    limits.first.trace_bytes_per_event = report::kTraceBytesPerEvent;
-    limits.first.trace_ranks = static_cast<int>(ranks.size());
-    limits.first.max_trace_events = max_trace_events;
-  }
-  if (!svg_file.empty()) limits.first.bytes_per_op = report::kSvgBytesPerOp;
+  limits.first.trace_ranks = static_cast<int>(files.trace_options.ranks.size());
   std::vector<run::Result> sims;
   std::vector<run::JobRun> jobs;
-  if (with.empty()) {
-    sims = simulate_all(files, prepare_all(files, specs, limits, &first_plan), control);
-  } else {
-    jobs = run::simulate_jobs(specs, limits_of(files, limits), &control);
-  }
-  const run::Result& first = jobs.empty() ? sims.front() : jobs.front().sim;
-  std::vector<std::string> labels;
-  for (const std::string& f : files) labels.push_back(std::filesystem::path(f).stem().string());
-
+  if (with.empty())
+    sims = simulate_all(scenarios, prepare_all(scenarios, specs, limits, &first_plan), in.control);
+  else
+    jobs = run::simulate_jobs(specs, limits_of(scenarios, limits), &in.control);
   std::vector<const run::Result*> runs;
   for (const run::Result& sim : sims) runs.push_back(&sim);
   for (const run::JobRun& job : jobs) runs.push_back(&job.sim);
-  std::string text;
-  if (out_format == OutputFormat::csv) {
-    text = compare || !jobs.empty() ? report::step_comparison_csv(runs, labels)
-                                    : report::step_ranks_csv(first, labels[0]);
-  } else if (!jobs.empty()) {
-    if (out_format == OutputFormat::json) {
-      format::JsonWriter w;
-      report::jobs_json(w, jobs, labels, timing);
-      text = w.str();
-      if (text.back() != '\n') text += '\n';
-    } else {
-      text = report::jobs_text(jobs, labels, timing);
-    }
-  } else if (out_format == OutputFormat::json) {
+  std::vector<std::string> labels;
+  for (const std::string& f : scenarios) labels.push_back(std::filesystem::path(f).stem().string());
+  const run::Result& first = *runs.front();
+  if (!files.report.empty()) {
     format::JsonWriter w;
-    if (sims.size() > 1) w.begin_array();
-    for (const run::Result& sim : sims) report::step_json(w, sim, timing);
-    if (sims.size() > 1) w.end_array();
-    text = w.str();
-    if (text.back() != '\n') text += '\n';
-  } else {
-    for (const run::Result& sim : sims) text += report::step_text(sim, timing) + "\n";
-    if (compare) text += report::step_comparison_text(runs, labels);
+    report::step_json(w, first, in.has("timing"));
+    in.outputs.stage(files.report, w.str());
   }
-  outputs.set_control(&control);
-  if (!report_file.empty()) {
-    format::JsonWriter w;
-    report::step_json(w, first, timing);
-    outputs.stage(report_file, w.str());
-  }
-  if (!trace_file.empty()) {
-    report::TraceOptions topt;
-    topt.ranks = ranks;
-    topt.detail = trace_detail;
-    topt.control = &control;
-    outputs.stage(trace_file, report::chrome_trace(first, topt));
-  }
-  if (!svg_file.empty()) outputs.stage(svg_file, report::schedule_svg(first));
-  outputs.finish_report(output, text);
+  files.trace_options.control = &in.control;
+  if (!files.trace.empty())
+    in.outputs.stage(files.trace, report::chrome_trace(first, files.trace_options));
+  if (!files.svg.empty()) in.outputs.stage(files.svg, report::schedule_svg(first));
+  in.outputs.finish_report(in.output, step_table(in, runs, jobs, labels, compare));
   return 0;
 }
 
 }  // namespace
 
-int run_command(const Args& args) {
-  return run_or_compare(args, false);
-}
-int compare_command(const Args& args) {
-  return run_or_compare(args, true);
-}
+extern const Command kRun{
+    .name = "run",
+    .synopsis = "run SCENARIO",
+    .summary = "simulate one training step: step time, bubble, exposed communication, trace",
+    .help =
+        "stepsim run SCENARIO [options]\n\n"
+        "Simulates one training step: every micro-batch's kernels and collectives on the "
+        "pipeline's\n"
+        "devices, over the cluster's network. Reports step time, compute, exposed "
+        "communication,\n"
+        "bubble and idle per pipeline rank next to the roofline bound.",
+    .options = run_options,
+    .files = {.min = 1,
+              .max = 1,
+              .fewer = "run needs a scenario file",
+              .more = "run takes one scenario",
+              .more_hint = "use stepsim compare for several"},
+    .handler = [](Invocation& in) { return run_or_compare(in, false); }};
+
+extern const Command kCompare{
+    .name = "compare",
+    .synopsis = "compare SCENARIO...",
+    .summary = "simulate several scenarios side by side",
+    .help =
+        "stepsim compare SCENARIO... [options]\n\nSimulates each scenario and puts them side "
+        "by side.",
+    .options = step_options,
+    .files = {.min = 1, .fewer = "compare needs a scenario file"},
+    .handler = [](Invocation& in) { return run_or_compare(in, true); }};
 
 }  // namespace stepsim::cli

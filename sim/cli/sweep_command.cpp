@@ -1,20 +1,15 @@
 // stepsim sweep SCENARIO --vary key=v1,v2,...: the scenario simulated at every point of the
 // Cartesian product of the --vary values (the first --vary outermost), one row per point. A point
 // the scenario's rules refuse keeps its error in its row.
-#include <boost/program_options.hpp>
 #include <set>
 
-#include "sim/cli/commands.hpp"
-#include "sim/cli/options.hpp"
-#include "sim/cli/output_file.hpp"
+#include "sim/cli/command.hpp"
 #include "sim/config/load.hpp"
 #include "sim/format/text_table.hpp"
 #include "sim/report/sweep_report.hpp"
 #include "sim/workload/checks.hpp"
 
 namespace stepsim::cli {
-
-namespace po = boost::program_options;
 
 namespace {
 
@@ -55,37 +50,11 @@ search::Vary parse_vary(const std::string& text) {
   return v;
 }
 
-}  // namespace
-
-int sweep_command(const Args& args) {
-  po::options_description opts(
-      "stepsim sweep SCENARIO --vary KEY=V1,V2,... [--vary ...] [options]\n\n"
-      "Simulates the scenario at every point of the Cartesian product of the --vary values\n"
-      "(on top of any --set), one row per point: the point's values, step time, breakdown,\n"
-      "roofline bound and memory. A point the scenario's rules refuse gets its error in its\n"
-      "row. Under mpirun (a build with MPI) the points spread over the ranks; rank 0 writes\n"
-      "the result.\n\nOptions");
-  std::vector<std::string> files, sets, varies;
-  std::string output, max_wall, max_memory = kDefaultMaxMemory, jobs = "1";
-  add_common_options(opts, sets);
-  opts.add_options()("vary", po::value(&varies)->value_name("KEY=V1,V2,..."),
-                     "a key and its values; repeatable (the first outermost)");
-  add_search_options(opts, jobs, output);
-  add_max_wall_option(opts, max_wall);
-  add_max_memory_option(opts, max_memory);
-  const po::variables_map vm = parse_args(args, opts, files);
-  if (print_help(vm, opts)) return 0;
-  run::Workers workers(search_jobs(vm, jobs));
-  if (files.size() != 1)
-    throw engine::UserError({"<command line>", 0, 0},
-                            "sweep needs one scenario file, got " + std::to_string(files.size()),
-                            "stepsim sweep scenarios/deepseek-v3-dualpipe.yaml --vary "
-                            "parallelism.schedule=1f1b,dualpipe");
-  if (varies.empty())
-    throw engine::UserError({"<command line>", 0, 0}, "sweep needs at least one --vary",
-                            "e.g. --vary training.global_batch=7680,15360");
-
-  std::vector<search::Vary> vs;
+// The --vary options: each parsed, no key twice (nor a key and one inside it), at most 100,000
+// points.
+search::Sweep sweep_of(const std::vector<std::string>& varies) {
+  search::Sweep sweep;
+  std::vector<search::Vary>& vs = sweep.varies;
   double points = 1;
   for (const std::string& v : varies) {
     vs.push_back(parse_vary(v));
@@ -108,53 +77,92 @@ int sweep_command(const Args& args) {
     throw engine::UserError(
         {"--vary", 0, 0}, "the sweep has " + format::fixed(points, 0) + " points, more than 100000",
         "vary fewer keys or values");
-  const std::vector<config::Override> base = parse_overrides(sets);
-  OutputSet outputs;
-  if (vm.count("output")) outputs.add("--output", output);
-  const engine::RunControl control = run_control(vm, max_wall);
-  outputs.set_control(&control);
-  workers.set_control(&control);
-  // The scenario as given must load: a broken file is the user's error, not a point's.
-  const spec::ScenarioSpec scenario = config::load_scenario(files[0], base);
-  outputs.check_inputs(scenario.where.files);
+  return sweep;
+}
+
+// The scenario as given must load: a broken file is the user's error, not a point's; and so is a
+// key or value it cannot take (the loader blames it on the --vary itself), each checked once.
+void check_values(Invocation& in, const search::Sweep& sweep) {
+  const spec::ScenarioSpec scenario = config::load_scenario(in.files[0], in.overrides);
+  in.outputs.check_inputs(scenario.where.files);
   workload::check_words(scenario);
-  // The value of each key, as an override, checked once.
-  for (std::size_t k = 0; k < vs.size(); ++k)
-    for (const std::string& v : vs[k].values) {
-      control.check();
-      // A key or value the scenario file cannot take is the user's error, not a point's: the
-      // loader blames it on the --vary itself.
-      std::vector<config::Override> o = base;
-      o.push_back(config::parse_override(vs[k].key + "=" + v, "--vary"));
+  for (const search::Vary& v : sweep.varies)
+    for (const std::string& value : v.values) {
+      in.control.check();
+      std::vector<config::Override> o = in.overrides;
+      o.push_back(config::parse_override(v.key + "=" + value, "--vary"));
       try {
-        workload::check_words(config::load_scenario(files[0], o));
+        workload::check_words(config::load_scenario(in.files[0], o));
       } catch (const engine::UserError& e) {
         if (e.loc().file.rfind("--vary ", 0) == 0) throw;
       }
     }
+  in.outputs.check_read();  // a --vary value that names a file is an input too
+}
 
-  outputs.check_read();  // a --vary value that names a file is an input too
-  search::Sweep sweep{vs};
+int sweep(Invocation& in) {
+  const std::vector<std::string> varies = in.texts("vary");
+  if (varies.empty())
+    throw engine::UserError({"<command line>", 0, 0}, "sweep needs at least one --vary",
+                            "e.g. --vary training.global_batch=7680,15360");
+  const search::Sweep sweep = sweep_of(varies);
+  check_values(in, sweep);
   // Overrides parsed afresh for each point: their YAML nodes are not shared between threads
   // (yaml-cpp's node memory is not thread-safe).
   auto scenario_at = [&](std::size_t i) {
     std::vector<config::Override> o;
-    for (const std::string& s : sets) o.push_back(config::parse_override(s));
+    for (const std::string& s : in.sets) o.push_back(config::parse_override(s));
     const auto at = sweep.at(i);
-    for (std::size_t k = 0; k < vs.size(); ++k)
-      o.push_back(config::parse_override(vs[k].key + "=" + vs[k].values[at[k]], "--vary"));
-    return config::load_scenario(files[0], o);
+    for (std::size_t k = 0; k < sweep.varies.size(); ++k) {
+      const search::Vary& v = sweep.varies[k];
+      o.push_back(config::parse_override(v.key + "=" + v.values[at[k]], "--vary"));
+    }
+    return config::load_scenario(in.files[0], o);
   };
   // Per simulation, whatever -j (so that the rows do not depend on it): with -j N up to N run at
   // once.
-  const std::vector<search::Simulated> results =
-      search::run_sweep(sweep, scenario_at, workers, &control, max_memory_bytes(max_memory));
-  if (!workers.root()) return 0;
-  const std::string out = vm.count("json")  ? report::sweep_json(sweep, results)
-                          : vm.count("csv") ? report::sweep_csv(sweep, results)
-                                            : report::sweep_text(files[0], sweep, results);
-  outputs.finish_report(output, out);
+  const std::vector<search::Simulated> results = search::run_sweep(
+      sweep, scenario_at, *in.workers, &in.control, max_memory_bytes(in.text("max-memory")));
+  if (!in.workers->root()) return 0;
+  in.outputs.finish_report(in.output, in.format == OutputFormat::json
+                                          ? report::sweep_json(sweep, results)
+                                      : in.format == OutputFormat::csv
+                                          ? report::sweep_csv(sweep, results)
+                                          : report::sweep_text(in.files[0], sweep, results));
   return 0;
 }
+
+void sweep_options(boost::program_options::options_description& opts) {
+  opts.add_options()(
+      "vary",
+      boost::program_options::value<std::vector<std::string>>()->value_name("KEY=V1,V2,..."),
+      "a key and its values; repeatable (the first outermost)");
+  add_search_options(opts);
+  add_max_wall_option(opts);
+  add_max_memory_option(opts);
+}
+
+}  // namespace
+
+extern const Command kSweep{
+    .name = "sweep",
+    .synopsis = "sweep SCENARIO",
+    .summary = "simulate a scenario over the product of --vary values, one row per point",
+    .help =
+        "stepsim sweep SCENARIO --vary KEY=V1,V2,... [--vary ...] [options]\n\n"
+        "Simulates the scenario at every point of the Cartesian product of the --vary values\n"
+        "(on top of any --set), one row per point: the point's values, step time, breakdown,\n"
+        "roofline bound and memory. A point the scenario's rules refuse gets its error in its\n"
+        "row. Under mpirun (a build with MPI) the points spread over the ranks; rank 0 writes\n"
+        "the result.",
+    .options = sweep_options,
+    .files = {.min = 1,
+              .max = 1,
+              .fewer = "sweep needs one scenario file",
+              .hint = "stepsim sweep scenarios/deepseek-v3-dualpipe.yaml --vary "
+                      "parallelism.schedule=1f1b,dualpipe",
+              .counted = true},
+    .handler = sweep,
+    .ranks = true};
 
 }  // namespace stepsim::cli

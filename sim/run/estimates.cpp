@@ -4,6 +4,7 @@
 
 #include "sim/exec/symmetry.hpp"
 #include "sim/hw/topology.hpp"
+#include "sim/spec/units.hpp"
 
 namespace stepsim::run {
 
@@ -30,6 +31,17 @@ Estimates estimate(const spec::ScenarioSpec& spec, const workload::ParallelPlan&
   e.trace_events = e.ops * shown / plan.pp * outputs.trace_events_per_op;
   e.output_bytes = e.trace_events * outputs.trace_bytes_per_event + e.ops * outputs.bytes_per_op;
   return e;
+}
+
+void check_memory(double need, double limit, const std::string& what, const std::string& hint) {
+  if (limit <= 0.0 || need <= limit) return;
+  throw OverMemory(engine::UserError({"--max-memory", 0, 0},
+                                     what + " would need about " +
+                                         spec::format_quantity(need, spec::Dimension::bytes) +
+                                         " of memory, more than the limit of " +
+                                         spec::format_quantity(limit, spec::Dimension::bytes),
+                                     hint + ", or raise --max-memory"),
+                   need);
 }
 
 long long estimates_made() {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <string>
 
 #include "sim/spec/scenario.hpp"
 #include "sim/workload/parallel_plan.hpp"
@@ -38,6 +39,22 @@ struct Estimates {
 
 Estimates estimate(const spec::ScenarioSpec& spec, const workload::ParallelPlan& plan,
                    const Outputs& outputs = {});
+
+// The refusal of work whose estimated memory exceeds --max-memory: a search keeps it as the
+// layout's or trial's outcome, with the figure.
+class OverMemory : public engine::UserError {
+ public:
+  OverMemory(engine::UserError e, double need) : engine::UserError(std::move(e)), need_(need) {}
+  double need() const { return need_; }  // bytes
+
+ private:
+  double need_ = 0.0;
+};
+
+// Throws OverMemory at --max-memory when `need` bytes exceed `limit` (none when `limit` <= 0):
+// "WHAT would need about N of memory, more than the limit of L", hint "HINT, or raise
+// --max-memory".
+void check_memory(double need, double limit, const std::string& what, const std::string& hint);
 
 // How many estimates this process has made (a test counts them: one per simulated step).
 long long estimates_made();

@@ -2,7 +2,6 @@
 
 #include <chrono>
 
-#include "sim/spec/units.hpp"
 #include "sim/workload/checks.hpp"
 
 namespace stepsim::run {
@@ -37,19 +36,6 @@ void check_trace(const Estimates& e, const Outputs& o) {
                           "raise --max-trace-events");
 }
 
-void check_memory(const Estimates& e, const Limits& l) {
-  const double need = l.memory_before + e.memory_bytes + e.output_bytes;
-  if (l.max_memory <= 0.0 || need <= l.max_memory) return;
-  throw OverMemory(
-      engine::UserError({"--max-memory", 0, 0},
-                        l.memory_what + " would need about " +
-                            spec::format_quantity(need, spec::Dimension::bytes) +
-                            " of memory, more than the limit of " +
-                            spec::format_quantity(l.max_memory, spec::Dimension::bytes),
-                        l.memory_hint + ", or raise --max-memory"),
-      e.memory_bytes + e.output_bytes);
-}
-
 // The program lays out every chunk of the step: refuse one too large to hold. About 90 B a chunk
 // while the program is built (the schedule's instruction, the program's), so 0.4 GB at most; a
 // step the simulation would accept (--max-ops) has fewer.
@@ -75,7 +61,8 @@ Prepared prepare(const spec::ScenarioSpec& spec, const Limits& limits,
   p.estimates = estimate(spec, layout, limits.outputs);
   check_ops(spec, layout, p.estimates, limits.max_ops);
   check_trace(p.estimates, limits.outputs);
-  check_memory(p.estimates, limits);
+  check_memory(limits.memory_before + p.estimates.memory_bytes + p.estimates.output_bytes,
+               limits.max_memory, limits.memory_what, limits.memory_hint);
   workload::check_precisions(spec);
   check_program_size(spec, layout);
   const workload::ModelCost cost(spec.model, spec.training);

@@ -39,17 +39,6 @@ struct Limits {
   Outputs outputs;  // traces and diagrams to be written of the step (estimates.hpp)
 };
 
-// The refusal of a step whose estimated memory exceeds Limits::max_memory: a search keeps it as
-// the layout's or trial's outcome, with the figure.
-class OverMemory : public engine::UserError {
- public:
-  OverMemory(engine::UserError e, double need) : engine::UserError(std::move(e)), need_(need) {}
-  double need() const { return need_; }  // bytes, this step's own (without memory_before)
-
- private:
-  double need_ = 0.0;
-};
-
 struct Prepared {
   spec::ScenarioSpec spec;        // the scenario as loaded: the inputs reports print
   workload::StepProgram program;  // program.plan is the layout

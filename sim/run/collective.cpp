@@ -1,0 +1,68 @@
+#include "sim/run/collective.hpp"
+
+#include <algorithm>
+
+#include "sim/run/estimates.hpp"
+
+namespace stepsim::run {
+
+namespace {
+
+constexpr double kBytesPerTransfer = 400.0;
+
+// The group's shape for the operation: DeepEP places the same number of experts on every rank
+// (its dispatch layout asserts num_experts % num_ranks == 0: DeepEP, csrc/kernels,
+// notify_dispatch, EP_HOST_ASSERT); a p2p is one GPU to another.
+void check_group(const CollectiveRequest& r, int n) {
+  const bool moe_op = r.op == net::CollectiveOp::dispatch || r.op == net::CollectiveOp::combine;
+  const int experts = r.options.experts;
+  if (moe_op && experts % n != 0)
+    throw engine::UserError({"--experts", 0, 0},
+                            std::to_string(experts) + " experts do not spread evenly over the " +
+                                std::to_string(n) + " GPUs of the group",
+                            "DeepEP needs the experts to divide over the ranks: e.g. --experts " +
+                                std::to_string(n * std::max(1, experts / n)));
+  if (r.op == net::CollectiveOp::p2p && n != 2)
+    throw engine::UserError(
+        {"--group", 0, 0},
+        "p2p sends from one GPU to another; the group has " + std::to_string(n) + " GPUs",
+        "give a pair, e.g. --group 0,8");
+}
+
+}  // namespace
+
+CollectiveSizes run_collective_sizes(const spec::ClusterSpec& cluster, const CollectiveRequest& r,
+                                     const engine::RunControl* control) {
+  check_memory(hw::Topology::estimate_bytes(cluster), r.max_memory,
+               r.what + ": building this topology", "simulate a smaller cluster");
+  const hw::Topology topo(cluster);
+  const std::vector<int> members = net::parse_group(r.group, topo, "--group");
+  const int n = static_cast<int>(members.size());
+  check_group(r, n);
+  check_memory(
+      hw::Topology::estimate_bytes(cluster) +
+          kBytesPerTransfer * net::estimate_transfers(r.op, members, topo, r.options),
+      r.max_memory, "this collective",
+      r.options.bundle ? "use a smaller group" : "drop --no-bundle, or use a smaller group");
+  CollectiveSizes out;
+  out.cluster = cluster.name;
+  out.group_size = n;
+  for (double s : r.sizes) {
+    CollectiveRow row;
+    row.result = net::run_collective(net::plan_collective(r.op, s, members, topo, r.options), s, n,
+                                     topo, r.fidelity, control);
+    for (const auto& ph : row.result.phases) row.steps += ph.repeat;
+    net::PlanOptions same = r.options;
+    same.algorithm = row.result.algorithm;
+    same.protocol = row.result.protocol;
+    same.channels = row.result.channels;
+    same.chunks = row.result.stream_chunks;
+    row.latency_s = net::run_collective(net::plan_collective(r.op, 1.0, members, topo, same), 1.0,
+                                        n, topo, r.fidelity, control)
+                        .time.seconds();
+    out.rows.push_back(std::move(row));
+  }
+  return out;
+}
+
+}  // namespace stepsim::run
