@@ -125,7 +125,7 @@ StepMetrics step_metrics(const exec::StepGraph& g, const exec::StepTimeline& t) 
       if (s > cursor) blame(g, t, queue, d, binding(g, t, op), cursor, s, bl);
       b.compute += e - s;
       b.compute_slowed += std::max(0.0, e - s - g.ops[op].duration.seconds());
-      imbalance += std::min(g.ops[op].waiting_s, e - s);
+      imbalance += std::min(g.facts[op].waiting_s, e - s);
       busy.push_back({s, e});
       cursor = std::max(cursor, e);
     }

@@ -14,19 +14,20 @@ std::vector<TrafficStats> traffic_stats(const exec::StepGraph& g, const exec::St
 
   for (std::size_t id = 0; id < g.ops.size(); ++id) {
     const exec::StepOp& op = g.ops[id];
+    const exec::OpFacts& f = g.facts[id];
     const std::string_view kind = traffic_row(op.kind);
     const auto it = std::find(std::begin(kTrafficRows), std::end(kTrafficRows), kind);
-    if (kind.empty() || it == std::end(kTrafficRows) || op.bytes <= 0.0) continue;
+    if (kind.empty() || it == std::end(kTrafficRows) || f.bytes <= 0.0) continue;
     TrafficStats& r = rows[it - std::begin(kTrafficRows)];
     const double w = g.gpus_of(op.device) / gpus;
     const double in_flight = (t.end[id] - t.start[id]).seconds();
     r.ops += w;
-    r.bytes += w * op.bytes;
-    r.link.nvlink += w * op.nvlink_bytes;
-    r.link.ib += w * op.ib_bytes;
+    r.bytes += w * f.bytes;
+    r.link.nvlink += w * f.nvlink_bytes;
+    r.link.ib += w * f.ib_bytes;
     r.seconds += w * in_flight;
     r.alone_seconds += w * op.duration.seconds();
-    bus[it - std::begin(kTrafficRows)] += w * op.bus_bytes;
+    bus[it - std::begin(kTrafficRows)] += w * f.bus_bytes;
   }
   std::vector<TrafficStats> out;
   for (int k = 0; k < kRows; ++k) {

@@ -47,28 +47,34 @@ bool CollectiveTimer::touches_fault(const std::vector<int>& group) const {
   return false;
 }
 
-std::vector<int> CollectiveTimer::group(workload::GroupRole role) const {
+std::vector<int> CollectiveTimer::group(workload::GroupRole role, const DeviceCells& d) const {
   using workload::GroupRole;
+  const int rank_first = sym_.first_gpu(d.rank, 0);
+  const int cell_first = sym_.first_gpu(d.rank, d.cells->front());
+  // The first GPU of the context-parallel group the device's first cell lies in.
+  const int block = plan_.cp * plan_.tp;
+  const int cp_first = rank_first + (cell_first - rank_first) / block * block;
   switch (role) {
     case GroupRole::tp:
-      return strided(cell_first(), plan_.tp, 1);
+      return strided(cell_first, plan_.tp, 1);
     case GroupRole::ep:
-      return strided(cell_first(), plan_.ep, 1);
+      return strided(cell_first, plan_.ep, 1);
     case GroupRole::dp:
-      return strided(rank_first(), plan_.replicas(), plan_.tp);
+      return strided(rank_first, plan_.replicas(), plan_.tp);
     case GroupRole::edp:
-      return strided(rank_first(), plan_.edp, plan_.ep);
+      return strided(rank_first, plan_.edp, plan_.ep);
     case GroupRole::cp:
-      return strided(cp_first(), plan_.cp, plan_.tp);
+      return strided(cp_first, plan_.cp, plan_.tp);
     case GroupRole::cp_a2a:
-      return strided(cp_first(), plan_.cp_a2a, plan_.tp);
+      return strided(cp_first, plan_.cp_a2a, plan_.tp);
     case GroupRole::cp_ring:
-      return strided(cp_first(), plan_.cp / plan_.cp_a2a, plan_.tp * plan_.cp_a2a);
+      return strided(cp_first, plan_.cp / plan_.cp_a2a, plan_.tp * plan_.cp_a2a);
   }
   STEPSIM_UNREACHABLE("unknown group role");
 }
 
-std::vector<std::vector<int>> CollectiveTimer::siblings(const std::vector<int>& group) const {
+std::vector<std::vector<int>> CollectiveTimer::siblings(const std::vector<int>& group,
+                                                        const DeviceCells& d) const {
   const int block = sym_.block;
   const int first = group.front(), base = sym_.offset + (first - sym_.offset) / block * block;
   std::vector<std::vector<int>> out;
@@ -82,13 +88,13 @@ std::vector<std::vector<int>> CollectiveTimer::siblings(const std::vector<int>& 
   const int cell_base = base + (first - base) / sym_.cell * sym_.cell;
   if (group.back() >= base + block) {
     // Pipeline sends, from the first GPU of the class's first cell: every GPU of its cells.
-    for (int j : *cells_)
+    for (int j : *d.cells)
       for (int o = 0; o < sym_.cell; ++o) shifted(sym_.first_gpu(rank, j) + o - first);
   } else if (group.back() < cell_base + sym_.cell) {
     // tp, cp or ep groups, inside a cell: every group of the class's cells, the n·stride GPUs
     // of a span holding `stride` interleaved groups.
     const int span = static_cast<int>(group.size()) * stride;
-    for (int j : *cells_)
+    for (int j : *d.cells)
       for (int b = 0; b + span <= sym_.cell; b += span)
         for (int o = 0; o < stride; ++o) shifted(sym_.first_gpu(rank, j) + b + o - first);
   } else {
@@ -97,14 +103,16 @@ std::vector<std::vector<int>> CollectiveTimer::siblings(const std::vector<int>& 
   return out;
 }
 
-int CollectiveTimer::take_load() {
-  std::vector<std::pair<int, long long>> parts = std::move(pending_loads_);
-  pending_loads_.clear();
+int CollectiveTimer::sequence(const std::vector<TimedCollective>& parts) {
+  std::vector<std::pair<int, long long>> pieces;
   bool any = false;
-  for (const auto& [shape, t] : parts) any |= shape >= 0;
+  for (const TimedCollective& p : parts)
+    if (p.ran) {
+      pieces.push_back({p.shape, p.time.picoseconds()});
+      any |= p.shape >= 0;
+    }
   if (!any) return -1;
-  if (parts.size() == 1) return parts.front().first;
-  return profiles_.join(parts);
+  return pieces.size() == 1 ? pieces.front().first : profiles_.join(pieces);
 }
 
 std::vector<int> CollectiveTimer::strided(int first, int count, int stride) {
@@ -113,24 +121,26 @@ std::vector<int> CollectiveTimer::strided(int first, int count, int stride) {
   return g;
 }
 
-engine::Time CollectiveTimer::send(double bytes, int from, int to) {
-  reverse_ = from > to;
+TimedCollective CollectiveTimer::send(double bytes, int from, int to, const DeviceCells& d) {
   workload::CollectiveWork c;
   c.op = net::CollectiveOp::p2p;
   c.bytes = bytes;
   c.kind = spec::TrafficKind::pp;
   c.options = send_options_;
-  const engine::Time t = time(c, {std::min(from, to), std::max(from, to)});
-  reverse_ = false;
-  return t;
+  return run(c, {std::min(from, to), std::max(from, to)}, d, from > to);
 }
 
-engine::Time CollectiveTimer::time(const workload::CollectiveWork& c,
-                                   const std::vector<int>& group) {
-  if (group.size() < 2 || c.bytes <= 0.0 || free_) return engine::Time();
+TimedCollective CollectiveTimer::time(const workload::CollectiveWork& c, const DeviceCells& d) {
+  return run(c, group(c.group, d), d, false);
+}
+
+TimedCollective CollectiveTimer::run(const workload::CollectiveWork& c,
+                                     const std::vector<int>& group, const DeviceCells& d,
+                                     bool reverse) {
+  if (group.size() < 2 || c.bytes <= 0.0 || free_) return {};
   const auto& base = profiles_.run(c.op, c.bytes, {group}, c.options, c.kind);
   engine::Time slowest = base.time;
-  auto groups = siblings(group);
+  auto groups = siblings(group, d);
   if (groups.size() > 1) {
     // Faults: each touched sibling alone (a fault can only slow it)...
     if (fabric_fault_ || !faulted_nodes_.empty())
@@ -144,17 +154,8 @@ engine::Time CollectiveTimer::time(const workload::CollectiveWork& c,
   } else {
     groups = {group};
   }
-  pending_ += base.link;
-  pending_loads_.push_back(
-      {flow_ ? profiles_.shape(c.op, c.bytes, groups, c.options, c.kind, reverse_) : -1,
-       slowest.picoseconds()});
-  return slowest;
-}
-
-net::LinkBytes CollectiveTimer::take_link() {
-  const net::LinkBytes l = pending_;
-  pending_ = {};
-  return l;
+  return {true, slowest, base.link,
+          flow_ ? profiles_.shape(c.op, c.bytes, groups, c.options, c.kind, reverse) : -1};
 }
 
 }  // namespace stepsim::exec

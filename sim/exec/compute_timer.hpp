@@ -1,5 +1,5 @@
 // Times the compute works of a step program on the device's kernel model, once per chain and
-// work for every device alike (a device only scales them by its pace, exec/step_builder.cpp).
+// work for every device alike (a device only scales them by its pace, exec/instantiate.cpp).
 //
 // Besides a work's seconds (hw::KernelModel::run_times, with the SMs compute keeps,
 // StepProgram::sm_share), what the executor needs of it when communication shares its GPU

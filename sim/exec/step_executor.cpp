@@ -139,11 +139,11 @@ class Runner final : public engine::EventHandler {
   // expected residual of the kernel it lands in, StepOp::persistent_wait_s.
   double sm_wait(int id) const {
     const StepOp& op = g_.ops[id];
-    if (g_.sms <= 0 || op.sms <= 0) return 0.0;
+    if (g_.sms <= 0 || op.demand.sms <= 0) return 0.0;
     double w = 0.0;
     for (int d : {op.device, op.kind == workload::StepOpKind::pp_send ? op.peer : -1})
-      if (d >= 0 && computing_[d] >= 0 && held_[d] + op.sms > g_.reserved_sms(d))
-        w = std::max(w, g_.ops[act_[computing_[d]].op].persistent_wait_s);
+      if (d >= 0 && computing_[d] >= 0 && held_[d] + op.demand.sms > g_.reserved_sms(d))
+        w = std::max(w, g_.ops[act_[computing_[d]].op].demand.persistent_wait_s);
     return w;
   }
 
@@ -151,10 +151,10 @@ class Runner final : public engine::EventHandler {
   // (and its peer's); the compute op in flight there gets a new bound. Whether any changed.
   bool hold_sms(int id, int sign) {
     const StepOp& op = g_.ops[id];
-    if (g_.sms <= 0 || op.sms <= 0) return false;
+    if (g_.sms <= 0 || op.demand.sms <= 0) return false;
     for (int d : {op.device, op.kind == workload::StepOpKind::pp_send ? op.peer : -1}) {
       if (d < 0) continue;
-      held_[d] += sign * op.sms;
+      held_[d] += sign * op.demand.sms;
       if (computing_[d] >= 0) {
         const Active& a = act_[computing_[d]];
         system_.set_bound(a.var, sm_bound(a.op));
@@ -173,8 +173,8 @@ class Runner final : public engine::EventHandler {
     if (free >= s0) return 1.0;
     const double t = op.duration.seconds();
     const double waves = std::ceil(static_cast<double>(s0) / free);
-    return t / (t + op.sm_scaled_s * (static_cast<double>(s0) / free - 1.0) +
-                op.sm_persistent_s * (waves - 1.0));
+    return t / (t + op.demand.sm_scaled_s * (static_cast<double>(s0) / free - 1.0) +
+                op.demand.sm_persistent_s * (waves - 1.0));
   }
 
   // ---- the live fabric ----------------------------------------------------------------------
@@ -257,9 +257,9 @@ class Runner final : public engine::EventHandler {
       system_.expand(act_[slot].var, l.link, asks(l, act_[slot].piece_seconds));
     // Its GPU's HBM, evenly over its whole run (at most the capacity, as for a link).
     const StepOp& op = g_.ops[act_[slot].op];
-    if (g_.hbm_capacity > 0.0 && op.hbm_bytes > 0.0)
+    if (g_.hbm_capacity > 0.0 && op.demand.hbm_bytes > 0.0)
       system_.expand(act_[slot].var, hbm_base_ + op.device,
-                     std::min(op.hbm_bytes / act_[slot].seconds, g_.hbm_capacity));
+                     std::min(op.demand.hbm_bytes / act_[slot].seconds, g_.hbm_capacity));
   }
 
   // The end of the slot's piece when the op has run at its own speed since it joined: counted

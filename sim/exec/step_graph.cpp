@@ -5,10 +5,11 @@
 
 namespace stepsim::exec {
 
-int StepGraph::add(StepOp op) {
+int StepGraph::add(StepOp op, OpFacts f) {
   const int id = static_cast<int>(ops.size());
   streams[op.device][static_cast<int>(op.stream)].push_back(id);
   ops.push_back(std::move(op));
+  facts.push_back(f);
   return id;
 }
 

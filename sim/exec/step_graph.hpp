@@ -1,5 +1,5 @@
 // One training step as a graph of timed operations on the simulated devices: the step program
-// (workload/step_program.hpp) instantiated by step_builder.hpp.
+// (workload/step_program.hpp) instantiated by instantiate.hpp.
 //
 // Each op runs on one stream of one device (compute, comm, p2p, dp: step_program.hpp). A stream
 // runs its ops one at a time in issue order; an op starts when its stream is free and all its
@@ -25,6 +25,27 @@ namespace stepsim::exec {
 
 using workload::kTailChain;
 
+// What an op asks of the resources its GPU shares with the ops beside it (step_executor.hpp).
+struct Demand {
+  // HBM bytes its GPU reads and writes: a compute op's kernels' (hw::Kernel::hbm_bytes); a
+  // communication op's, what it sends read and what it receives written (2 x its bus bytes; a
+  // pipeline send: its bytes, read).
+  double hbm_bytes = 0.0;
+  // A compute op: of its duration, the seconds that SMs taken by communication kernels stretch,
+  // of kernels with a CTA per tile (as 1/SMs, fitted to the kernel model's own time, wave
+  // quantisation included, on the SMs the program's largest communication kernel leaves) and
+  // with a persistent grid (hw::KernelModel::RunTimes).
+  double sm_scaled_s = 0.0, sm_persistent_s = 0.0;
+  // A compute op: how long a communication kernel launched at a random moment of it waits for
+  // its running persistent kernel to end, Σ t_p² / (2·T) over its persistent kernels.
+  double persistent_wait_s = 0.0;
+  // A communication op (and the wait before it): the SMs its kernels hold on its GPU while it
+  // runs, and on its peer's for a pipeline send (workload::held_sms, send_sms).
+  int sms = 0;
+};
+
+// An op of the step: what it is, what it depends on, how long it takes alone and what it asks
+// of the shared resources; the executor reads nothing else.
 struct StepOp {
   int device = 0;
   workload::StreamKind stream = workload::StreamKind::compute;
@@ -35,39 +56,30 @@ struct StepOp {
   int mb = -1, stage = -1;
   int layer = workload::kEmbedding;  // a layer index, or workload::kHead, kNoLayer, kMtpHead
   std::string part;                  // "attn", "experts", "dispatch", "send", ...
-  double flops = 0.0;                // kernels
-  double bytes = 0.0;                // communication: bytes per GPU
-  double ib_bytes = 0.0;             // of which sent over InfiniBand, per GPU (network model)
-  double nvlink_bytes = 0.0;
-  // Communication: Σ over its collectives of bytes x nccl-tests' bus factor for the operation and
-  // group size (2(n-1)/n for an all-reduce, (n-1)/n for gathers, scatters and all-to-alls, 1 for a
-  // send), so its achieved bus bandwidth is bus_bytes over the time it ran.
-  double bus_bytes = 0.0;
-  // HBM bytes its GPU reads and writes: a compute op's kernels' (hw::Kernel::hbm_bytes); a
-  // communication op's, what it sends read and what it receives written (2 x its bus bytes; a
-  // pipeline send: its bytes, read).
-  double hbm_bytes = 0.0;
-  // A compute op: the seconds of it that the mean GPU of its device spends waiting, not
-  // computing: of its kernels on routed token copies, sized for the busiest GPU of the
-  // expert-parallel group (workload/expert_load.hpp), the others compute 1/f on average.
-  double waiting_s = 0.0;
-  // A compute op: of its duration, the seconds that SMs taken by communication kernels stretch,
-  // of kernels with a CTA per tile (as 1/SMs, fitted to the kernel model's own time, wave
-  // quantisation included, on the SMs the program's largest communication kernel leaves) and
-  // with a persistent grid (hw::KernelModel::RunTimes). A
-  // communication op (and the wait before it): the SMs its kernels hold on its GPU while it runs,
-  // and on its peer's for a pipeline send (workload::held_sms, send_sms).
-  double sm_scaled_s = 0.0, sm_persistent_s = 0.0;
-  // A compute op: how long a communication kernel launched at a random moment of it waits for
-  // its running persistent kernel to end, Σ t_p² / (2·T) over its persistent kernels.
-  double persistent_wait_s = 0.0;
-  int sms = 0;
+  Demand demand;
   // The program work it times (workload/step_program.hpp): program.chains[chain][work], or for
   // chain kTailChain program.tail[its rank][work].work; -1: none (a send, a wait).
   int chain = -1, work = -1;
   int peer = -1;    // pp_send: the receiving device
   int load = -1;    // communication: its shape in StepGraph::shapes; -1: it shares no link
   int couple = -1;  // a collective coupling classes: its index in StepGraph::couples
+};
+
+// What an op did, for metrics and reports (the executor does not read them): its arithmetic and
+// the bytes it moved.
+struct OpFacts {
+  double flops = 0.0;     // kernels
+  double bytes = 0.0;     // communication: bytes per GPU
+  double ib_bytes = 0.0;  // of which sent over InfiniBand, per GPU (network model)
+  double nvlink_bytes = 0.0;
+  // Communication: Σ over its collectives of bytes x nccl-tests' bus factor for the operation and
+  // group size (2(n-1)/n for an all-reduce, (n-1)/n for gathers, scatters and all-to-alls, 1 for a
+  // send), so its achieved bus bandwidth is bus_bytes over the time it ran.
+  double bus_bytes = 0.0;
+  // A compute op: the seconds of it that the mean GPU of its device spends waiting, not
+  // computing: of its kernels on routed token copies, sized for the busiest GPU of the
+  // expert-parallel group (workload/expert_load.hpp), the others compute 1/f on average.
+  double waiting_s = 0.0;
 };
 
 // What a device stands for.
@@ -113,10 +125,11 @@ struct StepGraph {
     return info.empty() ? sms_reserved : info[device].sms_reserved;
   }
   std::vector<StepOp> ops;
+  std::vector<OpFacts> facts;  // per op
   std::vector<std::array<std::vector<int>, workload::kStreams>>
       streams;  // per device: op ids in issue order
 
-  int add(StepOp op);  // appends to its device's stream; returns its id
+  int add(StepOp op, OpFacts facts = {});  // appends to its device's stream; returns its id
   // An op's shape of one piece: `load`'s bytes evenly over its whole run.
   int add_shape(std::vector<net::LinkLoad> load);
   // Merges links that have the same capacity and the same bytes in every profile into one: a

@@ -56,6 +56,7 @@ JointGraph join_graphs(const std::vector<const StepGraph*>& jobs) {
       if (op.couple >= 0) op.couple += couples;
       g.ops.push_back(std::move(op));
     }
+    g.facts.insert(g.facts.end(), job->facts.begin(), job->facts.end());
   }
   j.first_op.push_back(static_cast<int>(g.ops.size()));
   j.first_device.push_back(g.devices);

@@ -9,44 +9,41 @@ namespace stepsim::exec {
 
 using engine::Time;
 
-void WorkTimer::select(double slowdown) {
-  slowdown_ = slowdown;
-  timed_.assign(program_.chains.size(), {});
-}
-
-TimedWork WorkTimer::time(const workload::Work& w) {
+TimedWork WorkTimer::time(const workload::Work& w, const DeviceTiming& d) {
   TimedWork t;
   if (w.stream == workload::StreamKind::compute) {
-    t.duration = Time::from_seconds(compute_.run_seconds(w.kernels) * slowdown_);
+    t.duration = Time::from_seconds(compute_.run_seconds(w.kernels) * d.slowdown);
     return t;
   }
   const bool jitter = topo_.spec().variability.kernel_jitter > 0.0;
+  std::vector<TimedCollective> parts;
+  net::LinkBytes link;
   for (const workload::CollectiveWork& c : w.collectives) {
-    t.duration += collectives_.time(c, collectives_.group(c.group));
+    parts.push_back(collectives_.time(c, d.cells));
+    t.duration += parts.back().time;
+    if (parts.back().ran) link += parts.back().link;
     t.sms = std::max(t.sms, workload::held_sms(c, topo_.spec()));
     if (jitter && workload::waits_for_peers(w.kind))
       t.expected_max =
           std::max(t.expected_max,
                    hw::expected_max_normal(workload::group_shape(program_.plan, c.group).size));
   }
-  const net::LinkBytes l = collectives_.take_link();
-  t.ib_bytes = l.ib;
-  t.nvlink_bytes = l.nvlink;
-  t.load = collectives_.take_load();
+  t.ib_bytes = link.ib;
+  t.nvlink_bytes = link.nvlink;
+  t.load = collectives_.sequence(parts);
   return t;
 }
 
-const std::vector<TimedWork>& WorkTimer::chain(int chain) {
-  auto& t = timed_[chain];
-  if (!t.empty()) return t;
+std::vector<TimedWork> WorkTimer::chain(int chain, const DeviceTiming& d) {
+  std::vector<TimedWork> t;
   const auto& works = program_.chains[chain];
   for (std::size_t i = 0; i < works.size(); ++i) {
     if (works[i].stream != workload::StreamKind::compute) {
-      t.push_back(time(works[i]));
+      t.push_back(time(works[i], d));
       continue;
     }
     const hw::KernelModel::RunTimes& k = compute_.times(chain, i);
-    const double f = slowdown_;
+    const double f = d.slowdown;
     TimedWork c;
     c.duration = Time::from_seconds(k.seconds * f);
     c.square_sum = k.square_sum * f * f;

@@ -1,8 +1,8 @@
-// The works of a chain timed on one device of the step graph (step_builder.hpp), once per device
-// and chain: a compute work from its kernels (compute_timer.hpp) scaled by the device's slowdown
-// (its slowest GPU's pace, hw/variability.hpp), a communication work as the sum of its
-// collectives on the device's groups (collective_timer.hpp, selected on the device by the
-// builder), with the link bytes and fabric load they carry and the SMs they hold.
+// The works of a chain timed on one device of the step graph (instantiate.hpp): a compute work
+// from its kernels (compute_timer.hpp) scaled by the device's slowdown (its slowest GPU's pace,
+// hw/variability.hpp), a communication work as the sum of its collectives on the device's groups
+// (collective_timer.hpp), with the link bytes and fabric load they carry and the SMs they hold.
+// Values in, values out: the caller keeps what it wants to reuse.
 #pragma once
 
 #include <vector>
@@ -28,27 +28,29 @@ struct TimedWork {
   int sms = 0;                                  // StepOp::sms
 };
 
+// A device as its works are timed: its GPUs, and the pace its compute runs at (>= 1).
+struct DeviceTiming {
+  DeviceCells cells;
+  double slowdown = 1.0;
+};
+
 class WorkTimer {
  public:
   WorkTimer(const workload::StepProgram& program, const hw::Topology& topo,
             CollectiveTimer& collectives, ComputeTimer& compute)
       : program_(program), topo_(topo), collectives_(collectives), compute_(compute) {}
 
-  // The device the next works run on, by its slowdown: the chains timed before are forgotten.
-  void select(double slowdown);
-  // A work's time on the selected device, with its link bytes and load.
-  TimedWork time(const workload::Work& w);
-  // The chain's works timed on the selected device; a compute work's kernels are timed once for
-  // all devices (a device only scales them by its slowdown).
-  const std::vector<TimedWork>& chain(int chain);
+  // A work's time on the device, with its link bytes and load.
+  TimedWork time(const workload::Work& w, const DeviceTiming& d);
+  // The chain's works timed on the device; a compute work's kernels are timed once for all
+  // devices (a device only scales them by its slowdown).
+  std::vector<TimedWork> chain(int chain, const DeviceTiming& d);
 
  private:
   const workload::StepProgram& program_;
   const hw::Topology& topo_;
   CollectiveTimer& collectives_;
   ComputeTimer& compute_;
-  double slowdown_ = 1.0;
-  std::vector<std::vector<TimedWork>> timed_;  // per chain, on the selected device
 };
 
 }  // namespace stepsim::exec

@@ -7,7 +7,7 @@
 // (splitmix64 into Box-Muller: the same seed gives the same fleet on any machine, and a GPU's
 // draw does not depend on the others). A collective with barrier semantics waits for its slowest
 // member, so the executor runs each group of GPUs that exchange every layer (a symmetry class's
-// cells) at its slowest member's pace, max over the group of v_g (exec/step_builder.cpp): the
+// cells) at its slowest member's pace, max over the group of v_g (exec/instantiate.cpp): the
 // maximum is taken over the actual draws, not simulated GPU by GPU, and the symmetry classes stay
 // as they are.
 //

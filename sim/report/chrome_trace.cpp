@@ -113,8 +113,8 @@ std::string chrome_trace(const run::Result& s, const TraceOptions& o) {
     if (first == last) w.field("op", g.name(stream[first]));
     double flops = 0.0, bytes = 0.0;
     for (std::size_t i = first; i <= last; ++i) {
-      flops += g.ops[stream[i]].flops;
-      bytes += g.ops[stream[i]].bytes;
+      flops += g.facts[stream[i]].flops;
+      bytes += g.facts[stream[i]].bytes;
     }
     if (flops > 0) w.field("flops", flops);
     if (bytes > 0) w.field("bytes_per_gpu", bytes);
@@ -241,7 +241,8 @@ std::string chrome_trace(const run::Result& s, const TraceOptions& o) {
       for (int op : g.streams[d][k]) {
         const double dt = (t.end[op] - t.start[op]).seconds();
         if (dt <= 0.0) continue;
-        const double nvl = g.ops[op].nvlink_bytes / dt / 1e9, ib = g.ops[op].ib_bytes / dt / 1e9;
+        const double nvl = g.facts[op].nvlink_bytes / dt / 1e9,
+                     ib = g.facts[op].ib_bytes / dt / 1e9;
         steps.emplace_back(t.start[op], nvl, ib);
         steps.emplace_back(t.end[op], -nvl, -ib);
       }

@@ -27,7 +27,7 @@ struct CollectiveRequest {
 
 struct CollectiveRow {
   net::CollectiveResult result;
-  long long steps = 0;    // the phases' repetitions
+  long long steps = 0;     // the phases' repetitions
   double latency_s = 0.0;  // the same choice on one byte
 };
 

@@ -20,7 +20,7 @@
 #include "sim/analysis/memory_timeline.hpp"
 #include "sim/analysis/roofline.hpp"
 #include "sim/analysis/step_metrics.hpp"
-#include "sim/exec/step_builder.hpp"
+#include "sim/exec/instantiate.hpp"
 #include "sim/hw/topology.hpp"
 #include "sim/run/estimates.hpp"
 #include "sim/workload/model_cost.hpp"

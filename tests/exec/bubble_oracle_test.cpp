@@ -10,7 +10,7 @@
 #include <map>
 #include <tuple>
 
-#include "sim/exec/step_builder.hpp"
+#include "sim/exec/instantiate.hpp"
 #include "sim/exec/step_executor.hpp"
 #include "sim/workload/model_cost.hpp"
 #include "sim/workload/schedule/schedule.hpp"

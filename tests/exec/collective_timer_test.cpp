@@ -24,9 +24,8 @@ struct Timed {
         plan(workload::make_plan(spec)),
         topo(spec.cluster),
         sym(exec::make_symmetry(plan, topo, false)),
-        timer(plan, topo, sym, spec.fidelity, workload::send_options(spec, plan), nullptr) {
-    timer.select(0, sym.classes.front());
-  }
+        timer(plan, topo, sym, spec.fidelity, workload::send_options(spec, plan), nullptr),
+        cells{0, &sym.classes.front()} {}
   // `op` over the data-parallel group, resolved as the program resolves it.
   workload::CollectiveWork collective(net::CollectiveOp op, double bytes) const {
     return workload::make_collective(spec, plan, op, bytes, workload::GroupRole::dp);
@@ -36,6 +35,7 @@ struct Timed {
   hw::Topology topo;
   exec::Symmetry sym;
   exec::CollectiveTimer timer;
+  exec::DeviceCells cells;  // pipeline rank 0's first class
 };
 
 }  // namespace
@@ -48,13 +48,10 @@ TEST_CASE("A send and the send back load opposite directions of their links") {
   auto& timer = t.timer;
   const hw::Topology& topo = t.topo;
   const double bytes = 64e6;
-  const engine::Time up = timer.send(bytes, 0, 8);
-  timer.take_link();
-  const int there = timer.take_load();
-  const engine::Time down = timer.send(bytes, 8, 0);
-  timer.take_link();
-  const int back = timer.take_load();
-  CHECK(up == down);
+  const exec::TimedCollective up = timer.send(bytes, 0, 8, t.cells);
+  const exec::TimedCollective down = timer.send(bytes, 8, 0, t.cells);
+  const int there = up.shape, back = down.shape;
+  CHECK(up.time == down.time);
   REQUIRE(there >= 0);
   REQUIRE(back >= 0);
   const auto profiles = timer.take_profiles();
@@ -102,10 +99,10 @@ TEST_CASE("A hierarchical all-reduce's load follows its phases: NVLink, NICs, NV
   auto& timer = timed.timer;
   const hw::Topology& topo = timed.topo;
   const double bytes = 256e6;
-  const engine::Time t =
-      timer.time(timed.collective(net::CollectiveOp::all_reduce, bytes), timer.dp_group());
-  timer.take_link();
-  const int load = timer.take_load();
+  const exec::TimedCollective run =
+      timer.time(timed.collective(net::CollectiveOp::all_reduce, bytes), timed.cells);
+  const engine::Time t = run.time;
+  const int load = timer.sequence({run});
   REQUIRE(load >= 0);
   const auto profiles = timer.take_profiles();
   const auto shapes = timer.take_shapes();
@@ -132,10 +129,8 @@ TEST_CASE("A hierarchical all-reduce's load follows its phases: NVLink, NICs, NV
 TEST_CASE("In chunks, the phases overlap: at most 2P - 1 pieces, the same bytes on every link") {
   auto shape = [](int chunks) {
     Timed timed(hierarchical_dp(chunks));
-    timed.timer.time(timed.collective(net::CollectiveOp::all_reduce, 256e6),
-                     timed.timer.dp_group());
-    timed.timer.take_link();
-    const int load = timed.timer.take_load();
+    const int load =
+        timed.timer.time(timed.collective(net::CollectiveOp::all_reduce, 256e6), timed.cells).shape;
     REQUIRE(load >= 0);
     const auto profiles = timed.timer.take_profiles();
     const auto pieces = timed.timer.take_shapes()[load];

@@ -173,14 +173,14 @@ TEST_CASE("A memory-bound kernel and a communication copy share their GPU's HBM,
     StepOp k;
     k.stream = StreamKind::compute;
     k.duration = Time::ms(10);
-    k.hbm_bytes = heavy ? 25e9 : 10e9;
+    k.demand.hbm_bytes = heavy ? 25e9 : 10e9;
     k.load = g.compute_shape;
     const int a = g.add(k);
     StepOp c;
     c.stream = StreamKind::comm;
     c.kind = StepOpKind::ep_dispatch;
     c.duration = Time::ms(10);
-    c.hbm_bytes = 10e9;
+    c.demand.hbm_bytes = 10e9;
     c.load = g.add_shape({{0, 0.1e9}});
     const int b = g.add(c);
     const StepTimeline t = execute_step(g);
@@ -206,8 +206,8 @@ std::pair<double, double> beside_comm(int reserved, int held, StepOpKind kind, i
   StepOp k;
   k.stream = StreamKind::compute;
   k.duration = Time::ms(10);
-  (persistent ? k.sm_persistent_s : k.sm_scaled_s) = 0.008;
-  k.persistent_wait_s = wait;
+  (persistent ? k.demand.sm_persistent_s : k.demand.sm_scaled_s) = 0.008;
+  k.demand.persistent_wait_s = wait;
   k.load = g.compute_shape;
   const int a = g.add(k);
   StepOp c;
@@ -215,7 +215,7 @@ std::pair<double, double> beside_comm(int reserved, int held, StepOpKind kind, i
   c.stream = kind == StepOpKind::pp_send ? StreamKind::p2p : StreamKind::comm;
   c.kind = kind;
   c.duration = Time::ms(4);
-  c.sms = held;
+  c.demand.sms = held;
   c.peer = kind == StepOpKind::pp_send ? 0 : -1;
   const int b = g.add(c);
   const StepTimeline t = execute_step(g);

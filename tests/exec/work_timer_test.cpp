@@ -1,7 +1,6 @@
 // A chain's works timed on one device (exec/work_timer.hpp): a compute work is its kernels' time
 // scaled by the device's slowdown, its Σ t_k² by the slowdown's square; a communication work is
-// its collectives' time on the device's groups, whatever the slowdown; a chain is timed once per
-// device and again after select.
+// its collectives' time on the device's groups, whatever the slowdown.
 #include "sim/exec/work_timer.hpp"
 
 #include <doctest/doctest.h>
@@ -21,7 +20,7 @@ TEST_CASE("A device's slowdown scales its compute works, not its collectives") {
   exec::CollectiveTimer collectives(plan, topo, sym, s.fidelity, program.send_options, nullptr);
   exec::ComputeTimer compute(program, s.cluster);
   exec::WorkTimer works(program, topo, collectives, compute);
-  collectives.select(0, sym.classes.front());
+  const exec::DeviceCells cells{0, &sym.classes.front()};
 
   // The first chain with both a compute work and a communication work.
   int chain = -1;
@@ -34,11 +33,8 @@ TEST_CASE("A device's slowdown scales its compute works, not its collectives") {
   REQUIRE(chain >= 0);
   const auto& works_of = program.chains[chain];
 
-  works.select(1.0);
-  const std::vector<exec::TimedWork> base = works.chain(chain);
-  CHECK(&works.chain(chain) == &works.chain(chain));  // timed once per device
-  works.select(1.5);
-  const std::vector<exec::TimedWork> slow = works.chain(chain);
+  const std::vector<exec::TimedWork> base = works.chain(chain, {cells, 1.0});
+  const std::vector<exec::TimedWork> slow = works.chain(chain, {cells, 1.5});
   REQUIRE(base.size() == works_of.size());
   REQUIRE(slow.size() == works_of.size());
   int compute_works = 0, collective_works = 0;

@@ -27,9 +27,10 @@ void check_same_work(const run::Result& sim) {
   CHECK(sim.roofline.bound_s <= sim.metrics.step_s * (1 + 1e-9));
   const auto& g = sim.build.graph;
   std::vector<analysis::RankWork> work(g.devices);
-  for (const auto& op : g.ops) {
-    work[op.device].flops += op.flops;
-    work[op.device].comm += {op.nvlink_bytes, op.ib_bytes};
+  for (std::size_t i = 0; i < g.ops.size(); ++i) {
+    const exec::OpFacts& f = g.facts[i];
+    work[g.ops[i].device].flops += f.flops;
+    work[g.ops[i].device].comm += {f.nvlink_bytes, f.ib_bytes};
   }
   for (int d = 0; d < g.devices; ++d) {
     const analysis::RankWork& roof = sim.roofline.per_rank.at(g.rank_of(d));

@@ -62,8 +62,8 @@ TEST_CASE("Ring attention steps overlap the next step's shift; a shift takes its
     const auto i = shift_op.first;  // plain variables: doctest's CAPTURE takes them in a lambda
     const auto op = shift_op.second;
     CAPTURE(i);
-    CHECK(g.ops[op].ib_bytes == 0.0);
-    CHECK(g.ops[op].nvlink_bytes == doctest::Approx(S).epsilon(1e-9));
+    CHECK(g.facts[op].ib_bytes == 0.0);
+    CHECK(g.facts[op].nvlink_bytes == doctest::Approx(S).epsilon(1e-9));
     CHECK(e_of(op) - s_of(op) == doctest::Approx(shift).epsilon(1e-9));
   }
   // Step 0 and shift 0 start together once the projections are done; step i+1 starts when step
@@ -91,5 +91,5 @@ TEST_CASE("Ring attention steps overlap the next step's shift; a shift takes its
               .epsilon(1e-12));
   }
   // The middle shifts carry K, V and dK, dV: twice the bytes, and their time.
-  CHECK(g.ops[b.shifts.at(1)].nvlink_bytes == doctest::Approx(2 * S).epsilon(1e-9));
+  CHECK(g.facts[b.shifts.at(1)].nvlink_bytes == doctest::Approx(2 * S).epsilon(1e-9));
 }

@@ -40,9 +40,9 @@ TEST_CASE("Link usage: the bytes binned per group are the bytes the step's ops s
   // byte it sends by its NIC crosses its NIC port, the NIC's cable to the leaf, and the same two
   // at the receiver: four links of the NIC group.
   double nvlink = 0.0, ib = 0.0;
-  for (const auto& op : g.ops) {
-    nvlink += op.nvlink_bytes * g.gpus_of(op.device);
-    ib += op.ib_bytes * g.gpus_of(op.device);
+  for (std::size_t i = 0; i < g.ops.size(); ++i) {
+    nvlink += g.facts[i].nvlink_bytes * g.gpus_of(g.ops[i].device);
+    ib += g.facts[i].ib_bytes * g.gpus_of(g.ops[i].device);
   }
   REQUIRE(ib > 0.0);
   CHECK(group_bytes(u, LinkGroup::nvlink) == doctest::Approx(2.0 * nvlink).epsilon(1e-9));

@@ -1,4 +1,4 @@
-#include "sim/exec/step_builder.hpp"
+#include "sim/exec/instantiate.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -60,8 +60,10 @@ class Builder {
     g_.classes = classes_;
     g_.cell = sym_.cell;
     g_.streams.resize(g_.devices);
-    if (options_.expected_ops > 0.0 && options_.expected_ops < 1e9)
+    if (options_.expected_ops > 0.0 && options_.expected_ops < 1e9) {
       g_.ops.reserve(static_cast<std::size_t>(options_.expected_ops));
+      g_.facts.reserve(static_cast<std::size_t>(options_.expected_ops));
+    }
     for (int r = 0; r < plan_.pp; ++r)
       for (int k = 0; k < classes_; ++k)
         g_.info.push_back({r, k, sym_.gpus(k), sym_.first_gpu(r, sym_.classes[k].front()),
@@ -86,9 +88,9 @@ class Builder {
         rank_ = r;
         cls_ = k;
         couples_made_ = 0;
-        timer_.select(r, sym_.classes[k]);
         const int d = r * classes_ + k;
-        works_.select(slowdown_[d]);
+        device_ = {{r, &sym_.classes[k]}, slowdown_[d]};
+        timed_.assign(program_.chains.size(), {});
         for (const Instruction& i : program_.ranks[r]) expand(d, i);
         data_parallel_end(d);
       }
@@ -139,23 +141,25 @@ class Builder {
                     "classes of one rank built different collectives");
       op.couple = rank_couples_[couples_made_];
       // The first class's copy loads the links for all; each copy loads its own GPU's HBM.
-      op.load = g_.hbm_capacity > 0.0 && op.hbm_bytes > 0.0 ? kComputeShape : -1;
+      op.load = g_.hbm_capacity > 0.0 && op.demand.hbm_bytes > 0.0 ? kComputeShape : -1;
     }
     ++couples_made_;
   }
-  int add_op(StepOp op) {
+  int add_op(StepOp op, OpFacts facts = {}) {
     const int c = op.couple;
-    const int id = g_.add(std::move(op));
+    const int id = g_.add(std::move(op), facts);
     if (c >= 0) g_.couples[c].push_back(id);
     return id;
   }
 
   // ---- instantiation --------------------------------------------------------------------------
 
-  // The op of a work on device d, timed; a collective over data-parallel groups joins the
-  // rank's coupling.
-  StepOp op_of(int d, const Work& w, const TimedWork& t, Phase phase, int stage) {
+  // The op of a work on device d, timed, and its facts; a collective over data-parallel groups
+  // joins the rank's coupling.
+  std::pair<StepOp, OpFacts> op_of(int d, const Work& w, const TimedWork& t, Phase phase,
+                                   int stage) {
     StepOp op;
+    OpFacts f;
     op.device = d;
     op.stream = w.stream;
     op.kind = w.kind;
@@ -164,27 +168,35 @@ class Builder {
     op.stage = stage;
     op.layer = w.layer;
     op.part = w.part;
-    op.flops = w.flops();
-    op.bytes = w.bytes();
+    f.flops = w.flops();
+    f.bytes = w.bytes();
     for (const CollectiveWork& c : w.collectives)
-      op.bus_bytes += c.bytes * net::bus_factor(c.op, workload::group_shape(plan_, c.group).size);
-    op.ib_bytes = t.ib_bytes;
-    op.nvlink_bytes = t.nvlink_bytes;
+      f.bus_bytes += c.bytes * net::bus_factor(c.op, workload::group_shape(plan_, c.group).size);
+    f.ib_bytes = t.ib_bytes;
+    f.nvlink_bytes = t.nvlink_bytes;
+    f.waiting_s = t.waiting;
     op.load = t.load;
-    op.waiting_s = t.waiting;
-    op.sm_scaled_s = t.sm_scaled;
-    op.sm_persistent_s = t.sm_persistent;
-    op.persistent_wait_s = t.persistent_wait;
-    op.sms = t.sms;
-    op.hbm_bytes = 2.0 * op.bus_bytes;
+    Demand& m = op.demand;
+    m.sm_scaled_s = t.sm_scaled;
+    m.sm_persistent_s = t.sm_persistent;
+    m.persistent_wait_s = t.persistent_wait;
+    m.sms = t.sms;
+    m.hbm_bytes = 2.0 * f.bus_bytes;
     if (w.stream == StreamKind::compute) {
-      for (const hw::Kernel& k : w.kernels) op.hbm_bytes += k.hbm_bytes;
+      for (const hw::Kernel& k : w.kernels) m.hbm_bytes += k.hbm_bytes;
       if (g_.hbm_capacity > 0.0 &&
-          (op.hbm_bytes > 0.0 || op.sm_scaled_s > 0.0 || op.sm_persistent_s > 0.0))
+          (m.hbm_bytes > 0.0 || m.sm_scaled_s > 0.0 || m.sm_persistent_s > 0.0))
         op.load = kComputeShape;
     }
     if (w.couples) couple(op);
-    return op;
+    return {std::move(op), f};
+  }
+
+  // The chain's works timed on the device being built, once per device.
+  const std::vector<TimedWork>& timed(int chain) {
+    auto& t = timed_[chain];
+    if (t.empty()) t = works_.chain(chain, device_);
+    return t;
   }
 
   struct Running {
@@ -227,14 +239,14 @@ class Builder {
     b.mb = op.mb;
     b.layer = op.layer;
     b.part = "wait for slowest peer";
-    b.sms = op.sms;  // its kernels are resident, spinning until the last peer arrives
+    b.demand.sms = op.demand.sms;  // its kernels are resident, spinning until the last peer arrives
     op.deps = {add_op(std::move(b))};
   }
 
   void emit(int d, Running& r) {
     const TimedWork& tm = (*r.timed)[r.next];
     const Work& it = (*r.chain)[r.next];
-    StepOp op = op_of(d, it, tm, r.phase, r.t.stage);
+    auto [op, facts] = op_of(d, it, tm, r.phase, r.t.stage);
     op.chain = static_cast<int>(r.chain - program_.chains.data());
     op.work = static_cast<int>(r.next++);
     op.mb = r.t.mb;
@@ -258,7 +270,7 @@ class Builder {
       for (int dep : r.local_inputs) op.deps.push_back(dep);
     }
     wait_for_peers(r, tm, op);
-    const int id = add_op(std::move(op));
+    const int id = add_op(std::move(op), facts);
     r.ids.push_back(id);
     if (r.first < 0 && it.after_prev) {
       r.first = id;
@@ -273,7 +285,7 @@ class Builder {
     const Phase phase = c.phase;
     const StageTask t = c.task;
     Running r{&program_.chains[c.chain],
-              &works_.chain(c.chain),
+              &timed(c.chain),
               0,
               phase,
               t,
@@ -319,23 +331,25 @@ class Builder {
     op.kind = StepOpKind::pp_send;
     const int from_gpu = sym_.first_gpu(rank_, sym_.classes[cls_].front()),
               to_gpu = sym_.first_gpu(to, sym_.classes[cls_].front());
-    op.duration = timer_.send(s, from_gpu, to_gpu);
+    const TimedCollective sent = timer_.send(s, from_gpu, to_gpu, device_.cells);
+    op.duration = sent.time;
     op.deps = std::move(deps);
     op.phase = phase;
     op.mb = t.mb;
     op.stage = t.stage;
     op.layer = workload::kNoLayer;
     op.part = fwd ? "send activations" : "send gradients";
-    op.bytes = s;
-    op.bus_bytes = s;
-    op.hbm_bytes = s;
-    op.sms = workload::send_sms(program_.send_options);
-    const net::LinkBytes l = timer_.take_link();
-    op.ib_bytes = l.ib;
-    op.nvlink_bytes = l.nvlink;
-    op.load = timer_.take_load();
+    op.demand.hbm_bytes = s;
+    op.demand.sms = workload::send_sms(program_.send_options);
+    op.load = timer_.sequence({sent});
     op.peer = to * classes_ + cls_;
-    (fwd ? send_f_ : send_b_)[k] = g_.add(std::move(op));
+    OpFacts f;
+    f.bytes = f.bus_bytes = s;
+    if (sent.ran) {
+      f.ib_bytes = sent.link.ib;
+      f.nvlink_bytes = sent.link.nvlink;
+    }
+    (fwd ? send_f_ : send_b_)[k] = g_.add(std::move(op), f);
   }
 
   // An explicit send leaves once its task's output is computed and the device has reached it
@@ -394,9 +408,9 @@ class Builder {
     for (std::size_t i = 0; i < program_.tail[rank_].size(); ++i) {
       const TailWork& tw = program_.tail[rank_][i];
       const Work& w = tw.work;
-      const TimedWork t = works_.time(w);
+      const TimedWork t = works_.time(w, device_);
       if (w.stream != StreamKind::compute && t.duration == Time()) continue;
-      StepOp op = op_of(d, w, t, Phase::step_end, tw.stage);
+      auto [op, facts] = op_of(d, w, t, Phase::step_end, tw.stage);
       op.chain = kTailChain;
       op.work = static_cast<int>(i);
       switch (tw.after) {
@@ -418,7 +432,7 @@ class Builder {
           op.deps.push_back(optimizer);
           break;
       }
-      const int id = add_op(std::move(op));
+      const int id = add_op(std::move(op), facts);
       if (tw.after == TailWork::After::stage_backward) before_optimizer.push_back(id);
       if (tw.after == TailWork::After::everything) optimizer = id;
     }
@@ -444,7 +458,9 @@ class Builder {
   std::vector<std::tuple<Phase, int, int>> posted_;  // receives posted, awaited by the next compute
   CollectiveTimer timer_;
   ComputeTimer compute_;  // the compute works' times, for all devices alike
-  WorkTimer works_;       // the works of the device being built, timed
+  WorkTimer works_;
+  DeviceTiming device_;                        // the device being built
+  std::vector<std::vector<TimedWork>> timed_;  // per chain, on the device being built
 };
 
 }  // namespace
