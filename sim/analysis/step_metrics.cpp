@@ -42,10 +42,20 @@ int binding(const exec::StepGraph& g, const exec::StepTimeline& t, int op) {
   return best;
 }
 
-// Blames the interval [from, to) on the chain that led to `dep` (see the header). `queue[op]` is
-// the op before it on its stream: a transfer that waited for its stream is blamed on what held it.
-void blame(const exec::StepGraph& g, const exec::StepTimeline& t, const std::vector<int>& queue,
-           int device, int dep, double from, double to, Blame& b, int depth = 0) {
+// Blames intervals of `device`'s compute stream on the chains that led to their ends (see the
+// header). `queue[op]` is the op before it on its stream: a transfer that waited for its stream is
+// blamed on what held it.
+struct Blamer {
+  const exec::StepGraph& g;
+  const exec::StepTimeline& t;
+  const std::vector<int>& queue;
+  int device;
+  Blame& b;
+  // The interval [from, to) on the chain that led to `dep`.
+  void operator()(int dep, double from, double to, int depth = 0) const;
+};
+
+void Blamer::operator()(int dep, double from, double to, int depth) const {
   if (to <= from) return;
   if (dep < 0 || depth > 256) {
     b.other += to - from;
@@ -61,7 +71,7 @@ void blame(const exec::StepGraph& g, const exec::StepTimeline& t, const std::vec
       const int ahead = queue[dep];
       const double up_end = up < 0 ? -1.0 : t.end[up].seconds();
       const double ahead_end = ahead < 0 ? -1.0 : t.end[ahead].seconds();
-      blame(g, t, queue, device, up_end >= ahead_end ? up : ahead, from, s, b, depth + 1);
+      (*this)(up_end >= ahead_end ? up : ahead, from, s, depth + 1);
     }
     return;
   }
@@ -117,12 +127,13 @@ StepMetrics step_metrics(const exec::StepGraph& g, const exec::StepTimeline& t) 
   for (int d = 0; d < g.devices; ++d) {
     Breakdown& b = m.per_device[d];
     Blame bl;
+    const Blamer blame{g, t, queue, d, bl};
     double cursor = 0.0;
     std::vector<std::pair<double, double>> busy;
     double imbalance = 0.0;
     for (int op : g.streams[d][static_cast<int>(StreamKind::compute)]) {
       const double s = t.start[op].seconds(), e = t.end[op].seconds();
-      if (s > cursor) blame(g, t, queue, d, binding(g, t, op), cursor, s, bl);
+      if (s > cursor) blame(binding(g, t, op), cursor, s);
       b.compute += e - s;
       b.compute_slowed += std::max(0.0, e - s - g.ops[op].duration.seconds());
       imbalance += std::min(g.facts[op].waiting_s, e - s);

@@ -53,13 +53,14 @@ double FlowNetwork::weight(const Flow& f, std::size_t i) const {
                                            : 1.0);
 }
 
-void FlowNetwork::start(int src, int dst, double bytes, FlowListener* listener, std::uint64_t tag,
-                        double multiplicity, double core_weight, double steps,
-                        double step_overhead_s, FlowShare share, double agg_weight) {
+void FlowNetwork::start(const FlowRequest& q, FlowListener* listener, std::uint64_t tag) {
+  const double bytes = q.bytes, multiplicity = q.multiplicity, core_weight = q.core_weight,
+               agg_weight = q.agg_weight, steps = q.steps, step_overhead_s = q.step_overhead_s;
+  const FlowShare share = q.share;
   STEPSIM_CHECK(bytes >= 0.0 && multiplicity >= 1.0 && core_weight >= 1.0 && agg_weight >= 1.0,
                 "bad flow");
   STEPSIM_CHECK(share.weight > 0.0 && share.bound > 0.0, "bad flow share");
-  Route r = topo_.route(src, dst);
+  Route r = topo_.route(q.src, q.dst);
   const int f = allocate();
   Flow& fl = flows_[f];
   fl.links = std::move(r.links);

@@ -41,6 +41,20 @@ struct FlowShare {
   double bound = engine::MaxMinSystem::kUnbounded;  // bytes/s
 };
 
+// A transfer of `bytes` from GPU `src` to GPU `dst`. It stands for `multiplicity` alike ones
+// (bundled), loads the core (leaf-spine) and aggregation links `core_weight` and `agg_weight`
+// times its bytes, and stands for `steps` back-to-back steps, paying its route's latency, plus
+// `step_overhead_s` (a protocol's synchronisation), that many times; `share` is its max-min
+// weight and rate bound.
+struct FlowRequest {
+  int src = 0, dst = 0;
+  double bytes = 0.0;
+  double multiplicity = 1.0;
+  double core_weight = 1.0, agg_weight = 1.0;
+  double steps = 1.0, step_overhead_s = 0.0;
+  FlowShare share;
+};
+
 class FlowListener {
  public:
   virtual void on_flow_done(engine::Simulator& sim, std::uint64_t tag) = 0;
@@ -55,12 +69,8 @@ class FlowNetwork final : public engine::EventHandler {
 
   FlowNetwork(engine::Simulator& sim, const Topology& topo, Fidelity fidelity);
 
-  // Starts `bytes` from `src` to `dst` now; calls listener->on_flow_done(sim, tag) on delivery.
-  // A transfer standing for `steps` back-to-back steps pays its route's latency, plus
-  // `step_overhead_s` (a protocol's synchronisation), that many times.
-  void start(int src_gpu, int dst_gpu, double bytes, FlowListener* listener, std::uint64_t tag,
-             double multiplicity = 1.0, double core_weight = 1.0, double steps = 1.0,
-             double step_overhead_s = 0.0, FlowShare share = {}, double agg_weight = 1.0);
+  // Starts the flow now; calls listener->on_flow_done(sim, tag) on delivery.
+  void start(const FlowRequest& flow, FlowListener* listener, std::uint64_t tag);
 
   std::size_t active_flows() const { return active_; }
   double link_bytes(int link) const;  // carried so far

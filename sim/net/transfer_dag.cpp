@@ -108,8 +108,16 @@ class DagRunner final : public hw::FlowListener, public engine::EventHandler {
         if (alpha > 0.0)
           steps += n.later_chunks * later_chunk_latency(alpha, chunk_s, dag_.slots) / alpha;
       }
-      net_.start(t.src, t.dst, t.bytes * share, this, static_cast<std::uint64_t>(i), t.multiplicity,
-                 t.core_weight, steps, sync, {}, t.agg_weight);
+      hw::FlowRequest q;
+      q.src = t.src;
+      q.dst = t.dst;
+      q.bytes = t.bytes * share;
+      q.multiplicity = t.multiplicity;
+      q.core_weight = t.core_weight;
+      q.agg_weight = t.agg_weight;
+      q.steps = steps;
+      q.step_overhead_s = sync;
+      net_.start(q, this, static_cast<std::uint64_t>(i));
     }
     if (outstanding_[i] == 0) sim_.after(Time(), this, static_cast<std::uint64_t>(i));
   }

@@ -91,8 +91,16 @@ std::vector<std::pair<int, spec::CpAlgorithm>> cp_options(const spec::ScenarioSp
 }
 
 // The layouts of one (tp, pp, cp, CP algorithm), every other dimension enumerated.
+// The degrees the outer loops chose.
+struct Degrees {
+  int tp = 1, pp = 1, cp = 1;
+  spec::CpAlgorithm cp_algorithm = spec::CpAlgorithm::p2p;
+};
+
 void add_layouts(SearchSpace& space, const spec::ScenarioSpec& base, const IsFixed& is_fixed,
-                 int tp, int pp, int cp, spec::CpAlgorithm cp_algorithm) {
+                 Degrees d) {
+  const int tp = d.tp, pp = d.pp, cp = d.cp;
+  const spec::CpAlgorithm cp_algorithm = d.cp_algorithm;
   const auto& bp = base.parallel;
   const auto& model = base.model;
   const int world = base.cluster.world_size();
@@ -201,7 +209,7 @@ SearchSpace enumerate(const spec::ScenarioSpec& base, const std::set<std::string
     for (int pp : pps) {
       if (pp < 1 || world % (tp * pp) != 0) continue;
       for (const auto& [cp, cp_algorithm] : cp_options(base, world / (tp * pp), is_fixed))
-        add_layouts(space, base, is_fixed, tp, pp, cp, cp_algorithm);
+        add_layouts(space, base, is_fixed, {tp, pp, cp, cp_algorithm});
     }
   }
   return space;

@@ -163,9 +163,12 @@ std::vector<hw::Kernel> cp_attention_kernels(const OpCost& attn, bool backward, 
   return ks;
 }
 
-void append_cp_attention(Chain& chain, const OpCost& attn, bool backward, bool recompute, int layer,
-                         const KernelContext& ctx, const CpLayout& cp,
-                         CollectiveMaker& collective) {
+void append_cp_attention(Chain& chain, const OpCost& attn, CpPass pass, const CpContext& c) {
+  const bool backward = pass.backward, recompute = pass.recompute;
+  const int layer = pass.layer;
+  const KernelContext& ctx = c.kernels;
+  const CpLayout& cp = c.layout;
+  CollectiveMaker& collective = c.collective;
   const double sequences = sequences_of(ctx, cp);
   const std::string again = recompute ? " (recompute)" : "";
   auto made = [&](const CpExchange& x) { return collective(x.op, x.bytes, x.group); };

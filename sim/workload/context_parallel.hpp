@@ -116,10 +116,23 @@ double cp_buffer_bytes(const OpCost& attn, double seq, double sequences, int tp,
 std::vector<hw::Kernel> cp_attention_kernels(const OpCost& attn, bool backward, bool recompute,
                                              const KernelContext& ctx, const CpLayout& cp);
 
+// One pass of a layer's attention core: backward or forward, and a forward rerun ahead of the
+// backward (`recompute`).
+struct CpPass {
+  bool backward = false, recompute = false;
+  int layer = 0;
+};
+// What the passes of a layout share: its kernels' shape, its context-parallel layout, and the
+// maker of its collectives.
+struct CpContext {
+  const KernelContext& kernels;
+  const CpLayout& layout;
+  CollectiveMaker& collective;
+};
+
 // Appends the attention core of one pass under context parallelism to `chain`: its exchanges
 // and attention blocks as works, with their dependencies (ring steps overlapping the next
-// step's shift). `recompute`: a forward rerun ahead of the backward.
-void append_cp_attention(Chain& chain, const OpCost& attn, bool backward, bool recompute, int layer,
-                         const KernelContext& ctx, const CpLayout& cp, CollectiveMaker& collective);
+// step's shift).
+void append_cp_attention(Chain& chain, const OpCost& attn, CpPass pass, const CpContext& c);
 
 }  // namespace stepsim::workload

@@ -57,7 +57,7 @@ void LayerChains::attention_forward(Chain& c, const std::vector<const OpCost*>& 
     return;
   }
   c.push_back(forward_work("attn", s.before, li, recompute));
-  append_cp_attention(c, *s.core, false, recompute, li, ctx_, cp_, collective_);
+  append_cp_attention(c, *s.core, {false, recompute, li}, {ctx_, cp_, collective_});
   c.push_back(forward_work("attn out", s.after, li, recompute));
 }
 
@@ -73,8 +73,8 @@ void LayerChains::attention_backward(Chain& c, const std::vector<const OpCost*>&
   // A recomputed core reruns its forward, exchanges included, ahead of its backward (under full
   // recomputation the whole layer's forward already has).
   if (r.mode != spec::RecomputeMode::full && is_recomputed(*s.core, r))
-    append_cp_attention(c, *s.core, false, true, li, ctx_, cp_, collective_);
-  append_cp_attention(c, *s.core, true, false, li, ctx_, cp_, collective_);
+    append_cp_attention(c, *s.core, {false, true, li}, {ctx_, cp_, collective_});
+  append_cp_attention(c, *s.core, {true, false, li}, {ctx_, cp_, collective_});
   c.push_back(kernel_work("attn", s.before, pass, li));
 }
 

@@ -11,23 +11,38 @@ namespace {
 
 using spec::bytes_per_element;
 
+// A linear layer N×K keeping `saved` bytes per token for backward.
+struct Shape {
+  double n, k, saved;
+};
+// Runs of it per token and copies a GPU owns (a routed expert's: top_k and the experts).
+struct Copies {
+  double run = 1.0, owned = 1.0;
+  bool routed = false;
+};
+// An elementwise op reading `in` and writing `out` elements per token (in backward, `bwd`
+// elements; -1: as many), keeping `saved` bytes, owning `params`.
+struct Elements {
+  double in, out, saved;
+  double params = 0.0, bwd = -1.0;
+};
+
 struct Builder {
   const spec::ModelSpec& m;
   const spec::TrainingSpec& t;
   double act;  // bytes per activation element
   double gin;  // bytes per GEMM-input element
 
-  // A linear layer N×K, `copies` times per token.
-  OpCost linear(std::string name, std::string group, double n, double k, double saved_elems,
-                double copies = 1.0, double owned_copies = 1.0, Precision p = Precision::bf16,
-                bool routed = false) const {
+  OpCost linear(std::string name, std::string group, Shape shape, Precision p,
+                Copies c = {}) const {
+    const double n = shape.n, k = shape.k, copies = c.run;
     OpCost op;
     op.name = std::move(name);
     op.group = std::move(group);
     op.cls = OpClass::gemm;
     op.precision = p;
-    op.routed_expert = routed;
-    op.routed_copies = routed;
+    op.routed_expert = c.routed;
+    op.routed_copies = c.routed;
     op.copies = copies;
     op.n = n;
     op.k = k;
@@ -35,15 +50,15 @@ struct Builder {
     op.b_flops = op.fwd_flops;
     op.w_flops = op.fwd_flops;
     const double bias = m.bias ? n : 0.0;
-    op.params = (n * k + bias) * owned_copies;
+    op.params = (n * k + bias) * c.owned;
     op.active_params = (n * k + bias) * copies;
     op.io_bytes = copies * (k * bytes_per_element(p) + n * act);
-    op.saved_bytes = saved_elems;
+    op.saved_bytes = shape.saved;
     return op;
   }
 
-  OpCost elementwise(std::string name, std::string group, double elems_in, double elems_out,
-                     double saved, double params = 0.0, double bwd_elems = -1.0) const {
+  OpCost elementwise(std::string name, std::string group, Elements e) const {
+    const double elems_in = e.in, elems_out = e.out, params = e.params, bwd_elems = e.bwd;
     OpCost op;
     op.name = std::move(name);
     op.group = std::move(group);
@@ -53,7 +68,7 @@ struct Builder {
     op.active_params = params;
     op.io_bytes = (elems_in + elems_out) * act;
     op.bwd_io_bytes = (bwd_elems >= 0.0 ? bwd_elems : elems_in + elems_out) * act;
-    op.saved_bytes = saved;
+    op.saved_bytes = e.saved;
     return op;
   }
 
@@ -66,8 +81,8 @@ struct Builder {
 
   OpCost norm(std::string name, double dim) const {
     // Output feeds a GEMM, kept in the GEMM precision.
-    OpCost op =
-        elementwise(std::move(name), norm_name(), dim, dim, dim * gin, norm_params(dim), 3.0 * dim);
+    OpCost op = elementwise(std::move(name), norm_name(),
+                            {dim, dim, dim * gin, norm_params(dim), 3.0 * dim});
     op.tp_replicated = true;
     return op;
   }
@@ -109,39 +124,40 @@ struct Builder {
     if (a.kind == spec::AttentionKind::mla) {
       const double qk = a.qk_dim(), heads = a.heads;
       if (a.q_lora_rank > 0) {
-        l.ops.push_back(linear("q_down", "q_down", a.q_lora_rank, h, a.q_lora_rank * act, 1, 1, g));
-        l.ops.push_back(norm("q_norm", a.q_lora_rank));
         l.ops.push_back(
-            linear("q_up", "mla_up_proj", heads * qk, a.q_lora_rank, heads * qk * act, 1, 1, g));
+            linear("q_down", "q_down", {double(a.q_lora_rank), h, a.q_lora_rank * act}, g));
+        l.ops.push_back(norm("q_norm", a.q_lora_rank));
+        l.ops.push_back(linear("q_up", "mla_up_proj",
+                               {heads * qk, double(a.q_lora_rank), heads * qk * act}, g));
       } else {
-        l.ops.push_back(linear("q_proj", "q_proj", heads * qk, h, heads * qk * act, 1, 1, g));
+        l.ops.push_back(linear("q_proj", "q_proj", {heads * qk, h, heads * qk * act}, g));
       }
       const double kv_down_n = a.kv_lora_rank + a.qk_rope_head_dim;
-      l.ops.push_back(linear("kv_down", "kv_down", kv_down_n, h, kv_down_n * act, 1, 1, g));
+      l.ops.push_back(linear("kv_down", "kv_down", {kv_down_n, h, kv_down_n * act}, g));
       l.ops.push_back(norm("kv_norm", a.kv_lora_rank));
       const double kv_up_n = heads * (a.qk_nope_head_dim + a.v_head_dim);
       l.ops.push_back(
-          linear("kv_up", "mla_up_proj", kv_up_n, a.kv_lora_rank, kv_up_n * act, 1, 1, g));
+          linear("kv_up", "mla_up_proj", {kv_up_n, double(a.kv_lora_rank), kv_up_n * act}, g));
       l.ops.push_back(rope(heads * a.qk_rope_head_dim + a.qk_rope_head_dim));
       l.ops.push_back(attention_core(heads, heads, qk, a.v_head_dim));
-      l.ops.push_back(linear("out_proj", "out_proj", h, heads * a.v_head_dim, h * act, 1, 1, g));
+      l.ops.push_back(linear("out_proj", "out_proj", {h, heads * a.v_head_dim, h * act}, g));
     } else {
       const double hd = a.head_dim, heads = a.heads, kvh = a.kv_heads;
       const double qkv_n = (heads + 2.0 * kvh) * hd;
-      l.ops.push_back(linear("qkv_proj", "qkv_proj", qkv_n, h, qkv_n * act, 1, 1, g));
+      l.ops.push_back(linear("qkv_proj", "qkv_proj", {qkv_n, h, qkv_n * act}, g));
       if (m.learned_positions == 0) l.ops.push_back(rope((heads + kvh) * hd));
       l.ops.push_back(attention_core(heads, kvh, hd, hd));
-      l.ops.push_back(linear("out_proj", "out_proj", h, heads * hd, h * act, 1, 1, g));
+      l.ops.push_back(linear("out_proj", "out_proj", {h, heads * hd, h * act}, g));
     }
     l.ops.push_back(residual("attn_residual"));
   }
 
   // Rotary embedding of `elems` values of q and k per token (tensor-parallel shards).
-  OpCost rope(double elems) const { return elementwise("rope", "rope", elems, elems, 0.0); }
+  OpCost rope(double elems) const { return elementwise("rope", "rope", {elems, elems, 0.0}); }
 
   // The residual stream's add: whole on every tensor-parallel rank, like the norms.
   OpCost residual(std::string name) const {
-    OpCost op = elementwise(std::move(name), "residual", 2.0 * m.hidden, m.hidden, 0.0);
+    OpCost op = elementwise(std::move(name), "residual", {2.0 * m.hidden, double(m.hidden), 0.0});
     op.tp_replicated = true;
     return op;
   }
@@ -157,16 +173,17 @@ struct Builder {
     const double in_bytes = routed ? copies * h * bytes_per_element(t.precision.dispatch) : 0.0;
     const double act_in =
         bytes_per_element(t.precision.mlp_act_input.value_or(t.precision.activations));
-    OpCost up = linear(prefix + "_up", prefix + "_up", up_n, h, in_bytes + copies * up_n * act_in,
-                       copies, owned, g, routed);
+    OpCost up = linear(prefix + "_up", prefix + "_up", {up_n, h, in_bytes + copies * up_n * act_in},
+                       g, {copies, owned, routed});
     up.input_quantized = routed && t.precision.dispatch == Precision::fp8 && g == Precision::fp8;
     l.ops.push_back(up);
-    OpCost actf =
-        elementwise(prefix + "_act", gated ? "swiglu" : "gelu", copies * up_n, copies * ffn,
-                    copies * ffn * gin, 0.0, copies * (gated ? 5.0 * ffn : 3.0 * ffn));
+    OpCost actf = elementwise(prefix + "_act", gated ? "swiglu" : "gelu",
+                              {copies * up_n, copies * ffn, copies * ffn * gin, 0.0,
+                               copies * (gated ? 5.0 * ffn : 3.0 * ffn)});
     actf.routed_copies = routed;
     l.ops.push_back(actf);
-    OpCost down = linear(prefix + "_down", prefix + "_down", h, ffn, 0.0, copies, owned, g, routed);
+    OpCost down =
+        linear(prefix + "_down", prefix + "_down", {h, ffn, 0.0}, g, {copies, owned, routed});
     down.grad_quantized = routed && t.precision.dispatch == Precision::fp8 && g == Precision::fp8;
     l.ops.push_back(down);
   }
@@ -174,7 +191,7 @@ struct Builder {
   // Token copies reordered into expert order (permute) or back (unpermute): top_k hidden states
   // read and written per token, in the forward payload's precision, the gradient's in backward.
   OpCost permutation(std::string name, Precision fwd, Precision bwd) const {
-    OpCost op = elementwise(name, name, 0.0, 0.0, 0.0);
+    OpCost op = elementwise(name, name, {0.0, 0.0, 0.0});
     op.routed_expert = true;
     const double copies = m.moe.top_k;
     op.io_bytes = 2.0 * copies * a2a_bytes_per_token(m.hidden, fwd);
@@ -192,13 +209,14 @@ struct Builder {
     l.ops.push_back(norm("mlp_norm", m.hidden));
     if (l.moe) {
       const auto& e = m.moe;
-      OpCost router = linear("router", "router", e.experts, m.hidden, e.experts * 4.0, 1, 1,
-                             t.precision.router);
+      OpCost router =
+          linear("router", "router", {double(e.experts), double(m.hidden), e.experts * 4.0},
+                 t.precision.router);
       router.params = router.active_params = static_cast<double>(e.experts) * m.hidden;
       l.ops.push_back(router);
       const double k = e.top_k, experts = e.experts;
       // Scores in fp32; top-k indices (int32) and weights (fp32).
-      OpCost topk = elementwise("router_topk", "router", 0.0, 0.0, 0.0);
+      OpCost topk = elementwise("router_topk", "router", {0.0, 0.0, 0.0});
       topk.io_bytes = experts * 4.0 + k * 8.0;
       topk.bwd_io_bytes = 2.0 * experts * 4.0 + k * 4.0;
       l.ops.push_back(topk);
@@ -245,8 +263,9 @@ struct Builder {
     pre.push_back(embed);
     pre.push_back(norm("mtp_hnorm", m.hidden));
     pre.push_back(norm("mtp_enorm", m.hidden));
-    pre.push_back(linear("mtp_proj", "mtp_proj", m.hidden, 2.0 * m.hidden, 2.0 * m.hidden * gin, 1,
-                         1, t.precision.gemm));
+    pre.push_back(linear("mtp_proj", "mtp_proj",
+                         {double(m.hidden), 2.0 * m.hidden, 2.0 * m.hidden * gin},
+                         t.precision.gemm));
     l.ops.insert(l.ops.begin(), pre.begin(), pre.end());
     l.input_bytes = 2.0 * m.hidden * act;
     return l;
@@ -274,13 +293,13 @@ struct Builder {
     l.index = kHead;
     l.input_bytes = m.hidden * act;
     l.ops.push_back(norm("final_norm", m.hidden));
-    OpCost out = linear("head", "head", m.vocab, m.hidden, 0.0, 1, 1, t.precision.head);
+    OpCost out = linear("head", "head", {double(m.vocab), double(m.hidden), 0.0}, t.precision.head);
     if (m.tie_embeddings) out.params = 0.0;  // shares the embedding table
     out.active_params = double(m.vocab) * m.hidden;
     l.ops.push_back(out);
     // Fused softmax cross-entropy over the head's logits (in the activation precision, reduced in
     // fp32 registers): forward reads them; backward reads them again and writes their gradient.
-    OpCost loss = elementwise("loss", "loss", 0.0, 0.0, 0.0);
+    OpCost loss = elementwise("loss", "loss", {0.0, 0.0, 0.0});
     loss.io_bytes = m.vocab * act;
     loss.bwd_io_bytes = 2.0 * m.vocab * act;
     l.ops.push_back(loss);

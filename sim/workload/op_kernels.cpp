@@ -50,8 +50,16 @@ Kernel memory_kernel(const std::string& op, hw::KernelRole role, double bytes) {
   return k;
 }
 
-Kernel gemm_kernel(const std::string& op, hw::KernelRole role, Precision p, double m, double n,
-                   double kk, int groups, double bytes) {
+// M×N×K, `groups` of them (a grouped GEMM's).
+struct GemmShape {
+  double m, n, k;
+  int groups = 1;
+};
+
+Kernel gemm_kernel(const std::string& op, hw::KernelRole role, Precision p, GemmShape s,
+                   double bytes) {
+  const double m = s.m, n = s.n, kk = s.k;
+  const int groups = s.groups;
   Kernel k;
   k.set_op(op);
   k.role = role;
@@ -85,7 +93,7 @@ void linear(const OpCost& op, Phase pass, const KernelContext& ctx, std::vector<
   if (pass == Phase::forward) {
     if (fp8 && !op.input_quantized)
       out.push_back(memory_kernel(op.name, hw::KernelRole::quantize_input, rows * k * (act + in)));
-    out.push_back(gemm_kernel(op.name, hw::KernelRole::fprop, p, m, n, k, groups,
+    out.push_back(gemm_kernel(op.name, hw::KernelRole::fprop, p, {m, n, k, groups},
                               rows * k * in + weights * w + rows * n * act));
   }
   if (pass == Phase::backward || pass == Phase::backward_weight) {
@@ -96,13 +104,13 @@ void linear(const OpCost& op, Phase pass, const KernelContext& ctx, std::vector<
     else if (fp8)
       out.push_back(
           memory_kernel(op.name, hw::KernelRole::quantize_grad, rows * n * (act + 2.0 * in)));
-    out.push_back(gemm_kernel(op.name, hw::KernelRole::dgrad, p, m, k, n, groups,
+    out.push_back(gemm_kernel(op.name, hw::KernelRole::dgrad, p, {m, k, n, groups},
                               rows * n * in + weights * w + rows * k * act));
   }
   if ((pass == Phase::weight || pass == Phase::backward_weight) && op.w_flops > 0.0) {
     if (fp8)
       out.push_back(memory_kernel(op.name, hw::KernelRole::transpose_input, rows * k * 2.0 * in));
-    out.push_back(gemm_kernel(op.name, hw::KernelRole::wgrad, p, n, k, m, groups,
+    out.push_back(gemm_kernel(op.name, hw::KernelRole::wgrad, p, {n, k, m, groups},
                               rows * n * in + rows * k * in + weights * 2.0 * grad));
   }
 }
@@ -120,7 +128,7 @@ void unfused_attention(const OpCost& op, bool fwd, double tokens, const KernelCo
   const bool eager = ctx.attention_kernel == spec::AttentionKernel::eager;
   const bool dropout = ctx.attention_dropout > 0.0;
   auto gemm = [&](KernelRole role, double m, double n, double k, double bytes) {
-    out.push_back(gemm_kernel(op.name, role, op.precision, m, n, k, g, bytes));
+    out.push_back(gemm_kernel(op.name, role, op.precision, {m, n, k, g}, bytes));
   };
   auto pass = [&](KernelRole role, double bytes) {
     out.push_back(memory_kernel(op.name, role, bytes));

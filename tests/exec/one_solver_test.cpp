@@ -92,8 +92,10 @@ TEST_CASE("One solver: the fabric and the executor give the same rates on random
       std::sort(load.begin(), load.end(),
                 [](const net::LinkLoad& x, const net::LinkLoad& y) { return x.link < y.link; });
       const double own = alone * rng.uniform(0.3, 1.0);  // B: the bound, and the weight
-      net.start(src, dst, bytes, &done, static_cast<std::uint64_t>(f), 1.0, core, 1.0, 0.0,
-                hw::FlowShare{own, own});
+      hw::FlowRequest q{src, dst, bytes};
+      q.core_weight = core;
+      q.share = hw::FlowShare{own, own};
+      net.start(q, &done, static_cast<std::uint64_t>(f));
       exec::StepOp op;
       op.device = f;
       op.stream = workload::StreamKind::comm;

@@ -44,7 +44,7 @@ Time shift(const Topology& t, double bytes) {
   engine::Simulator sim;
   FlowNetwork net(sim, t, Fidelity::flow);
   Done d;
-  for (int g = 0; g < 128; ++g) net.start(g, g + 128, bytes, &d, static_cast<std::uint64_t>(g));
+  for (int g = 0; g < 128; ++g) net.start({g, g + 128, bytes}, &d, static_cast<std::uint64_t>(g));
   sim.run();
   Time last;
   for (const auto& [tag, at] : d.at) last = std::max(last, at);
@@ -143,8 +143,8 @@ TEST_CASE("Dual plane: a ToR down halves its hosts' NIC bandwidth, the others ke
   const Topology t(c);
   FlowNetwork net(sim, t, Fidelity::flow);
   Done d;
-  net.start(0, 128, 1e9, &d, 0);  // into node 16's rail-0 NIC: one port left
-  net.start(1, 129, 1e9, &d, 1);  // rail 1: both ports
+  net.start({0, 128, 1e9}, &d, 0);  // into node 16's rail-0 NIC: one port left
+  net.start({1, 129, 1e9}, &d, 1);  // rail 1: both ports
   sim.run();
   CHECK(d.at[0].seconds() == doctest::Approx(0.04 + 3.7e-6).epsilon(1e-6));
   CHECK(d.at[1].seconds() == doctest::Approx(0.02 + 3.7e-6).epsilon(1e-6));

@@ -36,9 +36,9 @@ TEST_CASE("Analytic: latency + bytes / bottleneck, independent of other transfer
   engine::Simulator sim;
   FlowNetwork net(sim, t, Fidelity::analytic);
   Finished d;
-  net.start(0, 1, 1e9, &d, 1);  // NVLink: 2 us + 10 ms
-  net.start(2, 1, 1e9, &d, 2);  // shares GPU 1's port but analytic ignores that
-  net.start(0, 4, 1e9, &d, 3);  // NIC: 4 us + 40 ms
+  net.start({0, 1, 1e9}, &d, 1);  // NVLink: 2 us + 10 ms
+  net.start({2, 1, 1e9}, &d, 2);  // shares GPU 1's port but analytic ignores that
+  net.start({0, 4, 1e9}, &d, 3);  // NIC: 4 us + 40 ms
   sim.run();
   CHECK(d.at[1] == Time::us(2) + Time::ms(10));
   CHECK(d.at[2] == d.at[1]);
@@ -50,8 +50,8 @@ TEST_CASE("Flow: two flows into one port get half each") {
   engine::Simulator sim;
   FlowNetwork net(sim, t, Fidelity::flow);
   Finished d;
-  net.start(0, 1, 1e9, &d, 1);
-  net.start(2, 1, 1e9, &d, 2);
+  net.start({0, 1, 1e9}, &d, 1);
+  net.start({2, 1, 1e9}, &d, 2);
   sim.run();
   // Both at 50 GB/s: 20 ms after the 2 us latency (rounded to the 1 ns finish grid).
   CHECK(d.at[1].seconds() == doctest::Approx(2e-6 + 0.02).epsilon(1e-6));
@@ -69,8 +69,8 @@ TEST_CASE("Flow: a flow limited elsewhere leaves its share to the others") {
   engine::Simulator sim;
   FlowNetwork net(sim, t, Fidelity::flow);
   Finished d;
-  net.start(0, 1, 0.75e9, &d, 1);  // gets 75 GB/s of GPU 1's 100
-  net.start(2, 1, 0.25e9, &d, 2);  // capped at 25 GB/s by its own port
+  net.start({0, 1, 0.75e9}, &d, 1);  // gets 75 GB/s of GPU 1's 100
+  net.start({2, 1, 0.25e9}, &d, 2);  // capped at 25 GB/s by its own port
   sim.run();
   CHECK(d.at[1].seconds() == doctest::Approx(2e-6 + 0.01).epsilon(1e-6));
   CHECK(d.at[2].seconds() == doctest::Approx(2e-6 + 0.01).epsilon(1e-6));
@@ -81,8 +81,8 @@ TEST_CASE("Flow: rates are recomputed when a flow leaves; bytes are conserved") 
   engine::Simulator sim;
   FlowNetwork net(sim, t, Fidelity::flow);
   Finished d;
-  net.start(0, 1, 0.5e9, &d, 1);  // shares 100 GB/s with flow 2 until it ends at 10 ms
-  net.start(2, 1, 1.5e9, &d, 2);  // then runs alone: 0.5 GB in 10 ms, 1.0 GB more at 100 GB/s
+  net.start({0, 1, 0.5e9}, &d, 1);  // shares 100 GB/s with flow 2 until it ends at 10 ms
+  net.start({2, 1, 1.5e9}, &d, 2);  // then runs alone: 0.5 GB in 10 ms, 1.0 GB more at 100 GB/s
   sim.run();
   CHECK(d.at[1].seconds() == doctest::Approx(2e-6 + 0.01).epsilon(1e-6));
   CHECK(d.at[2].seconds() == doctest::Approx(2e-6 + 0.02).epsilon(1e-6));
@@ -102,7 +102,7 @@ TEST_CASE("Flow: no link is ever above capacity under a random load") {
   std::uint64_t tag = 0;
   for (int s = 0; s < 8; ++s)
     for (int r = 0; r < 8; ++r)
-      if (s != r) net.start(s, r, 1e6 * (1 + (s * 7 + r * 3) % 5), &d, tag++);
+      if (s != r) net.start({s, r, 1e6 * (1 + (s * 7 + r * 3) % 5)}, &d, tag++);
   // Capacities hold after every event.
   std::size_t checks = 0;
   while (sim.pending() > 0) {
@@ -128,10 +128,10 @@ TEST_CASE(
   engine::Simulator sim;
   FlowNetwork net(sim, t, Fidelity::flow);
   Finished d;
-  net.start(0, 1, 2.0e9, &d,
+  net.start({0, 1, 2.0e9}, &d,
             1);  // shares GPU 0's port with flow 3 and GPU 1's with flow 2: 50 GB/s
-  net.start(2, 1, 0.5e9, &d, 2);  // 50 GB/s, ends at 10 ms; flow 1 stays at 50 (GPU 0's port)
-  net.start(0, 3, 1.0e9, &d, 3);  // 50 GB/s, ends at 20 ms; flow 1 then runs at 100
+  net.start({2, 1, 0.5e9}, &d, 2);  // 50 GB/s, ends at 10 ms; flow 1 stays at 50 (GPU 0's port)
+  net.start({0, 3, 1.0e9}, &d, 3);  // 50 GB/s, ends at 20 ms; flow 1 then runs at 100
   sim.run();
   CHECK(d.at[2].seconds() == doctest::Approx(2e-6 + 0.01).epsilon(1e-6));
   CHECK(d.at[3].seconds() == doctest::Approx(2e-6 + 0.02).epsilon(1e-6));
@@ -157,7 +157,7 @@ TEST_CASE("Flow: rates are max-min fair after every event under a random load") 
     const int src = static_cast<int>(next() % 16), dst = static_cast<int>(next() % 16);
     if (src == dst) continue;
     routes[tag] = t.route(src, dst).links;
-    net.start(src, dst, 1e6 * (1 + next() % 50), &d, tag++);
+    net.start({src, dst, 1e6 * (1 + next() % 50)}, &d, tag++);
   }
   std::size_t checked = 0;
   while (sim.pending() > 0) {
