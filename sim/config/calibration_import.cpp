@@ -214,136 +214,143 @@ TableKey table_key(const YAML::Node& table) {
 
 }  // namespace
 
-CalibrationImport import_calibration(const std::string& csv_file, const std::string& device_file,
-                                     const std::string& output_file,
-                                     const engine::RunControl* control) {
-  const Csv csv = read_csv(csv_file, control);
-  const spec::DeviceSpec device = load_device(device_file);  // a valid device to start from
+namespace {
 
-  // Rows grouped by table key, in the CSV's order.
-  std::map<TableKey, YAML::Node> tables;
-  std::vector<TableKey> order;
-  CalibrationImport out;
-  // Each measured shape's first line: one table holds one rate per shape.
-  std::map<std::string, int> measured;
-  for (const Row& r : csv.rows) {
-    if (control && r.line % 1024 == 0) control->check();
-    const auto k = r.cells.find("kind");
-    if (k == r.cells.end()) csv.fail(r.line, "the row has no kind", "gemm, attention or memory");
-    const std::string kind = k->second;
-    if (kind != "gemm" && kind != "attention" && kind != "memory")
-      csv.fail(r.line, "unknown kind '" + kind + "'", "gemm, attention or memory");
-    std::string precision;
-    if (kind != "memory") {
-      const auto p = r.cells.find("precision");
-      if (p == r.cells.end() || !spec::parse_precision(p->second))
-        csv.fail(r.line, "a " + kind + " row needs a precision", "fp8, bf16, fp16 or fp32");
-      precision = p->second;
-      if (!device.supports(*spec::parse_precision(precision)))
-        csv.fail(r.line, "the device has no " + precision + " rate",
-                 "add it under 'compute' in " + device_file + ", or drop the row");
-    }
-    auto check_rate = [&](double tflops) {
-      const double peak = device.rate(*spec::parse_precision(precision)).peak_flops / 1e12;
-      if (tflops > peak)
-        csv.fail(r.line,
-                 "the measured " + general(tflops) + " TFLOP/s exceed the device's " + precision +
-                     " peak of " + general(peak),
-                 "check the time's unit (microseconds) and the shape");
-    };
-    YAML::Node row(YAML::NodeType::Map);
-    row.SetStyle(YAML::EmitterStyle::Flow);
-    std::string gemm_pass, pattern;
-    if (kind == "gemm") {
-      const auto pass = r.cells.find("pass");
-      gemm_pass = pass == r.cells.end() ? "any" : pass->second;
-      const auto& words = spec::kGemmPasses.words();
-      if (std::find(words.begin(), words.end(), gemm_pass) == words.end())
-        csv.fail(r.line, "a gemm row's pass is any, fprop, dgrad or wgrad, got '" + gemm_pass + "'",
-                 "leave it empty for a forward GEMM that times every pass");
-      const double m = whole(csv, r, "m"), n = whole(csv, r, "n"), kk = whole(csv, r, "k");
-      const double g = r.cells.count("groups") ? whole(csv, r, "groups") : 1.0;
-      row["m"] = num(m), row["n"] = num(n), row["k"] = num(kk);
-      if (g != 1.0) row["groups"] = num(g);
-      const double tflops = stated_rate(csv, r, "tflops", 2.0 * g * m * n * kk, 1e12);
-      check_rate(tflops);
-      row["rate"] = num(tflops) + "TFLOP/s";
-    } else if (kind == "attention") {
-      const auto pass = r.cells.find("pass");
-      if (pass == r.cells.end() || (pass->second != "forward" && pass->second != "backward"))
-        csv.fail(r.line, "an attention row needs pass: forward or backward");
-      const auto causal = r.cells.find("causal");
-      if (causal == r.cells.end() || (causal->second != "true" && causal->second != "false"))
-        csv.fail(r.line, "an attention row needs causal: true or false");
-      row["pass"] = pass->second;
-      row["causal"] = causal->second;
-      row["head_dim"] = num(whole(csv, r, "head_dim"));
-      row["seq"] = num(whole(csv, r, "seq"));
-      check_rate(positive(csv, r, "tflops"));
-      row["rate"] = num(positive(csv, r, "tflops")) + "TFLOP/s";
-    } else {
-      const double bytes = whole(csv, r, "bytes");
-      const double gbps = stated_rate(csv, r, "gbps", bytes, 1e9);
-      if (gbps * 1e9 > device.hbm_bandwidth)
-        csv.fail(r.line,
-                 "the measured " + general(gbps) + " GB/s exceed the device's HBM bandwidth of " +
-                     general(device.hbm_bandwidth / 1e9),
-                 "check the bytes (read + written) and the time's unit (microseconds)");
-      const auto pn = r.cells.find("pattern");
-      pattern = pn == r.cells.end() || pn->second.empty() ? "copy" : pn->second;
-      const auto& words = spec::kMemoryPatterns.words();
-      if (std::find(words.begin(), words.end(), pattern) == words.end()) {
-        std::string all;
-        for (const auto& w : words) all += (all.empty() ? "" : ", ") + std::string(w);
-        csv.fail(r.line, "unknown memory pattern '" + pattern + "'", all);
-      }
-      row["bytes"] = num(bytes) + "B";
-      row["bandwidth"] = num(gbps) + "GB/s";
-    }
-    std::string library;
-    if (kind == "gemm") {
-      const auto l = r.cells.find("library");
-      library = l == r.cells.end() || l->second.empty() ? "measured" : l->second;
-    }
-    const TableKey key{kind, precision, kind == "memory" ? pattern : gemm_pass, library};
-    std::string shape = kind + "|" + precision + "|" + std::get<2>(key) + "|" + library;
-    for (const char* col : {"m", "n", "k", "groups", "causal", "head_dim", "seq", "bytes"})
-      if (const YAML::Node cell = std::as_const(row)[col])
-        shape += std::string("|") + col + "=" + cell.as<std::string>();
-    if (kind == "attention") shape += "|" + std::as_const(row)["pass"].as<std::string>();
-    if (const auto [first, fresh] = measured.emplace(shape, r.line); !fresh)
-      csv.fail(r.line, "this shape was measured on line " + std::to_string(first->second) + " too",
-               "keep one row per shape (e.g. the median of repeated runs)");
-    if (!tables.count(key)) {
-      order.push_back(key);
-      YAML::Node t;
-      const std::string stem = fs::path(csv_file).stem().string();
-      t["name"] = stem + "-" + kind + (precision.empty() ? "" : "-" + precision) +
-                  (gemm_pass.empty() || gemm_pass == "any" ? "" : "-" + gemm_pass) +
-                  (library.empty() || library == "measured" ? "" : "-" + library) +
-                  (pattern.empty() || pattern == "copy" ? "" : "-" + pattern);
-      std::string source = fs::path(csv_file).filename().string() + ": " + csv.meta.at("gpu");
-      if (csv.meta.count("driver")) source += ", driver " + csv.meta.at("driver");
-      if (csv.meta.count("tool")) source += ", " + csv.meta.at("tool");
-      source += ", " + csv.meta.at("date");
-      t["source"] = source;
-      t["clock"] = csv.meta.at("clock");
-      if (!library.empty()) t["library"] = library;
-      if (!pattern.empty() && pattern != "copy") t["pattern"] = pattern;
-      t["kind"] = kind;
-      if (!precision.empty()) t["precision"] = precision;
-      if (!gemm_pass.empty() && gemm_pass != "any") t["pass"] = gemm_pass;
-      t["rows"] = YAML::Node(YAML::NodeType::Sequence);
-      tables[key] = t;
-    }
-    YAML::Node rows = tables[key]["rows"];
-    row["csv_line"] = r.line;
-    rows.push_back(row);
-    ++out.rows;
+// A measurement row: what it is of (its kind, precision, GEMM pass or memory pattern, and
+// library) and its table row.
+struct Measured {
+  std::string kind, precision, gemm_pass, pattern, library;
+  YAML::Node row;
+  TableKey key() const {
+    return {kind, precision, kind == "memory" ? pattern : gemm_pass, library};
   }
+};
 
-  // The device file, its tables rewritten.
-  YAML::Node dev = YAML::LoadFile(device_file);
+// Row r, checked against the device (its precisions and peaks).
+Measured measured_row(const Csv& csv, const Row& r, const spec::DeviceSpec& device,
+                      const std::string& device_file) {
+  Measured m;
+  const auto k = r.cells.find("kind");
+  if (k == r.cells.end()) csv.fail(r.line, "the row has no kind", "gemm, attention or memory");
+  const std::string kind = m.kind = k->second;
+  if (kind != "gemm" && kind != "attention" && kind != "memory")
+    csv.fail(r.line, "unknown kind '" + kind + "'", "gemm, attention or memory");
+  std::string& precision = m.precision;
+  if (kind != "memory") {
+    const auto p = r.cells.find("precision");
+    if (p == r.cells.end() || !spec::parse_precision(p->second))
+      csv.fail(r.line, "a " + kind + " row needs a precision", "fp8, bf16, fp16 or fp32");
+    precision = p->second;
+    if (!device.supports(*spec::parse_precision(precision)))
+      csv.fail(r.line, "the device has no " + precision + " rate",
+               "add it under 'compute' in " + device_file + ", or drop the row");
+  }
+  auto check_rate = [&](double tflops) {
+    const double peak = device.rate(*spec::parse_precision(precision)).peak_flops / 1e12;
+    if (tflops > peak)
+      csv.fail(r.line,
+               "the measured " + general(tflops) + " TFLOP/s exceed the device's " + precision +
+                   " peak of " + general(peak),
+               "check the time's unit (microseconds) and the shape");
+  };
+  YAML::Node& row = m.row;
+  row = YAML::Node(YAML::NodeType::Map);
+  row.SetStyle(YAML::EmitterStyle::Flow);
+  std::string& gemm_pass = m.gemm_pass;
+  std::string& pattern = m.pattern;
+  if (kind == "gemm") {
+    const auto pass = r.cells.find("pass");
+    gemm_pass = pass == r.cells.end() ? "any" : pass->second;
+    const auto& words = spec::kGemmPasses.words();
+    if (std::find(words.begin(), words.end(), gemm_pass) == words.end())
+      csv.fail(r.line, "a gemm row's pass is any, fprop, dgrad or wgrad, got '" + gemm_pass + "'",
+               "leave it empty for a forward GEMM that times every pass");
+    const double m = whole(csv, r, "m"), n = whole(csv, r, "n"), kk = whole(csv, r, "k");
+    const double g = r.cells.count("groups") ? whole(csv, r, "groups") : 1.0;
+    row["m"] = num(m), row["n"] = num(n), row["k"] = num(kk);
+    if (g != 1.0) row["groups"] = num(g);
+    const double tflops = stated_rate(csv, r, "tflops", 2.0 * g * m * n * kk, 1e12);
+    check_rate(tflops);
+    row["rate"] = num(tflops) + "TFLOP/s";
+  } else if (kind == "attention") {
+    const auto pass = r.cells.find("pass");
+    if (pass == r.cells.end() || (pass->second != "forward" && pass->second != "backward"))
+      csv.fail(r.line, "an attention row needs pass: forward or backward");
+    const auto causal = r.cells.find("causal");
+    if (causal == r.cells.end() || (causal->second != "true" && causal->second != "false"))
+      csv.fail(r.line, "an attention row needs causal: true or false");
+    row["pass"] = pass->second;
+    row["causal"] = causal->second;
+    row["head_dim"] = num(whole(csv, r, "head_dim"));
+    row["seq"] = num(whole(csv, r, "seq"));
+    check_rate(positive(csv, r, "tflops"));
+    row["rate"] = num(positive(csv, r, "tflops")) + "TFLOP/s";
+  } else {
+    const double bytes = whole(csv, r, "bytes");
+    const double gbps = stated_rate(csv, r, "gbps", bytes, 1e9);
+    if (gbps * 1e9 > device.hbm_bandwidth)
+      csv.fail(r.line,
+               "the measured " + general(gbps) + " GB/s exceed the device's HBM bandwidth of " +
+                   general(device.hbm_bandwidth / 1e9),
+               "check the bytes (read + written) and the time's unit (microseconds)");
+    const auto pn = r.cells.find("pattern");
+    pattern = pn == r.cells.end() || pn->second.empty() ? "copy" : pn->second;
+    const auto& words = spec::kMemoryPatterns.words();
+    if (std::find(words.begin(), words.end(), pattern) == words.end()) {
+      std::string all;
+      for (const auto& w : words) all += (all.empty() ? "" : ", ") + std::string(w);
+      csv.fail(r.line, "unknown memory pattern '" + pattern + "'", all);
+    }
+    row["bytes"] = num(bytes) + "B";
+    row["bandwidth"] = num(gbps) + "GB/s";
+  }
+  std::string& library = m.library;
+  if (kind == "gemm") {
+    const auto l = r.cells.find("library");
+    library = l == r.cells.end() || l->second.empty() ? "measured" : l->second;
+  }
+  return m;
+}
+
+// The row's shape: one table holds one rate per shape.
+std::string shape_of(const Measured& m) {
+  std::string shape = m.kind + "|" + m.precision + "|" + std::get<2>(m.key()) + "|" + m.library;
+  for (const char* col : {"m", "n", "k", "groups", "causal", "head_dim", "seq", "bytes"})
+    if (const YAML::Node cell = std::as_const(m.row)[col])
+      shape += std::string("|") + col + "=" + cell.as<std::string>();
+  if (m.kind == "attention") shape += "|" + std::as_const(m.row)["pass"].as<std::string>();
+  return shape;
+}
+
+// A new table for the rows of m's key, named and sourced after the CSV.
+YAML::Node new_table(const std::string& csv_file, const Csv& csv, const Measured& m) {
+  YAML::Node t;
+  const std::string stem = fs::path(csv_file).stem().string();
+  t["name"] = stem + "-" + m.kind + (m.precision.empty() ? "" : "-" + m.precision) +
+              (m.gemm_pass.empty() || m.gemm_pass == "any" ? "" : "-" + m.gemm_pass) +
+              (m.library.empty() || m.library == "measured" ? "" : "-" + m.library) +
+              (m.pattern.empty() || m.pattern == "copy" ? "" : "-" + m.pattern);
+  std::string source = fs::path(csv_file).filename().string() + ": " + csv.meta.at("gpu");
+  if (csv.meta.count("driver")) source += ", driver " + csv.meta.at("driver");
+  if (csv.meta.count("tool")) source += ", " + csv.meta.at("tool");
+  source += ", " + csv.meta.at("date");
+  t["source"] = source;
+  t["clock"] = csv.meta.at("clock");
+  if (!m.library.empty()) t["library"] = m.library;
+  if (!m.pattern.empty() && m.pattern != "copy") t["pattern"] = m.pattern;
+  t["kind"] = m.kind;
+  if (!m.precision.empty()) t["precision"] = m.precision;
+  if (!m.gemm_pass.empty() && m.gemm_pass != "any") t["pass"] = m.gemm_pass;
+  t["rows"] = YAML::Node(YAML::NodeType::Sequence);
+  return t;
+}
+
+// The device's tables: those the import replaces dropped (a replaced table's library keeps its
+// launch grid, which the CSV does not say), the imported ones after the others; returns how many
+// were dropped.
+int replace_tables(YAML::Node& dev, const std::string& device_file, const std::string& output_file,
+                   std::map<TableKey, YAML::Node>& tables, const std::vector<TableKey>& order) {
+  int dropped = 0;
   const fs::path dev_dir = fs::absolute(device_file).parent_path();
   const fs::path out_dir = fs::absolute(output_file).parent_path();
   YAML::Node kept(YAML::NodeType::Sequence);
@@ -352,7 +359,7 @@ CalibrationImport import_calibration(const std::string& csv_file, const std::str
     const auto it = tables.find(table_key(table));
     if (it == tables.end()) return false;
     if (table["grid"]) it->second["grid"] = table["grid"].as<std::string>();
-    ++out.dropped;
+    ++dropped;
     return true;
   };
   if (dev["kernel_tables"])
@@ -367,22 +374,19 @@ CalibrationImport import_calibration(const std::string& csv_file, const std::str
     }
   for (const auto& key : order) kept.push_back(tables[key]);
   dev["kernel_tables"] = kept;
-  out.tables = static_cast<int>(order.size());
 
-  YAML::Emitter e;
-  e << YAML::Comment("Generated by stepsim calibrate import from " + csv_file + " and " +
-                     device_file + ": " + csv.meta.at("gpu") + ", " + csv.meta.at("date") +
-                     ". The comments of " + device_file +
-                     " (the sources of its figures) are not carried over.")
-    << YAML::Newline << dev;
-  out.yaml = std::string(e.c_str()) + "\n";
-  // The result must load as a device (rates within the peaks and the sensible ranges, every
-  // table well formed); a refusal inside an imported row is reported at its CSV line.
+  return dropped;
+}
+
+// The result must load as a device (rates within the peaks and the sensible ranges, every
+// table well formed); a refusal inside an imported row is reported at its CSV line.
+void check_loads(const std::string& yaml, const std::string& output_file,
+                 const std::string& csv_file) {
   try {
-    read_device(Document::parse(out.yaml, output_file, {}, "", nullptr).root());
+    read_device(Document::parse(yaml, output_file, {}, "", nullptr).root());
   } catch (const UserError& err) {
     if (err.loc().file != output_file) throw;
-    std::istringstream lines(out.yaml);
+    std::istringstream lines(yaml);
     std::string line;
     for (int n = 1; std::getline(lines, line) && n < err.loc().line; ++n) {
     }
@@ -390,6 +394,49 @@ CalibrationImport import_calibration(const std::string& csv_file, const std::str
     const int csv_line = at == std::string::npos ? 0 : std::atoi(line.c_str() + at + 10);
     throw UserError({csv_file, csv_line, 0}, err.message(), err.hint());
   }
+}
+
+}  // namespace
+
+CalibrationImport import_calibration(const std::string& csv_file, const std::string& device_file,
+                                     const std::string& output_file,
+                                     const engine::RunControl* control) {
+  const Csv csv = read_csv(csv_file, control);
+  const spec::DeviceSpec device = load_device(device_file);  // a valid device to start from
+  // Rows grouped by table key, in the CSV's order.
+  std::map<TableKey, YAML::Node> tables;
+  std::vector<TableKey> order;
+  CalibrationImport out;
+  // Each measured shape's first line: one table holds one rate per shape.
+  std::map<std::string, int> measured;
+  for (const Row& r : csv.rows) {
+    if (control && r.line % 1024 == 0) control->check();
+    Measured m = measured_row(csv, r, device, device_file);
+    if (const auto [first, fresh] = measured.emplace(shape_of(m), r.line); !fresh)
+      csv.fail(r.line, "this shape was measured on line " + std::to_string(first->second) + " too",
+               "keep one row per shape (e.g. the median of repeated runs)");
+    const TableKey key = m.key();
+    if (!tables.count(key)) {
+      order.push_back(key);
+      tables[key] = new_table(csv_file, csv, m);
+    }
+    YAML::Node rows = tables[key]["rows"];
+    m.row["csv_line"] = r.line;
+    rows.push_back(m.row);
+    ++out.rows;
+  }
+  // The device file, its tables rewritten.
+  YAML::Node dev = YAML::LoadFile(device_file);
+  out.dropped = replace_tables(dev, device_file, output_file, tables, order);
+  out.tables = static_cast<int>(order.size());
+  YAML::Emitter e;
+  e << YAML::Comment("Generated by stepsim calibrate import from " + csv_file + " and " +
+                     device_file + ": " + csv.meta.at("gpu") + ", " + csv.meta.at("date") +
+                     ". The comments of " + device_file +
+                     " (the sources of its figures) are not carried over.")
+    << YAML::Newline << dev;
+  out.yaml = std::string(e.c_str()) + "\n";
+  check_loads(out.yaml, output_file, csv_file);
   return out;
 }
 

@@ -117,6 +117,144 @@ std::string device_file(const Node& dev, const std::string& dir) {
                  : "name a shipped device (" + list + ") or a device file (e.g. my-gpu.yaml)");
 }
 
+// deepep: the NVLink rate DeepEP's kernels reach, with the SMs it was measured on.
+void read_deepep(const Node& d, spec::ClusterSpec& c) {
+  MapReader dr(d);
+  const Node rate = dr.get("nvlink");
+  c.deepep_nvlink_bandwidth = rate.quantity(spec::Dimension::bandwidth);
+  if (c.deepep_nvlink_bandwidth > c.nvlink.peak_bandwidth)
+    rate.fail("DeepEP's NVLink rate exceeds the link's peak bandwidth",
+              "it is a measured rate, at most nvlink.peak");
+  c.deepep_sms = static_cast<int>(dr.get("sms").integer(1, 100000));
+  dr.get("source").text();
+  dr.finish();
+}
+
+// fabric: its kind, NICs and switches, and what each kind asks of them.
+void read_fabric(const Node& f, spec::ClusterSpec& c) {
+  MapReader fr(f);
+  const Node kind = fr.get("kind");
+  c.fabric.kind = static_cast<spec::FabricKind>(kind.choice(spec::kFabricKinds.words()));
+  if (c.fabric.kind != spec::FabricKind::none) {
+    c.fabric.nic = read_link(fr.get("nic"));
+    const Node ports = fr.get("switch_ports");
+    c.fabric.switch_ports = static_cast<int>(ports.integer(4, 4096));
+    if (c.fabric.switch_ports % 2 != 0)
+      ports.fail("switch_ports must be even (half down, half up)");
+    if (auto o = fr.find("oversubscription")) c.fabric.oversubscription = o->number(1.0, 64.0);
+    if (auto sl = fr.find("spine_latency"))
+      c.fabric.spine_latency_s = sl->quantity(spec::Dimension::time, kLatencyRange);
+    if (auto sh = fr.find("sharp")) c.fabric.sharp = sh->boolean();
+    if (auto rt = fr.find("routing"))
+      c.fabric.routing = static_cast<spec::Routing>(rt->choice(spec::kRoutings.words()));
+    const long long half = c.fabric.nodes_per_leaf(c.gpus_per_node);
+    const long long reach = 2 * half * half;  // endpoints of a two-layer fat-tree
+    if (c.fabric.kind == spec::FabricKind::clos3) {
+      if ((c.fabric.switch_ports / 2) % c.gpus_per_node != 0)
+        ports.fail("a clos3 rack switch puts every NIC of its nodes on its " +
+                       std::to_string(c.fabric.switch_ports / 2) +
+                       " down ports: half the ports must be a multiple of gpus_per_node (" +
+                       std::to_string(c.gpus_per_node) + ")",
+                   "e.g. switch_ports: 32 for two nodes of 8 GPUs per rack");
+      c.fabric.leaves_per_pod = static_cast<int>(fr.get("leaves_per_pod").integer(1, 1 << 20));
+      if (auto o = fr.find("pod_oversubscription"))
+        c.fabric.pod_oversubscription = o->number(1.0, 64.0);
+      if (auto al = fr.find("agg_latency"))
+        c.fabric.agg_latency_s = al->quantity(spec::Dimension::time, kLatencyRange);
+      if (auto planes = fr.find("planes")) planes->integer(1, 1);
+    } else if (c.fabric.kind == spec::FabricKind::multi_plane_fat_tree) {
+      const Node planes = fr.get("planes");
+      c.fabric.planes = static_cast<int>(planes.integer(1, 64));
+      if (c.fabric.planes != c.gpus_per_node)
+        planes.fail("a multi-plane fabric puts NIC i of every node on plane i: planes (" +
+                    std::to_string(c.fabric.planes) + ") must equal gpus_per_node (" +
+                    std::to_string(c.gpus_per_node) + ")");
+      if (c.nodes > reach)
+        fr.node().fail(std::to_string(c.nodes) +
+                           " nodes exceed one plane's two-layer fat-tree of " +
+                           std::to_string(c.fabric.switch_ports) + "-port switches (" +
+                           std::to_string(reach) + " endpoints)",
+                       "use switches with more ports or fewer nodes");
+    } else {
+      if (c.fabric.kind == spec::FabricKind::dual_plane) {
+        c.fabric.planes = 2;
+        if (auto planes = fr.find("planes"); planes && planes->integer(1, 64) != 2)
+          planes->fail("a dual-plane fabric has two planes, one per port of every NIC",
+                       "planes: 2, or leave it out");
+      } else if (auto planes = fr.find("planes")) {
+        planes->integer(1, 1);
+      }
+      if (static_cast<long long>(c.nodes) * c.gpus_per_node > reach)
+        fr.node().fail(std::to_string(c.world_size()) + " NICs exceed a two-layer fat-tree of " +
+                           std::to_string(c.fabric.switch_ports) + "-port switches (" +
+                           std::to_string(reach) + " endpoints)",
+                       "use switches with more ports, or a multi_plane_fat_tree");
+    }
+  }
+  fr.finish();
+}
+
+// placement: packed, spread or zones, or a list of slots (inline or in a file of its own).
+void read_placement(const Node& node, const std::string& dir, spec::ClusterSpec& c) {
+  const Node* p = &node;
+  // A list of slots, one per node: inline, or in a file of its own ({file: slots.yaml}, a
+  // YAML list, e.g. written from a scheduler's allocation).
+  auto list = [&](const Node& seq) {
+    c.placement = spec::Placement::list;
+    const long long half = std::max(1, c.fabric.nodes_per_leaf(c.gpus_per_node));
+    const long long slots = (c.nodes + half - 1) / half * half;
+    const auto items = seq.items();
+    if (static_cast<long long>(items.size()) != c.nodes)
+      seq.fail("placement lists " + std::to_string(items.size()) + " slots for " +
+                   std::to_string(c.nodes) + " nodes",
+               "one slot per node, in node order: slot s is port s mod " + std::to_string(half) +
+                   " of leaf s / " + std::to_string(half));
+    std::vector<bool> taken(static_cast<std::size_t>(slots), false);
+    for (const Node& item : items) {
+      const int slot = static_cast<int>(item.integer(0, slots - 1));
+      if (taken[slot]) item.fail("slot " + std::to_string(slot) + " is given twice");
+      taken[slot] = true;
+      c.slots.push_back(slot);
+    }
+  };
+  if (p->is_sequence()) {
+    list(*p);
+  } else if (p->is_map()) {
+    MapReader pr(*p);
+    const Node ref = pr.get("file");
+    pr.finish();
+    const std::string file = (std::filesystem::path(dir) / ref.text()).string();
+    check_referenced_file(file, ref);
+    c.placement_file = file;
+    const Document doc = Document::load(file, {}, "", nullptr);
+    if (!doc.root().is_sequence())
+      doc.root().fail("a placement file holds a list of slots, one per node",
+                      "e.g. [0, 8, 1, 9] or one '- slot' per line");
+    list(doc.root());
+  } else {
+    c.placement = static_cast<spec::Placement>(p->choice({"packed", "spread", "zones"}));
+    if (c.placement == spec::Placement::zones && c.fabric.kind != spec::FabricKind::clos3)
+      p->fail("placement zones needs a fabric with zones", "a clos3 fabric's pods; or spread");
+    c.slots = spec::placement_slots(c, c.placement);
+  }
+  if (c.placement != spec::Placement::packed && c.fabric.kind == spec::FabricKind::none)
+    p->fail("placement needs a fabric with leaves", "drop placement on a single node");
+}
+
+// variability: GPUs' speed spread and kernels' jitter, with their seed.
+void read_variability(const Node& node, spec::ClusterSpec& c) {
+  const Node* v = &node;
+  MapReader vr(*v);
+  c.variability.seed = static_cast<std::uint64_t>(vr.get("seed").integer(0));
+  if (auto g = vr.find("gpu_spread")) c.variability.gpu_spread = g->number(0.0, 0.5);
+  if (auto j = vr.find("kernel_jitter")) c.variability.kernel_jitter = j->number(0.0, 0.5);
+  if (!vr.has("gpu_spread") && !vr.has("kernel_jitter"))
+    v->fail("variability without gpu_spread or kernel_jitter",
+            "give gpu_spread (a GPU's speed), kernel_jitter (each kernel's), or both");
+  if (auto s = vr.find("source")) c.variability.source = s->text();
+  vr.finish();
+}
+
 }  // namespace
 
 spec::ClusterSpec read_cluster(const Node& node, const std::string& dir,
@@ -140,138 +278,14 @@ spec::ClusterSpec read_cluster(const Node& node, const std::string& dir,
   const Node gpn = r.get("gpus_per_node");
   c.gpus_per_node = static_cast<int>(gpn.integer(1, 1024));
   c.nvlink = read_link(r.get("nvlink"), &c.nvls_bandwidth);
-  if (auto d = r.find("deepep")) {
-    MapReader dr(*d);
-    const Node rate = dr.get("nvlink");
-    c.deepep_nvlink_bandwidth = rate.quantity(spec::Dimension::bandwidth);
-    if (c.deepep_nvlink_bandwidth > c.nvlink.peak_bandwidth)
-      rate.fail("DeepEP's NVLink rate exceeds the link's peak bandwidth",
-                "it is a measured rate, at most nvlink.peak");
-    c.deepep_sms = static_cast<int>(dr.get("sms").integer(1, 100000));
-    dr.get("source").text();
-    dr.finish();
-  }
-  if (auto f = r.find("fabric")) {
-    MapReader fr(*f);
-    const Node kind = fr.get("kind");
-    c.fabric.kind = static_cast<spec::FabricKind>(kind.choice(spec::kFabricKinds.words()));
-    if (c.fabric.kind != spec::FabricKind::none) {
-      c.fabric.nic = read_link(fr.get("nic"));
-      const Node ports = fr.get("switch_ports");
-      c.fabric.switch_ports = static_cast<int>(ports.integer(4, 4096));
-      if (c.fabric.switch_ports % 2 != 0)
-        ports.fail("switch_ports must be even (half down, half up)");
-      if (auto o = fr.find("oversubscription")) c.fabric.oversubscription = o->number(1.0, 64.0);
-      if (auto sl = fr.find("spine_latency"))
-        c.fabric.spine_latency_s = sl->quantity(spec::Dimension::time, kLatencyRange);
-      if (auto sh = fr.find("sharp")) c.fabric.sharp = sh->boolean();
-      if (auto rt = fr.find("routing"))
-        c.fabric.routing = static_cast<spec::Routing>(rt->choice(spec::kRoutings.words()));
-      const long long half = c.fabric.nodes_per_leaf(c.gpus_per_node);
-      const long long reach = 2 * half * half;  // endpoints of a two-layer fat-tree
-      if (c.fabric.kind == spec::FabricKind::clos3) {
-        if ((c.fabric.switch_ports / 2) % c.gpus_per_node != 0)
-          ports.fail("a clos3 rack switch puts every NIC of its nodes on its " +
-                         std::to_string(c.fabric.switch_ports / 2) +
-                         " down ports: half the ports must be a multiple of gpus_per_node (" +
-                         std::to_string(c.gpus_per_node) + ")",
-                     "e.g. switch_ports: 32 for two nodes of 8 GPUs per rack");
-        c.fabric.leaves_per_pod = static_cast<int>(fr.get("leaves_per_pod").integer(1, 1 << 20));
-        if (auto o = fr.find("pod_oversubscription"))
-          c.fabric.pod_oversubscription = o->number(1.0, 64.0);
-        if (auto al = fr.find("agg_latency"))
-          c.fabric.agg_latency_s = al->quantity(spec::Dimension::time, kLatencyRange);
-        if (auto planes = fr.find("planes")) planes->integer(1, 1);
-      } else if (c.fabric.kind == spec::FabricKind::multi_plane_fat_tree) {
-        const Node planes = fr.get("planes");
-        c.fabric.planes = static_cast<int>(planes.integer(1, 64));
-        if (c.fabric.planes != c.gpus_per_node)
-          planes.fail("a multi-plane fabric puts NIC i of every node on plane i: planes (" +
-                      std::to_string(c.fabric.planes) + ") must equal gpus_per_node (" +
-                      std::to_string(c.gpus_per_node) + ")");
-        if (c.nodes > reach)
-          fr.node().fail(std::to_string(c.nodes) +
-                             " nodes exceed one plane's two-layer fat-tree of " +
-                             std::to_string(c.fabric.switch_ports) + "-port switches (" +
-                             std::to_string(reach) + " endpoints)",
-                         "use switches with more ports or fewer nodes");
-      } else {
-        if (c.fabric.kind == spec::FabricKind::dual_plane) {
-          c.fabric.planes = 2;
-          if (auto planes = fr.find("planes"); planes && planes->integer(1, 64) != 2)
-            planes->fail("a dual-plane fabric has two planes, one per port of every NIC",
-                         "planes: 2, or leave it out");
-        } else if (auto planes = fr.find("planes")) {
-          planes->integer(1, 1);
-        }
-        if (static_cast<long long>(c.nodes) * c.gpus_per_node > reach)
-          fr.node().fail(std::to_string(c.world_size()) + " NICs exceed a two-layer fat-tree of " +
-                             std::to_string(c.fabric.switch_ports) + "-port switches (" +
-                             std::to_string(reach) + " endpoints)",
-                         "use switches with more ports, or a multi_plane_fat_tree");
-      }
-    }
-    fr.finish();
-  }
+  if (auto d = r.find("deepep")) read_deepep(*d, c);
+  if (auto f = r.find("fabric")) read_fabric(*f, c);
   if (c.nodes > 1 && c.fabric.kind == spec::FabricKind::none)
     node.fail(std::to_string(c.nodes) + " nodes need a scale-out fabric",
               "add fabric: {kind: multi_plane_fat_tree, ...}");
-  if (auto p = r.find("placement")) {
-    // A list of slots, one per node: inline, or in a file of its own ({file: slots.yaml}, a
-    // YAML list, e.g. written from a scheduler's allocation).
-    auto list = [&](const Node& seq) {
-      c.placement = spec::Placement::list;
-      const long long half = std::max(1, c.fabric.nodes_per_leaf(c.gpus_per_node));
-      const long long slots = (c.nodes + half - 1) / half * half;
-      const auto items = seq.items();
-      if (static_cast<long long>(items.size()) != c.nodes)
-        seq.fail("placement lists " + std::to_string(items.size()) + " slots for " +
-                     std::to_string(c.nodes) + " nodes",
-                 "one slot per node, in node order: slot s is port s mod " + std::to_string(half) +
-                     " of leaf s / " + std::to_string(half));
-      std::vector<bool> taken(static_cast<std::size_t>(slots), false);
-      for (const Node& item : items) {
-        const int slot = static_cast<int>(item.integer(0, slots - 1));
-        if (taken[slot]) item.fail("slot " + std::to_string(slot) + " is given twice");
-        taken[slot] = true;
-        c.slots.push_back(slot);
-      }
-    };
-    if (p->is_sequence()) {
-      list(*p);
-    } else if (p->is_map()) {
-      MapReader pr(*p);
-      const Node ref = pr.get("file");
-      pr.finish();
-      const std::string file = (std::filesystem::path(dir) / ref.text()).string();
-      check_referenced_file(file, ref);
-      c.placement_file = file;
-      const Document doc = Document::load(file, {}, "", nullptr);
-      if (!doc.root().is_sequence())
-        doc.root().fail("a placement file holds a list of slots, one per node",
-                        "e.g. [0, 8, 1, 9] or one '- slot' per line");
-      list(doc.root());
-    } else {
-      c.placement = static_cast<spec::Placement>(p->choice({"packed", "spread", "zones"}));
-      if (c.placement == spec::Placement::zones && c.fabric.kind != spec::FabricKind::clos3)
-        p->fail("placement zones needs a fabric with zones", "a clos3 fabric's pods; or spread");
-      c.slots = spec::placement_slots(c, c.placement);
-    }
-    if (c.placement != spec::Placement::packed && c.fabric.kind == spec::FabricKind::none)
-      p->fail("placement needs a fabric with leaves", "drop placement on a single node");
-  }
+  if (auto p = r.find("placement")) read_placement(*p, dir, c);
   if (auto f = r.find("faults")) c.faults = read_faults(*f, c);
-  if (auto v = r.find("variability")) {
-    MapReader vr(*v);
-    c.variability.seed = static_cast<std::uint64_t>(vr.get("seed").integer(0));
-    if (auto g = vr.find("gpu_spread")) c.variability.gpu_spread = g->number(0.0, 0.5);
-    if (auto j = vr.find("kernel_jitter")) c.variability.kernel_jitter = j->number(0.0, 0.5);
-    if (!vr.has("gpu_spread") && !vr.has("kernel_jitter"))
-      v->fail("variability without gpu_spread or kernel_jitter",
-              "give gpu_spread (a GPU's speed), kernel_jitter (each kernel's), or both");
-    if (auto s = vr.find("source")) c.variability.source = s->text();
-    vr.finish();
-  }
+  if (auto v = r.find("variability")) read_variability(*v, c);
   r.finish();
   return c;
 }

@@ -217,32 +217,26 @@ std::string keep_units(const std::string& page) {
   return o;
 }
 
-}  // namespace
-
-std::string html_report(const std::vector<ReportRun>& runs, const ReportOptions& options) {
-  std::string title = "stepsim report:";
-  for (const auto& r : runs) title += " " + r.label;
-  std::string o = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
-                  escape(title) + "</title>\n" + page_style() + "</head>\n<body>\n";
-  o += "<h1>" + escape(title) +
-       "</h1>\n<p class=\"note\">One simulated training step per "
-       "scenario, next to its roofline bound. Times are per step. The headline's tokens/s, "
-       "TFLOP/s and MFU are means over all GPUs, counting model FLOPs (no recompute); the "
-       "roofline charts are for one GPU of the pipeline rank that sets the bound, counting the "
-       "FLOPs it runs (recompute included).</p>\n";
-
-  o += "<section id=\"headline\">\n<h2>1. Headline</h2>\n<div class=\"cards\">\n";
+// 1. headline: a card per scenario.
+std::string headline_section(const std::vector<ReportRun>& runs) {
+  std::string o = "<section id=\"headline\">\n<h2>1. Headline</h2>\n<div class=\"cards\">\n";
   for (const auto& r : runs) o += headline(r);
   o += "</div>\n</section>\n";
 
-  o += "<section id=\"roofline\">\n<h2>2. Roofline</h2>\n<p class=\"note\">Roofs per precision "
-       "(solid: achievable, dashed: datasheet) and the HBM slope; discs: the step's kernel classes "
-       "on the bound's rank, area by share of kernel time; diamonds: the step's FLOP per byte over "
-       "NVLink and the NIC, on those networks' roofs (memory-bound kernels count no arithmetic: "
-       "listed, not plotted). A diamond below the dashed line of the simulated kernel rate (the "
-       "rank's FLOPs over the time its kernels ran): that network, not the arithmetic, bounds the "
-       "step. Every mark has a tooltip.</p>\n<div "
-       "class=\"charts\">\n";
+  return o;
+}
+
+// 2. roofline: the chart and the kernel classes per scenario.
+std::string roofline_section(const std::vector<ReportRun>& runs) {
+  std::string o =
+      "<section id=\"roofline\">\n<h2>2. Roofline</h2>\n<p class=\"note\">Roofs per precision "
+      "(solid: achievable, dashed: datasheet) and the HBM slope; discs: the step's kernel classes "
+      "on the bound's rank, area by share of kernel time; diamonds: the step's FLOP per byte over "
+      "NVLink and the NIC, on those networks' roofs (memory-bound kernels count no arithmetic: "
+      "listed, not plotted). A diamond below the dashed line of the simulated kernel rate (the "
+      "rank's FLOPs over the time its kernels ran): that network, not the arithmetic, bounds the "
+      "step. Every mark has a tooltip.</p>\n<div "
+      "class=\"charts\">\n";
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto& s = *runs[i].sim;
     o += "<div class=\"chart\"><h3>" + escape(runs[i].label) + " (pipeline rank " +
@@ -252,23 +246,34 @@ std::string html_report(const std::vector<ReportRun>& runs, const ReportOptions&
   }
   o += "</div>\n</section>\n";
 
-  o += "<section id=\"breakdown\">\n<h2>3. Breakdown</h2>\n<p class=\"note\">Each pipeline "
-       "rank's step as shares of its time (bars sum to 100%); beneath each, the communication "
-       "that ran while it computed.</p>\n";
+  return o;
+}
+
+// 3. breakdown: each pipeline rank's step as shares of its time.
+std::string breakdown_section(const std::vector<ReportRun>& runs) {
+  std::string o =
+      "<section id=\"breakdown\">\n<h2>3. Breakdown</h2>\n<p class=\"note\">Each pipeline "
+      "rank's step as shares of its time (bars sum to 100%); beneath each, the communication "
+      "that ran while it computed.</p>\n";
   std::vector<BreakdownInput> bars;
   for (const auto& r : runs) bars.push_back({r.label, &r.sim->metrics});
   o += "<div class=\"scroll\">" + breakdown_chart(bars) + "</div>\n</section>\n";
+  return o;
+}
 
+// 4. schedule: the diagram per scenario, on its own or one shared axis.
+std::string schedule_section(const std::vector<ReportRun>& runs, const ReportOptions& options) {
   double longest = 0.0;
   for (const auto& r : runs) longest = std::max(longest, r.sim->metrics.step_s);
-  o += "<section id=\"schedule\">\n<h2>4. Schedule</h2>\n<p class=\"note\">Every pipeline "
-       "rank's compute stream " +
-       (options.shared_axis
-            ? "on one time axis for all scenarios (" + escape(seconds(longest)) + " across)"
-            : std::string("over its own step (each diagram's axis is its step; "
-                          "stepsim report --shared-axis draws all on one)")) +
-       ", and beneath it, red, when any of the rank's communication is in flight. White "
-       "above red: waiting on communication; white alone: bubble. Every box has a tooltip.</p>\n";
+  std::string o =
+      "<section id=\"schedule\">\n<h2>4. Schedule</h2>\n<p class=\"note\">Every pipeline "
+      "rank's compute stream " +
+      (options.shared_axis
+           ? "on one time axis for all scenarios (" + escape(seconds(longest)) + " across)"
+           : std::string("over its own step (each diagram's axis is its step; "
+                         "stepsim report --shared-axis draws all on one)")) +
+      ", and beneath it, red, when any of the rank's communication is in flight. White "
+      "above red: waiting on communication; white alone: bubble. Every box has a tooltip.</p>\n";
   ScheduleView view;
   view.width = 1100.0;
   view.axis_s = options.shared_axis ? longest : 0.0;
@@ -280,10 +285,15 @@ std::string html_report(const std::vector<ReportRun>& runs, const ReportOptions&
     o += "<h3>" + escape(r.label) + "</h3>\n<div class=\"scroll\">" + schedule_svg(*r.sim, view) +
          "</div>\n";
   o += "</section>\n";
+  return o;
+}
 
-  o += "<section id=\"links\">\n<h2>5. Links</h2>\n<p class=\"note\">Utilisation of each link "
-       "group over the step (bytes carried over capacity, per time bin, mean over the group's "
-       "links), and the busiest links by name; links loaded alike are one row.</p>\n";
+// 5. links: utilisation per link group, and the busiest links.
+std::string links_section(const std::vector<ReportRun>& runs) {
+  std::string o =
+      "<section id=\"links\">\n<h2>5. Links</h2>\n<p class=\"note\">Utilisation of each link "
+      "group over the step (bytes carried over capacity, per time bin, mean over the group's "
+      "links), and the busiest links by name; links loaded alike are one row.</p>\n";
   for (const auto& r : runs) {
     const auto& s = *r.sim;
     o += "<h3>" + escape(r.label) + "</h3>\n";
@@ -306,21 +316,32 @@ std::string html_report(const std::vector<ReportRun>& runs, const ReportOptions&
     o += "</table>\n";
   }
   o += "</section>\n";
+  return o;
+}
 
-  o += "<section id=\"memory\">\n<h2>6. Memory over time</h2>\n<p class=\"note\">Memory in use "
-       "per GPU of each pipeline rank: static state (parameters, gradients, optimizer, buffers) "
-       "plus live activations, against the device's capacity.</p>\n<div class=\"charts\">\n";
+// 6. memory over time per pipeline rank.
+std::string memory_section(const std::vector<ReportRun>& runs) {
+  std::string o =
+      "<section id=\"memory\">\n<h2>6. Memory over time</h2>\n<p class=\"note\">Memory in use "
+      "per GPU of each pipeline rank: static state (parameters, gradients, optimizer, buffers) "
+      "plus live activations, against the device's capacity.</p>\n<div class=\"charts\">\n";
   for (const auto& r : runs)
     o += "<div class=\"chart\"><h3>" + escape(r.label) + "</h3>\n" + memory_chart(*r.sim) +
          "</div>\n";
   o += "</div>\n</section>\n";
 
-  o += "<section id=\"collectives\">\n<h2>7. Collectives</h2>\n<p class=\"note\">Per traffic "
-       "kind, per GPU per step (mean over GPUs): the collectives' sizes, the bytes sent over "
-       "each network, the time in flight in the step (sharing the live fabric at flow fidelity) "
-       "against the same collectives timed alone with their sibling groups, and the achieved bus "
-       "bandwidth (nccl-tests' "
-       "busbw).</p>\n";
+  return o;
+}
+
+// 7. collectives: per traffic kind, in flight against alone.
+std::string collectives_section(const std::vector<ReportRun>& runs) {
+  std::string o =
+      "<section id=\"collectives\">\n<h2>7. Collectives</h2>\n<p class=\"note\">Per traffic "
+      "kind, per GPU per step (mean over GPUs): the collectives' sizes, the bytes sent over "
+      "each network, the time in flight in the step (sharing the live fabric at flow fidelity) "
+      "against the same collectives timed alone with their sibling groups, and the achieved bus "
+      "bandwidth (nccl-tests' "
+      "busbw).</p>\n";
   for (const auto& r : runs) {
     o += "<h3>" + escape(r.label) +
          "</h3>\n<table class=\"data\"><tr><th "
@@ -343,6 +364,26 @@ std::string html_report(const std::vector<ReportRun>& runs, const ReportOptions&
     o += "</table>\n";
   }
   o += "</section>\n";
+  return o;
+}
+
+}  // namespace
+
+std::string html_report(const std::vector<ReportRun>& runs, const ReportOptions& options) {
+  std::string title = "stepsim report:";
+  for (const auto& r : runs) title += " " + r.label;
+  std::string o = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
+                  escape(title) + "</title>\n" + page_style() + "</head>\n<body>\n";
+  o += "<h1>" + escape(title) +
+       "</h1>\n<p class=\"note\">One simulated training step per "
+       "scenario, next to its roofline bound. Times are per step. The headline's tokens/s, "
+       "TFLOP/s and MFU are means over all GPUs, counting model FLOPs (no recompute); the "
+       "roofline charts are for one GPU of the pipeline rank that sets the bound, counting the "
+       "FLOPs it runs (recompute included).</p>\n";
+
+  o += headline_section(runs) + roofline_section(runs) + breakdown_section(runs) +
+       schedule_section(runs, options) + links_section(runs) + memory_section(runs) +
+       collectives_section(runs);
   if (std::any_of(runs.begin(), runs.end(), [](const ReportRun& r) { return r.campaign; }))
     o += stress_section(runs);
   o += "</body>\n</html>\n";

@@ -32,6 +32,10 @@ std::string td(const std::string& v, bool left) {
   return std::string(left ? "<td class=\"l\">" : "<td>") + escape(v) + "</td>";
 }
 
+std::string chart_pct(double f) {
+  return format::fixed(100.0 * f, f < 0.1 ? 1 : 0) + "%";
+}
+
 double nice_step(double span) {
   if (!(span > 0.0) || !std::isfinite(span)) return 1.0;
   const double raw = span / 8.0, mag = std::pow(10.0, std::floor(std::log10(raw)));

@@ -14,6 +14,9 @@ std::string escape(std::string_view s);  // &, <, >, " as entities
 // An HTML table cell holding `v` escaped, right-aligned (numbers) unless `left`.
 std::string td(const std::string& v, bool left = false);
 
+// A share as a chart's label: "12%", "4.5%" (a decimal below 10%).
+std::string chart_pct(double f);
+
 // A tick step for a span: 1, 2 or 5 times a power of ten, about eight ticks (1 for a span that is
 // not a positive number, so that tick loops end).
 double nice_step(double span);

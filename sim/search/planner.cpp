@@ -248,19 +248,19 @@ std::string family_why(const FamilyVerdict& f, const PlanResult& r, double best_
          bound;
 }
 
-}  // namespace
+// The families of the layouts, the best member of each, and the bounded layouts by their bound
+// with the ideal bubble.
+struct Ranking {
+  std::vector<std::size_t> member_family;  // per layout
+  std::vector<std::size_t> bounded;        // best first
+  double best_bound = 0.0, best_pipelined = 0.0;
+};
 
-PlanResult run_plan(const spec::ScenarioSpec& base, SearchSpace space, const PlanOptions& options,
-                    run::Workers& workers) {
-  PlanResult r;
-  r.base = base;
-  r.space = std::move(space);
-  r.world = base.cluster.world_size();
-  r.tokens_per_step = static_cast<double>(base.training.global_batch) * base.training.seq_len;
+// 2. The analytic bound of every layout, one LayoutBounds (caches) per thread; an accounted split
+// follows its balanced twin in enumeration order.
+void bound_all(PlanResult& r, run::Workers& workers) {
   const auto& layouts = r.space.layouts;
   const auto& recomputes = r.space.recomputes;
-
-  // 2. The analytic bound of every layout, one LayoutBounds (caches) per thread.
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::unique_ptr<analysis::LayoutBounds>> bounds;
   for (int t = 0; t < workers.threads(); ++t)
@@ -268,12 +268,11 @@ PlanResult run_plan(const spec::ScenarioSpec& base, SearchSpace space, const Pla
   const auto rows = workers.map(
       layouts.size(),
       [&](std::size_t i, int thread) {
-        return serialize(evaluate(*bounds[thread], apply(base, layouts[i], recomputes)));
+        return serialize(evaluate(*bounds[thread], apply(r.base, layouts[i], recomputes)));
       },
       true, "plan: bounding layouts");
   for (const std::string& s : rows) r.evaluations.push_back(parse_evaluation(s));
   r.analytic_wall_s = seconds_since(t0);
-  // An accounted split follows its balanced twin in enumeration order.
   for (std::size_t i = 1; i < layouts.size(); ++i) {
     Layout twin = layouts[i];
     twin.account = false;
@@ -285,18 +284,19 @@ PlanResult run_plan(const spec::ScenarioSpec& base, SearchSpace space, const Pla
         e.split == t.split)
       e.status = Evaluation::Status::same_split;
   }
+}
 
-  // Families, and the best-bound member of each.
+Ranking rank(PlanResult& r) {
+  const auto& layouts = r.space.layouts;
   std::map<std::string, std::size_t> family_of;
-  std::vector<std::size_t> member_family(layouts.size());
-  double best_bound = 0.0;
-  std::vector<std::size_t> bounded;
+  Ranking k;
+  k.member_family.resize(layouts.size());
   for (std::size_t i = 0; i < layouts.size(); ++i) {
     const std::string name = family(layouts[i]);
     auto [it, fresh] = family_of.try_emplace(name, r.families.size());
     if (fresh) r.families.push_back({name, 0, 0, 0, 0, 0, false, i, ""});
     FamilyVerdict& f = r.families[it->second];
-    member_family[i] = it->second;
+    k.member_family[i] = it->second;
     const Evaluation& e = r.evaluations[i];
     ++f.layouts;
     const Evaluation& b = r.evaluations[f.best];
@@ -318,44 +318,78 @@ PlanResult run_plan(const spec::ScenarioSpec& base, SearchSpace space, const Pla
         break;
       case Evaluation::Status::bounded:
         ++f.bounded;
-        bounded.push_back(i);
+        k.bounded.push_back(i);
         if (b.status != Evaluation::Status::bounded || e.pipelined_s < b.pipelined_s) f.best = i;
         break;
     }
   }
-  std::stable_sort(bounded.begin(), bounded.end(), [&](std::size_t a, std::size_t b) {
+  std::stable_sort(k.bounded.begin(), k.bounded.end(), [&](std::size_t a, std::size_t b) {
     return r.evaluations[a].pipelined_s < r.evaluations[b].pipelined_s;
   });
-  double best_pipelined = 0.0;
-  if (!bounded.empty()) best_pipelined = r.evaluations[bounded.front()].pipelined_s;
-  for (std::size_t i : bounded)
-    best_bound = best_bound > 0.0 ? std::min(best_bound, r.evaluations[i].bound_s)
-                                  : r.evaluations[i].bound_s;
+  if (!k.bounded.empty()) k.best_pipelined = r.evaluations[k.bounded.front()].pipelined_s;
+  for (std::size_t i : k.bounded)
+    k.best_bound = k.best_bound > 0.0 ? std::min(k.best_bound, r.evaluations[i].bound_s)
+                                      : r.evaluations[i].bound_s;
+  return k;
+}
 
-  // 3. What to simulate: the K best by bound with the ideal bubble, and each family's best within
-  // 2x of the best.
-  std::vector<std::size_t> chosen(
-      bounded.begin(), bounded.begin() + std::min<std::size_t>(bounded.size(), options.top));
+// 3. What to simulate: the K best by bound with the ideal bubble, and each family's best within
+// 2x of the best.
+std::vector<std::size_t> chosen(const PlanResult& r, const Ranking& k, int top) {
+  std::vector<std::size_t> chosen(k.bounded.begin(),
+                                  k.bounded.begin() + std::min<std::size_t>(k.bounded.size(), top));
   for (const FamilyVerdict& f : r.families) {
     const Evaluation& e = r.evaluations[f.best];
-    if (e.status == Evaluation::Status::bounded && e.pipelined_s <= 2.0 * best_pipelined &&
+    if (e.status == Evaluation::Status::bounded && e.pipelined_s <= 2.0 * k.best_pipelined &&
         std::find(chosen.begin(), chosen.end(), f.best) == chosen.end())
       chosen.push_back(f.best);
   }
+  return chosen;
+}
+
+// 5. Why each family without a winner lost.
+void verdicts(PlanResult& r, const Ranking& k) {
+  std::map<std::size_t, const Simulated*> sim_of;
+  for (const Candidate& c : r.simulated) sim_of[c.layout] = &c.sim;
+  for (std::size_t w = 0; w < r.winners; ++w)
+    if (r.simulated[w].sim.fits())
+      r.families[k.member_family[r.simulated[w].layout]].has_winner = true;
+  const Simulated* winner =
+      r.winners > 0 && r.simulated[0].sim.fits() ? &r.simulated[0].sim : nullptr;
+  for (FamilyVerdict& f : r.families) {
+    if (f.has_winner) continue;
+    const auto it = sim_of.find(f.best);
+    f.why = family_why(f, r, k.best_bound, k.best_pipelined,
+                       it == sim_of.end() ? nullptr : it->second, winner);
+  }
+}
+
+}  // namespace
+
+PlanResult run_plan(const spec::ScenarioSpec& base, SearchSpace space, const PlanOptions& options,
+                    run::Workers& workers) {
+  PlanResult r;
+  r.base = base;
+  r.space = std::move(space);
+  r.world = base.cluster.world_size();
+  r.tokens_per_step = static_cast<double>(base.training.global_batch) * base.training.seq_len;
+  bound_all(r, workers);
+  const Ranking k = rank(r);
+  const std::vector<std::size_t> simulate_these = chosen(r, k, options.top);
   const auto t1 = std::chrono::steady_clock::now();
   const auto sims = workers.map(
-      chosen.size(),
-      [&](std::size_t k, int) {
-        return serialize(simulate(apply(base, layouts[chosen[k]], recomputes), workers.control(),
-                                  options.max_memory_bytes));
+      simulate_these.size(),
+      [&](std::size_t i, int) {
+        return serialize(
+            simulate(apply(base, r.space.layouts[simulate_these[i]], r.space.recomputes),
+                     workers.control(), options.max_memory_bytes));
       },
       false, "plan: simulating the best layouts");
   r.simulation_wall_s = seconds_since(t1);
   if (!workers.root()) return r;
-
   // 4. Ranked by simulated speed; refused or over-memory simulations last.
-  for (std::size_t k = 0; k < chosen.size(); ++k)
-    r.simulated.push_back({chosen[k], parse_simulated(sims[k])});
+  for (std::size_t i = 0; i < simulate_these.size(); ++i)
+    r.simulated.push_back({simulate_these[i], parse_simulated(sims[i])});
   std::stable_sort(r.simulated.begin(), r.simulated.end(),
                    [](const Candidate& a, const Candidate& b) {
                      if (a.sim.fits() != b.sim.fits()) return a.sim.fits();
@@ -363,21 +397,7 @@ PlanResult run_plan(const spec::ScenarioSpec& base, SearchSpace space, const Pla
                      return a.sim.step_s < b.sim.step_s;
                    });
   r.winners = std::min<std::size_t>(r.simulated.size(), options.top);
-
-  // 5. Verdicts.
-  std::map<std::size_t, const Simulated*> sim_of;
-  for (const Candidate& c : r.simulated) sim_of[c.layout] = &c.sim;
-  for (std::size_t k = 0; k < r.winners; ++k)
-    if (r.simulated[k].sim.fits())
-      r.families[member_family[r.simulated[k].layout]].has_winner = true;
-  const Simulated* winner =
-      r.winners > 0 && r.simulated[0].sim.fits() ? &r.simulated[0].sim : nullptr;
-  for (FamilyVerdict& f : r.families) {
-    if (f.has_winner) continue;
-    const auto it = sim_of.find(f.best);
-    f.why = family_why(f, r, best_bound, best_pipelined, it == sim_of.end() ? nullptr : it->second,
-                       winner);
-  }
+  verdicts(r, k);
   return r;
 }
 

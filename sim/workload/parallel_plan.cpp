@@ -136,11 +136,12 @@ bool ParallelPlan::stage_neighbours_on_same_node() const {
   return gpus_per_rank() < gpus_per_node;
 }
 
-ParallelPlan make_plan(const spec::ScenarioSpec& spec) {
-  check_schedule_word(spec);
+namespace {
+
+// The degrees: world = dp · pp · cp · tp, each at least 1, tp inside a node, and the heads.
+ParallelPlan degrees(const spec::ScenarioSpec& spec) {
   const auto& p = spec.parallel;
   const auto& m = spec.model;
-  const auto& t = spec.training;
   ParallelPlan plan;
   plan.world = spec.cluster.world_size();
   plan.main_layers = spec.model.layers;
@@ -198,7 +199,13 @@ ParallelPlan make_plan(const spec::ScenarioSpec& spec) {
         spec, "parallelism.tp",
         "tp = " + str(p.tp) + " does not divide the " + str(m.attention.heads) + " attention heads",
         "tensor parallelism splits attention heads; pick a divisor of the head count");
-  check_context_parallel(spec, plan);
+  return plan;
+}
+
+// Expert parallelism, carved out of dp · cp · tp over the routed experts.
+void check_experts(const spec::ScenarioSpec& spec, ParallelPlan& plan) {
+  const auto& p = spec.parallel;
+  const auto& m = spec.model;
   if (p.ep > 1) {
     if (!m.moe.enabled)
       fail(spec, "parallelism.ep",
@@ -223,6 +230,11 @@ ParallelPlan make_plan(const spec::ScenarioSpec& spec) {
            "model.moe.routing.redundant to a multiple of ep");
   }
   plan.edp = plan.dp * p.cp * p.tp / p.ep;
+}
+
+// The ZeRO stage (at most 1 with a pipeline), its ZeRO-3 settings and the communication SMs.
+void check_zero(const spec::ScenarioSpec& spec, ParallelPlan& plan) {
+  const auto& p = spec.parallel;
   if (p.zero < 0 || p.zero > 3)
     fail(spec, "parallelism.zero", "zero must be 0, 1, 2 or 3, got " + str(p.zero));
   if (p.zero >= 2 && p.pp > 1)
@@ -240,8 +252,12 @@ ParallelPlan make_plan(const spec::ScenarioSpec& spec) {
          "comm_sms = " + str(p.comm_sms) + " must be in [0, " + str(spec.cluster.device.sms) + ")",
          "the device has " + str(spec.cluster.device.sms) +
              " SMs; DeepSeek gives 20 of 132 to all-to-all");
+}
 
-  // Micro-batches.
+// Micro-batches per pipeline and step, and the tokens of one on a GPU.
+void micro_batches(const spec::ScenarioSpec& spec, ParallelPlan& plan) {
+  const auto& p = spec.parallel;
+  const auto& t = spec.training;
   const long long per_step = static_cast<long long>(plan.dp) * t.micro_batch;
   if (t.global_batch % per_step != 0)
     fail(spec, "training.global_batch",
@@ -251,8 +267,12 @@ ParallelPlan make_plan(const spec::ScenarioSpec& spec) {
              str((t.global_batch / per_step + 1) * per_step));
   plan.micro_batches = t.global_batch / per_step;
   plan.tokens_per_micro_batch = static_cast<double>(t.micro_batch) * t.seq_len / p.cp;
+}
 
-  // Stages and layer split.
+// The stages, the layers of each, and the stages each pipeline rank runs.
+void split_stages(const spec::ScenarioSpec& spec, ParallelPlan& plan) {
+  const auto& p = spec.parallel;
+  const auto& m = spec.model;
   // Split units: the layers, plus the embedding and the head where they count as a layer each.
   const int emb_units = p.account_embedding ? 1 : 0, head_units = p.account_head ? 1 : 0;
   const int units = m.layers + emb_units + head_units;
@@ -323,6 +343,18 @@ ParallelPlan make_plan(const spec::ScenarioSpec& spec) {
   plan.device_stages.assign(p.pp, {});
   for (int d = 0; d < p.pp; ++d)
     plan.device_stages[d] = schedule_def(p.schedule).device_stages(d, p.pp, p.virtual_stages);
+}
+
+}  // namespace
+
+ParallelPlan make_plan(const spec::ScenarioSpec& spec) {
+  check_schedule_word(spec);
+  ParallelPlan plan = degrees(spec);
+  check_context_parallel(spec, plan);
+  check_experts(spec, plan);
+  check_zero(spec, plan);
+  micro_batches(spec, plan);
+  split_stages(spec, plan);
   return plan;
 }
 
