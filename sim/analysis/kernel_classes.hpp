@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "sim/hw/kernel_model.hpp"
-#include "sim/workload/step_program.hpp"
+#include "sim/workload/program.hpp"
 
 namespace stepsim::analysis {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "sim/exec/step_executor.hpp"
-#include "sim/workload/step_program.hpp"
+#include "sim/workload/program.hpp"
 
 namespace stepsim::analysis {
 

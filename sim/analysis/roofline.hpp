@@ -34,7 +34,7 @@
 
 #include "sim/analysis/work_fold.hpp"
 #include "sim/net/collective_cost.hpp"
-#include "sim/workload/step_program.hpp"
+#include "sim/workload/program.hpp"
 
 namespace stepsim::analysis {
 

@@ -18,7 +18,7 @@
 #include "sim/hw/kernel_model.hpp"
 #include "sim/net/collective_cost.hpp"
 #include "sim/spec/cluster.hpp"
-#include "sim/workload/step_program.hpp"
+#include "sim/workload/program.hpp"
 
 namespace stepsim::analysis {
 

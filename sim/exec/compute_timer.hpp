@@ -15,7 +15,7 @@
 
 #include "sim/hw/kernel_model.hpp"
 #include "sim/spec/cluster.hpp"
-#include "sim/workload/step_program.hpp"
+#include "sim/workload/program.hpp"
 
 namespace stepsim::exec {
 

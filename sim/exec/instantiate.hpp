@@ -23,7 +23,7 @@
 #include "sim/exec/collective_timer.hpp"
 #include "sim/exec/step_graph.hpp"
 #include "sim/hw/topology.hpp"
-#include "sim/workload/step_program.hpp"
+#include "sim/workload/program.hpp"
 
 namespace stepsim::exec {
 

@@ -19,7 +19,7 @@
 
 #include "sim/engine/time.hpp"
 #include "sim/net/collective_profile.hpp"
-#include "sim/workload/step_program.hpp"
+#include "sim/workload/program.hpp"
 
 namespace stepsim::exec {
 

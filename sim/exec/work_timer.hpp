@@ -11,7 +11,7 @@
 #include "sim/exec/collective_timer.hpp"
 #include "sim/exec/compute_timer.hpp"
 #include "sim/hw/topology.hpp"
-#include "sim/workload/step_program.hpp"
+#include "sim/workload/program.hpp"
 
 namespace stepsim::exec {
 

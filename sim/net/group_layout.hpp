@@ -16,7 +16,7 @@
 
 #include "sim/hw/topology.hpp"
 #include "sim/net/collective_cost.hpp"
-#include "sim/net/collective_plan.hpp"
+#include "sim/net/transfers.hpp"
 
 namespace stepsim::net {
 

@@ -35,7 +35,7 @@
 
 #include "sim/engine/simulator.hpp"
 #include "sim/hw/flow_network.hpp"
-#include "sim/net/collective_plan.hpp"
+#include "sim/net/transfers.hpp"
 
 namespace stepsim::net {
 

@@ -45,7 +45,4 @@ struct ReportOptions {
 
 std::string html_report(const std::vector<ReportRun>& runs, const ReportOptions& options = {});
 
-// The pages' one style sheet, a <style> element (the report's and the stress page's).
-const char* page_style();
-
 }  // namespace stepsim::report

@@ -10,7 +10,7 @@ namespace stepsim::report {
 
 std::string describe(const spec::DeviceSpec& d);
 std::string describe(const spec::ClusterSpec& c);
-// A model file alone, with its figures at the training shape `t` (workload::ModelCost).
+// A model file alone, with its figures at the training shape `t`.
 std::string describe(const spec::ModelSpec& m, const workload::ModelFigures& figures,
                      const spec::TrainingSpec& t);
 // A scenario, prepared and bounded (every check a simulation runs).

@@ -6,7 +6,6 @@
 #include "sim/format/text_table.hpp"
 #include "sim/report/campaign_report.hpp"
 #include "sim/report/html_charts.hpp"
-#include "sim/report/html_report.hpp"
 #include "sim/report/svg.hpp"
 
 namespace stepsim::report {

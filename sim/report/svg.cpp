@@ -36,6 +36,39 @@ std::string chart_pct(double f) {
   return format::fixed(100.0 * f, f < 0.1 ? 1 : 0) + "%";
 }
 
+const char* page_style() {
+  static constexpr const char* kStyle = R"(<style>
+body{font-family:sans-serif;font-size:14px;color:#222;margin:24px auto;max-width:1280px;padding:0 12px}
+h1{font-size:24px;margin:0 0 4px}
+h2{font-size:19px;border-bottom:3px solid #2f4b7c;padding-bottom:3px;margin:28px 0 10px}
+h3{font-size:15px;margin:14px 0 6px}
+p.note{color:#555;margin:4px 0 10px;max-width:1100px}
+.cards{display:flex;flex-wrap:wrap;gap:14px}
+.card{border:1px solid #ccc;border-radius:6px;padding:10px 14px;width:360px;background:#fafafa}
+.card .name{font-weight:bold;margin-bottom:6px}
+.badge{display:inline-block;padding:3px 8px;border-radius:4px;color:#fff;font-weight:bold;font-size:13px}
+.bound-compute{background:#2e7d32}.bound-comm{background:#c62828}.bound-hbm{background:#ef6c00}
+.big{font-size:26px;font-weight:bold;margin:6px 0 2px}
+.card table td{padding:1px 6px 1px 0}
+.meter{height:8px;background:#e6e6e6;border-radius:4px;width:100%;margin-top:2px}
+.meter div{height:8px;border-radius:4px}
+table.data{border-collapse:collapse;margin:4px 0 12px;font-size:13px}
+table.data th,table.data td{border-bottom:1px solid #ddd;padding:3px 8px;text-align:right;white-space:nowrap}
+table.data td.l{white-space:normal}
+table.data th{background:#f0f0f0}
+table.data td.l,table.data th.l{text-align:left}
+.charts{display:flex;flex-wrap:wrap;gap:16px}
+.chart{border:1px solid #ddd;padding:6px;width:590px}
+.chart table.data{font-size:12px}
+.chart table.data th,.chart table.data td{padding:2px 5px}
+.scroll{overflow-x:auto}
+svg{display:block}
+@media print{section{break-before:page}section#headline{break-before:auto}.scroll{overflow:visible}}
+</style>
+)";
+  return kStyle;
+}
+
 double nice_step(double span) {
   if (!(span > 0.0) || !std::isfinite(span)) return 1.0;
   const double raw = span / 8.0, mag = std::pow(10.0, std::floor(std::log10(raw)));

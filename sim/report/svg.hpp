@@ -1,6 +1,7 @@
-// Small helpers for the SVG the reports draw (schedule_svg.hpp, html_charts.hpp): XML escaping,
-// axes (linear and log), tick steps, colour ramps and element strings. Every coordinate is
-// written with fixed decimals, so the same figure gives the same bytes.
+// Small helpers for the HTML pages and the SVG the reports draw (schedule_svg.hpp,
+// html_charts.hpp): XML escaping, axes (linear and log), tick steps, colour ramps and element
+// strings. Every coordinate is written with fixed decimals, so the same figure gives the same
+// bytes.
 #pragma once
 
 #include <array>
@@ -11,6 +12,8 @@
 namespace stepsim::report {
 
 std::string escape(std::string_view s);  // &, <, >, " as entities
+// The pages' one style sheet, a <style> element (the report's and the stress page's).
+const char* page_style();
 // An HTML table cell holding `v` escaped, right-aligned (numbers) unless `left`.
 std::string td(const std::string& v, bool left = false);
 

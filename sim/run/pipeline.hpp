@@ -23,7 +23,9 @@
 #include "sim/exec/instantiate.hpp"
 #include "sim/hw/topology.hpp"
 #include "sim/run/estimates.hpp"
+#include "sim/workload/memory.hpp"
 #include "sim/workload/model_cost.hpp"
+#include "sim/workload/step_program.hpp"
 
 namespace stepsim::run {
 

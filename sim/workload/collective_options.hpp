@@ -11,7 +11,7 @@
 #include "sim/net/collective_plan.hpp"
 #include "sim/spec/scenario.hpp"
 #include "sim/workload/parallel_plan.hpp"
-#include "sim/workload/step_program.hpp"
+#include "sim/workload/program.hpp"
 
 namespace stepsim::workload {
 

@@ -59,7 +59,7 @@
 #include "sim/spec/parallel.hpp"
 #include "sim/workload/model_cost.hpp"
 #include "sim/workload/op_kernels.hpp"
-#include "sim/workload/step_program.hpp"
+#include "sim/workload/program.hpp"
 
 namespace stepsim::workload {
 

@@ -28,7 +28,7 @@
 #include "sim/workload/context_parallel.hpp"
 #include "sim/workload/model_cost.hpp"
 #include "sim/workload/op_kernels.hpp"
-#include "sim/workload/step_program.hpp"
+#include "sim/workload/program.hpp"
 #include "sim/workload/zero3_placement.hpp"
 
 namespace stepsim::workload {

@@ -20,8 +20,7 @@
 // buffers of all-to-all and pipeline transfers, the logits of the head.
 #pragma once
 
-#include "sim/workload/model_cost.hpp"
-#include "sim/workload/parallel_plan.hpp"
+#include "sim/workload/held_params.hpp"
 
 namespace stepsim::workload {
 
@@ -36,24 +35,6 @@ struct MemoryBreakdown {
   double total() const { return params + grads + optimizer + activations + buffers; }
   bool fits() const { return total() <= capacity; }
 };
-
-// Parameters held by one pipeline rank (all its stages), split by kind, per GPU before sharding.
-struct HeldParams {
-  double dense = 0.0;   // replicated over dp, split by tp
-  double routed = 0.0;  // replicated over edp, split by ep
-  double total() const { return dense + routed; }
-};
-HeldParams held_params(const ParallelPlan& plan, const ModelCost& cost, int device);
-HeldParams stage_params(const ParallelPlan& plan, const ModelCost& cost, int stage);
-HeldParams layer_params(const ParallelPlan& plan, const ModelCost& cost, int layer);
-HeldParams op_params(const ParallelPlan& plan, const OpCost& op);
-
-// Stage cost helpers shared with the roofline.
-// kEmbedding, kHead, kMtpHead (layer_index.hpp); layers from `main_layers` on are MTP blocks.
-const LayerCost& layer_of(const ModelCost& cost, int index);
-// In order: the embedding on the first stage; the head, then the MTP blocks and their head on the
-// last.
-std::vector<int> stage_layer_indices(const ParallelPlan& plan, int stage);
 
 // HBM bytes of one optimizer step on a device's GPU: every state of its (ZeRO-sharded) parameters
 // read and written once.

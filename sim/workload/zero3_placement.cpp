@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "sim/workload/memory.hpp"
+#include "sim/workload/held_params.hpp"
 
 namespace stepsim::workload {
 

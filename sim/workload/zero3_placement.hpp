@@ -38,9 +38,9 @@
 #include <vector>
 
 #include "sim/workload/collective_options.hpp"
-#include "sim/workload/memory.hpp"
+#include "sim/workload/held_params.hpp"
 #include "sim/workload/model_cost.hpp"
-#include "sim/workload/step_program.hpp"
+#include "sim/workload/program.hpp"
 
 namespace stepsim::workload {
 

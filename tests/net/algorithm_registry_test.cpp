@@ -6,6 +6,7 @@
 #include "sim/config/load.hpp"
 #include "sim/engine/user_error.hpp"
 #include "sim/net/algorithm/algorithm.hpp"
+#include "sim/net/collective_plan.hpp"
 #include "tests/test_support.hpp"
 
 using namespace stepsim;
