@@ -41,7 +41,8 @@ void check_files(const Command& c, std::size_t n) {
 }  // namespace
 
 int run_command(const Command& c, const Args& args) {
-  po::options_description opts(std::string(c.help) + "\n\nOptions");
+  po::options_description opts(std::string(c.help) + (c.more_help ? c.more_help() : "") +
+                               "\n\nOptions");
   add_common_options(opts);
   if (c.options) c.options(opts);
   Invocation in;

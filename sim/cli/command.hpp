@@ -59,10 +59,11 @@ struct Invocation {
 };
 
 struct Command {
-  std::string_view name;      // what follows `stepsim`: "run", "calibrate"
-  std::string_view synopsis;  // its arguments in the usage: "run SCENARIO"
-  std::string_view summary;   // one line for `stepsim --help`
-  std::string_view help;      // `stepsim NAME --help` above its options
+  std::string_view name;                 // what follows `stepsim`: "run", "calibrate"
+  std::string_view synopsis;             // its arguments in the usage: "run SCENARIO"
+  std::string_view summary;              // one line for `stepsim --help`
+  std::string_view help;                 // `stepsim NAME --help` above its options
+  std::string (*more_help)() = nullptr;  // help made from registries, after `help`
   void (*options)(boost::program_options::options_description& opts) = nullptr;
   FileRule files;
   int (*handler)(Invocation& in) = nullptr;

@@ -25,6 +25,30 @@ void stress_options(po::options_description& opts) {
   add_max_memory_option(opts);
 }
 
+// The fault kinds, from their table (spec/faults.hpp), and what a draw's range means; lines of
+// at most 90 characters.
+std::string kinds_help() {
+  const std::string text =
+      "KIND: " + spec::fault_kinds_help() +
+      ". @LOW-HIGH: a degrade kind's bandwidth factor (default 0.5) or a straggler's slowdown "
+      "(default 1.1-2), uniform in the range. The same seed gives the same bytes with any -j and "
+      "under mpirun.";
+  std::string out, line;
+  std::size_t from = 0;
+  while (from < text.size()) {
+    std::size_t to = text.find(' ', from);
+    if (to == std::string::npos) to = text.size();
+    const std::string word = text.substr(from, to - from);
+    if (!line.empty() && line.size() + 1 + word.size() > 90) {
+      out += "\n" + line;
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    from = to + 1;
+  }
+  return out + "\n" + line;
+}
+
 int stress(Invocation& in) {
   search::CampaignRequest request =
       parse_campaign(in.texts("fault"), in.vm.count("trials") ? in.text("trials") : "100",
@@ -63,11 +87,8 @@ extern const Command kStress{
         "the step without them (min, median, p90, p99, max), the components whose failure "
         "costs\n"
         "most, and the trials the job does not survive (two GPUs that talk left with no "
-        "route).\n"
-        "KIND: nic_down, nic_degrade, link_down, link_degrade, switch_down, node_down,\n"
-        "nvlink_degrade, straggler. @LOW-HIGH: a degrade kind's bandwidth factor (default 0.5)\n"
-        "or a straggler's slowdown (default 1.1-2), uniform in the range. The same seed gives\n"
-        "the same bytes with any -j and under mpirun.",
+        "route).",
+    .more_help = kinds_help,
     .options = stress_options,
     .files = {.min = 1,
               .max = 1,

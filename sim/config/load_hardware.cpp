@@ -291,7 +291,9 @@ spec::ClusterSpec read_cluster(const Node& node, const std::string& dir,
 }
 
 std::vector<spec::FaultSpec> read_faults(const Node& node, const spec::ClusterSpec& c) {
+  using spec::FaultEffect;
   using spec::FaultKind;
+  using spec::FaultTarget;
   const spec::FabricShape shape = spec::fabric_shape(c);
   std::vector<spec::FaultSpec> out;
   for (const Node& item : node.items()) {
@@ -304,40 +306,38 @@ std::vector<spec::FaultSpec> read_faults(const Node& node, const spec::ClusterSp
         n.fail(std::string("the cluster has no ") + what, "this fault needs a scale-out fabric");
       return static_cast<int>(n.integer(0, count - 1));
     };
-    switch (f.kind) {
-      case FaultKind::nic_down:
-      case FaultKind::nic_degrade:
+    const std::string word(spec::kFaultKinds.word(f.kind));
+    switch (f.target()) {
+      case FaultTarget::nic:
         f.node = index("node", c.fabric.kind == spec::FabricKind::none ? 0 : c.nodes, "NICs");
         f.nic = index("nic", c.gpus_per_node, "NICs");
         break;
-      case FaultKind::link_down:
-      case FaultKind::link_degrade:
+      case FaultTarget::link:
         f.plane = index("plane", shape.planes, "planes");
         f.leaf = index("leaf", shape.leaves_per_plane, "leaf switches");
         f.spine = index("spine", shape.spines_per_plane, "spine switches");
         break;
-      case FaultKind::switch_down:
+      case FaultTarget::fabric_switch:
         f.plane = index("plane", shape.planes, "planes");
         if (r.has("leaf") == r.has("spine"))
-          r.node().fail("switch_down needs exactly one of 'leaf' and 'spine'",
-                        "e.g. {kind: switch_down, plane: 0, leaf: 3}");
+          r.node().fail(word + " needs exactly one of 'leaf' and 'spine'",
+                        "e.g. {kind: " + word + ", plane: 0, leaf: 3}");
         if (r.has("leaf"))
           f.leaf = index("leaf", shape.leaves_per_plane, "leaf switches");
         else
           f.spine = index("spine", shape.spines(), "spine switches");
         break;
-      case FaultKind::node_down:
+      case FaultTarget::node:
         f.node = index("node", c.nodes, "nodes");
         break;
-      case FaultKind::nvlink_degrade:
-      case FaultKind::straggler:
+      case FaultTarget::nvlink:
+      case FaultTarget::gpu:
         f.gpu = index("gpu", c.world_size(), "GPUs");
         break;
     }
-    if (f.kind == FaultKind::straggler)
+    if (f.effect() == FaultEffect::slowdown)
       f.factor = r.get("slowdown").number(1.0, 100.0);
-    else if (f.kind == FaultKind::nic_degrade || f.kind == FaultKind::link_degrade ||
-             f.kind == FaultKind::nvlink_degrade)
+    else if (f.effect() == FaultEffect::degrade)
       f.factor = r.get("factor").number(1e-2, 1.0);
     r.finish();
     out.push_back(f);

@@ -205,107 +205,110 @@ void Topology::build_clos3_core(const std::vector<int>& leaf_v) {
 }
 
 void Topology::apply_faults() {
-  const int gpn = spec_.gpus_per_node;
   for (const spec::FaultSpec& f : spec_.faults) {
-    auto scale = [&](int link, bool down, double factor) {
-      if (down)
-        links_[link].up = false;
-      else
-        links_[link].bandwidth *= factor;
-    };
-    switch (f.kind) {
-      case spec::FaultKind::nic_down:
-      case spec::FaultKind::nic_degrade: {
-        if (spec_.fabric.kind == spec::FabricKind::none)
-          bad_fault("NIC fault on a cluster without NICs");
-        if (f.node < 0 || f.node >= spec_.nodes || f.nic < 0 || f.nic >= gpn)
-          bad_fault("NIC fault names node " + std::to_string(f.node) + " NIC " +
-                    std::to_string(f.nic) + "; the cluster has " + std::to_string(spec_.nodes) +
-                    " nodes of " + std::to_string(gpn));
-        const int g = f.node * gpn + f.nic;
-        const bool down = f.kind == spec::FaultKind::nic_down;
-        for (int l : {nic_up_[g], nic_down_[g]}) scale(l, down, f.factor);
-        for (int port = 0; port < ports_; ++port)
-          for (int l : {access_up_[port * gpus() + g], access_down_[port * gpus() + g]})
-            scale(l, down, f.factor);
+    const std::vector<int> hit = links_hit(f);
+    switch (f.effect()) {
+      case spec::FaultEffect::down:
+        for (int l : hit) links_[l].up = false;
         break;
-      }
-      case spec::FaultKind::link_down:
-      case spec::FaultKind::link_degrade: {
-        if (spines_per_plane_ == 0) bad_fault("leaf-spine fault on a fabric without spines");
-        if (f.plane < 0 || f.plane >= planes_ || f.leaf < 0 || f.leaf >= leaves_per_plane_ ||
-            f.spine < 0 || f.spine >= spines_per_plane_)
-          bad_fault("link fault names plane " + std::to_string(f.plane) + " leaf " +
-                    std::to_string(f.leaf) + " spine " + std::to_string(f.spine) +
-                    "; the fabric has " + std::to_string(planes_) + " plane(s) of " +
-                    std::to_string(leaves_per_plane_) + " leaves and " +
-                    std::to_string(spines_per_plane_) + " spines");
-        const int i = (f.plane * leaves_per_plane_ + f.leaf) * spines_per_plane_ + f.spine;
-        const bool down = f.kind == spec::FaultKind::link_down;
-        scale(core_up_[i], down, f.factor);
-        scale(core_down_[i], down, f.factor);
+      case spec::FaultEffect::degrade:
+        for (int l : hit) links_[l].bandwidth *= f.factor;
         break;
-      }
-      case spec::FaultKind::switch_down: {
-        if (spines_per_plane_ == 0 && f.spine >= 0)
-          bad_fault("spine fault on a fabric without spines");
-        if (spec_.fabric.kind == spec::FabricKind::none)
-          bad_fault("switch fault on a cluster without a fabric");
-        const int k = spines_per_plane_;
-        const int count = f.leaf >= 0 ? leaves_per_plane_ : k * pods_;
-        const int index = f.leaf >= 0 ? f.leaf : f.spine;
-        if (f.plane < 0 || f.plane >= planes_ || index < 0 || index >= count)
-          bad_fault("switch fault names plane " + std::to_string(f.plane) + " switch " +
-                    std::to_string(index) + "; the fabric has " + std::to_string(planes_) +
-                    " plane(s) of " + std::to_string(leaves_per_plane_) + " leaves and " +
-                    std::to_string(k * pods_) + " spines");
-        // A spine's number is pod · spines per pod + its index in the pod (clos3).
-        for (int l = 0; l < leaves_per_plane_; ++l)
-          for (int sp = 0; sp < k; ++sp)
-            if (f.leaf >= 0 ? l == f.leaf : pod_of_leaf(l) * k + sp == f.spine) {
-              const int i = (f.plane * leaves_per_plane_ + l) * k + sp;
-              scale(core_up_[i], true, 0.0);
-              scale(core_down_[i], true, 0.0);
-            }
-        if (f.spine >= 0 && !agg_up_.empty()) {
-          scale(agg_up_[f.spine], true, 0.0);
-          scale(agg_down_[f.spine], true, 0.0);
-        }
-        if (f.leaf >= 0)
-          for (int g = 0; g < gpus(); ++g)
-            for (int port = 0; port < ports_; ++port)
-              if (leaf_of_gpu_[g] + port * leaves_per_plane_ ==
-                  f.plane * leaves_per_plane_ + f.leaf) {
-                scale(access_up_[port * gpus() + g], true, 0.0);
-                scale(access_down_[port * gpus() + g], true, 0.0);
-              }
-        break;
-      }
-      case spec::FaultKind::node_down:
-        if (f.node < 0 || f.node >= spec_.nodes)
-          bad_fault("node fault names node " + std::to_string(f.node));
-        for (int g = f.node * gpn; g < (f.node + 1) * gpn; ++g) {
-          scale(gpu_up_[g], true, 0.0);
-          scale(gpu_down_[g], true, 0.0);
-          if (nic_up_.empty()) continue;
-          for (int l : {nic_up_[g], nic_down_[g]}) scale(l, true, 0.0);
-          for (int port = 0; port < ports_; ++port)
-            for (int l : {access_up_[port * gpus() + g], access_down_[port * gpus() + g]})
-              scale(l, true, 0.0);
-        }
-        break;
-      case spec::FaultKind::nvlink_degrade:
-        if (f.gpu < 0 || f.gpu >= gpus())
-          bad_fault("NVLink fault names GPU " + std::to_string(f.gpu));
-        scale(gpu_up_[f.gpu], false, f.factor);
-        scale(gpu_down_[f.gpu], false, f.factor);
-        break;
-      case spec::FaultKind::straggler:
+      case spec::FaultEffect::slowdown:
         if (f.gpu < 0 || f.gpu >= gpus()) bad_fault("straggler names GPU " + std::to_string(f.gpu));
         slowdown_[f.gpu] *= f.factor;
         break;
     }
   }
+}
+
+std::vector<int> Topology::links_hit(const spec::FaultSpec& f) const {
+  const int gpn = spec_.gpus_per_node;
+  std::vector<int> hit;
+  // A GPU's NIC, with its cable to its leaf (one per port of a dual-plane NIC).
+  auto nic = [&](int g) {
+    for (int l : {nic_up_[g], nic_down_[g]}) hit.push_back(l);
+    for (int port = 0; port < ports_; ++port)
+      for (int l : {access_up_[port * gpus() + g], access_down_[port * gpus() + g]})
+        hit.push_back(l);
+  };
+  switch (f.target()) {
+    case spec::FaultTarget::nic:
+      if (spec_.fabric.kind == spec::FabricKind::none)
+        bad_fault("NIC fault on a cluster without NICs");
+      if (f.node < 0 || f.node >= spec_.nodes || f.nic < 0 || f.nic >= gpn)
+        bad_fault("NIC fault names node " + std::to_string(f.node) + " NIC " +
+                  std::to_string(f.nic) + "; the cluster has " + std::to_string(spec_.nodes) +
+                  " nodes of " + std::to_string(gpn));
+      nic(f.node * gpn + f.nic);
+      break;
+    case spec::FaultTarget::link: {
+      if (spines_per_plane_ == 0) bad_fault("leaf-spine fault on a fabric without spines");
+      if (f.plane < 0 || f.plane >= planes_ || f.leaf < 0 || f.leaf >= leaves_per_plane_ ||
+          f.spine < 0 || f.spine >= spines_per_plane_)
+        bad_fault("link fault names plane " + std::to_string(f.plane) + " leaf " +
+                  std::to_string(f.leaf) + " spine " + std::to_string(f.spine) +
+                  "; the fabric has " + std::to_string(planes_) + " plane(s) of " +
+                  std::to_string(leaves_per_plane_) + " leaves and " +
+                  std::to_string(spines_per_plane_) + " spines");
+      const int i = (f.plane * leaves_per_plane_ + f.leaf) * spines_per_plane_ + f.spine;
+      hit = {core_up_[i], core_down_[i]};
+      break;
+    }
+    case spec::FaultTarget::fabric_switch:
+      switch_links(f, hit);
+      break;
+    case spec::FaultTarget::node:
+      if (f.node < 0 || f.node >= spec_.nodes)
+        bad_fault("node fault names node " + std::to_string(f.node));
+      for (int g = f.node * gpn; g < (f.node + 1) * gpn; ++g) {
+        hit.push_back(gpu_up_[g]);
+        hit.push_back(gpu_down_[g]);
+        if (!nic_up_.empty()) nic(g);
+      }
+      break;
+    case spec::FaultTarget::nvlink:
+      if (f.gpu < 0 || f.gpu >= gpus())
+        bad_fault("NVLink fault names GPU " + std::to_string(f.gpu));
+      hit = {gpu_up_[f.gpu], gpu_down_[f.gpu]};
+      break;
+    case spec::FaultTarget::gpu:
+      break;
+  }
+  return hit;
+}
+
+void Topology::switch_links(const spec::FaultSpec& f, std::vector<int>& hit) const {
+  if (spines_per_plane_ == 0 && f.spine >= 0) bad_fault("spine fault on a fabric without spines");
+  if (spec_.fabric.kind == spec::FabricKind::none)
+    bad_fault("switch fault on a cluster without a fabric");
+  const int k = spines_per_plane_;
+  const int count = f.leaf >= 0 ? leaves_per_plane_ : k * pods_;
+  const int index = f.leaf >= 0 ? f.leaf : f.spine;
+  if (f.plane < 0 || f.plane >= planes_ || index < 0 || index >= count)
+    bad_fault("switch fault names plane " + std::to_string(f.plane) + " switch " +
+              std::to_string(index) + "; the fabric has " + std::to_string(planes_) +
+              " plane(s) of " + std::to_string(leaves_per_plane_) + " leaves and " +
+              std::to_string(k * pods_) + " spines");
+  // A spine's number is pod · spines per pod + its index in the pod (clos3).
+  for (int l = 0; l < leaves_per_plane_; ++l)
+    for (int sp = 0; sp < k; ++sp)
+      if (f.leaf >= 0 ? l == f.leaf : pod_of_leaf(l) * k + sp == f.spine) {
+        const int i = (f.plane * leaves_per_plane_ + l) * k + sp;
+        hit.push_back(core_up_[i]);
+        hit.push_back(core_down_[i]);
+      }
+  if (f.spine >= 0 && !agg_up_.empty()) {
+    hit.push_back(agg_up_[f.spine]);
+    hit.push_back(agg_down_[f.spine]);
+  }
+  if (f.leaf >= 0)
+    for (int g = 0; g < gpus(); ++g)
+      for (int port = 0; port < ports_; ++port)
+        if (leaf_of_gpu_[g] + port * leaves_per_plane_ == f.plane * leaves_per_plane_ + f.leaf) {
+          hit.push_back(access_up_[port * gpus() + g]);
+          hit.push_back(access_down_[port * gpus() + g]);
+        }
 }
 
 double Topology::slowdown_of(int gpu) const {

@@ -147,6 +147,10 @@ class Topology {
   void build_fabric();
   void build_clos3_core(const std::vector<int>& leaf_v);
   void apply_faults();
+  // The links a fault acts on (none for a GPU's compute); throws engine::UserError for a
+  // component the cluster does not have.
+  std::vector<int> links_hit(const spec::FaultSpec& f) const;
+  void switch_links(const spec::FaultSpec& f, std::vector<int>& hit) const;
   bool route_is_up(const Route& r) const;
   Route search(int src_gpu, int dst_gpu) const;
   void append(Route& r, int link, double share = 1.0) const;

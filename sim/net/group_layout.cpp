@@ -30,7 +30,7 @@ GroupLayout layout_of(const std::vector<int>& group, const hw::Topology& t) {
 
 bool has_network_faults(const hw::Topology& t) {
   return std::any_of(t.spec().faults.begin(), t.spec().faults.end(),
-                     [](const spec::FaultSpec& f) { return f.kind != spec::FaultKind::straggler; });
+                     [](const spec::FaultSpec& f) { return f.target() != spec::FaultTarget::gpu; });
 }
 
 bool routes_translate(const spec::ClusterSpec& c) {

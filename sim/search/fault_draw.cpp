@@ -11,20 +11,17 @@
 
 namespace stepsim::search {
 
+using spec::FaultEffect;
 using spec::FaultKind;
+using spec::FaultTarget;
 
 namespace {
 
 constexpr double kDefaultFactor = 0.5;
 constexpr double kDefaultSlowdownLow = 1.1, kDefaultSlowdownHigh = 2.0;
 
-bool degrades(FaultKind k) {
-  return k == FaultKind::nic_degrade || k == FaultKind::link_degrade ||
-         k == FaultKind::nvlink_degrade;
-}
-
 bool has_value(FaultKind k) {
-  return degrades(k) || k == FaultKind::straggler;
+  return spec::effect_of(k) != FaultEffect::down;
 }
 
 [[noreturn]] void bad(const FaultDraw& d, const std::string& what, const std::string& hint) {
@@ -64,20 +61,18 @@ spec::FaultSpec component(const FaultDraw& d, const spec::ClusterSpec& c, long l
   const spec::FabricShape s = spec::fabric_shape(c);
   spec::FaultSpec f;
   f.kind = d.kind;
-  switch (d.kind) {
-    case FaultKind::nic_down:
-    case FaultKind::nic_degrade:
+  switch (f.target()) {
+    case FaultTarget::nic:
       f.node = static_cast<int>(i / c.gpus_per_node);
       f.nic = static_cast<int>(i % c.gpus_per_node);
       break;
-    case FaultKind::link_down:
-    case FaultKind::link_degrade:
+    case FaultTarget::link:
       f.spine = static_cast<int>(i % s.spines_per_plane);
       i /= s.spines_per_plane;
       f.leaf = static_cast<int>(i % s.leaves_per_plane);
       f.plane = static_cast<int>(i / s.leaves_per_plane);
       break;
-    case FaultKind::switch_down: {
+    case FaultTarget::fabric_switch: {
       const int per_plane = s.leaves_per_plane + s.spines();
       f.plane = static_cast<int>(i / per_plane);
       const int j = static_cast<int>(i % per_plane);
@@ -87,11 +82,11 @@ spec::FaultSpec component(const FaultDraw& d, const spec::ClusterSpec& c, long l
         f.spine = j - s.leaves_per_plane;
       break;
     }
-    case FaultKind::node_down:
+    case FaultTarget::node:
       f.node = static_cast<int>(i);
       break;
-    case FaultKind::nvlink_degrade:
-    case FaultKind::straggler:
+    case FaultTarget::nvlink:
+    case FaultTarget::gpu:
       f.gpu = static_cast<int>(i);
       break;
   }
@@ -129,7 +124,7 @@ FaultDraw parse_fault_draw(const std::string& text, const std::string& option) {
           "e.g. --fault nic_down:2");
     d.count = static_cast<int>(n);
   }
-  const bool straggler = d.kind == FaultKind::straggler;
+  const bool straggler = spec::effect_of(d.kind) == FaultEffect::slowdown;
   if (value.empty()) {
     if (text.find('@') != std::string::npos) bad(d, "nothing after '@'", "e.g. @0.5 or @0.25-0.75");
     d.low = straggler ? kDefaultSlowdownLow : kDefaultFactor;
@@ -155,23 +150,21 @@ FaultDraw parse_fault_draw(const std::string& text, const std::string& option) {
 long long components(const FaultDraw& d, const spec::ClusterSpec& c) {
   const spec::FabricShape s = spec::fabric_shape(c);
   const bool fabric = c.fabric.kind != spec::FabricKind::none;
-  switch (d.kind) {
-    case FaultKind::nic_down:
-    case FaultKind::nic_degrade:
+  switch (spec::target_of(d.kind)) {
+    case FaultTarget::nic:
       return fabric ? static_cast<long long>(c.nodes) * c.gpus_per_node : 0;
-    case FaultKind::link_down:
-    case FaultKind::link_degrade:
+    case FaultTarget::link:
       return fabric ? static_cast<long long>(s.planes) * s.leaves_per_plane * s.spines_per_plane
                     : 0;
-    case FaultKind::switch_down:
+    case FaultTarget::fabric_switch:
       return fabric ? static_cast<long long>(s.planes) * (s.leaves_per_plane + s.spines()) : 0;
-    case FaultKind::node_down:
+    case FaultTarget::node:
       return c.nodes;
-    case FaultKind::nvlink_degrade:
-    case FaultKind::straggler:
+    case FaultTarget::nvlink:
+    case FaultTarget::gpu:
       return c.world_size();
   }
-  STEPSIM_UNREACHABLE("unknown fault kind");
+  STEPSIM_UNREACHABLE("unknown fault target");
 }
 
 void check_draw(const FaultDraw& d, const spec::ClusterSpec& c) {
@@ -210,7 +203,8 @@ std::vector<std::vector<spec::FaultSpec>> draw_trials(const std::vector<FaultDra
 
 std::string value_text(const FaultDraw& d) {
   if (!has_value(d.kind)) return "";
-  const std::string what = d.kind == FaultKind::straggler ? "slowdown " : "factor ";
+  const std::string what =
+      spec::effect_of(d.kind) == FaultEffect::slowdown ? "slowdown " : "factor ";
   const std::string lo = format::general(d.low), hi = format::general(d.high);
   return what + (d.high > d.low ? lo + "-" + hi : lo);
 }

@@ -51,40 +51,4 @@ std::vector<int> placement_slots(const ClusterSpec& c, Placement placement) {
   return slots;
 }
 
-std::string fault_place(const FaultSpec& f) {
-  auto n = [](int i) { return std::to_string(i); };
-  switch (f.kind) {
-    case FaultKind::nic_down:
-    case FaultKind::nic_degrade:
-      return "NIC " + n(f.nic) + " of node " + n(f.node);
-    case FaultKind::link_down:
-    case FaultKind::link_degrade:
-      return "plane " + n(f.plane) + " leaf " + n(f.leaf) + " - spine " + n(f.spine) + " link";
-    case FaultKind::switch_down:
-      return "plane " + n(f.plane) + (f.leaf >= 0 ? " leaf " + n(f.leaf) : " spine " + n(f.spine));
-    case FaultKind::node_down:
-      return "node " + n(f.node);
-    case FaultKind::nvlink_degrade:
-      return "GPU " + n(f.gpu) + "'s NVLink";
-    case FaultKind::straggler:
-      return "GPU " + n(f.gpu);
-  }
-  STEPSIM_UNREACHABLE("unknown fault kind");
-}
-
-std::string fault_text(const FaultSpec& f) {
-  char factor[32];
-  std::snprintf(factor, sizeof factor, "%.2fx", f.factor);
-  switch (f.kind) {
-    case FaultKind::nic_degrade:
-    case FaultKind::link_degrade:
-    case FaultKind::nvlink_degrade:
-      return fault_place(f) + " at " + factor + " bandwidth";
-    case FaultKind::straggler:
-      return fault_place(f) + " computes " + factor + " slower";
-    default:
-      return fault_place(f) + " down";
-  }
-}
-
 }  // namespace stepsim::spec

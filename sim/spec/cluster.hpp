@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "sim/spec/device.hpp"
+#include "sim/spec/faults.hpp"
 #include "sim/spec/names.hpp"
 
 namespace stepsim::spec {
@@ -91,65 +92,6 @@ struct FabricSpec {
     return kind == FabricKind::clos3 ? std::max(1, down / gpus_per_node) : down;
   }
 };
-
-// Stress applied to a cluster. Indices are 0-based; `nic` is a GPU's index in its node (NIC i
-// belongs to GPU i); `gpu` is a global GPU rank; `plane`, `leaf`, `spine` are plane-local switch
-// numbers (a rail-optimized fabric is one plane).
-//  nic_down {node, nic} / nic_degrade {node, nic, factor}: the NIC and its links
-//  link_down {plane, leaf, spine} / link_degrade {..., factor}: one leaf-spine link, both
-//    directions
-//  switch_down {plane, leaf} or {plane, spine}: every link of one switch
-//  node_down {node}: every link of the node's GPUs (NVLink and NICs): the node is gone
-//  nvlink_degrade {gpu, factor}: one GPU's NVLink port, both directions
-//  straggler {gpu, slowdown}: the GPU computes `slowdown` times slower
-enum class FaultKind {
-  nic_down,
-  nic_degrade,
-  link_down,
-  link_degrade,
-  nvlink_degrade,
-  straggler,
-  switch_down,
-  node_down
-};
-// A fault's words; reports describe each with its place (fault_text).
-inline constexpr Names<FaultKind, 8> kFaultKinds{{{"nic_down"},
-                                                  {"nic_degrade"},
-                                                  {"link_down"},
-                                                  {"link_degrade"},
-                                                  {"nvlink_degrade"},
-                                                  {"straggler"},
-                                                  {"switch_down"},
-                                                  {"node_down"}}};
-
-struct FaultSpec {
-  FaultKind kind = FaultKind::nic_down;
-  int node = -1, nic = -1;
-  int plane = -1, leaf = -1, spine = -1;
-  int gpu = -1;
-  double factor = 1.0;  // bandwidth multiplier (degrade) or slowdown (straggler)
-
-  // The node a NIC, node or NVLink fault acts on: all of it, since PXN lets a node's traffic leave
-  // by any of its NICs; -1 for the other kinds.
-  int node_hit(int gpus_per_node) const {
-    if (kind == FaultKind::nic_down || kind == FaultKind::nic_degrade ||
-        kind == FaultKind::node_down)
-      return node;
-    return kind == FaultKind::nvlink_degrade ? gpu / gpus_per_node : -1;
-  }
-  bool on_leaf_spine_link() const {
-    return kind == FaultKind::link_down || kind == FaultKind::link_degrade;
-  }
-  bool leaf_switch() const { return kind == FaultKind::switch_down && leaf >= 0; }
-  bool spine_switch() const { return kind == FaultKind::switch_down && spine >= 0; }
-};
-
-// The component a fault hits: "NIC 3 of node 12", "plane 0 leaf 3 - spine 1 link", "plane 1
-// spine 2", "node 7", "GPU 5's NVLink", "GPU 5".
-std::string fault_place(const FaultSpec& f);
-// The fault for people: its place and what happened to it: "NIC 3 of node 12 down", "GPU 5
-// computes 1.30x slower", "plane 0 leaf 2 - spine 1 link at 0.25x bandwidth".
-std::string fault_text(const FaultSpec& f);
 
 // GPU-to-GPU performance variability (hw/variability.hpp): each GPU computes at a speed drawn
 // once from `seed`, its time a factor 1 + gpu_spread·z with z standard normal, and each kernel's

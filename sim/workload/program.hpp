@@ -1,6 +1,6 @@
 // The step program: what every pipeline rank runs in one training step, in schedule order, with
-// no timing. Built once from the scenario (build_program, step_program.hpp); the roofline is a fold over it
-// (analysis/roofline.hpp) and the executor times and runs it (exec/instantiate.hpp,
+// no timing. Built once from the scenario (build_program, step_program.hpp); the roofline is a fold
+// over it (analysis/roofline.hpp) and the executor times and runs it (exec/instantiate.hpp,
 // exec/step_executor.hpp), so both count the same work.
 //
 // A rank runs its schedule's instructions (pipeline_schedule.hpp) in order; each instruction runs
