@@ -5,30 +5,12 @@
 
 namespace stepsim::analysis {
 
-namespace {
-
-std::string class_name(const hw::Kernel& k) {
-  const std::string p(spec::to_string(k.precision));
-  switch (k.cls) {
-    case hw::KernelClass::gemm:
-      return (k.groups > 1 ? "grouped GEMM " : "GEMM ") + p;
-    case hw::KernelClass::attention:
-      return (k.backward ? "attention bwd " : "attention fwd ") + p;
-    case hw::KernelClass::memory:
-      break;
-  }
-  return "memory-bound";
-}
-
-}  // namespace
-
 std::vector<KernelClassWork> kernel_classes(const workload::StepProgram& program,
                                             const hw::KernelModel& kernels, int rank) {
   std::map<std::string, KernelClassWork> by_name;
   auto add = [&](const workload::Work& w, double n) {
     for (const hw::Kernel& k : w.kernels) {
-      KernelClassWork& c = by_name[class_name(k)];
-      c.cls = k.cls;
+      KernelClassWork& c = by_name[k.cls->chart_name(k)];
       c.kernels += n;
       c.flops += n * k.flops;
       c.bytes += n * k.hbm_bytes;

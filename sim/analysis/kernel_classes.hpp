@@ -18,8 +18,7 @@
 namespace stepsim::analysis {
 
 struct KernelClassWork {
-  std::string name;  // "GEMM fp8", "grouped GEMM fp8", "attention bwd bf16", "memory-bound"
-  hw::KernelClass cls = hw::KernelClass::gemm;
+  std::string name;      // "GEMM fp8", "grouped GEMM fp8", "attention bwd bf16", "memory-bound"
   double kernels = 0.0;  // launches per step
   double flops = 0.0;
   double bytes = 0.0;

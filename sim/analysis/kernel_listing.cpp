@@ -24,21 +24,6 @@ std::string layer_name(const workload::LayerCost& l) {
 
 }  // namespace
 
-std::string kernel_shape(const hw::Kernel& k) {
-  switch (k.cls) {
-    case hw::KernelClass::gemm:
-      return (k.groups > 1 ? format::general(k.groups) + "x" : "") + format::general(k.m) + "x" +
-             format::general(k.n) + "x" + format::general(k.k);
-    case hw::KernelClass::attention:
-      // A context-parallel block of q queries over k keys is timed as the square sqrt(q·k).
-      return "s" + format::general(std::round(k.seq)) + " d" + format::general(k.head_dim) +
-             (k.causal ? " causal" : "");
-    case hw::KernelClass::memory:
-      return "";
-  }
-  return "";
-}
-
 KernelListing list_kernels(const spec::ScenarioSpec& spec, const workload::ParallelPlan& plan,
                            int stage) {
   const workload::ModelCost cost(spec.model, spec.training);
@@ -81,7 +66,7 @@ KernelListing list_kernels(const spec::ScenarioSpec& spec, const workload::Paral
       if (plan.cp > 1 && core) {  // the attention core as the blocks context parallelism runs
         std::vector<hw::Kernel> split;
         for (const hw::Kernel& k : ks)
-          if (k.cls == hw::KernelClass::attention) {
+          if (k.cls == &hw::kAttentionClass) {
             for (const hw::Kernel& b : workload::cp_attention_kernels(
                      *core, k.backward, k.recompute, ctx, workload::cp_layout(plan)))
               split.push_back(b);
@@ -98,10 +83,9 @@ KernelListing list_kernels(const spec::ScenarioSpec& spec, const workload::Paral
         r.phase = phase;
         r.op = k.op.data();
         r.kernel = k.name();
-        r.cls = std::string(hw::to_string(k.cls));
-        r.shape = kernel_shape(k);
-        r.precision =
-            k.cls == hw::KernelClass::memory ? "" : std::string(spec::to_string(k.precision));
+        r.cls = std::string(k.cls->word);
+        r.shape = k.cls->shape(k);
+        r.precision = k.cls->listed_precision ? std::string(spec::to_string(k.precision)) : "";
         r.flops = k.flops;
         r.bytes = k.hbm_bytes;
         r.rate = e.rate;

@@ -56,8 +56,4 @@ struct KernelListing {
 KernelListing list_kernels(const spec::ScenarioSpec& spec, const workload::ParallelPlan& plan,
                            int stage);
 
-// A kernel's shape as the listing shows it: "GxMxNxK" for a GEMM (G groups), "s4096 d192 causal"
-// for attention, "" for a memory-bound kernel.
-std::string kernel_shape(const hw::Kernel& k);
-
 }  // namespace stepsim::analysis

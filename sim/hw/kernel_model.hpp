@@ -4,7 +4,8 @@
 // kernel (its class, shape, precision, FLOPs and HBM bytes) and the model answers with seconds,
 // given the share of the SMs left to it while communication kernels hold theirs.
 //
-// TableKernelModel times each class from its measured rows (kernel_tables.hpp, rate_table.hpp):
+// TableKernelModel times each class (kernel.hpp: one file each) from its measured rows
+// (kernel_tables.hpp, rate_table.hpp):
 //  - GEMM (plain or grouped, per precision): the rows are normalised by what the shape itself
 //    allows, and that fraction is interpolated:
 //        rate(shape) = f(shape) · min(peak·share, AI · HBM) · q(shape)
@@ -42,77 +43,14 @@
 // within a step.
 #pragma once
 
-#include <array>
-#include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
-#include "sim/hw/rate_table.hpp"
+#include "sim/hw/kernel.hpp"
 #include "sim/spec/device.hpp"
 
 namespace stepsim::hw {
-
-enum class KernelClass : std::uint8_t { gemm, attention, memory };
-std::string_view to_string(KernelClass c);
-
-// What a kernel does for its op, for its name: "q_up dgrad", "q_down quantize input".
-enum class KernelRole : std::uint8_t {
-  plain,            // "{op}"
-  fprop,            // "{op} fprop"
-  dgrad,            // "{op} dgrad"
-  wgrad,            // "{op} wgrad"
-  quantize_input,   // "{op} quantize input"
-  quantize_grad,    // "{op} quantize output grad"
-  transpose_input,  // "{op} transpose input"
-  transpose_grad,   // "{op} transpose output grad"
-  backward,         // "{op} backward"
-  forward_pass,     // "{op} fwd"
-  backward_pass,    // "{op} bwd"
-  cast_transpose,   // "{op} cast + transpose"
-  // An unfused attention core (spec::AttentionKernel): its batched GEMMs and the kernels on the
-  // s x s scores between them, forward and backward.
-  attn_qk,           // "{op} QK^T"
-  attn_pv,           // "{op} PV"
-  attn_scale,        // "{op} scale"
-  attn_mask,         // "{op} mask"
-  attn_softmax,      // "{op} softmax"
-  attn_dropout,      // "{op} dropout"
-  attn_dp,           // "{op} dP"
-  attn_dv,           // "{op} dV"
-  attn_dropout_bwd,  // "{op} dropout bwd"
-  attn_softmax_bwd,  // "{op} softmax bwd"
-  attn_mask_bwd,     // "{op} mask bwd"
-  attn_scale_bwd,    // "{op} scale bwd"
-  attn_dq,           // "{op} dQ"
-  attn_dk            // "{op} dK"
-};
-
-struct Kernel {
-  // The name without a heap string (a step program holds tens of thousands of kernels): the op's
-  // name in place, the role, and whether it reruns a forward in backward.
-  std::array<char, 24> op{};
-  KernelRole role = KernelRole::plain;
-  bool recompute = false;
-  // Runs on the routed token copies that the busiest GPU of an expert-parallel group receives
-  // (workload/expert_load.hpp): the others finish their share early and wait.
-  bool routed_copies = false;
-  KernelClass cls = KernelClass::memory;
-  spec::Precision precision = spec::Precision::bf16;
-  double flops = 0.0;      // model FLOPs (what MFU counts)
-  double hbm_bytes = 0.0;  // read + written
-  // GEMM: G groups of (M×K)·(K×N); G = 1 a plain GEMM.
-  double m = 0.0, n = 0.0, k = 0.0;
-  int groups = 1;
-  spec::MemoryPattern pattern = spec::MemoryPattern::copy;  // a memory-bound kernel's
-  // Attention: pass, masking, per-head dimension (mean of q·k and v), sequence length.
-  bool backward = false, causal = false;
-  double head_dim = 0.0, seq = 0.0;
-
-  void set_op(std::string_view name);  // at most 23 characters
-  std::string name() const;
-};
 
 // How a kernel's time was found: the rate, and the table row or rule it came from.
 struct KernelEstimate {
@@ -126,12 +64,6 @@ struct KernelEstimate {
   // device's achievable rate) where no table covers it.
   std::string library;
 };
-
-// The pass a GEMM serves, by its role: fprop, dgrad or wgrad (an unfused attention core's batched
-// GEMMs: fprop forward, dgrad backward).
-spec::GemmPass gemm_pass_of(const Kernel& k);
-// Its word: a GEMM's pass, otherwise forward or backward by `phase_backward`.
-std::string_view pass_of(const Kernel& k, bool phase_backward);
 
 class KernelModel {
  public:
@@ -175,54 +107,14 @@ class TableKernelModel final : public KernelModel {
   double math_seconds(const Kernel& k, double sm_share) const override;
   double sm_seconds(const Kernel& k, double sm_share) const override;
   bool persistent(const Kernel& k) const override;
-  double launch_seconds() const override { return device_.launch_overhead_s; }
+  double launch_seconds() const override { return rates_->device().launch_overhead_s; }
   // The memory table at 1 GiB, or the datasheet figure without one.
   double hbm_bandwidth() const override;
 
  private:
-  struct Table {
-    RateTable rates;
-    std::vector<int> rows;    // the device's row behind each table row
-    bool persistent = false;  // its library's GEMMs launch a persistent grid
-  };
-  double exec(const Kernel& k, double sm_share, std::string* rule) const;
-  // `memory`: under the shape's memory roofline too (else its arithmetic alone).
-  double gemm_rate(const Kernel& k, double sm_share, bool memory, std::string* rule) const;
-  double attention_rate(const Kernel& k, double sm_share, std::string* rule) const;
-  double memory_rate(const Kernel& k, std::string* rule) const;
-  double fallback_rate(const Kernel& k, double sm_share, std::string* rule) const;
-  double gemm_bound(const Kernel& k, double sm_share, bool memory = true) const;
-  bool compute_bound(const Kernel& k, double sm_share) const;
-  double waves(const Kernel& k, double sm_share) const;
-  // The GEMM table of a precision and pass (0 fprop, 1 dgrad, 2 wgrad): the pass's own rows, or
-  // the rows of any pass.
-  static int gemm_pass(const Kernel& k);
-  const Table* gemm_table(spec::Precision p, int pass) const;
-  const Table* attention_table(spec::Precision p, bool backward, bool causal) const;
-  double clock(int source) const;
-  const spec::TableSource* source_of(const Kernel& k) const;  // null: no table covers it
-
-  // Rates already found, by shape and SM share: a step program repeats its shapes in every
-  // layer and chain. (Not thread-safe: one model per thread.)
-  struct ShapeKey {
-    double m, n, k, head_dim, seq, sm_share;
-    int groups;
-    std::uint8_t cls, precision, backward, causal, memory, pass;
-    bool operator==(const ShapeKey&) const = default;
-  };
-  struct ShapeHash {
-    std::size_t operator()(const ShapeKey& s) const;
-  };
-  double cached_rate(const Kernel& k, double sm_share, bool memory) const;
-  mutable std::unordered_map<ShapeKey, double, ShapeHash> rates_;
-
-  const spec::DeviceSpec& device_;
-  std::vector<Table> gemm_;       // per precision × pass
-  std::vector<Table> attention_;  // per precision × backward × causal
-  std::vector<Table> memory_;     // per access pattern: its rows, or else the copy rows
-  const Table& memory_table(spec::MemoryPattern p) const {
-    return memory_[static_cast<std::size_t>(p)];
-  }
+  const KernelTimer& timer(const Kernel& k) const;
+  std::unique_ptr<DeviceRates> rates_;
+  std::vector<std::unique_ptr<KernelTimer>> timers_;  // per class of kernel_classes()
 };
 
 }  // namespace stepsim::hw

@@ -200,10 +200,9 @@ void TraceWriter::kernels(int id) {
       w.field("pid", pid(op.device));
       w.field("tid", tid(op.device, op.stream));
       w.key("args").begin_object();
-      w.field("class", hw::to_string(k.cls));
+      w.field("class", k.cls->word);
       w.field("precision", spec::to_string(k.precision));
-      if (const std::string shape = analysis::kernel_shape(k); !shape.empty())
-        w.field("shape", shape);
+      if (const std::string shape = k.cls->shape(k); !shape.empty()) w.field("shape", shape);
       if (k.flops > 0.0) w.field("flops", k.flops);
       w.field("hbm_bytes", k.hbm_bytes);
       w.field("alone_us", alone[i] * 1e6);

@@ -19,7 +19,7 @@ std::string fault_kinds_help() {
     const bool first = i == 0 || target_of(static_cast<FaultKind>(i - 1)) != target_of(k);
     const bool last = i + 1 == std::size(kFaultKindDefs) ||
                       target_of(static_cast<FaultKind>(i + 1)) != target_of(k);
-    out += std::string(first && i > 0 ? "; " : first ? "" : ", ") + std::string(kFaultKinds.word(k));
+    out += (i == 0 ? "" : first ? "; " : ", ") + std::string(kFaultKinds.word(k));
     if (last) out += " (" + std::string(target_phrase(target_of(k))) + ")";
   }
   return out;

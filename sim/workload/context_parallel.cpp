@@ -107,7 +107,7 @@ hw::Kernel block_kernel(const OpCost& attn, const AttentionBlock& b, double sequ
   k.set_op(attn.name);
   k.role = backward ? hw::KernelRole::backward_pass : hw::KernelRole::forward_pass;
   k.recompute = recompute;
-  k.cls = hw::KernelClass::attention;
+  k.cls = &hw::kAttentionClass;
   k.precision = attn.precision;
   const double fwd = b.pairs() * sequences * h.q * 2.0 * (attn.qk_dim + attn.v_dim);
   k.flops = backward ? 2.0 * fwd : fwd;

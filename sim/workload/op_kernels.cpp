@@ -12,7 +12,6 @@ using spec::Precision;
 namespace {
 
 using hw::Kernel;
-using hw::KernelClass;
 using spec::bytes_per_element;
 
 constexpr double kScale = 4.0 / 128.0;  // fp32 scale per 1×128 tile, bytes per element
@@ -44,7 +43,7 @@ Kernel memory_kernel(const std::string& op, hw::KernelRole role, double bytes) {
   Kernel k;
   k.set_op(op);
   k.role = role;
-  k.cls = KernelClass::memory;
+  k.cls = &hw::kMemoryClass;
   k.hbm_bytes = bytes;
   k.pattern = pattern_of(role);
   return k;
@@ -63,7 +62,7 @@ Kernel gemm_kernel(const std::string& op, hw::KernelRole role, Precision p, Gemm
   Kernel k;
   k.set_op(op);
   k.role = role;
-  k.cls = KernelClass::gemm;
+  k.cls = &hw::kGemmClass;
   k.precision = p;
   k.m = m, k.n = n, k.k = kk, k.groups = groups;
   k.flops = 2.0 * groups * m * n * kk;
@@ -177,7 +176,7 @@ void append_kernels(const OpCost& op, Phase pass, const KernelContext& ctx,
     Kernel k;
     k.set_op(op.name);
     k.role = fwd ? hw::KernelRole::forward_pass : hw::KernelRole::backward_pass;
-    k.cls = KernelClass::attention;
+    k.cls = &hw::kAttentionClass;
     k.precision = op.precision;
     k.flops = t * (fwd ? op.fwd_flops : op.b_flops);
     k.hbm_bytes = t * (fwd ? op.io_bytes : op.bwd_io_bytes);

@@ -18,7 +18,7 @@ std::size_t slot(int layer) {
 hw::Kernel copy_kernel(const char* op, double bytes) {
   hw::Kernel k;
   k.set_op(op);
-  k.cls = hw::KernelClass::memory;
+  k.cls = &hw::kMemoryClass;
   k.pattern = spec::MemoryPattern::copy;
   k.hbm_bytes = 2.0 * bytes;  // read and written
   return k;

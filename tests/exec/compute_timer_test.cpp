@@ -13,7 +13,7 @@ namespace {
 
 hw::Kernel gemm(double m, double n, double k) {
   hw::Kernel g;
-  g.cls = hw::KernelClass::gemm;
+  g.cls = &hw::kGemmClass;
   g.m = m, g.n = n, g.k = k;
   g.flops = 2.0 * m * n * k;
   return g;

@@ -32,7 +32,7 @@ DeviceSpec device() {
 
 Kernel gemm(double m, double n, double k) {
   Kernel g;
-  g.cls = KernelClass::gemm;
+  g.cls = &kGemmClass;
   g.m = m, g.n = n, g.k = k;
   g.flops = 2.0 * m * n * k;
   return g;
@@ -73,7 +73,7 @@ TEST_CASE("Attention: the table's rate per pass; a causal backward takes the for
   const DeviceSpec d = device();
   const TableKernelModel m(d);
   Kernel a;
-  a.cls = KernelClass::attention;
+  a.cls = &kAttentionClass;
   a.flops = 1e12;
   a.head_dim = 128;
   a.seq = 4096;
@@ -102,7 +102,7 @@ TEST_CASE("The part of a run the SMs stretch: compute-bound kernels, not those w
   CHECK(m.sm_seconds(big, 1.0) == doctest::Approx(m.seconds(big, 1.0) - d.kernel_gap_s));
   CHECK(m.sm_seconds(skinny, 1.0) == 0.0);
   Kernel a;
-  a.cls = KernelClass::attention;
+  a.cls = &kAttentionClass;
   a.flops = 1e12;
   a.head_dim = 128;
   a.seq = 4096;
@@ -200,7 +200,7 @@ TEST_CASE("Attention is timed from one library's rows: the chosen one, else the 
   d.tables.sources.push_back({"b", "other attention", "", false, "lib-b"});
   d.tables.attention.push_back({Precision::bf16, false, false, 128, 4096, 300e12, 3, 8});
   Kernel a;
-  a.cls = KernelClass::attention;
+  a.cls = &kAttentionClass;
   a.head_dim = 128, a.seq = 4096;
   a.flops = 1e12;
   auto rate = [&](const TableKernelModel& m) {

@@ -19,7 +19,7 @@ spec::DeviceSpec h800() {
 
 hw::Kernel gemm_of(const spec::GemmRow& r) {
   hw::Kernel k;
-  k.cls = hw::KernelClass::gemm;
+  k.cls = &hw::kGemmClass;
   k.precision = r.precision;
   k.m = r.m, k.n = r.n, k.k = r.k, k.groups = r.groups;
   k.flops = 2.0 * r.groups * r.m * r.n * r.k;
@@ -31,7 +31,7 @@ hw::Kernel gemm_of(const spec::GemmRow& r) {
 
 hw::Kernel attention_of(const spec::AttentionRow& r) {
   hw::Kernel k;
-  k.cls = hw::KernelClass::attention;
+  k.cls = &hw::kAttentionClass;
   k.precision = r.precision;
   k.backward = r.backward;
   k.causal = r.causal;
@@ -46,7 +46,7 @@ hw::Kernel attention_of(const spec::AttentionRow& r) {
 double burst_rate(const spec::DeviceSpec& d, const hw::Kernel& k, double hw_flops) {
   const hw::TableKernelModel m(d);
   double clock = d.tables.sustained_clock;
-  if (k.cls == hw::KernelClass::gemm) {
+  if (k.cls == &hw::kGemmClass) {
     const double in = spec::bytes_per_element(k.precision);
     const double bytes = k.groups * (k.m * k.k * in + k.n * k.k * in + k.m * k.n * 2.0);
     if (k.flops / bytes * d.hbm_bandwidth < d.rate(k.precision).peak_flops) clock = 1.0;

@@ -170,7 +170,7 @@ TEST_CASE("A ring-attention layer's chain: cp steps beside cp - 1 shifts, the at
     double f = 0.0;
     for (const Work& w : c)
       for (const hw::Kernel& k : w.kernels)
-        if (k.cls == hw::KernelClass::attention) f += k.flops;
+        if (k.cls == &hw::kAttentionClass) f += k.flops;
     return f;
   };
   const Chain f1 = LayerChains(s1, p1, cost).forward_layers({0});
