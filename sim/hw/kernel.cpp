@@ -44,12 +44,6 @@ std::string Kernel::name() const {
   return std::string(op.data()) + kRole[static_cast<int>(role)] + (recompute ? " (recompute)" : "");
 }
 
-std::span<const KernelClassDef* const> kernel_classes() {
-  static constexpr const KernelClassDef* kClasses[] = {&kGemmClass, &kAttentionClass,
-                                                       &kMemoryClass};
-  return kClasses;
-}
-
 std::string tflops(double r) {
   char b[32];
   std::snprintf(b, sizeof b, "%.0f TFLOP/s", r / 1e12);

@@ -3,7 +3,7 @@
 //
 // Kernel classes: the kinds of kernel the workload emits, each timed by a rule of its own from a
 // calibration table of its own, and named in listings by its own words. A class is one file that
-// defines its KernelClassDef (and its timer); kernel_classes() lists them. TableKernelModel
+// defines its KernelClassDef (and its timer); kKernelClasses lists them. TableKernelModel
 // (kernel_model.hpp) builds one timer per class for a device and asks each kernel's own.
 //   gemm_kernels.cpp       GEMMs and grouped GEMMs, per precision and pass
 //   attention_kernels.cpp  fused attention cores, per precision, pass and causality
@@ -11,7 +11,7 @@
 // What every timer shares (DeviceRates): the device, the sustained-clock factor of burst-clock
 // rows, the memory-bound rates (a GEMM is also held by its own bytes) and the achievable-rate
 // fallback for a compute kernel without rows.
-// Adding a class: its file, its row in kernel_classes() (kernel.cpp), and the workload
+// Adding a class: its file, its declaration and row in kKernelClasses below, and the workload
 // code that emits its kernels. A class measured by a table of a new format also needs the rows
 // (spec/kernel_tables.hpp) and their reader (config).
 #pragma once
@@ -19,7 +19,6 @@
 #include <array>
 #include <cstdint>
 #include <memory>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,10 +28,13 @@
 
 namespace stepsim::hw {
 
+// Every class: a declaration and a row here, its definition in its file.
 struct KernelClassDef;
 extern const KernelClassDef kGemmClass;
 extern const KernelClassDef kAttentionClass;
 extern const KernelClassDef kMemoryClass;
+inline constexpr const KernelClassDef* kKernelClasses[] = {&kGemmClass, &kAttentionClass,
+                                                           &kMemoryClass};
 
 // What a kernel does for its op, for its name: "q_up dgrad", "q_down quantize input".
 enum class KernelRole : std::uint8_t {
@@ -159,7 +161,5 @@ struct KernelClassDef {
   bool pass_by_role;      // its pass is its role's GEMM pass, not its phase (pass_of)
   std::unique_ptr<KernelTimer> (*timer)(const DeviceRates& rates);
 };
-
-std::span<const KernelClassDef* const> kernel_classes();
 
 }  // namespace stepsim::hw

@@ -29,14 +29,13 @@ KernelModel::RunTimes KernelModel::run_times(const std::vector<Kernel>& ks, doub
 
 TableKernelModel::TableKernelModel(const spec::DeviceSpec& device)
     : rates_(std::make_unique<DeviceRates>(device)) {
-  for (const KernelClassDef* c : kernel_classes()) timers_.push_back(c->timer(*rates_));
+  for (const KernelClassDef* c : kKernelClasses) timers_.push_back(c->timer(*rates_));
 }
 
 const KernelTimer& TableKernelModel::timer(const Kernel& k) const {
-  const auto classes = kernel_classes();
-  for (std::size_t i = 0; i < classes.size(); ++i)
-    if (classes[i] == k.cls) return *timers_[i];
-  STEPSIM_UNREACHABLE("a kernel class missing from kernel_classes()");
+  for (std::size_t i = 0; i < std::size(kKernelClasses); ++i)
+    if (kKernelClasses[i] == k.cls) return *timers_[i];
+  STEPSIM_UNREACHABLE("a kernel class missing from kKernelClasses");
 }
 
 double TableKernelModel::hbm_bandwidth() const {

@@ -114,7 +114,7 @@ class TableKernelModel final : public KernelModel {
  private:
   const KernelTimer& timer(const Kernel& k) const;
   std::unique_ptr<DeviceRates> rates_;
-  std::vector<std::unique_ptr<KernelTimer>> timers_;  // per class of kernel_classes()
+  std::vector<std::unique_ptr<KernelTimer>> timers_;  // per class of kKernelClasses
 };
 
 }  // namespace stepsim::hw

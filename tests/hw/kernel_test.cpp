@@ -29,7 +29,7 @@ DeviceSpec bare_device() {
 
 TEST_CASE("Every class is listed once, by a word of its own, with a timer") {
   std::set<std::string> words;
-  for (const KernelClassDef* c : kernel_classes()) {
+  for (const KernelClassDef* c : kKernelClasses) {
     CHECK(words.insert(std::string(c->word)).second);
     REQUIRE(static_cast<bool>(c->timer));
     REQUIRE(static_cast<bool>(c->chart_name));
