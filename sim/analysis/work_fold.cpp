@@ -71,25 +71,6 @@ void DeviceWork::merge(const DeviceWork& w, double n) {
   cross_pod_ib += w.cross_pod_ib * n;
 }
 
-std::string_view to_string(Resource r) {
-  switch (r) {
-    case Resource::compute:
-      return "compute";
-    case Resource::hbm:
-      return "hbm";
-    case Resource::nvlink:
-      return "nvlink";
-    case Resource::ib:
-      return "ib";
-  }
-  STEPSIM_UNREACHABLE("unknown resource");
-}
-
-std::string_view display_name(Resource r) {
-  static constexpr std::string_view kNames[] = {"compute", "HBM", "NVLink", "InfiniBand"};
-  return kNames[static_cast<int>(r)];
-}
-
 double ResourceTimes::bound() const {
   return *std::max_element(t.begin(), t.end());
 }

@@ -22,9 +22,10 @@
 
 namespace stepsim::analysis {
 
+// Words are JSON keys; phrases are for people.
 enum class Resource { compute, hbm, nvlink, ib };
-std::string_view to_string(Resource r);     // compute, hbm, nvlink, ib: JSON keys
-std::string_view display_name(Resource r);  // compute, HBM, NVLink, InfiniBand: for people
+inline constexpr spec::Names<Resource, 4> kResources{
+    {{"compute"}, {"hbm", "HBM"}, {"nvlink", "NVLink"}, {"ib", "InfiniBand"}}};
 
 // One row per kind of traffic and collective: a kind whose dense and expert parts run over
 // different groups or algorithms (dp and edp) has a row for each.

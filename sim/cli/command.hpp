@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,5 +73,11 @@ struct Command {
 
 // The prologue, then the command's handler; the handler's exit status (0 after --help).
 int run_command(const Command& c, const Args& args);
+
+// Every command, in the order `stepsim --help` lists them (commands.cpp: a command is its file,
+// *_command.cpp defining its row, plus its line there), and `stepsim --help`: the commands with
+// their summaries, then examples.
+std::span<const Command* const> commands();
+std::string usage();
 
 }  // namespace stepsim::cli

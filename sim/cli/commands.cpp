@@ -1,6 +1,6 @@
-#include "sim/cli/commands.hpp"
-
 #include <algorithm>
+
+#include "sim/cli/command.hpp"
 
 namespace stepsim::cli {
 

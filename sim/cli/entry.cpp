@@ -3,7 +3,7 @@
 #include <boost/program_options/errors.hpp>
 #include <new>
 
-#include "sim/cli/commands.hpp"
+#include "sim/cli/command.hpp"
 #include "sim/cli/interrupt.hpp"
 #include "sim/cli/output_file.hpp"
 #include "sim/engine/check.hpp"

@@ -146,10 +146,10 @@ void read_zero3(const Node& node, spec::Zero3Spec& z) {
   MapReader r(node);
   spec::Zero3Impl impl = spec::Zero3Impl::ideal;
   if (auto i = r.find("impl"))
-    impl = static_cast<spec::Zero3Impl>(i->choice(spec::zero3_impl_words()));
+    impl = static_cast<spec::Zero3Impl>(i->choice(spec::kZero3Impls.words()));
   z = spec::zero3_defaults(impl);
   if (auto u = r.find("unit"))
-    z.unit = static_cast<spec::Zero3Unit>(u->choice(spec::zero3_unit_words()));
+    z.unit = static_cast<spec::Zero3Unit>(u->choice(spec::kZero3Units.words()));
   if (auto n = r.find("prefetch")) {
     z.prefetch = static_cast<int>(n->integer(0, 1 << 10));
     z.prefetch_params = 0.0;

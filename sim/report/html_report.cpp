@@ -29,7 +29,7 @@ std::string pct(double f) {
 
 std::string bound_badge(analysis::Resource r) {
   using analysis::Resource;
-  const std::string name(analysis::display_name(r));
+  const std::string name(analysis::kResources.phrase(r));
   if (r == Resource::compute || r == Resource::hbm)
     return std::string("<span class=\"badge bound-") + (r == Resource::hbm ? "hbm" : "compute") +
            "\">" + name + "-bound</span>";
@@ -45,7 +45,7 @@ std::string headline(const ReportRun& run) {
   auto times_compute = [&](double t) {
     return fixed(r.compute_s > 0.0 ? t / r.compute_s : 0.0, 2) + "x";
   };
-  std::string binds(analysis::display_name(r.limited_by));
+  std::string binds(analysis::kResources.phrase(r.limited_by));
   binds[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(binds[0])));
   const bool fabric = spec.cluster.fabric.kind != spec::FabricKind::none;
   const std::string verdict = binds + " binds. NVLink needs " + times_compute(r.nvlink_s) +

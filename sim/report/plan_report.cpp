@@ -284,7 +284,7 @@ std::string plan_csv(const search::PlanResult& r) {
 }
 
 std::string resource(int r) {
-  return std::string(analysis::to_string(static_cast<analysis::Resource>(r)));
+  return std::string(analysis::kResources.word(static_cast<analysis::Resource>(r)));
 }
 
 }  // namespace stepsim::report

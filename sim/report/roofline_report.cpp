@@ -27,8 +27,8 @@ std::string verdict(const Roofline& r) {
       return "memory-bandwidth-bound: HBM traffic takes longer than the arithmetic";
     case Resource::nvlink:
     case Resource::ib:
-      return std::string(analysis::display_name(r.limited_by)) + "-bound: communication needs " +
-             fixed(r.comm_to_compute, 2) +
+      return std::string(analysis::kResources.phrase(r.limited_by)) +
+             "-bound: communication needs " + fixed(r.comm_to_compute, 2) +
              "x the compute time; no overlap can hide it, faster arithmetic would only widen the "
              "gap";
   }
@@ -144,7 +144,7 @@ std::string roofline_text(const run::Bounded& b) {
   o += t.render("    ");
 
   o += "\n  Bound   " + seconds(r.bound_s) + " per step, limited by " +
-       std::string(to_string(r.limited_by)) + "\n";
+       std::string(analysis::kResources.word(r.limited_by)) + "\n";
   o += "          " + verdict(r) + "\n";
   const auto& m = b.prepared.memory;
   o += "  Memory  " + fixed(m.total() / 1e9, 1) + " GB of " + fixed(m.capacity / 1e9, 1) +
@@ -171,7 +171,7 @@ std::string roofline_comparison_text(const std::vector<const run::Bounded*>& rs,
   add("NVLink", [](const Roofline& r) { return seconds(r.nvlink_s); });
   add("InfiniBand", [](const Roofline& r) { return seconds(r.ib_s); });
   add("bound", [](const Roofline& r) { return seconds(r.bound_s); });
-  add("limited by", [](const Roofline& r) { return std::string(to_string(r.limited_by)); });
+  add("limited by", [](const Roofline& r) { return std::string(analysis::kResources.word(r.limited_by)); });
   add("comm / compute", [](const Roofline& r) { return fixed(r.comm_to_compute, 2); });
   std::vector<std::string> memory{"memory (GB)"};
   for (const run::Bounded* b : rs) {
@@ -239,7 +239,7 @@ void roofline_json(JsonWriter& out, const run::Bounded& b) {
   }
   out.end_array();
   out.field("bound_s", r.bound_s);
-  out.field("limited_by", to_string(r.limited_by));
+  out.field("limited_by", analysis::kResources.word(r.limited_by));
   out.field("comm_to_compute", r.comm_to_compute);
   out.key("memory").begin_object();
   const auto& m = b.prepared.memory;
@@ -298,7 +298,7 @@ std::string roofline_csv(const std::vector<const run::Bounded*>& rs,
     const workload::MemoryBreakdown& m = rs[i]->prepared.memory;
     const workload::ParallelPlan& plan = rs[i]->plan();
     const spec::ParallelSpec& par = rs[i]->spec().parallel;
-    t.row().text(labels[i]).number(r.bound_s).text(to_string(r.limited_by)).number(r.compute_s);
+    t.row().text(labels[i]).number(r.bound_s).text(analysis::kResources.word(r.limited_by)).number(r.compute_s);
     t.number(r.compute_peak_s).number(r.hbm_s).number(r.nvlink_s).number(r.ib_s);
     t.number(r.comm_to_compute).number(r.flops_per_gpu).number(r.hbm_bytes);
     t.number(r.comm_bytes.nvlink).number(r.comm_bytes.ib).number(m.total() / format::kGB);

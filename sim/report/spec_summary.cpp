@@ -75,12 +75,10 @@ std::string describe(const spec::ClusterSpec& c) {
   return o + describe(c.device);
 }
 
-namespace {
-
 // FLOPs per token depend on the sequence (the attention core) and on causality: a model file
 // alone is described at sequence 4096, causal; a scenario at its own.
-std::string describe_model(const spec::ModelSpec& m, const workload::ModelFigures& cost,
-                           const spec::TrainingSpec& t) {
+std::string describe(const spec::ModelSpec& m, const workload::ModelFigures& cost,
+                     const spec::TrainingSpec& t) {
   std::string o = "model   " + m.name + ": " + std::to_string(m.layers) + " layers, hidden " +
                   std::to_string(m.hidden) + ", " +
                   std::string(spec::kAttentionKinds.phrase(m.attention.kind)) + " " +
@@ -99,19 +97,12 @@ std::string describe_model(const spec::ModelSpec& m, const workload::ModelFigure
   return o;
 }
 
-}  // namespace
-
-std::string describe(const spec::ModelSpec& m, const workload::ModelFigures& figures,
-                     const spec::TrainingSpec& t) {
-  return describe_model(m, figures, t);
-}
-
 std::string describe(const run::Bounded& b) {
   const spec::ScenarioSpec& s = b.spec();
   const analysis::Roofline& r = b.roofline;
   const auto& plan = b.plan();
-  std::string o = "scenario " + s.name + "\n" +
-                  describe_model(s.model, b.prepared.model, s.training) + describe(s.cluster);
+  std::string o = "scenario " + s.name + "\n" + describe(s.model, b.prepared.model, s.training) +
+                  describe(s.cluster);
   o += "layout  dp " + std::to_string(plan.dp) + " x pp " + std::to_string(plan.pp) +
        (plan.cp > 1 ? " x cp " + std::to_string(plan.cp) + " (" +
                           std::string(spec::kCpAlgorithms.phrase(plan.cp_algorithm)) + ")"
@@ -143,7 +134,7 @@ std::string describe(const run::Bounded& b) {
   o += "        recompute " + rc + "\n";
   o += "        software " + spec::software_words(s) + "\n";
   o += "bound   " + seconds(r.bound_s) + " per step (roofline), limited by " +
-       std::string(analysis::to_string(r.limited_by)) + "; memory " +
+       std::string(analysis::kResources.word(r.limited_by)) + "; memory " +
        fixed(b.prepared.memory.total() / 1e9, 1) + " of " +
        fixed(b.prepared.memory.capacity / 1e9, 1) + " GB per GPU\n";
   return o;

@@ -97,7 +97,7 @@ void step_json(JsonWriter& w, const run::Result& s, bool timing) {
   w.end_array();
   w.key("roofline").begin_object();
   w.field("bound_s", r.bound_s);
-  w.field("limited_by", analysis::to_string(r.limited_by));
+  w.field("limited_by", analysis::kResources.word(r.limited_by));
   w.field("ratio", s.metrics.step_s / r.bound_s);
   w.end_object();
   w.key("memory").begin_object();
@@ -162,7 +162,7 @@ std::string step_text(const run::Result& s, bool timing) {
   const double t = s.metrics.step_s;
   std::string o = spec.name + "\n";
   o += "  step time " + seconds(t) + " (roofline bound " + seconds(r.bound_s) + ", limited by " +
-       std::string(analysis::to_string(r.limited_by)) +
+       std::string(analysis::kResources.word(r.limited_by)) +
        "; simulated / bound = " + fixed(t / r.bound_s, 2) + ")\n";
   o += "  per GPU   " + fixed(f.tokens_per_s_per_gpu, 0) + " tokens/s, " +
        fixed(f.tflops_per_gpu, 0) + " TFLOP/s of model FLOPs, MFU " + fixed(100 * f.mfu, 1) +
@@ -305,7 +305,7 @@ std::string step_comparison_csv(const std::vector<const run::Result*>& runs,
     const run::Result& s = *runs[i];
     t.row().text(labels[i]).number(s.metrics.step_s);
     breakdown_csv(t, s.metrics.mean);
-    t.number(s.roofline.bound_s).text(analysis::to_string(s.roofline.limited_by));
+    t.number(s.roofline.bound_s).text(analysis::kResources.word(s.roofline.limited_by));
     t.number(s.metrics.step_s / s.roofline.bound_s).number(s.figures.tokens_per_s_per_gpu);
     t.number(s.figures.mfu).number(s.memory.peak_bytes / format::kGB);
     t.number(s.prepared.memory.capacity / format::kGB).boolean(fits(s));

@@ -190,7 +190,7 @@ std::string family_why(const FamilyVerdict& f, const PlanResult& r, double best_
         "its bound " + fixed(e.bound_s, 2) + " s" +
         (ratio ? " (" + fixed(e.bound_s / best_bound, 2) + "x the best layout's)" : "") +
         " is set by " +
-        std::string(analysis::display_name(static_cast<analysis::Resource>(e.limited_by)));
+        std::string(analysis::kResources.phrase(static_cast<analysis::Resource>(e.limited_by)));
     if (e.limited_by >= 2)
       t += ", which needs " + fixed(e.times[e.limited_by] / e.times[0], 1) + "x the compute time";
     const Layout& l = r.space.layouts[f.best];
@@ -220,7 +220,7 @@ std::string family_why(const FamilyVerdict& f, const PlanResult& r, double best_
                       kMemoryTerm[term] + ", " + gb(e.memory_terms[term]);
     // What would bind it were memory no object.
     why += "; its bound " + fixed(e.bound_s, 2) + " s is set by " +
-           std::string(analysis::display_name(static_cast<analysis::Resource>(e.limited_by)));
+           std::string(analysis::kResources.phrase(static_cast<analysis::Resource>(e.limited_by)));
     if (e.limited_by >= 2)
       why += " (" + fixed(e.times[e.limited_by] / e.times[0], 1) + "x the compute time)";
     return why;

@@ -4,37 +4,22 @@
 #include <optional>
 #include <string_view>
 
+#include "sim/spec/names.hpp"
+
 namespace stepsim::spec {
 
 enum class Precision { fp8, bf16, fp16, fp32 };
 inline constexpr int kPrecisionCount = 4;
+inline constexpr Names<Precision, kPrecisionCount> kPrecisions{
+    {{"fp8"}, {"bf16"}, {"fp16"}, {"fp32"}}};
 
 constexpr double bytes_per_element(Precision p) {
-  switch (p) {
-    case Precision::fp8:
-      return 1.0;
-    case Precision::bf16:
-      return 2.0;
-    case Precision::fp16:
-      return 2.0;
-    case Precision::fp32:
-      return 4.0;
-  }
-  return 0.0;
+  constexpr double kBytes[] = {1.0, 2.0, 2.0, 4.0};
+  return kBytes[static_cast<int>(p)];
 }
 
 constexpr std::string_view to_string(Precision p) {
-  switch (p) {
-    case Precision::fp8:
-      return "fp8";
-    case Precision::bf16:
-      return "bf16";
-    case Precision::fp16:
-      return "fp16";
-    case Precision::fp32:
-      return "fp32";
-  }
-  return "?";
+  return kPrecisions.word(p);
 }
 
 std::optional<Precision> parse_precision(std::string_view s);

@@ -17,7 +17,7 @@ std::string software_words(const ScenarioSpec& s) {
       (s.software.gemm_library.empty() ? "" : ", GEMMs from " + s.software.gemm_library);
   if (s.parallel.zero == 3) {
     const Zero3Spec& z = s.parallel.zero3;
-    w += ", ZeRO-3 as " + std::string(to_string(z.impl)) + " (one gather per " +
+    w += ", ZeRO-3 as " + std::string(kZero3Impls.word(z.impl)) + " (one gather per " +
          (z.unit == Zero3Unit::layer ? "layer" : "module") + ")";
   }
   return w;

@@ -1,13 +1,6 @@
 #include "sim/spec/zero3.hpp"
 
-#include <array>
-
 namespace stepsim::spec {
-
-namespace {
-constexpr std::array<std::string_view, 4> kImpls = {"ideal", "deepspeed", "fsdp1", "fsdp2"};
-constexpr std::array<std::string_view, 2> kUnits = {"layer", "module"};
-}  // namespace
 
 Zero3Spec zero3_defaults(Zero3Impl impl) {
   Zero3Spec z;
@@ -33,16 +26,6 @@ Zero3Spec zero3_defaults(Zero3Impl impl) {
       break;
   }
   return z;
-}
-
-std::vector<std::string> zero3_impl_words() {
-  return {kImpls.begin(), kImpls.end()};
-}
-std::vector<std::string> zero3_unit_words() {
-  return {kUnits.begin(), kUnits.end()};
-}
-std::string_view to_string(Zero3Impl impl) {
-  return kImpls[static_cast<std::size_t>(impl)];
 }
 
 }  // namespace stepsim::spec

@@ -38,10 +38,14 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/spec/names.hpp"
+
 namespace stepsim::spec {
 
 enum class Zero3Impl : std::uint8_t { ideal, deepspeed, fsdp1, fsdp2 };
+inline constexpr Names<Zero3Impl, 4> kZero3Impls{{{"ideal"}, {"deepspeed"}, {"fsdp1"}, {"fsdp2"}}};
 enum class Zero3Unit : std::uint8_t { layer, module };
+inline constexpr Names<Zero3Unit, 2> kZero3Units{{{"layer"}, {"module"}}};
 
 struct Zero3Spec {
   Zero3Impl impl = Zero3Impl::ideal;
@@ -61,8 +65,5 @@ struct Zero3Spec {
 
 // The documented defaults of an implementation (see above).
 Zero3Spec zero3_defaults(Zero3Impl impl);
-std::vector<std::string> zero3_impl_words();  // in Zero3Impl order
-std::vector<std::string> zero3_unit_words();  // in Zero3Unit order
-std::string_view to_string(Zero3Impl impl);
 
 }  // namespace stepsim::spec
