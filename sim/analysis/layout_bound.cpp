@@ -126,9 +126,8 @@ LayoutBound LayoutBounds::bound(const ScenarioSpec& spec) {
   put(key, spec.parallel.zero == 3);
   put(key, spec.parallel.comm_sms);
   put(key, plan.gpus_per_node);
-  for (net::GroupShape g : {plan.tp_group(), plan.ep_group(), plan.dp_group(), plan.edp_group(),
-                            plan.cp_group(), plan.cp_a2a_group(), plan.cp_ring_group()})
-    put_shape(key, g);
+  for (int role = 0; role <= static_cast<int>(workload::GroupRole::cp_ring); ++role)
+    put_shape(key, plan.group(static_cast<workload::GroupRole>(role)));
   for (const auto& c : spec.collectives) {
     key += c.algorithm + "," + c.protocol + ",";
     put(key, c.channels);

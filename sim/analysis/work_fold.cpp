@@ -133,7 +133,7 @@ void WorkFold::add(DeviceWork& w, const workload::Work& work, double n) const {
 
 void WorkFold::collective(DeviceWork& w, workload::StepOpKind kind,
                           const workload::CollectiveWork& c, double n) const {
-  const net::GroupShape g = workload::group_shape(plan_, c.group);
+  const net::GroupShape g = plan_.group(c.group);
   if (c.bytes <= 0.0 || g.size <= 1) return;
   const std::string_view row = traffic_row(kind);
   // The bytes of the algorithm the program resolved for it, which the simulation runs.

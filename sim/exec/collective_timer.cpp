@@ -54,23 +54,10 @@ std::vector<int> CollectiveTimer::group(workload::GroupRole role, const DeviceCe
   // The first GPU of the context-parallel group the device's first cell lies in.
   const int block = plan_.cp * plan_.tp;
   const int cp_first = rank_first + (cell_first - rank_first) / block * block;
-  switch (role) {
-    case GroupRole::tp:
-      return strided(cell_first, plan_.tp, 1);
-    case GroupRole::ep:
-      return strided(cell_first, plan_.ep, 1);
-    case GroupRole::dp:
-      return strided(rank_first, plan_.replicas(), plan_.tp);
-    case GroupRole::edp:
-      return strided(rank_first, plan_.edp, plan_.ep);
-    case GroupRole::cp:
-      return strided(cp_first, plan_.cp, plan_.tp);
-    case GroupRole::cp_a2a:
-      return strided(cp_first, plan_.cp_a2a, plan_.tp);
-    case GroupRole::cp_ring:
-      return strided(cp_first, plan_.cp / plan_.cp_a2a, plan_.tp * plan_.cp_a2a);
-  }
-  STEPSIM_UNREACHABLE("unknown group role");
+  const auto [size, stride] = plan_.group_of(role);
+  if (role == GroupRole::tp || role == GroupRole::ep) return strided(cell_first, size, stride);
+  if (role == GroupRole::dp || role == GroupRole::edp) return strided(rank_first, size, stride);
+  return strided(cp_first, size, stride);
 }
 
 std::vector<std::vector<int>> CollectiveTimer::siblings(const std::vector<int>& group,

@@ -171,7 +171,7 @@ class Builder {
     f.flops = w.flops();
     f.bytes = w.bytes();
     for (const CollectiveWork& c : w.collectives)
-      f.bus_bytes += c.bytes * net::bus_factor(c.op, workload::group_shape(plan_, c.group).size);
+      f.bus_bytes += c.bytes * net::bus_factor(c.op, plan_.group(c.group).size);
     f.ib_bytes = t.ib_bytes;
     f.nvlink_bytes = t.nvlink_bytes;
     f.waiting_s = t.waiting;

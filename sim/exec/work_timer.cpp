@@ -25,8 +25,7 @@ TimedWork WorkTimer::time(const workload::Work& w, const DeviceTiming& d) {
     t.sms = std::max(t.sms, workload::held_sms(c, topo_.spec()));
     if (jitter && workload::waits_for_peers(w.kind))
       t.expected_max =
-          std::max(t.expected_max,
-                   hw::expected_max_normal(workload::group_shape(program_.plan, c.group).size));
+          std::max(t.expected_max, hw::expected_max_normal(program_.plan.group(c.group).size));
   }
   t.ib_bytes = link.ib;
   t.nvlink_bytes = link.nvlink;

@@ -171,7 +171,8 @@ std::string roofline_comparison_text(const std::vector<const run::Bounded*>& rs,
   add("NVLink", [](const Roofline& r) { return seconds(r.nvlink_s); });
   add("InfiniBand", [](const Roofline& r) { return seconds(r.ib_s); });
   add("bound", [](const Roofline& r) { return seconds(r.bound_s); });
-  add("limited by", [](const Roofline& r) { return std::string(analysis::kResources.word(r.limited_by)); });
+  add("limited by",
+      [](const Roofline& r) { return std::string(analysis::kResources.word(r.limited_by)); });
   add("comm / compute", [](const Roofline& r) { return fixed(r.comm_to_compute, 2); });
   std::vector<std::string> memory{"memory (GB)"};
   for (const run::Bounded* b : rs) {
@@ -298,7 +299,11 @@ std::string roofline_csv(const std::vector<const run::Bounded*>& rs,
     const workload::MemoryBreakdown& m = rs[i]->prepared.memory;
     const workload::ParallelPlan& plan = rs[i]->plan();
     const spec::ParallelSpec& par = rs[i]->spec().parallel;
-    t.row().text(labels[i]).number(r.bound_s).text(analysis::kResources.word(r.limited_by)).number(r.compute_s);
+    t.row()
+        .text(labels[i])
+        .number(r.bound_s)
+        .text(analysis::kResources.word(r.limited_by))
+        .number(r.compute_s);
     t.number(r.compute_peak_s).number(r.hbm_s).number(r.nvlink_s).number(r.ib_s);
     t.number(r.comm_to_compute).number(r.flops_per_gpu).number(r.hbm_bytes);
     t.number(r.comm_bytes.nvlink).number(r.comm_bytes.ib).number(m.total() / format::kGB);

@@ -56,59 +56,14 @@ net::PlanOptions plan_options(const spec::ScenarioSpec& s, const ParallelPlan& p
   o.channels = c.channels;
   o.chunks = c.chunks;
   o.top_k = s.model.moe.top_k;
-  o.max_nodes = max_target_nodes(s.model.moe, plan.ep_group().nodes());
+  o.max_nodes = max_target_nodes(s.model.moe, plan.group(GroupRole::ep).nodes());
   if (s.model.moe.experts > 0) o.experts = s.model.moe.experts;
   o.comm_sms = s.parallel.comm_sms;
   return o;
 }
 
-namespace {
-
-// Size and stride of rank 0's group of a role.
-std::pair<int, int> group_of(const ParallelPlan& plan, GroupRole role) {
-  switch (role) {
-    case GroupRole::tp:
-      return {plan.tp, 1};
-    case GroupRole::ep:
-      return {plan.ep, 1};
-    case GroupRole::dp:
-      return {plan.replicas(), plan.tp};
-    case GroupRole::edp:
-      return {plan.edp, plan.ep};
-    case GroupRole::cp:
-      return {plan.cp, plan.tp};
-    case GroupRole::cp_a2a:
-      return {plan.cp_a2a, plan.tp};
-    case GroupRole::cp_ring:
-      return {plan.cp / plan.cp_a2a, plan.tp * plan.cp_a2a};
-  }
-  STEPSIM_UNREACHABLE("unknown group role");
-}
-
-}  // namespace
-
-net::GroupShape group_shape(const ParallelPlan& plan, GroupRole role) {
-  switch (role) {
-    case GroupRole::tp:
-      return plan.tp_group();
-    case GroupRole::ep:
-      return plan.ep_group();
-    case GroupRole::dp:
-      return plan.dp_group();
-    case GroupRole::edp:
-      return plan.edp_group();
-    case GroupRole::cp:
-      return plan.cp_group();
-    case GroupRole::cp_a2a:
-      return plan.cp_a2a_group();
-    case GroupRole::cp_ring:
-      return plan.cp_ring_group();
-  }
-  STEPSIM_UNREACHABLE("unknown group role");
-}
-
 bool group_uniform(const ParallelPlan& plan, GroupRole role) {
-  const auto [size, stride] = group_of(plan, role);
+  const auto [size, stride] = plan.group_of(role);
   const int gpn = plan.gpus_per_node;
   // Local indices on each node the group visits, in order; uniform when every node has the same.
   std::vector<int> first, current;
@@ -138,7 +93,7 @@ CollectiveWork make_collective(const spec::ScenarioSpec& s, const ParallelPlan& 
   c.bytes = bytes;
   c.group = group;
   c.kind = traffic_kind(group, op, s.parallel.zero);
-  const net::GroupShape shape = group_shape(plan, group);
+  const net::GroupShape shape = plan.group(group);
   c.options = plan_options(s, plan, c.kind, op, shape);
   if (shape.size <= 1 || bytes <= 0.0) return c;
   const net::Choice choice =

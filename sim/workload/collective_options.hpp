@@ -31,7 +31,6 @@ net::PlanOptions plan_options(const spec::ScenarioSpec& s, const ParallelPlan& p
 // it spans (net::GroupLayout::uniform), for pipeline rank 0's groups: GPU = rank, node = GPU /
 // gpus_per_node. Layouts whose blocks of dp x tp ranks are not whole nodes may give other ranks
 // other layouts; their collectives still run rank 0's choice, as one program serves every rank.
-net::GroupShape group_shape(const ParallelPlan& plan, GroupRole role);
 bool group_uniform(const ParallelPlan& plan, GroupRole role);
 
 // `op` of `bytes` per GPU over the role's group, resolved: its kind, and its options with the

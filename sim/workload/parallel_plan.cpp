@@ -111,27 +111,31 @@ void check_context_parallel(const spec::ScenarioSpec& spec, ParallelPlan& plan) 
 
 }  // namespace
 
-net::GroupShape ParallelPlan::tp_group() const {
-  return shape_of(tp, 1, gpus_per_node);
+std::pair<int, int> ParallelPlan::group_of(GroupRole role) const {
+  switch (role) {
+    case GroupRole::tp:
+      return {tp, 1};
+    case GroupRole::ep:
+      return {ep, 1};
+    case GroupRole::dp:
+      return {replicas(), tp};
+    case GroupRole::edp:
+      return {edp, ep};
+    case GroupRole::cp:
+      return {cp, tp};
+    case GroupRole::cp_a2a:
+      return {cp_a2a, tp};
+    case GroupRole::cp_ring:
+      return {cp / cp_a2a, tp * cp_a2a};
+  }
+  STEPSIM_UNREACHABLE("unknown group role");
 }
-net::GroupShape ParallelPlan::dp_group() const {
-  return shape_of(replicas(), tp, gpus_per_node);
+
+net::GroupShape ParallelPlan::group(GroupRole role) const {
+  const auto [size, stride] = group_of(role);
+  return shape_of(size, stride, gpus_per_node);
 }
-net::GroupShape ParallelPlan::cp_group() const {
-  return shape_of(cp, tp, gpus_per_node);
-}
-net::GroupShape ParallelPlan::cp_a2a_group() const {
-  return shape_of(cp_a2a, tp, gpus_per_node);
-}
-net::GroupShape ParallelPlan::cp_ring_group() const {
-  return shape_of(cp / cp_a2a, tp * cp_a2a, gpus_per_node);
-}
-net::GroupShape ParallelPlan::ep_group() const {
-  return shape_of(ep, 1, gpus_per_node);
-}
-net::GroupShape ParallelPlan::edp_group() const {
-  return shape_of(edp, ep, gpus_per_node);
-}
+
 bool ParallelPlan::stage_neighbours_on_same_node() const {
   return gpus_per_rank() < gpus_per_node;
 }

@@ -29,6 +29,13 @@
 
 namespace stepsim::workload {
 
+// The group a collective runs over, relative to the GPU that runs it: its tensor-parallel or
+// expert-parallel group, the data-parallel group of its non-expert (dp, with the context-parallel
+// ranks, which hold the same weights) or expert (edp) parameters, or its context-parallel group
+// (cp), the part of it an all-to-all of heads spans (cp_a2a) or the ring that passes K and V
+// (cp_ring; context_parallel.hpp).
+enum class GroupRole : std::uint8_t { tp, ep, dp, edp, cp, cp_a2a, cp_ring };
+
 struct ParallelPlan {
   int world = 1, dp = 1, pp = 1, tp = 1, ep = 1, cp = 1;
   int edp = 1;  // data-parallel degree of a routed expert: dp·cp·tp/ep
@@ -61,13 +68,11 @@ struct ParallelPlan {
            gpus_per_rank() < gpus_per_node;
   }
 
-  net::GroupShape tp_group() const;
-  net::GroupShape dp_group() const;  // replicas of a non-expert parameter
-  net::GroupShape cp_group() const;
-  net::GroupShape cp_a2a_group() const;   // cp_a2a consecutive members of the cp group
-  net::GroupShape cp_ring_group() const;  // cp / cp_a2a members, cp_a2a apart
-  net::GroupShape ep_group() const;
-  net::GroupShape edp_group() const;  // replicas of a routed-expert parameter
+  // Size and stride (in GPUs) of rank 0's group of a role, and its shape on the nodes: dp the
+  // replicas of a non-expert parameter, edp of a routed-expert one; cp_a2a consecutive members of
+  // the cp group, cp_ring cp / cp_a2a members, cp_a2a apart.
+  std::pair<int, int> group_of(GroupRole role) const;
+  net::GroupShape group(GroupRole role) const;
   bool stage_neighbours_on_same_node() const;
 };
 

@@ -78,13 +78,6 @@ inline bool waits_for_peers(StepOpKind k) {
          k == StepOpKind::zero_scatter || k == StepOpKind::cp_exchange;
 }
 
-// The group a collective runs over, relative to the GPU that runs it: its tensor-parallel or
-// expert-parallel group, the data-parallel group of its non-expert (dp, with the context-parallel
-// ranks, which hold the same weights) or expert (edp) parameters, or its context-parallel group
-// (cp), the part of it an all-to-all of heads spans (cp_a2a) or the ring that passes K and V
-// (cp_ring; context_parallel.hpp).
-enum class GroupRole : std::uint8_t { tp, ep, dp, edp, cp, cp_a2a, cp_ring };
-
 // A collective, resolved when the program is built (make_collective, collective_options.hpp): its
 // kind of traffic and the choice it runs with (algorithm, protocol, channels and chunks fixed, as
 // the scenario's network.collectives or the tuner made them for the group's layout). The roofline

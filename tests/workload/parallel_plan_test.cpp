@@ -21,9 +21,9 @@ TEST_CASE("dp is derived from world / (pp * tp); micro-batches from the global b
   CHECK(p.micro_batches == 16);
   CHECK(p.stages == 4);
   CHECK(p.stage_layers == std::vector<int>{2, 2, 2, 2});
-  CHECK(p.tp_group().gpus_per_node == 2);
-  CHECK(p.dp_group().size == 4);
-  CHECK(p.dp_group().nodes() == 1);  // dp·tp = 8 fills a node
+  CHECK(p.group(workload::GroupRole::tp).gpus_per_node == 2);
+  CHECK(p.group(workload::GroupRole::dp).size == 4);
+  CHECK(p.group(workload::GroupRole::dp).nodes() == 1);  // dp·tp = 8 fills a node
   CHECK_FALSE(p.stage_neighbours_on_same_node());
 }
 
