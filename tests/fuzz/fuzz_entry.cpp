@@ -142,7 +142,8 @@ int command_line(const std::string& text) {
   };
   if (argv.size() > 1) {
     const std::string cmd = argv[1];
-    if ((cmd == "run" || cmd == "compare" || cmd == "plan" || cmd == "sweep" || cmd == "report") &&
+    if ((cmd == "run" || cmd == "compare" || cmd == "plan" || cmd == "sweep" || cmd == "report" ||
+         cmd == "whatif") &&
         !given("--max-wall"))
       argv.insert(argv.end(), {"--max-wall", "5"});
     if (cmd == "run" && given("--trace") && !given("--max-trace-events"))
