@@ -5,13 +5,13 @@
 namespace stepsim::cli {
 
 extern const Command kRun, kCompare, kRoofline, kCheck, kTopo, kCollective, kKernels, kCalibrate,
-    kPlan, kSweep, kStress, kReport;
+    kPlan, kSweep, kStress, kReport, kWhatif;
 
 namespace {
 
-const Command* const kCommands[] = {&kRun,  &kCompare,    &kRoofline, &kCheck,
-                                    &kTopo, &kCollective, &kKernels,  &kCalibrate,
-                                    &kPlan, &kSweep,      &kStress,   &kReport};
+const Command* const kCommands[] = {&kRun,        &kCompare, &kRoofline,  &kCheck, &kTopo,
+                                    &kCollective, &kKernels, &kCalibrate, &kPlan,  &kSweep,
+                                    &kStress,     &kReport,  &kWhatif};
 
 constexpr std::string_view kExamples =
     "examples:\n"

@@ -467,7 +467,9 @@ class Builder {
 
 StepBuild build_step(const StepProgram& program, const hw::Topology& topo,
                      const ExecOptions& options, const engine::RunControl* control) {
-  return Builder(program, topo, options, control).build();
+  StepBuild b = Builder(program, topo, options, control).build();
+  idealise(b.graph, options.ideal);
+  return b;
 }
 
 }  // namespace stepsim::exec

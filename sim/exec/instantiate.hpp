@@ -21,6 +21,7 @@
 
 #include "sim/engine/simulator.hpp"
 #include "sim/exec/collective_timer.hpp"
+#include "sim/exec/idealise.hpp"
 #include "sim/exec/step_graph.hpp"
 #include "sim/hw/topology.hpp"
 #include "sim/workload/program.hpp"
@@ -38,6 +39,7 @@ struct ExecOptions {
   // Operations the graph is expected to have (run::Estimates::ops), reserved at once so that the
   // graph's largest array is not copied as it grows; room left untouched takes no memory.
   double expected_ops = 0.0;
+  Idealisation ideal;  // mechanisms switched off (what-if runs); none by default
 };
 
 struct StepBuild {

@@ -81,12 +81,13 @@ Bounded bound(Prepared prepared) {
 }
 
 Simulation simulate(const Bounded& b, std::shared_ptr<const hw::Topology> topology,
-                    const engine::RunControl* control) {
+                    const engine::RunControl* control, const exec::Idealisation& ideal) {
   const spec::ScenarioSpec& spec = b.spec();
   Simulation s;
   s.topology = std::move(topology);
-  s.build = exec::build_step(b.prepared.program, *s.topology,
-                             {spec.fidelity, spec.exact, true, b.prepared.estimates.ops}, control);
+  s.build =
+      exec::build_step(b.prepared.program, *s.topology,
+                       {spec.fidelity, spec.exact, true, b.prepared.estimates.ops, ideal}, control);
   s.timeline = exec::execute_step(s.build.graph, control);
   return s;
 }

@@ -72,8 +72,10 @@ struct Simulation {
   exec::StepBuild build;
   exec::StepTimeline timeline;
 };
+// `ideal`: mechanisms switched off on the step graph (what-if runs, whatif.hpp).
 Simulation simulate(const Bounded& b, std::shared_ptr<const hw::Topology> topology,
-                    const engine::RunControl* control = nullptr);
+                    const engine::RunControl* control = nullptr,
+                    const exec::Idealisation& ideal = {});
 
 struct Result : Bounded, Simulation {
   analysis::StepMetrics metrics;
