@@ -137,6 +137,8 @@ void read_software(const Node& node, ScenarioSpec& s) {
     s.cluster.device.tables.gemm_library = s.software.gemm_library;
   }
   if (auto b = r.find("grad_bucket_params")) s.software.grad_bucket_params = b->number(1e3, 1e12);
+  if (auto g = r.find("grad_reduce"))
+    s.software.grad_reduce = static_cast<spec::GradReduce>(g->choice(spec::kGradReduces.words()));
   read_attention(r, s.training, s.cluster.device);
   r.finish();
 }

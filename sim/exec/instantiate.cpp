@@ -424,6 +424,9 @@ class Builder {
           if (last >= 0) op.deps.push_back(last);
           break;
         }
+        case TailWork::After::backward:
+          if (before_optimizer.front() >= 0) op.deps.push_back(before_optimizer.front());
+          break;
         case TailWork::After::everything:
           for (int dep : before_optimizer)
             if (dep >= 0) op.deps.push_back(dep);
@@ -433,7 +436,8 @@ class Builder {
           break;
       }
       const int id = add_op(std::move(op), facts);
-      if (tw.after == TailWork::After::stage_backward) before_optimizer.push_back(id);
+      if (tw.after == TailWork::After::stage_backward || tw.after == TailWork::After::backward)
+        before_optimizer.push_back(id);
       if (tw.after == TailWork::After::everything) optimizer = id;
     }
   }

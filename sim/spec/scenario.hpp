@@ -51,6 +51,18 @@ struct CollectiveChoice {
   int chunks = 0;
 };
 
+// When data-parallel gradients are reduced:
+//  - buckets: as Megatron-Core's DistributedDataParallel with overlap_grad_reduce, bucket by
+//    bucket as the backward produces them (grad_bucket_params), overlapping the rest of it;
+//  - after_backward: as Megatron-LM's local DDP of 2021 (--DDP-impl local, its default), after the
+//    whole backward of the step: train_step (megatron/training.py) calls each model chunk's
+//    allreduce_gradients() once forward_backward_func has returned, one all-reduce of the chunk's
+//    contiguous gradient buffer per dtype (megatron/model/distributed.py), before the optimizer.
+enum class GradReduce { buckets, after_backward };
+inline constexpr Names<GradReduce, 2> kGradReduces{
+    {{"buckets", "bucket by bucket, overlapping the backward"},
+     {"after_backward", "after the whole backward"}}};
+
 // The software a scenario's step ran with (scenarios/software/*.yaml): a named preset whose
 // choices (the attention core's implementation, its dropout) become the training section's
 // defaults, which the scenario's own keys override.
@@ -65,6 +77,7 @@ struct SoftwareSpec {
   // does, only pipeline rank 0 buckets: later ranks finish their backward earlier, off the
   // critical path, and reduce each stage in one bucket.
   double grad_bucket_params = 0.0;
+  GradReduce grad_reduce = GradReduce::buckets;
 };
 
 struct ScenarioSpec {

@@ -154,7 +154,10 @@ struct Instruction {
 
 // A data-parallel work of the step's end.
 struct TailWork {
-  enum class After : std::uint8_t { stage_backward, everything, optimizer };
+  // stage_backward: the stage's (or its bucket's layers') last backward work; backward: the rank's
+  // last compute work before its tail (its whole backward); everything: that and every stream's
+  // last op, and the works after stage_backward or backward; optimizer: the optimizer step.
+  enum class After : std::uint8_t { stage_backward, backward, everything, optimizer };
   Work work;
   After after = After::everything;
   int stage = -1;  // stage_backward: the stage whose gradients it reduces

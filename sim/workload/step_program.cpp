@@ -176,7 +176,20 @@ std::vector<TailWork> build_tail(const spec::ScenarioSpec& spec, const ParallelP
     w.couples = true;
     return w;
   };
-  if (zero != 3) {
+  if (zero != 3 && spec.software.grad_reduce == spec::GradReduce::after_backward) {
+    // One reduction per model chunk of the rank, in turn, once its whole backward is done.
+    const CollectiveOp op = zero == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
+    for (const auto& ss : plan.device_stages[r]) {
+      const HeldParams h = stage_params(plan, cost, ss.stage);
+      out.push_back(
+          {dp_work(StepOpKind::dp_grads, zero == 0 ? "all-reduce grads" : "reduce-scatter grads",
+                   op, h.dense * bytes_per_element(pr.grads),
+                   h.routed * bytes_per_element(pr.grads)),
+           TailWork::After::backward,
+           ss.stage,
+           {}});
+    }
+  } else if (zero != 3) {
     const double limit = r > 0 ? 0.0
                          : spec.software.grad_bucket_params > 0.0
                              ? spec.software.grad_bucket_params

@@ -44,8 +44,8 @@ RankZero rank_zero(const run::Result& s) {
 
 TEST_CASE(
     "Bucketed gradient reduction starts before the last backward in every pipeline scenario") {
-  for (const char* name : {"deepseek-v3-dualpipe", "deepseek-v3-dualpipev", "deepseek-v3-1f1b",
-                           "llama3-405b-1f1b", "gpt3-175b-a100"}) {
+  for (const char* name :
+       {"deepseek-v3-dualpipe", "deepseek-v3-dualpipev", "deepseek-v3-1f1b", "llama3-405b-1f1b"}) {
     if (!test::shipped_scenario_runs_here(name)) continue;
     CAPTURE(name);
     const auto spec =
@@ -58,6 +58,17 @@ TEST_CASE(
     CHECK(r.buckets > 1);
     CHECK(r.first_reduction < r.last_backward);
   }
+}
+
+TEST_CASE(
+    "Megatron-LM 2021 (the GPT-3 scenario's preset): each chunk's gradients after the whole "
+    "backward") {
+  if (!test::shipped_scenario_runs_here("gpt3-175b-a100")) return;
+  const auto spec = config::load_scenario(test::source_path("scenarios/gpt3-175b-a100.yaml"));
+  REQUIRE(spec.software.grad_reduce == spec::GradReduce::after_backward);
+  const RankZero r = rank_zero(run::simulate_step(spec));
+  CHECK(r.buckets == spec.parallel.virtual_stages);  // one all-reduce per model chunk
+  CHECK(r.first_reduction >= r.last_backward);
 }
 
 TEST_CASE("Buckets: Megatron-Core's size on rank 0, one per stage elsewhere; same bytes in all") {
