@@ -50,6 +50,7 @@ class Builder {
     ClassPaces paces = class_paces(sym_, plan_.pp, t);
     slowdown_ = std::move(paces.pace);
     pace_share_ = std::move(paces.share);
+    slowest_ = std::move(paces.slowest);
     jitter_ = t.spec().variability.kernel_jitter;
   }
 
@@ -68,7 +69,8 @@ class Builder {
       for (int k = 0; k < classes_; ++k)
         g_.info.push_back({r, k, sym_.gpus(k), sym_.first_gpu(r, sym_.classes[k].front()),
                            cells_text(sym_.classes[k]), slowdown_[r * classes_ + k],
-                           pace_share_[r * classes_ + k], program_.comm_sms});
+                           pace_share_[r * classes_ + k], program_.comm_sms,
+                           slowest_[r * classes_ + k]});
     if (options_.fidelity == spec::NetworkFidelity::flow) {
       for (const hw::Link& l : topo_.links()) g_.link_capacity.push_back(l.up ? l.bandwidth : 0.0);
       g_.hbm_capacity = compute_.hbm_bandwidth();
@@ -455,6 +457,7 @@ class Builder {
   std::vector<double> slowdown_;
   double jitter_ = 0.0;             // kernel_jitter (hw/variability.hpp)
   std::vector<double> pace_share_;  // per device (exec::DeviceInfo::pace_share)
+  std::vector<int> slowest_;        // per device (exec::DeviceInfo::slowest_gpu)
   const PipelineProgram* prog_ = nullptr;
   StepGraph g_;
   std::vector<int> last_f_, last_b_, send_f_, send_b_;

@@ -36,6 +36,7 @@ class Runner final : public engine::EventHandler {
     busy_.assign(g.devices, {});
     slot_of_.assign(n, -1);
     couple_count_.assign(g.couples.size(), 0);
+    tl_.couple_last.assign(g.couples.size(), -1);
     for (double c : g.link_capacity) system_.add_constraint(c);
     hbm_base_ = static_cast<int>(g.link_capacity.size());
     if (g.hbm_capacity > 0.0)
@@ -112,6 +113,7 @@ class Runner final : public engine::EventHandler {
     // A coupled collective starts when every copy is ready (and its stream free).
     if (++couple_count_[c] < static_cast<int>(g_.couples[c].size())) return;
     couple_count_[c] = 0;
+    tl_.couple_last[c] = d;
     for (int copy : g_.couples[c]) begin(copy);
   }
 

@@ -80,8 +80,11 @@ struct PieceRun {
 
 struct StepTimeline {
   std::vector<engine::Time> start, end;  // per op
-  std::vector<PieceRun> pieces;          // in the order they ended; ops on the live fabric only
-  engine::Time step;                     // T: the last end
+  // Per coupled collective (StepGraph::couples): the device whose copy was ready last, which the
+  // others waited for.
+  std::vector<int> couple_last;
+  std::vector<PieceRun> pieces;  // in the order they ended; ops on the live fabric only
+  engine::Time step;             // T: the last end
   std::uint64_t events = 0;
 };
 

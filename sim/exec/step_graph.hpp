@@ -95,6 +95,7 @@ struct DeviceInfo {
   double pace = 1.0;
   double pace_share = 1.0;
   int sms_reserved = 0;  // StepGraph::sms_reserved of its job's program
+  int slowest_gpu = -1;  // the global rank of the GPU that sets its pace (-1: all alike)
 };
 
 struct StepGraph {

@@ -143,17 +143,23 @@ ClassPaces class_paces(const Symmetry& sym, int pp, const hw::Topology& topo) {
   ClassPaces out;
   out.pace.assign(static_cast<std::size_t>(pp) * classes, 1.0);
   out.share.assign(out.pace.size(), 1.0);
+  out.slowest.assign(out.pace.size(), -1);
   const spec::VariabilitySpec& v = topo.spec().variability;
   std::vector<double> own;
   for (int r = 0; r < pp; ++r)
     for (int k = 0; k < classes; ++k) {
       own.clear();
+      int slowest = -1;
+      double worst = 1.0;
       for (int j : sym.classes[k])
-        for (int g = sym.first_gpu(r, j); g < sym.first_gpu(r, j) + sym.cell; ++g)
+        for (int g = sym.first_gpu(r, j); g < sym.first_gpu(r, j) + sym.cell; ++g) {
           own.push_back(topo.slowdown_of(g) * hw::gpu_variability(v, g));
+          if (own.back() > worst) worst = own.back(), slowest = g;
+        }
       const double pace = std::max(1.0, *std::max_element(own.begin(), own.end()));
       double share = 0.0;
       for (double x : own) share += x / pace;
+      out.slowest[r * classes + k] = slowest;
       out.pace[r * classes + k] = pace;
       out.share[r * classes + k] = share / static_cast<double>(own.size());
     }

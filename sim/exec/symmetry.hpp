@@ -52,8 +52,11 @@ Symmetry make_symmetry(const workload::ParallelPlan& plan, const hw::Topology& t
 // GPU's time factor (a straggler's, and each GPU's own speed, hw/variability.hpp; at least 1):
 // its cells wait for that GPU at every exchange; and the mean over its GPUs of their own factor
 // over the pace (exec::DeviceInfo::pace_share).
+// Per device (rank·classes + class): its pace, the mean share of it its GPUs compute, and the
+// global rank of the GPU that sets it (-1 when all compute alike).
 struct ClassPaces {
   std::vector<double> pace, share;
+  std::vector<int> slowest;
 };
 ClassPaces class_paces(const Symmetry& sym, int pp, const hw::Topology& topo);
 

@@ -77,6 +77,7 @@ class TraceWriter {
     return (gpu(d) % gpn) * workload::kStreams + static_cast<int>(k);
   }
   void names(int d);
+  void waits(const StepOp& op);
   void complete(const std::vector<int>& stream, std::size_t first, std::size_t last,
                 const std::string& name);
   void kernels(int id);
@@ -166,8 +167,24 @@ void TraceWriter::complete(const std::vector<int>& stream, std::size_t first, st
     w.field("alone_us", own * 1e6);
     w.field("slowdown", ran / own);
   }
+  if (first == last && workload::is_communication(op.kind)) waits(op);
   w.end_object();
   w.end_object();
+}
+
+// The peers a communication op waits for (see the header).
+void TraceWriter::waits(const StepOp& op) {
+  if (op.couple >= 0 && static_cast<std::size_t>(op.couple) < t.couple_last.size()) {
+    const int last = t.couple_last[static_cast<std::size_t>(op.couple)];
+    if (last >= 0 && last != op.device)
+      w.field("waited_for",
+              "GPU " + std::to_string(gpu(last)) + " (pipeline rank " + g.label(last) + ")");
+  }
+  if (!g.info.empty() && g.info[op.device].slowest_gpu >= 0) {
+    const exec::DeviceInfo& d = g.info[op.device];
+    w.field("paced_by",
+            "GPU " + std::to_string(d.slowest_gpu) + " at " + format::fixed(d.pace, 3) + "x");
+  }
 }
 
 // The kernels of compute op `id`, nested in its event (see the header).

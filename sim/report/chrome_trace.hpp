@@ -3,7 +3,10 @@
 // Process = node, thread = one GPU's stream (compute, comm, p2p, dp): each pipeline rank is shown
 // on its first GPU. Complete events ("X") named by operation ("attn fwd", "dispatch", "experts
 // bwd": a few dozen names, so that views aggregating by name work) with args (the op's full
-// name "F mb12 L4 attn", phase, micro-batch, stage, layer, FLOPs, bytes); flow arrows from each
+// name "F mb12 L4 attn", phase, micro-batch, stage, layer, FLOPs, bytes; a communication op's
+// peers it waits for: `waited_for`, the copy of a collective over symmetry classes whose rank was
+// ready last, and `paced_by`, the GPU whose speed sets its device's pace under faults or
+// variability, with that pace); flow arrows from each
 // pipeline send to the op that consumes it; counters per pipeline rank of the memory in use and
 // of its GPU's NVLink and InfiniBand throughput (each transfer's bytes per GPU over its
 // duration). Times are in microseconds. `ranks` selects pipeline ranks (all when empty);

@@ -230,3 +230,40 @@ TEST_CASE(
   CHECK(kernels > 3 * ops);
   CHECK(listed.count("qkv_proj fprop") == 1);
 }
+
+TEST_CASE(
+    "A straggler in the trace: the collectives of the other GPUs name it as the peer they "
+    "waited for, its own name it as their pace") {
+  auto spec = test::small_scenario(2, 8);
+  spec.parallel.zero = 3;
+  spec.training.global_batch = 32;
+  spec::FaultSpec f;
+  f.kind = spec::FaultKind::straggler;
+  f.gpu = 5;
+  f.factor = 1.5;
+  spec.cluster.faults.push_back(f);
+  const auto sim = run::simulate_step(spec);
+  const std::string text = report::chrome_trace(sim, {});
+  check_importable(text);
+  int waited = 0, paced = 0;
+  const test::Json trace = test::parse_json(text);
+  for (const auto& e : trace.at("traceEvents")) {
+    if (!e.contains("args")) continue;
+    const auto& a = e.at("args");
+    if (a.contains("waited_for")) {
+      CHECK(a.at("waited_for").get<std::string>().rfind("GPU 5 (pipeline rank 0", 0) == 0);
+      ++waited;
+    }
+    if (a.contains("paced_by")) {
+      CHECK(a.at("paced_by").get<std::string>() == "GPU 5 at 1.500x");
+      ++paced;
+    }
+  }
+  CHECK(waited > 0);
+  CHECK(paced > 0);
+  // Without the straggler, no peer to name.
+  spec.cluster.faults.clear();
+  const std::string plain = report::chrome_trace(run::simulate_step(spec), {});
+  CHECK(plain.find("waited_for") == std::string::npos);
+  CHECK(plain.find("paced_by") == std::string::npos);
+}
