@@ -1,6 +1,6 @@
-// What an HTML page would load from outside itself: scripts, style sheets, images, frames,
-// fonts, imports, and any attribute or CSS url() that points anywhere but an anchor in the page.
-// The one URL allowed is the SVG namespace, which names and loads nothing.
+// Scanning a page's text. What an HTML page would load from outside itself: scripts, style sheets,
+// images, frames, fonts, imports, and any attribute or CSS url() that points anywhere but an anchor
+// in the page. The one URL allowed is the SVG namespace, which names and loads nothing.
 #pragma once
 
 #include <algorithm>
@@ -8,6 +8,13 @@
 #include <vector>
 
 namespace stepsim::test {
+
+// How many times `what` occurs in `text` (overlapping occurrences counted).
+inline std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
 
 inline std::vector<std::string> external_references(const std::string& html) {
   std::vector<std::string> found;

@@ -11,11 +11,7 @@ using namespace stepsim;
 
 namespace {
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
+using test::occurrences;
 
 spec::ScenarioSpec pipelined() {
   return test::pipelined_scenario();
@@ -38,16 +34,16 @@ TEST_CASE("The report: every section once, in order, self-contained, and the sam
   std::size_t last = 0;
   for (const char* id : report::kReportSections) {
     const std::string tag = std::string("<section id=\"") + id + "\">";
-    CHECK_MESSAGE(count(html, tag) == 1, id);
+    CHECK_MESSAGE(occurrences(html, tag) == 1, id);
     const auto at = html.find(tag);
     CHECK_MESSAGE(at > last, id);
     last = at;
   }
-  CHECK(count(html, "<section") == std::size(report::kReportSections));
-  CHECK(count(html, "<svg") == count(html, "</svg>"));
+  CHECK(occurrences(html, "<section") == std::size(report::kReportSections));
+  CHECK(occurrences(html, "<svg") == occurrences(html, "</svg>"));
   // One roofline chart, breakdown, schedule, heat strip and memory chart per run (the breakdown
   // is one chart for all).
-  CHECK(count(html, "<svg") == 2 * 4 + 1);
+  CHECK(occurrences(html, "<svg") == 2 * 4 + 1);
   CHECK(stepsim::test::external_references(html).empty());
   CHECK(html.find("<script") == std::string::npos);
   // Labels and names escaped; faults listed.
@@ -86,5 +82,5 @@ TEST_CASE("The report says so when a step has no live fabric") {
   const std::string html = report::html_report({{"analytic", &s}});
   CHECK(html.find("No live fabric at this scenario's network fidelity (analytic)") !=
         std::string::npos);
-  CHECK(count(html, "<svg") == 4);  // no heat strip
+  CHECK(occurrences(html, "<svg") == 4);  // no heat strip
 }

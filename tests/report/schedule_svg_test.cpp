@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include "tests/html_scan.hpp"
 #include "tests/workload/spec_fixture.hpp"
 
 using namespace stepsim;
@@ -23,11 +24,7 @@ spec::ScenarioSpec equal_stages(Schedule schedule, int pp, int m) {
   return spec;
 }
 
-std::size_t occurrences(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
+using test::occurrences;
 
 }  // namespace
 

@@ -12,11 +12,7 @@ using namespace stepsim;
 
 namespace {
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
+using test::occurrences;
 
 }  // namespace
 
@@ -25,8 +21,8 @@ TEST_CASE("The what-if page: one waterfall with a bar per active term, self-cont
   const std::string html = report::whatif_page(w);
   CHECK(html.rfind("<!DOCTYPE html>\n<html lang=\"en\">", 0) == 0);
   CHECK(html.substr(html.size() - 8) == "</html>\n");
-  CHECK(count(html, "<svg") == 1);
-  CHECK(count(html, "</svg>") == 1);
+  CHECK(occurrences(html, "<svg") == 1);
+  CHECK(occurrences(html, "</svg>") == 1);
   std::size_t active = 0;
   for (const report::WaterfallBar& b : report::waterfall_bars(w))
     if (b.active) {
@@ -34,7 +30,7 @@ TEST_CASE("The what-if page: one waterfall with a bar per active term, self-cont
       CHECK_MESSAGE(html.find("<title>" + b.label + ": ") != std::string::npos, b.label);
     }
   // In the chart: the bound, the step and a titled bar per active term.
-  CHECK(count(html.substr(html.find("<svg")), "<title>") == active + 2);
+  CHECK(occurrences(html.substr(html.find("<svg")), "<title>") == active + 2);
   CHECK(stepsim::test::external_references(html).empty());
   CHECK(html.find("<script") == std::string::npos);
   for (const char* bad : {"nan", "inf\"", ">inf"}) CHECK(html.find(bad) == std::string::npos);
