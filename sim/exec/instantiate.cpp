@@ -90,6 +90,7 @@ class Builder {
         rank_ = r;
         cls_ = k;
         couples_made_ = 0;
+        send_in_flight_ = -1;
         const int d = r * classes_ + k;
         device_ = {{r, &sym_.classes[k]}, slowdown_[d]};
         timed_.assign(program_.chains.size(), {});
@@ -148,6 +149,11 @@ class Builder {
     ++couples_made_;
   }
   int add_op(StepOp op, OpFacts facts = {}) {
+    // Blocking sends: the device's next compute waits for the send before it to finish.
+    if (send_in_flight_ >= 0 && op.stream == StreamKind::compute) {
+      op.deps.push_back(send_in_flight_);
+      send_in_flight_ = -1;
+    }
     const int c = op.couple;
     const int id = g_.add(std::move(op), facts);
     if (c >= 0) g_.couples[c].push_back(id);
@@ -351,7 +357,9 @@ class Builder {
       f.ib_bytes = sent.link.ib;
       f.nvlink_bytes = sent.link.nvlink;
     }
-    (fwd ? send_f_ : send_b_)[k] = g_.add(std::move(op), f);
+    const int id = g_.add(std::move(op), f);
+    (fwd ? send_f_ : send_b_)[k] = id;
+    if (program_.blocking_sends) send_in_flight_ = id;
   }
 
   // An explicit send leaves once its task's output is computed and the device has reached it
@@ -452,6 +460,7 @@ class Builder {
   Symmetry sym_;
   int classes_ = 1;
   int rank_ = 0, cls_ = 0;         // the device being built
+  int send_in_flight_ = -1;        // a blocking send the device's next compute waits for
   std::vector<int> rank_couples_;  // the couplings of the rank being built, in order
   int couples_made_ = 0;           // by the device being built
   std::vector<double> slowdown_;

@@ -63,6 +63,17 @@ inline constexpr Names<GradReduce, 2> kGradReduces{
     {{"buckets", "bucket by bucket, overlapping the backward"},
      {"after_backward", "after the whole backward"}}};
 
+// How pipeline sends run beside the compute:
+//  - async: on their own stream, the compute going on (Megatron-Core's overlap_p2p_comm, and the
+//    schedules that place their sends);
+//  - blocking: the compute stream waits for each send to finish before its next work, as
+//    Megatron-LM's _communicate of 2021 does (megatron/p2p_communication.py: batch_isend_irecv,
+//    req.wait() on every request, then torch.cuda.synchronize() "to protect against race
+//    condition when using batch_isend_irecv()").
+enum class PipelineSends { async, blocking };
+inline constexpr Names<PipelineSends, 2> kPipelineSends{
+    {{"async", "beside the compute"}, {"blocking", "the compute waits for each"}}};
+
 // The software a scenario's step ran with (scenarios/software/*.yaml): a named preset whose
 // choices (the attention core's implementation, its dropout) become the training section's
 // defaults, which the scenario's own keys override.
@@ -78,6 +89,7 @@ struct SoftwareSpec {
   // critical path, and reduce each stage in one bucket.
   double grad_bucket_params = 0.0;
   GradReduce grad_reduce = GradReduce::buckets;
+  PipelineSends pipeline_sends = PipelineSends::async;
 };
 
 struct ScenarioSpec {

@@ -188,6 +188,9 @@ struct StepProgram {
   // at its send instruction, and a compute instruction waits for every receive posted before it.
   // Otherwise an output leaves as soon as its chunk is computed, and a chunk waits for its input.
   bool explicit_sends = false;
+  // The compute stream waits for each pipeline send to finish before its next work
+  // (spec::PipelineSends::blocking).
+  bool blocking_sends = false;
 };
 
 // What pipeline rank `rank` runs over the step, for the folds that add its work up (the roofline,

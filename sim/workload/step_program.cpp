@@ -69,6 +69,7 @@ class ProgramBuilder {
       out.activation_bytes.push_back(stage_activation_bytes(spec_, plan_, cost_, st));
     p_ = &out;
     out.explicit_sends = out.pipeline.explicit_comm;
+    out.blocking_sends = spec_.software.pipeline_sends == spec::PipelineSends::blocking;
     out.ranks.resize(plan_.pp);
     out.tail.resize(plan_.pp);
     for (int r = 0; r < plan_.pp; ++r) {
