@@ -1,6 +1,7 @@
 #include "sim/report/whatif_report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "sim/format/csv_table.hpp"
@@ -21,7 +22,7 @@ std::string percent(double part, double whole) {
 }  // namespace
 
 std::vector<WaterfallBar> waterfall_bars(const run::WhatIf& w) {
-  const analysis::Resource limit = w.bounded.roofline.limited_by;
+  const analysis::Resource limit = w.base.limited_by;
   std::vector<WaterfallBar> bars{
       {"limit",
        limit == analysis::Resource::compute ? std::string("bound set by compute")
@@ -49,9 +50,7 @@ std::string whatif_text(const run::WhatIf& w) {
     << m << " mechanisms (" << w.attribution.evaluations << " steps simulated)\n";
   format::TextTable t({"", "term", "seconds", "of step"});
   t.left_align_from(0);
-  t.row({"",
-         "roofline bound (" +
-             std::string(analysis::kResources.phrase(w.bounded.roofline.limited_by)) + ")",
+  t.row({"", "roofline bound (" + std::string(analysis::kResources.phrase(w.base.limited_by)) + ")",
          format::seconds(w.bound_s), percent(w.bound_s, w.step_s)});
   for (const WaterfallBar& b : waterfall_bars(w)) {
     if (b.word == "limit" && !b.active) continue;
@@ -61,6 +60,9 @@ std::string whatif_text(const run::WhatIf& w) {
   }
   t.row({"=", "simulated step", format::seconds(w.step_s), percent(w.step_s, w.step_s)});
   o << t.render();
+  if (std::abs(w.scenario_bound_s - w.bound_s) > 1e-9 * w.scenario_bound_s)
+    o << "  the scenario's own bound is " << format::seconds(w.scenario_bound_s)
+      << ": it counts what the mechanisms above change in the step's work (routing, faults)\n";
   o << "  every mechanism off, the step is " << format::seconds(w.all_off_s)
     << ": the bound, the kernels' memory time and the schedule\n";
   if (w.attribution.scheme == analysis::AttributionScheme::pairwise)
@@ -75,7 +77,8 @@ void whatif_json(format::JsonWriter& j, const run::WhatIf& w) {
   j.field("attribution", scheme_word(w.attribution.scheme));
   j.field("steps_simulated", w.attribution.evaluations);
   j.field("bound_s", w.bound_s);
-  j.field("limited_by", analysis::kResources.word(w.bounded.roofline.limited_by));
+  j.field("scenario_bound_s", w.scenario_bound_s);
+  j.field("limited_by", analysis::kResources.word(w.base.limited_by));
   j.field("all_off_s", w.all_off_s);
   j.field("step_time_s", w.step_s);
   j.key("terms").begin_array();

@@ -6,7 +6,8 @@
 // term is its Shapley value. A mechanism is switched off where it is modelled: in the scenario's
 // inputs for those the inputs hold, on the step graph for those the executor adds
 // (exec/idealise.hpp); nothing else of the step changes. The waterfall reads
-//     bound
+//     bound                      of the step with every mechanism off (the scenario's own, unless
+//                                skewed routing or a fault changes the program it folds)
 //   + limit beyond compute       when HBM, NVLink or InfiniBand sets the bound: its compute term
 //                                minus the bound (negative; that traffic is simulated below)
 //   + kernels beyond arithmetic  the bound's slowest pipeline rank's compute with every mechanism
@@ -72,7 +73,11 @@ struct MechanismTerm {
 
 struct WhatIf {
   Bounded bounded;  // the scenario as it is, with its bound
-  double bound_s = 0.0, step_s = 0.0, all_off_s = 0.0;
+  // The bound of the step with every mechanism off, where the waterfall starts: the scenario's
+  // own unless skewed routing or a fault changes the program it folds (then their share of it
+  // is in their terms).
+  analysis::Roofline base;
+  double bound_s = 0.0, scenario_bound_s = 0.0, step_s = 0.0, all_off_s = 0.0;
   double limit_s = 0.0;     // the bound's compute term minus the bound (<= 0)
   double kernels_s = 0.0;   // kernels beyond their arithmetic (see above)
   double schedule_s = 0.0;  // the pipeline schedule's bubble and idle with every mechanism off

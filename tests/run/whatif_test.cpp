@@ -129,4 +129,18 @@ TEST_CASE("The DualPipe step of DeepSeek-V3: its waterfall sums to the step") {
   check_sums(w);
   CHECK(w.terms[static_cast<int>(Mechanism::communication)].seconds > 0.0);
 }
+
+TEST_CASE(
+    "Skewed routing: the waterfall starts from the balanced step's bound, the skew is a term") {
+  const auto s = config::load_scenario(
+      test::source_path("scenarios/deepseek-v3-dualpipe.yaml"),
+      {config::parse_override("model.moe.routing={kind: zipf, s: 0.5, seed: 3}")});
+  run::WhatIfOptions o;
+  o.scheme = analysis::AttributionScheme::pairwise;
+  const run::WhatIf w = run::whatif(s, o);
+  check_sums(w);
+  CHECK(w.scenario_bound_s > w.bound_s);  // the skewed program's busiest GPU
+  CHECK(w.kernels_s > 0.0);
+  CHECK(w.terms[static_cast<int>(Mechanism::expert_skew)].seconds > 0.0);
+}
 #endif
