@@ -23,11 +23,14 @@ void whatif_options(po::options_description& opts) {
       "also write the waterfall as an HTML page with its chart");
   add_output_options(opts);
   add_max_wall_option(opts);
+  add_max_memory_option(opts);
 }
 
 int whatif(Invocation& in) {
   run::WhatIfOptions o;
   o.limits.max_ops = in.number("max-ops", 1, 1e10);
+  o.limits.max_memory = max_memory_bytes(in.text("max-memory"));  // of each step, run in turn
+  o.limits.memory_what = in.files[0] + ": simulating this step";
   if (in.has("attribution")) {
     const std::string s = in.text("attribution");
     if (s == "shapley")

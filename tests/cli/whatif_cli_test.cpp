@@ -32,6 +32,9 @@ TEST_CASE("whatif refuses an unknown scheme and a second scenario, exit 2") {
   CHECK(bad.status == 2);
   CHECK(bad.err.find("unknown attribution scheme 'banzhaf'") != std::string::npos);
   CHECK(bad.err.find("shapley or pairwise") != std::string::npos);
+  const auto big = run_stepsim("whatif " + file + " --max-memory 1MiB");
+  CHECK(big.status == 2);
+  CHECK(big.err.find("simulating this step would need about") != std::string::npos);
   const auto two = run_stepsim("whatif " + file + " " + file);
   CHECK(two.status == 2);
   CHECK(two.err.find("whatif takes one scenario") != std::string::npos);

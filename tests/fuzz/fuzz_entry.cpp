@@ -149,7 +149,7 @@ int command_line(const std::string& text) {
     if (cmd == "run" && given("--trace") && !given("--max-trace-events"))
       argv.insert(argv.end(), {"--max-trace-events", "50000"});
     if ((cmd == "run" || cmd == "compare" || cmd == "topo" || cmd == "collective" ||
-         cmd == "report") &&
+         cmd == "report" || cmd == "whatif") &&
         !given("--max-memory"))
       argv.insert(argv.end(), {"--max-memory", "256MiB"});
   }
