@@ -139,6 +139,8 @@ void read_software(const Node& node, ScenarioSpec& s) {
   if (auto b = r.find("grad_bucket_params")) s.software.grad_bucket_params = b->number(1e3, 1e12);
   if (auto g = r.find("grad_reduce"))
     s.software.grad_reduce = static_cast<spec::GradReduce>(g->choice(spec::kGradReduces.words()));
+  if (auto h = r.find("host_per_op"))
+    s.software.host_per_op_s = h->quantity(spec::Dimension::time, {0.0, 1e-3});
   if (auto p = r.find("pipeline_sends"))
     s.software.pipeline_sends =
         static_cast<spec::PipelineSends>(p->choice(spec::kPipelineSends.words()));

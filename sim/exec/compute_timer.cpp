@@ -6,8 +6,19 @@
 
 namespace stepsim::exec {
 
+namespace {
+
+spec::DeviceSpec as_issued(spec::DeviceSpec device, double host_per_op_s) {
+  device.launch_overhead_s += host_per_op_s;
+  return device;
+}
+
+}  // namespace
+
 ComputeTimer::ComputeTimer(const workload::StepProgram& program, const spec::ClusterSpec& cluster)
-    : program_(program), kernels_(cluster.device) {
+    : program_(program),
+      device_(as_issued(cluster.device, program.host_per_op_s)),
+      kernels_(device_) {
   const int sms = cluster.device.sms;
   const int held = std::max(program.comm_sms, workload::largest_held_sms(program, cluster));
   if (sms > 0) ref_share_ = static_cast<double>(std::max(1, sms - held)) / sms;

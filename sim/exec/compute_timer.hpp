@@ -34,6 +34,9 @@ class ComputeTimer {
   hw::KernelModel::RunTimes fitted(const std::vector<hw::Kernel>& kernels) const;
 
   const workload::StepProgram& program_;
+  // The device as the framework's host issues to it: a kernel per launch overhead plus the
+  // framework's host time per op (StepProgram::host_per_op_s).
+  spec::DeviceSpec device_;
   hw::TableKernelModel kernels_;  // the time of every kernel of the step
   double ref_share_ = 1.0;        // the reference SM share of the tile grids' fit
   std::vector<std::vector<hw::KernelModel::RunTimes>> times_;  // per chain and work

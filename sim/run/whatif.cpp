@@ -29,7 +29,7 @@ analysis::StepMetrics simulate_without(const spec::ScenarioSpec& spec, std::uint
 std::uint32_t active_mechanisms(const spec::ScenarioSpec& spec, const exec::StepGraph& g) {
   std::uint32_t active = 0;
   const spec::DeviceSpec& dev = spec.cluster.device;
-  if (dev.launch_overhead_s > 0.0 || dev.kernel_gap_s > 0.0)
+  if (dev.launch_overhead_s > 0.0 || dev.kernel_gap_s > 0.0 || spec.software.host_per_op_s > 0.0)
     active |= bit_of(Mechanism::kernel_overheads);
   bool communicates = false, holds_sms = false;
   for (const exec::StepOp& op : g.ops)
@@ -58,6 +58,7 @@ spec::ScenarioSpec with_mechanisms_off(const spec::ScenarioSpec& spec, std::uint
   if (has(off, Mechanism::kernel_overheads)) {
     s.cluster.device.launch_overhead_s = 0.0;
     s.cluster.device.kernel_gap_s = 0.0;
+    s.software.host_per_op_s = 0.0;
   }
   if (has(off, Mechanism::variability)) {
     s.cluster.variability.gpu_spread = 0.0;

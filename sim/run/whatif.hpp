@@ -38,7 +38,7 @@
 namespace stepsim::run {
 
 enum class Mechanism {
-  kernel_overheads,  // the host's launch overhead per kernel and the gap between dependent ones
+  kernel_overheads,  // the host's launch overhead and framework time per kernel, the gap after it
   communication,     // collectives and pipeline sends taking time (exposed where not hidden)
   link_sharing,      // collectives in flight sharing the fabric's links (the live fabric)
   hbm_sharing,       // compute and communication sharing a GPU's HBM bandwidth

@@ -90,6 +90,10 @@ struct SoftwareSpec {
   double grad_bucket_params = 0.0;
   GradReduce grad_reduce = GradReduce::buckets;
   PipelineSends pipeline_sends = PipelineSends::async;
+  // The framework's host time per op, before the op's kernel is launched (eager PyTorch: Python,
+  // argument parsing, the dispatcher); the host issues one kernel per launch_overhead + this.
+  // 0: none beyond the launch (CUDA graphs, or a framework that measures none).
+  double host_per_op_s = 0.0;
 };
 
 struct ScenarioSpec {

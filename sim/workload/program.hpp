@@ -191,6 +191,7 @@ struct StepProgram {
   // The compute stream waits for each pipeline send to finish before its next work
   // (spec::PipelineSends::blocking).
   bool blocking_sends = false;
+  double host_per_op_s = 0.0;  // spec::SoftwareSpec::host_per_op_s
 };
 
 // What pipeline rank `rank` runs over the step, for the folds that add its work up (the roofline,

@@ -70,6 +70,7 @@ class ProgramBuilder {
     p_ = &out;
     out.explicit_sends = out.pipeline.explicit_comm;
     out.blocking_sends = spec_.software.pipeline_sends == spec::PipelineSends::blocking;
+    out.host_per_op_s = spec_.software.host_per_op_s;
     out.ranks.resize(plan_.pp);
     out.tail.resize(plan_.pp);
     for (int r = 0; r < plan_.pp; ++r) {

@@ -58,3 +58,27 @@ TEST_CASE("A one-wave GEMM beside 24 CTAs: the fit gives the kernel model's two 
   exec::ComputeTimer copies(q, h100);
   CHECK(copies.times(0, 0).sm_scaled == 0.0);
 }
+
+TEST_CASE("A framework's host time per op: small kernels issue one per launch overhead plus it") {
+  const spec::ClusterSpec h100 =
+      config::load_cluster(test::source_path("topologies/h100-256x8-rail.yaml"), {});
+  // Ten small GEMMs, each far shorter than the host's time to issue the next.
+  const std::vector<hw::Kernel> ks(10, gemm(256, 256, 256));
+  workload::StepProgram p = program(ks);
+  const hw::TableKernelModel model(h100.device);
+  const double last = model.seconds(ks.back(), 1.0);
+  const double launch = h100.device.launch_overhead_s;
+  REQUIRE(launch > 0.0);
+  REQUIRE(last < launch);
+  exec::ComputeTimer bare(p, h100);
+  CHECK(bare.times(0, 0).seconds == doctest::Approx(9 * launch + last).epsilon(1e-12));
+  p.host_per_op_s = 4.5e-6;  // eager PyTorch's fixed overhead per op (the Megatron presets' figure)
+  exec::ComputeTimer eager(p, h100);
+  CHECK(eager.times(0, 0).seconds == doctest::Approx(9 * (launch + 4.5e-6) + last).epsilon(1e-12));
+  // One large GEMM: the host is far ahead, the overhead hidden.
+  const workload::StepProgram big = program({gemm(1536, 1408, 16384)});
+  workload::StepProgram big_eager = big;
+  big_eager.host_per_op_s = 4.5e-6;
+  CHECK(exec::ComputeTimer(big_eager, h100).times(0, 0).seconds ==
+        exec::ComputeTimer(big, h100).times(0, 0).seconds);
+}
