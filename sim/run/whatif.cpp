@@ -84,12 +84,19 @@ WhatIf whatif(const spec::ScenarioSpec& spec, const WhatIfOptions& options,
   const auto t0 = std::chrono::steady_clock::now();
   WhatIf w;
   w.bounded = bound(prepare(spec, options.limits));
-  const Simulation full =
-      simulate(w.bounded, std::make_shared<const hw::Topology>(spec.cluster), control);
-  w.step_s = analysis::step_metrics(full.build.graph, full.timeline).step_s;
+  // The step as it is: its time and what it has to switch off. Its metrics stand for the all-off
+  // step when nothing is active; its graph is freed before the other steps are simulated.
+  analysis::StepMetrics all_off;
+  std::uint32_t active = 0;
+  {
+    const Simulation full =
+        simulate(w.bounded, std::make_shared<const hw::Topology>(spec.cluster), control);
+    all_off = analysis::step_metrics(full.build.graph, full.timeline);
+    active = active_mechanisms(spec, full.build.graph);
+  }
+  w.step_s = all_off.step_s;
   w.scenario_bound_s = w.bounded.roofline.bound_s;
 
-  const std::uint32_t active = active_mechanisms(spec, full.build.graph);
   std::vector<Mechanism> players;
   for (int i = 0; i < kMechanismCount; ++i)
     if (active >> i & 1u) players.push_back(static_cast<Mechanism>(i));
@@ -97,7 +104,6 @@ WhatIf whatif(const spec::ScenarioSpec& spec, const WhatIfOptions& options,
   const analysis::AttributionScheme scheme = options.scheme.value_or(
       m <= WhatIfOptions::kExactUpTo ? analysis::AttributionScheme::exact
                                      : analysis::AttributionScheme::pairwise);
-  analysis::StepMetrics all_off;
   const std::uint32_t everyone = (std::uint32_t{1} << m) - 1;
   w.attribution = analysis::attribute(m, scheme, [&](std::uint32_t on) {
     if (on == everyone) return w.step_s;
@@ -109,7 +115,6 @@ WhatIf whatif(const spec::ScenarioSpec& spec, const WhatIfOptions& options,
     return metrics.step_s;
   });
   w.all_off_s = w.attribution.all_off;
-  if (m == 0) all_off = analysis::step_metrics(full.build.graph, full.timeline);
 
   // The waterfall starts from the bound of the step with every mechanism off: skewed routing or
   // a fault can change the program the bound folds.
