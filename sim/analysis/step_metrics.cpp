@@ -15,17 +15,18 @@ Breakdown& Breakdown::operator+=(const Breakdown& o) {
   overlapped_comm += o.overlapped_comm;
   synchronisation += o.synchronisation;
   compute_slowed += o.compute_slowed;
+  comm_slowed += o.comm_slowed;
   return *this;
 }
 
 Breakdown Breakdown::operator*(double k) const {
-  return {compute * k,         exposed_comm * k,    bubble * k,        other_idle * k,
-          overlapped_comm * k, synchronisation * k, compute_slowed * k};
+  return {compute * k,         exposed_comm * k,    bubble * k,         other_idle * k,
+          overlapped_comm * k, synchronisation * k, compute_slowed * k, comm_slowed * k};
 }
 
 Breakdown Breakdown::operator/(double k) const {
-  return {compute / k,         exposed_comm / k,    bubble / k,        other_idle / k,
-          overlapped_comm / k, synchronisation / k, compute_slowed / k};
+  return {compute / k,         exposed_comm / k,    bubble / k,         other_idle / k,
+          overlapped_comm / k, synchronisation / k, compute_slowed / k, comm_slowed / k};
 }
 
 namespace {
@@ -124,6 +125,19 @@ StepMetrics step_metrics(const exec::StepGraph& g, const exec::StepTimeline& t) 
   int fewest = g.devices > 0 ? g.gpus_of(0) : 1;
   for (int d = 1; d < g.devices; ++d) fewest = std::min(fewest, g.gpus_of(d));
   double weights = 0.0;
+  // Communication on the live fabric: each op's run, from its first piece's start to its last
+  // piece's end, beyond its own time.
+  {
+    std::vector<double> first(g.ops.size(), -1.0), last(g.ops.size(), 0.0);
+    for (const exec::PieceRun& p : t.pieces) {
+      if (p.piece == 0) first[p.op] = p.start.seconds();
+      last[p.op] = std::max(last[p.op], p.end.seconds());
+    }
+    for (std::size_t op = 0; op < g.ops.size(); ++op)
+      if (first[op] >= 0.0)
+        m.per_device[g.ops[op].device].comm_slowed +=
+            std::max(0.0, last[op] - first[op] - g.ops[op].duration.seconds());
+  }
   for (int d = 0; d < g.devices; ++d) {
     Breakdown& b = m.per_device[d];
     Blame bl;

@@ -19,7 +19,10 @@
 // So compute + synchronisation + exposed + bubble + other = T on every device. Overlapped
 // communication is the time some communication runs while the compute stream is busy; of
 // compute, compute_slowed is what its ops ran beyond their own time, slowed beside communication
-// (the SMs its kernels hold, the HBM both use: exec/step_executor.hpp), scaled as compute is. Each
+// (the SMs its kernels hold, the HBM both use: exec/step_executor.hpp), scaled as compute is; and
+// comm_slowed is what the device's communication ops on the live fabric ran beyond their own
+// time, summed over ops (which may overlap one another): links shared with other traffic, HBM,
+// and the compute beside them (spec::CommBesideCompute). Each
 // device stands for the dp·tp GPUs of its pipeline rank, so means over devices are means over GPUs.
 #pragma once
 
@@ -31,7 +34,7 @@ namespace stepsim::analysis {
 
 struct Breakdown {
   double compute = 0.0, exposed_comm = 0.0, bubble = 0.0, other_idle = 0.0, overlapped_comm = 0.0,
-         synchronisation = 0.0, compute_slowed = 0.0;  // seconds
+         synchronisation = 0.0, compute_slowed = 0.0, comm_slowed = 0.0;  // seconds
   Breakdown& operator+=(const Breakdown& o);
   Breakdown operator/(double k) const;
   Breakdown operator*(double k) const;

@@ -84,6 +84,13 @@ spec::DeviceSpec read_device(const Node& node) {
     d.tables.sustained_clock_source = c.get("source").text();
     c.finish();
   }
+  if (auto cb = r.find("comm_beside_compute")) {
+    MapReader c(*cb);
+    d.comm_beside_compute.compute_bound = c.get("compute_bound").number(1.0, 10.0);
+    d.comm_beside_compute.memory_bound = c.get("memory_bound").number(1.0, 10.0);
+    d.comm_beside_compute.source = c.get("source").text();
+    c.finish();
+  }
   if (auto t = r.find("kernel_tables")) read_kernel_tables(*t, d);
   r.finish();
   return d;

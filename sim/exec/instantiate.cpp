@@ -76,6 +76,8 @@ class Builder {
       g_.hbm_capacity = compute_.hbm_bandwidth();
       g_.sms = topo_.spec().device.sms;
       g_.sms_reserved = program_.comm_sms;
+      g_.comm_beside_compute_bound = topo_.spec().device.comm_beside_compute.compute_bound;
+      g_.comm_beside_memory_bound = topo_.spec().device.comm_beside_compute.memory_bound;
     }
     const std::size_t tasks =
         static_cast<std::size_t>(prog_->stages) * prog_->micro_batches * classes_;

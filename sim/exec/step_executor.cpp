@@ -1,7 +1,9 @@
 #include "sim/exec/step_executor.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <vector>
 
 #include "sim/engine/maxmin.hpp"
 #include "sim/engine/simulator.hpp"
@@ -41,10 +43,9 @@ class Runner final : public engine::EventHandler {
     hbm_base_ = static_cast<int>(g.link_capacity.size());
     if (g.hbm_capacity > 0.0)
       for (int d = 0; d < g.devices; ++d) system_.add_constraint(g.hbm_capacity);
-    if (g.sms > 0) {
-      held_.assign(g.devices, 0);
-      computing_.assign(g.devices, -1);
-    }
+    if (g.sms > 0) held_.assign(g.devices, 0);
+    if (g.sms > 0 || g.comm_contention()) computing_.assign(g.devices, -1);
+    if (g.comm_contention()) comm_on_.assign(g.devices, {});
   }
 
   StepTimeline run() {
@@ -143,7 +144,7 @@ class Runner final : public engine::EventHandler {
     const StepOp& op = g_.ops[id];
     if (g_.sms <= 0 || op.demand.sms <= 0) return 0.0;
     double w = 0.0;
-    for (int d : {op.device, op.kind == workload::StepOpKind::pp_send ? op.peer : -1})
+    for (int d : gpus_of(op))
       if (d >= 0 && computing_[d] >= 0 && held_[d] + op.demand.sms > g_.reserved_sms(d))
         w = std::max(w, g_.ops[act_[computing_[d]].op].demand.persistent_wait_s);
     return w;
@@ -154,7 +155,7 @@ class Runner final : public engine::EventHandler {
   bool hold_sms(int id, int sign) {
     const StepOp& op = g_.ops[id];
     if (g_.sms <= 0 || op.demand.sms <= 0) return false;
-    for (int d : {op.device, op.kind == workload::StepOpKind::pp_send ? op.peer : -1}) {
+    for (int d : gpus_of(op)) {
       if (d < 0) continue;
       held_[d] += sign * op.demand.sms;
       if (computing_[d] >= 0) {
@@ -163,6 +164,37 @@ class Runner final : public engine::EventHandler {
       }
     }
     return true;
+  }
+
+  // The GPUs a communication op runs its kernels on: its own, and its peer's for a pipeline send
+  // (-1: none).
+  static std::array<int, 2> gpus_of(const StepOp& op) {
+    return {op.device, op.kind == workload::StepOpKind::pp_send ? op.peer : -1};
+  }
+
+  // ---- communication beside compute --------------------------------------------------------
+
+  // 1 / f: a communication op's speed bound beside the compute ops in flight on its GPUs, f the
+  // factor of the compute-bound share c = (T_f + T_p) / T of the compute op's time and the
+  // memory-bound rest, f = c·f_compute + (1 − c)·f_memory (the larger over its GPUs).
+  double contention_bound(int id) const {
+    double f = 1.0;
+    for (int d : gpus_of(g_.ops[id])) {
+      if (d < 0 || computing_[d] < 0) continue;
+      const StepOp& c = g_.ops[act_[computing_[d]].op];
+      const double t = c.duration.seconds();
+      const double bound =
+          t > 0.0 ? std::min(1.0, (c.demand.sm_scaled_s + c.demand.sm_persistent_s) / t) : 0.0;
+      f = std::max(
+          f, bound * g_.comm_beside_compute_bound + (1.0 - bound) * g_.comm_beside_memory_bound);
+    }
+    return 1.0 / f;
+  }
+
+  // The compute op in flight on GPU d changed: its communication ops get new bounds.
+  void contend(int d) {
+    if (comm_on_.empty()) return;
+    for (int slot : comm_on_[d]) system_.set_bound(act_[slot].var, contention_bound(act_[slot].op));
   }
 
   // b = T / (T + T_f·(s0/s − 1) + T_p·(⌈s0/s⌉ − 1)): the compute op's speed with s SMs free of
@@ -241,9 +273,18 @@ class Runner final : public engine::EventHandler {
     a.op = id;
     a.seconds = g_.ops[id].duration.seconds();
     a.since = a.begun = a.piece_start = sim_.now();
-    const bool compute = !is_communication(g_.ops[id].kind) && g_.sms > 0;
-    a.var = system_.add_variable(1.0, compute ? sm_bound(id) : 1.0);
-    if (compute) computing_[g_.ops[id].device] = slot;
+    const StepOp& op = g_.ops[id];
+    const bool compute = !is_communication(op.kind);
+    a.var = system_.add_variable(1.0, !compute     ? (comm_on_.empty() ? 1.0 : contention_bound(id))
+                                      : g_.sms > 0 ? sm_bound(id)
+                                                   : 1.0);
+    if (compute && !computing_.empty()) {
+      computing_[op.device] = slot;
+      contend(op.device);
+    }
+    if (!compute && !comm_on_.empty())
+      for (int d : gpus_of(op))
+        if (d >= 0) comm_on_[d].push_back(slot);
     if (slot_of_var_.size() <= static_cast<std::size_t>(a.var)) slot_of_var_.resize(a.var + 1);
     slot_of_var_[a.var] = slot;
     enter_piece(slot, 0);
@@ -294,8 +335,14 @@ class Runner final : public engine::EventHandler {
 
   void leave(int id) {
     const int slot = slot_of_[id];
-    if (!computing_.empty() && computing_[g_.ops[id].device] == slot)
-      computing_[g_.ops[id].device] = -1;
+    const StepOp& op = g_.ops[id];
+    if (!computing_.empty() && computing_[op.device] == slot) {
+      computing_[op.device] = -1;
+      contend(op.device);
+    }
+    if (is_communication(op.kind) && !comm_on_.empty())
+      for (int d : gpus_of(op))
+        if (d >= 0) std::erase(comm_on_[d], slot);
     system_.remove_variable(act_[slot].var);
     slot_of_[id] = -1;
     act_[slot].op = -1;
@@ -336,9 +383,12 @@ class Runner final : public engine::EventHandler {
   std::vector<Active> act_;        // communication ops in flight on the fabric, by slot
   std::vector<int> free_, slot_of_, slot_of_var_;
   int hbm_base_ = 0;  // constraint of device d's HBM: hbm_base_ + d
-  // Per device (when SMs are shared): the SMs its communication kernels in flight hold, and the
-  // slot of its compute op in flight (-1: none).
+  // Per device: the SMs its communication kernels in flight hold (when SMs are shared), and the
+  // slot of its compute op in flight (-1: none; when SMs are shared or communication slowed).
   std::vector<int> held_, computing_;
+  // Per device (when communication is slowed beside compute): the slots of the communication ops
+  // in flight on its GPU.
+  std::vector<std::vector<int>> comm_on_;
   // Constraint l: link class l of the graph; variable: an op in flight, x its speed (bound 1).
   engine::MaxMinSystem system_;
 };

@@ -51,10 +51,17 @@
 // H100 beside NCCL's 24-block all-gather nearly doubles, 80 % to 47 % MFU, from its second wave
 // (NVIDIA developer forums, thread 337991, "Compute-Communication Overlap Causes Severe GEMM
 // Performance Degradation because of Tail Effect"); overlapped compute slows 18.9 % on average,
-// 40 % at most, across GPUs and precisions (arXiv 2507.03114, Lee et al.). Not modelled: wave
-// quantisation of tile grids at SM counts other than the reference, the L2 and the SMs'
-// shared-memory and issue slots that co-resident kernels contend for (DeepEP's copies slow
-// 1.3-2x beside GEMMs in DeepEP's issues; only HBM contention is here), and kernels turning
+// 40 % at most, across GPUs and precisions (arXiv 2507.03114, Lee et al.).
+// The communication side: beyond HBM and links, a communication kernel beside compute kernels
+// loses to the L2, shared memory and issue slots they contend for. Where the device sets a
+// measured factor by kind of compute beside it (spec::CommBesideCompute: f_compute beside
+// compute-bound kernels, f_memory beside memory-bound ones), a communication op's variable is
+// bounded by 1 / f while a compute op is in flight on its GPU (or its peer's, for a pipeline
+// send), f = c·f_compute + (1 − c)·f_memory with c = (T_f + T_p) / T the compute op's
+// compute-bound share, re-bounded as compute ops start and end. A fluid blend: within the compute
+// op its kernels' kinds alternate faster than the factor is re-set. No shipped device sets one:
+// the public figures are for unstated GPUs (topologies/h800.yaml). Not modelled: wave
+// quantisation of tile grids at SM counts other than the reference, and kernels turning
 // compute-bound at fewer SMs.
 // Coupled ops (the copies of one data-parallel collective on a rank's symmetry classes) start
 // together, when the last of them is ready with its stream free, and end together, when the last

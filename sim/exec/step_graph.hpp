@@ -122,6 +122,14 @@ struct StepGraph {
   // the rest). 0: not shared. Graphs of several jobs joined into one (step_jobs.hpp) keep each
   // job's own on its devices (DeviceInfo::sms_reserved).
   int sms = 0, sms_reserved = 0;
+  // A communication op's time beside the compute op in flight on its GPU (or its peer's), as a
+  // factor of its own, when the compute's kernels are compute-bound and when memory-bound
+  // (spec::CommBesideCompute; the executor blends them by the op's Demand): its speed is bounded
+  // by 1 / factor. 1: not slowed. Applies where communication runs on the live fabric.
+  double comm_beside_compute_bound = 1.0, comm_beside_memory_bound = 1.0;
+  bool comm_contention() const {
+    return comm_beside_compute_bound > 1.0 || comm_beside_memory_bound > 1.0;
+  }
   int reserved_sms(int device) const {
     return info.empty() ? sms_reserved : info[device].sms_reserved;
   }

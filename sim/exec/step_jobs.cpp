@@ -18,6 +18,8 @@ JointGraph join_graphs(const std::vector<const StepGraph*>& jobs) {
   g.compute_shape = first.compute_shape;
   g.sms = first.sms;
   g.sms_reserved = first.sms_reserved;
+  g.comm_beside_compute_bound = first.comm_beside_compute_bound;
+  g.comm_beside_memory_bound = first.comm_beside_memory_bound;
   for (const StepGraph* job : jobs) {
     STEPSIM_CHECK(job->link_class_of.empty() && job->link_capacity == first.link_capacity,
                   "jobs joined on different fabrics or with merged links");

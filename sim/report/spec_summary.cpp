@@ -27,6 +27,10 @@ std::string describe(const spec::DeviceSpec& d) {
        (t.sustained_clock_source.empty() ? " (none set: rows as measured)"
                                          : " (" + t.sustained_clock_source + ")") +
        "\n";
+  if (const spec::CommBesideCompute& c = d.comm_beside_compute; c.active())
+    o += "        communication beside compute x" + fixed(c.compute_bound, 2) +
+         " (compute-bound kernels), x" + fixed(c.memory_bound, 2) + " (memory-bound) (" + c.source +
+         ")\n";
   for (std::size_t i = 0; i < t.sources.size(); ++i) {
     int rows = 0;
     std::string what;

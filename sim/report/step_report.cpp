@@ -24,6 +24,7 @@ void breakdown_json(JsonWriter& w, const Breakdown& b) {
   w.field("other_idle", b.other_idle);
   w.field("overlapped_comm", b.overlapped_comm);
   w.field("compute_slowed", b.compute_slowed);
+  w.field("comm_slowed", b.comm_slowed);
 }
 
 std::string pct(double part, double whole) {
@@ -179,6 +180,10 @@ std::string step_text(const run::Result& s, bool timing) {
        "; sustained clock x" + fixed(dev.tables.sustained_clock, 3) + ", " +
        std::to_string(dev.sms - spec.parallel.comm_sms) + "/" + std::to_string(dev.sms) +
        " SMs (stepsim kernels lists them)\n";
+  if (const spec::CommBesideCompute& c = dev.comm_beside_compute; c.active())
+    o += "  comm      beside compute x" + fixed(c.compute_bound, 2) +
+         " (compute-bound kernels), x" + fixed(c.memory_bound, 2) + " (memory-bound) (" + c.source +
+         ")\n";
   if (const spec::VariabilitySpec& v = spec.cluster.variability; v.gpu_spread > 0.0) {
     double slowest = 1.0;
     for (const exec::DeviceInfo& d : s.build.graph.info) slowest = std::max(slowest, d.pace);
@@ -226,6 +231,10 @@ std::string step_text(const run::Result& s, bool timing) {
     o += "  compute ran " + seconds(slowed) + " (" + pct(slowed, s.metrics.mean.compute) +
          " of it) longer than alone: communication beside it took SMs for its kernels and "
          "shared HBM (the trace gives each op's slowdown)\n";
+  if (const double slowed = s.metrics.mean.comm_slowed; slowed >= 1e-3 * s.metrics.mean.compute)
+    o += "  communication ops ran " + seconds(slowed) +
+         " longer than alone, summed over ops: links shared with other traffic, HBM" +
+         (s.build.graph.comm_contention() ? ", the compute beside them" : "") + "\n";
   o += "  simulated " + std::to_string(s.build.graph.ops.size()) + " ops, " +
        std::to_string(s.timeline.events + s.build.network_events) + " events" +
        (timing ? " in " + fixed(s.wall_s, 2) + " s" : std::string()) + " (" +
@@ -248,6 +257,8 @@ std::string step_comparison_text(const std::vector<const run::Result*>& runs,
   add("compute", [](const run::Result& s) { return seconds(s.metrics.mean.compute); });
   add("  of it slowed beside comm",
       [](const run::Result& s) { return seconds(s.metrics.mean.compute_slowed); });
+  add("comm ops slowed (summed)",
+      [](const run::Result& s) { return seconds(s.metrics.mean.comm_slowed); });
   bool sync = false;
   for (const auto* r : runs) sync = sync || r->metrics.mean.synchronisation > 0.0;
   if (sync)

@@ -42,6 +42,7 @@ std::uint32_t active_mechanisms(const spec::ScenarioSpec& spec, const exec::Step
     if (!g.link_capacity.empty()) active |= bit_of(Mechanism::link_sharing);
     if (g.hbm_capacity > 0.0) active |= bit_of(Mechanism::hbm_sharing);
     if (g.sms > 0 && holds_sms) active |= bit_of(Mechanism::sm_sharing);
+    if (g.comm_contention()) active |= bit_of(Mechanism::comm_contention);
   }
   const spec::VariabilitySpec& v = spec.cluster.variability;
   if (v.gpu_spread > 0.0 || v.kernel_jitter > 0.0) active |= bit_of(Mechanism::variability);
@@ -60,6 +61,7 @@ spec::ScenarioSpec with_mechanisms_off(const spec::ScenarioSpec& spec, std::uint
     s.cluster.device.kernel_gap_s = 0.0;
     s.software.host_per_op_s = 0.0;
   }
+  if (has(off, Mechanism::comm_contention)) s.cluster.device.comm_beside_compute = {};
   if (has(off, Mechanism::variability)) {
     s.cluster.variability.gpu_spread = 0.0;
     s.cluster.variability.kernel_jitter = 0.0;

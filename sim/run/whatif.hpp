@@ -43,17 +43,19 @@ enum class Mechanism {
   link_sharing,      // collectives in flight sharing the fabric's links (the live fabric)
   hbm_sharing,       // compute and communication sharing a GPU's HBM bandwidth
   sm_sharing,        // communication kernels holding SMs the compute beside them would use
+  comm_contention,   // communication kernels slowed by the compute beside them (L2, issue slots)
   variability,       // GPU speed spread and kernel jitter: waits for the slowest peer
   expert_skew,       // uneven expert routing: the busiest GPU of an expert group sets the pace
   faults,            // the scenario's faults: links or NICs down or degraded, stragglers
 };
-inline constexpr int kMechanismCount = 8;
+inline constexpr int kMechanismCount = 9;
 inline constexpr spec::Names<Mechanism, kMechanismCount> kMechanisms{
     {{"kernel_overheads", "kernel launch and gaps"},
      {"communication", "communication not hidden"},
      {"link_sharing", "links shared by collectives"},
      {"hbm_sharing", "HBM shared with communication"},
      {"sm_sharing", "SMs held by communication"},
+     {"comm_contention", "communication slowed beside compute"},
      {"variability", "waits for the slowest GPU"},
      {"expert_skew", "expert load skew"},
      {"faults", "faults"}}};

@@ -21,6 +21,18 @@ struct ComputeRate {
   double achievable_flops = 0.0;  // flop/s, measured GEMM
 };
 
+// A communication kernel's time beside the compute on its GPU, as a factor of its time alone, by
+// the kind of compute kernel beside it: compute-bound (GEMMs, attention) or memory-bound
+// (element-wise, norms, copies). Beyond the HBM bandwidth and SMs the executor shares on its own
+// (exec/step_executor.hpp), co-resident kernels contend for the L2, shared memory and issue
+// slots; this is what a microbenchmark of the pair measures beyond those. 1: no such loss (the
+// default; no shipped device sets it, see topologies/h800.yaml). `source` names the measurement.
+struct CommBesideCompute {
+  double compute_bound = 1.0, memory_bound = 1.0;
+  std::string source;
+  bool active() const { return compute_bound > 1.0 || memory_bound > 1.0; }
+};
+
 struct DeviceSpec {
   std::string name;
   int sms = 0;
@@ -32,6 +44,7 @@ struct DeviceSpec {
   double hbm_bandwidth = 0.0;      // bytes/s
   double launch_overhead_s = 0.0;  // host time to launch one kernel
   double kernel_gap_s = 0.0;       // idle between two dependent kernels of one stream
+  CommBesideCompute comm_beside_compute;
   std::array<std::optional<ComputeRate>, kPrecisionCount> rates;
   KernelTables tables;
 

@@ -236,6 +236,25 @@ TEST_CASE("cluster.variability: a GPU's spread, each kernel's jitter, or both; n
   }
 }
 
+TEST_CASE("cluster.device.comm_beside_compute: factors of at least 1, with their source") {
+  const auto file = source_path("scenarios/deepseek-v3-dualpipe.yaml");
+  const auto s = config::load_scenario(
+      file, {config::parse_override("cluster.device.comm_beside_compute={compute_bound: 1.2, "
+                                    "memory_bound: 1.05, source: my nccl-tests beside a GEMM}")});
+  CHECK(s.cluster.device.comm_beside_compute.compute_bound == 1.2);
+  CHECK(s.cluster.device.comm_beside_compute.memory_bound == 1.05);
+  CHECK(s.cluster.device.comm_beside_compute.active());
+  CHECK_FALSE(config::load_scenario(file).cluster.device.comm_beside_compute.active());
+  try {
+    config::load_scenario(
+        file, {config::parse_override("cluster.device.comm_beside_compute={compute_bound: 0.8, "
+                                      "memory_bound: 1, source: x}")});
+    FAIL("accepted communication sped up beside compute");
+  } catch (const engine::UserError& e) {
+    CHECK(e.message().find("compute_bound") != std::string::npos);
+  }
+}
+
 TEST_CASE("A device named without a file comes from the shipped set, wherever the cluster is") {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / "stepsim_device_by_name";

@@ -263,3 +263,53 @@ TEST_CASE("A persistent grid's waiting CTAs run as a second wave; a kernel waits
   CHECK(comm == doctest::Approx(0.004).epsilon(1e-9));
   CHECK(compute == doctest::Approx(0.010).epsilon(1e-9));
 }
+
+namespace {
+
+// A compute op of 10 ms, 8 of them compute-bound, on device 0 from t = 0, beside a communication
+// op of `comm_ms` on device `comm_device` crossing link 2, on a GPU whose communication kernels
+// take 1.5x their time beside compute-bound kernels and 1.25x beside memory-bound ones. Returns
+// the ends of both.
+std::pair<double, double> comm_beside_compute(double comm_ms, int comm_device = 0,
+                                              StepOpKind kind = StepOpKind::ep_dispatch) {
+  StepGraph g = devices(2);
+  g.hbm_capacity = 3e12;
+  g.compute_shape = g.add_shape({});
+  g.comm_beside_compute_bound = 1.5;
+  g.comm_beside_memory_bound = 1.25;
+  StepOp k;
+  k.stream = StreamKind::compute;
+  k.duration = Time::ms(10);
+  k.demand.sm_scaled_s = 0.008;
+  k.load = g.compute_shape;
+  const int a = g.add(k);
+  StepOp c;
+  c.device = comm_device;
+  c.stream = kind == StepOpKind::pp_send ? StreamKind::p2p : StreamKind::comm;
+  c.kind = kind;
+  c.peer = kind == StepOpKind::pp_send ? 0 : -1;
+  c.duration = Time::from_seconds(comm_ms * 1e-3);
+  c.load = g.add_shape({{2, 0.1e9}});
+  const int b = g.add(c);
+  const StepTimeline t = execute_step(g);
+  return {t.end[a].seconds(), t.end[b].seconds()};
+}
+
+}  // namespace
+
+TEST_CASE("Communication beside compute runs at 1 / f, f blended by the compute-bound share") {
+  // f = 0.8·1.5 + 0.2·1.25 = 1.45 while the compute runs: 4 ms of exchange take 5.8 ms.
+  const double f = 0.8 * 1.5 + 0.2 * 1.25;
+  auto [compute, comm] = comm_beside_compute(4.0);
+  CHECK(comm == doctest::Approx(0.004 * f).epsilon(1e-9));
+  CHECK(compute == doctest::Approx(0.010).epsilon(1e-9));  // the compute keeps its time
+  // 12 ms of exchange: 10/f of it beside the compute, the rest alone after it.
+  std::tie(compute, comm) = comm_beside_compute(12.0);
+  CHECK(comm == doctest::Approx(0.010 + (0.012 - 0.010 / f)).epsilon(1e-9));
+  // A pipeline send from device 1 runs its kernels on its receiver (device 0) too.
+  std::tie(compute, comm) = comm_beside_compute(4.0, 1, StepOpKind::pp_send);
+  CHECK(comm == doctest::Approx(0.004 * f).epsilon(1e-9));
+  // An exchange on a GPU with no compute beside it keeps its time.
+  std::tie(compute, comm) = comm_beside_compute(4.0, 1);
+  CHECK(comm == doctest::Approx(0.004).epsilon(1e-9));
+}

@@ -119,6 +119,20 @@ TEST_CASE("A straggler alone, everything else off: the step grows by its slowdow
   CHECK(w.terms[static_cast<int>(Mechanism::faults)].seconds > 0.0);
 }
 
+TEST_CASE("Communication slowed beside compute: a term where the device sets a factor, only then") {
+  spec::ScenarioSpec s = test::pipelined_scenario();
+  CHECK_FALSE(run::whatif(s, {}).terms[static_cast<int>(Mechanism::comm_contention)].active);
+  s.cluster.device.comm_beside_compute = {.compute_bound = 2.0, .memory_bound = 1.5, .source = {}};
+  const run::WhatIf w = run::whatif(s, {});
+  check_sums(w);
+  const run::MechanismTerm& t = w.terms[static_cast<int>(Mechanism::comm_contention)];
+  CHECK(t.active);
+  // Everything else on, switching it off gives back what the slower communication cost.
+  CHECK(step_without(s, 0) > step_without(s, bit(Mechanism::comm_contention)));
+  CHECK(step_without(s, bit(Mechanism::comm_contention)) ==
+        doctest::Approx(run::simulate_step(test::pipelined_scenario()).metrics.step_s));
+}
+
 // 32 steps of 2048 GPUs: the release build's alone (the sanitizer build runs the small ones above).
 #ifndef STEPSIM_TEST_SANITIZED
 TEST_CASE("The DualPipe step of DeepSeek-V3: its waterfall sums to the step") {
