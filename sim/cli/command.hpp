@@ -34,7 +34,7 @@ using Args = std::vector<std::string>;
 // `counted` adds how many were given.
 struct FileRule {
   std::size_t min = 0, max = std::numeric_limits<std::size_t>::max();
-  std::string_view fewer, hint, more, more_hint;
+  std::string_view fewer{}, hint{}, more{}, more_hint{};
   bool counted = false;
 };
 
@@ -66,7 +66,7 @@ struct Command {
   std::string_view help;                 // `stepsim NAME --help` above its options
   std::string (*more_help)() = nullptr;  // help made from registries, after `help`
   void (*options)(boost::program_options::options_description& opts) = nullptr;
-  FileRule files;
+  FileRule files{};
   int (*handler)(Invocation& in) = nullptr;
   bool ranks = false;  // spreads its work over the ranks of an MPI job (run::Workers)
 };

@@ -39,7 +39,7 @@ struct ExecOptions {
   // Operations the graph is expected to have (run::Estimates::ops), reserved at once so that the
   // graph's largest array is not copied as it grows; room left untouched takes no memory.
   double expected_ops = 0.0;
-  Idealisation ideal;  // mechanisms switched off (what-if runs); none by default
+  Idealisation ideal{};  // mechanisms switched off (what-if runs); none by default
 };
 
 struct StepBuild {

@@ -52,7 +52,7 @@ struct FlowRequest {
   double multiplicity = 1.0;
   double core_weight = 1.0, agg_weight = 1.0;
   double steps = 1.0, step_overhead_s = 0.0;
-  FlowShare share;
+  FlowShare share{};
 };
 
 class FlowListener {

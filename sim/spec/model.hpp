@@ -95,7 +95,7 @@ struct ModelSpec {
   struct RecomputeList {
     std::string name;
     std::vector<std::string> ops;
-    std::vector<engine::SourceLoc> where;  // of each op, for the check of its name
+    std::vector<engine::SourceLoc> where{};  // of each op, for the check of its name
   };
   std::vector<RecomputeList> recompute_lists;
   // What a Hugging Face config.json sets that this model leaves out, one entry each with its value
