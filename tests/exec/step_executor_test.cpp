@@ -192,6 +192,17 @@ TEST_CASE("A memory-bound kernel and a communication copy share their GPU's HBM,
 
 namespace {
 
+// A communication op of `kind` on `device`: a pipeline send goes to device 0.
+StepOp comm_op(int device, StepOpKind kind, Time duration) {
+  StepOp c;
+  c.device = device;
+  c.stream = kind == StepOpKind::pp_send ? StreamKind::p2p : StreamKind::comm;
+  c.kind = kind;
+  c.peer = kind == StepOpKind::pp_send ? 0 : -1;
+  c.duration = duration;
+  return c;
+}
+
 // One GPU's compute op of 10 ms, 8 of them compute-bound (stretched as 1/SMs, or in waves of a
 // persistent grid), beside a communication op on device `comm_device` of 4 ms holding `held`
 // SMs; 132 SMs, `reserved` of them left to communication by the compute kernels; a kernel
@@ -210,13 +221,8 @@ std::pair<double, double> beside_comm(int reserved, int held, StepOpKind kind, i
   k.demand.persistent_wait_s = wait;
   k.load = g.compute_shape;
   const int a = g.add(k);
-  StepOp c;
-  c.device = comm_device;
-  c.stream = kind == StepOpKind::pp_send ? StreamKind::p2p : StreamKind::comm;
-  c.kind = kind;
-  c.duration = Time::ms(4);
+  StepOp c = comm_op(comm_device, kind, Time::ms(4));
   c.demand.sms = held;
-  c.peer = kind == StepOpKind::pp_send ? 0 : -1;
   const int b = g.add(c);
   const StepTimeline t = execute_step(g);
   return {t.end[a].seconds(), t.end[b].seconds()};
@@ -283,12 +289,7 @@ std::pair<double, double> comm_beside_compute(double comm_ms, int comm_device = 
   k.demand.sm_scaled_s = 0.008;
   k.load = g.compute_shape;
   const int a = g.add(k);
-  StepOp c;
-  c.device = comm_device;
-  c.stream = kind == StepOpKind::pp_send ? StreamKind::p2p : StreamKind::comm;
-  c.kind = kind;
-  c.peer = kind == StepOpKind::pp_send ? 0 : -1;
-  c.duration = Time::from_seconds(comm_ms * 1e-3);
+  StepOp c = comm_op(comm_device, kind, Time::from_seconds(comm_ms * 1e-3));
   c.load = g.add_shape({{2, 0.1e9}});
   const int b = g.add(c);
   const StepTimeline t = execute_step(g);
