@@ -54,6 +54,10 @@ void install_interrupt_handler() {
   sa.sa_mask = handled_set();  // one handler at a time
   sa.sa_flags = SA_RESTART;    // a blocked write resumes; the flag is checked after it
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+  // A process inherits its parent's signal mask through fork and exec: a launcher that blocks
+  // them would otherwise leave stepsim deaf to every signal.
+  const sigset_t set = handled_set();
+  sigprocmask(SIG_UNBLOCK, &set, nullptr);
   // Until a command sets its own (run_control), the loops that check the command's control see
   // the signals.
   engine::RunControl control;
