@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace stepsim::format {
 
@@ -37,6 +38,8 @@ std::string TextTable::render(const std::string& indent) const {
 std::string fixed(double v, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  // A negative value that rounds to zero is zero: "-0.0" would read as a loss.
+  if (buf[0] == '-' && std::strspn(buf + 1, "0.") == std::strlen(buf + 1)) return buf + 1;
   return buf;
 }
 

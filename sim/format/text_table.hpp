@@ -21,8 +21,8 @@ class TextTable {
   std::size_t first_left_ = static_cast<std::size_t>(-1);
 };
 
-std::string fixed(double v, int decimals);
-std::string general(double v);  // the shortest of %g: 4096, 1e+06, 0.5
+std::string fixed(double v, int decimals);  // "%.*f"; a negative value that rounds to 0 is "0.0"
+std::string general(double v);              // the shortest of %g: 4096, 1e+06, 0.5
 std::string si(double v, const std::string& unit, int decimals = 2);  // 7.81 PFLOP, 1.34 TB
 std::string si3(double v, const std::string& unit);  // three significant figures: 1.46 P, 758 T
 std::string seconds(double s);                       // 6.88 s, 12.5 ms
