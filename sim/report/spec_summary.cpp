@@ -10,6 +10,11 @@ namespace stepsim::report {
 using format::fixed;
 using format::seconds;
 
+std::string describe(const spec::CommBesideCompute& c) {
+  return "x" + fixed(c.compute_bound, 2) + " (compute-bound kernels), x" +
+         fixed(c.memory_bound, 2) + " (memory-bound) (" + c.source + ")";
+}
+
 std::string describe(const spec::DeviceSpec& d) {
   std::string o = "device  " + d.name + ": " + std::to_string(d.sms) + " SMs, " +
                   fixed(d.memory_bytes / 1e9, 2) + " GB HBM at " +
@@ -28,9 +33,7 @@ std::string describe(const spec::DeviceSpec& d) {
                                          : " (" + t.sustained_clock_source + ")") +
        "\n";
   if (const spec::CommBesideCompute& c = d.comm_beside_compute; c.active())
-    o += "        communication beside compute x" + fixed(c.compute_bound, 2) +
-         " (compute-bound kernels), x" + fixed(c.memory_bound, 2) + " (memory-bound) (" + c.source +
-         ")\n";
+    o += "        communication beside compute " + describe(c) + "\n";
   for (std::size_t i = 0; i < t.sources.size(); ++i) {
     int rows = 0;
     std::string what;

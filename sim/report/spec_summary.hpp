@@ -8,6 +8,9 @@
 
 namespace stepsim::report {
 
+// A device's communication-beside-compute factors: "x1.30 (compute-bound kernels), x1.10
+// (memory-bound) (its source)".
+std::string describe(const spec::CommBesideCompute& c);
 std::string describe(const spec::DeviceSpec& d);
 std::string describe(const spec::ClusterSpec& c);
 // A model file alone, with its figures at the training shape `t`.

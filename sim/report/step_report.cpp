@@ -4,6 +4,7 @@
 
 #include "sim/format/csv_table.hpp"
 #include "sim/format/text_table.hpp"
+#include "sim/report/spec_summary.hpp"
 
 namespace stepsim::report {
 
@@ -181,9 +182,7 @@ std::string step_text(const run::Result& s, bool timing) {
        std::to_string(dev.sms - spec.parallel.comm_sms) + "/" + std::to_string(dev.sms) +
        " SMs (stepsim kernels lists them)\n";
   if (const spec::CommBesideCompute& c = dev.comm_beside_compute; c.active())
-    o += "  comm      beside compute x" + fixed(c.compute_bound, 2) +
-         " (compute-bound kernels), x" + fixed(c.memory_bound, 2) + " (memory-bound) (" + c.source +
-         ")\n";
+    o += "  comm      beside compute " + describe(c) + "\n";
   if (const spec::VariabilitySpec& v = spec.cluster.variability; v.gpu_spread > 0.0) {
     double slowest = 1.0;
     for (const exec::DeviceInfo& d : s.build.graph.info) slowest = std::max(slowest, d.pace);
