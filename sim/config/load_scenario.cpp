@@ -172,6 +172,8 @@ void read_zero3(const Node& node, spec::Zero3Spec& z) {
   if (auto b = r.find("reshard_after_forward")) z.reshard_after_forward = b->boolean();
   if (auto b = r.find("copies")) z.copies = b->boolean();
   if (auto b = r.find("own_stream")) z.own_stream = b->boolean();
+  if (auto b = r.find("per_tensor")) z.per_tensor = b->boolean();
+  if (auto b = r.find("host_syncs")) z.host_syncs = b->boolean();
   r.finish();
 }
 

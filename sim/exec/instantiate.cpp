@@ -1,6 +1,7 @@
 #include "sim/exec/instantiate.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <tuple>
 
@@ -93,6 +94,7 @@ class Builder {
         cls_ = k;
         couples_made_ = 0;
         send_in_flight_ = -1;
+        fence_pending_ = 0;
         const int d = r * classes_ + k;
         device_ = {{r, &sym_.classes[k]}, slowdown_[d]};
         timed_.assign(program_.chains.size(), {});
@@ -155,6 +157,14 @@ class Builder {
     if (send_in_flight_ >= 0 && op.stream == StreamKind::compute) {
       op.deps.push_back(send_in_flight_);
       send_in_flight_ = -1;
+    }
+    // A host synchronisation: the first op of each stream after it waits for what it waited
+    // for (the rest of the stream follows in order).
+    const int own = static_cast<int>(op.stream);
+    if (fence_pending_ & (1u << own)) {
+      for (int s = 0; s < workload::kStreams; ++s)
+        if (s != own && fence_[s] >= 0) op.deps.push_back(fence_[s]);
+      fence_pending_ &= ~(1u << own);
     }
     const int c = op.couple;
     const int id = g_.add(std::move(op), facts);
@@ -253,9 +263,20 @@ class Builder {
     op.deps = {add_op(std::move(b))};
   }
 
+  // Work::host_sync: what everything issued from here on waits for.
+  void sync_host(int d, const Work& w) {
+    const bool device = w.host_sync == workload::HostSync::device;
+    for (int s = 0; s < workload::kStreams; ++s) {
+      const auto& ops = g_.streams[d][s];
+      fence_[s] = (device || s == static_cast<int>(w.stream)) && !ops.empty() ? ops.back() : -1;
+    }
+    fence_pending_ = (1u << workload::kStreams) - 1;
+  }
+
   void emit(int d, Running& r) {
     const TimedWork& tm = (*r.timed)[r.next];
     const Work& it = (*r.chain)[r.next];
+    if (it.host_sync != workload::HostSync::none) sync_host(d, it);
     auto [op, facts] = op_of(d, it, tm, r.phase, r.t.stage);
     op.chain = static_cast<int>(r.chain - program_.chains.data());
     op.work = static_cast<int>(r.next++);
@@ -359,7 +380,7 @@ class Builder {
       f.ib_bytes = sent.link.ib;
       f.nvlink_bytes = sent.link.nvlink;
     }
-    const int id = g_.add(std::move(op), f);
+    const int id = add_op(std::move(op), f);
     (fwd ? send_f_ : send_b_)[k] = id;
     if (program_.blocking_sends) send_in_flight_ = id;
   }
@@ -461,8 +482,12 @@ class Builder {
   const engine::RunControl* control_;
   Symmetry sym_;
   int classes_ = 1;
-  int rank_ = 0, cls_ = 0;         // the device being built
-  int send_in_flight_ = -1;        // a blocking send the device's next compute waits for
+  int rank_ = 0, cls_ = 0;   // the device being built
+  int send_in_flight_ = -1;  // a blocking send the device's next compute waits for
+  // The device's last host synchronisation (Work::host_sync): per stream, the op it waited for
+  // (-1: none), and a bit per stream whose next op has yet to wait for them.
+  std::array<int, workload::kStreams> fence_{};
+  unsigned fence_pending_ = 0;
   std::vector<int> rank_couples_;  // the couplings of the rank being built, in order
   int couples_made_ = 0;           // by the device being built
   std::vector<double> slowdown_;

@@ -18,7 +18,8 @@ std::string software_words(const ScenarioSpec& s) {
   if (s.parallel.zero == 3) {
     const Zero3Spec& z = s.parallel.zero3;
     w += ", ZeRO-3 as " + std::string(kZero3Impls.word(z.impl)) + " (one gather per " +
-         (z.unit == Zero3Unit::layer ? "layer" : "module") + ")";
+         (z.per_tensor ? "parameter tensor" : (z.unit == Zero3Unit::layer ? "layer" : "module")) +
+         (z.host_syncs ? ", the host synchronising the device around each" : "") + ")";
   }
   return w;
 }

@@ -8,6 +8,12 @@ Zero3Spec zero3_defaults(Zero3Impl impl) {
   switch (impl) {
     case Zero3Impl::ideal:
       break;
+    case Zero3Impl::deepspeed_05:  // v0.5.0 deepspeed/runtime/zero/constants.py, as below
+      z = zero3_defaults(Zero3Impl::deepspeed);
+      z.impl = impl;
+      z.per_tensor = true;
+      z.host_syncs = true;
+      break;
     case Zero3Impl::deepspeed:  // deepspeed/runtime/zero/config.py
       z.unit = Zero3Unit::module;
       z.prefetch_params = 5e7;  // stage3_prefetch_bucket_size

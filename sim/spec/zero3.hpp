@@ -16,6 +16,24 @@
 //    between; gradients go into reduce buckets of reduce_bucket_size = 5e8 elements, a bucket
 //    reduce-scattered when the next gradient would overflow it, on a stream of its own
 //    (overlap_comm, on by default at stage 3).
+//  - deepspeed-0.5: DeepSpeed ZeRO stage 3 as released in 2021 (v0.5.0, commit f284324,
+//    2021-08-17; v0.3.x and v0.4.x issue the same way). The defaults above (runtime/zero/
+//    constants.py: prefetch bucket 5e7, max live 1e9, reuse distance 1e9, persistence 1e5,
+//    reduce buckets 5e8, reduce_scatter and overlap_comm on at stage 3), but issued as that
+//    code issues them:
+//    `per_tensor`: each parameter tensor is all-gathered by a collective of its own
+//    (partition_parameters.py, _all_gather calls _allgather_param per parameter) into a buffer
+//    first zeroed with torch.zeros (a memset of the gathered bytes), and each tensor's gradient
+//    is reduce-scattered by one of its own (_reduce_scatter_gradients, one
+//    torch.distributed.reduce_scatter per parameter); coalesced collectives came with v0.6.0.
+//    `host_syncs`: the host synchronises the device (torch.cuda.synchronize) before it issues
+//    each gather (_allgather_param) and, when a module's parameters were fetched or in flight,
+//    again before the module runs (stage3.py, fetch_sub_module -> _synchronize_communication:
+//    every in-flight handle waited, the communication stream and then the device
+//    synchronised); a module's prefetch is issued only when no gather is in flight
+//    (prefetch_next_sub_modules), after its fetch and before its own kernels; and each reduce
+//    bucket is issued only once the previous one has finished (reduce_ipg_grads:
+//    reduction_stream.synchronize()).
 //  - fsdp1: PyTorch FullyShardedDataParallel
 //  (torch/distributed/fsdp/fully_sharded_data_parallel.py):
 //    one flat parameter per wrapped unit (a transformer block under transformer_auto_wrap_policy),
@@ -42,8 +60,9 @@
 
 namespace stepsim::spec {
 
-enum class Zero3Impl : std::uint8_t { ideal, deepspeed, fsdp1, fsdp2 };
-inline constexpr Names<Zero3Impl, 4> kZero3Impls{{{"ideal"}, {"deepspeed"}, {"fsdp1"}, {"fsdp2"}}};
+enum class Zero3Impl : std::uint8_t { ideal, deepspeed, deepspeed_05, fsdp1, fsdp2 };
+inline constexpr Names<Zero3Impl, 5> kZero3Impls{
+    {{"ideal"}, {"deepspeed"}, {"deepspeed-0.5"}, {"fsdp1"}, {"fsdp2"}}};
 enum class Zero3Unit : std::uint8_t { layer, module };
 inline constexpr Names<Zero3Unit, 2> kZero3Units{{{"layer"}, {"module"}}};
 
@@ -61,6 +80,12 @@ struct Zero3Spec {
   bool reshard_after_forward = true;  // false: gathered once in forward, kept through backward
   bool copies = false;                // copy-out after each gather, copy-in before each reduce
   bool own_stream = false;            // reduce-scatters on a stream of their own
+  // One collective per parameter tensor, each gather into a zeroed buffer (deepspeed-0.5); else
+  // one per unit (or bucket).
+  bool per_tensor = false;
+  // The host synchronises the device before each gather and before a fetched unit's use, and
+  // waits for each reduce bucket before issuing the next (deepspeed-0.5).
+  bool host_syncs = false;
 };
 
 // The documented defaults of an implementation (see above).

@@ -19,6 +19,7 @@
 //    B(s+1, j); W(s, j) needs B(s, j): the producer's pipeline send, or its last work when both
 //    run on the same rank;
 //  - a stream runs its works one at a time in issue order;
+//  - a work issued after a host synchronisation (Work::host_sync) waits for what it waited for;
 //  - tail: each stage's gradient reduction after the stage's last backward work, the optimizer
 //    after everything, the parameter gather after the optimizer.
 // Collectives name their group by role (tp, ep, dp, edp), resolved by the executor on the GPUs
@@ -90,6 +91,12 @@ struct CollectiveWork {
   net::PlanOptions options;
 };
 
+// A synchronisation by the host before it issues a work: `device` (torch.cuda.synchronize: the
+// work and everything the host issues after it start only once everything issued before has
+// finished, on every stream of the device) or `stream` (the same for what was issued before on
+// the work's own stream: torch.cuda.Stream.synchronize).
+enum class HostSync : std::uint8_t { none, stream, device };
+
 // One work of a chain or of the tail: kernels run back to back, or collectives one after another.
 struct Work {
   StreamKind stream = StreamKind::compute;
@@ -105,6 +112,7 @@ struct Work {
   bool couples = false;      // a collective over data-parallel groups: couples symmetry classes
   int wait_units_back = -1;  // ZeRO-3 gather: depends on the end of the use this many back
   int after_back = 0;        // > 0: also depends on the work this many places earlier in the chain
+  HostSync host_sync = HostSync::none;  // before it is issued
 
   double flops() const;  // of its kernels
   double bytes() const;  // of its collectives, per GPU

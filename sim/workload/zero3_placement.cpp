@@ -1,6 +1,7 @@
 #include "sim/workload/zero3_placement.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "sim/workload/held_params.hpp"
@@ -24,6 +25,17 @@ hw::Kernel copy_kernel(const char* op, double bytes) {
   return k;
 }
 
+// An op's parameter tensors per GPU: a GEMM's weights, one per copy it owns (each expert's; routed
+// experts split over ep), else one.
+HeldParams op_tensors(const ParallelPlan& plan, const OpCost& op) {
+  if (op.params <= 0.0) return {};
+  double t = 1.0;
+  if (op.cls == OpClass::gemm && op.n * op.k > 0.0)
+    t = std::max(1.0, std::round(op.params / (op.n * op.k)));
+  if (op.routed_expert) return {0.0, std::max(1.0, std::round(t / plan.ep))};
+  return {t, 0.0};
+}
+
 }  // namespace
 
 std::vector<GatherUnit> gather_units(const spec::Zero3Spec& z, const ParallelPlan& plan,
@@ -31,12 +43,19 @@ std::vector<GatherUnit> gather_units(const spec::Zero3Spec& z, const ParallelPla
   std::vector<GatherUnit> out;
   auto add = [&](const LayerCost& l) {
     if (z.unit == spec::Zero3Unit::layer) {
-      out.push_back({l.index, {}, layer_params(plan, cost, l.index)});
+      HeldParams t;
+      for (const OpCost& op : l.ops) {
+        const HeldParams ot = op_tensors(plan, op);
+        t.dense += ot.dense;
+        t.routed += ot.routed;
+      }
+      out.push_back({l.index, {}, layer_params(plan, cost, l.index), t});
       return;
     }
     for (const OpCost& op : l.ops) {
       const HeldParams p = op_params(plan, op);
-      if (p.total() > 0.0 && p.total() >= z.persist_below) out.push_back({l.index, op.name, p});
+      if (p.total() > 0.0 && p.total() >= z.persist_below)
+        out.push_back({l.index, op.name, p, op_tensors(plan, op)});
     }
   };
   add(cost.embedding());
@@ -88,6 +107,7 @@ Zero3Placement::Zero3Placement(const spec::ScenarioSpec& s, const ParallelPlan& 
     else
       op_units_[slot(u.layer)].push_back({std::move(u.op), id});
     units_.push_back(u.params);
+    tensors_.push_back(u.tensors);
   }
 }
 
@@ -102,7 +122,7 @@ int Zero3Placement::unit_of(int layer, const hw::Kernel& k) const {
 }
 
 Work Zero3Placement::collective(StepOpKind kind, net::CollectiveOp op, const HeldParams& p,
-                                double bytes_per, int layer) const {
+                                const HeldParams& tensors, double bytes_per, int layer) const {
   Work w;
   w.stream = StreamKind::comm;
   w.kind = kind;
@@ -111,11 +131,55 @@ Work Zero3Placement::collective(StepOpKind kind, net::CollectiveOp op, const Hel
   // The earlier model kept a zero-byte expert collective beside every dense one; the others
   // issue what holds bytes.
   const bool all = z_.impl == spec::Zero3Impl::ideal;
-  if (all || p.dense > 0.0) w.collectives.push_back(make_(op, p.dense * bytes_per, GroupRole::dp));
-  if (all || p.routed > 0.0)
-    w.collectives.push_back(make_(op, p.routed * bytes_per, GroupRole::edp));
+  auto add = [&](double elements, double count, GroupRole group) {
+    const int n = z_.per_tensor ? std::max(1, static_cast<int>(count)) : 1;
+    for (int i = 0; i < n; ++i) w.collectives.push_back(make_(op, elements * bytes_per / n, group));
+  };
+  if (all || p.dense > 0.0) add(p.dense, tensors.dense, GroupRole::dp);
+  if (all || p.routed > 0.0) add(p.routed, tensors.routed, GroupRole::edp);
   w.couples = true;
+  if (z_.host_syncs)
+    w.host_sync = kind == StepOpKind::zero_gather ? HostSync::device : HostSync::stream;
   return w;
+}
+
+std::vector<Zero3Placement::Issue> Zero3Placement::issue_points(
+    const std::vector<Use>& uses) const {
+  std::vector<Issue> out(uses.size());
+  if (!z_.host_syncs) {
+    for (std::size_t k = 0; k < uses.size(); ++k)
+      if (uses[k].gather) {
+        out[k].gathers.push_back(k);
+        out[k].fetched = true;
+      }
+    return out;
+  }
+  const double live_cap = z_.max_live > 0.0 ? z_.max_live : std::numeric_limits<double>::infinity();
+  std::vector<bool> done(uses.size(), false);  // its gather is issued
+  std::vector<std::size_t> in_flight;
+  for (std::size_t v = 0; v < uses.size(); ++v) {
+    Issue& is = out[v];
+    is.synced = std::find(in_flight.begin(), in_flight.end(), v) != in_flight.end();
+    if (uses[v].gather && !done[v]) {
+      is.gathers.push_back(v);
+      is.fetched = is.synced = true;
+      done[v] = true;
+    }
+    if (is.synced) in_flight.clear();
+    if (!in_flight.empty() || units_[uses[v].unit].total() >= live_cap) continue;
+    double elements = 0.0;
+    int count = 0;
+    for (std::size_t w = v + 1; w < uses.size(); ++w) {
+      if (z_.prefetch_params > 0.0 ? elements >= z_.prefetch_params : count >= z_.prefetch) break;
+      if (!uses[w].gather || done[w]) continue;
+      is.gathers.push_back(w);
+      done[w] = true;
+      in_flight.push_back(w);
+      elements += units_[uses[w].unit].total();
+      ++count;
+    }
+  }
+  return out;
 }
 
 // Cuts the chain's kernel runs where the unit changes (a run's leading kernels without a unit
@@ -216,39 +280,76 @@ void Zero3Placement::place(Chain& c, bool backward, bool grads) const {
   std::vector<int> bucket;     // units whose gradients wait in the reduce bucket
   double bucket_elements = 0.0;
   int bucket_layer = kNoLayer;  // the layer of its last unit
-  auto reduce = [&](const std::vector<int>& units, int layer) {
-    HeldParams p;
+  std::size_t bucket_end = 0;   // the position in `out` of its last unit's last work
+  auto reduce = [&](const std::vector<int>& units, int layer, std::size_t end) {
+    HeldParams p, t;
     for (int unit : units) {
       p.dense += units_[unit].dense;
       p.routed += units_[unit].routed;
+      t.dense += tensors_[unit].dense;
+      t.routed += tensors_[unit].routed;
     }
-    Work w = collective(StepOpKind::zero_scatter, net::CollectiveOp::reduce_scatter, p, gb, layer);
+    Work w =
+        collective(StepOpKind::zero_scatter, net::CollectiveOp::reduce_scatter, p, t, gb, layer);
     w.blocks_next = false;
     if (z_.own_stream) {
       w.stream = StreamKind::dp;
+      // DeepSpeed 0.5 issues a bucket on the reduction stream without waiting for the compute
+      // launched since its gradients (stage3.py, reduce_ipg_grads; later releases wait for the
+      // compute stream): it waits for its last gradient alone.
+      if (z_.host_syncs && end + 1 < out.size()) {
+        w.after_prev = false;
+        w.after_back = static_cast<int>(out.size() - end);
+      }
       out.push_back(std::move(w));
     } else {
       deferred.push_back(std::move(w));
     }
   };
+  const std::vector<Issue> issues = issue_points(uses);
   std::size_t next = 0;
   for (std::size_t i = 0; i < c.size(); ++i) {
     Work w = std::move(c[i]);
     const bool starts = next < uses.size() && uses[next].first == i;
-    if (starts && uses[next].gather) {
-      const Use& u = uses[next];
-      Work g = collective(StepOpKind::zero_gather, net::CollectiveOp::all_gather, units_[u.unit],
-                          pb, w.layer);
-      g.after_prev = false;
-      g.blocks_next = false;
-      g.feeds_next = true;
-      g.wait_units_back = u.wait_back;
-      out.push_back(std::move(g));
-      if (z_.copies)
+    if (starts) {
+      const Issue& is = issues[next];
+      const std::size_t prefetch_from = is.fetched ? 1 : 0;
+      for (std::size_t n = 0; n < is.gathers.size(); ++n) {
+        const Use& u = uses[is.gathers[n]];
+        const HeldParams& p = units_[u.unit];
+        Work g = collective(StepOpKind::zero_gather, net::CollectiveOp::all_gather, p,
+                            tensors_[u.unit], pb, w.layer);
+        g.after_prev = false;
+        g.blocks_next = false;
+        // With host synchronisations the uses wait for their gathers through them.
+        g.feeds_next = !z_.host_syncs;
+        g.wait_units_back = z_.host_syncs ? -1 : u.wait_back;
+        // The fetch's synchronisation, before what its prefetch issues.
+        const HostSync fetch_sync =
+            is.synced && n == prefetch_from ? HostSync::device : HostSync::none;
+        if (z_.per_tensor) {
+          Work zero;
+          zero.kind = StepOpKind::kernel;
+          zero.part = "zero gather buffer";
+          zero.layer = w.layer;
+          zero.kernels.push_back(copy_kernel("zero gather buffer", p.total() * pb / 2.0));
+          zero.after_prev = false;
+          zero.blocks_next = false;
+          zero.host_sync = fetch_sync;
+          out.push_back(std::move(zero));
+        } else if (fetch_sync != HostSync::none) {
+          g.host_sync = fetch_sync;
+        }
+        out.push_back(std::move(g));
+      }
+      if (is.synced && is.gathers.size() == prefetch_from) w.host_sync = HostSync::device;
+      if (z_.copies && uses[next].gather)
         w.kernels.insert(w.kernels.begin(),
-                         copy_kernel("fsdp copy-out", units_[u.unit].total() * pb));
-      for (Work& d : deferred) out.push_back(std::move(d));
-      deferred.clear();
+                         copy_kernel("fsdp copy-out", units_[uses[next].unit].total() * pb));
+      if (!is.gathers.empty()) {
+        for (Work& d : deferred) out.push_back(std::move(d));
+        deferred.clear();
+      }
     }
     const bool ends = next < uses.size() && uses[next].last == i;
     if (!ends) {
@@ -263,20 +364,22 @@ void Zero3Placement::place(Chain& c, bool backward, bool grads) const {
     const int layer = w.layer;
     out.push_back(std::move(w));
     if (!reduced) continue;
+    const std::size_t end = out.size() - 1;
     if (z_.bucket_params <= 0.0) {
-      reduce({u.unit}, layer);
+      reduce({u.unit}, layer, end);
       continue;
     }
     if (!bucket.empty() && bucket_elements + elements(u) > z_.bucket_params) {
-      reduce(bucket, bucket_layer);
+      reduce(bucket, bucket_layer, bucket_end);
       bucket.clear();
       bucket_elements = 0.0;
     }
     bucket.push_back(u.unit);
     bucket_elements += elements(u);
     bucket_layer = layer;
+    bucket_end = end;
   }
-  if (!bucket.empty()) reduce(bucket, bucket_layer);
+  if (!bucket.empty()) reduce(bucket, bucket_layer, bucket_end);
   for (Work& d : deferred) out.push_back(std::move(d));
   c = std::move(out);
 }

@@ -26,6 +26,25 @@
 //    the next unit's gather; own_stream puts it on the data-parallel stream at once.
 //  - Copies (fsdp2): a copy-out kernel reading and writing the gathered bytes before the use, and
 //    a copy-in of the gradient bytes before the reduce-scatter, on the compute stream.
+//  - Per tensor (deepspeed-0.5): a gather or reduce-scatter is one collective per parameter tensor
+//    of its units, each 1/t of the unit's bytes for its t tensors (a GEMM op's weights: one per
+//    expert it owns on the GPU, else one; biases, under 1e5 elements in every shipped model,
+//    are taken to persist), and each gather first zeroes its buffer: a memory kernel writing
+//    the gathered bytes, timed as a copy of that many bytes. DeepSpeed issues the zeroing on the
+//    communication stream; here it runs on the compute stream, which takes the same time when
+//    the host synchronises right after it (host_syncs) and delays the compute by its time
+//    otherwise.
+//  - Host synchronisations (deepspeed-0.5, host_syncs): the works are issued in the host's order
+//    and marked with the host's synchronisations (Work::host_sync), which the executor turns into
+//    dependencies. At each use v, in DeepSpeed's hook order: its fetch issues v's gather if
+//    nobody prefetched it, each gather after a device synchronisation; if v's unit was fetched or
+//    in flight, the host waits for every gather in flight and the device; then, if no gather is
+//    in flight and v's elements are under max_live, it prefetches the next uses' gathers in
+//    chain order until prefetch_params elements (or `prefetch` units) are issued, each after a
+//    device synchronisation; then v's kernels. v's kernels thus wait for every gather but the
+//    last one its prefetch issued. Each reduce bucket waits for the previous one
+//    (HostSync::stream on the reduction stream). Not modelled: the hooks of modules whose
+//    parameters all persist (they prefetch too), and the host's own time per hook.
 // Every gather and reduce-scatter splits into the dense parameters' collective over dp and the
 // routed experts' over edp. Not modelled: the host's own time per hook (Python), gathers
 // prefetched across chunk boundaries, parameters kept from a forward chunk to its backward chunk
@@ -51,6 +70,7 @@ struct GatherUnit {
   int layer = 0;
   std::string op;  // module units
   HeldParams params;
+  HeldParams tensors;  // parameter tensors per GPU (per_tensor), by kind
 };
 std::vector<GatherUnit> gather_units(const spec::Zero3Spec& z, const ParallelPlan& plan,
                                      const ModelCost& cost);
@@ -78,13 +98,22 @@ class Zero3Placement {
  private:
   struct Use;
   std::vector<Use> uses_of(Chain& c) const;
-  Work collective(StepOpKind kind, net::CollectiveOp op, const HeldParams& p, double bytes_per,
-                  int layer) const;
+  Work collective(StepOpKind kind, net::CollectiveOp op, const HeldParams& p,
+                  const HeldParams& tensors, double bytes_per, int layer) const;
+  // What a use's hook issues: the uses whose gathers it issues, in order (its own first when it
+  // fetches it), and whether the host synchronised after the fetch (host_syncs).
+  struct Issue {
+    std::vector<std::size_t> gathers;
+    bool fetched = false;
+    bool synced = false;
+  };
+  std::vector<Issue> issue_points(const std::vector<Use>& uses) const;
 
   const spec::ScenarioSpec& spec_;
   const spec::Zero3Spec& z_;
   CollectiveMaker& make_;
-  std::vector<HeldParams> units_;  // per GPU, before ZeRO's sharding
+  std::vector<HeldParams> units_;    // per GPU, before ZeRO's sharding
+  std::vector<HeldParams> tensors_;  // per unit, its parameter tensors per GPU
   // Per layer slot (layer index + kSlotBase): the layer's unit, or its ops' units by name.
   std::vector<int> layer_unit_;
   std::vector<std::vector<std::pair<std::string, int>>> op_units_;

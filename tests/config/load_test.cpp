@@ -201,10 +201,22 @@ TEST_CASE("A software preset sets the attention core; the scenario and --set ove
 TEST_CASE("parallelism.zero3: an implementation's defaults, overridden key by key") {
   const auto file = source_path("scenarios/gpt3-175b-zero3-a100.yaml");
   const auto ds = config::load_scenario(file);
-  CHECK(ds.parallel.zero3.impl == spec::Zero3Impl::deepspeed);
+  CHECK(ds.parallel.zero3.impl == spec::Zero3Impl::deepspeed_05);
   CHECK(ds.parallel.zero3.unit == spec::Zero3Unit::module);
   CHECK(ds.parallel.zero3.prefetch_params == 5e7);
   CHECK(ds.parallel.zero3.bucket_params == 5e8);
+  CHECK(ds.parallel.zero3.per_tensor);
+  CHECK(ds.parallel.zero3.host_syncs);
+  // DeepSpeed today: the same defaults, issued without either.
+  const auto today =
+      config::load_scenario(file, {config::parse_override("parallelism.zero3.impl=deepspeed")});
+  CHECK(today.parallel.zero3.bucket_params == 5e8);
+  CHECK_FALSE(today.parallel.zero3.per_tensor);
+  CHECK_FALSE(today.parallel.zero3.host_syncs);
+  const auto no_syncs =
+      config::load_scenario(file, {config::parse_override("parallelism.zero3.host_syncs=false")});
+  CHECK(no_syncs.parallel.zero3.per_tensor);
+  CHECK_FALSE(no_syncs.parallel.zero3.host_syncs);
   const auto fsdp = config::load_scenario(
       file, {config::parse_override("parallelism.zero3={impl: fsdp2, prefetch: 2}")});
   CHECK(fsdp.parallel.zero3.impl == spec::Zero3Impl::fsdp2);
@@ -216,7 +228,7 @@ TEST_CASE("parallelism.zero3: an implementation's defaults, overridden key by ke
       config::load_scenario(file, {config::parse_override("parallelism.zero3.prefetch=3")});
   CHECK(counted.parallel.zero3.prefetch_params == 0.0);
   for (const char* bad : {"parallelism.zero3.impl=megatron", "parallelism.zero3.unit=block",
-                          "parallelism.zero3_prefetch=2"}) {
+                          "parallelism.zero3_prefetch=2", "parallelism.zero3.host_syncs=2"}) {
     CAPTURE(bad);
     CHECK_THROWS_AS(config::load_scenario(file, {config::parse_override(bad)}), engine::UserError);
   }

@@ -4,6 +4,8 @@
 // per layer hides.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "sim/config/load.hpp"
 #include "sim/run/pipeline.hpp"
 #include "tests/test_support.hpp"
@@ -62,4 +64,57 @@ TEST_CASE("GPT-3 175B on 1536 A100: DeepSpeed's ZeRO-3 gathers per module and ex
   MESSAGE("compute alone " << own_compute(ds) << " s; deepspeed " << ds.metrics.mean.compute
                            << " s, ideal " << ideal.metrics.mean.compute << " s");
   CHECK(ds.metrics.mean.compute > 1.02 * own_compute(ds));
+}
+
+TEST_CASE("GPT-3 175B under DeepSpeed 0.5: per-tensor gathers after a zeroing, host-synchronised") {
+  const auto old = simulate("deepspeed-0.5"), today = simulate("deepspeed");
+  using workload::StepOpKind;
+  const auto& g = old.build.graph;
+  const auto& tl = old.timeline;
+  // The same modules as today (one weight tensor each: GPT-3's biases, at most 49,152 elements,
+  // persist), each gather after a kernel zeroing its buffer.
+  CHECK(count(old, StepOpKind::zero_gather, 50) == count(today, StepOpKind::zero_gather, 50));
+  CHECK(count(old, StepOpKind::zero_scatter, 50) == 4);
+  // Device 0's ops in issue order; the latest end before each, the earliest start from each on.
+  std::vector<std::size_t> mine;
+  for (std::size_t i = 0; i < g.ops.size(); ++i)
+    if (g.ops[i].device == 0) mine.push_back(i);
+  std::vector<engine::Time> ended(mine.size()), from(mine.size());
+  engine::Time latest;
+  for (std::size_t k = 0; k < mine.size(); ++k) {
+    ended[k] = latest;
+    latest = std::max(latest, tl.end[mine[k]]);
+  }
+  engine::Time earliest = tl.step;
+  for (std::size_t k = mine.size(); k-- > 0;) {
+    earliest = std::min(earliest, tl.start[mine[k]]);
+    from[k] = earliest;
+  }
+  int zeroings = 0, gathers = 0, buckets = 0, unsynced = 0;
+  std::size_t last_bucket = 0;
+  for (std::size_t k = 0; k < mine.size(); ++k) {
+    const auto& op = g.ops[mine[k]];
+    zeroings += op.part == "zero gather buffer";
+    // A gather is issued after torch.cuda.synchronize(): every op issued before it has ended.
+    if (op.kind == StepOpKind::zero_gather) {
+      ++gathers;
+      unsynced += ended[k] > tl.start[mine[k]];
+    }
+    // A bucket is issued after reduction_stream.synchronize(): what the host issues from there
+    // on waits for the bucket before.
+    if (op.kind == StepOpKind::zero_scatter) {
+      if (buckets++ > 0) unsynced += from[k] < tl.end[mine[last_bucket]];
+      last_bucket = k;
+    }
+  }
+  CHECK(unsynced == 0);
+  CHECK(gathers > 96 * 11);
+  CHECK(zeroings == gathers);
+  CHECK(buckets > 96 * 4 - 4);
+  MESSAGE("step: deepspeed-0.5 " << old.metrics.step_s << " s, deepspeed today "
+                                 << today.metrics.step_s << " s; exposed communication "
+                                 << old.metrics.mean.exposed_comm << " s against "
+                                 << today.metrics.mean.exposed_comm << " s");
+  CHECK(old.metrics.step_s > today.metrics.step_s);
+  CHECK(old.metrics.mean.exposed_comm > today.metrics.mean.exposed_comm);
 }

@@ -185,3 +185,58 @@ TEST_CASE("Without resharding after forward, backward gathers nothing and memory
   CHECK(of_kind(chains.backward_layers({0, 1}, true), StepOpKind::zero_gather).empty());
   CHECK(memory_per_gpu(s, plan, cost).buffers > resharded);
 }
+
+TEST_CASE("DeepSpeed 0.5 issues its gathers in the hooks' order, each after a zeroing and a sync") {
+  ScenarioSpec s = zero3(Zero3Impl::deepspeed_05);
+  const ModelCost cost(s.model, s.training);
+  const std::vector<double> mods = modules(cost, 1e5);
+  // A prefetch bucket smaller than any module: each hook prefetches the next module alone.
+  s.parallel.zero3.prefetch_params = 1.0;
+  const Chain f = LayerChains(s, make_plan(s), cost).forward_layers({0});
+  // What the chain issues, in the host's order: 'z' a zeroing, 'g' a gather, 'c' the first
+  // compute of a module; upper case when the host synchronises the device before it.
+  std::string order;
+  for (const Work& w : f) {
+    char c = 0;
+    if (w.kind == StepOpKind::zero_gather)
+      c = 'g';
+    else if (w.part == "zero gather buffer")
+      c = 'z';
+    else if (w.stream == StreamKind::compute && w.ends_unit)
+      c = 'c';
+    if (c == 0) continue;
+    if (w.host_sync == HostSync::device) c = static_cast<char>(c - 'a' + 'A');
+    order += c;
+  }
+  // Module 1's hook: zero and gather it (a sync before the gather), sync for it, zero and gather
+  // module 2 (its prefetch), then module 1's kernels; the hooks of modules 2 and 3 sync for the
+  // gather in flight and prefetch the next; module 4's hook has nothing left to prefetch, so its
+  // kernels follow the fetch's sync.
+  REQUIRE(mods.size() == 4);
+  CHECK(order == "zGZGcZGcZGcC");
+  for (const Work* g : of_kind(f, StepOpKind::zero_gather)) {
+    CHECK(g->collectives.size() == 1);  // one weight tensor per module of the dense model
+    CHECK_FALSE(g->feeds_next);         // the uses wait through the synchronisations
+  }
+  // The zeroing writes the gathered bytes.
+  for (const Work& w : f)
+    if (w.part == "zero gather buffer") CHECK(w.kernels.front().hbm_bytes > 0.0);
+  // Reduce buckets: each one waits for the one before (a stream synchronisation) and for its
+  // last gradient alone, not for the compute launched after it. Buckets of one module each.
+  s.parallel.zero3.bucket_params = 1.0;
+  const Chain b = LayerChains(s, make_plan(s), cost).backward_layers({0, 1}, true);
+  const auto scatters = of_kind(b, StepOpKind::zero_scatter);
+  REQUIRE(scatters.size() >= 2);
+  for (const Work* w : scatters) {
+    CHECK(w->host_sync == HostSync::stream);
+    CHECK(w->stream == StreamKind::dp);
+  }
+  int own_gradient = 0;
+  for (std::size_t i = 0; i < b.size(); ++i)
+    if (b[i].kind == StepOpKind::zero_scatter && !b[i].after_prev) {
+      REQUIRE(b[i].after_back > 0);
+      CHECK(b[i - static_cast<std::size_t>(b[i].after_back)].ends_unit);
+      ++own_gradient;
+    }
+  CHECK(own_gradient >= 1);
+}
