@@ -33,6 +33,17 @@ std::vector<std::string> shipped_scenarios() {
   return files;
 }
 
+void set_child_leak_checks(bool on) {
+  if (!kSanitized) return;
+  const char* now = std::getenv("ASAN_OPTIONS");
+  std::string kept;
+  std::istringstream in(now ? now : "");
+  for (std::string option; std::getline(in, option, ':');)
+    if (!option.empty() && option.rfind("detect_leaks=", 0) != 0) kept += option + ":";
+  kept += on ? "detect_leaks=1" : "detect_leaks=0";
+  setenv("ASAN_OPTIONS", kept.c_str(), 1);
+}
+
 RunResult run_stepsim(const std::string& args) {
   return run_stepsim_under("", args);
 }

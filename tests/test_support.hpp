@@ -43,6 +43,20 @@ struct Rng {
   double uniform(double lo, double hi) { return lo + (hi - lo) * (next() % 1000000) / 1e6; }
 };
 
+// Whether the stepsim processes a test starts end with LeakSanitizer's scan of their heap (their
+// ASAN_OPTIONS' detect_leaks). In the sanitizer build the scan costs about 0.2 s a process, most of
+// the end-to-end tests' time there, so it is off (test_main.cpp) except inside a ChildLeakChecks
+// scope: the tests that run every error path and every command once hold one. The in-process
+// tests and the fuzzers check leaks throughout.
+void set_child_leak_checks(bool on);
+class ChildLeakChecks {
+ public:
+  ChildLeakChecks() { set_child_leak_checks(true); }
+  ~ChildLeakChecks() { set_child_leak_checks(!kSanitized); }
+  ChildLeakChecks(const ChildLeakChecks&) = delete;
+  ChildLeakChecks& operator=(const ChildLeakChecks&) = delete;
+};
+
 // The shipped scenarios (scenarios/*.yaml, full paths), sorted by name. The sanitizer build
 // (STEPSIM_TEST_SANITIZED) keeps those that simulate in under 0.2 s in the release build (the
 // DeepSeek-V3 ones but context parallelism's, GPT-3's ZeRO-3): the others (GPT-3 interleaved, Llama

@@ -7,6 +7,7 @@
 #include "sim/cli/scenarios.hpp"
 #include "sim/report/chrome_trace.hpp"
 #include "sim/report/jobs_report.hpp"
+#include "sim/report/kineto_trace.hpp"
 #include "sim/report/schedule_svg.hpp"
 #include "sim/report/step_report.hpp"
 
@@ -71,10 +72,14 @@ void run_options(po::options_description& opts) {
       "also write the JSON report to this file")(
       "trace", po::value<std::string>()->value_name("FILE"),
       "write a Chrome trace (Perfetto, chrome://tracing) to this file")(
+      "trace-dir", po::value<std::string>()->value_name("DIR"),
+      "write a PyTorch profiler (Kineto) trace per GPU shown into this directory, "
+      "rank-<GPU>.pt.trace.json, as Holistic Trace Analysis reads them (created if missing)")(
       "svg", po::value<std::string>()->value_name("FILE"),
       "write the pipeline schedule diagram (every rank's compute stream) as SVG")(
       "trace-ranks", po::value<std::string>()->value_name("LIST"),
-      "pipeline ranks in the trace, e.g. 0-3 or 0,15 (default: all)")(
+      "pipeline ranks in the trace (or the trace directory: their first GPUs), e.g. 0-3 or "
+      "0,15 (default: all)")(
       "trace-detail", po::value<std::string>()->default_value("op")->value_name("D"),
       "op (every kernel group and transfer) | layer (a stream's consecutive ops of one layer "
       "as one event) | kernel (each op's kernels nested in it, as stepsim kernels lists them)")(
@@ -82,9 +87,34 @@ void run_options(po::options_description& opts) {
       "refuse traces with more events (1 to 1e10)");
 }
 
+// --trace-dir: an existing directory, or a new one in an existing directory, made when `create`
+// (once the scenarios have loaded, so that its files can be declared as outputs before the step
+// is simulated).
+std::string trace_directory(const std::string& dir, bool create) {
+  namespace fs = std::filesystem;
+  const engine::SourceLoc at{"--trace-dir", 0, 0};
+  const std::string hint = "name a directory, or a new name in an existing one";
+  std::error_code ec;
+  if (dir.empty()) throw engine::UserError(at, "the trace directory is empty", hint);
+  const fs::file_status st = fs::status(dir, ec);
+  if (fs::exists(st)) {
+    if (!fs::is_directory(st))
+      throw engine::UserError(at, "'" + dir + "' is not a directory", hint);
+    return dir;
+  }
+  const fs::path parent = fs::path(dir).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent, ec))
+    throw engine::UserError(at, "no directory " + parent.string() + " to make '" + dir + "' in",
+                            hint);
+  if (create && (!fs::create_directory(dir, ec) || ec))
+    throw engine::UserError(at, "cannot create '" + dir + "': " + ec.message(), hint);
+  return dir;
+}
+
 // What run writes besides its table: the JSON report, the trace, the diagram.
 struct StepFiles {
   std::string report, trace, svg;
+  std::string trace_dir;  // the Kineto traces' directory
   report::TraceOptions trace_options;
   double max_trace_events = 2e7;
 };
@@ -101,8 +131,8 @@ StepFiles step_files(Invocation& in) {
       throw engine::UserError({"--trace-detail", 0, 0}, "unknown detail '" + detail + "'",
                               "op, layer or kernel");
   }
-  for (const char* o : {"trace-ranks", "trace-detail", "max-trace-events"})
-    require_together(in.vm, o, "trace");
+  for (const char* o : {"trace-detail", "max-trace-events"}) require_together(in.vm, o, "trace");
+  if (!in.vm.count("trace-dir")) require_together(in.vm, "trace-ranks", "trace");
   if (in.vm.count("max-trace-events")) f.max_trace_events = in.number("max-trace-events", 1, 1e10);
   f.report = in.text("report");
   f.trace = in.text("trace");
@@ -110,6 +140,7 @@ StepFiles step_files(Invocation& in) {
   if (in.vm.count("report")) in.outputs.add("--report", f.report);
   if (in.vm.count("trace")) in.outputs.add("--trace", f.trace);
   if (in.vm.count("svg")) in.outputs.add("--svg", f.svg);
+  if (in.vm.count("trace-dir")) f.trace_dir = trace_directory(in.text("trace-dir"), false);
   return f;
 }
 
@@ -120,9 +151,14 @@ StepLimits step_limits(const Invocation& in, const StepFiles& f) {
   limits.limits.max_ops = in.number("max-ops", 1, 1e10);
   limits.limits.max_memory = max_memory_bytes(in.text("max-memory"));
   limits.memory_hint = "use fewer or larger micro-batches, select ranks with --trace-ranks";
-  if (!f.trace.empty()) {
+  if (!f.trace.empty() || !f.trace_dir.empty()) {
+    // The Kineto files hold every kernel, as a kernel-detail trace does.
     limits.first.trace_events_per_op =
-        report::kTraceEventsPerOp[static_cast<int>(f.trace_options.detail)];
+        (f.trace.empty() ? 0.0
+                         : report::kTraceEventsPerOp[static_cast<int>(f.trace_options.detail)]) +
+        (f.trace_dir.empty()
+             ? 0.0
+             : report::kTraceEventsPerOp[static_cast<int>(report::TraceDetail::kernel)]);
     limits.first.trace_bytes_per_event = report::kTraceBytesPerEvent;
     limits.first.max_trace_events = f.max_trace_events;
   }
@@ -166,6 +202,13 @@ int run_or_compare(Invocation& in, bool compare) {
   const workload::ParallelPlan first_plan = workload::make_plan(specs[0]);
   if (in.vm.count("trace-ranks"))
     files.trace_options.ranks = parse_ranks(in.text("trace-ranks"), first_plan.pp);
+  std::vector<report::KinetoFile> kineto;
+  if (!files.trace_dir.empty()) {
+    trace_directory(files.trace_dir, true);
+    kineto = report::kineto_files(first_plan, files.trace_options.ranks);
+    for (const report::KinetoFile& k : kineto)
+      in.outputs.add("--trace-dir", (std::filesystem::path(files.trace_dir) / k.name()).string());
+  }
   // Refuse what would not fit in memory, or a trace too large to open, before spending time on it.
   limits.first.trace_ranks = static_cast<int>(files.trace_options.ranks.size());
   std::vector<run::Result> sims;
@@ -189,6 +232,9 @@ int run_or_compare(Invocation& in, bool compare) {
   if (!files.trace.empty())
     in.outputs.stage(files.trace, report::chrome_trace(first, files.trace_options));
   if (!files.svg.empty()) in.outputs.stage(files.svg, report::schedule_svg(first));
+  for (const report::KinetoFile& k : kineto)
+    in.outputs.stage((std::filesystem::path(files.trace_dir) / k.name()).string(),
+                     report::kineto_trace(first, k.rank, &in.control));
   in.outputs.finish_report(in.output, step_table(in, runs, jobs, labels, compare));
   return 0;
 }

@@ -10,6 +10,7 @@
 #include "tests/test_support.hpp"
 
 TEST_CASE("Every entry of docs/errors.md prints exactly its documented message and exits 2") {
+  const stepsim::test::ChildLeakChecks leaks;  // every error path once, leaks checked
   std::ifstream in(stepsim::test::source_path("docs/errors.md"));
   REQUIRE(in);
   std::string line;

@@ -34,8 +34,8 @@ std::vector<int> fields_per_line(const std::string& csv) {
 // The simulating commands on a step of 32 micro-batches (the same outputs, a quarter of the time).
 const char* const kCommands[] = {
     "run scenarios/deepseek-v3-dualpipe.yaml --set training.global_batch=4096",
-    "compare scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-1f1b.yaml --set "
-    "training.global_batch=4096",
+    ("compare scenarios/deepseek-v3-dualpipe.yaml scenarios/deepseek-v3-1f1b.yaml --set "
+     "training.global_batch=4096"),
     "roofline scenarios/deepseek-v3-dualpipe.yaml scenarios/gpt3-175b-a100.yaml",
     "kernels scenarios/deepseek-v3-dualpipe.yaml --stage 3",
     "topo topologies/h800-256x8-mpft.yaml",
@@ -45,6 +45,7 @@ const char* const kCommands[] = {
 }  // namespace
 
 TEST_CASE("--csv: every row has the header's fields; -o writes what stdout shows") {
+  const stepsim::test::ChildLeakChecks leaks;  // every command once, leaks checked
   const auto dir = std::filesystem::temp_directory_path() / "stepsim_outputs_cli_test";
   std::filesystem::create_directories(dir);
   for (const char* command : kCommands) {

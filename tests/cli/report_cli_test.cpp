@@ -233,6 +233,7 @@ TEST_CASE(
 #endif
 
 TEST_CASE("report --stress: a section per scenario's campaign, as stepsim stress draws it") {
+  const stepsim::test::ChildLeakChecks leaks;  // report and stress once, leaks checked
   const std::string args = kSmall + " --stress straggler:1@1.5 --trials 4 --seed 3";
   const auto page = run_stepsim(args);
   REQUIRE(page.status == 0);

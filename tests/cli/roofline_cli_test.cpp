@@ -76,6 +76,7 @@ TEST_CASE("roofline --json has the documented top-level keys and verdicts") {
 }
 
 TEST_CASE("Every shipped scenario, model and topology checks clean and runs") {
+  const stepsim::test::ChildLeakChecks leaks;  // every shipped file once, leaks checked
   namespace fs = std::filesystem;
   for (const char* dir : {"scenarios", "models", "topologies"}) {
     for (const auto& e : fs::directory_iterator(std::string(STEPSIM_SOURCE_DIR) + "/" + dir)) {

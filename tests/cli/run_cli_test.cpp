@@ -1,6 +1,7 @@
 // End-to-end: stepsim run and compare on the shipped scenarios.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -177,4 +178,39 @@ TEST_CASE("run --with: two jobs on one fabric, each beside the other and alone; 
       "scenarios/deepseek-v3-dualpipe.yaml");
   CHECK(bad.status == 2);
   CHECK(bad.err.find("job 2 runs on cluster") != std::string::npos);
+}
+
+TEST_CASE("run --trace-dir: a Kineto trace per GPU shown, named by its rank; mistakes exit 2") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "stepsim_trace_dir";
+  fs::remove_all(dir);
+  const std::string scenario =
+      "scenarios/deepseek-v3-dualpipe.yaml --set training.global_batch=4096";
+  const auto r =
+      run_stepsim("run " + scenario + " --trace-dir '" + dir.string() + "' --trace-ranks 0,15");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  // Pipeline ranks 0 and 15 of 16, each 128 GPUs wide: their first GPUs, 0 and 1920.
+  CHECK(names == std::vector<std::string>{"rank-0.pt.trace.json", "rank-1920.pt.trace.json"});
+  const std::string text = stepsim::test::slurp(dir / "rank-1920.pt.trace.json");
+  CHECK(text.find("\"rank\": 1920") != std::string::npos);
+  CHECK(text.find("ncclDevKernel_") != std::string::npos);
+  CHECK(text.find("deep_ep::internode::dispatch") != std::string::npos);
+  // The same files again, byte for byte.
+  REQUIRE(run_stepsim("run " + scenario + " --trace-dir '" + dir.string() + "' --trace-ranks 0,15")
+              .status == 0);
+  CHECK(stepsim::test::slurp(dir / "rank-1920.pt.trace.json") == text);
+  // A file where the directory should be; a directory in a missing one; ranks without a trace.
+  const fs::path file = dir / "rank-0.pt.trace.json";
+  const auto not_dir = run_stepsim("run " + scenario + " --trace-dir '" + file.string() + "'");
+  CHECK(not_dir.status == 2);
+  CHECK(not_dir.err.find("is not a directory") != std::string::npos);
+  CHECK(run_stepsim("run " + scenario + " --trace-dir /nonexistent-dir/traces").status == 2);
+  CHECK_FALSE(fs::exists("/nonexistent-dir"));
+  const auto ranks = run_stepsim("run " + scenario + " --trace-ranks 0");
+  CHECK(ranks.status == 2);
+  CHECK(ranks.err.find("--trace-ranks has no effect without --trace") != std::string::npos);
+  fs::remove_all(dir);
 }

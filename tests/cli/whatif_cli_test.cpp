@@ -7,6 +7,7 @@
 using stepsim::test::run_stepsim;
 
 TEST_CASE("whatif --json: the bound plus every term is the simulated step, which run reports") {
+  const stepsim::test::ChildLeakChecks leaks;  // whatif once, leaks checked
   const std::string name = "gpt3-175b-zero3-a100";
   if (!stepsim::test::shipped_scenario_runs_here(name)) return;
   const std::string file = stepsim::test::source_path("scenarios/" + name + ".yaml");
