@@ -5,13 +5,13 @@
 namespace stepsim::cli {
 
 extern const Command kRun, kCompare, kRoofline, kCheck, kTopo, kCollective, kKernels, kCalibrate,
-    kPlan, kSweep, kStress, kReport, kWhatif;
+    kPlan, kSweep, kStress, kReport, kWhatif, kTrace;
 
 namespace {
 
 const Command* const kCommands[] = {&kRun,        &kCompare, &kRoofline,  &kCheck, &kTopo,
                                     &kCollective, &kKernels, &kCalibrate, &kPlan,  &kSweep,
-                                    &kStress,     &kReport,  &kWhatif};
+                                    &kStress,     &kReport,  &kWhatif,    &kTrace};
 
 constexpr std::string_view kExamples =
     "examples:\n"

@@ -1,0 +1,86 @@
+// stepsim trace summarize: profiles in, per rank and kernel class, as text, JSON and CSV.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "tests/json_dom.hpp"
+#include "tests/test_support.hpp"
+
+using stepsim::test::run_stepsim;
+
+TEST_CASE("trace summarize: the hand-written trace as text, JSON and CSV") {
+  const std::string hand = "trace summarize tests/profile/traces/hand.pt.trace.json";
+  const auto text = run_stepsim(hand);
+  REQUIRE_MESSAGE(text.status == 0, text.err);
+  CHECK(text.out.find("rank 3 (tests/profile/traces/hand.pt.trace.json): 7 GPU events; span "
+                      "220.00 us, busy 175.00 us, idle 45.00 us (20.5 %)") != std::string::npos);
+  CHECK(text.out.find("communication all_reduce") != std::string::npos);
+  const auto json = run_stepsim(hand + " --json");
+  REQUIRE(json.status == 0);
+  const stepsim::test::Json doc = stepsim::test::parse_json(json.out);
+  const auto& rank = doc.at("ranks").at(0);
+  CHECK(rank.at("rank").get<int>() == 3);
+  CHECK(rank.at("idle_s").get<double>() == doctest::Approx(45e-6));
+  CHECK(rank.at("classes").size() == 6);
+  CHECK(rank.at("classes").at(0).at("class") == "gemm");
+  const auto csv = run_stepsim(hand + " --csv");
+  REQUIRE(csv.status == 0);
+  CHECK(csv.out.rfind("file,rank,class,detail,time_s,count,share_of_span_fraction\n", 0) == 0);
+  CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 1 + 6 + 1);  // header, classes, idle
+}
+
+TEST_CASE("trace summarize reads what run --trace-dir writes, a directory for its files") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "stepsim_trace_summarize";
+  fs::remove_all(dir);
+  REQUIRE(run_stepsim("run scenarios/deepseek-v3-dualpipe.yaml --set training.global_batch=4096 "
+                      "--trace-dir '" +
+                      dir.string() + "' --trace-ranks 0,15")
+              .status == 0);
+  const auto r = run_stepsim("trace summarize '" + dir.string() + "' --json");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const stepsim::test::Json doc = stepsim::test::parse_json(r.out);
+  REQUIRE(doc.at("ranks").size() == 2);
+  CHECK(doc.at("ranks").at(0).at("rank").get<int>() == 0);
+  CHECK(doc.at("ranks").at(1).at("rank").get<int>() == 1920);
+  std::set<std::string> classes;
+  for (const auto& c : doc.at("ranks").at(0).at("classes"))
+    classes.insert(c.at("class").get<std::string>() + " " + c.at("detail").get<std::string>());
+  for (const char* want :
+       {"gemm fprop", "gemm dgrad", "gemm wgrad", "attention ", "communication dispatch",
+        "communication combine", "communication send_recv"})
+    CHECK_MESSAGE(classes.count(want) == 1, want);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("trace summarize: mistakes exit 2 at the file and line; --max-wall stops a long read") {
+  const auto bad = run_stepsim("trace summarize tests/profile/traces/malformed.json");
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("tests/profile/traces/malformed.json:3:") != std::string::npos);
+  CHECK(run_stepsim("trace summarize no/such/trace.json").status == 2);
+  CHECK(run_stepsim("trace frobnicate x").status == 2);
+  CHECK(run_stepsim("trace summarize").status == 2);
+  CHECK(run_stepsim("trace summarize tests/profile/traces/hand.pt.trace.json --set a=b").status ==
+        2);
+  // 70,000 events: the budget is checked every 65,536.
+  const auto big = std::filesystem::temp_directory_path() / "stepsim_big_trace.json";
+  {
+    std::ofstream out(big);
+    out << "{\"traceEvents\": [";
+    for (int i = 0; i < 70000; ++i)
+      out << (i ? "," : "") << R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, )"
+          << "\"ts\": " << i << R"(, "dur": 1, "args": {"stream": 7, "correlation": )" << i << "}}";
+    out << "]}";
+  }
+  const auto stopped = run_stepsim("trace summarize '" + big.string() + "' --max-wall 0.001");
+  CHECK(stopped.status == 3);
+  CHECK(stopped.out.empty());
+  const auto whole = run_stepsim("trace summarize '" + big.string() + "' --json");
+  REQUIRE(whole.status == 0);
+  CHECK(stepsim::test::parse_json(whole.out).at("ranks").at(0).at("gpu_events").get<int>() ==
+        70000);
+  std::filesystem::remove(big);
+}
