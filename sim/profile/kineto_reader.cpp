@@ -167,26 +167,37 @@ engine::SourceLoc locate(const std::string& path, std::size_t offset) {
 
 }  // namespace
 
-ProfileFile read_kineto(const std::string& path,
+namespace {
+
+const char* const kHint =
+    "give a PyTorch profiler trace (.json, as export_chrome_trace or tensorboard_trace_handler "
+    "writes it)";
+
+}  // namespace
+
+ProfileFile read_kineto(std::istream& in, const std::string& name,
                         const std::function<void(const ProfileEvent&)>& visit,
                         const engine::RunControl* control) {
   ProfileFile file;
-  file.path = path;
-  const std::string hint =
-      "give a PyTorch profiler trace (.json, as export_chrome_trace or "
-      "tensorboard_trace_handler writes it)";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw engine::UserError({path, 0, 0}, "cannot read the trace", hint);
+  file.path = name;
   Handler h(file, visit, control);
   if (!Json::sax_parse(in, &h)) {
     std::string what = h.error();
     if (const auto colon = what.rfind(": "); colon != std::string::npos)
       what = what.substr(colon + 2);
-    throw engine::UserError(locate(path, h.error_at()), "not JSON: " + what, hint);
+    throw engine::UserError(locate(name, h.error_at()), "not JSON: " + what, kHint);
   }
   if (!h.saw_events())
-    throw engine::UserError({path, 0, 0}, "no traceEvents array at the top level", hint);
+    throw engine::UserError({name, 0, 0}, "no traceEvents array at the top level", kHint);
   return file;
+}
+
+ProfileFile read_kineto(const std::string& path,
+                        const std::function<void(const ProfileEvent&)>& visit,
+                        const engine::RunControl* control) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw engine::UserError({path, 0, 0}, "cannot read the trace", kHint);
+  return read_kineto(in, path, visit, control);
 }
 
 }  // namespace stepsim::profile

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <functional>
+#include <istream>
 #include <string>
 
 #include "sim/engine/simulator.hpp"
@@ -43,6 +44,10 @@ struct ProfileFile {
 // file (and line, for malformed JSON) when it cannot be read, is not JSON, or has no
 // traceEvents array.
 ProfileFile read_kineto(const std::string& path,
+                        const std::function<void(const ProfileEvent&)>& visit,
+                        const engine::RunControl* control = nullptr);
+// The same from a stream (a trace held in memory), `name` standing for its file in messages.
+ProfileFile read_kineto(std::istream& in, const std::string& name,
                         const std::function<void(const ProfileEvent&)>& visit,
                         const engine::RunControl* control = nullptr);
 

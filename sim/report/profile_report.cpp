@@ -88,4 +88,117 @@ std::string profile_summary_csv(const std::vector<profile::RankSummary>& ranks) 
   return t.str();
 }
 
+namespace {
+
+std::string ratio(const profile::CompareRow& r) {
+  if (r.measured_s > 0.0 && r.simulated_s <= 0.0) return "not simulated";
+  if (r.measured_s <= 0.0 && r.simulated_s > 0.0) return "not in profile";
+  return r.ratio() > 0.0 ? format::fixed(r.ratio(), 3) : "-";
+}
+
+std::string time_or_dash(double s) {
+  return s > 0.0 ? format::seconds(s) : "-";
+}
+
+void rows_json(format::JsonWriter& w, const char* key, const std::vector<profile::CompareRow>& rs) {
+  w.key(key).begin_array();
+  for (const profile::CompareRow& r : rs) {
+    w.begin_object().field("label", r.label);
+    w.field("measured_s", r.measured_s).field("simulated_s", r.simulated_s);
+    w.field("measured_count", r.measured_count).field("simulated_count", r.simulated_count);
+    if (r.ratio() > 0.0)
+      w.field("ratio", r.ratio());
+    else
+      w.key("ratio").null();
+    w.end_object();
+  }
+  w.end_array();
+}
+
+}  // namespace
+
+std::string profile_compare_text(const std::vector<ProfileComparison>& cs) {
+  std::string out;
+  for (const ProfileComparison& pc : cs) {
+    const profile::Comparison& c = pc.c;
+    if (!out.empty()) out += "\n";
+    out += c.measured.file.path + " (" + rank_name(c.measured) + ") against " + pc.against +
+           "\n  span " + format::seconds(c.measured.span_s) + " measured, " +
+           format::seconds(c.simulated.span_s) + " simulated; idle " +
+           format::seconds(c.measured.idle_s()) + " measured, " +
+           format::seconds(c.simulated.idle_s()) + " simulated\n";
+    format::TextTable t({"class", "measured", "simulated", "ratio", "count", "simulated count"});
+    for (const profile::CompareRow& r : c.classes)
+      t.row({r.label, time_or_dash(r.measured_s), time_or_dash(r.simulated_s), ratio(r),
+             std::to_string(r.measured_count), std::to_string(r.simulated_count)});
+    out += t.render();
+    if (!c.layers.empty()) {
+      out += "\n  per layer (the kernels of ops whose annotation names the layer)\n";
+      format::TextTable l({"layer", "measured", "simulated", "ratio"});
+      for (const profile::CompareRow& r : c.layers)
+        l.row({r.label, time_or_dash(r.measured_s), time_or_dash(r.simulated_s), ratio(r)});
+      out += l.render("    ");
+    }
+    if (!c.kernels.empty()) {
+      out += "\n  the kernels whose times differ most\n";
+      format::TextTable k({"kernel", "measured", "simulated", "ratio"});
+      for (const profile::CompareRow& r : c.kernels)
+        k.row({r.label.size() > 60 ? r.label.substr(0, 57) + "..." : r.label,
+               time_or_dash(r.measured_s), time_or_dash(r.simulated_s), ratio(r)});
+      out += k.render("    ");
+    }
+  }
+  return out.empty() || out.back() == '\n' ? out : out + "\n";
+}
+
+std::string profile_compare_json(const std::vector<ProfileComparison>& cs) {
+  format::JsonWriter w;
+  w.begin_object().key("comparisons").begin_array();
+  for (const ProfileComparison& pc : cs) {
+    const profile::Comparison& c = pc.c;
+    w.begin_object().field("file", c.measured.file.path);
+    if (c.measured.file.rank >= 0)
+      w.field("rank", c.measured.file.rank);
+    else
+      w.key("rank").null();
+    w.field("against", pc.against);
+    w.field("measured_span_s", c.measured.span_s).field("simulated_span_s", c.simulated.span_s);
+    w.field("measured_idle_s", c.measured.idle_s()).field("simulated_idle_s", c.simulated.idle_s());
+    rows_json(w, "classes", c.classes);
+    rows_json(w, "layers", c.layers);
+    rows_json(w, "kernels", c.kernels);
+    w.end_object();
+  }
+  w.end_array().end_object();
+  std::string text = w.str();
+  return text.back() == '\n' ? text : text + "\n";
+}
+
+std::string profile_compare_csv(const std::vector<ProfileComparison>& cs) {
+  format::CsvTable t({"file", "rank", "table", "label", "measured_s", "simulated_s", "ratio",
+                      "measured_count", "simulated_count"});
+  for (const ProfileComparison& pc : cs) {
+    const profile::Comparison& c = pc.c;
+    auto rows = [&](const char* table, const std::vector<profile::CompareRow>& rs) {
+      for (const profile::CompareRow& r : rs) {
+        t.row().text(c.measured.file.path);
+        if (c.measured.file.rank >= 0)
+          t.integer(c.measured.file.rank);
+        else
+          t.empty();
+        t.text(table).text(r.label).number(r.measured_s).number(r.simulated_s);
+        if (r.ratio() > 0.0)
+          t.number(r.ratio());
+        else
+          t.empty();
+        t.integer(r.measured_count).integer(r.simulated_count);
+      }
+    };
+    rows("class", c.classes);
+    rows("layer", c.layers);
+    rows("kernel", c.kernels);
+  }
+  return t.str();
+}
+
 }  // namespace stepsim::report

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/profile/profile_compare.hpp"
 #include "sim/profile/profile_summary.hpp"
 
 namespace stepsim::report {
@@ -13,5 +14,16 @@ std::string profile_summary_text(const std::vector<profile::RankSummary>& ranks)
 std::string profile_summary_json(const std::vector<profile::RankSummary>& ranks);
 // One row per rank and class (the idle time a class of its own, "idle").
 std::string profile_summary_csv(const std::vector<profile::RankSummary>& ranks);
+
+// `stepsim trace compare`: each profile against the simulated step's same GPU, `against` naming
+// the scenario and the GPU ("scenarios/x.yaml, pipeline rank 3 (GPU 384)").
+struct ProfileComparison {
+  profile::Comparison c;
+  std::string against;
+};
+std::string profile_compare_text(const std::vector<ProfileComparison>& cs);
+std::string profile_compare_json(const std::vector<ProfileComparison>& cs);
+// One row per profile and row: table (class, layer or kernel), label, both times, the ratio.
+std::string profile_compare_csv(const std::vector<ProfileComparison>& cs);
 
 }  // namespace stepsim::report

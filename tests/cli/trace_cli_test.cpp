@@ -84,3 +84,76 @@ TEST_CASE("trace summarize: mistakes exit 2 at the file and line; --max-wall sto
         70000);
   std::filesystem::remove(big);
 }
+
+TEST_CASE("trace compare: a step's own traces compare at 1; a class slowed by 1.3 reads 1.3") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "stepsim_trace_compare";
+  fs::remove_all(dir);
+  const std::string scenario =
+      "scenarios/deepseek-v3-dualpipe.yaml --set training.global_batch=4096";
+  REQUIRE(run_stepsim("run " + scenario + " --trace-dir '" + dir.string() + "' --trace-ranks 0,7")
+              .status == 0);
+  const auto same = run_stepsim("trace compare '" + dir.string() + "' " + scenario + " --json");
+  REQUIRE_MESSAGE(same.status == 0, same.err);
+  const stepsim::test::Json doc = stepsim::test::parse_json(same.out);
+  REQUIRE(doc.at("comparisons").size() == 2);
+  for (const auto& c : doc.at("comparisons")) {
+    CHECK(c.at("classes").size() >= 10);
+    for (const auto& row : c.at("classes")) {
+      CAPTURE(row.at("label"));
+      REQUIRE(!row.at("ratio").is_null());
+      CHECK(row.at("ratio").get<double>() == doctest::Approx(1.0).epsilon(0.01));
+    }
+    CHECK(!c.at("layers").empty());
+    CHECK(c.at("kernels").empty());  // no kernel differs
+  }
+  // Every attention kernel of rank 0's trace 1.3 times as long.
+  const fs::path file = dir / "rank-0.pt.trace.json";
+  stepsim::test::Json trace = stepsim::test::parse_json(stepsim::test::slurp(file));
+  for (auto& e : trace.at("traceEvents"))
+    if (e.value("cat", "") == "kernel" && e.at("args").value("stepsim class", "") == "attention")
+      e["dur"] = e.at("dur").get<double>() * 1.3;
+  const fs::path slowed = dir / "slowed.json";
+  std::ofstream(slowed) << trace.dump(1);
+  const auto r = run_stepsim("trace compare '" + slowed.string() + "' " + scenario + " --json");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const stepsim::test::Json cmp = stepsim::test::parse_json(r.out);
+  for (const auto& row : cmp.at("comparisons").at(0).at("classes")) {
+    CAPTURE(row.at("label"));
+    const double want = row.at("label") == "attention" ? 1.3 : 1.0;
+    CHECK(row.at("ratio").get<double>() == doctest::Approx(want).epsilon(1e-6));
+  }
+  CHECK(cmp.at("comparisons")
+            .at(0)
+            .at("kernels")
+            .at(0)
+            .at("label")
+            .get<std::string>()
+            .find("attn_core") == 0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("trace compare: a real profile's unmodelled classes listed; mistakes exit 2") {
+  const auto r = run_stepsim(
+      "trace compare tests/profile/traces/hand.pt.trace.json scenarios/gpt3-175b-zero3-a100.yaml");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(r.out.find("pipeline rank 0 (simulated on GPU 0)") != std::string::npos);
+  const auto memcpy = r.out.find("\n  memcpy ");
+  REQUIRE(memcpy != std::string::npos);
+  CHECK(r.out.find("not simulated", memcpy) < r.out.find('\n', memcpy + 1));
+  CHECK(run_stepsim("trace compare tests/profile/traces/hand.pt.trace.json").status == 2);
+  CHECK(run_stepsim("trace compare scenarios/gpt3-175b-zero3-a100.yaml").status == 2);
+  // A rank the scenario does not have; a trace that names none.
+  const auto far = std::filesystem::temp_directory_path() / "stepsim_rank_5000.json";
+  std::ofstream(far) << R"({"distributedInfo": {"rank": 5000}, "traceEvents": []})";
+  const auto beyond =
+      run_stepsim("trace compare '" + far.string() + "' scenarios/gpt3-175b-zero3-a100.yaml");
+  CHECK(beyond.status == 2);
+  CHECK(beyond.err.find("rank 5000 is not among the scenario's 1536 GPUs") != std::string::npos);
+  std::ofstream(far) << R"({"traceEvents": []})";
+  const auto none =
+      run_stepsim("trace compare '" + far.string() + "' scenarios/gpt3-175b-zero3-a100.yaml");
+  CHECK(none.status == 2);
+  CHECK(none.err.find("names no rank") != std::string::npos);
+  std::filesystem::remove(far);
+}

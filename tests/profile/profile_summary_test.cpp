@@ -36,3 +36,13 @@ TEST_CASE("The hand-written trace: each class's time and count as counted by han
   CHECK(s.idle_s() * 1e6 == doctest::Approx(45.0));
   CHECK(s.classes.front().cls.label() == "gemm");  // the longest first
 }
+
+TEST_CASE("Layers named by op annotations: stepsim's op names and module paths") {
+  CHECK(profile::annotated_layer("F mb3 L12 attn") == 12);
+  CHECK(profile::annotated_layer("B mb0 L0 experts") == 0);
+  CHECK(profile::annotated_layer("module.decoder.layers.27.self_attention") == 27);
+  CHECK(profile::annotated_layer("transformer.layer_5.mlp") == 5);
+  CHECK(profile::annotated_layer("F mb3 embed") == -1);
+  CHECK(profile::annotated_layer("LayerNorm") == -1);
+  CHECK(profile::annotated_layer("ProfilerStep#2") == -1);
+}
