@@ -1,8 +1,10 @@
 // stepsim calibrate import FILE.csv --device DEVICE.yaml -o OUT.yaml: measured kernel rates into
-// a device file (config/calibration_import.hpp).
+// a device file (config/calibration_import.hpp); --from-trace PROFILE.json takes them from a
+// PyTorch profiler trace (profile/trace_measurements.hpp).
 #include "sim/cli/command.hpp"
 #include "sim/config/calibration_import.hpp"
 #include "sim/config/load.hpp"
+#include "sim/profile/trace_measurements.hpp"
 
 namespace stepsim::cli {
 
@@ -13,8 +15,38 @@ namespace {
 void calibrate_options(po::options_description& opts) {
   opts.add_options()("device", po::value<std::string>()->value_name("DEVICE.yaml"),
                      "the device file to start from")(
-      "output,o", po::value<std::string>()->value_name("OUT.yaml"), "the device file to write");
+      "output,o", po::value<std::string>()->value_name("OUT.yaml"), "the device file to write")(
+      "from-trace", po::value<std::string>()->value_name("PROFILE.json"),
+      "take the measurements from a PyTorch profiler trace recorded with record_shapes (its "
+      "GEMMs with their shapes, its device-to-device copies) instead of a CSV");
   add_max_wall_option(opts);
+}
+
+// The measurements of a profile (profile/trace_measurements.hpp), imported as a CSV's are; a
+// refusal of one is reported at the trace, naming the measurement.
+int import_trace(Invocation& in, const std::string& trace, const std::string& device) {
+  const profile::TraceMeasurements m = profile::trace_measurements(trace, &in.control);
+  config::CalibrationImport r;
+  try {
+    r = config::import_calibration_text(m.csv, trace, device, in.output, &in.control);
+  } catch (const engine::UserError& e) {
+    if (e.loc().file != trace) throw;
+    for (const profile::TraceMeasurement& row : m.rows)
+      if (row.csv_line == e.loc().line)
+        throw engine::UserError({trace, 0, 0}, row.what + ": " + e.message(), e.hint());
+    throw engine::UserError({trace, 0, 0}, e.message(), e.hint());
+  }
+  in.outputs.stage(in.output, r.yaml);
+  std::string text = std::to_string(m.gemms) + " GEMM shapes and " + std::to_string(m.copies) +
+                     " copy sizes from " + trace + " into " + std::to_string(r.tables) +
+                     " tables, replacing " + std::to_string(r.dropped) + " of " + device +
+                     "; wrote " + in.output + "\n";
+  for (const profile::TraceMeasurement& row : m.rows) text += "  " + row.what + "\n";
+  if (m.unshaped > 0)
+    text += "  (" + std::to_string(m.unshaped) +
+            " GEMM kernels without their op's shapes not taken: record_shapes=True records them)\n";
+  in.outputs.finish(text);
+  return 0;
 }
 
 int calibrate(Invocation& in) {
@@ -24,8 +56,12 @@ int calibrate(Invocation& in) {
   const std::string device = in.text("device");
   if (in.files.empty() || in.files[0] != "import")
     throw engine::UserError({"<command line>", 0, 0}, "calibrate needs the action 'import'", usage);
-  if (in.files.size() != 2)
-    throw engine::UserError({"<command line>", 0, 0}, "calibrate import needs one CSV file", usage);
+  const bool from_trace = in.vm.count("from-trace") > 0;
+  if (in.files.size() != (from_trace ? 1u : 2u))
+    throw engine::UserError({"<command line>", 0, 0},
+                            from_trace ? "calibrate import takes a CSV or --from-trace, not both"
+                                       : "calibrate import needs one CSV file",
+                            usage);
   if (device.empty())
     throw engine::UserError({"<command line>", 0, 0}, "calibrate import needs --device", usage);
   if (in.output.empty())
@@ -33,9 +69,11 @@ int calibrate(Invocation& in) {
   if (!in.sets.empty())
     throw engine::UserError({"<command line>", 0, 0}, "calibrate import takes no --set",
                             "edit the CSV or the device file instead");
-  in.outputs.check_inputs({in.files[1], device});
+  const std::string source = from_trace ? in.text("from-trace") : in.files[1];
+  in.outputs.check_inputs({source, device});
   // The kernel tables the device names are inputs too: the output must not replace one.
   config::load_device(device);
+  if (from_trace) return import_trace(in, source, device);
   const config::CalibrationImport r =
       config::import_calibration(in.files[1], device, in.output, &in.control);
   in.outputs.stage(in.output, r.yaml);

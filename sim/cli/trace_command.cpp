@@ -11,6 +11,7 @@
 #include "sim/profile/profile_compare.hpp"
 #include "sim/report/kineto_trace.hpp"
 #include "sim/report/profile_report.hpp"
+#include "sim/report/trace_compare_page.hpp"
 
 namespace stepsim::cli {
 
@@ -20,6 +21,9 @@ void trace_options(boost::program_options::options_description& opts) {
   add_output_options(opts);
   add_max_wall_option(opts);
   add_max_memory_option(opts);
+  opts.add_options()("html", boost::program_options::value<std::string>()->value_name("FILE"),
+                     "trace compare: also write a page drawing each profile's streams above the "
+                     "simulated GPU's");
 }
 
 // The trace files named: files as given, directories as their .json files in name order.
@@ -86,13 +90,29 @@ int compare(Invocation& in, const std::vector<std::string>& traces, const std::s
                                   std::to_string(plan.world) + " GPUs",
                               "compare it with the scenario of the job it profiled");
     const int rank = plan.rank_of_gpu(gpu);
-    std::istringstream text(report::kineto_trace(step, rank, &in.control));
+    const std::string trace = report::kineto_trace(step, rank, &in.control);
+    std::istringstream text(trace);
     const profile::RankSummary simulated =
         profile::summarize(text, "the simulated step", &in.control, true);
-    out.push_back({profile::compare(measured, simulated),
-                   scenario + ", pipeline rank " + std::to_string(rank) + " (simulated on GPU " +
-                       std::to_string(plan.first_gpu(rank)) + ")"});
+    report::ProfileComparison pc{profile::compare(measured, simulated),
+                                 scenario + ", pipeline rank " + std::to_string(rank) +
+                                     " (simulated on GPU " + std::to_string(plan.first_gpu(rank)) +
+                                     ")",
+                                 {},
+                                 {}};
+    if (in.vm.count("html")) {
+      // One time axis: the longer of the two spans from each side's first GPU event.
+      const double span_us = 1e6 * std::max(measured.span_s, simulated.span_s);
+      pc.measured_bins = profile::bin_streams(f, measured.start_us, measured.start_us + span_us,
+                                              report::kCompareBins, &in.control);
+      std::istringstream again(trace);
+      pc.simulated_bins =
+          profile::bin_streams(again, "the simulated step", simulated.start_us,
+                               simulated.start_us + span_us, report::kCompareBins, &in.control);
+    }
+    out.push_back(std::move(pc));
   }
+  if (in.vm.count("html")) in.outputs.stage(in.text("html"), report::trace_compare_page(out));
   in.outputs.finish_report(in.output,
                            in.format == OutputFormat::json  ? report::profile_compare_json(out)
                            : in.format == OutputFormat::csv ? report::profile_compare_csv(out)
@@ -122,10 +142,14 @@ int trace(Invocation& in) {
   }
   if (args.empty())
     throw engine::UserError({"<command line>", 0, 0}, "trace summarize needs a trace file", kUsage);
+  if (action == "summarize" && in.vm.count("html"))
+    throw engine::UserError({"--html", 0, 0}, "trace summarize draws no page",
+                            "--html goes with trace compare");
   if (action == "summarize" && !in.sets.empty())
     throw engine::UserError({"<command line>", 0, 0}, "trace summarize takes no --set",
                             "it reads profiles, not scenarios");
   const std::vector<std::string> files = trace_files(args);
+  if (in.vm.count("html")) in.outputs.add("--html", in.text("html"));
   in.outputs.check_inputs(files);
   return action == "summarize" ? summarize(in, files) : compare(in, files, scenario);
 }

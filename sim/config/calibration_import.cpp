@@ -77,6 +77,8 @@ struct Csv {
   }
 };
 
+Csv read_csv(std::istream& in, const std::string& file, const engine::RunControl* control);
+
 Csv read_csv(const std::string& file, const engine::RunControl* control) {
   if (const std::string why = unreadable_because(file); !why.empty())
     throw UserError({"<command line>", 0, 0}, "cannot read '" + file + "': " + why,
@@ -92,6 +94,10 @@ Csv read_csv(const std::string& file, const engine::RunControl* control) {
                     "the one before wrote)");
   std::ifstream in(file);
   engine::note_input(file);
+  return read_csv(in, file, control);
+}
+
+Csv read_csv(std::istream& in, const std::string& file, const engine::RunControl* control) {
   Csv csv;
   csv.file = file;
   std::vector<std::string> header;
@@ -398,10 +404,11 @@ void check_loads(const std::string& yaml, const std::string& output_file,
 
 }  // namespace
 
-CalibrationImport import_calibration(const std::string& csv_file, const std::string& device_file,
-                                     const std::string& output_file,
-                                     const engine::RunControl* control) {
-  const Csv csv = read_csv(csv_file, control);
+namespace {
+
+CalibrationImport import_csv(const Csv& csv, const std::string& csv_file,
+                             const std::string& device_file, const std::string& output_file,
+                             const engine::RunControl* control) {
   const spec::DeviceSpec device = load_device(device_file);  // a valid device to start from
   // Rows grouped by table key, in the CSV's order.
   std::map<TableKey, YAML::Node> tables;
@@ -438,6 +445,22 @@ CalibrationImport import_calibration(const std::string& csv_file, const std::str
   out.yaml = std::string(e.c_str()) + "\n";
   check_loads(out.yaml, output_file, csv_file);
   return out;
+}
+
+}  // namespace
+
+CalibrationImport import_calibration(const std::string& csv_file, const std::string& device_file,
+                                     const std::string& output_file,
+                                     const engine::RunControl* control) {
+  return import_csv(read_csv(csv_file, control), csv_file, device_file, output_file, control);
+}
+
+CalibrationImport import_calibration_text(const std::string& csv_text, const std::string& source,
+                                          const std::string& device_file,
+                                          const std::string& output_file,
+                                          const engine::RunControl* control) {
+  std::istringstream in(csv_text);
+  return import_csv(read_csv(in, source, control), source, device_file, output_file, control);
 }
 
 }  // namespace stepsim::config

@@ -47,5 +47,12 @@ inline constexpr int kMaxCalibrationRows = 10'000;
 CalibrationImport import_calibration(const std::string& csv_file, const std::string& device_file,
                                      const std::string& output_file,
                                      const engine::RunControl* control = nullptr);
+// The same from the CSV's text (measurements taken from a profile: profile/
+// trace_measurements.hpp), `source` standing for its file: in the tables' names and sources, and
+// in messages, where a line is the text's.
+CalibrationImport import_calibration_text(const std::string& csv_text, const std::string& source,
+                                          const std::string& device_file,
+                                          const std::string& output_file,
+                                          const engine::RunControl* control = nullptr);
 
 }  // namespace stepsim::config

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <vector>
 
+#include "sim/engine/input_files.hpp"
 #include "sim/engine/user_error.hpp"
 
 namespace stepsim::profile {
@@ -14,7 +15,19 @@ namespace {
 using Json = nlohmann::json;
 
 // Where the parser is: which container, which the handler keeps anything of.
-enum class Frame : std::uint8_t { top, info, events, event, args, skip };
+enum class Frame : std::uint8_t {
+  top,
+  info,
+  devices,
+  device,
+  events,
+  event,
+  args,
+  dims,
+  dim,
+  types,
+  skip
+};
 
 // The SAX handler: a stack of frames, the key last read, the event being filled.
 class Handler : public nlohmann::json_sax<Json> {
@@ -48,6 +61,10 @@ class Handler : public nlohmann::json_sax<Json> {
         event_.collective = v;
       else if (key_ == "stepsim class")
         event_.stepsim_class = v;
+    } else if (f == Frame::types) {
+      event_.input_types.push_back(v);
+    } else if (f == Frame::device && key_ == "name" && file_.gpu.empty()) {
+      file_.gpu = v;
     }
     return true;
   }
@@ -61,6 +78,7 @@ class Handler : public nlohmann::json_sax<Json> {
       return push(Frame::event);
     }
     if (f == Frame::event && key_ == "args") return push(Frame::args);
+    if (f == Frame::devices) return push(Frame::device);
     return push(Frame::skip);
   }
 
@@ -81,6 +99,14 @@ class Handler : public nlohmann::json_sax<Json> {
         (frames_.empty() || key_ == "traceEvents")) {
       saw_events_ = true;
       return push(Frame::events);
+    }
+    const Frame f = frames_.empty() ? Frame::skip : frames_.back();
+    if (f == Frame::top && key_ == "deviceProperties") return push(Frame::devices);
+    if (f == Frame::args && key_ == "Input Dims") return push(Frame::dims);
+    if (f == Frame::args && key_ == "Input type") return push(Frame::types);
+    if (f == Frame::dims) {
+      event_.input_dims.emplace_back();
+      return push(Frame::dim);
     }
     return push(Frame::skip);
   }
@@ -129,6 +155,12 @@ class Handler : public nlohmann::json_sax<Json> {
         event_.external = whole;
       else if (key_ == "Group size")
         event_.group_size = whole;
+      else if (key_ == "bytes")
+        event_.bytes = v;
+    } else if (f == Frame::dim) {
+      event_.input_dims.back().push_back(whole);
+    } else if (f == Frame::top && key_ == "baseTimeNanoseconds") {
+      file_.base_time_ns = v;
     } else if (f == Frame::info) {
       if (key_ == "rank")
         file_.rank = static_cast<int>(whole);
@@ -197,6 +229,7 @@ ProfileFile read_kineto(const std::string& path,
                         const engine::RunControl* control) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw engine::UserError({path, 0, 0}, "cannot read the trace", kHint);
+  engine::note_input(path);  // no output of the command may replace it
   return read_kineto(in, path, visit, control);
 }
 

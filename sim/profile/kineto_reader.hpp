@@ -9,13 +9,16 @@
 // gpu_memcpy, gpu_memset, gpu_user_annotation, cpu_op, user_annotation, cuda_runtime, ...),
 // `name`, `pid`, `tid` and `args`. Of the args only those this reader names are kept: a GPU
 // event's `stream`, `correlation` and `External id`, a communication kernel's `Collective name`
-// and `Group size`, and `stepsim class` (the class of a kernel in a trace stepsim wrote).
+// and `Group size`, `stepsim class` (the class of a kernel in a trace stepsim wrote), a cpu_op's
+// `Input Dims` and `Input type` (recorded with record_shapes) and a copy's `bytes`; of the rest
+// of the file, the first device's name (deviceProperties) and baseTimeNanoseconds.
 // Keys may come in any order; unknown keys and nested values are skipped.
 #pragma once
 
 #include <functional>
 #include <istream>
 #include <string>
+#include <vector>
 
 #include "sim/engine/simulator.hpp"
 
@@ -30,13 +33,20 @@ struct ProfileEvent {
   std::string collective;     // args "Collective name"
   long long group_size = -1;  // args "Group size"
   std::string stepsim_class;  // args "stepsim class"
+  // A cpu_op recorded with record_shapes: its inputs' dimensions and types ("Input Dims",
+  // "Input type"); a copy's bytes ("bytes"; -1 when not given).
+  std::vector<std::vector<long long>> input_dims;
+  std::vector<std::string> input_types;
+  double bytes = -1.0;
 };
 
 struct ProfileFile {
   std::string path;
   int rank = -1;  // distributedInfo.rank; -1 when the trace has none
   int world_size = 0;
-  long long events = 0;  // in traceEvents
+  long long events = 0;        // in traceEvents
+  std::string gpu;             // deviceProperties[0].name; "" when not given
+  double base_time_ns = -1.0;  // baseTimeNanoseconds, when given
 };
 
 // Reads `path`, calling `visit` for every event of traceEvents in file order. `control` (signals,

@@ -8,7 +8,9 @@
 // "layers.12"); a profile whose annotations name none has no per-layer rows. Classes the profile
 // has and the simulated step does not (copies, fills, kernels stepsim does not model) are listed
 // with no simulated time, not dropped; classes the step has and the profile does not are listed
-// with no measured time.
+// with no measured time. Where one side does not say a class's detail for a whole group (a
+// profile's GEMMs: cuBLAS names do not give the pass), the other side's rows of that group are
+// summed into one, so that both compare at the level both can say.
 #pragma once
 
 #include <string>

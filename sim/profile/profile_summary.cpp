@@ -60,6 +60,7 @@ RankSummary summarize_with(Read read, bool detail) {
       last = std::max(last, b);
     }
     busy += close - open;
+    s.start_us = first;
     s.span_s = (last - first) * 1e-6;
     s.busy_s = busy * 1e-6;
   }

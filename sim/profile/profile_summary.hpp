@@ -32,6 +32,7 @@ struct ClassTime {
 
 struct RankSummary {
   ProfileFile file;
+  double start_us = 0.0;  // the first GPU event's start, in the trace's microseconds
   double span_s = 0.0;
   double busy_s = 0.0;
   long long gpu_events = 0;

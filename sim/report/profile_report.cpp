@@ -1,5 +1,7 @@
 #include "sim/report/profile_report.hpp"
 
+#include <cstdio>
+
 #include "sim/format/csv_table.hpp"
 #include "sim/format/json_writer.hpp"
 #include "sim/format/text_table.hpp"
@@ -90,12 +92,6 @@ std::string profile_summary_csv(const std::vector<profile::RankSummary>& ranks) 
 
 namespace {
 
-std::string ratio(const profile::CompareRow& r) {
-  if (r.measured_s > 0.0 && r.simulated_s <= 0.0) return "not simulated";
-  if (r.measured_s <= 0.0 && r.simulated_s > 0.0) return "not in profile";
-  return r.ratio() > 0.0 ? format::fixed(r.ratio(), 3) : "-";
-}
-
 std::string time_or_dash(double s) {
   return s > 0.0 ? format::seconds(s) : "-";
 }
@@ -117,6 +113,17 @@ void rows_json(format::JsonWriter& w, const char* key, const std::vector<profile
 
 }  // namespace
 
+std::string ratio_text(const profile::CompareRow& r) {
+  if (r.measured_s > 0.0 && r.simulated_s <= 0.0) return "not simulated";
+  if (r.measured_s <= 0.0 && r.simulated_s > 0.0) return "not in profile";
+  const double q = r.ratio();
+  if (q <= 0.0) return "-";
+  if (q >= 0.01 && q < 1000.0) return format::fixed(q, 3);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", q);  // three figures: 8.17e-06
+  return buf;
+}
+
 std::string profile_compare_text(const std::vector<ProfileComparison>& cs) {
   std::string out;
   for (const ProfileComparison& pc : cs) {
@@ -129,14 +136,14 @@ std::string profile_compare_text(const std::vector<ProfileComparison>& cs) {
            format::seconds(c.simulated.idle_s()) + " simulated\n";
     format::TextTable t({"class", "measured", "simulated", "ratio", "count", "simulated count"});
     for (const profile::CompareRow& r : c.classes)
-      t.row({r.label, time_or_dash(r.measured_s), time_or_dash(r.simulated_s), ratio(r),
+      t.row({r.label, time_or_dash(r.measured_s), time_or_dash(r.simulated_s), ratio_text(r),
              std::to_string(r.measured_count), std::to_string(r.simulated_count)});
     out += t.render();
     if (!c.layers.empty()) {
       out += "\n  per layer (the kernels of ops whose annotation names the layer)\n";
       format::TextTable l({"layer", "measured", "simulated", "ratio"});
       for (const profile::CompareRow& r : c.layers)
-        l.row({r.label, time_or_dash(r.measured_s), time_or_dash(r.simulated_s), ratio(r)});
+        l.row({r.label, time_or_dash(r.measured_s), time_or_dash(r.simulated_s), ratio_text(r)});
       out += l.render("    ");
     }
     if (!c.kernels.empty()) {
@@ -144,7 +151,7 @@ std::string profile_compare_text(const std::vector<ProfileComparison>& cs) {
       format::TextTable k({"kernel", "measured", "simulated", "ratio"});
       for (const profile::CompareRow& r : c.kernels)
         k.row({r.label.size() > 60 ? r.label.substr(0, 57) + "..." : r.label,
-               time_or_dash(r.measured_s), time_or_dash(r.simulated_s), ratio(r)});
+               time_or_dash(r.measured_s), time_or_dash(r.simulated_s), ratio_text(r)});
       out += k.render("    ");
     }
   }

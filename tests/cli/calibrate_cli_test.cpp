@@ -9,6 +9,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "sim/config/load.hpp"
+#include "sim/hw/kernel_model.hpp"
 #include "tests/test_support.hpp"
 
 using stepsim::test::run_stepsim;
@@ -124,4 +126,49 @@ TEST_CASE("Calibration import refuses bad measurements at their CSV line, writin
   r = run_stepsim("calibrate import");
   CHECK(r.status == 2);
   CHECK(r.err.find("calibrate import needs one CSV file") != std::string::npos);
+}
+
+TEST_CASE("calibrate import --from-trace: a profile's GEMMs time their shapes back to the trace") {
+  const TempDir dir;
+  const std::string out = (dir.path / "h100-profiled.yaml").string();
+  const auto r = run_stepsim(
+      "calibrate import --from-trace tests/profile/traces/hand.pt.trace.json --device "
+      "topologies/h100.yaml -o '" +
+      out + "'");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(r.out.find("1 GEMM shapes and 1 copy sizes from tests/profile/traces/hand.pt.trace.json") !=
+        std::string::npos);
+  CHECK(r.out.find("GEMM bf16 1024x1024x4096 (1 kernels, median 50.00 us)") != std::string::npos);
+  CHECK(r.out.find("1 GEMM kernels without their op's shapes not taken") != std::string::npos);
+  // The traced GEMM (aten::mm of [1024, 4096] by [4096, 1024], 50 us) at its traced rate.
+  const stepsim::spec::DeviceSpec d = stepsim::config::load_device(out);
+  const stepsim::hw::TableKernelModel model(d);
+  stepsim::hw::Kernel g;
+  g.cls = &stepsim::hw::kGemmClass;
+  g.precision = stepsim::spec::Precision::bf16;
+  g.m = 1024, g.n = 1024, g.k = 4096;
+  g.flops = 2.0 * g.m * g.n * g.k;
+  const stepsim::hw::KernelEstimate e = model.explain(g, 1.0);
+  CHECK(e.rate == doctest::Approx(g.flops / 50e-6).epsilon(0.01));
+  CHECK(e.rule.find("row hand.pt.trace-gemm-bf16-cublas 1024x1024x4096") != std::string::npos);
+  // The 8 MiB device-to-device copy: 16 MiB moved in 20 us.
+  stepsim::hw::Kernel copy;
+  copy.cls = &stepsim::hw::kMemoryClass;
+  copy.hbm_bytes = 2.0 * 8388608;
+  CHECK(model.explain(copy, 1.0).rate == doctest::Approx(2.0 * 8388608 / 20e-6).epsilon(0.01));
+  // A trace without shapes has nothing to import; --from-trace beside a CSV is refused.
+  const auto none = run_stepsim(
+      "calibrate import --from-trace tests/profile/traces/malformed.json "
+      "--device topologies/h100.yaml -o '" +
+      out + "x'");
+  CHECK(none.status == 2);
+  const auto bare = dir.file("bare.json", R"({"traceEvents": []})");
+  const auto empty = run_stepsim("calibrate import --from-trace '" + bare +
+                                 "' --device topologies/h100.yaml -o '" + out + "x'");
+  CHECK(empty.status == 2);
+  CHECK(empty.err.find("record_shapes=True") != std::string::npos);
+  CHECK(run_stepsim("calibrate import x.csv --from-trace '" + bare +
+                    "' --device topologies/h100.yaml -o '" + out + "x'")
+            .status == 2);
+  CHECK_FALSE(fs::exists(out + "x"));
 }

@@ -93,8 +93,16 @@ TEST_CASE("trace compare: a step's own traces compare at 1; a class slowed by 1.
       "scenarios/deepseek-v3-dualpipe.yaml --set training.global_batch=4096";
   REQUIRE(run_stepsim("run " + scenario + " --trace-dir '" + dir.string() + "' --trace-ranks 0,7")
               .status == 0);
-  const auto same = run_stepsim("trace compare '" + dir.string() + "' " + scenario + " --json");
+  const fs::path page = dir / "compare.html";
+  const auto same = run_stepsim("trace compare '" + dir.string() + "' " + scenario +
+                                " --json --html '" + page.string() + "'");
   REQUIRE_MESSAGE(same.status == 0, same.err);
+  // The page: both GPUs of both ranks, their streams one above the other.
+  const std::string html = stepsim::test::slurp(page);
+  CHECK(html.find("profile stream 7 (compute)") != std::string::npos);
+  CHECK(html.find("simulated stream 13 (comm)") != std::string::npos);
+  CHECK(html.find("<title>gemm ") != std::string::npos);
+  fs::remove(page);
   const stepsim::test::Json doc = stepsim::test::parse_json(same.out);
   REQUIRE(doc.at("comparisons").size() == 2);
   for (const auto& c : doc.at("comparisons")) {
@@ -142,6 +150,14 @@ TEST_CASE("trace compare: a real profile's unmodelled classes listed; mistakes e
   REQUIRE(memcpy != std::string::npos);
   CHECK(r.out.find("not simulated", memcpy) < r.out.find('\n', memcpy + 1));
   CHECK(run_stepsim("trace compare tests/profile/traces/hand.pt.trace.json").status == 2);
+  CHECK(
+      run_stepsim("trace summarize tests/profile/traces/hand.pt.trace.json --html x.html").status ==
+      2);
+  // The page cannot replace a trace it reads.
+  const auto over = run_stepsim(
+      "trace compare tests/profile/traces/hand.pt.trace.json scenarios/gpt3-175b-zero3-a100.yaml "
+      "--html tests/profile/traces/hand.pt.trace.json");
+  CHECK(over.status == 2);
   CHECK(run_stepsim("trace compare scenarios/gpt3-175b-zero3-a100.yaml").status == 2);
   // A rank the scenario does not have; a trace that names none.
   const auto far = std::filesystem::temp_directory_path() / "stepsim_rank_5000.json";

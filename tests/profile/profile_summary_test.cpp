@@ -23,7 +23,9 @@ TEST_CASE("The hand-written trace: each class's time and count as counted by han
       {"memory-bound norm", {5.0, 1}},
       {"memcpy", {20.0, 1}}};
   REQUIRE(got.size() == hand.size());
-  for (const auto& [label, want] : hand) {
+  for (const auto& entry : hand) {
+    const std::string& label = entry.first;
+    const auto& want = entry.second;
     CAPTURE(label);
     REQUIRE(got.count(label) == 1);
     CHECK(got[label].first == doctest::Approx(want.first));

@@ -127,7 +127,9 @@ TEST_CASE(
     int d = 0;
     while (r.build.graph.rank_of(d) != rank) ++d;
     const std::map<int, double> ops = op_us(r, d);
-    for (const auto& [stream, us] : ops) {
+    for (const auto& entry : ops) {
+      const int stream = entry.first;
+      const double us = entry.second;
       CAPTURE(stream);
       CHECK(kernels.count(stream) == 1);
       CHECK(kernels.at(stream) == doctest::Approx(us).epsilon(1e-9));
