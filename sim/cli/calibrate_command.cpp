@@ -1,9 +1,14 @@
 // stepsim calibrate import FILE.csv --device DEVICE.yaml -o OUT.yaml: measured kernel rates into
 // a device file (config/calibration_import.hpp); --from-trace PROFILE.json takes them from a
 // PyTorch profiler trace (profile/trace_measurements.hpp).
+#include <algorithm>
+#include <filesystem>
+
 #include "sim/cli/command.hpp"
 #include "sim/config/calibration_import.hpp"
 #include "sim/config/load.hpp"
+#include "sim/format/text_table.hpp"
+#include "sim/hw/kernel_model.hpp"
 #include "sim/profile/trace_measurements.hpp"
 
 namespace stepsim::cli {
@@ -20,6 +25,71 @@ void calibrate_options(po::options_description& opts) {
       "take the measurements from a PyTorch profiler trace recorded with record_shapes (its "
       "GEMMs with their shapes, its device-to-device copies) instead of a CSV");
   add_max_wall_option(opts);
+}
+
+// A GEMM row as the kernel it measured.
+hw::Kernel gemm_of(const spec::GemmRow& r) {
+  hw::Kernel k;
+  k.cls = &hw::kGemmClass;
+  k.precision = r.precision;
+  k.m = r.m, k.n = r.n, k.k = r.k, k.groups = r.groups;
+  k.flops = 2.0 * r.groups * r.m * r.n * r.k;
+  k.role = r.pass == spec::GemmPass::wgrad   ? hw::KernelRole::wgrad
+           : r.pass == spec::GemmPass::dgrad ? hw::KernelRole::dgrad
+                                             : hw::KernelRole::fprop;
+  return k;
+}
+
+// Leave-one-out over the imported GEMM rows (those of tables named after `stem`): each row inside
+// the range of the others of its precision, pass and library in m, n and k is predicted from them
+// and set against the rate the table gives it; a row far off its neighbours is a measurement to
+// look at again. The same check the shipped tables pass within 10 % (tests/hw/
+// kernel_tables_test.cpp). One line, empty when fewer than three rows interpolate.
+std::string leave_one_out(const std::string& yaml, const std::string& output,
+                          const std::string& stem) {
+  const spec::DeviceSpec full =
+      config::read_device(config::Document::parse(yaml, output, {}, "", nullptr).root());
+  std::vector<double> errors;
+  double worst = 0.0;
+  std::string worst_shape;
+  for (std::size_t i = 0; i < full.tables.gemm.size(); ++i) {
+    const spec::GemmRow row = full.tables.gemm[i];
+    const spec::TableSource& src = full.tables.sources[static_cast<std::size_t>(row.source)];
+    if (src.name.rfind(stem + "-", 0) != 0) continue;
+    spec::DeviceSpec with = full;
+    with.tables.gemm_library = src.library;
+    spec::DeviceSpec without = with;
+    without.tables.gemm.erase(without.tables.gemm.begin() + static_cast<long>(i));
+    bool inside = true;
+    for (auto dim : {&spec::GemmRow::m, &spec::GemmRow::n, &spec::GemmRow::k}) {
+      double lo = 1e300, hi = 0.0;
+      for (const spec::GemmRow& r : without.tables.gemm)
+        if (r.precision == row.precision && r.pass == row.pass &&
+            without.tables.sources[static_cast<std::size_t>(r.source)].library == src.library)
+          lo = std::min(lo, r.*dim), hi = std::max(hi, r.*dim);
+      inside = inside && row.*dim >= lo * (1 - 1e-9) && row.*dim <= hi * (1 + 1e-9);
+    }
+    if (!inside) continue;
+    const hw::Kernel k = gemm_of(row);
+    const double own = hw::TableKernelModel(with).explain(k, 1.0).rate;
+    const double predicted = hw::TableKernelModel(without).explain(k, 1.0).rate;
+    const double error = predicted / own - 1.0;
+    errors.push_back(std::abs(error));
+    if (std::abs(error) >= worst) {
+      worst = std::abs(error);
+      worst_shape = std::string(spec::to_string(row.precision)) + " " +
+                    (row.groups > 1 ? std::to_string(row.groups) + "x" : "") +
+                    format::general(row.m) + "x" + format::general(row.n) + "x" +
+                    format::general(row.k) + ", predicted " + format::fixed(100.0 * error, 1) +
+                    " %";
+    }
+  }
+  if (errors.size() < 3) return "";
+  std::sort(errors.begin(), errors.end());
+  return "  leave-one-out over the " + std::to_string(errors.size()) +
+         " GEMM rows inside the others' range: median miss " +
+         format::fixed(100.0 * errors[errors.size() / 2], 1) + " %, worst " + worst_shape +
+         " (the shipped tables: within 10 %)\n";
 }
 
 // The measurements of a profile (profile/trace_measurements.hpp), imported as a CSV's are; a
@@ -42,6 +112,7 @@ int import_trace(Invocation& in, const std::string& trace, const std::string& de
                      " tables, replacing " + std::to_string(r.dropped) + " of " + device +
                      "; wrote " + in.output + "\n";
   for (const profile::TraceMeasurement& row : m.rows) text += "  " + row.what + "\n";
+  text += leave_one_out(r.yaml, in.output, std::filesystem::path(trace).stem().string());
   if (m.unshaped > 0)
     text += "  (" + std::to_string(m.unshaped) +
             " GEMM kernels without their op's shapes not taken: record_shapes=True records them)\n";
@@ -77,9 +148,10 @@ int calibrate(Invocation& in) {
   const config::CalibrationImport r =
       config::import_calibration(in.files[1], device, in.output, &in.control);
   in.outputs.stage(in.output, r.yaml);
-  in.outputs.finish(std::to_string(r.rows) + " measurements into " + std::to_string(r.tables) +
-                    " tables, replacing " + std::to_string(r.dropped) + " of " + device +
-                    "; wrote " + in.output + "\n");
+  in.outputs.finish(
+      std::to_string(r.rows) + " measurements into " + std::to_string(r.tables) +
+      " tables, replacing " + std::to_string(r.dropped) + " of " + device + "; wrote " + in.output +
+      "\n" + leave_one_out(r.yaml, in.output, std::filesystem::path(in.files[1]).stem().string()));
   return 0;
 }
 

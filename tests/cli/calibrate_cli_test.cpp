@@ -1,5 +1,6 @@
 // A calibration round trip: a CSV of measurements imported into a device file, a scenario run on
 // it, the new rows used by `stepsim kernels`; and the import's error paths.
+#include <cmath>
 #include <cstring>
 
 #include <doctest/doctest.h>
@@ -171,4 +172,25 @@ TEST_CASE("calibrate import --from-trace: a profile's GEMMs time their shapes ba
                     "' --device topologies/h100.yaml -o '" + out + "x'")
             .status == 2);
   CHECK_FALSE(fs::exists(out + "x"));
+}
+
+TEST_CASE("calibrate import checks the imported GEMM rows by leaving each out") {
+  const TempDir dir;
+  // BF16 GEMMs on a grid of 27 shapes, their rates rising smoothly with size; one shape measured
+  // three times slower than its neighbours.
+  std::string csv = std::string(kMeta) + "kind,precision,m,n,k,tflops\n";
+  for (int m : {1024, 2048, 4096})
+    for (int n : {1024, 2048, 4096})
+      for (int k : {1024, 2048, 4096}) {
+        double tflops = 300.0 + 20.0 * (std::log2(m) + std::log2(n) + std::log2(k) - 30.0);
+        if (m == 2048 && n == 2048 && k == 2048) tflops /= 3.0;
+        csv += "gemm,bf16," + std::to_string(m) + "," + std::to_string(n) + "," +
+               std::to_string(k) + "," + std::to_string(tflops) + "\n";
+      }
+  const std::string out = (dir.path / "grid.yaml").string();
+  const auto r = run_stepsim("calibrate import '" + dir.file("grid.csv", csv) +
+                             "' --device topologies/h800.yaml -o '" + out + "'");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(r.out.find("leave-one-out over the ") != std::string::npos);
+  CHECK(r.out.find("worst bf16 2048x2048x2048, predicted ") != std::string::npos);
 }

@@ -66,6 +66,10 @@ TEST_CASE("GPT-3 175B on 1536 A100: DeepSpeed's ZeRO-3 gathers per module and ex
   CHECK(ds.metrics.mean.compute > 1.02 * own_compute(ds));
 }
 
+// Answers on the whole cluster: the release build alone (the placement and the synchronisations'
+// code paths run sanitized in tests/workload/zero3_placement_test.cpp and the shipped scenario's
+// runs).
+#ifndef STEPSIM_TEST_SANITIZED
 TEST_CASE("GPT-3 175B under DeepSpeed 0.5: per-tensor gathers after a zeroing, host-synchronised") {
   const auto old = simulate("deepspeed-0.5"), today = simulate("deepspeed");
   using workload::StepOpKind;
@@ -118,3 +122,4 @@ TEST_CASE("GPT-3 175B under DeepSpeed 0.5: per-tensor gathers after a zeroing, h
   CHECK(old.metrics.step_s > today.metrics.step_s);
   CHECK(old.metrics.mean.exposed_comm > today.metrics.mean.exposed_comm);
 }
+#endif
