@@ -27,19 +27,6 @@ void calibrate_options(po::options_description& opts) {
   add_max_wall_option(opts);
 }
 
-// A GEMM row as the kernel it measured.
-hw::Kernel gemm_of(const spec::GemmRow& r) {
-  hw::Kernel k;
-  k.cls = &hw::kGemmClass;
-  k.precision = r.precision;
-  k.m = r.m, k.n = r.n, k.k = r.k, k.groups = r.groups;
-  k.flops = 2.0 * r.groups * r.m * r.n * r.k;
-  k.role = r.pass == spec::GemmPass::wgrad   ? hw::KernelRole::wgrad
-           : r.pass == spec::GemmPass::dgrad ? hw::KernelRole::dgrad
-                                             : hw::KernelRole::fprop;
-  return k;
-}
-
 // Leave-one-out over the imported GEMM rows (those of tables named after `stem`): each row inside
 // the range of the others of its precision, pass and library in m, n and k is predicted from them
 // and set against the rate the table gives it; a row far off its neighbours is a measurement to
@@ -70,7 +57,7 @@ std::string leave_one_out(const std::string& yaml, const std::string& output,
       inside = inside && row.*dim >= lo * (1 - 1e-9) && row.*dim <= hi * (1 + 1e-9);
     }
     if (!inside) continue;
-    const hw::Kernel k = gemm_of(row);
+    const hw::Kernel k = hw::gemm_kernel(row);
     const double own = hw::TableKernelModel(with).explain(k, 1.0).rate;
     const double predicted = hw::TableKernelModel(without).explain(k, 1.0).rate;
     const double error = predicted / own - 1.0;

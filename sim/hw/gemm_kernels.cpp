@@ -212,4 +212,16 @@ std::unique_ptr<KernelTimer> gemm_timer(const DeviceRates& rates) {
 
 const KernelClassDef kGemmClass{"gemm", gemm_chart_name, gemm_shape, true, true, gemm_timer};
 
+Kernel gemm_kernel(const spec::GemmRow& r) {
+  Kernel k;
+  k.cls = &kGemmClass;
+  k.precision = r.precision;
+  k.m = r.m, k.n = r.n, k.k = r.k, k.groups = r.groups;
+  k.flops = 2.0 * r.groups * r.m * r.n * r.k;
+  k.role = r.pass == spec::GemmPass::wgrad   ? KernelRole::wgrad
+           : r.pass == spec::GemmPass::dgrad ? KernelRole::dgrad
+                                             : KernelRole::fprop;
+  return k;
+}
+
 }  // namespace stepsim::hw

@@ -162,4 +162,7 @@ struct KernelClassDef {
   std::unique_ptr<KernelTimer> (*timer)(const DeviceRates& rates);
 };
 
+// The kernel a GEMM table row measured (its shape, precision and pass), as the model times it.
+Kernel gemm_kernel(const spec::GemmRow& r);
+
 }  // namespace stepsim::hw

@@ -182,6 +182,40 @@ std::vector<Zero3Placement::Issue> Zero3Placement::issue_points(
   return out;
 }
 
+// The gathers use `is` issues, in the hook's order: each (with per_tensor) after the zeroing of
+// its buffer; the fetch's synchronisation before the first one its prefetch issues.
+void Zero3Placement::issue_gathers(Chain& out, const Issue& is, const std::vector<Use>& uses,
+                                   int layer, double pb) const {
+  const std::size_t prefetch_from = is.fetched ? 1 : 0;
+  for (std::size_t n = 0; n < is.gathers.size(); ++n) {
+    const Use& u = uses[is.gathers[n]];
+    const HeldParams& p = units_[u.unit];
+    Work g = collective(StepOpKind::zero_gather, net::CollectiveOp::all_gather, p, tensors_[u.unit],
+                        pb, layer);
+    g.after_prev = false;
+    g.blocks_next = false;
+    // With host synchronisations the uses wait for their gathers through them.
+    g.feeds_next = !z_.host_syncs;
+    g.wait_units_back = z_.host_syncs ? -1 : u.wait_back;
+    // The fetch's synchronisation, before what its prefetch issues.
+    const HostSync fetch_sync = is.synced && n == prefetch_from ? HostSync::device : HostSync::none;
+    if (z_.per_tensor) {
+      Work zero;
+      zero.kind = StepOpKind::kernel;
+      zero.part = "zero gather buffer";
+      zero.layer = layer;
+      zero.kernels.push_back(copy_kernel("zero gather buffer", p.total() * pb / 2.0));
+      zero.after_prev = false;
+      zero.blocks_next = false;
+      zero.host_sync = fetch_sync;
+      out.push_back(std::move(zero));
+    } else if (fetch_sync != HostSync::none) {
+      g.host_sync = fetch_sync;
+    }
+    out.push_back(std::move(g));
+  }
+}
+
 // Cuts the chain's kernel runs where the unit changes (a run's leading kernels without a unit
 // stay a piece of their own) and lists the uses.
 std::vector<Zero3Placement::Use> Zero3Placement::uses_of(Chain& c) const {
@@ -313,36 +347,8 @@ void Zero3Placement::place(Chain& c, bool backward, bool grads) const {
     const bool starts = next < uses.size() && uses[next].first == i;
     if (starts) {
       const Issue& is = issues[next];
-      const std::size_t prefetch_from = is.fetched ? 1 : 0;
-      for (std::size_t n = 0; n < is.gathers.size(); ++n) {
-        const Use& u = uses[is.gathers[n]];
-        const HeldParams& p = units_[u.unit];
-        Work g = collective(StepOpKind::zero_gather, net::CollectiveOp::all_gather, p,
-                            tensors_[u.unit], pb, w.layer);
-        g.after_prev = false;
-        g.blocks_next = false;
-        // With host synchronisations the uses wait for their gathers through them.
-        g.feeds_next = !z_.host_syncs;
-        g.wait_units_back = z_.host_syncs ? -1 : u.wait_back;
-        // The fetch's synchronisation, before what its prefetch issues.
-        const HostSync fetch_sync =
-            is.synced && n == prefetch_from ? HostSync::device : HostSync::none;
-        if (z_.per_tensor) {
-          Work zero;
-          zero.kind = StepOpKind::kernel;
-          zero.part = "zero gather buffer";
-          zero.layer = w.layer;
-          zero.kernels.push_back(copy_kernel("zero gather buffer", p.total() * pb / 2.0));
-          zero.after_prev = false;
-          zero.blocks_next = false;
-          zero.host_sync = fetch_sync;
-          out.push_back(std::move(zero));
-        } else if (fetch_sync != HostSync::none) {
-          g.host_sync = fetch_sync;
-        }
-        out.push_back(std::move(g));
-      }
-      if (is.synced && is.gathers.size() == prefetch_from) w.host_sync = HostSync::device;
+      issue_gathers(out, is, uses, w.layer, pb);
+      if (is.synced && is.gathers.size() == (is.fetched ? 1u : 0u)) w.host_sync = HostSync::device;
       if (z_.copies && uses[next].gather)
         w.kernels.insert(w.kernels.begin(),
                          copy_kernel("fsdp copy-out", units_[uses[next].unit].total() * pb));

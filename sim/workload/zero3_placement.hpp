@@ -108,6 +108,8 @@ class Zero3Placement {
     bool synced = false;
   };
   std::vector<Issue> issue_points(const std::vector<Use>& uses) const;
+  void issue_gathers(Chain& out, const Issue& is, const std::vector<Use>& uses, int layer,
+                     double pb) const;
 
   const spec::ScenarioSpec& spec_;
   const spec::Zero3Spec& z_;

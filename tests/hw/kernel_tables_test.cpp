@@ -17,18 +17,6 @@ spec::DeviceSpec h800() {
   return config::load_device(test::source_path("topologies/h800.yaml"));
 }
 
-hw::Kernel gemm_of(const spec::GemmRow& r) {
-  hw::Kernel k;
-  k.cls = &hw::kGemmClass;
-  k.precision = r.precision;
-  k.m = r.m, k.n = r.n, k.k = r.k, k.groups = r.groups;
-  k.flops = 2.0 * r.groups * r.m * r.n * r.k;
-  k.role = r.pass == spec::GemmPass::wgrad   ? hw::KernelRole::wgrad
-           : r.pass == spec::GemmPass::dgrad ? hw::KernelRole::dgrad
-                                             : hw::KernelRole::fprop;
-  return k;
-}
-
 hw::Kernel attention_of(const spec::AttentionRow& r) {
   hw::Kernel k;
   k.cls = &hw::kAttentionClass;
@@ -71,7 +59,7 @@ TEST_CASE("Every shipped table reproduces its own rows") {
       // Each library's rows, with that library chosen.
       d.tables.gemm_library = d.tables.sources[r.source].library;
       const hw::TableKernelModel chosen(d);
-      const hw::Kernel k = gemm_of(r);
+      const hw::Kernel k = hw::gemm_kernel(r);
       // Burst rows run at the sustained clock where the SMs bind (not where HBM does).
       const double in = spec::bytes_per_element(r.precision);
       const double bytes = r.groups * (r.m * r.k * in + r.n * r.k * in + r.m * r.n * 2.0);
@@ -118,7 +106,7 @@ static int gemm_leave_one_out(const std::string& name) {
           lo = std::min(lo, r.*dim), hi = std::max(hi, r.*dim);
       in = in && inside(row.*dim, lo, hi);
     }
-    const double predicted = burst_rate(d, gemm_of(row), gemm_of(row).flops);
+    const double predicted = burst_rate(d, hw::gemm_kernel(row), hw::gemm_kernel(row).flops);
     const double error = predicted / row.rate - 1.0;
     MESSAGE(name << " " << row.groups << "x" << row.m << "x" << row.n << "x" << row.k << ": "
                  << row.rate / 1e12 << " predicted " << predicted / 1e12 << " ("
@@ -228,7 +216,8 @@ TEST_CASE("Leave one out: the memory tables within 10 % where they interpolate")
 TEST_CASE("A GEMM library's grid: DeepGEMM's persistent, cuBLAS's one CTA per tile") {
   const spec::DeviceSpec d = h800();
   const hw::TableKernelModel m(d);
-  hw::Kernel fp8 = gemm_of({spec::Precision::fp8, spec::GemmPass::any, 4096, 7168, 16384, 1});
+  hw::Kernel fp8 =
+      hw::gemm_kernel({spec::Precision::fp8, spec::GemmPass::any, 4096, 7168, 16384, 1});
   hw::Kernel bf16 = fp8;
   bf16.precision = spec::Precision::bf16;
   CHECK(m.persistent(fp8));
