@@ -5,13 +5,13 @@
 namespace stepsim::cli {
 
 extern const Command kRun, kCompare, kRoofline, kCheck, kTopo, kCollective, kKernels, kCalibrate,
-    kPlan, kSweep, kStress, kReport, kWhatif, kTrace;
+    kPlan, kSweep, kStress, kReport, kWhatif, kTrace, kExport;
 
 namespace {
 
 const Command* const kCommands[] = {&kRun,        &kCompare, &kRoofline,  &kCheck, &kTopo,
                                     &kCollective, &kKernels, &kCalibrate, &kPlan,  &kSweep,
-                                    &kStress,     &kReport,  &kWhatif,    &kTrace};
+                                    &kStress,     &kReport,  &kWhatif,    &kTrace, &kExport};
 
 constexpr std::string_view kExamples =
     "examples:\n"

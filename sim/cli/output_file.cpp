@@ -67,7 +67,8 @@ void OutputSet::add(const std::string& option, const std::string& path) {
   const fs::path target = fs::weakly_canonical(fs::absolute(path, ec), ec);
   if (ec) throw bad_output(option, path, ec.message());
   struct stat st {};
-  if (::stat(target.c_str(), &st) == 0) {
+  const bool exists = ::stat(target.c_str(), &st) == 0;
+  if (exists) {
     if (!S_ISREG(st.st_mode)) throw bad_output(option, path, kind_of(st.st_mode));
   } else {
     const fs::path dir = target.parent_path();
@@ -78,12 +79,24 @@ void OutputSet::add(const std::string& option, const std::string& path) {
   }
   if (::access(target.parent_path().c_str(), W_OK) != 0)
     throw bad_output(option, path, "its directory is not writable", "write elsewhere");
+  // The same file as another output: the same path, or (a file that exists) the same inode.
   for (const Output& o : outputs_)
-    if (o.target == target.string() || same_file(o.target, target.string()))
+    if (o.target == target.string() ||
+        (exists && o.exists && o.device == st.st_dev && o.inode == st.st_ino))
       throw bad_output(option, path, "it is also the " + o.option + " output",
                        "give each output its own file");
-  outputs_.push_back({option, path, target.string(), {}, -1});
-  check_read();
+  if (const engine::InputFile* in = engine::input_named(target.string()))
+    throw bad_output(option, path,
+                     "it is an input of this command (" + in->path + "); refusing to overwrite it",
+                     "write the output to another file");
+  outputs_.push_back({option,
+                      path,
+                      target.string(),
+                      {},
+                      -1,
+                      exists,
+                      exists ? static_cast<unsigned long long>(st.st_dev) : 0ULL,
+                      exists ? static_cast<unsigned long long>(st.st_ino) : 0ULL});
 }
 
 void OutputSet::check_read() const {

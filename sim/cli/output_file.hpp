@@ -52,10 +52,12 @@ class OutputSet {
  private:
   struct Output {
     std::string option;
-    std::string path;    // as the user typed it, for messages
-    std::string target;  // the file replaced: `path` with symbolic links resolved
-    std::string temp;    // staged text, "" until staged
-    int slot = -1;       // in the interrupt handler's table of temporary files
+    std::string path;     // as the user typed it, for messages
+    std::string target;   // the file replaced: `path` with symbolic links resolved
+    std::string temp;     // staged text, "" until staged
+    int slot = -1;        // in the interrupt handler's table of temporary files
+    bool exists = false;  // when declared; then its device and inode
+    unsigned long long device = 0, inode = 0;
   };
   Output& find(const std::string& path);
   void discard();

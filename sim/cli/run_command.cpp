@@ -87,30 +87,6 @@ void run_options(po::options_description& opts) {
       "refuse traces with more events (1 to 1e10)");
 }
 
-// --trace-dir: an existing directory, or a new one in an existing directory, made when `create`
-// (once the scenarios have loaded, so that its files can be declared as outputs before the step
-// is simulated).
-std::string trace_directory(const std::string& dir, bool create) {
-  namespace fs = std::filesystem;
-  const engine::SourceLoc at{"--trace-dir", 0, 0};
-  const std::string hint = "name a directory, or a new name in an existing one";
-  std::error_code ec;
-  if (dir.empty()) throw engine::UserError(at, "the trace directory is empty", hint);
-  const fs::file_status st = fs::status(dir, ec);
-  if (fs::exists(st)) {
-    if (!fs::is_directory(st))
-      throw engine::UserError(at, "'" + dir + "' is not a directory", hint);
-    return dir;
-  }
-  const fs::path parent = fs::path(dir).parent_path();
-  if (!parent.empty() && !fs::is_directory(parent, ec))
-    throw engine::UserError(at, "no directory " + parent.string() + " to make '" + dir + "' in",
-                            hint);
-  if (create && (!fs::create_directory(dir, ec) || ec))
-    throw engine::UserError(at, "cannot create '" + dir + "': " + ec.message(), hint);
-  return dir;
-}
-
 // What run writes besides its table: the JSON report, the trace, the diagram.
 struct StepFiles {
   std::string report, trace, svg;
@@ -140,7 +116,8 @@ StepFiles step_files(Invocation& in) {
   if (in.vm.count("report")) in.outputs.add("--report", f.report);
   if (in.vm.count("trace")) in.outputs.add("--trace", f.trace);
   if (in.vm.count("svg")) in.outputs.add("--svg", f.svg);
-  if (in.vm.count("trace-dir")) f.trace_dir = trace_directory(in.text("trace-dir"), false);
+  if (in.vm.count("trace-dir"))
+    f.trace_dir = output_directory("--trace-dir", in.text("trace-dir"), false);
   return f;
 }
 
@@ -204,7 +181,7 @@ int run_or_compare(Invocation& in, bool compare) {
     files.trace_options.ranks = parse_ranks(in.text("trace-ranks"), first_plan.pp);
   std::vector<report::KinetoFile> kineto;
   if (!files.trace_dir.empty()) {
-    trace_directory(files.trace_dir, true);
+    output_directory("--trace-dir", files.trace_dir, true);
     kineto = report::kineto_files(first_plan, files.trace_options.ranks);
     for (const report::KinetoFile& k : kineto)
       in.outputs.add("--trace-dir", (std::filesystem::path(files.trace_dir) / k.name()).string());

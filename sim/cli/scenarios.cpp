@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
+
 #include "sim/cli/options.hpp"
 #include "sim/config/load.hpp"
 
@@ -82,6 +84,27 @@ std::vector<run::Result> simulate_all(const std::vector<std::string>& files,
                    s.memory.peak_bytes / 1e9, s.prepared.memory.capacity / 1e9);
   }
   return results;
+}
+
+std::string output_directory(const char* option, const std::string& dir, bool create) {
+  namespace fs = std::filesystem;
+  const engine::SourceLoc at{option, 0, 0};
+  const std::string hint = "name a directory, or a new name in an existing one";
+  std::error_code ec;
+  if (dir.empty()) throw engine::UserError(at, "the output directory is empty", hint);
+  const fs::file_status st = fs::status(dir, ec);
+  if (fs::exists(st)) {
+    if (!fs::is_directory(st))
+      throw engine::UserError(at, "'" + dir + "' is not a directory", hint);
+    return dir;
+  }
+  const fs::path parent = fs::path(dir).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent, ec))
+    throw engine::UserError(at, "no directory " + parent.string() + " to make '" + dir + "' in",
+                            hint);
+  if (create && (!fs::create_directory(dir, ec) || ec))
+    throw engine::UserError(at, "cannot create '" + dir + "': " + ec.message(), hint);
+  return dir;
 }
 
 }  // namespace stepsim::cli

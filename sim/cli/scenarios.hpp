@@ -23,6 +23,11 @@ std::vector<spec::ScenarioSpec> load_scenarios(const std::vector<std::string>& f
                                                const std::vector<config::Override>& overrides,
                                                bool exact, const OutputSet& outputs);
 
+// An output directory given by `option` (run --trace-dir, export): an existing directory, or a
+// new one in an existing directory, made when `create` (once the scenarios have loaded, so that
+// its files can be declared as outputs before the step is simulated); throws engine::UserError.
+std::string output_directory(const char* option, const std::string& dir, bool create);
+
 // What each step of a command may cost: `limits` for all, with the memory of the steps before it
 // counted (they stay in memory together), named by its file in the refusal; the first step's
 // outputs are `first` (a trace, a diagram), every other's `rest`.

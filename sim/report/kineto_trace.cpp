@@ -9,6 +9,7 @@
 #include "sim/format/json_writer.hpp"
 #include "sim/hw/kernel_model.hpp"
 #include "sim/spec/precision.hpp"
+#include "sim/workload/group_members.hpp"
 
 namespace stepsim::report {
 
@@ -164,15 +165,11 @@ std::string Writer::distributed_info() const {
     for (int i = 0; i < size; ++i) j.value(first + i * stride);
     j.end_array().end_object();
   };
-  const int rank_first = plan.first_gpu(plan.rank_of_gpu(gpu));
   for (workload::GroupRole r :
        {workload::GroupRole::tp, workload::GroupRole::ep, workload::GroupRole::dp,
         workload::GroupRole::edp, workload::GroupRole::cp}) {
-    const auto [size, stride] = plan.group_of(r);
-    if (size <= 1 || stride <= 0) continue;
-    const int inside = gpu - rank_first;
-    const int first = rank_first + inside - ((inside / stride) % size) * stride;
-    group(role_name(r), role_desc(r), size, first, stride);
+    const workload::GroupMembers m = workload::group_members(plan, r, gpu);
+    group(role_name(r), role_desc(r), m.size, m.first, m.stride);
   }
   group("pp", "pipeline parallel", plan.pp,
         plan.gpu_offset + (gpu - plan.gpu_offset) % plan.gpus_per_rank(), plan.gpus_per_rank());
