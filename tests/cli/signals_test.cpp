@@ -1,12 +1,13 @@
-// SIGINT, SIGTERM and SIGHUP, during the simulation, while outputs are being written and while a
-// sweep checks its values: the process exits with 128 + the signal's number and leaves no output
-// and no temporary file.
+// SIGINT, SIGTERM and SIGHUP, during the simulation, while outputs are being written, while a
+// profile is read and while a sweep checks its values: the process exits with 128 + the signal's
+// number and leaves no output and no temporary file.
 // The output phase is hit deterministically: the test waits until the trace's temporary file
 // exists (the trace is large enough to take many write chunks) and signals then.
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -140,6 +141,53 @@ TEST_CASE("A signal while a sweep checks its values: exit 128 + N within a secon
       std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
   MESSAGE("the sweep ended " << late << " s after the signal");
   CHECK(late < 5.0);  // within a second in the release build; the sanitizers' ten times slower
+  CHECK(fs::is_empty(dir));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("A signal while trace summarize reads a profile: exit 128 + N, no output") {
+  // The profile comes through a FIFO: a first part, then the signal while the reader waits for
+  // more, then enough events for the reader's next check of its run control (every 65,536).
+  const fs::path dir = scratch("profile");
+  const fs::path fifo = dir / "p.json";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const pid_t pid = spawn({"trace", "summarize", fifo.string(), "-o", (dir / "s.txt").string()});
+  // Opened once the reader has opened it (without a reader, O_NONBLOCK fails at once).
+  int fd = -1;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (fd < 0 && std::chrono::steady_clock::now() < give_up) {
+    fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    if (fd < 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  REQUIRE(fd >= 0);
+  ::fcntl(fd, F_SETFL, 0);
+  auto events = [&](int from, int to) {
+    std::string text;
+    for (int i = from; i < to; ++i)
+      text += std::string(i ? "," : "") +
+              R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": )" +
+              std::to_string(i) + R"(, "dur": 1, "args": {"stream": 7, "correlation": 1}})";
+    return text;
+  };
+  const auto put = [&](const std::string& text) {
+    for (std::size_t done = 0; done < text.size();) {
+      const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+      if (n <= 0) return;  // the reader has gone
+      done += static_cast<std::size_t>(n);
+    }
+  };
+  struct sigaction ignore {
+  }, old{};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ignore, &old);  // a write after the reader exits fails, not kills
+  put("{\"traceEvents\": [" + events(0, 1000));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ::kill(pid, SIGTERM);
+  put(events(1000, 140000) + "]}");
+  ::close(fd);
+  ::sigaction(SIGPIPE, &old, nullptr);
+  CHECK(wait_status(pid) == 128 + SIGTERM);
+  fs::remove(fifo);
   CHECK(fs::is_empty(dir));
   fs::remove_all(dir);
 }
