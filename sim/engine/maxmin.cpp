@@ -17,7 +17,7 @@ int MaxMinSystem::add_constraint(double capacity) {
   return static_cast<int>(cnsts_.size() - 1);
 }
 
-int MaxMinSystem::add_variable(double weight, double bound) {
+int MaxMinSystem::add_variable(double weight, double bound, std::uint32_t elements) {
   STEPSIM_CHECK(weight > 0.0 && bound >= 0.0, "bad variable");
   int v;
   if (!free_vars_.empty()) {
@@ -36,25 +36,28 @@ int MaxMinSystem::add_variable(double weight, double bound) {
   x.value = 0.0;
   x.count = 0;
   x.live = true;
+  if (elements > x.capacity) grow(v, std::bit_ceil(std::max<std::uint32_t>(4, elements)));
   touch_variable(v);
   return v;
 }
 
+void MaxMinSystem::grow(int v, std::uint32_t capacity) {
+  const std::uint32_t block = take_block(capacity);
+  Variable& x = vars_[v];
+  std::copy_n(pool_.begin() + x.first, x.count, pool_.begin() + block);
+  if (x.capacity > 0) free_blocks_[std::bit_width(x.capacity) - 1].push_back(x.first);
+  x.first = block;
+  x.capacity = capacity;
+}
+
 void MaxMinSystem::expand(int v, int c, double consumption) {
   if (!(consumption > 0.0)) return;
-  if (vars_[v].count == vars_[v].capacity) {
-    const std::uint32_t capacity = std::max<std::uint32_t>(4, 2 * vars_[v].capacity);
-    const std::uint32_t block = take_block(capacity);
-    Variable& x = vars_[v];
-    std::copy_n(pool_.begin() + x.first, x.count, pool_.begin() + block);
-    if (x.capacity > 0) free_blocks_[std::bit_width(x.capacity) - 1].push_back(x.first);
-    x.first = block;
-    x.capacity = capacity;
-  }
+  if (vars_[v].count == vars_[v].capacity)
+    grow(v, std::max<std::uint32_t>(4, 2 * vars_[v].capacity));
   Variable& x = vars_[v];
   Constraint& k = cnsts_[c];
-  pool_[x.first + x.count++] = {c, consumption};
-  k.vars.push_back(v);
+  pool_[x.first + x.count] = {c, static_cast<std::uint32_t>(k.vars.size()), consumption};
+  k.vars.push_back({v, x.count++});
   if (std::isfinite(x.bound))
     k.at_bounds += consumption * x.bound;
   else
@@ -82,11 +85,14 @@ void MaxMinSystem::detach(int v) {
   Variable& x = vars_[v];
   for (const Element& e : elements(v))
     if (can_bind(e.id)) touch_constraint(e.id);
-  for (const Element& e : elements(v)) {
+  for (std::uint32_t j = 0; j < x.count; ++j) {
+    const Element& e = pool_[x.first + j];  // read afresh: a swap below may move its slot
     Constraint& k = cnsts_[e.id];
-    const auto it = std::find(k.vars.begin(), k.vars.end(), v);
-    STEPSIM_CHECK(it != k.vars.end(), "element missing from its constraint");
-    *it = k.vars.back();
+    STEPSIM_CHECK(e.slot < k.vars.size() && k.vars[e.slot].var == v && k.vars[e.slot].element == j,
+                  "element missing from its constraint");
+    const Member last = k.vars.back();
+    k.vars[e.slot] = last;
+    pool_[vars_[last.var].first + last.element].slot = e.slot;
     k.vars.pop_back();
     if (std::isfinite(x.bound))
       k.at_bounds = k.vars.empty() ? 0.0 : k.at_bounds - e.a * x.bound;
@@ -121,15 +127,9 @@ void MaxMinSystem::remove_variable(int v) {
   free_vars_.push_back(v);
 }
 
-double MaxMinSystem::consumption(int v, int c) const {
-  for (const Element& e : elements(v))
-    if (e.id == c) return e.a;
-  return 0.0;
-}
-
 double MaxMinSystem::usage(int c) const {
   double u = 0.0;
-  for (int v : cnsts_[c].vars) u += consumption(v, c) * vars_[v].value;
+  for (const Member& m : cnsts_[c].vars) u += element(m).a * vars_[m.var].value;
   return u;
 }
 
@@ -138,7 +138,7 @@ bool MaxMinSystem::can_bind(int c) const {
   if (k.unbounded > 0) return true;
   if (k.at_bounds <= k.capacity * (1.0 - precision_.screen)) return false;
   double sum = 0.0;
-  for (int v : k.vars) sum += consumption(v, c) * vars_[v].bound;
+  for (const Member& m : k.vars) sum += element(m).a * vars_[m.var].bound;
   return sum > k.capacity * (1.0 + precision_.saturated);
 }
 
@@ -174,7 +174,7 @@ const std::vector<MaxMinSystem::Change>& MaxMinSystem::solve() {
   }
   for (int c : touched_cnsts_) {
     cnst_touched_[c] = 0;
-    for (int v : cnsts_[c].vars) add_var(v);
+    for (const Member& m : cnsts_[c].vars) add_var(m.var);
   }
   touched_vars_.clear();
   touched_cnsts_.clear();
@@ -183,7 +183,7 @@ const std::vector<MaxMinSystem::Change>& MaxMinSystem::solve() {
       if (cnst_stamp_[e.id] == stamp_ || !can_bind(e.id)) continue;
       cnst_stamp_[e.id] = stamp_;
       cnsts.push_back(e.id);
-      for (int v : cnsts_[e.id].vars) add_var(v);
+      for (const Member& m : cnsts_[e.id].vars) add_var(m.var);
     }
   fill(vars, cnsts);
   return changes_;
@@ -275,9 +275,9 @@ void MaxMinSystem::fill(const std::vector<int>& vars, const std::vector<int>& cn
     }
     if (bind < 0) break;
     pop();
-    for (int v : cnsts_[cnsts[bind]].vars) {
-      const int i = var_pos_[v];
-      if (!fixed[i]) fix(i, vars_[v].weight * level);
+    for (const Member& m : cnsts_[cnsts[bind]].vars) {
+      const int i = var_pos_[m.var];
+      if (!fixed[i]) fix(i, vars_[m.var].weight * level);
     }
   }
   for (std::size_t i = 0; i < nv; ++i) {

@@ -31,6 +31,11 @@
 // left out of the component and of the filling (the step executor's ops, bounded at their own
 // speed, see thousands of such links). Changes at one instant may be batched into one solve().
 //
+// Storage: a variable's elements sit in one block of a pool (taken once when the caller says how
+// many it will add); a constraint lists its members (variable, element), and each element knows
+// its slot there, so a variable leaves a constraint in O(1), the last member moved into its slot
+// (a link crossed by thousands of flows no longer costs a search per departure).
+//
 // Precision (Precision below): the usage screen is a running sum, confirmed by a fresh sum when
 // it comes within `screen` of the capacity, and a constraint binds only beyond `saturated` above
 // it, so rounding in the running sums never decides a verdict. `min_level` keeps a variable on a
@@ -71,8 +76,9 @@ class MaxMinSystem {
   double capacity(int c) const { return cnsts_[c].capacity; }
 
   // A new variable (a freed id may be reused); its value is 0 until the next solve(), which
-  // reports it as changed.
-  int add_variable(double weight = 1.0, double bound = kUnbounded);
+  // reports it as changed. `elements`: how many expand() will add, so that its block in the pool
+  // is taken once (0: grown as they come).
+  int add_variable(double weight = 1.0, double bound = kUnbounded, std::uint32_t elements = 0);
   // Adds a_cv = consumption (> 0; non-positive is ignored) of constraint c to variable v.
   void expand(int v, int c, double consumption);
   // Drops all of v's elements; v keeps its weight and bound and is re-solved.
@@ -95,8 +101,16 @@ class MaxMinSystem {
 
  private:
   struct Element {
-    int id = 0;  // the constraint
+    int id = 0;              // the constraint
+    std::uint32_t slot = 0;  // its place in the constraint's members
     double a = 0.0;
+  };
+  // A constraint's member: a variable and which of its elements (by place in the variable's
+  // block, which a moved block keeps) is the one on the constraint. Removing a variable from a
+  // constraint swaps the last member into its slot and fixes that member's element: O(1).
+  struct Member {
+    int var = 0;
+    std::uint32_t element = 0;
   };
   // A variable's elements sit in one block of the pool (no allocation per variable): `count` of
   // `capacity` used from `first`; a full block moves to one twice its size.
@@ -107,16 +121,17 @@ class MaxMinSystem {
   };
   struct Constraint {
     double capacity = 0.0;
-    std::vector<int> vars;   // its variables (their elements hold the consumption)
-    double at_bounds = 0.0;  // running Σ a_cv · b_v over its bounded variables
-    int unbounded = 0;       // its unbounded variables
+    std::vector<Member> vars;  // its variables (their elements hold the consumption)
+    double at_bounds = 0.0;    // running Σ a_cv · b_v over its bounded variables
+    int unbounded = 0;         // its unbounded variables
   };
 
-  double consumption(int v, int c) const;  // a_cv
+  const Element& element(const Member& m) const { return pool_[vars_[m.var].first + m.element]; }
   std::span<const Element> elements(int v) const {
     return {pool_.data() + vars_[v].first, vars_[v].count};
   }
   std::uint32_t take_block(std::uint32_t capacity);
+  void grow(int v, std::uint32_t capacity);  // moves v's elements to a block of `capacity`
   void touch_constraint(int c);
   void touch_variable(int v);
   void detach(int v);  // drops v's elements, touching the constraints that could bind

@@ -35,6 +35,12 @@ std::vector<std::pair<std::uint64_t, double>> FlowNetwork::flow_rates() const {
   return out;
 }
 
+void FlowNetwork::reserve(std::size_t flows) {
+  flows_.reserve(flows);
+  free_.reserve(flows);
+  flow_of_var_.reserve(flows);
+}
+
 int FlowNetwork::allocate() {
   if (!free_.empty()) {
     const int f = free_.back();
@@ -116,7 +122,8 @@ void FlowNetwork::activate(int f) {
   Flow& fl = flows_[f];
   fl.updated = sim_.now();
   ++active_;
-  fl.var = system_.add_variable(fl.share.weight, fl.share.bound);
+  fl.var = system_.add_variable(fl.share.weight, fl.share.bound,
+                                static_cast<std::uint32_t>(fl.links.size()));
   if (flow_of_var_.size() <= static_cast<std::size_t>(fl.var)) flow_of_var_.resize(fl.var + 1);
   flow_of_var_[fl.var] = f;
   for (std::size_t i = 0; i < fl.links.size(); ++i)

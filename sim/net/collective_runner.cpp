@@ -28,11 +28,26 @@ double bus_factor(CollectiveOp op, int n) {
 
 namespace {
 
-// (link, bytes) entries summed per link, in ascending link order.
-std::vector<std::pair<int, double>> summed(std::vector<std::pair<int, double>> v) {
+// (link, bytes) entries summed per link, in ascending link order, in the order they came for
+// each link. Entries as many as a quarter of the topology's links are summed in an array over
+// the links (one pass); fewer are sorted, so that a small collective on a large cluster costs
+// what its transfers do.
+std::vector<std::pair<int, double>> summed(std::vector<std::pair<int, double>> v,
+                                           std::size_t links) {
+  std::vector<std::pair<int, double>> out;
+  if (4 * v.size() >= links) {
+    std::vector<double> sum(links, 0.0);
+    std::vector<char> seen(links, 0);
+    for (const auto& [l, b] : v) {
+      sum[l] += b;
+      seen[l] = 1;
+    }
+    for (std::size_t l = 0; l < links; ++l)
+      if (seen[l]) out.emplace_back(static_cast<int>(l), sum[l]);
+    return out;
+  }
   std::stable_sort(v.begin(), v.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<std::pair<int, double>> out;
   for (const auto& [l, b] : v) {
     if (!out.empty() && out.back().first == l)
       out.back().second += b;
@@ -55,6 +70,7 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
   // Bytes per link, sparse (the links the transfers cross, ascending), so that a collective costs
   // what its transfers do, not what the cluster's links do.
   std::vector<std::pair<int, double>> link_bytes;
+  double ib = 0.0, nvl = 0.0;  // data bytes leaving GPUs by NIC and by NVLink, all transfers
   const int senders = plan.op == CollectiveOp::p2p ? 1 : group_size;  // a p2p has one sender
   const TransferDag dag = make_dag(plan, plan.chunks);
   const DagRun run = run_dag(plan, dag, topo, fidelity, control);
@@ -82,15 +98,22 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
     // links, with its core weight on the leaf-spine ones.
     std::vector<std::pair<int, double>> phase_bytes;
     for (const Transfer& t : ph.transfers) {
-      pt.sent_per_gpu += t.bytes * t.payload * t.multiplicity * ph.payload_steps();
-      const hw::Route r = topo.route(t.src, t.dst);
-      for (std::size_t i = 0; i < r.links.size(); ++i)
-        phase_bytes.emplace_back(r.links[i], t.bytes * ph.payload_steps() * r.share_of(i) *
-                                                 t.weight_on(topo.links()[r.links[i]].cls));
+      const double data = t.bytes * t.payload * t.multiplicity * ph.payload_steps();
+      pt.sent_per_gpu += data;
+      const hw::Route route = topo.route(t.src, t.dst);
+      for (std::size_t i = 0; i < route.links.size(); ++i) {
+        const hw::Link& k = topo.links()[route.links[i]];
+        phase_bytes.emplace_back(
+            route.links[i], t.bytes * ph.payload_steps() * route.share_of(i) * t.weight_on(k.cls));
+        // Data bytes per link class, bundles counted with their multiplicity: a byte leaves a
+        // GPU once per NIC it is sent from (GPU -> NIC) and once per NVLink port it leaves by.
+        if ((k.cls == hw::LinkClass::nic || k.cls == hw::LinkClass::nvlink) && topo.is_gpu(k.from))
+          (k.cls == hw::LinkClass::nic ? ib : nvl) += data;
+      }
     }
     pt.sent_per_gpu /= senders;
     pt.busbw = pt_s > 0.0 ? pt.sent_per_gpu / pt_s : 0.0;
-    for (const auto& [l, b] : summed(std::move(phase_bytes))) {
+    for (const auto& [l, b] : summed(std::move(phase_bytes), topo.links().size())) {
       link_bytes.emplace_back(l, b);
       const double u = pt_s > 0.0 && b > 0.0 ? b / (topo.links()[l].bandwidth * pt_s) : 0.0;
       if (u > pt.bottleneck_utilization) {
@@ -106,7 +129,7 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
     r.algbw = bytes / t;
     r.busbw = r.algbw * bus_factor(plan.op, group_size);
   }
-  for (const auto& [l, b] : summed(std::move(link_bytes))) {
+  for (const auto& [l, b] : summed(std::move(link_bytes), topo.links().size())) {
     const hw::Link& link = topo.links()[l];
     if (b <= 0.0) continue;
     const double u = t > 0.0 ? b / (link.bandwidth * t) : 0.0;
@@ -115,19 +138,6 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
       r.bottleneck = hw::link_group(topo, l);
     }
   }
-  // Data bytes per link class over all transfers, bundles counted with their multiplicity. A byte
-  // leaves a GPU once per NIC it is sent from (GPU -> NIC) and once per NVLink port it leaves by.
-  double ib = 0.0, nvl = 0.0;
-  for (const Phase& p : plan.phases)
-    for (const Transfer& tr : p.transfers)
-      for (int link : topo.route(tr.src, tr.dst).links) {
-        const hw::Link& k = topo.links()[link];
-        const bool leaves_gpu =
-            (k.cls == hw::LinkClass::nic || k.cls == hw::LinkClass::nvlink) && topo.is_gpu(k.from);
-        if (!leaves_gpu) continue;
-        (k.cls == hw::LinkClass::nic ? ib : nvl) +=
-            tr.bytes * tr.payload * tr.multiplicity * p.payload_steps();
-      }
   r.ib_bytes_per_gpu = ib / senders;
   r.nvlink_bytes_per_gpu = nvl / senders;
   return r;
