@@ -54,6 +54,9 @@ void step_options(po::options_description& opts) {
       "exact",
       "simulate every cell of GPUs (tensor- and expert-parallel groups) on its own, without "
       "merging the ones that behave alike into symmetry classes")(
+      "no-bundle",
+      "simulate every GPU's transfers of every collective as flows of their own, without "
+      "bundling symmetric ones (the exact reference for bundling; slower)")(
       "timing",
       "show the simulation's own wall time (sim.wall_s); without it every output is byte-identical "
       "run to run")("max-ops", po::value<std::string>()->default_value("2e7")->value_name("N"),
@@ -174,7 +177,8 @@ int run_or_compare(Invocation& in, bool compare) {
   StepLimits limits = step_limits(in, files);
   std::vector<std::string> scenarios = in.files, with = in.texts("with");
   scenarios.insert(scenarios.end(), with.begin(), with.end());
-  const auto specs = load_scenarios(scenarios, in.overrides, in.has("exact"), in.outputs);
+  auto specs = load_scenarios(scenarios, in.overrides, in.has("exact"), in.outputs);
+  for (spec::ScenarioSpec& s : specs) s.bundle = !in.has("no-bundle");
   if (!with.empty()) run::shared_fabric(specs);
   const workload::ParallelPlan first_plan = workload::make_plan(specs[0]);
   if (in.vm.count("trace-ranks"))

@@ -3,7 +3,32 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/engine/user_error.hpp"
+
 namespace stepsim::net {
+
+namespace {
+
+// Transfers a collective may simulate one by one when it is not to be bundled (run --no-bundle):
+// about 400 bytes each in plans and flows, 1.6 GB at the limit.
+constexpr double kMaxUnbundled = 4e6;
+
+void check_unbundled(CollectiveOp op, const std::vector<std::vector<int>>& groups,
+                     const hw::Topology& topo, const PlanOptions& options) {
+  if (options.bundle) return;
+  double transfers = 0.0;
+  for (const auto& g : groups) transfers += estimate_transfers(op, g, topo, options);
+  if (transfers <= kMaxUnbundled) return;
+  throw engine::UserError({"--no-bundle", 0, 0},
+                          "the step's " + std::string(to_string(op)) + " over " +
+                              std::to_string(groups.size()) + " group(s) of " +
+                              std::to_string(groups.front().size()) + " GPUs would simulate " +
+                              std::to_string(std::llround(transfers)) +
+                              " transfers one by one, over the 4000000 a collective may",
+                          "drop --no-bundle, or simulate a smaller cluster");
+}
+
+}  // namespace
 
 CollectiveProfiles::Key CollectiveProfiles::key_of(CollectiveOp op, double bytes,
                                                    const std::vector<int>& group,
@@ -38,6 +63,7 @@ CollectiveProfiles::Profile& CollectiveProfiles::alone(CollectiveOp op, double b
 const CollectiveProfiles::Profile& CollectiveProfiles::run(
     CollectiveOp op, double bytes, const std::vector<std::vector<int>>& groups,
     const PlanOptions& options, spec::TrafficKind kind) {
+  check_unbundled(op, groups, topo_, options);
   const auto& g0 = groups.front();
   if (groups.size() == 1) return alone(op, bytes, g0, options, kind);
   const Key key = key_of(op, bytes, g0, kind, static_cast<int>(groups.size()));
@@ -109,13 +135,15 @@ std::vector<int> CollectiveProfiles::phase_profiles(CollectiveOp op, double byte
                                                     const std::vector<std::vector<int>>& groups,
                                                     const PlanOptions& options, bool reverse) {
   // Every member's transfer on its own links, so that ops of any kind meet where their traffic
-  // does; bundled (representatives, core_weight on the leaf-spine links) beyond kMaxTransfers.
+  // does; bundled (representatives, core_weight on the leaf-spine links) beyond kMaxTransfers,
+  // unless the collective is not to be bundled at all (run --no-bundle).
   constexpr double kMaxTransfers = 4e6;
+  check_unbundled(op, groups, topo_, options);
   PlanOptions each = options;
   each.bundle = false;
   double transfers = 0.0;
   for (const auto& g : groups) transfers += estimate_transfers(op, g, topo_, each);
-  if (transfers > kMaxTransfers) each.bundle = true;
+  if (options.bundle && transfers > kMaxTransfers) each.bundle = true;
   // Per phase, bytes per link (scratch_, phase p at p·links) and the links touched.
   const std::size_t links = topo_.links().size();
   std::vector<std::vector<int>> touched;

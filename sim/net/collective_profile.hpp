@@ -12,10 +12,12 @@
 // Load shape (flow fidelity): per phase of the plan, the bytes per link of every transfer of the
 // groups over the phase's steps, on the links of each transfer's route, planned without bundling
 // so that every member loads its own links (bundled, as a representative with core_weight on
-// leaf-spine links, beyond 4 M transfers). The run is cut into pieces where its phases start and
-// end (with chunks, phases overlap: a piece moves the bytes its phases' chunks move then). A
-// reversed profile loads each route from destination to source (a send back between the same two
-// GPUs loads the opposite directions of full-duplex links).
+// leaf-spine links, beyond 4 M transfers, unless the collective's options forbid bundling: then,
+// as for its run, more than 4 M transfers are refused, engine::UserError naming --no-bundle).
+// The run is cut into pieces where its phases start and end (with chunks, phases overlap: a piece
+// moves the bytes its phases' chunks move then). A reversed profile loads each route from
+// destination to source (a send back between the same two GPUs loads the opposite directions of
+// full-duplex links).
 //
 // Cached by (operation, bytes, first GPU, size, stride, kind of traffic, groups): one cache of
 // runs (each with its shapes, per direction) and one of joined shapes (the collectives of one op

@@ -106,6 +106,10 @@ struct ScenarioSpec {
   TrainingSpec training;
   ParallelSpec parallel;
   bool exact = false;  // simulate every cell of GPUs, without symmetry classes (exec/symmetry.hpp)
+  // Bundle symmetric transfers of a collective into one flow with a multiplicity
+  // (net/collective_plan.hpp); false: every GPU's transfers are flows of their own, the exact
+  // reference for bundling.
+  bool bundle = true;
   Provenance where;
 };
 

@@ -25,6 +25,7 @@ spec::TrafficKind traffic_kind(GroupRole group, net::CollectiveOp op, int zero) 
 net::PlanOptions plan_options(const spec::ScenarioSpec& s, const ParallelPlan& plan,
                               spec::TrafficKind kind, net::CollectiveOp op, net::GroupShape group) {
   net::PlanOptions o;
+  o.bundle = s.bundle;
   const spec::CollectiveChoice& c = s.collectives[static_cast<int>(kind)];
   if (c.algorithm != "auto") {
     const net::AlgorithmDef* a = net::find_algorithm(c.algorithm);

@@ -102,3 +102,18 @@ TEST_CASE("Load shapes: once per direction, opposite links each way; joins split
   CHECK(j.back().until == 1.0);
   CHECK(j.back().profile == -1);
 }
+
+TEST_CASE("Unbundled collectives beyond 4 million transfers are refused, naming --no-bundle") {
+  // A world all-to-all over 512 GPUs is 261,632 transfers: allowed one by one. Sixteen such
+  // groups at once (4.2 M) are refused.
+  const hw::Topology topo(cluster());
+  net::CollectiveProfiles p(topo, hw::Fidelity::flow, nullptr);
+  std::vector<int> all;
+  for (int g = 0; g < 512; ++g) all.push_back(g);
+  net::PlanOptions each;
+  each.bundle = false;
+  const std::vector<std::vector<int>> groups(16, all);
+  CHECK_THROWS_WITH_AS(
+      p.run(CollectiveOp::all_to_all, 1 << 20, groups, each, spec::TrafficKind::ep),
+      doctest::Contains("transfers one by one"), engine::UserError);
+}
