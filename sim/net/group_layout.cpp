@@ -47,11 +47,11 @@ TransferSink::TransferSink(const GroupLayout& l, const hw::Topology& t, bool bun
       k_(static_cast<int>(l.nodes.size())),
       g_(t.spec().gpus_per_node) {
   if (!bundle_) return;
-  index_.assign(t.spec().nodes, -1);
+  nodes_ = l.nodes;
+  for (int j = 1; j < k_; ++j) consecutive_ = consecutive_ && nodes_[j] == nodes_[0] + j;
   slot_.assign(static_cast<std::size_t>(g_) * g_ * k_ * 3, -1);
   leaves_.assign(g_, 1);
   pods_.assign(g_, 1);
-  for (int j = 0; j < k_; ++j) index_[l.nodes[j]] = j;
   auto distinct = [](std::vector<int> v) {
     std::sort(v.begin(), v.end());
     return std::max<int>(1, static_cast<int>(std::unique(v.begin(), v.end()) - v.begin()));
@@ -69,6 +69,11 @@ TransferSink::TransferSink(const GroupLayout& l, const hw::Topology& t, bool bun
   }
 }
 
+int TransferSink::index_of(int node) const {
+  if (consecutive_) return node - nodes_.front();
+  return static_cast<int>(std::lower_bound(nodes_.begin(), nodes_.end(), node) - nodes_.begin());
+}
+
 int TransferSink::tier(const Transfer& tr) const {
   if (!t_.crosses_spine(tr.src, tr.dst)) return 0;
   const int a = t_.leaf_of(tr.src), b = t_.leaf_of(tr.dst);
@@ -80,7 +85,7 @@ void TransferSink::add(const Transfer& tr) {
     out_.push_back(tr);
     return;
   }
-  const int offset = (index_[t_.node_of(tr.dst)] - index_[t_.node_of(tr.src)] + k_) % k_;
+  const int offset = (index_of(t_.node_of(tr.dst)) - index_of(t_.node_of(tr.src)) + k_) % k_;
   const int climbs = offset != 0 ? tier(tr) : 0;
   const std::size_t key =
       ((static_cast<std::size_t>(t_.local_of(tr.src)) * g_ + t_.local_of(tr.dst)) * k_ + offset) *

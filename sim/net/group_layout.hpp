@@ -50,8 +50,13 @@ class TransferSink {
   const hw::Topology& t_;
   bool bundle_;
   int k_, g_;
-  std::vector<int> index_;  // group position of each node of the cluster
-  std::vector<int> slot_;   // representative per key, -1: none yet
+  // The group's nodes, ascending; a node's position among them (O(1) when they are consecutive,
+  // as a packed group's are; else a binary search): never an array over the cluster's nodes,
+  // which a sink per planned collective would fill at every plan.
+  std::vector<int> nodes_;
+  bool consecutive_ = true;
+  int index_of(int node) const;
+  std::vector<int> slot_;  // representative per key, -1: none yet
   // Representatives of transfers between pods, by key and its source and destination pods and
   // spine index.
   std::unordered_map<std::uint64_t, int> far_;
