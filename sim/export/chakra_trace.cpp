@@ -5,6 +5,7 @@
 #include <map>
 
 #include "sim/engine/check.hpp"
+#include "sim/exec/symmetry.hpp"
 #include "sim/export/chakra_et.pb.h"
 #include "sim/format/json_writer.hpp"
 #include "sim/format/text_table.hpp"
@@ -30,30 +31,11 @@ std::int64_t whole(double v) {
   return static_cast<std::int64_t>(std::llround(v));
 }
 
-void attr(et::Node& n, const char* name, bool v) {
+// A new attribute of the node, named; the caller sets its value (of the type the feeder reads).
+et::AttributeProto& attr(et::Node& n, const char* name) {
   et::AttributeProto* a = n.add_attr();
   a->set_name(name);
-  a->set_bool_val(v);
-}
-void attr_i64(et::Node& n, const char* name, std::int64_t v) {
-  et::AttributeProto* a = n.add_attr();
-  a->set_name(name);
-  a->set_int64_val(v);
-}
-void attr_i32(et::Node& n, const char* name, int v) {
-  et::AttributeProto* a = n.add_attr();
-  a->set_name(name);
-  a->set_int32_val(v);
-}
-void attr_u64(et::Node& n, const char* name, std::uint64_t v) {
-  et::AttributeProto* a = n.add_attr();
-  a->set_name(name);
-  a->set_uint64_val(v);
-}
-void attr(et::Node& n, const char* name, const std::string& v) {
-  et::AttributeProto* a = n.add_attr();
-  a->set_name(name);
-  a->set_string_val(v);
+  return *a;
 }
 
 et::CollectiveCommType comm_type(net::CollectiveOp op) {
@@ -73,25 +55,6 @@ et::CollectiveCommType comm_type(net::CollectiveOp op) {
 
 bool point_to_point(net::CollectiveOp op) {
   return op == net::CollectiveOp::send_recv || op == net::CollectiveOp::p2p;
-}
-
-// The cells of a class from its text ("0,2-5").
-std::vector<int> parse_cells(const std::string& text) {
-  std::vector<int> out;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    std::size_t used = 0;
-    const int a = std::stoi(text.substr(i), &used);
-    i += used;
-    int b = a;
-    if (i < text.size() && text[i] == '-') {
-      b = std::stoi(text.substr(i + 1), &used);
-      i += used + 1;
-    }
-    for (int c = a; c <= b; ++c) out.push_back(c);
-    if (i < text.size() && text[i] == ',') ++i;
-  }
-  return out;
 }
 
 // One GPU's file, node by node.
@@ -148,7 +111,7 @@ class FileWriter {
     n.set_name(name);
     n.set_type(type);
     for (std::uint64_t d : deps) n.add_data_deps(d);
-    attr(n, "is_cpu_op", false);
+    attr(n, "is_cpu_op").set_bool_val(false);
     return n;
   }
   std::vector<std::uint64_t> deps_of(int id);
@@ -205,10 +168,10 @@ std::uint64_t FileWriter::receive(int send) {
   if (auto it = received_.find(send); it != received_.end()) return it->second;
   const StepOp& s = g_.ops[send];
   et::Node& n = node(et::COMM_RECV_NODE, "recv " + g_.name(send), {});
-  attr_i32(n, "comm_src", traces_.npu(g_.rank_of(s.device), pos_));
-  attr_i32(n, "comm_dst", npu_);
-  attr_i64(n, "comm_size", whole(g_.facts[send].bytes));
-  attr_i32(n, "comm_tag", ordinal_[send] * kTagsPerOp);
+  attr(n, "comm_src").set_int32_val(traces_.npu(g_.rank_of(s.device), pos_));
+  attr(n, "comm_dst").set_int32_val(npu_);
+  attr(n, "comm_size").set_int64_val(whole(g_.facts[send].bytes));
+  attr(n, "comm_tag").set_int32_val(ordinal_[send] * kTagsPerOp);
   put(n);
   received_[send] = n.id();
   return n.id();
@@ -225,10 +188,10 @@ void FileWriter::collectives(int id, const std::vector<std::uint64_t>& deps,
   if (!work || work->collectives.empty()) {  // a pipeline send
     STEPSIM_CHECK(op.kind == StepOpKind::pp_send && op.peer >= 0, "a transfer with no collective");
     et::Node& n = node(et::COMM_SEND_NODE, name, after);
-    attr_i32(n, "comm_src", npu_);
-    attr_i32(n, "comm_dst", traces_.npu(g_.rank_of(op.peer), pos_));
-    attr_i64(n, "comm_size", whole(g_.facts[id].bytes));
-    attr_i32(n, "comm_tag", ordinal_[id] * kTagsPerOp);
+    attr(n, "comm_src").set_int32_val(npu_);
+    attr(n, "comm_dst").set_int32_val(traces_.npu(g_.rank_of(op.peer), pos_));
+    attr(n, "comm_size").set_int64_val(whole(g_.facts[id].bytes));
+    attr(n, "comm_tag").set_int32_val(ordinal_[id] * kTagsPerOp);
     n.set_duration_micros(duration_us);
     put(n);
     ends = {n.id()};
@@ -245,27 +208,27 @@ void FileWriter::collectives(int id, const std::vector<std::uint64_t>& deps,
       const int at = m.index_of(gpu_);
       const int tag = ordinal_[id] * kTagsPerOp + static_cast<int>(i);
       et::Node& send = node(et::COMM_SEND_NODE, label + " send", after);
-      attr_i32(send, "comm_src", npu_);
-      attr_i32(send, "comm_dst", m[(at + 1) % m.size] - plan_.gpu_offset);
-      attr_i64(send, "comm_size", whole(c.bytes));
-      attr_i32(send, "comm_tag", tag);
+      attr(send, "comm_src").set_int32_val(npu_);
+      attr(send, "comm_dst").set_int32_val(m[(at + 1) % m.size] - plan_.gpu_offset);
+      attr(send, "comm_size").set_int64_val(whole(c.bytes));
+      attr(send, "comm_tag").set_int32_val(tag);
       put(send);
       const std::uint64_t sent = send.id();
       et::Node& recv = node(et::COMM_RECV_NODE, label + " recv", after);
-      attr_i32(recv, "comm_src", m[(at + m.size - 1) % m.size] - plan_.gpu_offset);
-      attr_i32(recv, "comm_dst", npu_);
-      attr_i64(recv, "comm_size", whole(c.bytes));
-      attr_i32(recv, "comm_tag", tag);
+      attr(recv, "comm_src").set_int32_val(m[(at + m.size - 1) % m.size] - plan_.gpu_offset);
+      attr(recv, "comm_dst").set_int32_val(npu_);
+      attr(recv, "comm_size").set_int64_val(whole(c.bytes));
+      attr(recv, "comm_tag").set_int32_val(tag);
       put(recv);
       after = {sent, recv.id()};
       continue;
     }
     et::Node& n = node(et::COMM_COLL_NODE, label, after);
     const bool gather = c.op == net::CollectiveOp::all_gather;
-    attr_i64(n, "comm_type", comm_type(c.op));
-    attr_i64(n, "comm_size", whole(gather ? c.bytes / m.size : c.bytes));
-    attr(n, "pg_name", std::to_string(traces_.group_id(c.group, gpu_)));
-    attr_i64(n, "stepsim_bytes", whole(c.bytes));
+    attr(n, "comm_type").set_int64_val(comm_type(c.op));
+    attr(n, "comm_size").set_int64_val(whole(gather ? c.bytes / m.size : c.bytes));
+    attr(n, "pg_name").set_string_val(std::to_string(traces_.group_id(c.group, gpu_)));
+    attr(n, "stepsim_bytes").set_int64_val(whole(c.bytes));
     if (c.op == net::CollectiveOp::broadcast) n.set_duration_micros(duration_us);
     put(n);
     after = {n.id()};
@@ -284,9 +247,9 @@ void FileWriter::op(int id) {
   }
   et::Node& n = node(et::COMP_NODE, g_.name(id), deps);
   n.set_duration_micros(whole(op.duration.seconds() * 1e6));
-  attr_i64(n, "num_ops", whole(g_.facts[id].flops));
-  attr_u64(n, "tensor_size", static_cast<std::uint64_t>(whole(op.demand.hbm_bytes)));
-  attr_i64(n, "stepsim_duration_ps", op.duration.picoseconds());
+  attr(n, "num_ops").set_int64_val(whole(g_.facts[id].flops));
+  attr(n, "tensor_size").set_uint64_val(static_cast<std::uint64_t>(whole(op.demand.hbm_bytes)));
+  attr(n, "stepsim_duration_ps").set_int64_val(op.duration.picoseconds());
   put(n);
   ends = {n.id()};
 }
@@ -303,13 +266,11 @@ ChakraTraces::ChakraTraces(const run::Result& step) : step_(step), plan_(step.pl
     ordinal_[id] = static_cast<int>(order_[op.device].size());
     order_[op.device].push_back(static_cast<int>(id));
   }
-  const int cells = g.cell > 0 ? plan_.gpus_per_rank() / g.cell : 1;
-  class_of_cell_.assign(std::max(cells, 1), 0);
-  if (!g.info.empty())
-    for (int d = 0; d < g.devices && g.info[d].rank == 0; ++d)
-      for (int c : parse_cells(g.info[d].cells))
-        if (c >= 0 && c < static_cast<int>(class_of_cell_.size()))
-          class_of_cell_[c] = g.info[d].cls;
+  // The classes the step was instantiated with (exec/instantiate.cpp makes them alike).
+  const exec::Symmetry sym = exec::make_symmetry(plan_, *step.topology, step.spec().exact);
+  class_of_cell_.assign(std::max(sym.cells, 1), 0);
+  for (int c = 0; c < sym.size(); ++c)
+    for (int cell : sym.classes[c]) class_of_cell_[cell] = c;
   for (GroupRole role : kRoles) {
     const auto [size, stride] = plan_.group_of(role);
     if (size <= 1) continue;

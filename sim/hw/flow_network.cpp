@@ -35,12 +35,6 @@ std::vector<std::pair<std::uint64_t, double>> FlowNetwork::flow_rates() const {
   return out;
 }
 
-void FlowNetwork::reserve(std::size_t flows) {
-  flows_.reserve(flows);
-  free_.reserve(flows);
-  flow_of_var_.reserve(flows);
-}
-
 int FlowNetwork::allocate() {
   if (!free_.empty()) {
     const int f = free_.back();

@@ -69,8 +69,6 @@ class FlowNetwork final : public engine::EventHandler {
 
   FlowNetwork(engine::Simulator& sim, const Topology& topo, Fidelity fidelity);
 
-  // Room for `flows` flows at once, taken now rather than grown as they start.
-  void reserve(std::size_t flows);
   // Starts the flow now; calls listener->on_flow_done(sim, tag) on delivery.
   void start(const FlowRequest& flow, FlowListener* listener, std::uint64_t tag);
 

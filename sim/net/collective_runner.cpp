@@ -28,26 +28,11 @@ double bus_factor(CollectiveOp op, int n) {
 
 namespace {
 
-// (link, bytes) entries summed per link, in ascending link order, in the order they came for
-// each link. Entries as many as a quarter of the topology's links are summed in an array over
-// the links (one pass); fewer are sorted, so that a small collective on a large cluster costs
-// what its transfers do.
-std::vector<std::pair<int, double>> summed(std::vector<std::pair<int, double>> v,
-                                           std::size_t links) {
-  std::vector<std::pair<int, double>> out;
-  if (4 * v.size() >= links) {
-    std::vector<double> sum(links, 0.0);
-    std::vector<char> seen(links, 0);
-    for (const auto& [l, b] : v) {
-      sum[l] += b;
-      seen[l] = 1;
-    }
-    for (std::size_t l = 0; l < links; ++l)
-      if (seen[l]) out.emplace_back(static_cast<int>(l), sum[l]);
-    return out;
-  }
+// (link, bytes) entries summed per link, in ascending link order.
+std::vector<std::pair<int, double>> summed(std::vector<std::pair<int, double>> v) {
   std::stable_sort(v.begin(), v.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::pair<int, double>> out;
   for (const auto& [l, b] : v) {
     if (!out.empty() && out.back().first == l)
       out.back().second += b;
@@ -113,7 +98,7 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
     }
     pt.sent_per_gpu /= senders;
     pt.busbw = pt_s > 0.0 ? pt.sent_per_gpu / pt_s : 0.0;
-    for (const auto& [l, b] : summed(std::move(phase_bytes), topo.links().size())) {
+    for (const auto& [l, b] : summed(std::move(phase_bytes))) {
       link_bytes.emplace_back(l, b);
       const double u = pt_s > 0.0 && b > 0.0 ? b / (topo.links()[l].bandwidth * pt_s) : 0.0;
       if (u > pt.bottleneck_utilization) {
@@ -129,7 +114,7 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
     r.algbw = bytes / t;
     r.busbw = r.algbw * bus_factor(plan.op, group_size);
   }
-  for (const auto& [l, b] : summed(std::move(link_bytes), topo.links().size())) {
+  for (const auto& [l, b] : summed(std::move(link_bytes))) {
     const hw::Link& link = topo.links()[l];
     if (b <= 0.0) continue;
     const double u = t > 0.0 ? b / (link.bandwidth * t) : 0.0;

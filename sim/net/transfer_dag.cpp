@@ -52,10 +52,6 @@ class DagRunner final : public hw::FlowListener, public engine::EventHandler {
     }
     run_.start.assign(n, Time());
     run_.finish.assign(n, Time());
-    // Room for the largest phase's transfers in flight at once.
-    std::size_t most = 0;
-    for (const Phase& ph : plan.phases) most = std::max(most, ph.transfers.size());
-    net_.reserve(most);
   }
 
   DagRun run(const engine::RunControl* control) {
