@@ -36,7 +36,7 @@ int MaxMinSystem::add_variable(double weight, double bound, std::uint32_t elemen
   x.value = 0.0;
   x.count = 0;
   x.live = true;
-  if (elements > x.capacity) grow(v, std::bit_ceil(std::max<std::uint32_t>(4, elements)));
+  if (elements > x.capacity) grow(v, block_size(elements));
   touch_variable(v);
   return v;
 }
@@ -45,7 +45,7 @@ void MaxMinSystem::grow(int v, std::uint32_t capacity) {
   const std::uint32_t block = take_block(capacity);
   Variable& x = vars_[v];
   std::copy_n(pool_.begin() + x.first, x.count, pool_.begin() + block);
-  if (x.capacity > 0) free_blocks_[std::bit_width(x.capacity) - 1].push_back(x.first);
+  if (x.capacity > 0) free_blocks_[size_class(x.capacity)].push_back(x.first);
   x.first = block;
   x.capacity = capacity;
 }
@@ -53,7 +53,7 @@ void MaxMinSystem::grow(int v, std::uint32_t capacity) {
 void MaxMinSystem::expand(int v, int c, double consumption) {
   if (!(consumption > 0.0)) return;
   if (vars_[v].count == vars_[v].capacity)
-    grow(v, std::max<std::uint32_t>(4, 2 * vars_[v].capacity));
+    grow(v, block_size(std::max<std::uint32_t>(4, 2 * vars_[v].capacity)));
   Variable& x = vars_[v];
   Constraint& k = cnsts_[c];
   pool_[x.first + x.count] = {c, static_cast<std::uint32_t>(k.vars.size()), consumption};
@@ -66,11 +66,18 @@ void MaxMinSystem::expand(int v, int c, double consumption) {
   touch_variable(v);
 }
 
+std::uint32_t MaxMinSystem::block_size(std::uint32_t elements) {
+  return elements <= kExactBlocks ? elements : std::bit_ceil(elements);
+}
+
+std::size_t MaxMinSystem::size_class(std::uint32_t capacity) {
+  return capacity <= kExactBlocks ? capacity : kExactBlocks + std::bit_width(capacity);
+}
+
 std::uint32_t MaxMinSystem::take_block(std::uint32_t capacity) {
-  const int size_class = std::bit_width(capacity) - 1;
-  if (free_blocks_.size() <= static_cast<std::size_t>(size_class))
-    free_blocks_.resize(size_class + 1);
-  auto& free = free_blocks_[size_class];
+  const std::size_t cls = size_class(capacity);
+  if (free_blocks_.size() <= cls) free_blocks_.resize(cls + 1);
+  auto& free = free_blocks_[cls];
   if (!free.empty()) {
     const std::uint32_t block = free.back();
     free.pop_back();

@@ -24,17 +24,36 @@
 // λ_h = 1 / 2. h meets its bound first: x_h = 1, B has 3 left for g alone, λ_B = 3. B fills: x_g =
 // 3, A has 7 left for f: x_f = 7. Check: A carries 10, B carries 4, h is at its bound.
 //
-// Incremental: changes (a variable added, cleared, removed; an element added) mark what they
-// touch; solve() re-solves only the variables connected to the touched ones through constraints
-// that can bind, and reports those whose value changed. A constraint whose variables are all
-// bounded and whose usage at their bounds, Σ a_cv · b_v, fits its capacity can never bind: it is
-// left out of the component and of the filling (the step executor's ops, bounded at their own
-// speed, see thousands of such links). Changes at one instant may be batched into one solve().
+// Incremental, and what a solve() recomputes. A change (a variable added, cleared or removed, an
+// element added, a bound moved) marks the variable it changes and the constraints it touches
+// that can bind; nothing is solved until solve(), so all the changes of one simulated instant
+// cost one solve. solve() re-solves R: the marked variables, every variable of a marked
+// constraint, and everything connected to those through constraints that can bind. Every other
+// variable keeps its value, unsolved, and is not reported. That is exact:
+//  - A constraint that cannot bind (only bounded variables, Σ a_cv · b_v within its capacity) is
+//    met by every point that keeps the bounds, so dropping it changes neither the feasible set
+//    nor the solution; the rest splits into connected components of variables and binding
+//    constraints, and progressive filling of one component never reads another's values.
+//  - A component none of whose variables or constraints was marked has the same variables,
+//    elements, weights, bounds and capacities as at the last solve, hence the same solution.
+//    A change marks what it touches both before and after it (a departure marks the
+//    constraints its variable could bind before leaving; a bound marks them under the old and
+//    the new bound), so components that a change merges or splits are re-solved whole.
+// Clients keep what depends on an unreported variable: the fabric leaves a flow whose rate did
+// not change with its completion event (its bytes still run out at the same instant), and
+// completions come from the simulator's event heap, keyed by time.
+// Cost of one solve: O(E_R log C_R) for the E_R elements and C_R binding constraints of R.
+// Within R the saturated search is incremental: constraints wait in a heap keyed by a lower
+// bound of their level, re-keyed only when popped stale (see above), and bounds are met in
+// sorted order. A change inside a large component re-solves all of it: a burst of n flows on
+// one bottleneck that ended at n different instants would cost O(n^2); the fabric rounds finish
+// times to a grid (hw/flow_network.hpp) so that equal flows leave together, in one solve.
 //
 // Storage: a variable's elements sit in one block of a pool (taken once when the caller says how
-// many it will add); a constraint lists its members (variable, element), and each element knows
-// its slot there, so a variable leaves a constraint in O(1), the last member moved into its slot
-// (a link crossed by thousands of flows no longer costs a search per departure).
+// many it will add; blocks of one size are reused, so a steady stream of variables allocates
+// nothing); a constraint lists its members (variable, element), and each element knows its slot
+// there, so a variable leaves a constraint in O(1), the last member moved into its slot (a link
+// crossed by thousands of flows no longer costs a search per departure).
 //
 // Precision (Precision below): the usage screen is a running sum, confirmed by a fresh sum when
 // it comes within `screen` of the capacity, and a constraint binds only beyond `saturated` above
@@ -113,7 +132,9 @@ class MaxMinSystem {
     std::uint32_t element = 0;
   };
   // A variable's elements sit in one block of the pool (no allocation per variable): `count` of
-  // `capacity` used from `first`; a full block moves to one twice its size.
+  // `capacity` used from `first`; a full block moves to one twice its size. Blocks of up to
+  // kExactBlocks elements are taken at the size asked (a route's hops, given up front), larger
+  // ones at the next power of two; freed blocks are reused by size.
   struct Variable {
     double weight = 1.0, bound = kUnbounded, value = 0.0;
     std::uint32_t first = 0, count = 0, capacity = 0;
@@ -130,6 +151,9 @@ class MaxMinSystem {
   std::span<const Element> elements(int v) const {
     return {pool_.data() + vars_[v].first, vars_[v].count};
   }
+  static constexpr std::uint32_t kExactBlocks = 64;
+  static std::uint32_t block_size(std::uint32_t elements);
+  static std::size_t size_class(std::uint32_t capacity);
   std::uint32_t take_block(std::uint32_t capacity);
   void grow(int v, std::uint32_t capacity);  // moves v's elements to a block of `capacity`
   void touch_constraint(int c);
@@ -140,7 +164,7 @@ class MaxMinSystem {
   Precision precision_;
   std::vector<Variable> vars_;
   std::vector<Element> pool_;
-  std::vector<std::vector<std::uint32_t>> free_blocks_;  // by log2 of their capacity
+  std::vector<std::vector<std::uint32_t>> free_blocks_;  // by size_class()
   std::vector<Constraint> cnsts_;
   std::vector<int> free_vars_;
   std::vector<int> touched_cnsts_, touched_vars_;
