@@ -45,12 +45,12 @@ int FlowNetwork::allocate() {
   return static_cast<int>(flows_.size() - 1);
 }
 
-double FlowNetwork::weight(const Flow& f, std::size_t i) const {
-  const LinkClass c = topo_.links()[f.links[i]].cls;
-  const double share = f.link_share.empty() ? 1.0 : f.link_share[i];
-  return share * (c == LinkClass::ib_core  ? f.core_weight
-                  : c == LinkClass::ib_agg ? f.agg_weight
-                                           : 1.0);
+double FlowNetwork::weight(double core_weight, double agg_weight, const Route& r,
+                           std::size_t i) const {
+  const LinkClass c = topo_.links()[r.links[i]].cls;
+  return r.share_of(i) * (c == LinkClass::ib_core  ? core_weight
+                          : c == LinkClass::ib_agg ? agg_weight
+                                                   : 1.0);
 }
 
 void FlowNetwork::start(const FlowRequest& q, FlowListener* listener, std::uint64_t tag) {
@@ -60,26 +60,26 @@ void FlowNetwork::start(const FlowRequest& q, FlowListener* listener, std::uint6
   STEPSIM_CHECK(bytes >= 0.0 && multiplicity >= 1.0 && core_weight >= 1.0 && agg_weight >= 1.0,
                 "bad flow");
   STEPSIM_CHECK(share.weight > 0.0 && share.bound > 0.0, "bad flow share");
-  Route r = topo_.route(q.src, q.dst);
+  Route& r = route_;
+  topo_.route(q.src, q.dst, r);
   const int f = allocate();
   Flow& fl = flows_[f];
-  fl.links = std::move(r.links);
-  fl.link_share = std::move(r.share);
   fl.remaining = bytes;
   fl.core_weight = core_weight;
   fl.agg_weight = agg_weight;
+  fl.src = q.src;
+  fl.dst = q.dst;
   fl.share = share;
   fl.listener = listener;
   fl.tag = tag;
   fl.var = -1;
   fl.used = true;
-  for (std::size_t i = 0; i < fl.links.size(); ++i)
-    link_bytes_[fl.links[i]] += bytes * weight(fl, i);
-  if (fidelity_ == Fidelity::analytic || fl.links.empty() || bytes == 0.0) {
+  for (std::size_t i = 0; i < r.links.size(); ++i)
+    link_bytes_[r.links[i]] += bytes * weight(core_weight, agg_weight, r, i);
+  if (fidelity_ == Fidelity::analytic || r.links.empty() || bytes == 0.0) {
     double bw = share.bound;
-    for (std::size_t i = 0; i < fl.links.size(); ++i)
-      bw = std::min(bw, topo_.links()[fl.links[i]].bandwidth /
-                            (fl.link_share.empty() ? 1.0 : fl.link_share[i]));
+    for (std::size_t i = 0; i < r.links.size(); ++i)
+      bw = std::min(bw, topo_.links()[r.links[i]].bandwidth / r.share_of(i));
     // One rounding for the whole transfer: α + S/β, up to the next picosecond.
     const Time t = Time::from_seconds((r.latency_s + step_overhead_s) * steps +
                                       (bytes > 0.0 && std::isfinite(bw) ? bytes / bw : 0.0));
@@ -116,12 +116,14 @@ void FlowNetwork::activate(int f) {
   Flow& fl = flows_[f];
   fl.updated = sim_.now();
   ++active_;
+  Route& r = route_;
+  topo_.route(fl.src, fl.dst, r);
   fl.var = system_.add_variable(fl.share.weight, fl.share.bound,
-                                static_cast<std::uint32_t>(fl.links.size()));
+                                static_cast<std::uint32_t>(r.links.size()));
   if (flow_of_var_.size() <= static_cast<std::size_t>(fl.var)) flow_of_var_.resize(fl.var + 1);
   flow_of_var_[fl.var] = f;
-  for (std::size_t i = 0; i < fl.links.size(); ++i)
-    system_.expand(fl.var, constraint(fl.links[i]), weight(fl, i));
+  for (std::size_t i = 0; i < r.links.size(); ++i)
+    system_.expand(fl.var, constraint(r.links[i]), weight(fl.core_weight, fl.agg_weight, r, i));
   request_solve();
 }
 

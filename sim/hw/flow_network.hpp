@@ -83,18 +83,19 @@ class FlowNetwork final : public engine::EventHandler {
   void on_event(engine::Simulator& sim, std::uint64_t tag) override;
 
  private:
+  // Per-flow storage is fixed-size (nothing allocated per flow): a waiting flow keeps its
+  // endpoints and weights, and its route is walked again when it joins the system (routes are
+  // deterministic), whose elements hold its links from then on.
   struct Flow {
-    std::vector<int> links;
-    std::vector<double> link_share;  // of its bytes per link (Route::share): empty for all
-    double remaining = 0.0;          // bytes
-    double core_weight = 1.0;        // consumption on ib_core links
-    double agg_weight = 1.0;         // on ib_agg links
+    double remaining = 0.0;  // bytes
+    double core_weight = 1.0, agg_weight = 1.0;
     FlowShare share;
-    int var = -1;          // its variable in the system while it shares links
     engine::Time updated;  // when `remaining` was last brought up to date
     engine::EventId done;
     FlowListener* listener = nullptr;
     std::uint64_t tag = 0;
+    int src = 0, dst = 0;
+    int var = -1;  // its variable in the system while it shares links
     bool used = false;
   };
   enum EventKind : std::uint64_t { kActivate = 0, kFinish = 1, kRecompute = 2 };
@@ -102,8 +103,8 @@ class FlowNetwork final : public engine::EventHandler {
     return (static_cast<std::uint64_t>(flow) << 2) | k;
   }
 
-  // Consumption of the i-th link of the flow's route per byte/s of the flow.
-  double weight(const Flow& f, std::size_t i) const;
+  // Consumption of the i-th link of a route per byte/s of a flow with these weights.
+  double weight(double core_weight, double agg_weight, const Route& r, std::size_t i) const;
   int allocate();
   void activate(int f);
   void finish(int f);
@@ -120,6 +121,7 @@ class FlowNetwork final : public engine::EventHandler {
   int constraint(int link);
 
   engine::MaxMinSystem system_;
+  Route route_;  // scratch: the route being walked
   // Per topology link a flow has crossed (sparse: a network lives for one collective, which
   // touches few of a large cluster's links): its constraint and the bytes it carried.
   std::unordered_map<int, int> constraint_of_;

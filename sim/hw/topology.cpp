@@ -327,13 +327,22 @@ bool Topology::route_is_up(const Route& r) const {
 }
 
 Route Topology::route(int a, int b) const {
-  STEPSIM_CHECK(a >= 0 && a < gpus() && b >= 0 && b < gpus(), "route between unknown GPUs");
   Route r;
-  if (a == b) return r;
+  route(a, b, r);
+  return r;
+}
+
+void Topology::route(int a, int b, Route& r) const {
+  STEPSIM_CHECK(a >= 0 && a < gpus() && b >= 0 && b < gpus(), "route between unknown GPUs");
+  r.links.clear();
+  r.share.clear();
+  r.latency_s = 0.0;
+  if (a == b) return;
   if (node_of(a) == node_of(b)) {
     append(r, gpu_up_[a]);
     append(r, gpu_down_[b]);
-    return route_is_up(r) ? r : search(a, b);
+    if (!route_is_up(r)) r = search(a, b);
+    return;
   }
   STEPSIM_CHECK(!nic_up_.empty(), "nodes without a fabric");
   const int src = fabric_entry(a, b);
@@ -355,7 +364,7 @@ Route Topology::route(int a, int b) const {
     if (live == 2) r.latency_s -= plane[1].latency_s;
   }
   append(r, nic_down_[b]);
-  return route_is_up(r) ? r : search(a, b);
+  if (!route_is_up(r)) r = search(a, b);
 }
 
 bool Topology::climb(Route& r, int src, int b, int port) const {

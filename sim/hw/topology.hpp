@@ -118,6 +118,8 @@ class Topology {
   std::string link_name(int link) const;
 
   Route route(int src_gpu, int dst_gpu) const;
+  // The same into `out`, reusing its storage: for callers that walk millions of routes.
+  void route(int src_gpu, int dst_gpu, Route& out) const;
   // Whether the fault-free route between two GPUs of different nodes climbs to a spine (leaves
   // differ), without building the route.
   bool crosses_spine(int src_gpu, int dst_gpu) const;

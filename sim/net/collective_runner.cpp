@@ -1,6 +1,7 @@
 #include "sim/net/collective_runner.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "sim/net/transfer_dag.hpp"
 
@@ -28,19 +29,30 @@ double bus_factor(CollectiveOp op, int n) {
 
 namespace {
 
-// (link, bytes) entries summed per link, in ascending link order.
-std::vector<std::pair<int, double>> summed(std::vector<std::pair<int, double>> v) {
-  std::stable_sort(v.begin(), v.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<std::pair<int, double>> out;
-  for (const auto& [l, b] : v) {
-    if (!out.empty() && out.back().first == l)
-      out.back().second += b;
+// Bytes per link, summed in the order they are added (the same sums whatever the hash order),
+// held per link crossed rather than per crossing: a collective of a million transfers crosses a
+// few thousand links.
+class LinkSums {
+ public:
+  void add(int link, double bytes) {
+    const auto [it, added] = index_.try_emplace(link, sums_.size());
+    if (added)
+      sums_.emplace_back(link, bytes);
     else
-      out.emplace_back(l, b);
+      sums_[it->second].second += bytes;
   }
-  return out;
-}
+  // (link, bytes) in ascending link order.
+  std::vector<std::pair<int, double>> sorted() const {
+    std::vector<std::pair<int, double>> out = sums_;
+    std::sort(out.begin(), out.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    return out;
+  }
+
+ private:
+  std::unordered_map<int, std::size_t> index_;
+  std::vector<std::pair<int, double>> sums_;
+};
 
 }  // namespace
 
@@ -54,7 +66,7 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
   r.group_size = group_size;
   // Bytes per link, sparse (the links the transfers cross, ascending), so that a collective costs
   // what its transfers do, not what the cluster's links do.
-  std::vector<std::pair<int, double>> link_bytes;
+  LinkSums link_bytes;
   double ib = 0.0, nvl = 0.0;  // data bytes leaving GPUs by NIC and by NVLink, all transfers
   const int senders = plan.op == CollectiveOp::p2p ? 1 : group_size;  // a p2p has one sender
   const TransferDag dag = make_dag(plan, plan.chunks);
@@ -81,15 +93,16 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
     const double pt_s = pt.elapsed.seconds();
     // Bytes per link as the flow network counts them: a bundle once, on its representative's
     // links, with its core weight on the leaf-spine ones.
-    std::vector<std::pair<int, double>> phase_bytes;
+    LinkSums phase_bytes;
+    hw::Route route;
     for (const Transfer& t : ph.transfers) {
       const double data = t.bytes * t.payload * t.multiplicity * ph.payload_steps();
       pt.sent_per_gpu += data;
-      const hw::Route route = topo.route(t.src, t.dst);
+      topo.route(t.src, t.dst, route);
       for (std::size_t i = 0; i < route.links.size(); ++i) {
         const hw::Link& k = topo.links()[route.links[i]];
-        phase_bytes.emplace_back(
-            route.links[i], t.bytes * ph.payload_steps() * route.share_of(i) * t.weight_on(k.cls));
+        phase_bytes.add(route.links[i],
+                        t.bytes * ph.payload_steps() * route.share_of(i) * t.weight_on(k.cls));
         // Data bytes per link class, bundles counted with their multiplicity: a byte leaves a
         // GPU once per NIC it is sent from (GPU -> NIC) and once per NVLink port it leaves by.
         if ((k.cls == hw::LinkClass::nic || k.cls == hw::LinkClass::nvlink) && topo.is_gpu(k.from))
@@ -98,8 +111,8 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
     }
     pt.sent_per_gpu /= senders;
     pt.busbw = pt_s > 0.0 ? pt.sent_per_gpu / pt_s : 0.0;
-    for (const auto& [l, b] : summed(std::move(phase_bytes))) {
-      link_bytes.emplace_back(l, b);
+    for (const auto& [l, b] : phase_bytes.sorted()) {
+      link_bytes.add(l, b);
       const double u = pt_s > 0.0 && b > 0.0 ? b / (topo.links()[l].bandwidth * pt_s) : 0.0;
       if (u > pt.bottleneck_utilization) {
         pt.bottleneck_utilization = u;
@@ -114,7 +127,7 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
     r.algbw = bytes / t;
     r.busbw = r.algbw * bus_factor(plan.op, group_size);
   }
-  for (const auto& [l, b] : summed(std::move(link_bytes))) {
+  for (const auto& [l, b] : link_bytes.sorted()) {
     const hw::Link& link = topo.links()[l];
     if (b <= 0.0) continue;
     const double u = t > 0.0 ? b / (link.bandwidth * t) : 0.0;

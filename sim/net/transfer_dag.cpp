@@ -102,7 +102,8 @@ class DagRunner final : public hw::FlowListener, public engine::EventHandler {
       // Later chunks' latency, in steps of this transfer's own (route latency + sync).
       double steps = n.first_steps;
       if (n.later_chunks > 0.0) {
-        const hw::Route r = topo.route(t.src, t.dst);
+        hw::Route& r = route_;
+        topo.route(t.src, t.dst, r);
         const double alpha = r.latency_s + sync;
         const double chunk_s = t.bytes / dag_.cut / topo.bottleneck(r).first;
         if (alpha > 0.0)
@@ -135,6 +136,7 @@ class DagRunner final : public hw::FlowListener, public engine::EventHandler {
   const hw::Topology& topo_;
   engine::Simulator sim_;
   hw::FlowNetwork net_;
+  hw::Route route_;  // scratch
   std::vector<int> waiting_;
   std::vector<std::size_t> outstanding_;
   std::vector<std::vector<int>> succ_;
