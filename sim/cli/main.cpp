@@ -6,9 +6,11 @@
 #include <iostream>
 
 #include "sim/cli/entry.hpp"
+#include "sim/cli/huge_pages.hpp"
 #include "sim/cli/interrupt.hpp"
 
 int main(int argc, char** argv) {
+  stepsim::cli::use_huge_pages(argv);
   stepsim::cli::install_interrupt_handler();
   auto logger = spdlog::stderr_color_mt("stepsim");
   logger->set_pattern("%^%l%$: %v");

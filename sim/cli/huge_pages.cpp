@@ -1,0 +1,44 @@
+#include "sim/cli/huge_pages.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string_view>
+
+namespace stepsim::cli {
+
+namespace {
+constexpr std::string_view kTunable = "glibc.malloc.hugetlb";
+}
+
+std::optional<std::string> tunables_with_huge_pages(const char* current) {
+  const std::string_view now = current ? current : "";
+  if (now.find(kTunable) != std::string_view::npos) return std::nullopt;
+  std::string out(now);
+  if (!out.empty()) out += ':';
+  out += kTunable;
+  out += "=1";
+  return out;
+}
+
+void use_huge_pages(char** argv) {
+  const char* current = std::getenv("GLIBC_TUNABLES");
+  const std::optional<std::string> before =
+      current ? std::optional<std::string>(current) : std::nullopt;
+  const auto tunables = tunables_with_huge_pages(current);
+  if (!tunables || setenv("GLIBC_TUNABLES", tunables->c_str(), 1) != 0) return;
+  // By the executable's own path, so that process listings still name it stepsim.
+  char path[4096];
+  const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+  if (n > 0) {
+    path[n] = '\0';
+    execv(path, argv);
+  }
+  // Not executable here: run on without huge pages, the environment as it was.
+  if (before)
+    setenv("GLIBC_TUNABLES", before->c_str(), 1);
+  else
+    unsetenv("GLIBC_TUNABLES");
+}
+
+}  // namespace stepsim::cli

@@ -1,0 +1,27 @@
+// Transparent huge pages for stepsim's large arrays (the max-min pool, flows, events, a large
+// cluster's routing tables), asked of glibc's allocator before the program runs.
+//
+// A step on a large cluster or a collective with every flow simulated touches hundreds of MB to
+// GB of freshly grown vectors; at 4 KiB a page, each first touch is a page fault, measured at a
+// fifth of the run. glibc (2.35 and later) gives its heap and large blocks `madvise(MADV_HUGEPAGE)`
+// when the tunable `glibc.malloc.hugetlb=1` is set (glibc manual, "Memory Allocation Tunables"),
+// so that where the kernel's transparent huge pages are in `madvise` mode a fault maps 2 MiB.
+// Tunables are read only at start-up, from GLIBC_TUNABLES, so main() re-executes stepsim once
+// with it set, unless the user's GLIBC_TUNABLES already names it (theirs wins). Nothing else
+// changes: outputs are the same byte for byte; where huge pages are off or /proc/self/exe cannot
+// be executed, stepsim runs on as it is.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace stepsim::cli {
+
+// GLIBC_TUNABLES with the huge-page tunable added to `current` (null: unset), or nothing when
+// `current` already sets it.
+std::optional<std::string> tunables_with_huge_pages(const char* current);
+
+// Re-executes the program with the tunable set, if it is not; returns if that is not possible.
+void use_huge_pages(char** argv);
+
+}  // namespace stepsim::cli

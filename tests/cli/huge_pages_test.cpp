@@ -1,0 +1,15 @@
+#include "sim/cli/huge_pages.hpp"
+
+#include <doctest/doctest.h>
+
+using stepsim::cli::tunables_with_huge_pages;
+
+TEST_CASE("The huge-page tunable is added to GLIBC_TUNABLES once, after the user's own") {
+  CHECK(tunables_with_huge_pages(nullptr) == "glibc.malloc.hugetlb=1");
+  CHECK(tunables_with_huge_pages("") == "glibc.malloc.hugetlb=1");
+  CHECK(tunables_with_huge_pages("glibc.malloc.arena_max=2") ==
+        "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1");
+  // Already named (by the user or by the first start): left as it is, so no second re-execution.
+  CHECK_FALSE(tunables_with_huge_pages("glibc.malloc.hugetlb=0").has_value());
+  CHECK_FALSE(tunables_with_huge_pages("glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1"));
+}
