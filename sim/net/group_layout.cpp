@@ -49,11 +49,13 @@ TransferSink::TransferSink(const GroupLayout& l, const hw::Topology& t, bool bun
   if (!bundle_) return;
   nodes_ = l.nodes;
   for (int j = 1; j < k_; ++j) consecutive_ = consecutive_ && nodes_[j] == nodes_[0] + j;
-  slot_.assign(static_cast<std::size_t>(g_) * g_ * k_ * 3, -1);
+  spines_ = static_cast<std::uint64_t>(std::max(1, t.spines_per_plane()));
+  near_.size = static_cast<std::size_t>(g_) * g_ * k_;
+  spine_.size = near_.size * spines_;
   leaves_.assign(g_, 1);
   pods_.assign(g_, 1);
   auto distinct = [](std::vector<int> v) {
-    std::sort(v.begin(), v.end());
+    if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
     return std::max<int>(1, static_cast<int>(std::unique(v.begin(), v.end()) - v.begin()));
   };
   // Distinct leaves (and pods) the group's nodes occupy at each GPU index (one per plane or
@@ -85,26 +87,31 @@ void TransferSink::add(const Transfer& tr) {
     out_.push_back(tr);
     return;
   }
+  ++adds_;
   const int offset = (index_of(t_.node_of(tr.dst)) - index_of(t_.node_of(tr.src)) + k_) % k_;
   const int climbs = offset != 0 ? tier(tr) : 0;
-  const std::size_t key =
-      ((static_cast<std::size_t>(t_.local_of(tr.src)) * g_ + t_.local_of(tr.dst)) * k_ + offset) *
-          3 +
-      climbs;
+  // Ordered as an all-to-all generates its pairs (a source's destinations in rank order), so
+  // that its dense lookups sweep the array instead of jumping across it.
+  const std::uint64_t near =
+      (static_cast<std::uint64_t>(t_.local_of(tr.src)) * k_ + offset) * g_ + t_.local_of(tr.dst);
   // Transfers through a spine bundle by the spine index they climb to (the destination's leaf
   // port mod the spines), so that the representatives spread over the spines as their members
   // do; between pods also by source and destination pod.
-  std::uint64_t far = key;
-  if (climbs > 0) {
-    const auto spines = static_cast<std::uint64_t>(std::max(1, t_.spines_per_plane()));
-    far = far * spines + static_cast<std::uint64_t>(spec::leaf_port(t_.spec(), tr.dst)) % spines;
-  }
-  if (climbs == 2) {
+  const std::uint64_t spine =
+      climbs > 0 ? static_cast<std::uint64_t>(spec::leaf_port(t_.spec(), tr.dst)) % spines_ : 0;
+  int* at = nullptr;
+  if (climbs == 0) {
+    at = &near_.at(near, adds_);
+  } else if (climbs == 1) {
+    at = &spine_.at(near * spines_ + spine, adds_);
+  } else {
     const auto pods = static_cast<std::uint64_t>(t_.pods());
-    far = (far * pods + t_.pod_of_leaf(t_.leaf_of(tr.src))) * pods +
-          t_.pod_of_leaf(t_.leaf_of(tr.dst));
+    const std::uint64_t far =
+        ((near * spines_ + spine) * pods + t_.pod_of_leaf(t_.leaf_of(tr.src))) * pods +
+        t_.pod_of_leaf(t_.leaf_of(tr.dst));
+    at = &far_.try_emplace(far, -1).first->second;
   }
-  int& slot = climbs > 0 ? far_.try_emplace(far, -1).first->second : slot_[key];
+  int& slot = *at;
   if (slot >= 0 && out_[slot].bytes == tr.bytes) {
     out_[slot].multiplicity += tr.multiplicity;
     return;
@@ -113,10 +120,26 @@ void TransferSink::add(const Transfer& tr) {
   out_.push_back(tr);
 }
 
+int& TransferSink::Slots::at(std::uint64_t key, std::uint64_t adds) {
+  if (dense.empty() && adds >= size / 8) {
+    dense.assign(size, -1);
+    for (const auto& [k, slot] : hashed) dense[k] = slot;
+    hashed.clear();
+  }
+  return dense.empty() ? hashed.try_emplace(key, -1).first->second : dense[key];
+}
+
+void TransferSink::Slots::reset() {
+  std::unordered_map<std::uint64_t, int>().swap(hashed);
+  std::vector<int>().swap(dense);
+}
+
 std::vector<Transfer> TransferSink::take() {
   if (bundle_) {
-    std::fill(slot_.begin(), slot_.end(), -1);
+    near_.reset();
+    spine_.reset();
     far_.clear();
+    adds_ = 0;
     const bool pxn = t_.spec().fabric.pxn();
     for (Transfer& tr : out_) {
       if (tr.multiplicity <= 1.0 || !t_.crosses_spine(tr.src, tr.dst)) continue;

@@ -56,12 +56,26 @@ class TransferSink {
   std::vector<int> nodes_;
   bool consecutive_ = true;
   int index_of(int node) const;
-  std::vector<int> slot_;  // representative per key, -1: none yet
-  // Representatives of transfers between pods, by key and its source and destination pods and
-  // spine index.
+  // Representatives by key: hashed while few transfers have come, then (once they number an
+  // eighth of the key space) in a dense array, -1 for none yet. A sink per planned collective
+  // over thousands of nodes would otherwise fill g²·k·3 slots for a ring's few transfers (on a
+  // million GPUs, two fifths of the step's time), and a world all-to-all would hash 268 M pairs
+  // (three fifths of its time).
+  struct Slots {
+    std::size_t size = 0;  // the key space
+    std::unordered_map<std::uint64_t, int> hashed;
+    std::vector<int> dense;
+    int& at(std::uint64_t key, std::uint64_t adds);
+    void reset();
+  };
+  Slots near_;   // transfers under one leaf: (source index, destination index, offset)
+  Slots spine_;  // through a spine: (source index, offset, destination index, spine index)
+  // Between pods: by key, spine index and source and destination pod.
   std::unordered_map<std::uint64_t, int> far_;
-  std::vector<int> leaves_;  // per GPU index: leaves the group's nodes occupy
-  std::vector<int> pods_;    // per GPU index: pods the group's nodes occupy (clos3)
+  std::uint64_t spines_ = 1;  // per plane
+  std::uint64_t adds_ = 0;    // transfers added since the last take()
+  std::vector<int> leaves_;   // per GPU index: leaves the group's nodes occupy
+  std::vector<int> pods_;     // per GPU index: pods the group's nodes occupy (clos3)
   // 0: a transfer that stays under its leaf, 1: through a spine, 2: between pods.
   int tier(const Transfer& tr) const;
   std::vector<Transfer> out_;
