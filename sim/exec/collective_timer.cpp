@@ -90,6 +90,21 @@ std::vector<std::vector<int>> CollectiveTimer::siblings(const std::vector<int>& 
   return out;
 }
 
+std::size_t CollectiveTimer::sibling_count(const std::vector<int>& group,
+                                           const DeviceCells& d) const {
+  const int block = sym_.block;
+  const int first = group.front(), base = sym_.offset + (first - sym_.offset) / block * block;
+  const int stride = group[1] - group[0];
+  const int cell_base = base + (first - base) / sym_.cell * sym_.cell;
+  const std::size_t cells = d.cells->size();
+  if (group.back() >= base + block) return cells * static_cast<std::size_t>(sym_.cell);
+  if (group.back() < cell_base + sym_.cell) {
+    const int span = static_cast<int>(group.size()) * stride;
+    return cells * static_cast<std::size_t>(sym_.cell / span) * static_cast<std::size_t>(stride);
+  }
+  return static_cast<std::size_t>(stride);
+}
+
 int CollectiveTimer::sequence(const std::vector<TimedCollective>& parts) {
   std::vector<std::pair<int, long long>> pieces;
   bool any = false;
@@ -127,7 +142,18 @@ TimedCollective CollectiveTimer::run(const workload::CollectiveWork& c,
   if (group.size() < 2 || c.bytes <= 0.0 || free_) return {};
   const auto& base = profiles_.run(c.op, c.bytes, {group}, c.options, c.kind);
   engine::Time slowest = base.time;
+  const std::size_t count = sibling_count(group, d);
+  const bool faulted = fabric_fault_ || !faulted_nodes_.empty();
+  if (count > 1 && !faulted) {
+    // Without faults only the run of all siblings at once and its shape matter: once made, they
+    // are found by the group and the count alone.
+    if (!flow_) return {true, slowest, base.link, -1};
+    const auto* made =
+        profiles_.made(c.op, c.bytes, group, c.kind, static_cast<int>(count), reverse);
+    if (made) return {true, std::max(slowest, made->time), base.link, made->shape[reverse ? 1 : 0]};
+  }
   auto groups = siblings(group, d);
+  STEPSIM_CHECK(groups.size() == count, "sibling count differs from the siblings");
   if (groups.size() > 1) {
     // Faults: each touched sibling alone (a fault can only slow it)...
     if (fabric_fault_ || !faulted_nodes_.empty())

@@ -28,6 +28,19 @@ void check_unbundled(CollectiveOp op, const std::vector<std::vector<int>>& group
                           "drop --no-bundle, or simulate a smaller cluster");
 }
 
+// The links of `touched` (each once, sums nonzero in `sum`) in ascending order: sorted, or, when
+// they are a large share of the cluster's links (a data-parallel collective over a million
+// GPUs touches millions), read off `sum` in one pass, which is cheaper than the sort.
+void ascending(std::vector<int>& touched, const double* sum, std::size_t links) {
+  if (touched.size() * 20 < links) {
+    std::sort(touched.begin(), touched.end());
+    return;
+  }
+  touched.clear();
+  for (std::size_t l = 0; l < links; ++l)
+    if (sum[l] != 0.0) touched.push_back(static_cast<int>(l));
+}
+
 }  // namespace
 
 CollectiveProfiles::Key CollectiveProfiles::key_of(CollectiveOp op, double bytes,
@@ -108,6 +121,15 @@ int CollectiveProfiles::shape(CollectiveOp op, double bytes,
   return s;
 }
 
+const CollectiveProfiles::Profile* CollectiveProfiles::made(CollectiveOp op, double bytes,
+                                                            const std::vector<int>& group,
+                                                            spec::TrafficKind kind, int groups,
+                                                            bool reverse) const {
+  const auto it = runs_.find(key_of(op, bytes, group, kind, groups));
+  if (it == runs_.end() || it->second.shape[reverse ? 1 : 0] == -2) return nullptr;
+  return &it->second;
+}
+
 std::vector<PlannedCollective> CollectiveProfiles::planned() const {
   std::vector<PlannedCollective> out;
   for (const auto& [key, p] : runs_)
@@ -147,6 +169,7 @@ std::vector<int> CollectiveProfiles::phase_profiles(CollectiveOp op, double byte
   // Per phase, bytes per link (scratch_, phase p at p·links) and the links touched.
   const std::size_t links = topo_.links().size();
   std::vector<std::vector<int>> touched;
+  hw::Route r;
   for (const auto& g : groups) {
     if (control_) control_->check();
     const CollectivePlan plan = plan_collective(op, bytes, g, topo_, each);
@@ -160,7 +183,10 @@ std::vector<int> CollectiveProfiles::phase_profiles(CollectiveOp op, double byte
       for (const Transfer& t : ph.transfers) {
         const double b = t.bytes * static_cast<double>(ph.payload_steps());
         if (b <= 0.0 || t.src == t.dst) continue;
-        const hw::Route r = reverse ? topo_.route(t.dst, t.src) : topo_.route(t.src, t.dst);
+        if (reverse)
+          topo_.route(t.dst, t.src, r);
+        else
+          topo_.route(t.src, t.dst, r);
         for (std::size_t i = 0; i < r.links.size(); ++i) {
           const int l = r.links[i];
           if (sum[l] == 0.0) touched[p].push_back(l);
@@ -172,7 +198,7 @@ std::vector<int> CollectiveProfiles::phase_profiles(CollectiveOp op, double byte
   std::vector<int> out;
   for (std::size_t p = 0; p < touched.size(); ++p) {
     double* sum = scratch_.data() + p * links;
-    std::sort(touched[p].begin(), touched[p].end());
+    ascending(touched[p], sum, links);
     std::vector<LinkLoad> profile;
     profile.reserve(touched[p].size());
     for (int l : touched[p]) {
@@ -252,7 +278,7 @@ int CollectiveProfiles::cut(const Profile& r, const std::vector<int>& phases) {
           if (scratch_[l.link] == 0.0) touched.push_back(l.link);
           scratch_[l.link] += l.bytes * w;
         }
-      std::sort(touched.begin(), touched.end());
+      ascending(touched, scratch_.data(), links);
       std::vector<LinkLoad> p;
       p.reserve(touched.size());
       for (int l : touched) {

@@ -83,6 +83,10 @@ class CollectiveProfiles {
   // The load shape of that run, made once per direction; -1 when it loads no link.
   int shape(CollectiveOp op, double bytes, const std::vector<std::vector<int>>& groups,
             const PlanOptions& options, spec::TrafficKind kind, bool reverse);
+  // The run over `group` and its siblings (`groups` in all) and its shape in that direction, if
+  // both were made: found without the siblings' ranks.
+  const Profile* made(CollectiveOp op, double bytes, const std::vector<int>& group,
+                      spec::TrafficKind kind, int groups, bool reverse) const;
   // Shapes one after another, each over its share of the time: (shape, picoseconds) parts.
   int join(const std::vector<std::pair<int, long long>>& parts);
 
