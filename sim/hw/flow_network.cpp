@@ -13,19 +13,20 @@ FlowNetwork::FlowNetwork(engine::Simulator& sim, const Topology& topo, Fidelity 
     : sim_(sim), topo_(topo), fidelity_(fidelity) {}
 
 double FlowNetwork::link_rate(int link) const {
-  const auto c = constraint_of_.find(link);
-  return c == constraint_of_.end() ? 0.0 : system_.usage(c->second);
+  const auto c = crossed_.find(link);
+  return c == crossed_.end() || c->second.constraint < 0 ? 0.0
+                                                         : system_.usage(c->second.constraint);
 }
 
 double FlowNetwork::link_bytes(int link) const {
-  const auto b = link_bytes_.find(link);
-  return b == link_bytes_.end() ? 0.0 : b->second;
+  const auto b = crossed_.find(link);
+  return b == crossed_.end() ? 0.0 : b->second.bytes;
 }
 
 int FlowNetwork::constraint(int link) {
-  const auto [c, added] = constraint_of_.try_emplace(link, -1);
-  if (added) c->second = system_.add_constraint(topo_.links()[link].bandwidth);
-  return c->second;
+  int& c = crossed_[link].constraint;
+  if (c < 0) c = system_.add_constraint(topo_.links()[link].bandwidth);
+  return c;
 }
 
 std::vector<std::pair<std::uint64_t, double>> FlowNetwork::flow_rates() const {
@@ -75,7 +76,7 @@ void FlowNetwork::start(const FlowRequest& q, FlowListener* listener, std::uint6
   fl.var = -1;
   fl.used = true;
   for (std::size_t i = 0; i < r.links.size(); ++i)
-    link_bytes_[r.links[i]] += bytes * weight(core_weight, agg_weight, r, i);
+    crossed_[r.links[i]].bytes += bytes * weight(core_weight, agg_weight, r, i);
   if (fidelity_ == Fidelity::analytic || r.links.empty() || bytes == 0.0) {
     double bw = share.bound;
     for (std::size_t i = 0; i < r.links.size(); ++i)

@@ -123,12 +123,16 @@ class FlowNetwork final : public engine::EventHandler {
   engine::MaxMinSystem system_;
   Route route_;  // scratch: the route being walked
   // Per topology link a flow has crossed (sparse: a network lives for one collective, which
-  // touches few of a large cluster's links): its constraint and the bytes it carried.
-  std::unordered_map<int, int> constraint_of_;
+  // touches few of a large cluster's links): its constraint (-1 until a flow joins on it) and
+  // the bytes it carried.
+  struct Crossed {
+    int constraint = -1;
+    double bytes = 0.0;
+  };
+  std::unordered_map<int, Crossed> crossed_;
   std::vector<Flow> flows_;
   std::vector<int> free_;
   std::vector<int> flow_of_var_;
-  std::unordered_map<int, double> link_bytes_;
   bool recompute_pending_ = false;
   std::size_t active_ = 0;
 };

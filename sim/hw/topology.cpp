@@ -5,6 +5,7 @@
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/filtered_graph.hpp>
 #include <cmath>
+#include <mutex>
 
 #include "sim/engine/check.hpp"
 #include "sim/engine/splitmix.hpp"
@@ -60,19 +61,22 @@ std::string Topology::link_name(int link) const {
 
 using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
                                     boost::property<boost::edge_index_t, int>>;
+// The graph a route around failed links is searched on: made at the first search, from the
+// vertices and links in the order they were added (so the search is the same whenever it runs).
+// A fault-free cluster never needs it: a million GPUs' graph alone was 0.5 GB.
 struct Topology::SearchGraph {
+  std::once_flag made;
   Graph g;
 };
 
 int Topology::add_vertex(VertexKind k) {
   kinds_.push_back(k);
-  return static_cast<int>(boost::add_vertex(graph_->g));
+  return static_cast<int>(kinds_.size() - 1);
 }
 
 int Topology::add_link(int from, int to, LinkClass c, double bw, double lat) {
   const int id = static_cast<int>(links_.size());
   links_.push_back({from, to, c, bw, lat, true});
-  boost::add_edge(static_cast<std::size_t>(from), static_cast<std::size_t>(to), id, graph_->g);
   return id;
 }
 
@@ -80,7 +84,8 @@ double Topology::estimate_bytes(const spec::ClusterSpec& spec) {
   // Per GPU: its vertex, NVSwitch share, NIC, four links each way with their graph edges and
   // the per-GPU index arrays; per leaf-spine pair: two core links. Measured peak RSS: 1 Mi GPUs
   // on 2048-port switches 723 MB (690 B per GPU); on 512-port ones 167 MB more for 1 M more
-  // leaf-spine pairs (170 B each); both rounded up by about 40 %.
+  // leaf-spine pairs (170 B each); both rounded up by about 40 %. The search graph is made only
+  // for a route around failed links; the estimate keeps room for it.
   constexpr double kBytesPerGpu = 1000.0, kBytesPerCoreLink = 300.0, kBase = 16e6;
   const spec::FabricShape f = spec::fabric_shape(spec);
   const double core = static_cast<double>(f.planes) * f.leaves_per_plane * f.spines_per_plane;
@@ -412,6 +417,12 @@ Route Topology::search(int a, int b) const {
       return (*links)[boost::get(boost::edge_index, *g, e)].up;
     }
   };
+  std::call_once(graph_->made, [this] {
+    for (std::size_t v = 0; v < kinds_.size(); ++v) boost::add_vertex(graph_->g);
+    for (std::size_t id = 0; id < links_.size(); ++id)
+      boost::add_edge(static_cast<std::size_t>(links_[id].from),
+                      static_cast<std::size_t>(links_[id].to), static_cast<int>(id), graph_->g);
+  });
   const boost::filtered_graph<Graph, LiveLink> live(graph_->g, LiveLink{&links_, &graph_->g});
   const std::size_t nv = boost::num_vertices(graph_->g);
   std::vector<int> via(nv, -1);  // link id reaching each vertex
