@@ -62,7 +62,7 @@ void FlowNetwork::start(const FlowRequest& q, FlowListener* listener, std::uint6
                 "bad flow");
   STEPSIM_CHECK(share.weight > 0.0 && share.bound > 0.0, "bad flow share");
   Route& r = route_;
-  topo_.route(q.src, q.dst, r);
+  topo_.route(q.src, q.dst, q.spread, r);
   const int f = allocate();
   Flow& fl = flows_[f];
   fl.remaining = bytes;
@@ -70,6 +70,7 @@ void FlowNetwork::start(const FlowRequest& q, FlowListener* listener, std::uint6
   fl.agg_weight = agg_weight;
   fl.src = q.src;
   fl.dst = q.dst;
+  fl.spread = q.spread;
   fl.share = share;
   fl.listener = listener;
   fl.tag = tag;
@@ -118,7 +119,7 @@ void FlowNetwork::activate(int f) {
   fl.updated = sim_.now();
   ++active_;
   Route& r = route_;
-  topo_.route(fl.src, fl.dst, r);
+  topo_.route(fl.src, fl.dst, fl.spread, r);
   fl.var = system_.add_variable(fl.share.weight, fl.share.bound,
                                 static_cast<std::uint32_t>(r.links.size()));
   if (flow_of_var_.size() <= static_cast<std::size_t>(fl.var)) flow_of_var_.resize(fl.var + 1);

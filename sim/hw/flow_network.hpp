@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -53,6 +54,8 @@ struct FlowRequest {
   double core_weight = 1.0, agg_weight = 1.0;
   double steps = 1.0, step_overhead_s = 0.0;
   FlowShare share{};
+  // Spread over spines (Topology::route), or empty; it must outlive the flow.
+  std::span<const double> spread = {};
 };
 
 class FlowListener {
@@ -95,6 +98,7 @@ class FlowNetwork final : public engine::EventHandler {
     FlowListener* listener = nullptr;
     std::uint64_t tag = 0;
     int src = 0, dst = 0;
+    std::span<const double> spread = {};
     int var = -1;  // its variable in the system while it shares links
     bool used = false;
   };

@@ -338,6 +338,10 @@ Route Topology::route(int a, int b) const {
 }
 
 void Topology::route(int a, int b, Route& r) const {
+  route(a, b, {}, r);
+}
+
+void Topology::route(int a, int b, std::span<const double> spread, Route& r) const {
   STEPSIM_CHECK(a >= 0 && a < gpus() && b >= 0 && b < gpus(), "route between unknown GPUs");
   r.links.clear();
   r.share.clear();
@@ -357,7 +361,7 @@ void Topology::route(int a, int b, Route& r) const {
   }
   append(r, nic_up_[src]);
   if (ports_ == 1) {
-    climb(r, src, b, 0);
+    climb(r, src, b, 0, spread);
   } else {
     Route plane[2];
     const bool up[2] = {climb(plane[0], src, b, 0), climb(plane[1], src, b, 1)};
@@ -372,7 +376,7 @@ void Topology::route(int a, int b, Route& r) const {
   if (!route_is_up(r)) r = search(a, b);
 }
 
-bool Topology::climb(Route& r, int src, int b, int port) const {
+bool Topology::climb(Route& r, int src, int b, int port, std::span<const double> spread) const {
   const int n = gpus(), shift = port * leaves_per_plane_;
   append(r, access_up_[port * n + src]);
   const int la = leaf_of_gpu_[src] + shift, lb = leaf_of_gpu_[b] + shift;
@@ -387,6 +391,18 @@ bool Topology::climb(Route& r, int src, int b, int port) const {
     int s = spec_.fabric.routing == spec::Routing::ecmp_hash ? ecmp_hash(src, b) % k
                                                              : spec::leaf_port(spec_, b) % k;
     for (int tries = 0; tries < k && !live(s); ++tries) s = (s + 1) % k;
+    if (!spread.empty() && pa == pb) {
+      STEPSIM_CHECK(spread.size() == static_cast<std::size_t>(k), "a spread over other spines");
+      const double before = r.latency_s;
+      for (int t = 0; t < k; ++t)
+        if (spread[t] > 0.0) append(r, core_up_[la * k + t], spread[t]);
+      for (int t = 0; t < k; ++t)
+        if (spread[t] > 0.0) append(r, core_down_[lb * k + t], spread[t]);
+      r.latency_s = before + links_[core_up_[la * k + s]].latency_s +
+                    links_[core_down_[lb * k + s]].latency_s;
+      append(r, access_down_[port * n + b]);
+      return route_is_up(r);
+    }
     append(r, core_up_[la * k + s]);
     if (pa != pb) {
       append(r, agg_up_[pa * k + s]);

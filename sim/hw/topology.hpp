@@ -47,6 +47,7 @@
 
 #include <array>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -120,6 +121,12 @@ class Topology {
   Route route(int src_gpu, int dst_gpu) const;
   // The same into `out`, reusing its storage: for callers that walk millions of routes.
   void route(int src_gpu, int dst_gpu, Route& out) const;
+  // A route that climbs from its leaf to every spine index s with spread[s] > 0 (one entry per
+  // spine of a plane, summing to 1), carrying that share of the bytes on the leaf's uplink to s
+  // and s's downlink to the destination leaf: a bundle standing for transfers that climb to
+  // several spines (net/group_layout.hpp). Latency as one path's. On a fault-free fabric of one
+  // port per NIC, between leaves of one pod; otherwise, or with `spread` empty, route().
+  void route(int src_gpu, int dst_gpu, std::span<const double> spread, Route& out) const;
   // Whether the fault-free route between two GPUs of different nodes climbs to a spine (leaves
   // differ), without building the route.
   bool crosses_spine(int src_gpu, int dst_gpu) const;
@@ -158,7 +165,7 @@ class Topology {
   void append(Route& r, int link, double share = 1.0) const;
   // Appends the fabric part of a route, NIC port to NIC port, over port `port`'s plane; returns
   // whether all of it is up.
-  bool climb(Route& r, int src, int dst, int port) const;
+  bool climb(Route& r, int src, int dst, int port, std::span<const double> spread = {}) const;
 
   spec::ClusterSpec spec_;
   int planes_ = 0, leaves_per_plane_ = 0, spines_per_plane_ = 0, pods_ = 1, leaves_per_pod_ = 0;

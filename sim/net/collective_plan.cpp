@@ -59,12 +59,16 @@ double estimate_transfers(CollectiveOp op, const std::vector<int>& group, const 
   const double k = static_cast<double>(nodes.size()), g = n / k;
   const bool bundled = options.bundle && can_bundle(topo);
   const double spines = std::max(1, topo.spines_per_plane()), pods = topo.pods();
+  const bool spread = bundled && bundles_spread(nodes, topo);
   switch (op) {
     case CollectiveOp::all_to_all:
-      // Bundles: per source and destination index and node offset, one under a leaf and one per
-      // spine index climbed to, and between pods of a clos3 per source and destination pod.
+      // Bundles: per source and destination index and node offset, one under a leaf and one
+      // through the spines (spread over them; one per spine index on a dual-plane fabric), and
+      // between pods of a clos3 one per spine index and source and destination pod.
       return bundled
-                 ? std::min(n * (n - 1), g * g * k * (1 + spines * (pods > 1 ? 1 + 2 * pods : 1)))
+                 ? std::min(
+                       n * (n - 1),
+                       g * g * k * (1 + (spread ? 1 : spines) + (pods > 1 ? spines * 2 * pods : 0)))
                  : n * (n - 1);
     case CollectiveOp::dispatch:
     case CollectiveOp::combine:

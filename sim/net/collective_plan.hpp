@@ -7,29 +7,39 @@
 // algorithms are one file each under algorithm/, registered in algorithm/registry.cpp;
 // `PlanOptions::algorithm` names one or is "auto" (the tuner's pick).
 // Bundling: transfers that are translations of one another by whole nodes (same local source
-// and destination index, same node offset, and for those that climb to a spine the same spine
-// index) are simulated once, with a multiplicity. All-to-alls are bundled as their pairs are
-// generated (O(1) each, never held), so a world all-to-all on 16,384 GPUs (32 spines per plane)
-// keeps about g²·k·(1 + 32) = 4.1 M transfers for k nodes of g GPUs instead of 268 M.
+// and destination index, same node offset) are simulated once, with a multiplicity. All-to-alls
+// are bundled as their pairs are generated (O(1) each, never held), so a world all-to-all on
+// 16,384 GPUs keeps 135,032 transfers (about g²·k for k nodes of g GPUs: one per source and
+// destination index and node offset) instead of 268 M.
 // Members of a bundle use their own GPU, NIC and access links, but those that leave one leaf share
 // its uplinks to the spines. A representative therefore weighs on its leaf-spine links as all the
 // members that leave its leaf: core_weight = m/L for m members over the L leaves the group's nodes
 // occupy (at the GPU index whose NIC the transfer leaves by; members assumed spread evenly over
-// them). Bundling by spine index puts the representatives on a leaf's S uplinks as their members
-// are, so each uplink carries its share of the whole load: an oversubscribed fabric slows a
-// bundled collective as it slows the unbundled one (a world all-to-all on 64 nodes at 4:1: 42.95 ms
-// both ways; without the spine index in the key, every representative of a 512-GPU all-to-all on
-// 2048 nodes climbed to spine 0, 8x too slow). By symmetry every leaf sends what it receives; the
-// representatives, all sent from the group's first nodes, load their source leaf's uplinks fully
-// and the destination downlinks only in part, which a symmetric pattern does not notice. It ignores
-// the unevenness of collisions, which only unbundled runs show. Clusters with faults are never
-// bundled. Between the pods of a clos3 a bundle holds only members from one pod to one pod that
-// climb through the same spine index (the destination's leaf port mod the spines): they share their
-// aggregation links exactly, so agg_weight = m, and they spread over the leaves of their source
-// pod, core_weight = m·P/L for the P pods the group's nodes occupy: up to 2P times the bundles
-// that climb within a pod. A world all-to-all across pods slows by the aggregation tier's capacity,
-// unbundled exactly, bundled 4 % more on 4 pods of 4 nodes (the representatives crowd the first
-// nodes' NICs).
+// them). Members climb to different spines (the destination's leaf port mod the spines picks
+// one), so the representative's route spreads over them: m_s of its m members climb to spine s,
+// and the route carries the share m_s/m of its bytes on its leaf's uplink to s and on s's
+// downlink to the destination leaf (hw::Topology::route). Each uplink then carries exactly the
+// load its members put on it: an oversubscribed fabric slows a bundled collective as it slows the
+// unbundled one (a world all-to-all on 64 nodes at 4:1: 42.95 ms both ways; a representative on
+// one spine alone made a 512-GPU all-to-all on 2048 nodes 8x too slow). The members of a bundle
+// move at one rate, the representative's, where per-spine representatives would each have had
+// their own; on the symmetric patterns bundling serves the spines are loaded alike and the two
+// agree (tests/run/bundle_step_test.cpp checks bundled against unbundled steps). A bundle spreads
+// only where one representative stands for every source leaf's members exactly: groups of whole
+// leaves of consecutive nodes, whose leaves all send a bundle's members to the same spines
+// (net::bundles_spread). Elsewhere (a group straddling a leaf boundary sends from either side to
+// different spines) and on a dual-plane fabric, whose routes already fork over two planes,
+// bundles are kept per spine index, each representative on a leaf its members leave from.
+// By symmetry every leaf sends what it receives; the representatives, all sent from the group's
+// first nodes, load their source leaf's uplinks fully and the destination downlinks only in part,
+// which a symmetric pattern does not notice. It ignores the unevenness of collisions, which only
+// unbundled runs show. Clusters with faults are never bundled. Between the pods of a clos3 a
+// bundle holds only members from one pod to one pod that climb through the same spine index:
+// they share their aggregation links exactly, so agg_weight = m, and they spread over the leaves
+// of their source pod, core_weight = m·P/L for the P pods the group's nodes occupy: up to 2P·S
+// times the bundles that climb within a pod. A world all-to-all across pods slows by the
+// aggregation tier's capacity, unbundled exactly, bundled 4 % more on 4 pods of 4 nodes (the
+// representatives crowd the first nodes' NICs).
 #pragma once
 
 #include <string>

@@ -98,7 +98,7 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
     for (const Transfer& t : ph.transfers) {
       const double data = t.bytes * t.payload * t.multiplicity * ph.payload_steps();
       pt.sent_per_gpu += data;
-      topo.route(t.src, t.dst, route);
+      route_of(topo, t, route);
       for (std::size_t i = 0; i < route.links.size(); ++i) {
         const hw::Link& k = topo.links()[route.links[i]];
         phase_bytes.add(route.links[i],

@@ -1,6 +1,8 @@
 #include "sim/net/group_layout.hpp"
 
 #include <algorithm>
+#include <map>
+#include <memory>
 #include <utility>
 
 namespace stepsim::net {
@@ -41,6 +43,17 @@ bool can_bundle(const hw::Topology& t) {
   return !has_network_faults(t) && routes_translate(t.spec());
 }
 
+bool bundles_spread(const std::vector<int>& nodes, const hw::Topology& t) {
+  const spec::ClusterSpec& c = t.spec();
+  if (t.spines_per_plane() < 2 || c.fabric.kind == spec::FabricKind::dual_plane) return false;
+  const int per_leaf = std::max(1, c.fabric.nodes_per_leaf(c.gpus_per_node));
+  const int k = static_cast<int>(nodes.size());
+  if (k % per_leaf != 0 || nodes.front() % per_leaf != 0) return false;
+  for (int j = 1; j < k; ++j)
+    if (nodes[j] != nodes[0] + j) return false;
+  return true;
+}
+
 TransferSink::TransferSink(const GroupLayout& l, const hw::Topology& t, bool bundle)
     : t_(t),
       bundle_(bundle && can_bundle(t)),
@@ -51,7 +64,8 @@ TransferSink::TransferSink(const GroupLayout& l, const hw::Topology& t, bool bun
   for (int j = 1; j < k_; ++j) consecutive_ = consecutive_ && nodes_[j] == nodes_[0] + j;
   spines_ = static_cast<std::uint64_t>(std::max(1, t.spines_per_plane()));
   near_.size = static_cast<std::size_t>(g_) * g_ * k_;
-  spine_.size = near_.size * spines_;
+  spread_ = bundles_spread(nodes_, t);
+  spine_.size = spread_ ? near_.size : near_.size * spines_;
   leaves_.assign(g_, 1);
   pods_.assign(g_, 1);
   auto distinct = [](std::vector<int> v) {
@@ -103,7 +117,7 @@ void TransferSink::add(const Transfer& tr) {
   if (climbs == 0) {
     at = &near_.at(near, adds_);
   } else if (climbs == 1) {
-    at = &spine_.at(near * spines_ + spine, adds_);
+    at = &spine_.at(spread_ ? near : near * spines_ + spine, adds_);
   } else {
     const auto pods = static_cast<std::uint64_t>(t_.pods());
     const std::uint64_t far =
@@ -112,12 +126,30 @@ void TransferSink::add(const Transfer& tr) {
     at = &far_.try_emplace(far, -1).first->second;
   }
   int& slot = *at;
+  const bool counted = climbs == 1 && spread_;
   if (slot >= 0 && out_[slot].bytes == tr.bytes) {
     out_[slot].multiplicity += tr.multiplicity;
+    if (counted) count(static_cast<std::size_t>(slot), tr, spine);
     return;
   }
   if (slot < 0) slot = static_cast<int>(out_.size());
   out_.push_back(tr);
+  if (counted) count(out_.size() - 1, tr, spine);
+}
+
+void TransferSink::count(std::size_t transfer, const Transfer& tr, std::uint64_t spine) {
+  if (counts_of_.size() <= transfer) counts_of_.resize(transfer + 1, kNoCounts);
+  if (counts_of_[transfer] == kNoCounts) {
+    counts_of_[transfer] = static_cast<std::uint32_t>(counts_.size());
+    counts_.resize(counts_.size() + spines_, 0.0);
+  }
+  double* c = counts_.data() + counts_of_[transfer];
+  if (!tr.spread) {
+    c[spine] += tr.multiplicity;
+    return;
+  }
+  // A bundle already spread (a phase bundled as it was generated, passed through again).
+  for (std::uint64_t s = 0; s < spines_; ++s) c[s] += tr.multiplicity * (*tr.spread)[s];
 }
 
 int& TransferSink::Slots::at(std::uint64_t key, std::uint64_t adds) {
@@ -140,6 +172,21 @@ std::vector<Transfer> TransferSink::take() {
     spine_.reset();
     far_.clear();
     adds_ = 0;
+    // A bundle whose members climb to more than one spine spreads over them, each spine its
+    // members' share; bundles of one spread are one shared vector.
+    std::map<std::vector<double>, std::shared_ptr<const std::vector<double>>> spreads;
+    for (std::size_t i = 0; i < counts_of_.size(); ++i) {
+      if (counts_of_[i] == kNoCounts) continue;
+      const double* c = counts_.data() + counts_of_[i];
+      if (std::count_if(c, c + spines_, [](double m) { return m > 0.0; }) < 2) continue;
+      std::vector<double> share(c, c + spines_);
+      for (double& x : share) x /= out_[i].multiplicity;
+      auto& shared = spreads[share];
+      if (!shared) shared = std::make_shared<const std::vector<double>>(std::move(share));
+      out_[i].spread = shared;
+    }
+    std::vector<std::uint32_t>().swap(counts_of_);
+    std::vector<double>().swap(counts_);
     const bool pxn = t_.spec().fabric.pxn();
     for (Transfer& tr : out_) {
       if (tr.multiplicity <= 1.0 || !t_.crosses_spine(tr.src, tr.dst)) continue;

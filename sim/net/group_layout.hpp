@@ -39,6 +39,14 @@ bool routes_translate(const spec::ClusterSpec& c);
 // Whether transfers may be bundled on this cluster: no network faults, and routes that translate.
 bool can_bundle(const hw::Topology& t);
 
+// Whether bundles through the spines spread over them (one representative for all spine
+// indices, its members counted per spine) rather than one per spine index: when the group is
+// whole leaves of consecutive nodes, so that every source leaf's members of a bundle climb to
+// the same spines (destination routing picks the spine by the destination's leaf port, and
+// across whole leaves each leaf's members see the same ports) and one representative on one
+// leaf stands for them all exactly. Not on a dual-plane fabric, whose routes fork over planes.
+bool bundles_spread(const std::vector<int>& nodes, const hw::Topology& t);
+
 class TransferSink {
  public:
   TransferSink(const GroupLayout& l, const hw::Topology& t, bool bundle);
@@ -68,8 +76,14 @@ class TransferSink {
     int& at(std::uint64_t key, std::uint64_t adds);
     void reset();
   };
-  Slots near_;   // transfers under one leaf: (source index, destination index, offset)
-  Slots spine_;  // through a spine: (source index, offset, destination index, spine index)
+  Slots near_;  // transfers under one leaf: (source index, offset, destination index)
+  // Through a spine: the same key, and the spine index unless spread_.
+  Slots spine_;
+  bool spread_ = false;  // bundles_spread()
+  static constexpr std::uint32_t kNoCounts = ~std::uint32_t{0};
+  std::vector<std::uint32_t> counts_of_;  // per transfer of out_: its block of counts_
+  std::vector<double> counts_;            // members per spine index, a block per bundle
+  void count(std::size_t transfer, const Transfer& tr, std::uint64_t spine);
   // Between pods: by key, spine index and source and destination pod.
   std::unordered_map<std::uint64_t, int> far_;
   std::uint64_t spines_ = 1;  // per plane

@@ -103,7 +103,7 @@ class DagRunner final : public hw::FlowListener, public engine::EventHandler {
       double steps = n.first_steps;
       if (n.later_chunks > 0.0) {
         hw::Route& r = route_;
-        topo.route(t.src, t.dst, r);
+        route_of(topo, t, r);
         const double alpha = r.latency_s + sync;
         const double chunk_s = t.bytes / dag_.cut / topo.bottleneck(r).first;
         if (alpha > 0.0)
@@ -116,6 +116,7 @@ class DagRunner final : public hw::FlowListener, public engine::EventHandler {
       q.multiplicity = t.multiplicity;
       q.core_weight = t.core_weight;
       q.agg_weight = t.agg_weight;
+      if (t.spread) q.spread = *t.spread;
       q.steps = steps;
       q.step_overhead_s = sync;
       net_.start(q, this, static_cast<std::uint64_t>(i));

@@ -3,6 +3,7 @@
 // bundled), transfer_dag.hpp runs them, and the algorithms (algorithm/) fill them.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct Transfer {
   double payload = 1.0;
   // As core_weight, on the aggregation links of a clos3, for the members that leave the pod.
   double agg_weight = 1.0;
+  // A bundle whose members climb to several spines: the share of them at each spine index of a
+  // plane (its route spreads over those spines, hw::Topology::route); null: its own route.
+  std::shared_ptr<const std::vector<double>> spread = nullptr;
   // Its weight on a link of class `c`: core_weight, agg_weight, or 1.
   double weight_on(hw::LinkClass c) const {
     return c == hw::LinkClass::ib_core  ? core_weight
@@ -31,6 +35,14 @@ struct Transfer {
                                         : 1.0;
   }
 };
+
+// The route a transfer's flow takes: its own, or spread over its bundle's spines.
+inline void route_of(const hw::Topology& t, const Transfer& tr, hw::Route& r) {
+  if (tr.spread)
+    t.route(tr.src, tr.dst, *tr.spread, r);
+  else
+    t.route(tr.src, tr.dst, r);
+}
 
 struct Phase {
   std::string name;

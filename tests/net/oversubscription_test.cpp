@@ -3,8 +3,12 @@
 // fat-tree, two leaves of 32 nodes per plane, one spine.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "sim/config/load.hpp"
+#include "sim/net/collective_plan.hpp"
 #include "sim/net/collective_runner.hpp"
+#include "sim/net/transfers.hpp"
 #include "tests/net/cluster_fixture.hpp"
 #include "tests/test_support.hpp"
 
@@ -49,4 +53,62 @@ TEST_CASE("Only traffic that leaves a leaf notices oversubscription") {
   // A ring all-reduce: its few leaf-crossing flows fit in the remaining uplinks.
   CHECK(collective_seconds(tight, CollectiveOp::all_reduce, 1 << 30, "world") ==
         collective_seconds(free_fabric, CollectiveOp::all_reduce, 1 << 30, "world"));
+}
+
+TEST_CASE("A bundle whose members climb to several spines spreads over them as its members do") {
+  // 16-port switches: 8 nodes per leaf, 8 spines per plane; uplinks at 4:1.
+  const std::vector<std::string> sets{"nodes=32", "fabric.switch_ports=16"};
+  auto tight_sets = sets;
+  tight_sets.push_back("fabric.oversubscription=4");
+  const hw::Topology t(test::cluster("topologies/h800-2048x8-mpft.yaml", tight_sets));
+  const hw::Topology free_fabric(test::cluster("topologies/h800-2048x8-mpft.yaml", sets));
+  const double S = 64.0 * (1 << 20);
+  // Two whole leaves: bundles spread; half a leaf on each side of a leaf boundary: they do not
+  // (the members from either leaf climb to different spines), and are kept per spine index.
+  for (const char* words : {"nodes:0-15", "nodes:4-11"}) {
+    CAPTURE(words);
+    const auto group = net::parse_group(words, t, "test");
+    const bool whole_leaves = std::string(words) == "nodes:0-15";
+    const net::CollectivePlan plan = net::plan_collective(CollectiveOp::all_to_all, S, group, t);
+    const auto& transfers = plan.phases.front().transfers;
+    const int k = t.spines_per_plane();
+    int spread = 0;
+    double members = 0.0;
+    for (const net::Transfer& tr : transfers) {
+      members += tr.multiplicity;
+      if (!tr.spread) continue;
+      ++spread;
+      // Shares over the plane's spines: members per spine over the bundle's members.
+      REQUIRE(tr.spread->size() == static_cast<std::size_t>(k));
+      double sum = 0.0;
+      for (double x : *tr.spread) {
+        CHECK(x >= 0.0);
+        CHECK(x * tr.multiplicity == doctest::Approx(std::round(x * tr.multiplicity)));
+        sum += x;
+      }
+      CHECK(sum == doctest::Approx(1.0));
+      CHECK(t.crosses_spine(tr.src, tr.dst));
+      // The route carries each spine its share, up and down, at one path's latency.
+      hw::Route own, spread_route;
+      t.route(tr.src, tr.dst, own);
+      net::route_of(t, tr, spread_route);
+      CHECK(spread_route.latency_s == doctest::Approx(own.latency_s));
+      double core = 0.0;
+      for (std::size_t i = 0; i < spread_route.links.size(); ++i)
+        if (t.links()[spread_route.links[i]].cls == hw::LinkClass::ib_core)
+          core += spread_route.share_of(i);
+      CHECK(core == doctest::Approx(2.0));
+    }
+    CHECK((spread > 0) == whole_leaves);
+    const double n = static_cast<double>(group.size());
+    CHECK(members == n * (n - 1));  // every pair counted once
+    CHECK(static_cast<double>(transfers.size()) <=
+          net::estimate_transfers(CollectiveOp::all_to_all, group, t));
+    if (whole_leaves) CHECK(transfers.size() <= 2 * 8 * 8 * 16);  // per key, under a leaf or not
+    // Bundled as unbundled, with the uplinks binding.
+    const double bundled = collective_seconds(t, CollectiveOp::all_to_all, S, words);
+    CHECK(collective_seconds(t, CollectiveOp::all_to_all, S, words, false) ==
+          doctest::Approx(bundled).epsilon(1e-6));
+    CHECK(bundled > 1.05 * collective_seconds(free_fabric, CollectiveOp::all_to_all, S, words));
+  }
 }
