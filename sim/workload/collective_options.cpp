@@ -1,6 +1,8 @@
 #include "sim/workload/collective_options.hpp"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 #include "sim/engine/check.hpp"
 #include "sim/engine/user_error.hpp"
@@ -63,9 +65,9 @@ net::PlanOptions plan_options(const spec::ScenarioSpec& s, const ParallelPlan& p
   return o;
 }
 
-bool group_uniform(const ParallelPlan& plan, GroupRole role) {
-  const auto [size, stride] = plan.group_of(role);
-  const int gpn = plan.gpus_per_node;
+namespace {
+
+bool uniform(int size, int stride, int gpn) {
   // Local indices on each node the group visits, in order; uniform when every node has the same.
   std::vector<int> first, current;
   int node = -1;
@@ -85,6 +87,19 @@ bool group_uniform(const ParallelPlan& plan, GroupRole role) {
     current.push_back(gpu % gpn);
   }
   return true;
+}
+
+}  // namespace
+
+bool group_uniform(const ParallelPlan& plan, GroupRole role) {
+  const auto [size, stride] = plan.group_of(role);
+  // Remembered per shape: the layout search asks it for every collective of every layout, and
+  // the walk over a data-parallel group was a tenth of a layout's bound.
+  thread_local std::map<std::tuple<int, int, int>, bool> known;
+  const auto key = std::make_tuple(size, stride, plan.gpus_per_node);
+  const auto it = known.find(key);
+  if (it != known.end()) return it->second;
+  return known[key] = uniform(size, stride, plan.gpus_per_node);
 }
 
 CollectiveWork make_collective(const spec::ScenarioSpec& s, const ParallelPlan& plan,

@@ -50,6 +50,20 @@ void check_max_min(const std::vector<double>& cap, const std::vector<Var>& vars,
   }
 }
 
+// Up to nc random elements (distinct constraints) for variable `id`, mirrored in `v`.
+void add_random_elements(MaxMinSystem& s, stepsim::test::Rng& rng, int nc, int id, Var& v) {
+  const int n = 1 + rng.below(nc);
+  for (int k = 0; k < n; ++k) {
+    const int c = rng.below(nc);
+    if (std::any_of(v.elements.begin(), v.elements.end(),
+                    [c](const auto& e) { return e.first == c; }))
+      continue;
+    const double a = rng.uniform(0.5, 3.0);
+    v.elements.push_back({c, a});
+    s.expand(id, c, a);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("The header's worked example") {
@@ -181,16 +195,7 @@ TEST_CASE("Property: incremental solves match the definition over random add/rem
         v.weight = rng.uniform(0.5, 4.0);
         v.bound = rng.below(2) == 0 ? kInf : rng.uniform(0.5, 60.0);
         const int id = s.add_variable(v.weight, v.bound);
-        const int n = 1 + rng.below(nc);
-        for (int k = 0; k < n; ++k) {
-          const int c = rng.below(nc);
-          if (std::any_of(v.elements.begin(), v.elements.end(),
-                          [c](const auto& e) { return e.first == c; }))
-            continue;
-          const double a = rng.uniform(0.5, 3.0);
-          v.elements.push_back({c, a});
-          s.expand(id, c, a);
-        }
+        add_random_elements(s, rng, nc, id, v);
         live[id] = v;
       }
       if (!live.empty() && rng.below(4) == 0) {  // a bounded variable's bound moves
@@ -229,18 +234,6 @@ TEST_CASE("Property: incremental solves equal a from-scratch solve and report ev
       std::advance(it, rng.below(static_cast<int>(live.size())));
       return it;
     };
-    auto add_elements = [&](int id, Var& v) {
-      const int n = 1 + rng.below(nc);
-      for (int k = 0; k < n; ++k) {
-        const int c = rng.below(nc);
-        if (std::any_of(v.elements.begin(), v.elements.end(),
-                        [c](const auto& e) { return e.first == c; }))
-          continue;
-        const double a = rng.uniform(0.5, 3.0);
-        v.elements.push_back({c, a});
-        s.expand(id, c, a);
-      }
-    };
     for (int step = 0; step < 40; ++step) {
       const int what = live.empty() ? 0 : rng.below(5);
       if (what <= 1) {  // an arrival
@@ -248,7 +241,7 @@ TEST_CASE("Property: incremental solves equal a from-scratch solve and report ev
         v.weight = rng.uniform(0.5, 4.0);
         v.bound = rng.below(3) == 0 ? kInf : rng.uniform(0.5, 60.0);
         const int id = s.add_variable(v.weight, v.bound, static_cast<std::uint32_t>(rng.below(3)));
-        add_elements(id, v);
+        add_random_elements(s, rng, nc, id, v);
         live[id] = v;
         before.erase(id);
       } else if (what == 2) {  // a departure
@@ -266,7 +259,7 @@ TEST_CASE("Property: incremental solves equal a from-scratch solve and report ev
         const auto it = pick();
         s.clear(it->first);
         it->second.elements.clear();
-        add_elements(it->first, it->second);
+        add_random_elements(s, rng, nc, it->first, it->second);
       }
       if (rng.below(3) == 0 && step + 1 < 40) continue;  // several changes in one instant
       const auto& changes = s.solve();
