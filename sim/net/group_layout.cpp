@@ -66,19 +66,24 @@ TransferSink::TransferSink(const GroupLayout& l, const hw::Topology& t, bool bun
   near_.size = static_cast<std::size_t>(g_) * g_ * k_;
   spread_ = bundles_spread(nodes_, t);
   spine_.size = spread_ ? near_.size : near_.size * spines_;
+}
+
+void TransferSink::count_leaves() {
   leaves_.assign(g_, 1);
   pods_.assign(g_, 1);
-  auto distinct = [](std::vector<int> v) {
+  auto distinct = [](std::vector<int>& v) {
     if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
     return std::max<int>(1, static_cast<int>(std::unique(v.begin(), v.end()) - v.begin()));
   };
   // Distinct leaves (and pods) the group's nodes occupy at each GPU index (one per plane or
   // rail).
+  std::vector<int> leaves, pods;
   for (int i = 0; i < g_; ++i) {
-    std::vector<int> leaves, pods;
-    for (int node : l.nodes) {
-      leaves.push_back(t.leaf_of(node * g_ + i));
-      pods.push_back(t.pod_of_leaf(leaves.back()));
+    leaves.clear();
+    pods.clear();
+    for (int node : nodes_) {
+      leaves.push_back(t_.leaf_of(node * g_ + i));
+      pods.push_back(t_.pod_of_leaf(leaves.back()));
     }
     leaves_[i] = distinct(leaves);
     pods_[i] = distinct(pods);
@@ -190,6 +195,7 @@ std::vector<Transfer> TransferSink::take() {
     const bool pxn = t_.spec().fabric.pxn();
     for (Transfer& tr : out_) {
       if (tr.multiplicity <= 1.0 || !t_.crosses_spine(tr.src, tr.dst)) continue;
+      if (leaves_.empty()) count_leaves();
       // The NIC a transfer leaves by: its own, or with PXN the one on the destination's plane.
       const int index = pxn ? t_.local_of(tr.dst) : t_.local_of(tr.src);
       if (tier(tr) < 2) {

@@ -88,8 +88,10 @@ class TransferSink {
   std::unordered_map<std::uint64_t, int> far_;
   std::uint64_t spines_ = 1;  // per plane
   std::uint64_t adds_ = 0;    // transfers added since the last take()
-  std::vector<int> leaves_;   // per GPU index: leaves the group's nodes occupy
-  std::vector<int> pods_;     // per GPU index: pods the group's nodes occupy (clos3)
+  // Counted when a bundle first needs them (most sinks, a two-GPU send's, never do).
+  void count_leaves();
+  std::vector<int> leaves_;  // per GPU index: leaves the group's nodes occupy
+  std::vector<int> pods_;    // per GPU index: pods the group's nodes occupy (clos3)
   // 0: a transfer that stays under its leaf, 1: through a spine, 2: between pods.
   int tier(const Transfer& tr) const;
   std::vector<Transfer> out_;
