@@ -174,7 +174,8 @@ class Topology {
   std::vector<Link> links_;
   // The same links as a Boost graph (edge property: link id), for searches around faults. Built
   // with the topology and never changed after, so copies share it.
-  struct SearchGraph;
+  struct SearchGraph;  // topology_routes.cpp
+  static std::shared_ptr<SearchGraph> new_search_graph();
   std::shared_ptr<SearchGraph> graph_;
   // Lookup tables, indexed by GPU or by (plane-local) switch number.
   std::vector<int> gpu_up_, gpu_down_;        // GPU -> NVSwitch, NVSwitch -> GPU

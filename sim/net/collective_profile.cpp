@@ -183,14 +183,7 @@ std::vector<int> CollectiveProfiles::phase_profiles(CollectiveOp op, double byte
       for (const Transfer& t : ph.transfers) {
         const double b = t.bytes * static_cast<double>(ph.payload_steps());
         if (b <= 0.0 || t.src == t.dst) continue;
-        // A spread bundle reversed climbs to the same spines: the members' shares are a
-        // property of the group's shape, which a reversed send shares.
-        const std::span<const double> spread =
-            t.spread ? std::span<const double>(*t.spread) : std::span<const double>();
-        if (reverse)
-          topo_.route(t.dst, t.src, spread, r);
-        else
-          topo_.route(t.src, t.dst, spread, r);
+        route_of(topo_, t, r, reverse);
         for (std::size_t i = 0; i < r.links.size(); ++i) {
           const int l = r.links[i];
           if (sum[l] == 0.0) touched[p].push_back(l);

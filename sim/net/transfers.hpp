@@ -36,12 +36,14 @@ struct Transfer {
   }
 };
 
-// The route a transfer's flow takes: its own, or spread over its bundle's spines.
-inline void route_of(const hw::Topology& t, const Transfer& tr, hw::Route& r) {
-  if (tr.spread)
-    t.route(tr.src, tr.dst, *tr.spread, r);
-  else
-    t.route(tr.src, tr.dst, r);
+// The route a transfer's flow takes: its own, or spread over its bundle's spines; `reverse`:
+// from its destination back to its source (a spread bundle reversed climbs to the same spines:
+// the members' shares follow from the group's shape, which the reversed transfers share).
+inline void route_of(const hw::Topology& t, const Transfer& tr, hw::Route& r,
+                     bool reverse = false) {
+  const std::span<const double> spread =
+      tr.spread ? std::span<const double>(*tr.spread) : std::span<const double>();
+  t.route(reverse ? tr.dst : tr.src, reverse ? tr.src : tr.dst, spread, r);
 }
 
 struct Phase {
