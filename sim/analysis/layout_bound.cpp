@@ -18,7 +18,6 @@ struct LayoutBounds::LayerWorks {
   };
   std::map<int, Pair> by_layer;
   std::vector<int> representative;  // per transformer layer: the layer whose works it shares
-  std::map<std::string, DeviceWork> tails;  // a rank's data-parallel tail, by its stages
 };
 
 struct LayoutBounds::Kernels {
@@ -34,19 +33,27 @@ void put(std::string& key, long long v) {
   key += ',';
 }
 
-// Everything of the training that a ModelCost reads (not the global batch).
-std::string training_key(const ScenarioSpec& spec) {
-  const auto& t = spec.training;
-  const auto& p = t.precision;
+// What a layer's parameters depend on: the model and the precisions.
+std::string params_key(const ScenarioSpec& spec) {
+  const auto& p = spec.training.precision;
   std::string k = spec.model.name;
   k += '|';
-  put(k, t.seq_len);
-  put(k, t.micro_batch);
-  put(k, t.causal);
   for (spec::Precision x : {p.gemm, p.attention, p.head, p.router, p.activations, p.dispatch,
                             p.combine, p.params, p.grads, p.master, p.optimizer})
     put(k, static_cast<int>(x));
   put(k, p.mlp_act_input ? static_cast<int>(*p.mlp_act_input) : -1);
+  return k;
+}
+
+// Everything of the training that a ModelCost reads (not the global batch): the parameters' key
+// and the shape of a micro-batch's work.
+std::string training_key(const ScenarioSpec& spec) {
+  const auto& t = spec.training;
+  std::string k = params_key(spec);
+  k += '|';
+  put(k, t.seq_len);
+  put(k, t.micro_batch);
+  put(k, t.causal);
   put(k, static_cast<int>(t.recompute.mode));
   for (const auto& op : t.recompute.ops) k += op + ",";
   return k;
@@ -115,24 +122,26 @@ LayoutBound LayoutBounds::bound(const ScenarioSpec& spec) {
                             spec::bytes_per_element(spec.training.precision.activations);
   const WorkFold fold(cl, plan, km, sm_share, send_bytes, false);
 
-  std::string key = training_key(spec);
-  key += '|' + cl.name + '|';
-  put(key, plan.tp);
-  put(key, plan.ep);
-  put(key, plan.cp);
-  put(key, static_cast<int>(plan.cp_algorithm));
-  put(key, plan.cp_a2a);
-  put(key, spec.parallel.sequence_parallel);
-  put(key, spec.parallel.zero == 3);
-  put(key, spec.parallel.comm_sms);
-  put(key, plan.gpus_per_node);
+  // The groups and collectives a layer's and a tail's works depend on, besides the training.
+  std::string groups = '|' + cl.name + '|';
+  put(groups, plan.tp);
+  put(groups, plan.ep);
+  put(groups, plan.cp);
+  put(groups, static_cast<int>(plan.cp_algorithm));
+  put(groups, plan.cp_a2a);
+  put(groups, spec.parallel.sequence_parallel);
+  put(groups, spec.parallel.zero == 3);
+  put(groups, spec.parallel.comm_sms);
+  put(groups, plan.gpus_per_node);
   for (int role = 0; role <= static_cast<int>(workload::GroupRole::cp_ring); ++role)
-    put_shape(key, plan.group(static_cast<workload::GroupRole>(role)));
+    put_shape(groups, plan.group(static_cast<workload::GroupRole>(role)));
   for (const auto& c : spec.collectives) {
-    key += c.algorithm + "," + c.protocol + ",";
-    put(key, c.channels);
-    put(key, c.chunks);
+    groups += c.algorithm + "," + c.protocol + ",";
+    put(groups, c.channels);
+    put(groups, c.chunks);
   }
+  const std::string key = training_key(spec) + groups;
+  const std::string tail_prefix = params_key(spec) + groups;
   auto& lw = layers_[key];
   if (!lw) lw = std::make_unique<LayerWorks>();
   // Transformer layers of one kind (dense, MoE) have the same ops, so one of each stands for
@@ -172,16 +181,20 @@ LayoutBound LayoutBounds::bound(const ScenarioSpec& spec) {
     int kinds = 0;
     for (const auto& [to, n] : pipe.sends[d]) kinds |= fold.same_node(d, to) ? 1 : 2;
     for (const auto& [to, n] : pipe.sends[d]) fold.send(w, d, to, n, kinds);
-    // The tail depends on the ZeRO stage and the layers of the rank's stages (the groups are in
-    // the works' key).
-    std::string tail_key;
+    // The tail (gradient reduction, optimizer step, parameter gather) depends on the layers'
+    // parameters, the groups, the ZeRO stage and the layers of the rank's stages, not on the
+    // micro-batch's shape: layouts that differ only in micro-batch or recomputation share it.
+    std::string tail_key = tail_prefix;
     put(tail_key, spec.parallel.zero);
+    put(tail_key, plan.replicas());
+    put(tail_key, plan.edp);
+    put(tail_key, d == 0);
     for (const auto& ss : plan.device_stages[d]) {
       put(tail_key, plan.stage_first_layer[ss.stage]);
       put(tail_key, plan.stage_layers[ss.stage]);
       put(tail_key, (ss.stage == 0) + 2 * (ss.stage == plan.stages - 1));
     }
-    auto [tail, fresh] = lw->tails.try_emplace(tail_key);
+    auto [tail, fresh] = tails_.try_emplace(tail_key);
     if (fresh)
       for (const workload::TailWork& t : workload::build_tail(spec, plan, cost, d))
         fold.add(tail->second, t.work, 1.0);

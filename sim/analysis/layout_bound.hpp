@@ -10,7 +10,9 @@
 // gradient (a split B + W costs the same kernels), and a send goes wherever the schedule puts
 // the neighbour stage of the same micro-batch. Per-layer works depend on the training shape,
 // tp, ep, sequence parallelism, ZeRO-3, the communication SMs and the groups' shapes, and are
-// cached on exactly those; the send counts on (schedule, pp, v, m). The result equals the
+// cached on exactly those; a rank's tail (its gradient reduction, optimizer step and parameter
+// gather) on the layers' parameters, the groups, the ZeRO stage and the rank's stages, not on the
+// micro-batch or recomputation; the send counts on (schedule, pp, v, m). The result equals the
 // roofline's bound up to rounding (tests/analysis/layout_bound_test.cpp); what it leaves out is
 // what the roofline leaves out, plus the per-collective labels (the search reports its winners
 // through the roofline itself).
@@ -66,6 +68,7 @@ class LayoutBounds {
   struct Kernels;  // a copy of the device and its kernel model (which refers to it)
   std::map<std::string, std::unique_ptr<Kernels>> kernels_;
   std::map<std::string, std::unique_ptr<LayerWorks>> layers_;
+  std::map<std::string, DeviceWork> tails_;  // a rank's tail, by its parameters, groups, stages
   std::map<std::string, Pipeline> pipelines_;
 };
 

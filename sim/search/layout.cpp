@@ -7,6 +7,12 @@ namespace stepsim::search {
 spec::ScenarioSpec apply(const spec::ScenarioSpec& base, const Layout& l,
                          const std::vector<RecomputeOption>& recomputes) {
   spec::ScenarioSpec s = base;
+  apply_to(s, l, recomputes);
+  return s;
+}
+
+void apply_to(spec::ScenarioSpec& s, const Layout& l,
+              const std::vector<RecomputeOption>& recomputes) {
   auto& p = s.parallel;
   p.tp = l.tp;
   p.pp = l.pp;
@@ -24,7 +30,6 @@ spec::ScenarioSpec apply(const spec::ScenarioSpec& base, const Layout& l,
   s.training.micro_batch = l.micro_batch;
   s.training.recompute = recomputes[l.recompute].spec;
   s.name = describe(l, recomputes);
-  return s;
 }
 
 std::string describe(const Layout& l, const std::vector<RecomputeOption>& recomputes) {

@@ -38,6 +38,10 @@ struct Layout {
 // the layout's split is balanced, with or without the embedding and head accounted).
 spec::ScenarioSpec apply(const spec::ScenarioSpec& base, const Layout& l,
                          const std::vector<RecomputeOption>& recomputes);
+// The same in place: `s` is the base scenario or one that apply_to has set before (a search sets
+// every layout's keys into one copy per thread instead of copying the scenario per layout).
+void apply_to(spec::ScenarioSpec& s, const Layout& l,
+              const std::vector<RecomputeOption>& recomputes);
 
 // One line, e.g. "TP1 PP16 DP128 EP64 ZeRO-1 dualpipe mb1 recompute=deepseek sms=20".
 std::string describe(const Layout& l, const std::vector<RecomputeOption>& recomputes);

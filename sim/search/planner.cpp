@@ -1,12 +1,15 @@
 #include "sim/search/planner.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <sstream>
+#include <string_view>
+#include <type_traits>
 
 #include "sim/analysis/layout_bound.hpp"
 #include "sim/engine/time.hpp"
@@ -23,24 +26,46 @@ using format::gib;
 
 namespace {
 
-// Doubles as hexadecimal floating point: exact through text.
+// Numbers as the shortest text that reads back to the same value (std::to_chars), words separated
+// by one space: exact through text, and cheap (every layout of a search passes through here).
 void put(std::string& out, double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%a ", v);
-  out += buf;
+  char buf[32];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, end);
+  out += ' ';
 }
 
-double take(std::istringstream& in) {
-  std::string word;
-  in >> word;
-  return std::strtod(word.c_str(), nullptr);
+template <typename T>
+void put(std::string& out, T v) requires std::is_integral_v<T> {
+  char buf[24];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, end);
+  out += ' ';
 }
 
-std::string rest(std::istringstream& in) {
-  std::string s;
-  std::getline(in, s);
-  return s.empty() ? s : s.substr(1);
-}
+// Reads back what put wrote: words in order, then the rest of the line.
+class Reader {
+ public:
+  explicit Reader(std::string_view s) : s_(s) {}
+  std::string_view word() {
+    const std::size_t end = std::min(s_.find(' ', at_), s_.size());
+    const std::string_view w = s_.substr(at_, end - at_);
+    at_ = std::min(end + 1, s_.size());
+    return w;
+  }
+  template <typename T>
+  T number() {
+    const std::string_view w = word();
+    T v{};
+    std::from_chars(w.data(), w.data() + w.size(), v);
+    return v;
+  }
+  std::string rest() const { return std::string(s_.substr(at_)); }
+
+ private:
+  std::string_view s_;
+  std::size_t at_ = 0;
+};
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -52,33 +77,38 @@ const char* kMemoryTerm[] = {"parameters", "gradients", "optimizer states", "act
 }  // namespace
 
 std::string serialize(const Evaluation& e) {
-  std::string out = std::to_string(static_cast<int>(e.status)) + " " +
-                    std::to_string(e.limited_by) + " " + std::to_string(e.rounded_batch) + " " +
-                    std::to_string(e.micro_batches) + " ";
+  std::string out;
+  put(out, static_cast<int>(e.status));
+  put(out, e.limited_by);
+  put(out, e.rounded_batch);
+  put(out, e.micro_batches);
   put(out, e.bound_s);
   put(out, e.pipelined_s);
   for (double t : e.times) put(out, t);
   put(out, e.memory);
   put(out, e.capacity);
   for (double m : e.memory_terms) put(out, m);
-  return out + (e.split.empty() ? "-" : e.split) + " " + e.reason;
+  out += e.split.empty() ? "-" : e.split;
+  out += ' ';
+  return out + e.reason;
 }
 
 Evaluation parse_evaluation(const std::string& s) {
-  std::istringstream in(s);
+  Reader in(s);
   Evaluation e;
-  int status = 0;
-  in >> status >> e.limited_by >> e.rounded_batch >> e.micro_batches;
-  e.status = static_cast<Evaluation::Status>(status);
-  e.bound_s = take(in);
-  e.pipelined_s = take(in);
-  for (double& t : e.times) t = take(in);
-  e.memory = take(in);
-  e.capacity = take(in);
-  for (double& m : e.memory_terms) m = take(in);
-  in >> e.split;
+  e.status = static_cast<Evaluation::Status>(in.number<int>());
+  e.limited_by = in.number<int>();
+  e.rounded_batch = in.number<long long>();
+  e.micro_batches = in.number<long long>();
+  e.bound_s = in.number<double>();
+  e.pipelined_s = in.number<double>();
+  for (double& t : e.times) t = in.number<double>();
+  e.memory = in.number<double>();
+  e.capacity = in.number<double>();
+  for (double& m : e.memory_terms) m = in.number<double>();
+  e.split = in.word();
   if (e.split == "-") e.split.clear();
-  e.reason = rest(in);
+  e.reason = in.rest();
   return e;
 }
 
@@ -92,25 +122,26 @@ std::string serialize(const Simulated& s) {
                    s.mean.overlapped_comm, s.mean.synchronisation, s.peak_memory,
                    s.tokens_per_s_per_gpu, s.mfu, s.capacity, s.bound_s})
     put(out, v);
-  out += std::to_string(s.limited_by) + " ";
+  put(out, s.limited_by);
   return out + s.error;
 }
 
 Simulated parse_simulated(const std::string& text) {
-  std::istringstream in(text);
+  Reader in(text);
   Simulated s;
   for (double* v : {&s.step_s, &s.mean.compute, &s.mean.exposed_comm, &s.mean.bubble,
                     &s.mean.other_idle, &s.mean.overlapped_comm, &s.mean.synchronisation,
                     &s.peak_memory, &s.tokens_per_s_per_gpu, &s.mfu, &s.capacity, &s.bound_s})
-    *v = take(in);
-  in >> s.limited_by;
-  s.error = rest(in);
+    *v = in.number<double>();
+  s.limited_by = in.number<int>();
+  s.error = in.rest();
   return s;
 }
 
 namespace {
 
-Evaluation evaluate(analysis::LayoutBounds& bounds, const spec::ScenarioSpec& spec) {
+// `spec` is the layout's scenario; its global batch is changed for the rounded bound and restored.
+Evaluation evaluate(analysis::LayoutBounds& bounds, spec::ScenarioSpec& spec) {
   Evaluation e;
   analysis::LayoutBound b;
   try {
@@ -119,15 +150,20 @@ Evaluation evaluate(analysis::LayoutBounds& bounds, const spec::ScenarioSpec& sp
     e.status = Evaluation::Status::invalid;
     e.reason = err.message();
     const long long per = static_cast<long long>(spec.parallel.dp) * spec.training.micro_batch;
-    if (per <= 0 || spec.training.global_batch % per == 0) return e;
-    spec::ScenarioSpec rounded = spec;
-    rounded.training.global_batch = (spec.training.global_batch / per + 1) * per;
+    long long& batch = spec.training.global_batch;
+    if (per <= 0 || batch % per == 0) return e;
+    struct Restore {
+      long long& v;
+      long long old;
+      ~Restore() { v = old; }
+    } restore{batch, batch};
+    batch = (batch / per + 1) * per;
     try {
-      b = bounds.bound(rounded);
+      b = bounds.bound(spec);
     } catch (const engine::UserError&) {
       return e;
     }
-    e.rounded_batch = rounded.training.global_batch;
+    e.rounded_batch = batch;
   }
   const auto& m = b.memory;
   e.memory = m.total();
@@ -263,12 +299,14 @@ void bound_all(PlanResult& r, run::Workers& workers) {
   const auto& recomputes = r.space.recomputes;
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::unique_ptr<analysis::LayoutBounds>> bounds;
+  std::vector<spec::ScenarioSpec> specs(workers.threads(), r.base);  // one per thread, reused
   for (int t = 0; t < workers.threads(); ++t)
     bounds.push_back(std::make_unique<analysis::LayoutBounds>());
   const auto rows = workers.map(
       layouts.size(),
       [&](std::size_t i, int thread) {
-        return serialize(evaluate(*bounds[thread], apply(r.base, layouts[i], recomputes)));
+        apply_to(specs[thread], layouts[i], recomputes);
+        return serialize(evaluate(*bounds[thread], specs[thread]));
       },
       true, "plan: bounding layouts");
   for (const std::string& s : rows) r.evaluations.push_back(parse_evaluation(s));
