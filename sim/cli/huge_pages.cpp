@@ -22,6 +22,14 @@ std::optional<std::string> tunables_with_huge_pages(const char* current) {
 }
 
 void use_huge_pages(char** argv) {
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer's allocator replaces glibc's: the tunable would change nothing.
+  return;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return;
+#endif
+#endif
   const char* current = std::getenv("GLIBC_TUNABLES");
   const std::optional<std::string> before =
       current ? std::optional<std::string>(current) : std::nullopt;
