@@ -1,7 +1,11 @@
 #include "sim/exec/step_graph.hpp"
 
 #include <algorithm>
-#include <map>
+#include <cstdint>
+#include <cstring>
+#include <unordered_map>
+
+#include "sim/engine/splitmix.hpp"
 
 namespace stepsim::exec {
 
@@ -21,25 +25,60 @@ int StepGraph::add_shape(std::vector<net::LinkLoad> load) {
 
 void StepGraph::merge_equivalent_links() {
   // A link's signature: its capacity and its (profile, bytes) pairs in profile order, over the
-  // profiles ops use (a sum's parts do not count).
+  // profiles ops use (a sum's parts do not count). The signatures lie in one array, link after
+  // link (a counting sort by link: a million-GPU step loads tens of millions of (link, profile)
+  // pairs, too many for a vector per link); equal ones are found by their hash.
   std::vector<bool> used(loads.size(), false);
   for (const StepOp& op : ops)
     if (op.load >= 0)
       for (const net::LoadPiece& piece : shapes[op.load])
         if (piece.profile >= 0) used[piece.profile] = true;
-  std::vector<std::vector<std::pair<int, double>>> sig(link_capacity.size());
+  const std::size_t links = link_capacity.size();
+  std::vector<std::size_t> first(links + 1, 0);  // link l's pairs: [first[l], first[l + 1])
   for (std::size_t p = 0; p < loads.size(); ++p)
     if (used[p])
-      for (const net::LinkLoad& l : loads[p]) sig[l.link].push_back({static_cast<int>(p), l.bytes});
-  std::map<std::pair<double, std::vector<std::pair<int, double>>>, int> classes;
-  std::vector<int> class_of(link_capacity.size(), -1);
+      for (const net::LinkLoad& l : loads[p]) ++first[static_cast<std::size_t>(l.link) + 1];
+  for (std::size_t l = 0; l < links; ++l) first[l + 1] += first[l];
+  std::vector<std::pair<int, double>> sig(first[links]);
+  {
+    std::vector<std::size_t> next(first.begin(), first.end() - 1);
+    for (std::size_t p = 0; p < loads.size(); ++p)
+      if (used[p])
+        for (const net::LinkLoad& l : loads[p])
+          sig[next[static_cast<std::size_t>(l.link)]++] = {static_cast<int>(p), l.bytes};
+  }
+  auto bits = [](double v) {
+    std::uint64_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return b;
+  };
+  auto same = [&](std::size_t a, std::size_t b) {
+    return link_capacity[a] == link_capacity[b] &&
+           std::equal(sig.begin() + first[a], sig.begin() + first[a + 1], sig.begin() + first[b],
+                      sig.begin() + first[b + 1]);
+  };
+  // Classes numbered in the order of their first link.
+  std::unordered_multimap<std::uint64_t, std::size_t> by_hash;  // hash -> a class's first link
+  std::vector<int> class_of(links, -1);
   std::vector<double> capacity;
-  for (std::size_t l = 0; l < sig.size(); ++l) {
-    if (sig[l].empty()) continue;
-    auto [it, added] = classes.try_emplace({link_capacity[l], std::move(sig[l])},
-                                           static_cast<int>(capacity.size()));
-    if (added) capacity.push_back(link_capacity[l]);
-    class_of[l] = it->second;
+  for (std::size_t l = 0; l < links; ++l) {
+    if (first[l] == first[l + 1]) continue;
+    std::uint64_t h = engine::splitmix64(bits(link_capacity[l]));
+    for (std::size_t i = first[l]; i < first[l + 1]; ++i)
+      h = engine::splitmix64(h ^ engine::splitmix64(static_cast<std::uint64_t>(sig[i].first) ^
+                                                    (bits(sig[i].second) << 1)));
+    int found = -1;
+    for (auto [it, end] = by_hash.equal_range(h); it != end; ++it)
+      if (same(it->second, l)) {
+        found = class_of[it->second];
+        break;
+      }
+    if (found < 0) {
+      found = static_cast<int>(capacity.size());
+      capacity.push_back(link_capacity[l]);
+      by_hash.emplace(h, l);
+    }
+    class_of[l] = found;
   }
   for (std::size_t p = 0; p < loads.size(); ++p) {
     auto& profile = loads[p];
