@@ -40,13 +40,13 @@ void StepGraph::merge_equivalent_links() {
       for (const net::LinkLoad& l : loads[p]) ++first[static_cast<std::size_t>(l.link) + 1];
   for (std::size_t l = 0; l < links; ++l) first[l + 1] += first[l];
   std::vector<std::pair<int, double>> sig(first[links]);
-  {
-    std::vector<std::size_t> next(first.begin(), first.end() - 1);
-    for (std::size_t p = 0; p < loads.size(); ++p)
-      if (used[p])
-        for (const net::LinkLoad& l : loads[p])
-          sig[next[static_cast<std::size_t>(l.link)]++] = {static_cast<int>(p), l.bytes};
-  }
+  // Filled through `first` itself, each link's start moving to its end, then moved back.
+  for (std::size_t p = 0; p < loads.size(); ++p)
+    if (used[p])
+      for (const net::LinkLoad& l : loads[p])
+        sig[first[static_cast<std::size_t>(l.link)]++] = {static_cast<int>(p), l.bytes};
+  for (std::size_t l = links; l > 0; --l) first[l] = first[l - 1];
+  first[0] = 0;
   auto bits = [](double v) {
     std::uint64_t b;
     std::memcpy(&b, &v, sizeof b);
@@ -80,22 +80,25 @@ void StepGraph::merge_equivalent_links() {
     }
     class_of[l] = found;
   }
+  // Each profile over classes: a class's bytes once (all its links carry the same), in class
+  // order; found with a mark per class, not by sorting the profile (a million-GPU collective's
+  // profile has millions of links and a few classes).
+  std::vector<char> seen(capacity.size(), 0);
   for (std::size_t p = 0; p < loads.size(); ++p) {
     auto& profile = loads[p];
-    if (!used[p]) {
-      profile.clear();  // no op reads it
-      continue;
-    }
     std::vector<net::LinkLoad> merged;
-    for (const net::LinkLoad& l : profile) merged.push_back({class_of[l.link], l.bytes});
-    std::sort(merged.begin(), merged.end(),
-              [](const net::LinkLoad& a, const net::LinkLoad& b) { return a.link < b.link; });
-    merged.erase(std::unique(merged.begin(), merged.end(),
-                             [](const net::LinkLoad& a, const net::LinkLoad& b) {
-                               return a.link == b.link;
-                             }),
-                 merged.end());
-    profile = std::move(merged);
+    if (used[p]) {
+      for (const net::LinkLoad& l : profile) {
+        const int c = class_of[static_cast<std::size_t>(l.link)];
+        if (seen[static_cast<std::size_t>(c)]) continue;
+        seen[static_cast<std::size_t>(c)] = 1;
+        merged.push_back({c, l.bytes});
+      }
+      for (const net::LinkLoad& m : merged) seen[static_cast<std::size_t>(m.link)] = 0;
+      std::sort(merged.begin(), merged.end(),
+                [](const net::LinkLoad& a, const net::LinkLoad& b) { return a.link < b.link; });
+    }
+    profile = std::move(merged);  // an unused profile: emptied, its memory returned
   }
   link_capacity = std::move(capacity);
   link_class_of = std::move(class_of);
