@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <functional>
 #include <map>
 
@@ -11,21 +10,23 @@
 #include "sim/hw/topology.hpp"
 #include "sim/run/pipeline.hpp"
 #include "sim/run/workers.hpp"
+#include "sim/search/wire.hpp"
 
 namespace stepsim::search {
 
 std::string serialize(const Outcome& o) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%a\n", o.step_s);
-  return buf + (o.lost.empty() ? "E" + o.error : "L" + o.lost);
+  std::string out;
+  wire::put(out, o.step_s);
+  return out + (o.lost.empty() ? "E" + o.error : "L" + o.lost);
 }
 
 Outcome parse_outcome(const std::string& s) {
   Outcome o;
-  const auto nl = s.find('\n');
-  STEPSIM_CHECK(nl != std::string::npos && nl + 1 < s.size(), "malformed trial outcome");
-  o.step_s = std::strtod(s.substr(0, nl).c_str(), nullptr);
-  (s[nl + 1] == 'L' ? o.lost : o.error) = s.substr(nl + 2);
+  wire::Reader in(s);
+  o.step_s = in.number<double>();
+  const std::string rest = in.rest();
+  STEPSIM_CHECK(!rest.empty(), "malformed trial outcome");
+  (rest[0] == 'L' ? o.lost : o.error) = rest.substr(1);
   return o;
 }
 

@@ -1,21 +1,16 @@
 #include "sim/search/planner.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <map>
-#include <sstream>
-#include <string_view>
-#include <type_traits>
 
 #include "sim/analysis/layout_bound.hpp"
 #include "sim/engine/time.hpp"
 #include "sim/engine/user_error.hpp"
 #include "sim/format/text_table.hpp"
 #include "sim/run/pipeline.hpp"
+#include "sim/search/wire.hpp"
 #include "sim/workload/schedule/schedule.hpp"
 
 namespace stepsim::search {
@@ -26,46 +21,8 @@ using format::gib;
 
 namespace {
 
-// Numbers as the shortest text that reads back to the same value (std::to_chars), words separated
-// by one space: exact through text, and cheap (every layout of a search passes through here).
-void put(std::string& out, double v) {
-  char buf[32];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, end);
-  out += ' ';
-}
-
-template <typename T>
-void put(std::string& out, T v) requires std::is_integral_v<T> {
-  char buf[24];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, end);
-  out += ' ';
-}
-
-// Reads back what put wrote: words in order, then the rest of the line.
-class Reader {
- public:
-  explicit Reader(std::string_view s) : s_(s) {}
-  std::string_view word() {
-    const std::size_t end = std::min(s_.find(' ', at_), s_.size());
-    const std::string_view w = s_.substr(at_, end - at_);
-    at_ = std::min(end + 1, s_.size());
-    return w;
-  }
-  template <typename T>
-  T number() {
-    const std::string_view w = word();
-    T v{};
-    std::from_chars(w.data(), w.data() + w.size(), v);
-    return v;
-  }
-  std::string rest() const { return std::string(s_.substr(at_)); }
-
- private:
-  std::string_view s_;
-  std::size_t at_ = 0;
-};
+using wire::put;
+using wire::Reader;
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
