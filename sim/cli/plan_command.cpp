@@ -170,7 +170,10 @@ std::string winner_scenario(const Invocation& in, const Base& b, const search::P
   const search::Candidate& best = r.simulated[0];
   const search::Layout& l = r.space.layouts[best.layout];
   std::vector<std::string> sets = b.run_sets;
-  for (const std::string& s : search::set_arguments(l, r.space.recomputes)) sets.push_back(s);
+  for (const std::string& s : b.from_scenario
+                                  ? search::changed_arguments(r.base, l, r.space.recomputes)
+                                  : search::set_arguments(l, r.space.recomputes))
+    sets.push_back(s);
   const std::string layout = search::describe(l, r.space.recomputes);
   config::ScenarioBase from;
   if (b.from_scenario) {
@@ -223,6 +226,7 @@ int plan(Invocation& in) {
   // Per simulation, whatever -j (so that the result does not depend on it): with -j N up to N
   // run at once.
   options.max_memory_bytes = max_memory_bytes(in.text("max-memory"));
+  options.own = from_scenario;
   const search::PlanResult result = with_file(
       in.files[0], [&] { return search::run_plan(base, std::move(space), options, *in.workers); });
   if (!in.workers->root()) return 0;

@@ -70,6 +70,50 @@ void simulated_json(format::JsonWriter& j, const search::Simulated& s) {
   j.field("peak_memory_gb", s.peak_memory / format::kGB).field("fits", s.fits());
 }
 
+namespace {
+
+// Where the scenario's own layout ranks, under the winners.
+std::string own_text(const search::PlanResult& r, const std::string& scenario_file) {
+  if (!r.own) return "";
+  const search::OwnLayout& o = *r.own;
+  std::string out = "\nthe scenario's own layout (" + scenario_file + "): " + o.layout + "\n  ";
+  const search::Simulated& s = o.sim;
+  if (!s.error.empty()) {
+    out += "not simulated: " + s.error + "\n";
+  } else {
+    out += "simulated " + fixed(s.step_s, 3) + " s per step, " + fixed(s.tokens_per_s_per_gpu, 0) +
+           " tokens/s per GPU" +
+           (s.fits() ? ""
+                     : ", peak memory " + fixed(s.peak_memory / kGB, 1) + " GB over the " +
+                           fixed(s.capacity / kGB, 1) + " GB of the device") +
+           ": #" + std::to_string(o.rank) + " of the " + std::to_string(o.simulated) +
+           " simulated layouts";
+    if (r.winners > 0 && o.rank > 1 && r.simulated[0].sim.fits() && s.fits())
+      out += "; the winner's " + fixed(r.simulated[0].sim.step_s, 3) + " s is " +
+             fixed(s.step_s / r.simulated[0].sim.step_s, 2) + "x faster";
+    out += "\n";
+  }
+  out += "  ";
+  if (o.bound_rank > 0)
+    out += "by its bound with the ideal bubble, " + fixed(o.evaluation.pipelined_s, 2) + " s: #" +
+           std::to_string(o.bound_rank) + " of the " + std::to_string(o.bounded) +
+           " layouts that fit";
+  else if (o.evaluation.status == search::Evaluation::Status::no_fit)
+    out += "it does not fit by the memory model: " + format::gb(o.evaluation.memory) +
+           " per GPU of " + format::gb(o.evaluation.capacity);
+  else
+    out += "not bounded: " + o.evaluation.reason;
+  if (o.index)
+    out += "\n";
+  else if (!r.base.parallel.stage_layers.empty())
+    out += " (its explicit stage split is not one the search enumerates)\n";
+  else
+    out += " (not a layout the search enumerates)\n";
+  return out;
+}
+
+}  // namespace
+
 std::string plan_text(const search::PlanResult& r, bool timing, const std::string& scenario_file,
                       const std::vector<std::string>& sets) {
   std::string out = "plan: " + r.base.model.name + " on " + r.base.cluster.name + ": " +
@@ -91,6 +135,7 @@ std::string plan_text(const search::PlanResult& r, bool timing, const std::strin
   out += "\n";
   if (r.winners == 0) {
     out += "no layout fits: see the families below\n";
+    out += own_text(r, scenario_file);
   } else {
     out +=
         "winners, by simulated tokens/s per GPU (breakdown: shares of the step, mean over "
@@ -126,18 +171,25 @@ std::string plan_text(const search::PlanResult& r, bool timing, const std::strin
       out += "  tie ~#1: within " + fixed(100.0 * kTieFraction, 0) +
              " % of #1's step, a tie: GEMM rates of one GPU model spread about that much\n";
     out += "  memory: simulated peak per GPU, GB; bound: the roofline bound and its resource\n";
+    out += own_text(r, scenario_file);
     // Pasteable after `stepsim run SCENARIO` for a scenario of this model, cluster, batch and
-    // precision.
-    out += "\nthe winner as a scenario: stepsim run " +
-           (scenario_file.empty() ? std::string("SCENARIO") : scenario_file);
-    auto quoted = [](const std::string& s) {
-      return s.find_first_of(" []{},'\"*?$") == std::string::npos ? s : "'" + s + "'";
-    };
-    for (const std::string& s : sets) out += " --set " + quoted(s);
-    for (const std::string& s :
-         search::set_arguments(r.space.layouts[r.simulated[0].layout], r.space.recomputes))
-      out += " --set " + quoted(s);
-    out += "\n";
+    // precision; from a scenario of the user's, only the keys that differ from it.
+    const search::Layout& winner = r.space.layouts[r.simulated[0].layout];
+    const std::vector<std::string> changes =
+        r.own ? search::changed_arguments(r.base, winner, r.space.recomputes)
+              : search::set_arguments(winner, r.space.recomputes);
+    if (r.own && changes.empty() && sets.empty()) {
+      out += "\nthe winner is the scenario's own layout: stepsim run " + scenario_file + "\n";
+    } else {
+      out += "\nthe winner as a scenario: stepsim run " +
+             (scenario_file.empty() ? std::string("SCENARIO") : scenario_file);
+      auto quoted = [](const std::string& s) {
+        return s.find_first_of(" []{},'\"*?$") == std::string::npos ? s : "'" + s + "'";
+      };
+      for (const std::string& s : sets) out += " --set " + quoted(s);
+      for (const std::string& s : changes) out += " --set " + quoted(s);
+      out += "\n";
+    }
   }
   bool any = false;
   for (const search::FamilyVerdict& f : r.families) {
@@ -215,6 +267,37 @@ std::string plan_json(const search::PlanResult& r, bool timing) {
     j.end_object();
   }
   j.end_array();
+  j.key("own_layout");
+  if (r.own) {
+    const search::OwnLayout& o = *r.own;
+    j.begin_object();
+    j.field("layout", o.layout).field("enumerated", o.index.has_value());
+    j.key("error");
+    if (o.sim.error.empty())
+      j.null();
+    else
+      j.value(o.sim.error);
+    simulated_json(j, o.sim);
+    j.field("rank", static_cast<long long>(o.rank));
+    j.field("of_simulated", static_cast<long long>(o.simulated));
+    j.key("bound_rank");
+    if (o.bound_rank > 0)
+      j.value(static_cast<long long>(o.bound_rank));
+    else
+      j.null();
+    j.field("of_bounded", static_cast<long long>(o.bounded));
+    j.field("bound_s", o.evaluation.bound_s);
+    j.field("bound_with_bubble_s", o.evaluation.pipelined_s);
+    j.key("winner_changes").begin_array();
+    if (r.winners > 0)
+      for (const std::string& a : search::changed_arguments(
+               r.base, r.space.layouts[r.simulated[0].layout], r.space.recomputes))
+        j.value(a);
+    j.end_array();
+    j.end_object();
+  } else {
+    j.null();
+  }
   j.key("timing");
   if (timing) {
     j.begin_object();

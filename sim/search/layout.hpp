@@ -8,6 +8,7 @@
 // apart; "ZeRO-3" in a plan always re-gathers per micro-batch (as DeepSpeed and FSDP's default).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,7 @@ struct Layout {
   int recompute = 0;  // index into the search's recompute options
   int comm_sms = 0;
   bool account = false;  // the embedding and the head count as a layer each in the stage split
+  friend bool operator==(const Layout&, const Layout&) = default;
 };
 
 // The base scenario with the layout's keys set (an explicit stage split of the base is dropped:
@@ -45,10 +47,21 @@ void apply_to(spec::ScenarioSpec& s, const Layout& l,
 
 // One line, e.g. "TP1 PP16 DP128 EP64 ZeRO-1 dualpipe mb1 recompute=deepseek sms=20".
 std::string describe(const Layout& l, const std::vector<RecomputeOption>& recomputes);
+// A scenario's own layout in the same words, with its explicit stage split where it has one.
+std::string describe(const spec::ScenarioSpec& s, const std::vector<RecomputeOption>& recomputes);
 
 // The --set arguments that turn the base scenario into this layout, for `stepsim run`.
 std::vector<std::string> set_arguments(const Layout& l,
                                        const std::vector<RecomputeOption>& recomputes);
+// Only those of them whose value differs from `base`'s, and the clearing of an explicit stage split
+// of `base` (the layout's split is balanced or accounted): the shortest --set list from `base`.
+std::vector<std::string> changed_arguments(const spec::ScenarioSpec& base, const Layout& l,
+                                           const std::vector<RecomputeOption>& recomputes);
+// The scenario's own layout as the search enumerates it, or none where the search cannot: an
+// explicit stage split, the embedding accounted without the head (or the reverse), or a
+// recomputation that is none of the options.
+std::optional<Layout> layout_of(const spec::ScenarioSpec& s,
+                                const std::vector<RecomputeOption>& recomputes);
 
 // The layout's family: its structure without the degrees, e.g. "dualpipe + EP + ZeRO-1",
 // "ZeRO-3 + TP", "1f1b + TP + CP all-gather KV + ZeRO-1", "plain data parallelism" (no

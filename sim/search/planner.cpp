@@ -359,6 +359,33 @@ void verdicts(PlanResult& r, const Ranking& k) {
   }
 }
 
+// 5. Where the base's own layout ranks: its simulation (`sim`, or "" when it was one of the
+// chosen) among the simulated, its bound among the bounded.
+template <class Faster>
+void rank_own(OwnLayout& own, const PlanResult& r, const Ranking& k, const std::string& sim,
+              const Faster& faster) {
+  own.simulated = r.simulated.size() + (sim.empty() ? 0 : 1);
+  for (const Candidate& c : r.simulated)
+    if (sim.empty() && c.layout == *own.index) own.sim = c.sim;
+  if (!sim.empty()) own.sim = parse_simulated(sim);
+  own.rank = 1;
+  for (const Candidate& c : r.simulated)
+    if (!(own.index && c.layout == *own.index) && faster(c.sim, own.sim)) ++own.rank;
+  if (own.index) {
+    own.evaluation = r.evaluations[*own.index];
+  } else {
+    analysis::LayoutBounds bounds;
+    spec::ScenarioSpec copy = r.base;
+    own.evaluation = evaluate(bounds, copy);
+  }
+  if (own.evaluation.status != Evaluation::Status::bounded) return;
+  own.bounded = k.bounded.size() + (own.index ? 0 : 1);
+  own.bound_rank = 1;
+  for (std::size_t i : k.bounded)
+    if (i != own.index && r.evaluations[i].pipelined_s < own.evaluation.pipelined_s)
+      ++own.bound_rank;
+}
+
 }  // namespace
 
 PlanResult run_plan(const spec::ScenarioSpec& base, SearchSpace space, const PlanOptions& options,
@@ -371,10 +398,29 @@ PlanResult run_plan(const spec::ScenarioSpec& base, SearchSpace space, const Pla
   bound_all(r, workers);
   const Ranking k = rank(r);
   const std::vector<std::size_t> simulate_these = chosen(r, k, options.top);
+  // The base's own layout: simulated with the chosen unless it is one of them.
+  std::optional<OwnLayout> own;
+  if (options.own) {
+    own.emplace();
+    own->layout = describe(base, r.space.recomputes);
+    if (const auto l = layout_of(base, r.space.recomputes)) {
+      const auto it = std::find(r.space.layouts.begin(), r.space.layouts.end(), *l);
+      if (it != r.space.layouts.end()) own->index = it - r.space.layouts.begin();
+      // An accounted split that cuts as the balanced one does counts as the balanced layout.
+      if (own->index && r.evaluations[*own->index].status == Evaluation::Status::same_split)
+        own->index = *own->index - 1;
+    }
+  }
+  const bool own_simulated =
+      own && own->index &&
+      std::find(simulate_these.begin(), simulate_these.end(), *own->index) != simulate_these.end();
+  const std::size_t runs = simulate_these.size() + (own && !own_simulated ? 1 : 0);
   const auto t1 = std::chrono::steady_clock::now();
   const auto sims = workers.map(
-      simulate_these.size(),
+      runs,
       [&](std::size_t i, int) {
+        if (i == simulate_these.size())
+          return serialize(simulate(base, workers.control(), options.max_memory_bytes));
         return serialize(
             simulate(apply(base, r.space.layouts[simulate_these[i]], r.space.recomputes),
                      workers.control(), options.max_memory_bytes));
@@ -385,12 +431,17 @@ PlanResult run_plan(const spec::ScenarioSpec& base, SearchSpace space, const Pla
   // 4. Ranked by simulated speed; refused or over-memory simulations last.
   for (std::size_t i = 0; i < simulate_these.size(); ++i)
     r.simulated.push_back({simulate_these[i], parse_simulated(sims[i])});
+  const auto faster = [](const Simulated& a, const Simulated& b) {
+    if (a.fits() != b.fits()) return a.fits();
+    if (!a.fits()) return false;
+    return a.step_s < b.step_s;
+  };
   std::stable_sort(r.simulated.begin(), r.simulated.end(),
-                   [](const Candidate& a, const Candidate& b) {
-                     if (a.sim.fits() != b.sim.fits()) return a.sim.fits();
-                     if (!a.sim.fits()) return false;
-                     return a.sim.step_s < b.sim.step_s;
-                   });
+                   [&](const Candidate& a, const Candidate& b) { return faster(a.sim, b.sim); });
+  if (own) {
+    rank_own(*own, r, k, own_simulated ? std::string() : sims.back(), faster);
+    r.own = std::move(own);
+  }
   r.winners = std::min<std::size_t>(r.simulated.size(), options.top);
   verdicts(r, k);
   return r;

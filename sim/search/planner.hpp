@@ -12,7 +12,8 @@
 //     show);
 //  4. rank the simulated layouts by simulated tokens per second per GPU (layouts whose simulated
 //     peak memory exceeds the device's last): the first K are the winners;
-//  5. say for every family without a winner why: all members invalid (the first reason, and
+//  5. with a base scenario of the user's, simulate its own layout too and say where it ranks;
+//  6. say for every family without a winner why: all members invalid (the first reason, and
 //     where the batch alone was at fault, what would bind it at the next batch that divides), none
 //     fits (the smallest's memory and its largest term), bound by a resource (which, and by how
 //     much against compute and against the best bound), or simulated slower (its step against
@@ -22,6 +23,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,7 +92,20 @@ struct FamilyVerdict {
 
 struct PlanOptions {
   int top = 10;
+  bool own = false;  // also simulate and rank the base scenario's own layout (plan SCENARIO)
   double max_memory_bytes = 0.0;  // per simulation (0: no limit)
+};
+
+// The base scenario's own layout, simulated as it stands (as `stepsim run` would), and where it
+// ranks: among the simulated layouts by the same order as the winners, and among the bounded
+// layouts by the bound with the ideal bubble.
+struct OwnLayout {
+  std::string layout;                // describe(scenario)
+  std::optional<std::size_t> index;  // in the search's layouts, where it enumerates it
+  Evaluation evaluation;
+  Simulated sim;
+  std::size_t rank = 0, simulated = 0;      // its place (1 = first) among that many, it included
+  std::size_t bound_rank = 0, bounded = 0;  // 0: it is not bounded (does not fit)
 };
 
 struct PlanResult {
@@ -100,6 +115,7 @@ struct PlanResult {
   std::vector<Candidate> simulated;     // ranked; the first `top` are the winners
   std::size_t winners = 0;
   std::vector<FamilyVerdict> families;  // in order of first appearance
+  std::optional<OwnLayout> own;         // with PlanOptions::own
   double tokens_per_step = 0.0;
   int world = 0;
   double analytic_wall_s = 0.0, simulation_wall_s = 0.0;  // shown only with --timing

@@ -192,6 +192,53 @@ TEST_CASE("plan SCENARIO: the winner's command runs and gives the plan's step ti
         doctest::Approx(planned).epsilon(0.0006 / planned));
 }
 
+TEST_CASE(
+    "plan SCENARIO: the scenario's own layout, its rank, and the winner as the keys that differ") {
+  // An explicit stage split the search does not enumerate: the own layout is simulated as it
+  // stands, and the winner's command clears the split.
+  const std::string sets =
+      "--set cluster.nodes=8 --set training.global_batch=32 --set "
+      "'parallelism.stage_layers=[7,6,6,6,6,6,6,6,6,6,6,6,6,6,6,5]'";
+  const std::string plan =
+      "plan scenarios/gpt3-175b-a100.yaml " + sets + " --fix parallelism.tp=8 --top 2";
+  const auto p = run_stepsim(plan + " --json");
+  REQUIRE_MESSAGE(p.status == 0, p.err);
+  const auto j = parse_json(p.out);
+  const auto& own = j.at("own_layout");
+  CHECK(own.at("layout").get<std::string>() ==
+        "TP8 PP8 DP1 EP1 ZeRO-1 interleaved v2 mb1 recompute=full "
+        "split=[7,6,6,6,6,6,6,6,6,6,6,6,6,6,6,5]");
+  CHECK_FALSE(own.at("enumerated").get<bool>());
+  const auto r = run_stepsim("run scenarios/gpt3-175b-a100.yaml " + sets + " --json");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(own.at("step_s").get<double>() == parse_json(r.out).at("step_time_s").get<double>());
+  // Its rank counts the simulated layouts that are faster.
+  long long faster = 0;
+  for (const auto& w : j.at("winners"))
+    faster += w.at("step_s").get<double>() < own.at("step_s").get<double>();
+  CHECK(own.at("rank").get<long long>() >= faster + 1);
+  CHECK(own.at("rank").get<long long>() <= own.at("of_simulated").get<long long>());
+  // The winner's command from the scenario: only the keys that differ, and the split cleared.
+  const auto& changes = own.at("winner_changes");
+  REQUIRE_FALSE(changes.empty());
+  CHECK(changes.back().get<std::string>() == "parallelism.stage_layers=[]");
+  for (const auto& c : changes)
+    CHECK(c.get<std::string>().find("parallelism.tp=") == std::string::npos);  // pinned, the same
+  std::string command = "run scenarios/gpt3-175b-a100.yaml " + sets;
+  for (const auto& c : changes) command += " --set '" + c.get<std::string>() + "'";
+  const auto w = run_stepsim(command + " --json");
+  REQUIRE_MESSAGE(w.status == 0, w.err);
+  CHECK(parse_json(w.out).at("step_time_s").get<double>() ==
+        j.at("winners").at(0).at("step_s").get<double>());
+  // The text says the same.
+  const auto t = run_stepsim(plan);
+  REQUIRE_MESSAGE(t.status == 0, t.err);
+  CHECK(t.out.find("the scenario's own layout (scenarios/gpt3-175b-a100.yaml): TP8 PP8 DP1 EP1 "
+                   "ZeRO-1 interleaved v2 mb1 recompute=full split=[") != std::string::npos);
+  CHECK(t.out.find("(its explicit stage split is not one the search enumerates)") !=
+        std::string::npos);
+}
+
 TEST_CASE("plan --winner: the winner as a scenario file that runs to the plan's step time") {
   namespace fs = std::filesystem;
   // A folder whose name holds a line break: written as an escape in the file's header comment.

@@ -82,3 +82,44 @@ TEST_CASE("the --set arguments turn the scenario into the layout") {
   CHECK(from_file.parallel.comm_sms == 20);
   CHECK(from_file.training.recompute.ops == applied.training.recompute.ops);
 }
+
+TEST_CASE("changed_arguments: only the keys that differ from the base, and its split cleared") {
+  auto base = config::load_scenario(test::source_path("scenarios/deepseek-v3-dualpipe.yaml"));
+  const std::vector<search::RecomputeOption> recomputes = {{"none", {}},
+                                                           {"deepseek", base.training.recompute}};
+  // The scenario's own layout as the search enumerates it: no change at all.
+  const auto own = search::layout_of(base, recomputes);
+  REQUIRE(own.has_value());
+  CHECK(own->pp == 16);
+  CHECK(own->dp == 128);  // derived from the world
+  CHECK(own->recompute == 1);
+  CHECK(search::changed_arguments(base, *own, recomputes).empty());
+  CHECK(search::describe(base, recomputes) == search::describe(*own, recomputes));
+  // Two keys changed: two arguments, and applying them gives apply()'s layout.
+  Layout l = *own;
+  l.pp = 8;
+  l.dp = 256;
+  CHECK(search::changed_arguments(base, l, recomputes) ==
+        std::vector<std::string>{"parallelism.pp=8", "parallelism.dp=256"});
+  // An explicit split: not a layout the search enumerates, described with it, cleared to reach
+  // any layout of the search.
+  base.parallel.stage_layers = std::vector<int>(15, 4);
+  base.parallel.stage_layers.push_back(1);
+  CHECK_FALSE(search::layout_of(base, recomputes).has_value());
+  CHECK(search::describe(base, recomputes) ==
+        "TP1 PP16 DP128 EP64 ZeRO-1 dualpipe mb1 recompute=deepseek sms=20 "
+        "split=[4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,1]");
+  const auto changes = search::changed_arguments(base, l, recomputes);
+  CHECK(changes.back() == "parallelism.stage_layers=[]");
+  std::vector<config::Override> sets;
+  sets.push_back(
+      config::parse_override("parallelism.stage_layers=[4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,1]"));
+  for (const std::string& a : changes) sets.push_back(config::parse_override(a));
+  const auto from_file =
+      config::load_scenario(test::source_path("scenarios/deepseek-v3-dualpipe.yaml"), sets);
+  CHECK(from_file.parallel.pp == 8);
+  CHECK(from_file.parallel.stage_layers.empty());
+  // A recomputation that is none of the options: not enumerated either.
+  base.parallel.stage_layers.clear();
+  CHECK(search::layout_of(base, {{"none", {}}}) == std::nullopt);
+}
