@@ -55,7 +55,7 @@ std::string topo_json(const analysis::TopologySummary& s) {
     w.begin_object();
     w.field("tier", tier.name).field("switches", tier.switches);
     w.field("oversubscription", tier.oversubscription);
-    w.field("uplink_bandwidth_gbps", tier.uplink_bandwidth / 1e9);
+    w.field("uplink_bandwidth_gb_per_s", tier.uplink_bandwidth / 1e9);
     w.end_object();
   }
   w.end_array();
@@ -63,9 +63,9 @@ std::string topo_json(const analysis::TopologySummary& s) {
   for (int g = 0; g < hw::kLinkGroups; ++g)
     w.field(hw::kLinkGroupNames.word(static_cast<hw::LinkGroup>(g)), s.groups[g]);
   w.end_object();
-  w.field("nvlink_gbps_per_gpu", s.nvlink_per_gpu / 1e9);
-  w.field("nic_gbps_per_gpu", s.nic_per_gpu / 1e9);
-  w.field("bisection_gbps", s.bisection / 1e9);
+  w.field("nvlink_gb_per_s_per_gpu", s.nvlink_per_gpu / 1e9);
+  w.field("nic_gb_per_s_per_gpu", s.nic_per_gpu / 1e9);
+  w.field("bisection_gb_per_s", s.bisection / 1e9);
   w.field("longest_route_hops", s.longest_route_hops);
   w.field("faults", s.faults);
   w.end_object();
@@ -74,7 +74,7 @@ std::string topo_json(const analysis::TopologySummary& s) {
 
 std::string topo_csv(const analysis::TopologySummary& s) {
   // One row per component, link group, tier and figure.
-  format::CsvTable c({"section", "name", "count", "bandwidth_gbps", "oversubscription"});
+  format::CsvTable c({"section", "name", "count", "bandwidth_gb_per_s", "oversubscription"});
   for (const Row& r : s.rows) {
     const bool link = r.link();
     c.row().text(link ? "links" : "components").text(link ? r.word.substr(6) : r.word);

@@ -1,6 +1,7 @@
 // End-to-end: stepsim topo and stepsim collective on the shipped clusters.
 #include <doctest/doctest.h>
 
+#include "tests/json_dom.hpp"
 #include "tests/test_support.hpp"
 
 using stepsim::test::run_stepsim;
@@ -27,7 +28,7 @@ TEST_CASE("collective prints one row per size, in text and JSON") {
       "collective topologies/h800-4x8.yaml --op all_reduce --group world --sizes 64MiB --json "
       "--fidelity analytic --algorithm hierarchical --protocol simple");
   REQUIRE(j.status == 0);
-  for (const char* k : {"\"time_s\"", "\"algbw_gbps\"", "\"busbw_gbps\"", "\"bottleneck\"",
+  for (const char* k : {"\"time_s\"", "\"algbw_gb_per_s\"", "\"busbw_gb_per_s\"", "\"bottleneck\"",
                         "\"algorithm\": \"hierarchical\"", "\"protocol\": \"simple\"",
                         "\"channels\": 16", "\"predicted_s\"", "\"phases\"",
                         "\"name\": \"inter-node all-reduce\"", "\"sent_bytes_per_gpu\""})
@@ -118,4 +119,47 @@ TEST_CASE("collective counts a ring's sequential steps and times its latency on 
   CHECK(lat1 == doctest::Approx(time1));
   CHECK(lat2 == doctest::Approx(lat1));
   CHECK(time2 > lat2);
+}
+
+TEST_CASE("collective -b/-e/-f sweeps the sizes as nccl-tests does, in its table") {
+  const std::string cmd = "collective topologies/h800-1x8.yaml --op all_reduce ";
+  const auto j = run_stepsim(cmd + "-b 8 -e 1G -f 4 --json");
+  REQUIRE_MESSAGE(j.status == 0, j.err);
+  const auto d = stepsim::test::parse_json(j.out);
+  CHECK(d.at("datatype").get<std::string>() == "float");
+  const auto& rows = d.at("rows");
+  REQUIRE(rows.size() == 14);  // 8 B to 512 MiB by 4x; 2 GiB is past 1 GiB (nccl-tests' G)
+  double size = 8;
+  for (const auto& row : rows) {
+    CHECK(row.at("bytes").get<double>() == size);
+    CHECK(row.at("count").get<long long>() == static_cast<long long>(size / 4));
+    size *= 4;
+  }
+  // The rows are the --sizes rows of the same sizes.
+  const auto s = run_stepsim(cmd + "--sizes 8B,2MiB --json");
+  REQUIRE(s.status == 0);
+  const auto sized = stepsim::test::parse_json(s.out);
+  const auto& same = sized.at("rows");
+  CHECK(same.at(0).at("time_s").get<double>() == rows.at(0).at("time_s").get<double>());
+  CHECK(same.at(1).at("time_s").get<double>() == rows.at(9).at("time_s").get<double>());
+  // nccl-tests' table, its average bus bandwidth; -i adds instead, -d sets the element.
+  const auto t = run_stepsim(cmd + "-b 1M -e 4M -i 1M -d bfloat16");
+  REQUIRE_MESSAGE(t.status == 0, t.err);
+  for (const char* k :
+       {"size (B)", "count (elements)", "time (us)", "algbw (GB/s)", "busbw (GB/s)", "1048576",
+        "524288", "4194304", "2097152", "bfloat16", "sum", "# Avg bus bandwidth    : "})
+    CHECK_MESSAGE(t.out.find(k) != std::string::npos, k);
+  CHECK(t.out.find("3145728") != std::string::npos);  // 3 MiB: the step added
+  // A size is cut to whole elements, as nccl-tests does.
+  const auto cut = run_stepsim(cmd + "-b 10 -e 10 -d double --json");
+  REQUIRE(cut.status == 0);
+  CHECK(stepsim::test::parse_json(cut.out).at("rows").at(0).at("bytes").get<double>() == 8);
+  // Input errors: one message, exit 2.
+  for (const char* bad :
+       {"-b 8", "-e 1G", "-b 8 -e 1G -f 2 -i 1M", "-b 8 -e 1G --sizes 1MiB", "-b 1G -e 8",
+        "-b 2 -e 8", "-b 8 -e 1G -d float33", "-b 1 -e 1G", "-b 8 -e 8 -f 1", "-b 8x -e 16"}) {
+    const auto r = run_stepsim(cmd + bad);
+    CHECK_MESSAGE(r.status == 2, bad);
+    CHECK_MESSAGE(r.err.find("error: ") != std::string::npos, bad);
+  }
 }
