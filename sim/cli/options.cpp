@@ -158,7 +158,7 @@ search::CampaignRequest parse_campaign(const std::vector<std::string>& faults,
     throw engine::UserError({"<command line>", 0, 0}, "stress needs at least one " + option,
                             "e.g. " + option + " nic_down:1 or " + option + " straggler:2@1.2-1.5");
   search::CampaignRequest r;
-  r.trials = static_cast<int>(integer_option("trials", trials, 1, 100000));
+  r.trials = static_cast<int>(integer_option("trials", trials, 1, kMaxTrials));
   r.seed = static_cast<std::uint64_t>(integer_option("seed", seed, 0, (1LL << 62)));
   for (const std::string& f : faults) r.draws.push_back(search::parse_fault_draw(f, option));
   return r;

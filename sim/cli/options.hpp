@@ -62,6 +62,9 @@ void add_max_wall_option(boost::program_options::options_description& opts);
 // The command's run control: the signal flag, and the --max-wall deadline when given.
 engine::RunControl run_control(const boost::program_options::variables_map& vm);
 
+// The most trials a stress campaign may ask for.
+inline constexpr int kMaxTrials = 100000;
+
 // A stress campaign's request from its options: "KIND[:COUNT][@LOW[-HIGH]]" values, the --trials
 // and --seed texts (throws engine::UserError naming `option` for a bad value).
 search::CampaignRequest parse_campaign(const std::vector<std::string>& faults,

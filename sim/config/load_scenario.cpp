@@ -250,6 +250,7 @@ ScenarioSpec read_scenario(const std::string& file, const std::vector<Override>&
   if (auto f = r.find("faults")) {
     const auto more = read_faults(*f, s.cluster);
     s.cluster.faults.insert(s.cluster.faults.end(), more.begin(), more.end());
+    s.where.scenario_faults = more.size();
   }
   if (auto n = r.find("network")) {
     MapReader nr(*n);

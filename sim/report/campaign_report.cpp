@@ -20,9 +20,9 @@ std::string outcome_word(const search::Outcome& o) {
 
 }  // namespace
 
-std::string draws_text(const search::Campaign& c) {
+std::string draws_text(const std::vector<search::FaultDraw>& draws) {
   std::string out;
-  for (const search::FaultDraw& d : c.draws) {
+  for (const search::FaultDraw& d : draws) {
     const std::string value = search::value_text(d);
     out += (out.empty() ? "" : ", ") + std::to_string(d.count) + " " +
            std::string(spec::kFaultKinds.word(d.kind)) + (value.empty() ? "" : " (" + value + ")");
@@ -44,7 +44,7 @@ std::string faults_text(const std::vector<spec::FaultSpec>& faults) {
 std::string campaign_text(const search::Campaign& c, const search::Summary& s) {
   std::string out = "stress of " + c.scenario + " (" + c.name + "): " + std::to_string(s.trials) +
                     " trials, seed " + std::to_string(c.seed) + "\n";
-  out += "  each trial: " + draws_text(c) + ", drawn uniformly\n";
+  out += "  each trial: " + draws_text(c.draws) + ", drawn uniformly\n";
   out += "  baseline  step " + format::fixed(c.baseline_s, 3) + " s without them\n";
   out +=
       "  survived  " + std::to_string(s.survived) + " of " + std::to_string(s.trials) + " trials";
@@ -140,8 +140,9 @@ std::string campaign_json(const search::Campaign& c, const search::Summary& s) {
   for (std::size_t t = 0; t < c.outcomes.size(); ++t) {
     const search::Outcome& o = c.outcomes[t];
     j.begin_object();
+    j.field("trial", static_cast<long long>(t));
     j.key("faults").begin_array();
-    for (const spec::FaultSpec& f : c.faults[t]) j.value(spec::fault_text(f));
+    for (const spec::FaultSpec& f : c.faults[t]) fault_json(j, f);
     j.end_array();
     j.field("outcome", outcome_word(o));
     if (o.survived())
@@ -155,18 +156,79 @@ std::string campaign_json(const search::Campaign& c, const search::Summary& s) {
   return j.str() + "\n";
 }
 
+namespace {
+
+const std::vector<std::string> kTrialColumns = {"trial",  "faults",  "step_s",
+                                                "change", "outcome", "detail"};
+
+void trial_row(format::CsvTable& t, std::size_t trial, const std::vector<spec::FaultSpec>& faults,
+               const search::Outcome& o, double baseline_s) {
+  t.row().integer(static_cast<long long>(trial)).text(faults_text(faults));
+  if (o.survived())
+    t.number(o.step_s).number(o.step_s / baseline_s - 1.0);
+  else
+    t.empty(2);
+  t.text(outcome_word(o)).text(o.lost.empty() ? o.error : o.lost);
+}
+
+}  // namespace
+
 std::string campaign_csv(const search::Campaign& c) {
-  format::CsvTable t({"trial", "faults", "step_s", "change", "outcome", "detail"});
-  for (std::size_t i = 0; i < c.outcomes.size(); ++i) {
-    const search::Outcome& o = c.outcomes[i];
-    t.row().integer(static_cast<long long>(i)).text(faults_text(c.faults[i]));
-    if (o.survived())
-      t.number(o.step_s).number(o.step_s / c.baseline_s - 1.0);
-    else
-      t.empty(2);
-    t.text(outcome_word(o)).text(o.lost.empty() ? o.error : o.lost);
-  }
+  format::CsvTable t(kTrialColumns);
+  for (std::size_t i = 0; i < c.outcomes.size(); ++i)
+    trial_row(t, i, c.faults[i], c.outcomes[i], c.baseline_s);
   return t.str();
+}
+
+void fault_json(format::JsonWriter& j, const spec::FaultSpec& f) {
+  j.begin_object();
+  j.field("kind", std::string(spec::kFaultKinds.word(f.kind)));
+  for (const auto& [key, value] : spec::fault_indices(f)) j.field(key, value);
+  if (f.effect() == spec::FaultEffect::degrade) j.field("factor", f.factor);
+  if (f.effect() == spec::FaultEffect::slowdown) j.field("slowdown", f.factor);
+  j.field("text", spec::fault_text(f));
+  j.end_object();
+}
+
+std::string trial_text(const search::TrialRun& t) {
+  std::string out = "stress of " + t.scenario + " (" + t.name + "), trial " +
+                    std::to_string(t.trial) + " of seed " + std::to_string(t.seed) + " alone\n";
+  out += "  each trial: " + draws_text(t.draws) + ", drawn uniformly\n";
+  out += "  faults    " + faults_text(t.faults) + "\n";
+  out += "  baseline  step " + format::fixed(t.baseline_s, 3) + " s without them\n";
+  const search::Outcome& o = t.outcome;
+  if (o.survived())
+    out += "  step      " + format::fixed(o.step_s, 3) + " s, " +
+           percent(o.step_s / t.baseline_s - 1.0) + "\n";
+  else
+    out += std::string("  ") + (o.lost.empty() ? "error     " : "lost      ") +
+           (o.lost.empty() ? o.error : o.lost) + "\n";
+  return out;
+}
+
+std::string trial_json(const search::TrialRun& t) {
+  format::JsonWriter j;
+  j.begin_object();
+  j.field("scenario", t.scenario).field("name", t.name);
+  j.field("seed", static_cast<long long>(t.seed)).field("trial", t.trial);
+  j.field("baseline_step_s", t.baseline_s);
+  j.key("faults").begin_array();
+  for (const spec::FaultSpec& f : t.faults) fault_json(j, f);
+  j.end_array();
+  const search::Outcome& o = t.outcome;
+  j.field("outcome", outcome_word(o));
+  if (o.survived())
+    j.field("step_s", o.step_s).field("change", o.step_s / t.baseline_s - 1.0);
+  else
+    j.field("detail", o.lost.empty() ? o.error : o.lost);
+  j.end_object();
+  return j.str() + "\n";
+}
+
+std::string trial_csv(const search::TrialRun& t) {
+  format::CsvTable table(kTrialColumns);
+  trial_row(table, static_cast<std::size_t>(t.trial), t.faults, t.outcome, t.baseline_s);
+  return table.str();
 }
 
 }  // namespace stepsim::report

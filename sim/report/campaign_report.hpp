@@ -4,11 +4,13 @@
 //    costliest components, and the trials the job does not survive (the first ten);
 //  JSON: the same, with every component and every trial;
 //  CSV: one row per trial: trial, faults, step_s, change, outcome (survived, lost, error), detail.
+// A trial is numbered from 0, as --trial N and --write-trial N take it.
 // Deterministic: the same campaign gives the same bytes.
 #pragma once
 
 #include <string>
 
+#include "sim/format/json_writer.hpp"
 #include "sim/search/campaign.hpp"
 
 namespace stepsim::report {
@@ -17,8 +19,19 @@ std::string campaign_text(const search::Campaign& c, const search::Summary& s);
 std::string campaign_json(const search::Campaign& c, const search::Summary& s);
 std::string campaign_csv(const search::Campaign& c);
 
+// One trial alone (stress --trial N): its faults, its step and its change against the baseline;
+// JSON: the faults as objects (kind, the indices of its place, factor or slowdown); CSV: one row
+// as the campaign's.
+std::string trial_text(const search::TrialRun& t);
+std::string trial_json(const search::TrialRun& t);
+std::string trial_csv(const search::TrialRun& t);
+
+// A fault as a JSON object: kind, its place's indices (node, nic, plane, leaf, spine, gpu: those
+// of its target), factor (degrade kinds) or slowdown (stragglers), and its text.
+void fault_json(format::JsonWriter& j, const spec::FaultSpec& f);
+
 // The draws with their value ranges: "1 nic_down, 2 straggler (slowdown 1.1-2)".
-std::string draws_text(const search::Campaign& c);
+std::string draws_text(const std::vector<search::FaultDraw>& draws);
 // "+12.30%": a relative change as a signed percentage; "0.00%" within the rounding.
 std::string percent(double change);
 // The trial's faults for people: "NIC 3 of node 12 down; GPU 5 computes 1.30x slower".

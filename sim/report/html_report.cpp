@@ -131,7 +131,7 @@ std::string stress_section(const std::vector<ReportRun>& runs) {
     const search::Campaign& c = *r.campaign;
     const search::Summary s = search::summarize(c);
     o += "<h3>" + escape(r.label) + "</h3>\n<p class=\"note\">" + std::to_string(s.trials) +
-         " trials of " + escape(report::draws_text(c)) + ", seed " + std::to_string(c.seed) +
+         " trials of " + escape(report::draws_text(c.draws)) + ", seed " + std::to_string(c.seed) +
          ": baseline " + fixed(c.baseline_s, 3) + " s; " + std::to_string(s.survived) +
          " survived, " + std::to_string(s.lost) + " lost";
     if (s.survived > 0)

@@ -88,7 +88,7 @@ std::string stress_page(const search::Campaign& c, const search::Summary& s) {
   o += "<section id=\"headline\">\n<h2>1. Headline</h2>\n<p class=\"note\">" + escape(c.scenario) +
        ": " + std::to_string(s.trials) + " trials, seed " + std::to_string(c.seed) +
        ". Each trial adds ";
-  o += escape(report::draws_text(c)) +
+  o += escape(report::draws_text(c.draws)) +
        ", drawn uniformly over the cluster's components, to the scenario's own faults and "
        "simulates the whole step.</p>\n<table class=\"data\"><tr><th class=\"l\">baseline "
        "step</th><th>survived</th><th>lost</th><th>min</th><th>median</th><th>p90</th><th>p99</"

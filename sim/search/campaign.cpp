@@ -121,42 +121,76 @@ Summary summarize(const Campaign& c) {
   return s;
 }
 
-std::optional<Campaign> run_campaign(const std::string& file, const spec::ScenarioSpec& scenario,
-                                     const CampaignRequest& request, run::Workers& workers,
-                                     const engine::RunControl* control) {
-  for (const FaultDraw& d : request.draws) check_draw(d, scenario.cluster);
+namespace {
+
+// Item 0 the baseline, item t + 1 the trial of `faults[t]`, over the workers; on rank 0, the
+// baseline's step and the trials' outcomes (empty on the others).
+std::vector<Outcome> run_trials(const std::string& file, const spec::ScenarioSpec& scenario,
+                                const CampaignRequest& request,
+                                const std::vector<std::vector<spec::FaultSpec>>& faults,
+                                run::Workers& workers, const engine::RunControl* control) {
   // One simulation per thread at a time: the baseline is refused up front when it would not fit;
   // the faults of a trial may split symmetry classes, so each trial is checked on its own.
   run::Limits limits;
   limits.max_memory = request.max_memory;
   limits.memory_what = file + ": simulating this step";
   const run::Prepared baseline_step = run::prepare(scenario, limits);
+  const std::vector<std::string> results = workers.map(
+      faults.size() + 1,
+      [&](std::size_t i, int) {
+        if (i == 0)
+          return serialize(
+              outcome([&] { return run::complete(baseline_step, control).metrics.step_s; }));
+        return serialize(run_trial(scenario, faults[i - 1], limits, control));
+      },
+      false, "stress: simulating trials of " + file);
+  if (!workers.root()) return {};
+  std::vector<Outcome> out;
+  for (const std::string& r : results) out.push_back(parse_outcome(r));
+  if (!out[0].survived())
+    throw engine::UserError({file, 0, 0},
+                            "the step does not simulate without the drawn faults: " +
+                                (out[0].lost.empty() ? out[0].error : out[0].lost),
+                            "stepsim run " + file + " shows the error on its own");
+  return out;
+}
+
+}  // namespace
+
+std::optional<Campaign> run_campaign(const std::string& file, const spec::ScenarioSpec& scenario,
+                                     const CampaignRequest& request, run::Workers& workers,
+                                     const engine::RunControl* control) {
+  for (const FaultDraw& d : request.draws) check_draw(d, scenario.cluster);
   Campaign c;
   c.scenario = file;
   c.name = scenario.name;
   c.draws = request.draws;
   c.seed = request.seed;
   c.faults = draw_trials(request.draws, scenario.cluster, request.trials, request.seed);
-  // Item 0 is the baseline, item t + 1 trial t.
-  const std::vector<std::string> results = workers.map(
-      static_cast<std::size_t>(request.trials) + 1,
-      [&](std::size_t i, int) {
-        if (i == 0)
-          return serialize(
-              outcome([&] { return run::complete(baseline_step, control).metrics.step_s; }));
-        return serialize(run_trial(scenario, c.faults[i - 1], limits, control));
-      },
-      false, "stress: simulating trials of " + file);
+  std::vector<Outcome> outcomes = run_trials(file, scenario, request, c.faults, workers, control);
   if (!workers.root()) return std::nullopt;
-  const Outcome baseline = parse_outcome(results[0]);
-  if (!baseline.survived())
-    throw engine::UserError({file, 0, 0},
-                            "the step does not simulate without the drawn faults: " +
-                                (baseline.lost.empty() ? baseline.error : baseline.lost),
-                            "stepsim run " + file + " shows the error on its own");
-  c.baseline_s = baseline.step_s;
-  for (int t = 0; t < request.trials; ++t) c.outcomes.push_back(parse_outcome(results[t + 1]));
+  c.baseline_s = outcomes[0].step_s;
+  c.outcomes.assign(outcomes.begin() + 1, outcomes.end());
   return c;
+}
+
+std::optional<TrialRun> run_one_trial(const std::string& file, const spec::ScenarioSpec& scenario,
+                                      const CampaignRequest& request, int trial,
+                                      run::Workers& workers, const engine::RunControl* control) {
+  for (const FaultDraw& d : request.draws) check_draw(d, scenario.cluster);
+  TrialRun r;
+  r.scenario = file;
+  r.name = scenario.name;
+  r.draws = request.draws;
+  r.seed = request.seed;
+  r.trial = trial;
+  r.faults = draw_trial(request.draws, scenario.cluster, trial, request.seed);
+  const std::vector<Outcome> outcomes =
+      run_trials(file, scenario, request, {r.faults}, workers, control);
+  if (!workers.root()) return std::nullopt;
+  r.baseline_s = outcomes[0].step_s;
+  r.outcome = outcomes[1];
+  return r;
 }
 
 }  // namespace stepsim::search

@@ -77,6 +77,22 @@ std::optional<Campaign> run_campaign(const std::string& file, const spec::Scenar
                                      const CampaignRequest& request, run::Workers& workers,
                                      const engine::RunControl* control);
 
+// One trial of a campaign alone (`stepsim stress --trial N`): the baseline and trial `trial`'s
+// faults, drawn as the whole campaign draws them, so that its step is the campaign's trial N's.
+struct TrialRun {
+  std::string scenario, name;
+  std::vector<FaultDraw> draws;
+  std::uint64_t seed = 0;
+  int trial = 0;  // 0 the first
+  double baseline_s = 0.0;
+  std::vector<spec::FaultSpec> faults;
+  Outcome outcome;
+};
+// On rank 0; std::nullopt on the other ranks. Throws as run_campaign does.
+std::optional<TrialRun> run_one_trial(const std::string& file, const spec::ScenarioSpec& scenario,
+                                      const CampaignRequest& request, int trial,
+                                      run::Workers& workers, const engine::RunControl* control);
+
 struct Quantiles {
   double min = 0.0, median = 0.0, p90 = 0.0, p99 = 0.0, max = 0.0;
 };

@@ -180,25 +180,41 @@ void check_draw(const FaultDraw& d, const spec::ClusterSpec& c) {
       "ask for at most " + std::to_string(n));
 }
 
+TrialDraws::TrialDraws(const std::vector<FaultDraw>& draws, const spec::ClusterSpec& c,
+                       std::uint64_t seed)
+    : draws_(draws), cluster_(c), state_(seed) {}
+
+std::vector<spec::FaultSpec> TrialDraws::next() {
+  std::vector<spec::FaultSpec> trial;
+  for (const FaultDraw& d : draws_) {
+    const long long n = components(d, cluster_);
+    STEPSIM_CHECK(n >= d.count, "a draw of more components than the cluster has");
+    std::set<long long> taken;
+    while (static_cast<int>(taken.size()) < d.count) {
+      const long long i = below(state_, n);
+      if (!taken.insert(i).second) continue;
+      spec::FaultSpec f = component(d, cluster_, i);
+      if (has_value(d.kind)) f.factor = uniform(state_, d.low, d.high);
+      trial.push_back(f);
+    }
+  }
+  return trial;
+}
+
 std::vector<std::vector<spec::FaultSpec>> draw_trials(const std::vector<FaultDraw>& draws,
                                                       const spec::ClusterSpec& c, int trials,
                                                       std::uint64_t seed) {
-  std::uint64_t state = seed;
+  TrialDraws next(draws, c, seed);
   std::vector<std::vector<spec::FaultSpec>> out(static_cast<std::size_t>(trials));
-  for (auto& trial : out)
-    for (const FaultDraw& d : draws) {
-      const long long n = components(d, c);
-      STEPSIM_CHECK(n >= d.count, "a draw of more components than the cluster has");
-      std::set<long long> taken;
-      while (static_cast<int>(taken.size()) < d.count) {
-        const long long i = below(state, n);
-        if (!taken.insert(i).second) continue;
-        spec::FaultSpec f = component(d, c, i);
-        if (has_value(d.kind)) f.factor = uniform(state, d.low, d.high);
-        trial.push_back(f);
-      }
-    }
+  for (auto& trial : out) trial = next.next();
   return out;
+}
+
+std::vector<spec::FaultSpec> draw_trial(const std::vector<FaultDraw>& draws,
+                                        const spec::ClusterSpec& c, int trial, std::uint64_t seed) {
+  TrialDraws next(draws, c, seed);
+  for (int t = 0; t < trial; ++t) next.next();
+  return next.next();
 }
 
 std::string value_text(const FaultDraw& d) {

@@ -43,10 +43,25 @@ long long components(const FaultDraw& d, const spec::ClusterSpec& c);
 // (none at all: a link fault on a single node).
 void check_draw(const FaultDraw& d, const spec::ClusterSpec& c);
 
-// `trials` lists of faults, each one trial's: every draw's components, in draw order.
+// The trials' faults one trial at a time, in order: every draw's components, in draw order.
+class TrialDraws {
+ public:
+  TrialDraws(const std::vector<FaultDraw>& draws, const spec::ClusterSpec& c, std::uint64_t seed);
+  std::vector<spec::FaultSpec> next();
+
+ private:
+  const std::vector<FaultDraw>& draws_;
+  const spec::ClusterSpec& cluster_;
+  std::uint64_t state_;
+};
+
+// `trials` lists of faults, each one trial's.
 std::vector<std::vector<spec::FaultSpec>> draw_trials(const std::vector<FaultDraw>& draws,
                                                       const spec::ClusterSpec& c, int trials,
                                                       std::uint64_t seed);
+// Trial `trial`'s faults alone (0 the first), the same as draw_trials gives it.
+std::vector<spec::FaultSpec> draw_trial(const std::vector<FaultDraw>& draws,
+                                        const spec::ClusterSpec& c, int trial, std::uint64_t seed);
 
 // The draw's value range for people: "factor 0.5", "slowdown 1.1-2"; "" for down kinds.
 std::string value_text(const FaultDraw& d);

@@ -1,5 +1,6 @@
 #include "sim/spec/faults.hpp"
 
+#include <charconv>
 #include <cstdio>
 
 #include "sim/engine/check.hpp"
@@ -56,6 +57,37 @@ std::string fault_text(const FaultSpec& f) {
       return fault_place(f) + " down";
   }
   STEPSIM_UNREACHABLE("unknown fault effect");
+}
+
+std::vector<std::pair<std::string, int>> fault_indices(const FaultSpec& f) {
+  switch (f.target()) {
+    case FaultTarget::nic:
+      return {{"node", f.node}, {"nic", f.nic}};
+    case FaultTarget::link:
+      return {{"plane", f.plane}, {"leaf", f.leaf}, {"spine", f.spine}};
+    case FaultTarget::fabric_switch:
+      if (f.leaf >= 0) return {{"plane", f.plane}, {"leaf", f.leaf}};
+      return {{"plane", f.plane}, {"spine", f.spine}};
+    case FaultTarget::node:
+      return {{"node", f.node}};
+    case FaultTarget::nvlink:
+    case FaultTarget::gpu:
+      return {{"gpu", f.gpu}};
+  }
+  STEPSIM_UNREACHABLE("unknown fault target");
+}
+
+std::string fault_yaml(const FaultSpec& f) {
+  std::string out = "{kind: " + std::string(kFaultKinds.word(f.kind));
+  for (const auto& [key, value] : fault_indices(f))
+    out += ", " + key + ": " + std::to_string(value);
+  if (f.effect() != FaultEffect::down) {
+    char text[32];
+    const auto r = std::to_chars(text, text + sizeof text, f.factor);
+    out += std::string(f.effect() == FaultEffect::slowdown ? ", slowdown: " : ", factor: ") +
+           std::string(text, r.ptr);
+  }
+  return out + "}";
 }
 
 }  // namespace stepsim::spec

@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "sim/spec/names.hpp"
 
@@ -100,5 +102,12 @@ std::string fault_place(const FaultSpec& f);
 // The fault for people: its place and what happened to it: "NIC 3 of node 12 down", "GPU 5
 // computes 1.30x slower", "plane 0 leaf 2 - spine 1 link at 0.25x bandwidth".
 std::string fault_text(const FaultSpec& f);
+// The fault as a scenario's `faults:` entry reads it, in YAML flow style: "{kind: nic_down, node:
+// 12, nic: 3}", "{kind: straggler, gpu: 5, slowdown: 1.3}"; the factor in the shortest text that
+// reads back to the same double.
+std::string fault_yaml(const FaultSpec& f);
+// The fault's indices as (key, value) pairs, in the order fault_yaml writes them (node, nic,
+// plane, leaf, spine, gpu: those its target has).
+std::vector<std::pair<std::string, int>> fault_indices(const FaultSpec& f);
 
 }  // namespace stepsim::spec

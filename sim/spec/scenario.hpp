@@ -22,6 +22,8 @@ struct Provenance {
   engine::SourceLoc file;                         // the scenario file itself
   std::map<std::string, engine::SourceLoc> keys;  // "parallelism.pp" -> where it was set
   std::vector<std::string> files;  // every file read: scenario, model, cluster, device
+  // The last this many of cluster.faults are the scenario's own `faults:` (the rest its cluster's).
+  std::size_t scenario_faults = 0;
   // Where `path` was set, else the closest enclosing key, else the file.
   engine::SourceLoc at(const std::string& path) const;
 };

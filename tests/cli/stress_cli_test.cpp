@@ -3,6 +3,7 @@
 // baseline, the HTML page with its sections.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -91,4 +92,54 @@ TEST_CASE("stress: a node down is a trial the job does not survive; the HTML pag
     CHECK(text.str().find(std::string("<section id=\"") + id + "\">") != std::string::npos);
   CHECK(text.str().find("No trial survived.") != std::string::npos);
   std::remove(page.c_str());
+}
+
+TEST_CASE("stress --trial N is the campaign's trial N; --write-trial N FILE runs to its step") {
+  namespace fs = std::filesystem;
+  // The scenario's own fault stays in the written file beside the trial's; a degrade kind's
+  // factor and a straggler's slowdown are written exactly.
+  const std::string campaign =
+      "stress scenarios/deepseek-v3-dualpipe.yaml --fault nic_degrade:1@0.2-0.8 --fault "
+      "straggler:1 --seed 3" +
+      kStep + " --set 'faults=[{kind: straggler, gpu: 7, slowdown: 1.25}]'";
+  const auto all = run_stepsim(campaign + " --trials " + kTrials + " --json");
+  REQUIRE_MESSAGE(all.status == 0, all.err);
+  const auto j = parse_json(all.out);
+  const auto& trials = j.at("trials_run");
+  const fs::path dir = fs::temp_directory_path() / "stepsim_stress_trial";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const int n : {0, std::stoi(kTrials) - 1}) {
+    CAPTURE(n);
+    const fs::path file = dir / ("trial" + std::to_string(n) + ".yaml");
+    const auto one = run_stepsim(campaign + " --trial " + std::to_string(n) + " --write-trial " +
+                                 std::to_string(n) + " " + file.string() + " --json");
+    REQUIRE_MESSAGE(one.status == 0, one.err);
+    const auto t = parse_json(one.out);
+    CHECK(t.at("trial").get<long long>() == n);
+    CHECK(t.at("step_s").get<double>() == trials.at(n).at("step_s").get<double>());
+    CHECK(t.at("baseline_step_s").get<double>() == j.at("baseline_step_s").get<double>());
+    // The faults as objects: kind, place, value; the same in the campaign's JSON.
+    REQUIRE(t.at("faults").size() == 2);
+    CHECK(t.at("faults").at(0).at("kind").get<std::string>() == "nic_degrade");
+    CHECK(t.at("faults").at(0).at("node").get<long long>() ==
+          trials.at(n).at("faults").at(0).at("node").get<long long>());
+    CHECK(t.at("faults").at(1).at("slowdown").get<double>() ==
+          trials.at(n).at("faults").at(1).at("slowdown").get<double>());
+    const auto run = run_stepsim("run " + file.string() + " --json");
+    REQUIRE_MESSAGE(run.status == 0, run.err);
+    CHECK(parse_json(run.out).at("step_time_s").get<double>() == t.at("step_s").get<double>());
+  }
+  // Refusals name the option, exit 2 and write nothing.
+  const fs::path none = dir / "none.yaml";
+  for (const std::string& bad : std::vector<std::string>{
+           " --trials 4 --trial 4", " --trial -1", " --trial 1 --write-trial 2 " + none.string(),
+           " --write-trial 2", " --trial 1 --html " + (dir / "p.html").string(),
+           " --write-trial x " + none.string()}) {
+    const auto r = run_stepsim(campaign + bad);
+    CHECK_MESSAGE(r.status == 2, bad);
+    CHECK_MESSAGE(r.err.find("error: ") != std::string::npos, bad);
+  }
+  CHECK_FALSE(fs::exists(none));
+  fs::remove_all(dir);
 }
