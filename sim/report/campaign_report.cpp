@@ -41,6 +41,53 @@ std::string faults_text(const std::vector<spec::FaultSpec>& faults) {
   return out;
 }
 
+std::vector<const search::GroupCost*> shown_groups(const search::Summary& s,
+                                                   const std::string& dimension,
+                                                   std::size_t& in_all) {
+  std::vector<const search::GroupCost*> out;
+  for (const search::GroupCost& g : s.groups)
+    if (g.dimension == dimension) out.push_back(&g);
+  in_all = out.size();
+  if (out.size() > 2 * kShownGroups) {
+    std::stable_sort(out.begin(), out.end(), [](const auto* a, const auto* b) {
+      if (a->lost != b->lost) return a->lost > b->lost;
+      return a->mean_change > b->mean_change;
+    });
+    out.resize(kShownGroups);
+  }
+  return out;
+}
+
+namespace {
+
+std::string groups_text(const search::Summary& s) {
+  std::string out;
+  for (const char* dimension : search::kGroupDimensions) {
+    std::size_t in_all = 0;
+    const auto shown = shown_groups(s, dimension, in_all);
+    if (in_all < 2) continue;  // one position: the campaign's own figures
+    out += out.empty() ? "\n  step-time change by where the faults hit (a trial counts once in "
+                         "each group it hits)\n"
+                       : "\n";
+    format::TextTable t({dimension, "trials", "lost", "mean", "median", "p90", "max"});
+    for (const search::GroupCost* g : shown) {
+      const bool any = g->trials > g->lost;
+      t.row({g->value, std::to_string(g->trials), std::to_string(g->lost),
+             any ? report::percent(g->mean_change) : "-",
+             any ? report::percent(g->change.median) : "-",
+             any ? report::percent(g->change.p90) : "-",
+             any ? report::percent(g->change.max) : "-"});
+    }
+    out += t.render("    ");
+    if (shown.size() < in_all)
+      out += "    (the " + std::to_string(shown.size()) + " costliest of " +
+             std::to_string(in_all) + "; --json lists all)\n";
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string campaign_text(const search::Campaign& c, const search::Summary& s) {
   std::string out = "stress of " + c.scenario + " (" + c.name + "): " + std::to_string(s.trials) +
                     " trials, seed " + std::to_string(c.seed) + "\n";
@@ -82,6 +129,7 @@ std::string campaign_text(const search::Campaign& c, const search::Summary& s) {
     }
     out += t.render("    ");
   }
+  out += groups_text(s);
   std::size_t shown = 0;
   for (std::size_t t = 0; t < c.outcomes.size(); ++t) {
     const search::Outcome& o = c.outcomes[t];
@@ -133,6 +181,23 @@ std::string campaign_json(const search::Campaign& c, const search::Summary& s) {
     j.begin_object();
     j.field("component", k.component).field("trials", k.trials).field("lost", k.lost);
     if (k.trials > k.lost) j.field("mean_change", k.mean_change).field("max_change", k.max_change);
+    j.end_object();
+  }
+  j.end_array();
+  j.key("groups").begin_array();
+  for (const search::GroupCost& g : s.groups) {
+    j.begin_object();
+    j.field("dimension", g.dimension);
+    if (g.index >= 0)
+      j.field("position", g.index);
+    else
+      j.field("position", g.value);
+    j.field("trials", g.trials).field("lost", g.lost);
+    if (g.trials > g.lost) {
+      j.field("mean_change", g.mean_change).field("min_change", g.change.min);
+      j.field("median_change", g.change.median).field("p90_change", g.change.p90);
+      j.field("p99_change", g.change.p99).field("max_change", g.change.max);
+    }
     j.end_object();
   }
   j.end_array();

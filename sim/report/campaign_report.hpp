@@ -1,8 +1,9 @@
 // A stress campaign's result as text, JSON and CSV (campaign.hpp gives the figures).
 //  text: the draws with their value ranges, the baseline step, the survived count, the
 //    distribution of the step-time change (min, median, p90, p99, max), a histogram, the ten
-//    costliest components, and the trials the job does not survive (the first ten);
-//  JSON: the same, with every component and every trial;
+//    costliest components, the change by where the faults hit (shown_groups of each dimension of
+//    two positions or more), and the trials the job does not survive (the first ten);
+//  JSON: the same, with every component, every group and every trial;
 //  CSV: one row per trial: trial, faults, step_s, change, outcome (survived, lost, error), detail.
 // A trial is numbered from 0, as --trial N and --write-trial N take it.
 // Deterministic: the same campaign gives the same bytes.
@@ -25,6 +26,14 @@ std::string campaign_csv(const search::Campaign& c);
 std::string trial_text(const search::TrialRun& t);
 std::string trial_json(const search::TrialRun& t);
 std::string trial_csv(const search::TrialRun& t);
+
+// The groups of one dimension (search::kGroupDimensions) that the text and the pages show: all of
+// a dimension of at most 2 x kShownGroups positions, else the kShownGroups of the most lost
+// trials, then the largest mean change; `in_all` is set to the dimension's positions.
+inline constexpr std::size_t kShownGroups = 8;
+std::vector<const search::GroupCost*> shown_groups(const search::Summary& s,
+                                                   const std::string& dimension,
+                                                   std::size_t& in_all);
 
 // A fault as a JSON object: kind, its place's indices (node, nic, plane, leaf, spine, gpu: those
 // of its target), factor (degrade kinds) or slowdown (stragglers), and its text.

@@ -119,7 +119,7 @@ std::string kernel_table(const std::vector<analysis::KernelClassWork>& classes) 
 namespace {
 
 // 8. What a failure costs: per scenario with a campaign, its draws and figures, the histogram
-// and the costliest components.
+// the costliest components and the change by where the faults hit.
 std::string stress_section(const std::vector<ReportRun>& runs) {
   std::string o =
       "<section id=\"stress\">\n<h2>8. What a failure costs</h2>\n<p class=\"note\">Each trial "
@@ -141,6 +141,9 @@ std::string stress_section(const std::vector<ReportRun>& runs) {
     o += ".</p>\n<div class=\"charts\">\n";
     if (s.survived > 0) o += "<div class=\"chart\">" + stress_histogram_svg(s) + "</div>\n";
     o += "<div class=\"chart\">" + stress_components_table(s, 10) + "</div>\n</div>\n";
+    o += "<p class=\"note\">Where the faults hit: the change by one position at a time (a "
+         "trial counts once in each group it hits).</p>\n" +
+         stress_groups_table(s);
   }
   return o + "</section>\n";
 }

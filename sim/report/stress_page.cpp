@@ -80,6 +80,38 @@ std::string stress_components_table(const search::Summary& s, std::size_t rows) 
   return o + "</table>\n";
 }
 
+std::string stress_groups_table(const search::Summary& s) {
+  std::string rows;
+  for (const char* dimension : search::kGroupDimensions) {
+    std::size_t in_all = 0;
+    const auto shown = report::shown_groups(s, dimension, in_all);
+    if (in_all < 2) continue;
+    bool first = true;
+    for (const search::GroupCost* g : shown) {
+      const bool any = g->trials > g->lost;
+      rows += "<tr>" +
+              td(first ? std::string(dimension) +
+                             (shown.size() < in_all
+                                  ? " (" + std::to_string(shown.size()) + " costliest of " +
+                                        std::to_string(in_all) + ")"
+                                  : "")
+                       : "",
+                 true) +
+              td(g->value, true) + td(std::to_string(g->trials)) + td(std::to_string(g->lost));
+      for (double v : {g->mean_change, g->change.median, g->change.p90, g->change.max})
+        rows += td(any ? percent(v) : "-");
+      rows += "</tr>\n";
+      first = false;
+    }
+  }
+  if (rows.empty())
+    return "<p class=\"note\">Every fault hit the same class and position: the campaign's own "
+           "figures above.</p>\n";
+  return "<table class=\"data\"><tr><th class=\"l\">by</th><th class=\"l\">position</th><th>"
+         "trials</th><th>lost</th><th>mean</th><th>median</th><th>p90</th><th>max</th></tr>\n" +
+         rows + "</table>\n";
+}
+
 std::string stress_page(const search::Campaign& c, const search::Summary& s) {
   const std::string title = "stepsim stress: " + c.name;
   std::string o = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
@@ -115,7 +147,13 @@ std::string stress_page(const search::Campaign& c, const search::Summary& s) {
        std::to_string(s.components.size()) + " components were hit.</p>\n" +
        stress_components_table(s, kComponents) + "</section>\n";
 
-  o += "<section id=\"lost\">\n<h2>4. Trials the job does not survive</h2>\n";
+  o += "<section id=\"where\">\n<h2>4. Where the faults hit</h2>\n<p class=\"note\">The "
+       "change grouped by one position at a time: the class of component, the NIC's index in its "
+       "node, the plane, leaf and spine of a link or switch, the node and the pipeline rank of a "
+       "NIC, node or GPU. A trial counts once in each group its faults hit.</p>\n" +
+       stress_groups_table(s) + "</section>\n";
+
+  o += "<section id=\"lost\">\n<h2>5. Trials the job does not survive</h2>\n";
   if (s.lost + s.failed == 0) {
     o += "<p class=\"note\">None: every trial's faults left a route between every pair of GPUs "
          "that talk.</p>\n";

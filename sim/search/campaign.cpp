@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <tuple>
 
 #include "sim/engine/check.hpp"
 #include "sim/format/text_table.hpp"
@@ -11,6 +12,7 @@
 #include "sim/run/pipeline.hpp"
 #include "sim/run/workers.hpp"
 #include "sim/search/wire.hpp"
+#include "sim/workload/parallel_plan.hpp"
 
 namespace stepsim::search {
 
@@ -61,6 +63,43 @@ double nearest_rank(const std::vector<double>& sorted, double q) {
   return sorted[std::min(rank, sorted.size()) - 1];
 }
 
+namespace {
+
+// The groups a fault falls in: (dimension index in kGroupDimensions, position, words).
+struct Place {
+  int dimension, index;
+  std::string value;
+  auto operator<=>(const Place& o) const {
+    return std::tie(dimension, index, value) <=> std::tie(o.dimension, o.index, o.value);
+  }
+  bool operator==(const Place& o) const = default;
+};
+
+void places(const spec::FaultSpec& f, const Campaign& c, std::vector<Place>& out) {
+  using spec::FaultTarget;
+  static constexpr const char* kClass[] = {"NIC", "link", "switch", "node", "NVLink", "GPU"};
+  std::string cls = kClass[static_cast<int>(f.target())];
+  if (f.target() == FaultTarget::fabric_switch) cls = f.leaf >= 0 ? "leaf switch" : "spine switch";
+  out.push_back({0, -1, cls});
+  auto at = [&](int d, int i) { out.push_back({d, i, std::to_string(i)}); };
+  if (f.target() == FaultTarget::nic) at(1, f.nic);
+  if (f.target() == FaultTarget::link || f.target() == FaultTarget::fabric_switch) at(2, f.plane);
+  if (f.leaf >= 0) at(3, f.leaf);
+  if (f.spine >= 0) at(4, f.spine);
+  int first = -1, last = -1;  // the GPUs hit
+  if (f.target() == FaultTarget::nic || f.target() == FaultTarget::node) {
+    first = f.node * c.gpus_per_node;
+    last = first + c.gpus_per_node - 1;
+  } else if (f.target() == FaultTarget::nvlink || f.target() == FaultTarget::gpu) {
+    first = last = f.gpu;
+  }
+  if (first < 0) return;
+  at(5, first / c.gpus_per_node);
+  for (int r = first / c.gpus_per_rank; r <= last / c.gpus_per_rank; ++r) at(6, r);
+}
+
+}  // namespace
+
 Summary summarize(const Campaign& c) {
   Summary s;
   s.trials = static_cast<int>(c.outcomes.size());
@@ -70,6 +109,8 @@ Summary summarize(const Campaign& c) {
     double sum = 0.0, max = -INFINITY;
   };
   std::map<std::string, Acc> by;
+  std::map<Place, std::vector<double>> group_changes;  // survived trials' changes
+  std::map<Place, std::pair<int, int>> group_counts;   // trials, lost
   for (std::size_t t = 0; t < c.outcomes.size(); ++t) {
     const Outcome& o = c.outcomes[t];
     double change = 0.0;
@@ -83,6 +124,18 @@ Summary summarize(const Campaign& c) {
     } else {
       ++s.failed;
       continue;
+    }
+    std::vector<Place> where;
+    for (const spec::FaultSpec& f : c.faults[t]) places(f, c, where);
+    std::sort(where.begin(), where.end());
+    where.erase(std::unique(where.begin(), where.end()), where.end());
+    for (const Place& p : where) {
+      auto& [trials, lost] = group_counts[p];
+      ++trials;
+      if (o.survived())
+        group_changes[p].push_back(change);
+      else
+        ++lost;
     }
     std::vector<std::string> hit;
     for (const spec::FaultSpec& f : c.faults[t]) hit.push_back(spec::fault_place(f));
@@ -108,6 +161,19 @@ Summary summarize(const Campaign& c) {
                      if (a.lost != b.lost) return a.lost > b.lost;
                      return a.mean_change > b.mean_change;
                    });
+  for (const auto& [p, counts] : group_counts) {
+    GroupCost g{kGroupDimensions[p.dimension], p.index, p.value, counts.first, counts.second};
+    std::vector<double>& x = group_changes[p];
+    if (!x.empty()) {
+      std::sort(x.begin(), x.end());
+      double sum = 0.0;
+      for (double v : x) sum += v;
+      g.mean_change = sum / static_cast<double>(x.size());
+      g.change = {x.front(), nearest_rank(x, 0.5), nearest_rank(x, 0.9), nearest_rank(x, 0.99),
+                  x.back()};
+    }
+    s.groups.push_back(std::move(g));
+  }
   s.histogram.assign(kHistogramBins, 0);
   if (changes.empty()) return s;
   std::sort(changes.begin(), changes.end());
@@ -167,6 +233,8 @@ std::optional<Campaign> run_campaign(const std::string& file, const spec::Scenar
   c.draws = request.draws;
   c.seed = request.seed;
   c.faults = draw_trials(request.draws, scenario.cluster, request.trials, request.seed);
+  c.gpus_per_node = scenario.cluster.gpus_per_node;
+  c.gpus_per_rank = workload::make_plan(scenario).gpus_per_rank();
   std::vector<Outcome> outcomes = run_trials(file, scenario, request, c.faults, workers, control);
   if (!workers.root()) return std::nullopt;
   c.baseline_s = outcomes[0].step_s;

@@ -15,6 +15,7 @@
 //    survive, the mean and largest change over the others. Ranked by trials lost, then by mean
 //    change. With one fault per trial that is the cost of that component's failure; with several,
 //    a trial's change is charged to every component it hit;
+//  - per group of positions (GroupCost): the same, with the change's quantiles;
 //  - a histogram of c in 20 equal bins from min to max.
 // A fault can only remove capacity, so a trial faster than the baseline (c < 0 beyond rounding)
 // would be a defect of the model; the summary counts them (`faster`) rather than hide them.
@@ -59,6 +60,8 @@ struct Campaign {
   double baseline_s = 0.0;                           // the step with the scenario's own faults only
   std::vector<std::vector<spec::FaultSpec>> faults;  // per trial
   std::vector<Outcome> outcomes;                     // per trial
+  // The layout's rank -> GPU map (workload::ParallelPlan), for the pipeline rank a fault hits.
+  int gpus_per_node = 1, gpus_per_rank = 1;
 };
 
 // What a campaign is asked for (stepsim stress, and stepsim report --stress).
@@ -103,6 +106,25 @@ struct ComponentCost {
   double mean_change = 0.0, max_change = 0.0;  // over the trials survived
 };
 
+// The trials grouped by where their faults hit, one dimension at a time: a group holds every trial
+// with a fault there (a trial of several faults counts in each group it hits, once per group).
+//   class          NIC, link, leaf switch, spine switch, node, NVLink, GPU
+//   NIC index      a NIC fault's NIC within its node (its rail or plane on rail-aligned fabrics)
+//   plane          a link's or switch's plane
+//   leaf, spine    a link's or switch's leaf or spine, within its plane
+//   node           a NIC's, node's, NVLink's or GPU's node
+//   pipeline rank  the pipeline ranks that node or GPU holds (a node of several ranks: each)
+struct GroupCost {
+  std::string dimension;
+  int index = -1;     // the position within the dimension; -1 for class
+  std::string value;  // its words: "NIC", "3"
+  int trials = 0, lost = 0;
+  double mean_change = 0.0;  // over the trials survived, as Quantiles
+  Quantiles change;
+};
+inline constexpr const char* kGroupDimensions[] = {"class", "NIC index", "plane",        "leaf",
+                                                   "spine", "node",      "pipeline rank"};
+
 inline constexpr int kHistogramBins = 20;
 
 struct Summary {
@@ -110,6 +132,7 @@ struct Summary {
   int faster = 0;                         // survived with c < -1e-9
   Quantiles change;                       // of c over the survived trials (zeros when none)
   std::vector<ComponentCost> components;  // every component hit, costliest first
+  std::vector<GroupCost> groups;          // by kGroupDimensions' order, then by position
   std::vector<int> histogram;             // kHistogramBins counts from change.min to change.max
 };
 Summary summarize(const Campaign& c);

@@ -106,6 +106,17 @@ TEST_CASE("stress --trial N is the campaign's trial N; --write-trial N FILE runs
   REQUIRE_MESSAGE(all.status == 0, all.err);
   const auto j = parse_json(all.out);
   const auto& trials = j.at("trials_run");
+  // The campaign grouped by where the faults hit: every trial has a NIC and a GPU.
+  long long nic_class = 0, ranks = 0;
+  for (const auto& g : j.at("groups")) {
+    if (g.at("dimension").get<std::string>() == "class" &&
+        g.at("position").get<std::string>() == "NIC")
+      nic_class = g.at("trials").get<long long>();
+    if (g.at("dimension").get<std::string>() == "pipeline rank")
+      ranks += g.at("trials").get<long long>();
+  }
+  CHECK(nic_class == std::stoll(kTrials));
+  CHECK(ranks >= std::stoll(kTrials));
   const fs::path dir = fs::temp_directory_path() / "stepsim_stress_trial";
   fs::remove_all(dir);
   fs::create_directories(dir);

@@ -133,4 +133,61 @@ TEST_CASE("Components are ranked by trials lost, then by mean change") {
   CHECK(s.histogram.back() == 1);
 }
 
+TEST_CASE("Trials are grouped by where their faults hit, one dimension at a time") {
+  // Three trials by hand on nodes of 8 GPUs and pipeline ranks of 16 GPUs (two nodes a rank).
+  search::Campaign c;
+  c.baseline_s = 10.0;
+  c.gpus_per_node = 8;
+  c.gpus_per_rank = 16;
+  spec::FaultSpec nic{spec::FaultKind::nic_down};
+  nic.node = 3;  // rank 1
+  nic.nic = 5;
+  spec::FaultSpec gpu{spec::FaultKind::straggler};
+  gpu.gpu = 50;  // node 6, rank 3
+  gpu.factor = 1.5;
+  spec::FaultSpec link{spec::FaultKind::link_down};
+  link.plane = 1;
+  link.leaf = 2;
+  link.spine = 0;
+  spec::FaultSpec node{spec::FaultKind::node_down};
+  node.node = 3;
+  c.faults = {{nic, gpu}, {nic, link}, {node}};
+  c.outcomes.resize(3);
+  c.outcomes[0].step_s = 12.0;  // +20 %
+  c.outcomes[1].step_s = 11.0;  // +10 %
+  c.outcomes[2].lost = "node 3 down";
+  const search::Summary s = search::summarize(c);
+  auto group = [&](const std::string& dimension, const std::string& value) {
+    for (const auto& g : s.groups)
+      if (g.dimension == dimension && g.value == value) return g;
+    FAIL("no group " << dimension << " " << value);
+    return search::GroupCost{};
+  };
+  CHECK(group("class", "NIC").trials == 2);
+  CHECK(group("class", "NIC").change.median == doctest::Approx(0.1));  // nearest rank of 2
+  CHECK(group("class", "NIC").change.max == doctest::Approx(0.2));
+  CHECK(group("class", "GPU").trials == 1);
+  CHECK(group("class", "node").lost == 1);
+  CHECK(group("NIC index", "5").mean_change == doctest::Approx(0.15));
+  CHECK(group("plane", "1").trials == 1);
+  CHECK(group("leaf", "2").change.max == doctest::Approx(0.1));
+  CHECK(group("spine", "0").trials == 1);
+  // Node 3 by its NIC twice and by itself once; the trial of a NIC and a GPU counts once per
+  // group it hits.
+  CHECK(group("node", "3").trials == 3);
+  CHECK(group("node", "3").lost == 1);
+  CHECK(group("node", "6").trials == 1);
+  CHECK(group("pipeline rank", "1").trials == 3);
+  CHECK(group("pipeline rank", "3").change.max == doctest::Approx(0.2));
+  // In kGroupDimensions' order, then by position.
+  for (std::size_t i = 1; i < s.groups.size(); ++i) {
+    const auto rank = [](const std::string& d) {
+      return std::find_if(std::begin(search::kGroupDimensions), std::end(search::kGroupDimensions),
+                          [&](const char* k) { return d == k; }) -
+             std::begin(search::kGroupDimensions);
+    };
+    CHECK(rank(s.groups[i - 1].dimension) <= rank(s.groups[i].dimension));
+  }
+}
+
 }  // namespace stepsim
