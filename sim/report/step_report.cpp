@@ -4,6 +4,7 @@
 
 #include "sim/format/csv_table.hpp"
 #include "sim/format/text_table.hpp"
+#include "sim/report/layout_fields.hpp"
 #include "sim/report/spec_summary.hpp"
 
 namespace stepsim::report {
@@ -17,7 +18,9 @@ using analysis::Breakdown;
 
 namespace {
 
+// The key "breakdown_s" and its object: seconds of each category.
 void breakdown_json(JsonWriter& w, const Breakdown& b) {
+  w.key("breakdown_s").begin_object();
   w.field("compute", b.compute);
   w.field("synchronisation", b.synchronisation);
   w.field("exposed_comm", b.exposed_comm);
@@ -26,6 +29,7 @@ void breakdown_json(JsonWriter& w, const Breakdown& b) {
   w.field("overlapped_comm", b.overlapped_comm);
   w.field("compute_slowed", b.compute_slowed);
   w.field("comm_slowed", b.comm_slowed);
+  w.end_object();
 }
 
 std::string pct(double part, double whole) {
@@ -62,19 +66,23 @@ void step_json(JsonWriter& w, const run::Result& s, bool timing) {
   const analysis::StepFigures& f = s.figures;
   const auto& r = s.roofline;
   w.begin_object();
+  const auto& g = s.build.graph;
   w.field("scenario", spec.name);
   w.field("world_size", s.plan().world);
-  w.field("precision", stepsim::spec::describe(spec.training.precision));
+  layout_json(w, spec);
+  w.field("tokens_per_step", static_cast<double>(spec.training.global_batch) *
+                                 static_cast<double>(spec.training.seq_len));
+  precision_json(w, spec.training.precision);
+  w.field("precision_text", stepsim::spec::describe(spec.training.precision));
   w.field("precision_from", spec.training.precision_from);
   w.field("step_time_s", s.metrics.step_s);
   w.field("tokens_per_s_per_gpu", f.tokens_per_s_per_gpu);
-  w.field("tflops_per_gpu", f.tflops_per_gpu);
-  w.field("mfu", f.mfu);
-  w.key("breakdown_s").begin_object();
+  w.field("tflop_per_s_per_gpu", f.tflops_per_gpu);
+  w.field("mfu_fraction", f.mfu);
   breakdown_json(w, s.metrics.mean);
-  w.end_object();
   w.key("worst_gpu").begin_object();
-  w.field("rank", f.worst_rank);
+  w.field("gpu", f.worst_rank);
+  w.field("pipeline_rank", g.rank_of(s.metrics.worst_device));
   breakdown_json(w, s.metrics.per_device[s.metrics.worst_device]);
   w.end_object();
   w.key("per_stage").begin_array();
@@ -85,7 +93,6 @@ void step_json(JsonWriter& w, const run::Result& s, bool timing) {
     w.end_object();
   }
   w.end_array();
-  const auto& g = s.build.graph;
   w.key("per_class").begin_array();
   for (int d = 0; d < g.devices; ++d) {
     w.begin_object();
@@ -100,7 +107,7 @@ void step_json(JsonWriter& w, const run::Result& s, bool timing) {
   w.key("roofline").begin_object();
   w.field("bound_s", r.bound_s);
   w.field("limited_by", analysis::kResources.word(r.limited_by));
-  w.field("ratio", s.metrics.step_s / r.bound_s);
+  w.field("step_to_bound_ratio", s.metrics.step_s / r.bound_s);
   w.end_object();
   w.key("memory").begin_object();
   w.field("peak_gb", s.memory.peak_bytes / 1e9);
@@ -109,8 +116,8 @@ void step_json(JsonWriter& w, const run::Result& s, bool timing) {
   w.end_object();
   const spec::DeviceSpec& dev = spec.cluster.device;
   w.key("kernels").begin_object();
-  w.field("sustained_clock", dev.tables.sustained_clock);
-  w.field("sm_share", s.program().sm_share);
+  w.field("sustained_clock_fraction", dev.tables.sustained_clock);
+  w.field("sm_share_fraction", s.program().sm_share);
   w.key("tables").begin_array();
   for (const auto& t : dev.tables.sources) w.value(t.name);
   w.end_array();
@@ -218,13 +225,15 @@ std::string step_text(const run::Result& s, bool timing) {
   o += tab.render();
   if (s.build.graph.classes == 1)
     o += "  (each pipeline rank stands for its " + std::to_string(s.plan().gpus_per_rank()) +
-         " GPUs; worst GPU: rank " + std::to_string(f.worst_rank) + ")\n";
+         " GPUs; worst GPU: GPU " + std::to_string(f.worst_rank) + " of pipeline rank " +
+         std::to_string(s.build.graph.rank_of(s.metrics.worst_device)) + ")\n";
   else
     o += "  (a row is the mean over the GPUs of a pipeline rank, simulated as " +
          std::to_string(s.build.graph.classes) + " symmetry classes of cells of " +
          std::to_string(s.build.graph.cell) + (s.build.graph.cell == 1 ? " GPU" : " GPUs") +
-         " (--json: per_class); worst GPU: rank " + std::to_string(f.worst_rank) + ", cells " +
-         s.build.graph.short_cells(s.metrics.worst_device) + ")\n";
+         " (--json: per_class); worst GPU: GPU " + std::to_string(f.worst_rank) +
+         " of pipeline rank " + std::to_string(s.build.graph.rank_of(s.metrics.worst_device)) +
+         ", cells " + s.build.graph.short_cells(s.metrics.worst_device) + ")\n";
   // Shown from a thousandth of compute: below, it is the executor's rounding, not a finding.
   if (const double slowed = s.metrics.mean.compute_slowed; slowed >= 1e-3 * s.metrics.mean.compute)
     o += "  compute ran " + seconds(slowed) + " (" + pct(slowed, s.metrics.mean.compute) +
@@ -252,6 +261,14 @@ std::string step_comparison_text(const std::vector<const run::Result*>& runs,
     for (const auto* r : runs) row.push_back(f(*r));
     t.row(row);
   };
+  add("global batch x seq", [](const run::Result& s) {
+    return std::to_string(s.spec().training.global_batch) + " x " +
+           std::to_string(s.spec().training.seq_len);
+  });
+  add("tokens per step", [](const run::Result& s) {
+    return std::to_string(static_cast<long long>(s.spec().training.global_batch) *
+                          s.spec().training.seq_len);
+  });
   add("step time", [](const run::Result& s) { return seconds(s.metrics.step_s); });
   add("compute", [](const run::Result& s) { return seconds(s.metrics.mean.compute); });
   add("  of it slowed beside comm",
@@ -281,6 +298,16 @@ std::string step_comparison_text(const std::vector<const run::Result*>& runs,
   for (std::size_t i = 0; i < runs.size(); ++i)
     if (!fits(*runs[i])) too_big += (too_big.empty() ? "" : ", ") + labels[i];
   std::string o = "Comparison (mean per GPU)\n" + t.render();
+  // Steps of different work: their times do not compare, their rates do.
+  bool same_work = true;
+  for (const auto* r : runs)
+    same_work = same_work && static_cast<long long>(r->spec().training.global_batch) *
+                                     r->spec().training.seq_len ==
+                                 static_cast<long long>(runs[0]->spec().training.global_batch) *
+                                     runs[0]->spec().training.seq_len;
+  if (!same_work)
+    o += "  different work: the steps process different numbers of tokens, so compare tokens/s "
+         "(or time per token), not step times\n";
   if (best < 0)
     o += "  best: none, no scenario fits in memory\n";
   else
@@ -304,16 +331,22 @@ std::string step_ranks_csv(const run::Result& s, const std::string& label) {
 
 std::string step_comparison_csv(const std::vector<const run::Result*>& runs,
                                 const std::vector<std::string>& labels) {
-  std::vector<std::string> header{"scenario", "step_s"};
+  std::vector<std::string> header{"scenario"};
+  header.insert(header.end(), layout_columns().begin(), layout_columns().end());
+  header.emplace_back("tokens_per_step");
+  header.emplace_back("step_s");
   header.insert(header.end(), kBreakdownColumns.begin(), kBreakdownColumns.end());
-  for (const char* h : {"bound_s", "limited_by", "sim_over_bound", "tokens_per_s_per_gpu", "mfu",
-                        "peak_memory_gb", "capacity_gb", "fits", "best"})
+  for (const char* h : {"bound_s", "limited_by", "step_to_bound_ratio", "tokens_per_s_per_gpu",
+                        "mfu_fraction", "peak_memory_gb", "capacity_gb", "fits", "best"})
     header.emplace_back(h);
   format::CsvTable t(header);
   const int best = best_fitting(runs);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const run::Result& s = *runs[i];
-    t.row().text(labels[i]).number(s.metrics.step_s);
+    t.row().text(labels[i]);
+    layout_csv(t, s.spec());
+    t.number(static_cast<double>(s.spec().training.global_batch) * s.spec().training.seq_len);
+    t.number(s.metrics.step_s);
     breakdown_csv(t, s.metrics.mean);
     t.number(s.roofline.bound_s).text(analysis::kResources.word(s.roofline.limited_by));
     t.number(s.metrics.step_s / s.roofline.bound_s).number(s.figures.tokens_per_s_per_gpu);

@@ -14,22 +14,24 @@ std::string attention_words(const TrainingSpec& t) {
   return out;
 }
 
+std::vector<std::pair<std::string, Precision>> precision_fields(const PrecisionPolicy& p) {
+  return {{"gemm", p.gemm},
+          {"attention", p.attention},
+          {"head", p.head},
+          {"router", p.router},
+          {"activations", p.activations},
+          {"mlp_act_input", p.mlp_act_input.value_or(p.activations)},
+          {"dispatch", p.dispatch},
+          {"combine", p.combine},
+          {"params", p.params},
+          {"grads", p.grads},
+          {"master", p.master},
+          {"optimizer", p.optimizer}};
+}
+
 std::string describe(const PrecisionPolicy& p) {
-  const std::pair<const char*, Precision> fields[] = {
-      {"gemm", p.gemm},
-      {"attention", p.attention},
-      {"head", p.head},
-      {"router", p.router},
-      {"activations", p.activations},
-      {"mlp_act_input", p.mlp_act_input.value_or(p.activations)},
-      {"dispatch", p.dispatch},
-      {"combine", p.combine},
-      {"params", p.params},
-      {"grads", p.grads},
-      {"master", p.master},
-      {"optimizer", p.optimizer}};
   std::string out;
-  for (const auto& [name, prec] : fields)
+  for (const auto& [name, prec] : precision_fields(p))
     out += (out.empty() ? "" : ", ") + std::string(name) + " " + std::string(to_string(prec));
   return out;
 }

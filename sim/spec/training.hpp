@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/spec/names.hpp"
@@ -85,6 +86,8 @@ struct TrainingSpec {
 
 // The policy in words: "gemm fp8, attention bf16, ..., optimizer bf16".
 std::string describe(const PrecisionPolicy& p);
+// Its tensor classes in that order, with their precision (mlp_act_input resolved).
+std::vector<std::pair<std::string, Precision>> precision_fields(const PrecisionPolicy& p);
 
 // "fused-softmax, dropout 0.1": the attention core's implementation, and its dropout where it
 // launches kernels of its own.

@@ -1,6 +1,8 @@
 // End-to-end: stepsim run and compare on the shipped scenarios.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -26,21 +28,38 @@ TEST_CASE("run --json: the documented keys; the trace and report files are writt
   const auto j = stepsim::test::parse_json(r.out);
   std::vector<std::string> keys;
   for (const auto& kv : j.items()) keys.push_back(kv.key());
-  CHECK(keys == std::vector<std::string>{"scenario", "world_size", "precision", "precision_from",
-                                         "step_time_s", "tokens_per_s_per_gpu", "tflops_per_gpu",
-                                         "mfu", "breakdown_s", "worst_gpu", "per_stage",
-                                         "per_class", "roofline", "memory", "kernels", "sim"});
+  CHECK(keys == std::vector<std::string>{
+                    "scenario", "world_size", "layout", "tokens_per_step", "precision",
+                    "precision_text", "precision_from", "step_time_s", "tokens_per_s_per_gpu",
+                    "tflop_per_s_per_gpu", "mfu_fraction", "breakdown_s", "worst_gpu", "per_stage",
+                    "per_class", "roofline", "memory", "kernels", "sim"});
   for (const char* k : {"compute", "exposed_comm", "bubble", "other_idle", "overlapped_comm"}) {
     CHECK(j.at("breakdown_s").contains(k));
-    CHECK(j.at("worst_gpu").contains(k));
+    CHECK(j.at("worst_gpu").at("breakdown_s").contains(k));
   }
-  CHECK(j.at("worst_gpu").contains("rank"));
+  CHECK(j.at("worst_gpu").at("gpu").get<double>() >= 0);
+  CHECK(j.at("worst_gpu").at("pipeline_rank").get<double>() ==
+        std::floor(j.at("worst_gpu").at("gpu").get<double>() / 128));
+  // The layout and precision as fields, nothing to split.
+  const auto& l = j.at("layout");
+  CHECK(l.at("pp").get<double>() == 16);
+  CHECK(l.at("dp").get<double>() == 128);
+  CHECK(l.at("ep").get<double>() == 64);
+  CHECK(l.at("zero").get<double>() == 1);
+  CHECK(l.at("schedule").get<std::string>() == "dualpipe");
+  CHECK(l.at("global_batch").get<double>() == 15360);
+  CHECK(l.at("recompute").get<std::string>() == "ops");
+  CHECK(l.at("recompute_ops").size() == 3);
+  CHECK(j.at("tokens_per_step").get<double>() == 15360.0 * 4096);
+  CHECK(j.at("precision").at("gemm").get<std::string>() == "fp8");
+  CHECK(j.at("precision").at("grads").get<std::string>() == "fp32");
   CHECK(j.at("per_stage").size() == 16);
   CHECK(j.at("per_class").size() == 16);  // no fault: one class per rank
-  for (const char* k : {"pipeline_rank", "cells", "gpus", "first_gpu", "compute"})
+  for (const char* k : {"pipeline_rank", "cells", "gpus", "first_gpu", "breakdown_s"})
     CHECK(j.at("per_class")[0].contains(k));
   CHECK(j.at("per_class")[0].at("gpus").get<double>() == 128);
-  for (const char* k : {"bound_s", "limited_by", "ratio"}) CHECK(j.at("roofline").contains(k));
+  for (const char* k : {"bound_s", "limited_by", "step_to_bound_ratio"})
+    CHECK(j.at("roofline").contains(k));
   for (const char* k : {"peak_gb", "capacity_gb", "fits"}) CHECK(j.at("memory").contains(k));
   for (const char* k : {"events", "wall_s", "fidelity"}) CHECK(j.at("sim").contains(k));
   CHECK(j.at("world_size").get<double>() == 2048);
