@@ -40,10 +40,10 @@ std::string joined(const std::vector<T>& items) {
 
 }  // namespace
 
-void layout_json(format::JsonWriter& j, const spec::ScenarioSpec& s) {
+void layout_json(format::JsonWriter& j, const spec::ScenarioSpec& s, const char* key) {
   const auto& p = s.parallel;
   const auto& t = s.training;
-  j.key("layout").begin_object();
+  j.key(key).begin_object();
   j.field("tp", p.tp).field("pp", p.pp).field("dp", resolved_dp(s)).field("ep", p.ep);
   j.field("cp", p.cp).field("cp_algorithm", std::string(spec::kCpAlgorithms.word(p.cp_algorithm)));
   j.field("sequence_parallel", p.sequence_parallel).field("zero", p.zero);

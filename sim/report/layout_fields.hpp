@@ -17,8 +17,8 @@
 
 namespace stepsim::report {
 
-// Writes the key "layout" and its object.
-void layout_json(format::JsonWriter& j, const spec::ScenarioSpec& s);
+// Writes `key` and the layout's object.
+void layout_json(format::JsonWriter& j, const spec::ScenarioSpec& s, const char* key = "layout");
 // Writes the key "precision" and its object.
 void precision_json(format::JsonWriter& j, const spec::PrecisionPolicy& p);
 

@@ -6,6 +6,7 @@
 #include "sim/format/csv_table.hpp"
 #include "sim/format/json_writer.hpp"
 #include "sim/format/text_table.hpp"
+#include "sim/report/layout_fields.hpp"
 
 namespace stepsim::report {
 
@@ -61,7 +62,7 @@ std::string searched_line(const search::PlanResult& r) {
 
 void simulated_json(format::JsonWriter& j, const search::Simulated& s) {
   j.field("step_s", s.step_s).field("tokens_per_s_per_gpu", s.tokens_per_s_per_gpu);
-  j.field("mfu", s.mfu);
+  j.field("mfu_fraction", s.mfu);
   j.key("breakdown_s").begin_object();
   j.field("compute", s.mean.compute).field("exposed_comm", s.mean.exposed_comm);
   j.field("bubble", s.mean.bubble).field("other_idle", s.mean.other_idle);
@@ -208,12 +209,26 @@ std::string plan_text(const search::PlanResult& r, bool timing, const std::strin
   return out;
 }
 
+namespace {
+
+// The best bound of the layouts that fit (0 when none does).
+double best_bound_s(const search::PlanResult& r) {
+  double best = 0.0;
+  for (const search::Evaluation& e : r.evaluations)
+    if (e.status == search::Evaluation::Status::bounded && (best == 0.0 || e.bound_s < best))
+      best = e.bound_s;
+  return best;
+}
+
+}  // namespace
+
 std::string plan_json(const search::PlanResult& r, bool timing) {
   format::JsonWriter j;
   j.begin_object();
   j.field("model", r.base.model.name).field("cluster", r.base.cluster.name);
   j.field("gpus", r.world).field("tokens_per_step", r.tokens_per_step);
-  j.field("precision", spec::describe(r.base.training.precision));
+  precision_json(j, r.base.training.precision);
+  j.field("precision_text", spec::describe(r.base.training.precision));
   j.field("precision_from", r.base.training.precision_from);
   const Counts c = counts(r);
   j.key("searched").begin_object();
@@ -234,7 +249,9 @@ std::string plan_json(const search::PlanResult& r, bool timing) {
     j.begin_object();
     j.field("rank", static_cast<long long>(k + 1));
     j.field("tied_with_first", tied_with_first(r, k));
-    j.field("layout", search::describe(l, r.space.recomputes)).field("family", search::family(l));
+    j.field("layout_text", search::describe(l, r.space.recomputes));
+    layout_json(j, search::apply(r.base, l, r.space.recomputes));
+    j.field("family", search::family(l));
     j.key("set").begin_array();
     for (const std::string& a : search::set_arguments(l, r.space.recomputes)) j.value(a);
     j.end_array();
@@ -250,15 +267,52 @@ std::string plan_json(const search::PlanResult& r, bool timing) {
   }
   j.end_array();
   j.key("families").begin_array();
+  const double best_bound = best_bound_s(r);
   for (const search::FamilyVerdict& f : r.families) {
+    const search::Evaluation& e = r.evaluations[f.best];
     j.begin_object();
-    j.field("family", f.family).field("layouts", static_cast<long long>(f.layouts));
+    j.field("family", f.family).field("verdict", f.verdict);
+    j.field("layouts", static_cast<long long>(f.layouts));
     j.field("invalid", static_cast<long long>(f.invalid));
     j.field("no_fit", static_cast<long long>(f.no_fit));
     j.field("bounded", static_cast<long long>(f.bounded));
     j.field("same_split", static_cast<long long>(f.same_split));
     j.field("winner", f.has_winner);
-    j.field("best", search::describe(r.space.layouts[f.best], r.space.recomputes));
+    j.field("best_text", search::describe(r.space.layouts[f.best], r.space.recomputes));
+    layout_json(j, search::apply(r.base, r.space.layouts[f.best], r.space.recomputes), "best");
+    // The best member's figures where it has them: an invalid one only at a batch that divides.
+    const bool figures = e.status != search::Evaluation::Status::invalid || e.rounded_batch > 0;
+    auto number_or_null = [&](const char* key, bool has, double v) {
+      j.key(key);
+      if (has)
+        j.value(v);
+      else
+        j.null();
+    };
+    number_or_null("bound_s", figures, e.bound_s);
+    number_or_null("bound_with_bubble_s", figures, e.pipelined_s);
+    number_or_null("ratio_to_best", figures && best_bound > 0.0, e.bound_s / best_bound);
+    j.key("bound_by");
+    if (figures)
+      j.value(resource(e.limited_by));
+    else
+      j.null();
+    number_or_null("memory_gb", figures, e.memory / format::kGB);
+    number_or_null("capacity_gb", figures, e.capacity / format::kGB);
+    j.key("rounded_global_batch");
+    if (e.rounded_batch > 0)
+      j.value(e.rounded_batch);
+    else
+      j.null();
+    const search::Simulated* sim = nullptr;
+    for (const search::Candidate& c : r.simulated)
+      if (c.layout == f.best && c.sim.error.empty()) sim = &c.sim;
+    number_or_null("simulated_step_s", sim != nullptr, sim ? sim->step_s : 0.0);
+    j.key("invalid_reason");
+    if (e.status == search::Evaluation::Status::invalid)
+      j.value(e.reason);
+    else
+      j.null();
     j.key("why");
     if (f.has_winner)
       j.null();
@@ -271,7 +325,8 @@ std::string plan_json(const search::PlanResult& r, bool timing) {
   if (r.own) {
     const search::OwnLayout& o = *r.own;
     j.begin_object();
-    j.field("layout", o.layout).field("enumerated", o.index.has_value());
+    j.field("layout_text", o.layout).field("enumerated", o.index.has_value());
+    layout_json(j, r.base);
     j.key("error");
     if (o.sim.error.empty())
       j.null();
@@ -339,29 +394,47 @@ void layout_fields(format::CsvTable& t, const search::Layout& l,
 }  // namespace
 
 std::string plan_csv(const search::PlanResult& r) {
-  std::vector<std::string> header{"rank"};
+  std::vector<std::string> header{"rank", "verdict"};
   header.insert(header.end(), kLayoutColumns.begin(), kLayoutColumns.end());
-  for (const char* h : {"step_s", "tokens_per_s_per_gpu", "mfu", "compute_s", "exposed_comm_s",
-                        "bubble_s", "other_idle_s", "overlapped_comm_s", "peak_memory_gb",
-                        "bound_s", "limited_by", "tied_with_first", "why"})
+  for (const char* h : {"step_s", "tokens_per_s_per_gpu", "mfu_fraction", "compute_s",
+                        "exposed_comm_s", "bubble_s", "other_idle_s", "overlapped_comm_s",
+                        "peak_memory_gb", "bound_s", "ratio_to_best", "limited_by",
+                        "tied_with_first", "why"})
     header.emplace_back(h);
   format::CsvTable t(header);
+  const double best_bound = best_bound_s(r);
   for (std::size_t k = 0; k < r.winners; ++k) {
     const search::Candidate& c = r.simulated[k];
     const search::Evaluation& e = r.evaluations[c.layout];
     const search::Simulated& s = c.sim;
-    t.row().integer(static_cast<long long>(k + 1));
+    t.row().integer(static_cast<long long>(k + 1)).text("winner");
     layout_fields(t, r.space.layouts[c.layout], r.space.recomputes);
     t.number(s.step_s).number(s.tokens_per_s_per_gpu).number(s.mfu).number(s.mean.compute);
     t.number(s.mean.exposed_comm).number(s.mean.bubble).number(s.mean.other_idle);
     t.number(s.mean.overlapped_comm).number(s.peak_memory / format::kGB).number(e.bound_s);
+    if (best_bound > 0.0)
+      t.number(e.bound_s / best_bound);
+    else
+      t.empty();
     t.text(resource(e.limited_by)).boolean(tied_with_first(r, k)).text(s.error);
   }
   for (const search::FamilyVerdict& f : r.families) {
     if (f.has_winner) continue;
-    t.row().empty();
+    const search::Evaluation& e = r.evaluations[f.best];
+    t.row().empty().text(f.verdict);
     layout_fields(t, r.space.layouts[f.best], r.space.recomputes);
-    t.empty(12).text(f.why);
+    t.empty(9);
+    if (e.status != search::Evaluation::Status::invalid || e.rounded_batch > 0) {
+      t.number(e.bound_s);
+      if (best_bound > 0.0)
+        t.number(e.bound_s / best_bound);
+      else
+        t.empty();
+      t.text(resource(e.limited_by));
+    } else {
+      t.empty(3);
+    }
+    t.empty().text(f.why);
   }
   return t.str();
 }

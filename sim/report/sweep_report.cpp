@@ -1,5 +1,8 @@
 #include "sim/report/sweep_report.hpp"
 
+#include <charconv>
+#include <cmath>
+
 #include "sim/engine/user_error.hpp"
 #include "sim/format/csv_table.hpp"
 #include "sim/format/json_writer.hpp"
@@ -58,7 +61,23 @@ std::string sweep_json(const search::Sweep& sweep, const std::vector<search::Sim
     const auto at = sweep.at(i);
     j.begin_object();
     j.key("point").begin_object();
-    for (std::size_t k = 0; k < vs.size(); ++k) j.field(vs[k].key, vs[k].values[at[k]]);
+    for (std::size_t k = 0; k < vs.size(); ++k) {
+      // A value as typed: a whole number, a number, true or false, else its text (a list, a word).
+      const std::string& v = vs[k].values[at[k]];
+      j.key(vs[k].key);
+      long long whole = 0;
+      double number = 0.0;
+      const char* end = v.data() + v.size();
+      if (const auto w = std::from_chars(v.data(), end, whole); w.ec == std::errc() && w.ptr == end)
+        j.value(whole);
+      else if (const auto d = std::from_chars(v.data(), end, number);
+               d.ec == std::errc() && d.ptr == end && std::isfinite(number))
+        j.value(number);
+      else if (v == "true" || v == "false")
+        j.value(v == "true");
+      else
+        j.value(v);
+    }
     j.end_object();
     j.key("error");
     if (s.error.empty()) {
@@ -79,9 +98,9 @@ std::string sweep_csv(const search::Sweep& sweep, const std::vector<search::Simu
   const std::size_t n = results.size();
   std::vector<std::string> header;
   for (const search::Vary& v : vs) header.push_back(v.key);
-  for (const char* h : {"step_s", "tokens_per_s_per_gpu", "mfu", "compute_s", "exposed_comm_s",
-                        "bubble_s", "other_idle_s", "overlapped_comm_s", "bound_s", "limited_by",
-                        "peak_memory_gb", "fits", "error"})
+  for (const char* h : {"step_s", "tokens_per_s_per_gpu", "mfu_fraction", "compute_s",
+                        "exposed_comm_s", "bubble_s", "other_idle_s", "overlapped_comm_s",
+                        "bound_s", "limited_by", "peak_memory_gb", "fits", "error"})
     header.emplace_back(h);
   format::CsvTable t(header);
   for (std::size_t i = 0; i < n; ++i) {

@@ -172,7 +172,7 @@ Simulated simulate(const spec::ScenarioSpec& spec, const engine::RunControl* con
 namespace {
 
 // Why a family without a winner lost, from its best member.
-std::string family_why(const FamilyVerdict& f, const PlanResult& r, double best_bound,
+std::string family_why(FamilyVerdict& f, const PlanResult& r, double best_bound,
                        double best_pipelined, const Simulated* best_sim, const Simulated* winner) {
   const std::string layouts = std::to_string(f.layouts) + " layouts";
   const Evaluation& e = r.evaluations[f.best];
@@ -198,6 +198,7 @@ std::string family_why(const FamilyVerdict& f, const PlanResult& r, double best_
     return t;
   };
   if (f.bounded + f.no_fit == 0) {
+    f.verdict = "invalid";
     std::string why = "invalid (" + layouts + "): " + e.reason;
     if (e.rounded_batch)
       why += "; at a global batch of " + std::to_string(e.rounded_batch) + ", " +
@@ -206,6 +207,7 @@ std::string family_why(const FamilyVerdict& f, const PlanResult& r, double best_
     return why;
   }
   if (f.bounded == 0) {
+    f.verdict = "does_not_fit";
     const auto term =
         std::max_element(e.memory_terms.begin(), e.memory_terms.end()) - e.memory_terms.begin();
     std::string why = "does not fit (" + layouts + "): the smallest needs " + gb(e.memory) +
@@ -220,6 +222,7 @@ std::string family_why(const FamilyVerdict& f, const PlanResult& r, double best_
   }
   const std::string bound = bound_text();
   if (best_sim && best_sim->error.empty() && winner) {
+    f.verdict = "simulated_slower";
     const Simulated& s = *best_sim;
     const double slower = s.step_s / winner->step_s;
     std::string loss;
@@ -234,6 +237,9 @@ std::string family_why(const FamilyVerdict& f, const PlanResult& r, double best_
            describe(r.space.layouts[f.best], r.space.recomputes) + ", takes " + fixed(s.step_s, 2) +
            " s per step, " + fixed(slower, 2) + "x the winner's; " + loss + "; " + bound;
   }
+  f.verdict = best_sim && !best_sim->error.empty() ? "not_simulated"
+              : e.limited_by >= 2                  ? "communication_bound"
+                                                   : "bound_too_high";
   if (best_sim && !best_sim->error.empty())
     return "not simulated (" + layouts + "): " + best_sim->error;
   return std::string(e.limited_by >= 2 ? "communication-bound" : "bound too high") + " (" +
@@ -352,7 +358,10 @@ void verdicts(PlanResult& r, const Ranking& k) {
   const Simulated* winner =
       r.winners > 0 && r.simulated[0].sim.fits() ? &r.simulated[0].sim : nullptr;
   for (FamilyVerdict& f : r.families) {
-    if (f.has_winner) continue;
+    if (f.has_winner) {
+      f.verdict = "winner";
+      continue;
+    }
     const auto it = sim_of.find(f.best);
     f.why = family_why(f, r, k.best_bound, k.best_pipelined,
                        it == sim_of.end() ? nullptr : it->second, winner);

@@ -88,6 +88,9 @@ struct FamilyVerdict {
   bool has_winner = false;
   std::size_t best = 0;  // its best member (by bound, or simulated step when simulated)
   std::string why;       // for a family without a winner
+  // The verdict in one word: winner, invalid, does_not_fit, simulated_slower, not_simulated,
+  // communication_bound (its bound is set by a network) or bound_too_high (by compute or HBM).
+  std::string verdict;
 };
 
 struct PlanOptions {

@@ -55,16 +55,18 @@ TEST_CASE("plan: DeepSeek-V3 on 2048 H800 finds the published layout among the b
       "--fix parallelism.tp=1 --fix parallelism.ep=64 --top 10 --json");
   REQUIRE_MESSAGE(r.status == 0, r.err);
   const auto j = parse_json(r.out);
-  CHECK(j.at("precision").get<std::string>().rfind("gemm fp8, attention bf16", 0) == 0);
+  CHECK(j.at("precision_text").get<std::string>().rfind("gemm fp8, attention bf16", 0) == 0);
+  CHECK(j.at("precision").at("gemm").get<std::string>() == "fp8");
   CHECK(j.at("precision_from").get<std::string>() ==
         "DeepSeek-V3's published training precision (arXiv 2412.19437 section 3.3)");
   const auto& winners = j.at("winners");
   REQUIRE(winners.size() == 10);
   int published = -1;
   for (std::size_t k = 0; k < winners.size(); ++k) {
-    const std::string& l = winners[k].at("layout").get<std::string>();
-    if (l.find("PP16 ") != std::string::npos && l.find("EP64 ") != std::string::npos &&
-        l.find("ZeRO-1 dualpipe ") != std::string::npos && published < 0)
+    const auto& l = winners[k].at("layout");
+    if (l.at("pp").get<double>() == 16 && l.at("ep").get<double>() == 64 &&
+        l.at("zero").get<double>() == 1 && l.at("schedule").get<std::string>() == "dualpipe" &&
+        published < 0)
       published = static_cast<int>(k);
   }
   REQUIRE_MESSAGE(published >= 0, r.out);
@@ -89,8 +91,7 @@ TEST_CASE("plan: GPT-3 175B on 512 A100 keeps tensor parallelism in a node; plai
   REQUIRE_MESSAGE(r.status == 0, r.err);
   const auto j = parse_json(r.out);
   for (const auto& w : j.at("winners")) {
-    const std::string& l = w.at("layout").get<std::string>();
-    const int tp = std::stoi(l.substr(2));
+    const int tp = static_cast<int>(w.at("layout").at("tp").get<double>());
     CHECK(tp >= 2);
     CHECK(tp <= 8);
   }
@@ -142,11 +143,11 @@ TEST_CASE("sweep: one row per point of schedule x global batch, invalid points i
   const auto j = parse_json(r.out);
   REQUIRE(j.size() == 4);
   const char* schedules[] = {"dualpipe", "dualpipe", "1f1b", "1f1b"};
-  const char* batches[] = {"15360", "1000", "15360", "1000"};
+  const double batches[] = {15360, 1000, 15360, 1000};  // typed: numbers
   for (std::size_t i = 0; i < 4; ++i) {
     const auto& row = j[i];
     CHECK(row.at("point").at("parallelism.schedule").get<std::string>() == schedules[i]);
-    CHECK(row.at("point").at("training.global_batch").get<std::string>() == batches[i]);
+    CHECK(row.at("point").at("training.global_batch").get<double>() == batches[i]);
     const bool invalid = i % 2 == 1;  // 1000 sequences do not divide over 128 replicas
     CHECK((row.at("error").is_null()) != invalid);
     if (invalid) {
@@ -205,7 +206,8 @@ TEST_CASE(
   REQUIRE_MESSAGE(p.status == 0, p.err);
   const auto j = parse_json(p.out);
   const auto& own = j.at("own_layout");
-  CHECK(own.at("layout").get<std::string>() ==
+  CHECK(own.at("layout").at("stage_layers").size() == 16);
+  CHECK(own.at("layout_text").get<std::string>() ==
         "TP8 PP8 DP1 EP1 ZeRO-1 interleaved v2 mb1 recompute=full "
         "split=[7,6,6,6,6,6,6,6,6,6,6,6,6,6,6,5]");
   CHECK_FALSE(own.at("enumerated").get<bool>());

@@ -39,8 +39,9 @@ search::PlanResult result() {
   r.simulated = {{0, s}};
   r.winners = 1;
   r.families = {
-      {"1f1b + ZeRO-1", 1, 0, 0, 1, 0, true, 0, ""},
-      {"ZeRO-3 data parallelism", 1, 0, 0, 1, 0, false, 1, "communication-bound (1 layouts)"}};
+      {"1f1b + ZeRO-1", 1, 0, 0, 1, 0, true, 0, "", "winner"},
+      {"ZeRO-3 data parallelism", 1, 0, 0, 1, 0, false, 1, "communication-bound (1 layouts)",
+       "communication_bound"}};
   r.world = 32;
   r.tokens_per_step = 64 * 1024;
   return r;
@@ -77,19 +78,28 @@ TEST_CASE("JSON: the winners with their figures, every family with its verdict")
   REQUIRE(f.size() == 2);
   CHECK(f[0].at("why").is_null());
   CHECK(f[1].at("why").get<std::string>() == "communication-bound (1 layouts)");
+  // The verdict as fields: no string to split.
+  CHECK(f[1].at("verdict").get<std::string>() == "communication_bound");
+  CHECK(f[1].at("bound_s").get<double>() == 40.0);
+  CHECK(f[1].at("ratio_to_best").get<double>() == 4.0);
+  CHECK(f[1].at("bound_by").get<std::string>() == "nvlink");
+  CHECK(f[1].at("best").at("zero").get<double>() == 3);
+  CHECK(w.at("layout").at("pp").get<double>() == 4);
   CHECK(j.at("timing").is_null());
 }
 
 TEST_CASE("CSV: a header, a row per winner, a row per family without one, the layout in columns") {
   const std::string c = report::plan_csv(result());
-  CHECK(c.rfind("rank,family,tp,sequence_parallel,cp,cp_algorithm,pp,dp,ep,zero,schedule,"
+  CHECK(c.rfind("rank,verdict,family,tp,sequence_parallel,cp,cp_algorithm,pp,dp,ep,zero,schedule,"
                 "virtual_stages,micro_batch,recompute,comm_sms,embedding_head_in_split,step_s,",
                 0) == 0);
-  CHECK(c.find(",peak_memory_gb,bound_s,limited_by,tied_with_first,why\n") != std::string::npos);
-  CHECK(c.find("\n1,1f1b + ZeRO-1,1,false,1,p2p,4,8,1,1,1f1b,1,1,none,0,false,12.5,") !=
+  CHECK(c.find(",peak_memory_gb,bound_s,ratio_to_best,limited_by,tied_with_first,why\n") !=
         std::string::npos);
-  CHECK(c.find(",,,,,,,,,,,,communication-bound (1 layouts)\n") != std::string::npos);
-  CHECK(c.find("\n,ZeRO-3 data parallelism,") != std::string::npos);
+  CHECK(c.find("\n1,winner,1f1b + ZeRO-1,1,false,1,p2p,4,8,1,1,1f1b,1,1,none,0,false,12.5,") !=
+        std::string::npos);
+  // A family without a winner: its verdict, its best member's bound and resource, the why.
+  CHECK(c.find(",,communication-bound (1 layouts)\n") != std::string::npos);
+  CHECK(c.find("\n,communication_bound,ZeRO-3 data parallelism,") != std::string::npos);
 }
 
 TEST_CASE("numbers: fixed decimals and GiB") {
