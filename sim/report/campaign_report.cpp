@@ -157,14 +157,14 @@ std::string campaign_json(const search::Campaign& c, const search::Summary& s) {
   for (const search::FaultDraw& d : c.draws) {
     j.begin_object();
     j.field("kind", std::string(spec::kFaultKinds.word(d.kind))).field("count", d.count);
-    if (!search::value_text(d).empty()) j.field("low", d.low).field("high", d.high);
+    if (!search::value_text(d).empty()) j.field("low_factor", d.low).field("high_factor", d.high);
     j.end_object();
   }
   j.end_array();
   j.field("baseline_step_s", c.baseline_s);
   j.field("survived", s.survived).field("lost", s.lost).field("errors", s.failed);
   j.field("faster", s.faster);
-  j.key("change");
+  j.key("change_fraction");
   if (s.survived == 0) {
     j.null();
   } else {
@@ -180,7 +180,8 @@ std::string campaign_json(const search::Campaign& c, const search::Summary& s) {
   for (const search::ComponentCost& k : s.components) {
     j.begin_object();
     j.field("component", k.component).field("trials", k.trials).field("lost", k.lost);
-    if (k.trials > k.lost) j.field("mean_change", k.mean_change).field("max_change", k.max_change);
+    if (k.trials > k.lost)
+      j.field("mean_change_fraction", k.mean_change).field("max_change_fraction", k.max_change);
     j.end_object();
   }
   j.end_array();
@@ -194,9 +195,10 @@ std::string campaign_json(const search::Campaign& c, const search::Summary& s) {
       j.field("position", g.value);
     j.field("trials", g.trials).field("lost", g.lost);
     if (g.trials > g.lost) {
-      j.field("mean_change", g.mean_change).field("min_change", g.change.min);
-      j.field("median_change", g.change.median).field("p90_change", g.change.p90);
-      j.field("p99_change", g.change.p99).field("max_change", g.change.max);
+      j.field("mean_change_fraction", g.mean_change).field("min_change_fraction", g.change.min);
+      j.field("median_change_fraction", g.change.median);
+      j.field("p90_change_fraction", g.change.p90).field("p99_change_fraction", g.change.p99);
+      j.field("max_change_fraction", g.change.max);
     }
     j.end_object();
   }
@@ -211,7 +213,7 @@ std::string campaign_json(const search::Campaign& c, const search::Summary& s) {
     j.end_array();
     j.field("outcome", outcome_word(o));
     if (o.survived())
-      j.field("step_s", o.step_s).field("change", o.step_s / c.baseline_s - 1.0);
+      j.field("step_s", o.step_s).field("change_fraction", o.step_s / c.baseline_s - 1.0);
     else
       j.field("detail", o.lost.empty() ? o.error : o.lost);
     j.end_object();
@@ -223,8 +225,8 @@ std::string campaign_json(const search::Campaign& c, const search::Summary& s) {
 
 namespace {
 
-const std::vector<std::string> kTrialColumns = {"trial",  "faults",  "step_s",
-                                                "change", "outcome", "detail"};
+const std::vector<std::string> kTrialColumns = {"trial",           "faults",  "step_s",
+                                                "change_fraction", "outcome", "detail"};
 
 void trial_row(format::CsvTable& t, std::size_t trial, const std::vector<spec::FaultSpec>& faults,
                const search::Outcome& o, double baseline_s) {
@@ -283,7 +285,7 @@ std::string trial_json(const search::TrialRun& t) {
   const search::Outcome& o = t.outcome;
   j.field("outcome", outcome_word(o));
   if (o.survived())
-    j.field("step_s", o.step_s).field("change", o.step_s / t.baseline_s - 1.0);
+    j.field("step_s", o.step_s).field("change_fraction", o.step_s / t.baseline_s - 1.0);
   else
     j.field("detail", o.lost.empty() ? o.error : o.lost);
   j.end_object();

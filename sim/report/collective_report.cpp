@@ -110,7 +110,7 @@ std::string collective_json(const run::CollectiveSizes& s, const CollectiveAsked
     w.field("algbw_gb_per_s", r.algbw / 1e9);
     w.field("busbw_gb_per_s", r.busbw / 1e9);
     w.field("bottleneck", hw::kLinkGroupNames.word(r.bottleneck));
-    w.field("bottleneck_utilization", r.bottleneck_utilization);
+    w.field("bottleneck_utilization_fraction", r.bottleneck_utilization);
     w.field("ib_gb_per_s_per_gpu",
             r.time.seconds() > 0 ? r.ib_bytes_per_gpu / r.time.seconds() / 1e9 : 0.0);
     w.field("nvlink_gb_per_s_per_gpu",
@@ -127,7 +127,7 @@ std::string collective_json(const run::CollectiveSizes& s, const CollectiveAsked
       w.field("sent_bytes_per_gpu", ph.sent_per_gpu);
       w.field("busbw_gb_per_s", ph.busbw / 1e9);
       w.field("bottleneck", hw::kLinkGroupNames.word(ph.bottleneck));
-      w.field("bottleneck_utilization", ph.bottleneck_utilization);
+      w.field("bottleneck_utilization_fraction", ph.bottleneck_utilization);
       w.end_object();
     }
     w.end_array();
@@ -143,7 +143,8 @@ std::string collective_csv(const run::CollectiveSizes& s, const CollectiveAsked&
   format::CsvTable c({"bytes", "count", "datatype", "algorithm", "protocol", "channels", "chunks",
                       "steps", "latency_s", "time_s", "predicted_s", "algbw_gb_per_s",
                       "busbw_gb_per_s", "ib_gb_per_s_per_gpu", "nvlink_gb_per_s_per_gpu",
-                      "bottleneck", "bottleneck_utilization", "flows_simulated", "events"});
+                      "bottleneck", "bottleneck_utilization_fraction", "flows_simulated",
+                      "events"});
   for (const run::CollectiveRow& row : s.rows) {
     const net::CollectiveResult& r = row.result;
     const double sec = r.time.seconds();

@@ -63,8 +63,8 @@ std::string kernels_json(const KernelListing& k) {
   w.field("attention", k.attention);
   w.field("gemm_library", k.gemm_library);
   w.field("stage", k.stage);
-  w.field("sm_share", k.sm_share);
-  w.field("sustained_clock", k.sustained_clock);
+  w.field("sm_share_fraction", k.sm_share);
+  w.field("sustained_clock_fraction", k.sustained_clock);
   w.key("kernels").begin_array();
   for (const KernelRow& r : k.rows) {
     w.begin_object();

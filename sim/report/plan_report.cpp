@@ -396,10 +396,10 @@ void layout_fields(format::CsvTable& t, const search::Layout& l,
 std::string plan_csv(const search::PlanResult& r) {
   std::vector<std::string> header{"rank", "verdict"};
   header.insert(header.end(), kLayoutColumns.begin(), kLayoutColumns.end());
-  for (const char* h : {"step_s", "tokens_per_s_per_gpu", "mfu_fraction", "compute_s",
-                        "exposed_comm_s", "bubble_s", "other_idle_s", "overlapped_comm_s",
-                        "peak_memory_gb", "bound_s", "ratio_to_best", "limited_by",
-                        "tied_with_first", "why"})
+  for (const char* h :
+       {"step_s", "tokens_per_s_per_gpu", "mfu_fraction", "compute_s", "exposed_comm_s", "bubble_s",
+        "other_idle_s", "overlapped_comm_s", "peak_memory_gb", "bound_s", "ratio_to_best",
+        "limited_by", "tied_with_first", "why"})
     header.emplace_back(h);
   format::CsvTable t(header);
   const double best_bound = best_bound_s(r);

@@ -1,5 +1,7 @@
 #include "sim/report/roofline_report.hpp"
 
+#include "sim/report/layout_fields.hpp"
+
 #include "sim/format/csv_table.hpp"
 #include "sim/format/text_table.hpp"
 
@@ -241,7 +243,7 @@ void roofline_json(JsonWriter& out, const run::Bounded& b) {
   out.end_array();
   out.field("bound_s", r.bound_s);
   out.field("limited_by", analysis::kResources.word(r.limited_by));
-  out.field("comm_to_compute", r.comm_to_compute);
+  out.field("comm_to_compute_ratio", r.comm_to_compute);
   out.key("memory").begin_object();
   const auto& m = b.prepared.memory;
   out.field("params_gb", m.params / 1e9);
@@ -253,63 +255,33 @@ void roofline_json(JsonWriter& out, const run::Bounded& b) {
   out.field("capacity_gb", m.capacity / 1e9);
   out.field("fits", m.fits());
   out.end_object();
-  out.key("layout").begin_object();
-  out.field("dp", plan.dp);
-  out.field("pp", plan.pp);
-  out.field("tp", plan.tp);
-  out.field("cp", plan.cp);
-  out.field("cp_algorithm", spec::kCpAlgorithms.word(plan.cp_algorithm));
-  out.field("ep", plan.ep);
-  out.field("zero", spec.parallel.zero);
-  out.field("schedule", workload::to_string(spec.parallel.schedule));
-  out.field("micro_batches", static_cast<long long>(plan.micro_batches));
+  layout_json(out, spec);
+  out.field("micro_batches_per_pipeline", static_cast<long long>(plan.micro_batches));
   out.field("slowest_pipeline_rank", r.device);
-  out.end_object();
   out.end_object();
 }
 
 std::string roofline_csv(const std::vector<const run::Bounded*>& rs,
                          const std::vector<std::string>& labels) {
-  format::CsvTable t({"scenario",
-                      "bound_s",
-                      "limited_by",
-                      "compute_s",
-                      "compute_peak_s",
-                      "hbm_s",
-                      "nvlink_s",
-                      "ib_s",
-                      "comm_to_compute",
-                      "flops_per_gpu",
-                      "hbm_bytes",
-                      "nvlink_bytes",
-                      "ib_bytes",
-                      "memory_gb",
-                      "capacity_gb",
-                      "fits",
-                      "dp",
-                      "pp",
-                      "tp",
-                      "cp",
-                      "ep",
-                      "zero",
-                      "schedule",
-                      "micro_batches"});
+  std::vector<std::string> header{"scenario"};
+  header.insert(header.end(), layout_columns().begin(), layout_columns().end());
+  for (const char* h :
+       {"bound_s", "limited_by", "compute_s", "compute_peak_s", "hbm_s", "nvlink_s", "ib_s",
+        "comm_to_compute_ratio", "flops_per_gpu", "hbm_bytes", "nvlink_bytes", "ib_bytes",
+        "memory_gb", "capacity_gb", "fits", "micro_batches_per_pipeline"})
+    header.emplace_back(h);
+  format::CsvTable t(header);
   for (std::size_t i = 0; i < rs.size(); ++i) {
     const Roofline& r = rs[i]->roofline;
     const workload::MemoryBreakdown& m = rs[i]->prepared.memory;
     const workload::ParallelPlan& plan = rs[i]->plan();
-    const spec::ParallelSpec& par = rs[i]->spec().parallel;
-    t.row()
-        .text(labels[i])
-        .number(r.bound_s)
-        .text(analysis::kResources.word(r.limited_by))
-        .number(r.compute_s);
+    t.row().text(labels[i]);
+    layout_csv(t, rs[i]->spec());
+    t.number(r.bound_s).text(analysis::kResources.word(r.limited_by)).number(r.compute_s);
     t.number(r.compute_peak_s).number(r.hbm_s).number(r.nvlink_s).number(r.ib_s);
     t.number(r.comm_to_compute).number(r.flops_per_gpu).number(r.hbm_bytes);
     t.number(r.comm_bytes.nvlink).number(r.comm_bytes.ib).number(m.total() / format::kGB);
-    t.number(m.capacity / format::kGB).boolean(m.fits()).integer(plan.dp);
-    t.integer(plan.pp).integer(plan.tp).integer(plan.cp).integer(plan.ep);
-    t.integer(par.zero).text(workload::to_string(par.schedule));
+    t.number(m.capacity / format::kGB).boolean(m.fits());
     t.integer(static_cast<long long>(plan.micro_batches));
   }
   return t.str();

@@ -54,7 +54,7 @@ std::string topo_json(const analysis::TopologySummary& s) {
   for (const Tier& tier : s.tiers) {
     w.begin_object();
     w.field("tier", tier.name).field("switches", tier.switches);
-    w.field("oversubscription", tier.oversubscription);
+    w.field("oversubscription_ratio", tier.oversubscription);
     w.field("uplink_bandwidth_gb_per_s", tier.uplink_bandwidth / 1e9);
     w.end_object();
   }
@@ -74,7 +74,7 @@ std::string topo_json(const analysis::TopologySummary& s) {
 
 std::string topo_csv(const analysis::TopologySummary& s) {
   // One row per component, link group, tier and figure.
-  format::CsvTable c({"section", "name", "count", "bandwidth_gb_per_s", "oversubscription"});
+  format::CsvTable c({"section", "name", "count", "bandwidth_gb_per_s", "oversubscription_ratio"});
   for (const Row& r : s.rows) {
     const bool link = r.link();
     c.row().text(link ? "links" : "components").text(link ? r.word.substr(6) : r.word);

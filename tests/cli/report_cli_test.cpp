@@ -247,7 +247,7 @@ TEST_CASE("report --stress: a section per scenario's campaign, as stepsim stress
   const auto j = stepsim::test::parse_json(json.out);
   char median[32];
   std::snprintf(median, sizeof median, "median %+.2f%%",
-                100.0 * j.at("change").at("median").get<double>());
+                100.0 * j.at("change_fraction").at("median").get<double>());
   CHECK(page.out.find(median) != std::string::npos);
   CHECK(run_stepsim(args + " -j 2").out == page.out);
   const auto without = run_stepsim(kSmall);

@@ -50,9 +50,10 @@ TEST_CASE("roofline --json has the documented top-level keys and verdicts") {
   const auto r = run_stepsim("roofline scenarios/deepseek-v3-zero3.yaml --json");
   REQUIRE(r.status == 0);
   const std::vector<std::string> required{
-      "scenario",   "world_size",      "tokens_per_step", "model",  "flops_per_gpu",
-      "compute_s",  "compute_peak_s",  "hbm_s",           "comm_s", "bound_s",
-      "limited_by", "comm_to_compute", "memory"};
+      "scenario",      "world_size", "tokens_per_step", "model",
+      "flops_per_gpu", "compute_s",  "compute_peak_s",  "hbm_s",
+      "comm_s",        "bound_s",    "limited_by",      "comm_to_compute_ratio",
+      "memory"};
   const auto keys = top_level_keys(r.out);
   for (const auto& k : required) {
     CAPTURE(k);
@@ -63,7 +64,7 @@ TEST_CASE("roofline --json has the documented top-level keys and verdicts") {
         "activations_gb", "total_gb", "capacity_gb", "fits", "nvlink", "ib"})
     CHECK(r.out.find(std::string("\"") + k + "\": ") != std::string::npos);
   CHECK(number_after(r.out, "world_size") == 2048);
-  CHECK(number_after(r.out, "comm_to_compute") >= 2.0);
+  CHECK(number_after(r.out, "comm_to_compute_ratio") >= 2.0);
 
   const auto d = run_stepsim("roofline scenarios/deepseek-v3-dualpipe.yaml --json");
   REQUIRE(d.status == 0);
@@ -72,7 +73,8 @@ TEST_CASE("roofline --json has the documented top-level keys and verdicts") {
   const auto bf16 = run_stepsim(
       "roofline scenarios/deepseek-v3-zero3.yaml --json --set training.precision.gemm=bf16");
   REQUIRE(bf16.status == 0);
-  CHECK(number_after(bf16.out, "comm_to_compute") < number_after(r.out, "comm_to_compute"));
+  CHECK(number_after(bf16.out, "comm_to_compute_ratio") <
+        number_after(r.out, "comm_to_compute_ratio"));
 }
 
 TEST_CASE("Every shipped scenario, model and topology checks clean and runs") {
