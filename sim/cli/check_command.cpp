@@ -1,9 +1,12 @@
 // stepsim check FILE...: each file validated as what it is (device, cluster, model, scenario)
 // and described.
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "sim/cli/command.hpp"
 #include "sim/config/load.hpp"
+#include "sim/config/unit_notes.hpp"
 #include "sim/report/spec_summary.hpp"
 #include "sim/workload/checks.hpp"
 
@@ -36,10 +39,49 @@ std::string describe(const std::string& f, const std::vector<config::Override>& 
   return "";
 }
 
+// The files a checked file reads: itself, and a scenario's or a cluster's own.
+std::vector<std::string> files_read(const std::string& f,
+                                    const std::vector<config::Override>& overrides) {
+  switch (config::detect_kind(f)) {
+    case config::FileKind::scenario:
+      return config::load_scenario(f, overrides).where.files;
+    case config::FileKind::cluster: {
+      const spec::ClusterSpec c = config::load_cluster(f, overrides);
+      std::vector<std::string> files{f};
+      if (!c.device_file.empty()) files.push_back(c.device_file);
+      return files;
+    }
+    default:
+      return {f};
+  }
+}
+
+// Sizes and rates given in bits, with what they were read as.
+std::string bit_notes(const Invocation& in, const std::string& f) {
+  std::vector<std::string> notes;
+  for (const std::string& file : files_read(f, in.overrides)) {
+    std::ifstream stream(file);
+    std::stringstream text;
+    text << stream.rdbuf();
+    for (const std::string& n : config::bit_quantities(file, text.str())) notes.push_back(n);
+  }
+  for (const config::Override& o : in.overrides) {
+    const auto eq = o.text.find('=');
+    for (const std::string& n :
+         config::bit_quantities("--set " + o.text.substr(0, eq),
+                                eq == std::string::npos ? "" : ":" + o.text.substr(eq + 1), false))
+      notes.push_back(n);
+  }
+  std::string out;
+  for (const std::string& n : notes) out += "  units     " + engine::escape_control_bytes(n) + "\n";
+  return out;
+}
+
 int check(Invocation& in) {
   std::string out;
   for (const auto& f : in.files)  // the name on one line, whatever the path holds
-    out += engine::escape_control_bytes(f) + ": ok\n" + describe(f, in.overrides);
+    out +=
+        engine::escape_control_bytes(f) + ": ok\n" + describe(f, in.overrides) + bit_notes(in, f);
   std::cout << out;
   return 0;
 }

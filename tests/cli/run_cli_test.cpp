@@ -1,9 +1,8 @@
 // End-to-end: stepsim run and compare on the shipped scenarios.
 #include <doctest/doctest.h>
 
-#include <cmath>
-
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -231,5 +230,30 @@ TEST_CASE("run --trace-dir: a Kineto trace per GPU shown, named by its rank; mis
   const auto ranks = run_stepsim("run " + scenario + " --trace-ranks 0");
   CHECK(ranks.status == 2);
   CHECK(ranks.err.find("--trace-ranks has no effect without --trace") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("check names every size or rate given in bits, with what it was read as") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "stepsim_check_bits";
+  fs::create_directories(dir);
+  std::ifstream in(stepsim::test::source_path("topologies/h800-1x8.yaml"));
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string cluster = text.str();
+  cluster.replace(cluster.find("bandwidth: 160GB/s"), 18, "bandwidth: 1280Gbps");
+  cluster.replace(cluster.find("device: h800.yaml"), 17,
+                  "device: " + stepsim::test::source_path("topologies/h800.yaml"));
+  std::ofstream(dir / "bits.yaml") << cluster;
+  const auto r =
+      run_stepsim("check '" + (dir / "bits.yaml").string() + "' --set nvlink.peak=1600Gb/s");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(r.out.find(
+            "bits.yaml:14: 1280Gbps is read as bits: 160.000 GB/s (1280GB/s would be bytes)") !=
+        std::string::npos);
+  CHECK(r.out.find("--set nvlink.peak: 1600Gb/s is read as bits: 200.000 GB/s") !=
+        std::string::npos);
+  CHECK(run_stepsim("check topologies/h800-1x8.yaml").out.find("read as bits") ==
+        std::string::npos);
   fs::remove_all(dir);
 }
