@@ -48,6 +48,17 @@ RunResult run_stepsim(const std::string& args) {
   return run_stepsim_under("", args);
 }
 
+RunResult run_shell(const std::string& command) {
+  RunResult r;
+  FILE* p = popen(command.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  while (const std::size_t n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
+  const int raw = pclose(p);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return r;
+}
+
 RunResult run_stepsim_under(const std::string& launcher, const std::string& args) {
   char out_tmpl[] = "/tmp/stepsim_test_out_XXXXXX";
   char err_tmpl[] = "/tmp/stepsim_test_err_XXXXXX";

@@ -76,6 +76,10 @@ std::string many_global_batches(int n);
 // rows from..to-1 of distinct shapes.
 std::string gemm_measurements(int from, int to);
 
+// Runs a shell command line as given (no directory change); its exit status and standard output
+// (`err` empty: the command redirects its standard error where it wants).
+RunResult run_shell(const std::string& command);
+
 // Runs `stepsim ARGS` (a shell-quoted argument string) in the source directory.
 RunResult run_stepsim(const std::string& args);
 // The same under a launcher command (e.g. "mpirun -np 2"), which is given the binary's path.

@@ -52,6 +52,7 @@ int dispatch(const std::vector<std::string>& argv, std::ostream& err) {
 }  // namespace
 
 int run_command_line(const std::vector<std::string>& argv, std::ostream& err) {
+  engine::forget_inputs();
   try {
     const int status = dispatch(argv, err);
     // Commands that print only to stdout end here: a signal that arrived meanwhile still counts,

@@ -101,9 +101,10 @@ std::string trial_scenario(const Invocation& in, const spec::ScenarioSpec& scena
   std::string draws;
   for (const std::string& d : in.texts("fault")) draws += " --fault " + d;
   const std::string from = engine::escape_control_bytes(in.files[0]);
+  config::ScenarioBase base;
+  base.scenario = in.files[0];
   return config::derived_scenario(
-      {.scenario = in.files[0]}, sets, scenario.name + ", stress trial " + std::to_string(t.trial),
-      file,
+      base, sets, scenario.name + ", stress trial " + std::to_string(t.trial), file,
       "Trial " + std::to_string(t.trial) + " of stepsim stress " + from +
           engine::escape_control_bytes(draws) + " --seed " + std::to_string(t.seed) + ":\n" +
           engine::escape_control_bytes(report::faults_text(t.faults)) + ". Run it: stepsim run " +

@@ -36,9 +36,19 @@ const InputFile* input_named(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return nullptr;
   const std::lock_guard<std::mutex> guard(lock());
-  for (const InputFile& f : files())
-    if (f.device == st.st_dev && f.inode == st.st_ino) return &f;
+  for (const InputFile& f : files()) {
+    if (f.device != st.st_dev || f.inode != st.st_ino) continue;
+    struct stat still {};
+    if (::stat(f.path.c_str(), &still) == 0 && still.st_dev == st.st_dev &&
+        still.st_ino == st.st_ino)
+      return &f;
+  }
   return nullptr;
+}
+
+void forget_inputs() {
+  const std::lock_guard<std::mutex> guard(lock());
+  files().clear();
 }
 
 std::vector<InputFile> inputs_read() {

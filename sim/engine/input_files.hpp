@@ -20,8 +20,12 @@ struct InputFile {
 
 // Registers `path` as read by this command (nothing when it cannot be stat'ed).
 void note_input(const std::string& path);
-// The input `path` is, if any: it exists and has the device and inode of a registered input.
+// The input `path` is, if any: it exists and has the device and inode of a registered input that
+// still exists as it was read (a deleted input's inode may be another file's by now).
 const InputFile* input_named(const std::string& path);
+// Forgets every registered input: a command run in the same process as another (the tests, the
+// fuzzers) starts with none.
+void forget_inputs();
 // Every input registered so far, in the order first read.
 std::vector<InputFile> inputs_read();
 

@@ -11,20 +11,6 @@ int resolved_dp(const spec::ScenarioSpec& s) {
   return p.dp > 0 ? p.dp : s.cluster.world_size() / std::max(1, p.tp * p.pp * p.cp);
 }
 
-std::string recompute_word(const spec::RecomputeSpec& r) {
-  switch (r.mode) {
-    case spec::RecomputeMode::none:
-      return "none";
-    case spec::RecomputeMode::full:
-      return "full";
-    case spec::RecomputeMode::selective:
-      return "selective";
-    case spec::RecomputeMode::ops:
-      return "ops";
-  }
-  return "none";
-}
-
 template <class T>
 std::string joined(const std::vector<T>& items) {
   std::string out;
@@ -50,7 +36,7 @@ void layout_json(format::JsonWriter& j, const spec::ScenarioSpec& s, const char*
   j.field("schedule", std::string(workload::to_string(p.schedule)));
   j.field("virtual_stages", p.virtual_stages).field("micro_batch", t.micro_batch);
   j.field("global_batch", t.global_batch).field("seq_len", t.seq_len);
-  j.field("recompute", recompute_word(t.recompute));
+  j.field("recompute", std::string(spec::recompute_word(t.recompute.mode)));
   j.key("recompute_ops").begin_array();
   for (const std::string& op : t.recompute.ops) j.value(op);
   j.end_array();
@@ -98,7 +84,9 @@ void layout_csv(format::CsvTable& c, const spec::ScenarioSpec& s) {
   c.integer(p.tp).integer(p.pp).integer(resolved_dp(s)).integer(p.ep).integer(p.cp);
   c.text(spec::kCpAlgorithms.word(p.cp_algorithm)).boolean(p.sequence_parallel).integer(p.zero);
   c.text(workload::to_string(p.schedule)).integer(p.virtual_stages).integer(t.micro_batch);
-  c.integer(t.global_batch).integer(t.seq_len).text(recompute_word(t.recompute));
+  c.integer(t.global_batch)
+      .integer(t.seq_len)
+      .text(std::string(spec::recompute_word(t.recompute.mode)));
   c.text(joined(t.recompute.ops)).integer(p.comm_sms).text(joined(p.stage_layers));
   c.boolean(p.account_embedding).boolean(p.account_head);
 }

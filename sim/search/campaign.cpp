@@ -162,7 +162,12 @@ Summary summarize(const Campaign& c) {
                      return a.mean_change > b.mean_change;
                    });
   for (const auto& [p, counts] : group_counts) {
-    GroupCost g{kGroupDimensions[p.dimension], p.index, p.value, counts.first, counts.second};
+    GroupCost g;
+    g.dimension = kGroupDimensions[p.dimension];
+    g.index = p.index;
+    g.value = p.value;
+    g.trials = counts.first;
+    g.lost = counts.second;
     std::vector<double>& x = group_changes[p];
     if (!x.empty()) {
       std::sort(x.begin(), x.end());

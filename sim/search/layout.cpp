@@ -66,10 +66,9 @@ std::string recompute_value(const spec::RecomputeSpec& r, const std::string& nam
   return list + "]";
 }
 
+// A recomputation that is not a list of ops, as a scenario writes it.
 std::string mode_word(const spec::RecomputeSpec& r) {
-  return r.mode == spec::RecomputeMode::full        ? "full"
-         : r.mode == spec::RecomputeMode::selective ? "selective"
-                                                    : "none";
+  return std::string(spec::recompute_word(r.mode));
 }
 
 // A layout's keys with the two split flags apart (a scenario may set one without the other).

@@ -295,7 +295,7 @@ Ranking rank(PlanResult& r) {
   for (std::size_t i = 0; i < layouts.size(); ++i) {
     const std::string name = family(layouts[i]);
     auto [it, fresh] = family_of.try_emplace(name, r.families.size());
-    if (fresh) r.families.push_back({name, 0, 0, 0, 0, 0, false, i, ""});
+    if (fresh) r.families.push_back({name, 0, 0, 0, 0, 0, false, i, "", ""});
     FamilyVerdict& f = r.families[it->second];
     k.member_family[i] = it->second;
     const Evaluation& e = r.evaluations[i];

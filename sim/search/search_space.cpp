@@ -48,10 +48,8 @@ std::vector<int> divisors(int n, int at_most) {
 std::vector<RecomputeOption> recompute_options(const spec::ScenarioSpec& base, bool fixed) {
   if (fixed) {
     const auto& r = base.training.recompute;
-    std::string name = r.mode == RecomputeMode::none        ? "none"
-                       : r.mode == RecomputeMode::full      ? "full"
-                       : r.mode == RecomputeMode::selective ? "selective"
-                                                            : "fixed";
+    const std::string name =
+        r.mode == RecomputeMode::ops ? "fixed" : std::string(spec::recompute_word(r.mode));
     return {{name, r}};
   }
   std::vector<RecomputeOption> out = {{"none", {RecomputeMode::none, {}}},

@@ -14,6 +14,20 @@ std::string attention_words(const TrainingSpec& t) {
   return out;
 }
 
+std::string_view recompute_word(RecomputeMode m) {
+  switch (m) {
+    case RecomputeMode::none:
+      return "none";
+    case RecomputeMode::full:
+      return "full";
+    case RecomputeMode::selective:
+      return "selective";
+    case RecomputeMode::ops:
+      return "ops";
+  }
+  return "none";
+}
+
 std::vector<std::pair<std::string, Precision>> precision_fields(const PrecisionPolicy& p) {
   return {{"gemm", p.gemm},
           {"attention", p.attention},

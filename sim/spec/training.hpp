@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -39,6 +40,9 @@ enum class RecomputeMode { none, full, selective, ops };
 // none: keep every activation backward needs. full: keep only each layer's input and rerun the
 // layer's forward in backward. selective: recompute the attention core (Megatron's choice). ops:
 // recompute the named ops or op groups (e.g. DeepSeek's [rmsnorm, mla_up_proj, swiglu]).
+// The mode's word as a scenario writes it: none, full, selective; ops for a list of ops.
+std::string_view recompute_word(RecomputeMode m);
+
 struct RecomputeSpec {
   RecomputeMode mode = RecomputeMode::none;
   std::vector<std::string> ops;

@@ -102,25 +102,14 @@ bool appears(const std::string& shown_line, const std::string& output) {
   return false;
 }
 
-// Runs a shell command line; its standard output.
-std::pair<int, std::string> shell(const std::string& cmd) {
-  std::pair<int, std::string> r{-1, ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  char buf[4096];
-  while (const std::size_t n = fread(buf, 1, sizeof buf, p)) r.second.append(buf, n);
-  const int raw = pclose(p);
-  r.first = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
-}
-
 }  // namespace
 
 TEST_CASE("docs/commands.md is the command reference tools/command-ref generates") {
   const fs::path out = fs::temp_directory_path() / "stepsim_commands.md";
-  const auto r = shell(std::string("cd '") + STEPSIM_SOURCE_DIR + "' && STEPSIM='" +
-                       STEPSIM_BINARY + "' tools/command-ref '" + out.string() + "' 2>&1");
-  REQUIRE_MESSAGE(r.first == 0, r.second);
+  const auto r =
+      stepsim::test::run_shell(std::string("cd '") + STEPSIM_SOURCE_DIR + "' && STEPSIM='" +
+                               STEPSIM_BINARY + "' tools/command-ref '" + out.string() + "' 2>&1");
+  REQUIRE_MESSAGE(r.status == 0, r.out);
   CHECK_MESSAGE(slurp(out) == slurp(fs::path(STEPSIM_SOURCE_DIR) / "docs/commands.md"),
                 "docs/commands.md is out of date: run tools/command-ref");
   fs::remove(out);
@@ -146,12 +135,13 @@ TEST_CASE("every example in the README and docs/ runs and prints the lines shown
     for (const Example& ex : examples(f)) {
       CAPTURE(ex.file);
       CAPTURE(ex.command);
-      const auto r = shell("cd '" + dir.string() + "' && '" + STEPSIM_BINARY + "'" +
-                           ex.command.substr(std::string("stepsim").size()) + " 2>/dev/null");
-      CHECK(r.first == 0);
+      const auto r = stepsim::test::run_shell(
+          "cd '" + dir.string() + "' && '" + STEPSIM_BINARY + "'" +
+          ex.command.substr(std::string("stepsim").size()) + " 2>/dev/null");
+      CHECK(r.status == 0);
       for (const std::string& line : ex.shown) {
         const std::string missing = "not in the output: " + line;
-        CHECK_MESSAGE(appears(line, r.second), missing);
+        CHECK_MESSAGE(appears(line, r.out), missing);
       }
       ++ran;
     }

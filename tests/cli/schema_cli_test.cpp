@@ -18,25 +18,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Checked {
-  int status = -1;
-  std::string out;
-};
-
 // check_outputs.py on each file against its schema in docs/schema.
-Checked check(const std::vector<std::pair<std::string, fs::path>>& files) {
+stepsim::test::RunResult check(const std::vector<std::pair<std::string, fs::path>>& files) {
   std::string cmd = std::string("cd '") + STEPSIM_SOURCE_DIR +
                     "' && /usr/bin/python3 -W ignore tests/cli/check_outputs.py docs/schema";
   for (const auto& [schema, file] : files) cmd += " '" + schema + "=" + file.string() + "'";
-  cmd += " 2>&1";
-  Checked c;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  char buf[4096];
-  while (const std::size_t n = fread(buf, 1, sizeof buf, p)) c.out.append(buf, n);
-  const int raw = pclose(p);
-  c.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return c;
+  return stepsim::test::run_shell(cmd + " 2>&1");
 }
 
 struct Case {
@@ -103,7 +90,7 @@ TEST_CASE("every command's --json and --csv validate against docs/schema") {
       std::ofstream(file) << r.out;
       files.emplace_back(std::string(cases[i].schema) + "." + format + ".schema.json", file);
     }
-  const Checked k = check(files);
+  const auto k = check(files);
   CHECK_MESSAGE(k.status == 0, k.out);
   fs::remove_all(dir);
 }
@@ -116,7 +103,7 @@ TEST_CASE(
   const fs::path file = dir / "changed.json";
   auto fails = [&](const std::string& schema, const std::string& text, const std::string& says) {
     std::ofstream(file) << text;
-    const Checked k = check({{schema, file}});
+    const auto k = check({{schema, file}});
     CHECK(k.status != 0);
     CHECK_MESSAGE(k.out.find(says) != std::string::npos, k.out);
   };
@@ -125,7 +112,7 @@ TEST_CASE(
           "faults": [{"kind": "nic_down", "node": 1, "nic": 2, "text": "NIC 2 of node 1 down"}],
           "outcome": "survived", "step_s": 1.5, "change_fraction": 0.5})";
   std::ofstream(file) << trial;
-  const Checked good = check({{"stress-trial.json.schema.json", file}});
+  const auto good = check({{"stress-trial.json.schema.json", file}});
   CHECK_MESSAGE(good.status == 0, good.out);
   std::string missing = trial;
   missing.replace(missing.find(R"("seed": 1, )"), 11, "");
@@ -139,7 +126,7 @@ TEST_CASE(
   // A CSV cell that a script would have to parse.
   std::ofstream(dir / "changed.csv") << "trial,faults,step_s,change_fraction,outcome,detail\n"
                                      << "0,x,1.5 s,0.5,survived,\n";
-  const Checked csv = check({{"stress-trial.csv.schema.json", dir / "changed.csv"}});
+  const auto csv = check({{"stress-trial.csv.schema.json", dir / "changed.csv"}});
   CHECK(csv.status != 0);
   CHECK_MESSAGE(csv.out.find("'1.5 s' is not of type 'number'") != std::string::npos, csv.out);
   fs::remove_all(dir);
