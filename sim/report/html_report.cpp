@@ -63,6 +63,11 @@ std::string headline(const ReportRun& run) {
   auto row = [&](const std::string& k, const std::string& v) {
     o += "<tr><td>" + escape(k) + "</td><td><b>" + escape(v) + "</b></td></tr>";
   };
+  const long long tokens =
+      static_cast<long long>(spec.training.global_batch) * spec.training.seq_len;
+  row("work per step", std::to_string(spec.training.global_batch) + " sequences x " +
+                           std::to_string(spec.training.seq_len) + " tokens = " +
+                           fixed(static_cast<double>(tokens) / 1e6, 1) + " M tokens");
   row("tokens/s per GPU", fixed(f.tokens_per_s_per_gpu, 0));
   row("model TFLOP/s per GPU", fixed(f.tflops_per_gpu, 1));
   row("MFU (BF16 dense peak)", pct(f.mfu));
@@ -191,7 +196,21 @@ std::string keep_units(const std::string& page) {
 std::string headline_section(const std::vector<ReportRun>& runs) {
   std::string o = "<section id=\"headline\">\n<h2>1. Headline</h2>\n<div class=\"cards\">\n";
   for (const auto& r : runs) o += headline(r);
-  o += "</div>\n</section>\n";
+  o += "</div>\n";
+  // Steps of different work: their times do not compare, their rates do.
+  bool same = true;
+  for (const auto& r : runs)
+    if (r.sim)
+      for (const auto& q : runs)
+        if (q.sim)
+          same = same && static_cast<long long>(r.sim->spec().training.global_batch) *
+                                 r.sim->spec().training.seq_len ==
+                             static_cast<long long>(q.sim->spec().training.global_batch) *
+                                 q.sim->spec().training.seq_len;
+  if (!same)
+    o += "<p class=\"note\"><b>Different work:</b> these steps process different numbers of "
+         "tokens (see each card's work per step): compare tokens/s per GPU, not step times.</p>\n";
+  o += "</section>\n";
 
   return o;
 }

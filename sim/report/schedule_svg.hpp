@@ -26,7 +26,9 @@ constexpr double kSvgBytesPerOp = 160.0;
 
 // How the diagram is drawn: the width of its time axis in pixels, the seconds that width stands
 // for (0: the step's own; a report comparing steps gives them all the longest, so they share one
-// scale), and whether boxes closer than half a pixel join (a long axis makes most boxes tiny).
+// scale), and whether boxes closer than half a pixel join (a long axis makes most boxes tiny) and
+// boxes narrower than 3 pixels are drawn as one path per class and rank, as is the communication
+// strip (each path's tooltip its count and time; the trace has every op).
 struct ScheduleView {
   double width = 1400.0;
   double axis_s = 0.0;

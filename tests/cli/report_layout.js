@@ -5,7 +5,8 @@
 //              box is a rendered line of an HTML text node (its client rect) or an SVG <text>
 //              (its bounding box in its own coordinates, transformed to the page, so rotated
 //              labels are tested as rotated rectangles);
-//   schedule:  per diagram of the schedule section, the width its compute boxes span over the
+//   schedule:  per diagram of the schedule section, the width its compute boxes (rectangles, and
+//              the paths of narrow ones) span over the
 //              section's width;
 //   untitled:  chart marks (rect, circle, path, polyline, polygon in an SVG) with no <title>, not
 //              counting frames and backgrounds (no fill or white), legend keys (class "key") and
@@ -78,7 +79,8 @@
     const width = section.getBoundingClientRect().width;
     for (const svg of section.querySelectorAll('svg')) {
       let x0 = Infinity, x1 = -Infinity;
-      for (const r of svg.querySelectorAll('rect.F, rect.B, rect.W, rect.FB, rect.O')) {
+      for (const r of svg.querySelectorAll(
+          'rect.F, rect.B, rect.W, rect.FB, rect.O, path.F, path.B, path.W, path.FB, path.O')) {
         if (r.classList.contains('key')) continue;
         const b = r.getBoundingClientRect();
         x0 = Math.min(x0, b.left);

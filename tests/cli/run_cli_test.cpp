@@ -257,3 +257,24 @@ TEST_CASE("check names every size or rate given in bits, with what it was read a
         std::string::npos);
   fs::remove_all(dir);
 }
+
+TEST_CASE(
+    "run --svg: every shipped scenario's diagram in at most 5,000 elements, tooltips in units "
+    "that fit") {
+  namespace fs = std::filesystem;
+  const fs::path svg = fs::temp_directory_path() / "stepsim_svg_budget.svg";
+  for (const std::string& scenario : stepsim::test::shipped_scenarios()) {
+    CAPTURE(scenario);
+    const auto r = run_stepsim("run '" + scenario + "' --svg '" + svg.string() + "'");
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    const std::string text = slurp(svg);
+    std::size_t elements = 0;
+    for (std::size_t at = text.find('<'); at != std::string::npos; at = text.find('<', at + 1))
+      elements += std::isalpha(static_cast<unsigned char>(text[at + 1])) ? 1 : 0;
+    CHECK(elements <= 5000);
+    // A box's tooltip: its start, then its length in its own unit.
+    CHECK(text.find(" to ") == std::string::npos);
+    CHECK(text.find(", at ") != std::string::npos);
+  }
+  fs::remove(svg);
+}
