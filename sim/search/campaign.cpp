@@ -226,17 +226,20 @@ std::vector<Outcome> run_trials(const std::string& file, const spec::ScenarioSpe
   return out;
 }
 
+// The request's draws, checked against the cluster.
+Drawn drawn(const std::string& file, const spec::ScenarioSpec& scenario,
+            const CampaignRequest& request) {
+  for (const FaultDraw& d : request.draws) check_draw(d, scenario.cluster);
+  return {file, scenario.name, request.draws, request.seed};
+}
+
 }  // namespace
 
 std::optional<Campaign> run_campaign(const std::string& file, const spec::ScenarioSpec& scenario,
                                      const CampaignRequest& request, run::Workers& workers,
                                      const engine::RunControl* control) {
-  for (const FaultDraw& d : request.draws) check_draw(d, scenario.cluster);
   Campaign c;
-  c.scenario = file;
-  c.name = scenario.name;
-  c.draws = request.draws;
-  c.seed = request.seed;
+  static_cast<Drawn&>(c) = drawn(file, scenario, request);
   c.faults = draw_trials(request.draws, scenario.cluster, request.trials, request.seed);
   c.gpus_per_node = scenario.cluster.gpus_per_node;
   c.gpus_per_rank = workload::make_plan(scenario).gpus_per_rank();
@@ -250,12 +253,8 @@ std::optional<Campaign> run_campaign(const std::string& file, const spec::Scenar
 std::optional<TrialRun> run_one_trial(const std::string& file, const spec::ScenarioSpec& scenario,
                                       const CampaignRequest& request, int trial,
                                       run::Workers& workers, const engine::RunControl* control) {
-  for (const FaultDraw& d : request.draws) check_draw(d, scenario.cluster);
   TrialRun r;
-  r.scenario = file;
-  r.name = scenario.name;
-  r.draws = request.draws;
-  r.seed = request.seed;
+  static_cast<Drawn&>(r) = drawn(file, scenario, request);
   r.trial = trial;
   r.faults = draw_trial(request.draws, scenario.cluster, trial, request.seed);
   const std::vector<Outcome> outcomes =

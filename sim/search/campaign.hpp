@@ -52,11 +52,15 @@ Outcome run_trial(const spec::ScenarioSpec& scenario, const std::vector<spec::Fa
 // The outcome of a step: its time, or why it cannot run (the refusals above).
 Outcome outcome(const std::function<double()>& step);
 
-struct Campaign {
+// What a campaign, or one trial of it, was asked to draw, and of which scenario.
+struct Drawn {
   std::string scenario;  // the file, as given
   std::string name;      // the scenario's name
   std::vector<FaultDraw> draws;
   std::uint64_t seed = 0;
+};
+
+struct Campaign : Drawn {
   double baseline_s = 0.0;                           // the step with the scenario's own faults only
   std::vector<std::vector<spec::FaultSpec>> faults;  // per trial
   std::vector<Outcome> outcomes;                     // per trial
@@ -82,10 +86,7 @@ std::optional<Campaign> run_campaign(const std::string& file, const spec::Scenar
 
 // One trial of a campaign alone (`stepsim stress --trial N`): the baseline and trial `trial`'s
 // faults, drawn as the whole campaign draws them, so that its step is the campaign's trial N's.
-struct TrialRun {
-  std::string scenario, name;
-  std::vector<FaultDraw> draws;
-  std::uint64_t seed = 0;
+struct TrialRun : Drawn {
   int trial = 0;  // 0 the first
   double baseline_s = 0.0;
   std::vector<spec::FaultSpec> faults;
