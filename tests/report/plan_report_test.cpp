@@ -38,10 +38,9 @@ search::PlanResult result() {
   s.tokens_per_s_per_gpu = 1234;
   r.simulated = {{0, s}};
   r.winners = 1;
-  r.families = {
-      {"1f1b + ZeRO-1", 1, 0, 0, 1, 0, true, 0, "", "winner"},
-      {"ZeRO-3 data parallelism", 1, 0, 0, 1, 0, false, 1, "communication-bound (1 layouts)",
-       "communication_bound"}};
+  r.families = {{"1f1b + ZeRO-1", 1, 0, 0, 1, 0, true, 0, "", "winner"},
+                {"ZeRO-3 data parallelism", 1, 0, 0, 1, 0, false, 1,
+                 "communication-bound (1 layouts)", "communication_bound"}};
   r.world = 32;
   r.tokens_per_step = 64 * 1024;
   return r;

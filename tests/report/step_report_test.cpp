@@ -48,10 +48,9 @@ TEST_CASE(
   CHECK(timed_rep.at("sim").at("wall_s").get<double>() >= 0.0);
   std::vector<std::string> keys;
   for (const auto& kv : rep.items()) keys.push_back(kv.key());
-  CHECK(keys == std::vector<std::string>{"scenario", "world_size", "layout", "tokens_per_step",
-                                         "precision", "precision_text", "precision_from",
-                                         "step_time_s", "tokens_per_s_per_gpu",
-                                         "tflop_per_s_per_gpu", "mfu_fraction", "breakdown_s",
-                                         "worst_gpu", "per_stage", "per_class", "roofline",
-                                         "memory", "kernels", "sim"});
+  CHECK(keys == std::vector<std::string>{
+                    "scenario", "world_size", "layout", "tokens_per_step", "precision",
+                    "precision_text", "precision_from", "step_time_s", "tokens_per_s_per_gpu",
+                    "tflop_per_s_per_gpu", "mfu_fraction", "breakdown_s", "worst_gpu", "per_stage",
+                    "per_class", "roofline", "memory", "kernels", "sim"});
 }
