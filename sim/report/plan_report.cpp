@@ -220,52 +220,8 @@ double best_bound_s(const search::PlanResult& r) {
   return best;
 }
 
-}  // namespace
-
-std::string plan_json(const search::PlanResult& r, bool timing) {
-  format::JsonWriter j;
-  j.begin_object();
-  j.field("model", r.base.model.name).field("cluster", r.base.cluster.name);
-  j.field("gpus", r.world).field("tokens_per_step", r.tokens_per_step);
-  precision_json(j, r.base.training.precision);
-  j.field("precision_text", spec::describe(r.base.training.precision));
-  j.field("precision_from", r.base.training.precision_from);
-  const Counts c = counts(r);
-  j.key("searched").begin_object();
-  j.field("layouts", static_cast<long long>(r.evaluations.size()));
-  j.field("families", static_cast<long long>(r.families.size()));
-  j.field("invalid", static_cast<long long>(c.invalid));
-  j.field("no_fit", static_cast<long long>(c.no_fit));
-  j.field("bounded", static_cast<long long>(c.bounded));
-  j.field("same_split", static_cast<long long>(c.same_split));
-  j.field("simulated", static_cast<long long>(r.simulated.size()));
-  j.end_object();
-  j.key("winners").begin_array();
-  for (std::size_t k = 0; k < r.winners; ++k) {
-    const search::Candidate& cd = r.simulated[k];
-    const search::Layout& l = r.space.layouts[cd.layout];
-    const search::Evaluation& e = r.evaluations[cd.layout];
-    const search::Simulated& s = cd.sim;
-    j.begin_object();
-    j.field("rank", static_cast<long long>(k + 1));
-    j.field("tied_with_first", tied_with_first(r, k));
-    j.field("layout_text", search::describe(l, r.space.recomputes));
-    layout_json(j, search::apply(r.base, l, r.space.recomputes));
-    j.field("family", search::family(l));
-    j.key("set").begin_array();
-    for (const std::string& a : search::set_arguments(l, r.space.recomputes)) j.value(a);
-    j.end_array();
-    j.key("error");
-    if (s.error.empty())
-      j.null();
-    else
-      j.value(s.error);
-    simulated_json(j, s);
-    j.field("bound_s", e.bound_s).field("limited_by", resource(e.limited_by));
-    j.field("analytic_memory_gb", e.memory / format::kGB);
-    j.end_object();
-  }
-  j.end_array();
+// Every family with its verdict as fields, and its best member's layout and figures.
+void families_json(format::JsonWriter& j, const search::PlanResult& r) {
   j.key("families").begin_array();
   const double best_bound = best_bound_s(r);
   for (const search::FamilyVerdict& f : r.families) {
@@ -321,6 +277,10 @@ std::string plan_json(const search::PlanResult& r, bool timing) {
     j.end_object();
   }
   j.end_array();
+}
+
+// The scenario's own layout and where it ranks (null for a MODEL CLUSTER plan).
+void own_layout_json(format::JsonWriter& j, const search::PlanResult& r) {
   j.key("own_layout");
   if (r.own) {
     const search::OwnLayout& o = *r.own;
@@ -353,6 +313,56 @@ std::string plan_json(const search::PlanResult& r, bool timing) {
   } else {
     j.null();
   }
+}
+
+}  // namespace
+
+std::string plan_json(const search::PlanResult& r, bool timing) {
+  format::JsonWriter j;
+  j.begin_object();
+  j.field("model", r.base.model.name).field("cluster", r.base.cluster.name);
+  j.field("gpus", r.world).field("tokens_per_step", r.tokens_per_step);
+  precision_json(j, r.base.training.precision);
+  j.field("precision_text", spec::describe(r.base.training.precision));
+  j.field("precision_from", r.base.training.precision_from);
+  const Counts c = counts(r);
+  j.key("searched").begin_object();
+  j.field("layouts", static_cast<long long>(r.evaluations.size()));
+  j.field("families", static_cast<long long>(r.families.size()));
+  j.field("invalid", static_cast<long long>(c.invalid));
+  j.field("no_fit", static_cast<long long>(c.no_fit));
+  j.field("bounded", static_cast<long long>(c.bounded));
+  j.field("same_split", static_cast<long long>(c.same_split));
+  j.field("simulated", static_cast<long long>(r.simulated.size()));
+  j.end_object();
+  j.key("winners").begin_array();
+  for (std::size_t k = 0; k < r.winners; ++k) {
+    const search::Candidate& cd = r.simulated[k];
+    const search::Layout& l = r.space.layouts[cd.layout];
+    const search::Evaluation& e = r.evaluations[cd.layout];
+    const search::Simulated& s = cd.sim;
+    j.begin_object();
+    j.field("rank", static_cast<long long>(k + 1));
+    j.field("tied_with_first", tied_with_first(r, k));
+    j.field("layout_text", search::describe(l, r.space.recomputes));
+    layout_json(j, search::apply(r.base, l, r.space.recomputes));
+    j.field("family", search::family(l));
+    j.key("set").begin_array();
+    for (const std::string& a : search::set_arguments(l, r.space.recomputes)) j.value(a);
+    j.end_array();
+    j.key("error");
+    if (s.error.empty())
+      j.null();
+    else
+      j.value(s.error);
+    simulated_json(j, s);
+    j.field("bound_s", e.bound_s).field("limited_by", resource(e.limited_by));
+    j.field("analytic_memory_gb", e.memory / format::kGB);
+    j.end_object();
+  }
+  j.end_array();
+  families_json(j, r);
+  own_layout_json(j, r);
   j.key("timing");
   if (timing) {
     j.begin_object();

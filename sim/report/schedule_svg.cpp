@@ -131,6 +131,117 @@ std::vector<T> join_subpixel(std::vector<T> items, Px px, Same same, Join join) 
   return out;
 }
 
+// Where seconds fall on the diagram's time axis, in pixels.
+struct Axis {
+  double left, total, width;
+  double xs(double seconds) const { return left + seconds / total * width; }
+  double x(Time t) const { return xs(t.seconds()); }
+};
+
+// A rank's compute boxes: a rectangle with its tooltip each, or (joined) the narrow ones as a
+// path per class.
+std::string compute_boxes(const run::Result& s, int d, double y, int rows, const ScheduleView& view,
+                          const Axis& ax) {
+  auto x = [&](Time t) { return ax.x(t); };
+  auto box_px = [&](const Box& b) { return std::make_pair(x(b.start), x(b.end)); };
+  std::string o;
+  std::vector<Box> boxes = boxes_of(s, d);
+  if (view.join_subpixel)
+    boxes = join_subpixel(
+        std::move(boxes), box_px, [](const Box& a, const Box& b) { return a.cls == b.cls; },
+        [](Box& a, const Box& b) {
+          a.end = b.end;
+          if (a.what == b.what) return;  // pieces of one micro-batch's work
+          if (!a.label.empty())
+            a.what = a.cls == "FB" ? "overlapped forward/backward pairs"
+                                   : a.what.substr(0, a.what.find(',')) + ", several micro-batches";
+          a.label.clear();
+        });
+  // Drawn small, boxes narrower than kOwnBox pixels go into one path per class (its tooltip
+  // their count and time) instead of a rectangle each: a step of thousands of micro-batch
+  // chunks would otherwise be tens of thousands of elements no one can point at.
+  // So are all but the widest boxes where a rank has more than its share of kElementBudget.
+  std::map<std::string, std::pair<std::string, std::pair<int, double>>> small;  // path, n, s
+  double own_from = kOwnBox;
+  const auto own_boxes =
+      static_cast<std::size_t>(std::max(0.0, (kElementBudget / rows - 24.0) / 3.0));
+  if (view.join_subpixel && boxes.size() > own_boxes) {
+    std::vector<double> widths;
+    for (const Box& b : boxes) widths.push_back(x(b.end) - x(b.start));
+    std::sort(widths.begin(), widths.end(), std::greater<>());
+    // Strictly wider than the first box left out, so ties stay within the share.
+    own_from = std::max(own_from, std::nextafter(widths[own_boxes], INFINITY));
+  }
+  std::size_t owned = 0;
+  for (const Box& b : boxes) {
+    const double x0 = x(b.start), w = std::max(x(b.end) - x0, 0.3);
+    if (view.join_subpixel && (x(b.end) - x0 < own_from || owned >= own_boxes)) {
+      auto& [path, tally] = small[b.cls];
+      path += "M" + fixed(x0, 2) + " " + fixed(y, 1) + "h" + fixed(w, 2) + "v" + fixed(kBox, 1) +
+              "h-" + fixed(w, 2) + "z";
+      ++tally.first;
+      tally.second += b.end.seconds() - b.start.seconds();
+      continue;
+    }
+    ++owned;
+    o += titled("<rect class=\"" + b.cls + "\" x=\"" + fixed(x0, 2) + "\" y=\"" + fixed(y, 1) +
+                    "\" width=\"" + fixed(w, 2) + "\" height=\"" + fixed(kBox, 1) + "\"/>\n",
+                "rank " + s.build.graph.label(d) + ": " + b.what + ", at " +
+                    seconds(b.start.seconds()) + " for " +
+                    seconds(b.end.seconds() - b.start.seconds()));
+    if (!b.label.empty() && w >= 6.0 * b.label.size() + 2.0)
+      o += "<text class=\"in\" x=\"" + fixed(x0 + 1.5, 2) + "\" y=\"" + fixed(y + kBox * 0.75, 1) +
+           "\">" + b.label + "</text>\n";
+  }
+  for (const auto& [cls, drawn] : small)
+    o += titled("<path class=\"" + cls + "\" d=\"" + drawn.first + "\"/>\n",
+                "rank " + s.build.graph.label(d) + ": " + std::to_string(drawn.second.first) +
+                    " narrow " + phase_words(cls) + " boxes, " + seconds(drawn.second.second) +
+                    " in all (zoom in: --trace has each op)");
+  return o;
+}
+
+// A rank's strip of communication in flight: a rectangle per interval, or (joined) one path.
+std::string comm_strip(const run::Result& s, int d, double y, const ScheduleView& view,
+                       const Axis& ax) {
+  auto xs = [&](double seconds) { return ax.xs(seconds); };
+  auto span_px = [&](const std::pair<double, double>& p) {
+    return std::make_pair(xs(p.first), xs(p.second));
+  };
+  std::string o;
+  auto comm = analysis::communication_in_flight(s.build.graph, s.timeline, d);
+  if (view.join_subpixel)
+    comm = join_subpixel(
+        std::move(comm), span_px, [](const auto&, const auto&) { return true; },
+        [](auto& a, const auto& b) { a.second = b.second; });
+  if (view.join_subpixel) {
+    // One path per rank: the strip's visible runs as subpaths, the rank's time in flight in
+    // its tooltip (a rectangle each would be most of the diagram's elements).
+    std::string path;
+    double in_flight = 0.0;
+    for (const auto& [from, to] : comm) {
+      path += "M" + fixed(xs(from), 2) + " " + fixed(y + kRow - kStrip, 1) + "h" +
+              fixed(std::max(xs(to) - xs(from), 0.3), 2) + "v" + fixed(kStrip, 1) + "h-" +
+              fixed(std::max(xs(to) - xs(from), 0.3), 2) + "z";
+      in_flight += to - from;
+    }
+    if (!path.empty())
+      o += titled("<path class=\"C\" d=\"" + path + "\"/>\n",
+                  "rank " + s.build.graph.label(d) + ": communication in flight " +
+                      seconds(in_flight) + " of the step, in " + std::to_string(comm.size()) +
+                      " runs");
+  } else {
+    for (const auto& [from, to] : comm)
+      o += titled("<rect class=\"C\" x=\"" + fixed(xs(from), 2) + "\" y=\"" +
+                      fixed(y + kRow - kStrip, 1) + "\" width=\"" +
+                      fixed(std::max(xs(to) - xs(from), 0.3), 2) + "\" height=\"" +
+                      fixed(kStrip, 1) + "\"/>\n",
+                  "rank " + s.build.graph.label(d) + ": communication in flight, at " +
+                      seconds(from) + " for " + seconds(to - from));
+  }
+  return o;
+}
+
 }  // namespace
 
 double schedule_label_width(const run::Result& s) {
@@ -149,12 +260,7 @@ std::string schedule_svg(const run::Result& s, const ScheduleView& view) {
   const int rows = s.build.graph.devices;
   const double left = std::max(schedule_label_width(s), view.left);
   const double height = kTop + rows * (kRow + kGap) + 70;
-  auto xs = [&](double seconds) { return left + seconds / total * width; };
-  auto x = [&](Time t) { return xs(t.seconds()); };
-  auto box_px = [&](const Box& b) { return std::make_pair(x(b.start), x(b.end)); };
-  auto span_px = [&](const std::pair<double, double>& p) {
-    return std::make_pair(xs(p.first), xs(p.second));
-  };
+  const Axis ax{left, total, width};
   std::string o = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
                   fixed(left + width + 20, 0) + "\" height=\"" + fixed(height, 0) +
                   "\" font-family=\"monospace\" font-size=\"11\">\n";
@@ -177,90 +283,8 @@ std::string schedule_svg(const run::Result& s, const ScheduleView& view) {
          "</text>\n";
     o += "<rect x=\"" + fixed(left, 1) + "\" y=\"" + fixed(y, 1) + "\" width=\"" + fixed(width, 1) +
          "\" height=\"" + fixed(kRow, 1) + "\" fill=\"none\" stroke=\"#ccc\"/>\n";
-    std::vector<Box> boxes = boxes_of(s, d);
-    if (view.join_subpixel)
-      boxes = join_subpixel(
-          std::move(boxes), box_px, [](const Box& a, const Box& b) { return a.cls == b.cls; },
-          [](Box& a, const Box& b) {
-            a.end = b.end;
-            if (a.what == b.what) return;  // pieces of one micro-batch's work
-            if (!a.label.empty())
-              a.what = a.cls == "FB"
-                           ? "overlapped forward/backward pairs"
-                           : a.what.substr(0, a.what.find(',')) + ", several micro-batches";
-            a.label.clear();
-          });
-    // Drawn small, boxes narrower than kOwnBox pixels go into one path per class (its tooltip
-    // their count and time) instead of a rectangle each: a step of thousands of micro-batch
-    // chunks would otherwise be tens of thousands of elements no one can point at.
-    // So are all but the widest boxes where a rank has more than its share of kElementBudget.
-    std::map<std::string, std::pair<std::string, std::pair<int, double>>> small;  // path, n, s
-    double own_from = kOwnBox;
-    const auto own_boxes =
-        static_cast<std::size_t>(std::max(0.0, (kElementBudget / rows - 24.0) / 3.0));
-    if (view.join_subpixel && boxes.size() > own_boxes) {
-      std::vector<double> widths;
-      for (const Box& b : boxes) widths.push_back(x(b.end) - x(b.start));
-      std::sort(widths.begin(), widths.end(), std::greater<>());
-      // Strictly wider than the first box left out, so ties stay within the share.
-      own_from = std::max(own_from, std::nextafter(widths[own_boxes], INFINITY));
-    }
-    std::size_t owned = 0;
-    for (const Box& b : boxes) {
-      const double x0 = x(b.start), w = std::max(x(b.end) - x0, 0.3);
-      if (view.join_subpixel && (x(b.end) - x0 < own_from || owned >= own_boxes)) {
-        auto& [path, tally] = small[b.cls];
-        path += "M" + fixed(x0, 2) + " " + fixed(y, 1) + "h" + fixed(w, 2) + "v" + fixed(kBox, 1) +
-                "h-" + fixed(w, 2) + "z";
-        ++tally.first;
-        tally.second += b.end.seconds() - b.start.seconds();
-        continue;
-      }
-      ++owned;
-      o += titled("<rect class=\"" + b.cls + "\" x=\"" + fixed(x0, 2) + "\" y=\"" + fixed(y, 1) +
-                      "\" width=\"" + fixed(w, 2) + "\" height=\"" + fixed(kBox, 1) + "\"/>\n",
-                  "rank " + s.build.graph.label(d) + ": " + b.what + ", at " +
-                      seconds(b.start.seconds()) + " for " +
-                      seconds(b.end.seconds() - b.start.seconds()));
-      if (!b.label.empty() && w >= 6.0 * b.label.size() + 2.0)
-        o += "<text class=\"in\" x=\"" + fixed(x0 + 1.5, 2) + "\" y=\"" +
-             fixed(y + kBox * 0.75, 1) + "\">" + b.label + "</text>\n";
-    }
-    for (const auto& [cls, drawn] : small)
-      o += titled("<path class=\"" + cls + "\" d=\"" + drawn.first + "\"/>\n",
-                  "rank " + s.build.graph.label(d) + ": " + std::to_string(drawn.second.first) +
-                      " narrow " + phase_words(cls) + " boxes, " + seconds(drawn.second.second) +
-                      " in all (zoom in: --trace has each op)");
-    auto comm = analysis::communication_in_flight(s.build.graph, s.timeline, d);
-    if (view.join_subpixel)
-      comm = join_subpixel(
-          std::move(comm), span_px, [](const auto&, const auto&) { return true; },
-          [](auto& a, const auto& b) { a.second = b.second; });
-    if (view.join_subpixel) {
-      // One path per rank: the strip's visible runs as subpaths, the rank's time in flight in
-      // its tooltip (a rectangle each would be most of the diagram's elements).
-      std::string path;
-      double in_flight = 0.0;
-      for (const auto& [from, to] : comm) {
-        path += "M" + fixed(xs(from), 2) + " " + fixed(y + kRow - kStrip, 1) + "h" +
-                fixed(std::max(xs(to) - xs(from), 0.3), 2) + "v" + fixed(kStrip, 1) + "h-" +
-                fixed(std::max(xs(to) - xs(from), 0.3), 2) + "z";
-        in_flight += to - from;
-      }
-      if (!path.empty())
-        o += titled("<path class=\"C\" d=\"" + path + "\"/>\n",
-                    "rank " + s.build.graph.label(d) + ": communication in flight " +
-                        seconds(in_flight) + " of the step, in " + std::to_string(comm.size()) +
-                        " runs");
-    } else {
-      for (const auto& [from, to] : comm)
-        o += titled("<rect class=\"C\" x=\"" + fixed(xs(from), 2) + "\" y=\"" +
-                        fixed(y + kRow - kStrip, 1) + "\" width=\"" +
-                        fixed(std::max(xs(to) - xs(from), 0.3), 2) + "\" height=\"" +
-                        fixed(kStrip, 1) + "\"/>\n",
-                    "rank " + s.build.graph.label(d) + ": communication in flight, at " +
-                        seconds(from) + " for " + seconds(to - from));
-    }
+    o += compute_boxes(s, d, y, rows, view, ax);
+    o += comm_strip(s, d, y, view, ax);
   }
   // Time axis.
   const double axis_y = kTop + rows * (kRow + kGap) + 4, tick = nice_step(total);

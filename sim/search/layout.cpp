@@ -66,11 +66,6 @@ std::string recompute_value(const spec::RecomputeSpec& r, const std::string& nam
   return list + "]";
 }
 
-// A recomputation that is not a list of ops, as a scenario writes it.
-std::string mode_word(const spec::RecomputeSpec& r) {
-  return std::string(spec::recompute_word(r.mode));
-}
-
 // A layout's keys with the two split flags apart (a scenario may set one without the other).
 std::vector<std::string> arguments(const Layout& l, bool account_embedding, bool account_head,
                                    const std::string& recompute) {
@@ -125,7 +120,7 @@ std::vector<std::string> changed_arguments(const spec::ScenarioSpec& base, const
   const spec::RecomputeSpec& r = base.training.recompute;
   const std::vector<std::string> from =
       arguments(keys_of(base), base.parallel.account_embedding, base.parallel.account_head,
-                recompute_value(r, mode_word(r)));
+                recompute_value(r, std::string(spec::recompute_word(r.mode))));
   std::vector<std::string> out;
   const std::vector<std::string> to = set_arguments(l, recomputes);
   for (std::size_t i = 0; i < to.size(); ++i)
@@ -155,7 +150,7 @@ std::string describe(const spec::ScenarioSpec& s, const std::vector<RecomputeOpt
   const spec::RecomputeSpec& r = s.training.recompute;
   Layout l = keys_of(s);
   l.account = false;
-  std::string recompute = recompute_value(r, mode_word(r));
+  std::string recompute = recompute_value(r, std::string(spec::recompute_word(r.mode)));
   for (const RecomputeOption& o : recomputes)
     if (o.spec.mode == r.mode && o.spec.ops == r.ops) recompute = o.name;
   std::string text = describe(l, recompute);
