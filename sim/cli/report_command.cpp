@@ -15,10 +15,11 @@ void report_options(po::options_description& opts) {
   opts.add_options()("output,o", po::value<std::string>()->value_name("FILE"),
                      "write the page to FILE (default: standard output)")(
       "exact", "simulate every cell of GPUs on its own (no symmetry classes)")(
-      "shared-axis",
-      "draw every scenario's schedule on one time axis, the longest step's (default: each over "
-      "its own step)")("max-ops", po::value<std::string>()->default_value("2e7")->value_name("N"),
-                       "refuse scenarios needing more simulated operations (1 to 1e10)")(
+      "own-axis",
+      "draw each scenario's schedule over its own step (default: all on the longest step's time "
+      "scale, a step under a third of it zoomed beside itself)")(
+      "max-ops", po::value<std::string>()->default_value("2e7")->value_name("N"),
+      "refuse scenarios needing more simulated operations (1 to 1e10)")(
       "stress", po::value<std::vector<std::string>>()->value_name("KIND[:COUNT][@LOW[-HIGH]]"),
       "add a stress campaign per scenario: faults drawn in every trial, as stepsim stress "
       "--fault; repeatable")("trials", po::value<std::string>()->value_name("N"),
@@ -56,7 +57,7 @@ int html_report(Invocation& in) {
     runs.push_back({std::filesystem::path(in.files[i]).stem().string(), &sims[i],
                     campaigns.empty() ? nullptr : &campaigns[i]});
   report::ReportOptions page;
-  page.shared_axis = in.has("shared-axis");
+  page.own_axis = in.has("own-axis");
   in.outputs.finish_report(in.output, report::html_report(runs, page));
   return 0;
 }

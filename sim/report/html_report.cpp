@@ -250,22 +250,25 @@ std::string breakdown_section(const std::vector<ReportRun>& runs) {
   return o;
 }
 
-// 4. schedule: the diagram per scenario, on its own or one shared axis.
+// 4. schedule: the diagram per scenario, on one shared scale (short steps with a zoomed inset) or
+// each on its own.
 std::string schedule_section(const std::vector<ReportRun>& runs, const ReportOptions& options) {
   double longest = 0.0;
   for (const auto& r : runs) longest = std::max(longest, r.sim->metrics.step_s);
   std::string o =
       "<section id=\"schedule\">\n<h2>4. Schedule</h2>\n<p class=\"note\">Every pipeline "
       "rank's compute stream " +
-      (options.shared_axis
-           ? "on one time axis for all scenarios (" + escape(seconds(longest)) + " across)"
-           : std::string("over its own step (each diagram's axis is its step; "
-                         "stepsim report --shared-axis draws all on one)")) +
+      (options.own_axis
+           ? std::string("over its own step (each diagram's axis is its step)")
+           : "on one time scale for all scenarios (" + escape(seconds(longest)) +
+                 " across; a step under a third of that is drawn again beside itself over its own "
+                 "step, zoomed; stepsim report --own-axis draws each over its own step)") +
       ", and beneath it, red, when any of the rank's communication is in flight. White "
       "above red: waiting on communication; white alone: bubble. Every box has a tooltip.</p>\n";
   ScheduleView view;
   view.width = 1100.0;
-  view.axis_s = options.shared_axis ? longest : 0.0;
+  view.axis_s = options.own_axis ? 0.0 : longest;
+  view.inset = !options.own_axis;
   view.join_subpixel = true;
   view.explain = false;
   for (const auto& r : runs) view.left = std::max(view.left, schedule_label_width(*r.sim));

@@ -6,8 +6,9 @@
 //     and the faults applied;
 //  2. roofline: the roofline chart per scenario with its kernel classes (html_charts.hpp);
 //  3. breakdown: compute, exposed communication, bubble and other idle per pipeline rank and mean;
-//  4. schedule: the schedule diagram per scenario, each over its own step (or, as an option, all
-//     on the longest step's axis);
+//  4. schedule: the schedule diagram per scenario, all on the longest step's time scale, a step
+//     under a third of it with a zoomed inset beside it (schedule_svg.hpp); as an option each
+//     over its own step;
 //  5. links: utilisation per link group over the step and the busiest links;
 //  6. memory: memory per pipeline rank over the step against capacity;
 //  7. collectives: per traffic kind, bytes, time, achieved bus bandwidth and algorithm;
@@ -40,7 +41,7 @@ inline constexpr const char* kReportSections[] = {"headline", "roofline", "break
 constexpr double kReportBytesPerOp = 40.0;
 
 struct ReportOptions {
-  bool shared_axis = false;  // the schedule diagrams on one time axis, the longest step's
+  bool own_axis = false;  // each schedule diagram over its own step, not the longest step's scale
 };
 
 std::string html_report(const std::vector<ReportRun>& runs, const ReportOptions& options = {});

@@ -24,6 +24,7 @@ using exec::StepOp;
 
 constexpr double kLeft = 120, kTop = 56, kRow = 22, kGap = 6;
 constexpr double kBox = 16, kStrip = 4;  // compute boxes, then the communication strip below them
+constexpr double kInsetGap = 48;         // pixels between a step on the shared scale and its zoom
 constexpr double kOwnBox = 3;  // pixels: a narrower box joins its class's path (join_subpixel)
 // Elements a joined diagram may hold (a box is up to three: rectangle, tooltip, label).
 constexpr double kElementBudget = 4500;
@@ -242,6 +243,20 @@ std::string comm_strip(const run::Result& s, int d, double y, const ScheduleView
   return o;
 }
 
+// A time axis at height y: its line to `until` seconds, a labelled tick every `tick` seconds.
+std::string time_axis(const Axis& ax, double y, double tick, double until) {
+  std::string o = "<line x1=\"" + fixed(ax.left, 1) + "\" y1=\"" + fixed(y, 1) + "\" x2=\"" +
+                  fixed(ax.xs(until), 1) + "\" y2=\"" + fixed(y, 1) + "\" stroke=\"#000\"/>\n";
+  for (int i = 0; i * tick <= until * (1 + 1e-9); ++i) {
+    const double tx = ax.xs(i * tick);
+    o += "<line x1=\"" + fixed(tx, 1) + "\" y1=\"" + fixed(y, 1) + "\" x2=\"" + fixed(tx, 1) +
+         "\" y2=\"" + fixed(y + 5, 1) + "\" stroke=\"#000\"/>\n";
+    o += "<text x=\"" + fixed(tx - 10, 1) + "\" y=\"" + fixed(y + 17, 1) + "\">" +
+         seconds(i * tick) + "</text>\n";
+  }
+  return o;
+}
+
 }  // namespace
 
 double schedule_label_width(const run::Result& s) {
@@ -261,6 +276,10 @@ std::string schedule_svg(const run::Result& s, const ScheduleView& view) {
   const double left = std::max(schedule_label_width(s), view.left);
   const double height = kTop + rows * (kRow + kGap) + 70;
   const Axis ax{left, total, width};
+  // The zoomed copy, in the width right of where the step ends on the shared scale.
+  const bool inset = view.inset && view.axis_s > 0.0 && step < kInsetBelow * total;
+  const double shared_w = inset ? step / total * width : width;
+  const Axis zoom{left + shared_w + kInsetGap, step, width - shared_w - kInsetGap};
   std::string o = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
                   fixed(left + width + 20, 0) + "\" height=\"" + fixed(height, 0) +
                   "\" font-family=\"monospace\" font-size=\"11\">\n";
@@ -269,34 +288,37 @@ std::string schedule_svg(const run::Result& s, const ScheduleView& view) {
        "text.in{fill:#fff;font-size:9px}</style>\n";
   o += "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n";
   o += "<text x=\"10\" y=\"18\" font-size=\"13\">" + escape(spec.name) + "</text>\n";
+  const std::string factor = fixed(zoom.width / shared_w, 1);
   o +=
       "<text x=\"10\" y=\"36\">step " + seconds(step) + ", schedule " +
       std::string(workload::to_string(spec.parallel.schedule)) +
+      (inset ? "; left on the shared scale, " + seconds(total) + " across; right the same step ×" +
+                   factor
+             : std::string()) +
       (view.explain ? std::string("; per pipeline rank its compute stream, and below it (red) when "
                                   "communication is in flight;"
                                   " white above red: waiting on communication; white alone: bubble")
                     : std::string()) +
       "</text>\n";
+  if (inset)
+    o += "<text x=\"" + fixed(zoom.left, 1) + "\" y=\"" + fixed(kTop - 6, 1) + "\">×" + factor +
+         ": over its own step</text>\n";
   for (int d = 0; d < rows; ++d) {
     const double y = kTop + d * (kRow + kGap);
     o += "<text x=\"10\" y=\"" + fixed(y + kRow * 0.7, 1) + "\">rank " + s.build.graph.label(d) +
          "</text>\n";
-    o += "<rect x=\"" + fixed(left, 1) + "\" y=\"" + fixed(y, 1) + "\" width=\"" + fixed(width, 1) +
-         "\" height=\"" + fixed(kRow, 1) + "\" fill=\"none\" stroke=\"#ccc\"/>\n";
-    o += compute_boxes(s, d, y, rows, view, ax);
-    o += comm_strip(s, d, y, view, ax);
+    auto draw_row = [&](const Axis& a) {
+      return "<rect x=\"" + fixed(a.left, 1) + "\" y=\"" + fixed(y, 1) + "\" width=\"" +
+             fixed(a.xs(step) - a.left, 1) + "\" height=\"" + fixed(kRow, 1) +
+             "\" fill=\"none\" stroke=\"#ccc\"/>\n" + compute_boxes(s, d, y, rows, view, a) +
+             comm_strip(s, d, y, view, a);
+    };
+    o += draw_row(ax);
+    if (inset) o += "<g class=\"zoom\">\n" + draw_row(zoom) + "</g>\n";
   }
-  // Time axis.
-  const double axis_y = kTop + rows * (kRow + kGap) + 4, tick = nice_step(total);
-  o += "<line x1=\"" + fixed(left, 1) + "\" y1=\"" + fixed(axis_y, 1) + "\" x2=\"" +
-       fixed(left + width, 1) + "\" y2=\"" + fixed(axis_y, 1) + "\" stroke=\"#000\"/>\n";
-  for (int i = 0; i * tick <= total * (1 + 1e-9); ++i) {
-    const double tx = left + i * tick / total * width;
-    o += "<line x1=\"" + fixed(tx, 1) + "\" y1=\"" + fixed(axis_y, 1) + "\" x2=\"" + fixed(tx, 1) +
-         "\" y2=\"" + fixed(axis_y + 5, 1) + "\" stroke=\"#000\"/>\n";
-    o += "<text x=\"" + fixed(tx - 10, 1) + "\" y=\"" + fixed(axis_y + 17, 1) + "\">" +
-         seconds(i * tick) + "</text>\n";
-  }
+  const double axis_y = kTop + rows * (kRow + kGap) + 4;
+  o += time_axis(ax, axis_y, nice_step(total), inset ? step : total);
+  if (inset) o += time_axis(zoom, axis_y, nice_step(step), step);
   // Legend.
   const double ly = axis_y + 38;
   const std::pair<const char*, const char*> legend[] = {

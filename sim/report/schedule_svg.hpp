@@ -29,9 +29,17 @@ constexpr double kSvgBytesPerOp = 160.0;
 // scale), and whether boxes closer than half a pixel join (a long axis makes most boxes tiny) and
 // boxes narrower than 3 pixels are drawn as one path per class and rank, as is the communication
 // strip (each path's tooltip its count and time; the trace has every op).
+//
+// With `inset`, a step shorter than kInsetBelow of the shared axis is drawn twice: on the shared
+// scale, where it ends where the longer steps' axes read its length, and beside it, in the width
+// the shared scale leaves empty, over its own step (a zoom by the ratio of the two widths, said in
+// its header), so a 20 s step next to a 290 s one is both comparable and readable.
+constexpr double kInsetBelow = 1.0 / 3.0;
+
 struct ScheduleView {
   double width = 1400.0;
   double axis_s = 0.0;
+  bool inset = false;
   bool join_subpixel = false;
   bool explain = true;  // the line saying how to read the diagram (a report says it once)
   double left = 0.0;    // where the time axis starts, at least; diagrams sharing an axis align

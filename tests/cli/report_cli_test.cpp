@@ -200,8 +200,8 @@ stepsim::test::Json layout_of(const std::filesystem::path& html) {
 }  // namespace
 
 TEST_CASE(
-    "report: laid out by Chromium, no two texts overlap, each schedule spans its section, "
-    "every mark has a tooltip and no unit wraps from its number") {
+    "report: laid out by Chromium, no two texts overlap, schedules share a scale with short ones "
+    "zoomed, every mark has a tooltip and no unit wraps from its number") {
   REQUIRE_MESSAGE(std::system("command -v chromium >/dev/null 2>&1") == 0,
                   "chromium is not installed (tools/test installs it)");
   const std::string three =
@@ -213,21 +213,30 @@ TEST_CASE(
   for (const auto& pair : layout.at("overlaps"))
     FAIL_CHECK("overlapping texts: '" << pair.at(0).get<std::string>() << "' and '"
                                       << pair.at(1).get<std::string>() << "'");
+  // On one time scale, each step takes what it is of ZeRO-3's 287 s; the two pipeline steps,
+  // under a third of it, are drawn again beside themselves over their own step.
   const auto& spans = layout.at("schedule");
   REQUIRE(spans.size() == 3);
-  for (const auto& span : spans) CHECK(span.get<double>() >= 0.8);
+  CHECK(spans[0].at("shared").get<double>() < 0.1);
+  CHECK(spans[1].at("shared").get<double>() < 0.15);
+  CHECK(spans[2].at("shared").get<double>() >= 0.8);
+  CHECK(spans[0].at("zoom").get<double>() >= 0.6);
+  CHECK(spans[1].at("zoom").get<double>() >= 0.6);
+  CHECK(spans[2].at("zoom").get<double>() == 0.0);
   for (const auto& mark : layout.at("untitled"))
     FAIL_CHECK("a mark without <title>: " << mark.get<std::string>());
   for (const auto& text : layout.at("wrapped"))
     FAIL_CHECK("a unit wrapped: " << text.get<std::string>());
 
-  // On one shared axis the two pipeline schedules take what their step is of ZeRO-3's.
-  REQUIRE(run_stepsim(three + " --shared-axis -o '" + html.string() + "'").status == 0);
-  const auto shared = layout_of(html).at("schedule");
-  REQUIRE(shared.size() == 3);
-  CHECK(shared[0].get<double>() < 0.1);
-  CHECK(shared[1].get<double>() < 0.15);
-  CHECK(shared[2].get<double>() >= 0.8);
+  // --own-axis: each over its own step, all as wide as the section allows, none zoomed.
+  REQUIRE(run_stepsim(three + " --own-axis -o '" + html.string() + "'").status == 0);
+  const auto own = layout_of(html);
+  CHECK(own.at("overlaps").empty());
+  REQUIRE(own.at("schedule").size() == 3);
+  for (const auto& span : own.at("schedule")) {
+    CHECK(span.at("shared").get<double>() >= 0.8);
+    CHECK(span.at("zoom").get<double>() == 0.0);
+  }
   std::filesystem::remove(html);
 }
 #endif

@@ -6,8 +6,8 @@
 //              (its bounding box in its own coordinates, transformed to the page, so rotated
 //              labels are tested as rotated rectangles);
 //   schedule:  per diagram of the schedule section, the width its compute boxes (rectangles, and
-//              the paths of narrow ones) span over the
-//              section's width;
+//              the paths of narrow ones) span over the section's width: {shared, zoom}, the
+//              boxes on the shared scale and those of its zoomed inset (g.zoom; 0 if none);
 //   untitled:  chart marks (rect, circle, path, polyline, polygon in an SVG) with no <title>, not
 //              counting frames and backgrounds (no fill or white), legend keys (class "key") and
 //              gridlines (line elements);
@@ -77,16 +77,23 @@
   const section = document.querySelector('#schedule');
   if (section) {
     const width = section.getBoundingClientRect().width;
-    for (const svg of section.querySelectorAll('svg')) {
+    const span = (marks) => {
       let x0 = Infinity, x1 = -Infinity;
-      for (const r of svg.querySelectorAll(
-          'rect.F, rect.B, rect.W, rect.FB, rect.O, path.F, path.B, path.W, path.FB, path.O')) {
+      for (const r of marks) {
         if (r.classList.contains('key')) continue;
         const b = r.getBoundingClientRect();
         x0 = Math.min(x0, b.left);
         x1 = Math.max(x1, b.right);
       }
-      schedule.push(x1 > x0 ? (x1 - x0) / width : 0);
+      return x1 > x0 ? (x1 - x0) / width : 0;
+    };
+    const boxes = 'rect.F, rect.B, rect.W, rect.FB, rect.O, path.F, path.B, path.W, path.FB, path.O';
+    for (const svg of section.querySelectorAll('svg')) {
+      const all = [...svg.querySelectorAll(boxes)];
+      schedule.push({
+        shared: span(all.filter((m) => !m.closest('g.zoom'))),
+        zoom: span(all.filter((m) => m.closest('g.zoom')))
+      });
     }
   }
   const untitled = [];
