@@ -63,8 +63,17 @@ void OutputSet::add(const std::string& option, const std::string& path) {
   if (path.find('\0') != std::string::npos)
     throw bad_output(option, path, "the path contains a NUL byte");
   std::error_code ec;
-  // Symbolic links are followed to the file they name (a dangling one names a new file).
-  const fs::path target = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  // Symbolic links are followed to the file they name, a dangling one's too (its target is the
+  // new file: the link stays a link); the directories on the way are resolved as well.
+  fs::path named = fs::absolute(path, ec);
+  std::error_code link_ec;  // none where the name does not exist
+  for (int hops = 0; !ec && fs::is_symlink(fs::symlink_status(named, link_ec)); ++hops) {
+    if (hops == 40)
+      throw bad_output(option, path, "its symbolic links form a loop", "name a file, not a loop");
+    const fs::path to = fs::read_symlink(named, ec);
+    named = to.is_absolute() ? to : named.parent_path() / to;
+  }
+  const fs::path target = ec ? named : fs::weakly_canonical(named, ec);
   if (ec) throw bad_output(option, path, ec.message());
   struct stat st {};
   const bool exists = ::stat(target.c_str(), &st) == 0;
@@ -89,6 +98,9 @@ void OutputSet::add(const std::string& option, const std::string& path) {
     throw bad_output(option, path,
                      "it is an input of this command (" + in->path + "); refusing to overwrite it",
                      "write the output to another file");
+  struct stat out {};
+  const bool is_stdout = exists && ::fstat(STDOUT_FILENO, &out) == 0 && S_ISREG(out.st_mode) &&
+                         out.st_dev == st.st_dev && out.st_ino == st.st_ino;
   outputs_.push_back({option,
                       path,
                       target.string(),
@@ -96,7 +108,8 @@ void OutputSet::add(const std::string& option, const std::string& path) {
                       -1,
                       exists,
                       exists ? static_cast<unsigned long long>(st.st_dev) : 0ULL,
-                      exists ? static_cast<unsigned long long>(st.st_ino) : 0ULL});
+                      exists ? static_cast<unsigned long long>(st.st_ino) : 0ULL,
+                      is_stdout});
 }
 
 void OutputSet::check_read() const {
@@ -185,6 +198,13 @@ void OutputSet::finish(const std::string& stdout_text) {
   throw_if_interrupted();
   if (control_) control_->check();
   check_read();
+  // Standard output redirected to a file that is also an output: one would replace the other.
+  for (const Output& o : outputs_)
+    if (o.is_stdout && !stdout_text.empty())
+      throw bad_output(o.option, o.path,
+                       "it is the file standard output goes to, which also carries this "
+                       "command's text",
+                       "give " + o.option + " its own file, or redirect standard output elsewhere");
   write_stdout(stdout_text);
   block_signals_until_exit();
   throw_if_interrupted();

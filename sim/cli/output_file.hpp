@@ -6,11 +6,13 @@
 // one named in `check_inputs`, or any the command has read (engine/input_files.hpp: every file
 // config opened, transitively), checked again in `finish` before anything is written, so that a
 // file read after the outputs were declared (a --vary value, a device's kernel tables) is covered.
-// A symbolic link is written through: its target is replaced, the link kept. Each file's text goes
-// to a temporary file beside its target, written in chunks that check for a signal; `finish` writes
-// standard output, then renames every staged file over its target with the signals blocked. A
-// rename that fails puts back the files already replaced, so a failed or interrupted command leaves
-// no partial file, no partial set and no temporary file.
+// A symbolic link is written through: its target is replaced or, dangling, created, the link kept.
+// An output that is the file standard output is redirected to is refused when the command also
+// prints text there (`--report /dev/stdout > f`: one would replace the other). Each file's text
+// goes to a temporary file beside its target, written in chunks that check for a signal; `finish`
+// writes standard output, then renames every staged file over its target with the signals blocked.
+// A rename that fails puts back the files already replaced, so a failed or interrupted command
+// leaves no partial file, no partial set and no temporary file.
 #pragma once
 
 #include <string>
@@ -58,6 +60,7 @@ class OutputSet {
     int slot = -1;        // in the interrupt handler's table of temporary files
     bool exists = false;  // when declared; then its device and inode
     unsigned long long device = 0, inode = 0;
+    bool is_stdout = false;  // the regular file standard output is redirected to
   };
   Output& find(const std::string& path);
   void discard();

@@ -88,3 +88,52 @@ TEST_CASE("CSV columns carry their units; memory is in GB everywhere") {
   CHECK(text.out.find("links leaf uplinks") != std::string::npos);
   CHECK(text.out.find("ib_core") == std::string::npos);
 }
+
+TEST_CASE(
+    "outputs land where the user pointed: through links, dangling ones too; never on stdout's "
+    "file") {
+  namespace fs = std::filesystem;
+  const auto dir = fs::temp_directory_path() / "stepsim_outputs_links_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "sub");
+  const std::string small = "topo topologies/h800-256x8-mpft.yaml";
+  // A dangling link: its target is created, the link kept.
+  fs::create_symlink("target.txt", dir / "dangling.txt");
+  REQUIRE(run_stepsim(small + " -o '" + (dir / "dangling.txt").string() + "'").status == 0);
+  CHECK(fs::is_symlink(fs::symlink_status(dir / "dangling.txt")));
+  CHECK(fs::file_size(dir / "target.txt") > 0);
+  // A link through a relative path into a directory, and a chain of links.
+  fs::create_symlink("sub/deep.txt", dir / "relative.txt");
+  fs::create_symlink("relative.txt", dir / "chain.txt");
+  REQUIRE(run_stepsim(small + " -o '" + (dir / "chain.txt").string() + "'").status == 0);
+  CHECK(fs::is_symlink(fs::symlink_status(dir / "chain.txt")));
+  CHECK(fs::is_symlink(fs::symlink_status(dir / "relative.txt")));
+  CHECK(fs::file_size(dir / "sub" / "deep.txt") > 0);
+  // A loop of links is named.
+  fs::create_symlink("loop-b", dir / "loop-a");
+  fs::create_symlink("loop-a", dir / "loop-b");
+  const auto loop = run_stepsim(small + " -o '" + (dir / "loop-a").string() + "'");
+  CHECK(loop.status == 2);
+  CHECK(loop.err.find("symbolic links form a loop") != std::string::npos);
+  // Two outputs through two links to one file are one file.
+  fs::create_symlink("one.json", dir / "first.json");
+  fs::create_symlink("one.json", dir / "second.json");
+  const auto both = run_stepsim(
+      "run scenarios/gpt3-175b-a100.yaml --set cluster.nodes=8 --set training.global_batch=32 "
+      "--trace '" +
+      (dir / "first.json").string() + "' --report '" + (dir / "second.json").string() + "'");
+  CHECK(both.status == 2);
+  CHECK(both.err.find("it is also the --report output") != std::string::npos);
+  // --report /dev/stdout while standard output (a file here) carries the text: refused, not lost.
+  const auto onto_stdout = run_stepsim(
+      "run scenarios/gpt3-175b-a100.yaml --set cluster.nodes=8 --set training.global_batch=32 "
+      "--report /dev/stdout");
+  CHECK(onto_stdout.status == 2);
+  CHECK(onto_stdout.err.find("standard output") != std::string::npos);
+  CHECK(onto_stdout.out.empty());
+  // A command whose only output is that file writes it there.
+  const auto page = run_stepsim(small + " -o /dev/stdout");
+  CHECK(page.status == 0);
+  CHECK(page.out == run_stepsim(small).out);
+  fs::remove_all(dir);
+}
