@@ -1,4 +1,5 @@
-// stepsim check FILE...: each file validated as what it is (device, cluster, model, scenario)
+// stepsim check FILE...: each file validated as what it is (device, cluster, model, scenario,
+// software preset)
 // and described.
 #include <fstream>
 #include <iostream>
@@ -28,6 +29,11 @@ std::string describe(const std::string& f, const std::vector<config::Override>& 
       t.seq_len = 4096;
       t.causal = true;
       return report::describe(m, workload::ModelCost(m, t).figures(), t);
+    }
+    case config::FileKind::software: {
+      const spec::ScenarioSpec s = config::load_software(f, overrides);
+      return "software " + spec::software_words(s) + "\n         source: " + s.software.source +
+             "\n";
     }
     case config::FileKind::scenario: {
       run::Limits bound_only;

@@ -27,6 +27,7 @@ std::vector<spec::ScenarioSpec> load_scenarios(const std::vector<std::string>& f
     specs.back().exact = exact;
     for (const std::string& n : specs.back().model.not_modelled)
       spdlog::warn("{}: the model's config.json sets what stepsim does not model: {}", f, n);
+    for (const std::string& w : specs.back().without_effect) spdlog::warn("{}", w);
     // The file's name no longer describes what runs: say what changed.
     if (!overrides.empty()) {
       std::string sets;

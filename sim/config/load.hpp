@@ -12,12 +12,13 @@
 
 namespace stepsim::config {
 
-enum class FileKind { device, cluster, model, scenario };
+enum class FileKind { device, cluster, model, scenario, software };
 // Guesses what a file holds from its keys (scenario: training/parallelism; cluster: nodes;
-// device: compute; otherwise a model).
+// device: compute; software preset: gemm_library/attention_kernel; otherwise a model).
 FileKind detect_kind(const std::string& file);
 // Throws engine::UserError at `node` when it holds another kind's keys (scenario: training or
-// parallelism; cluster: nodes or gpus_per_node; device: compute or sms; model: hidden or layers)
+// parallelism; cluster: nodes or gpus_per_node; device: compute or sms; model: hidden or layers;
+// software preset: gemm_library or attention_kernel)
 // and none of `want`'s: a model file given where a scenario belongs is named as a model file,
 // rather than refused for its first key a scenario does not know. The readers below check it.
 void expect_kind(const Node& node, FileKind want);
@@ -38,6 +39,10 @@ std::string read_precision(const Node& node, spec::PrecisionPolicy& p, bool with
 spec::ModelSpec read_hf_config(const Node& node);
 
 spec::DeviceSpec load_device(const std::string& file, const std::vector<Override>& overrides = {});
+// A software preset alone (`stepsim check`), read into a default scenario: its software and the
+// training fields it sets (attention kernel and dropout).
+spec::ScenarioSpec load_software(const std::string& file,
+                                 const std::vector<Override>& overrides = {});
 spec::ClusterSpec load_cluster(const std::string& file,
                                const std::vector<Override>& overrides = {});
 spec::ModelSpec load_model(const std::string& file, const std::vector<Override>& overrides = {});

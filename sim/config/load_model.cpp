@@ -36,7 +36,11 @@ void read_routing(const Node& node, spec::MoeSpec& moe) {
     if (rt.kind != spec::RoutingKind::zipf) s->fail("only zipf routing has an exponent");
     rt.s = s->number(0.01, 10.0);
   }
-  if (auto seed = r.find("seed")) rt.seed = static_cast<std::uint64_t>(seed->integer(0));
+  if (auto seed = r.find("seed")) {
+    if (rt.kind != spec::RoutingKind::zipf)
+      seed->fail("only zipf routing draws with a seed (it shuffles which experts are popular)");
+    rt.seed = static_cast<std::uint64_t>(seed->integer(0));
+  }
   if (auto red = r.find("redundant"))
     rt.redundant = static_cast<int>(red->integer(0, std::max(0, moe.experts) * 16LL));
   if (auto sh = r.find("shares")) {

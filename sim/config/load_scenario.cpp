@@ -127,6 +127,7 @@ void read_training(const Node& node, spec::TrainingSpec& t, spec::DeviceSpec& de
 
 // A software preset: its name and source, and the training choices it makes.
 void read_software(const Node& node, ScenarioSpec& s) {
+  expect_kind(node, FileKind::software);
   MapReader r(node);
   s.software.name = r.get("name").text();
   s.software.source = r.get("source").text();
@@ -177,7 +178,8 @@ void read_zero3(const Node& node, spec::Zero3Spec& z) {
   r.finish();
 }
 
-void read_parallelism(const Node& node, spec::ParallelSpec& p) {
+void read_parallelism(const Node& node, spec::ParallelSpec& p,
+                      std::vector<std::string>& without_effect) {
   MapReader r(node);
   auto small = [&](const char* key, int def, int lo) {
     auto n = r.find(key);
@@ -187,8 +189,12 @@ void read_parallelism(const Node& node, spec::ParallelSpec& p) {
   p.tp = small("tp", 1, 1);
   p.ep = small("ep", 1, 1);
   p.cp = small("cp", 1, 1);
-  if (auto a = r.find("cp_algorithm"))
+  if (auto a = r.find("cp_algorithm")) {
     p.cp_algorithm = static_cast<spec::CpAlgorithm>(a->choice(spec::kCpAlgorithms.words()));
+    if (p.cp == 1)
+      without_effect.push_back(a->loc().to_string() + ": cp_algorithm " + a->text() +
+                               " does nothing with cp: 1 (no context parallelism to run)");
+  }
   p.dp = small("dp", 0, 1);
   if (auto z = r.find("zero")) p.zero = static_cast<int>(z->integer(0, 3));
   if (auto s = r.find("schedule")) p.schedule = spec::Schedule(s->text());
@@ -278,7 +284,7 @@ ScenarioSpec read_scenario(const std::string& file, const std::vector<Override>&
                                 s.model.training_precision_source + ")";
   }
   read_training(r.get("training"), s.training, s.cluster.device);
-  read_parallelism(r.get("parallelism"), s.parallel);
+  read_parallelism(r.get("parallelism"), s.parallel, s.without_effect);
   r.finish();
   return s;
 }
@@ -287,6 +293,12 @@ ScenarioSpec read_scenario(const std::string& file, const std::vector<Override>&
 
 ScenarioSpec load_scenario(const std::string& file, const std::vector<Override>& overrides) {
   return read_scenario(file, overrides, nullptr);
+}
+
+ScenarioSpec load_software(const std::string& file, const std::vector<Override>& overrides) {
+  ScenarioSpec s;
+  read_software(Document::load(file, overrides, "", nullptr).root(), s);
+  return s;
 }
 
 ScenarioSpec parse_scenario(const std::string& text, const std::string& file,
@@ -311,6 +323,10 @@ constexpr KindMarkers kKinds[] = {
     {FileKind::cluster, {"nodes", "gpus_per_node"}, "a cluster", "topologies/h800-256x8-mpft.yaml"},
     {FileKind::device, {"compute", "sms"}, "a device", "topologies/h800.yaml"},
     {FileKind::model, {"hidden", "layers"}, "a model", "models/deepseek-v3.yaml"},
+    {FileKind::software,
+     {"gemm_library", "attention_kernel"},
+     "a software preset",
+     "scenarios/software/megatron-core-2024.yaml"},
 };
 
 bool marked(const YAML::Node& y, const KindMarkers& k) {

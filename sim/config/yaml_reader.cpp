@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -110,6 +111,17 @@ std::string Node::text() const {
          (node_.IsMap()        ? "mapping"
           : node_.IsSequence() ? "list"
                                : "null"));
+  // A YAML escape ("\0", "\x1b") can put a control character into a value; it would reach the
+  // outputs raw. Line breaks and tabs are text.
+  for (const char ch : node_.Scalar()) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c != 0x7f) continue;
+    if (c == '\n' || c == '\t') continue;
+    char code[8];
+    std::snprintf(code, sizeof code, "%02X", c);
+    fail("'" + path_ + "' holds the control character U+00" + code,
+         "values are printable text: remove the escape");
+  }
   return node_.Scalar();
 }
 

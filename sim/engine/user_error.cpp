@@ -61,6 +61,16 @@ std::string escape_control_bytes(const std::string& text) {
 
 void refuse_control_bytes(const std::string& file, std::string_view text, const std::string& hint,
                           int line) {
+  // UTF-16 (Windows editors' "Unicode"): a byte-order mark, or ASCII text with every other byte
+  // NUL. Named as what it is rather than as its first NUL.
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  const bool mark = text.size() >= 2 &&
+                    ((byte(0) == 0xff && byte(1) == 0xfe) || (byte(0) == 0xfe && byte(1) == 0xff));
+  const bool halves = text.size() >= 4 && (byte(0) == 0) != (byte(1) == 0) &&
+                      (byte(2) == 0) != (byte(3) == 0) && (byte(0) == 0) == (byte(2) == 0);
+  if (mark || halves)
+    throw UserError({file, line, 0}, "the file is UTF-16 text, not UTF-8",
+                    "save it as UTF-8 (e.g. iconv -f UTF-16 -t UTF-8 FILE > NEW)");
   std::size_t line_start = 0;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);

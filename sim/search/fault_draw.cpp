@@ -105,7 +105,8 @@ FaultDraw parse_fault_draw(const std::string& text, const std::string& option) {
     rest = rest.substr(0, at);
   }
   std::string count;
-  if (const auto colon = rest.find(':'); colon != std::string::npos) {
+  const auto colon = rest.find(':');
+  if (colon != std::string::npos) {
     count = rest.substr(colon + 1);
     rest = rest.substr(0, colon);
   }
@@ -117,11 +118,17 @@ FaultDraw parse_fault_draw(const std::string& text, const std::string& option) {
     bad(d, "unknown fault kind '" + rest + "'", "one of " + all);
   }
   d.kind = static_cast<FaultKind>(kind - words.begin());
-  if (!count.empty()) {
-    const double n = parse_number(d, count);
-    if (n != std::floor(n) || n < 1 || n > 1e6)
-      bad(d, "the count '" + count + "' is not a whole number from 1 to 1000000",
-          "e.g. --fault nic_down:2");
+  if (colon != std::string::npos) {
+    // Decimal digits only, as --trials and --seed read them: no sign, exponent or hexadecimal.
+    const bool digits =
+        !count.empty() && count.size() <= 7 &&
+        std::all_of(count.begin(), count.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const long n = digits ? std::stol(count) : 0;
+    if (n < 1 || n > 1000000)
+      bad(d,
+          count.empty() ? std::string("nothing after ':'")
+                        : "the count '" + count + "' is not a whole number from 1 to 1000000",
+          "e.g. " + option + " " + rest + ":2, or drop ':' for one");
     d.count = static_cast<int>(n);
   }
   const bool straggler = spec::effect_of(d.kind) == FaultEffect::slowdown;

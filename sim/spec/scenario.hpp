@@ -113,6 +113,9 @@ struct ScenarioSpec {
   // reference for bundling.
   bool bundle = true;
   Provenance where;
+  // Settings that do nothing in this layout, each "file:line: what and why" (the commands warn;
+  // refusing would break a sweep or a winner file that reaches such a layout by an override).
+  std::vector<std::string> without_effect;
 };
 
 // "deepseek-v3: attention flash, GEMMs from deepgemm": the preset and what it chose.

@@ -53,7 +53,7 @@ std::map<std::string, std::string> snapshot(const fs::path& dir) {
   std::map<std::string, std::string> out;
   for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator();
        ++it) {
-    const auto rel = fs::relative(it->path(), dir).string();
+    const auto rel = it->path().lexically_relative(dir).string();  // a link by its own name
     const auto st = it->symlink_status();
     if (fs::is_symlink(st))
       out[rel] = "link:" + fs::read_symlink(it->path()).string();
@@ -111,13 +111,14 @@ fs::path make_fixture() {
   return dir;
 }
 
-// Files a line asks for with {make:NAME}: too large to keep in the repository or in every
-// scratch directory, so made in that line's directory only, before it runs.
+// Files a line asks for with {make:NAME}: too large (or too binary) to keep in the repository or in
+// every scratch directory, so made in that line's directory only, before it runs.
 const std::map<std::string, std::function<std::string()>>& made_files() {
   static const std::map<std::string, std::function<std::string()>> files = {
       {"rows-9000.csv", [] { return stepsim::test::gemm_measurements(0, 9000); }},
       {"rows-10001.csv", [] { return stepsim::test::gemm_measurements(0, 10001); }},
       {"rows-1e6.csv", [] { return stepsim::test::gemm_measurements(0, 1'000'000); }},
+      {"u16.yaml", [] { return std::string("\xff\xfen\0a\0m\0e\0:\0 \0x\0\n\0", 18); }},
   };
   return files;
 }
