@@ -35,7 +35,9 @@ bool names_file(const std::string& key, const std::string& parent, const YAML::N
   return is_file_reference(key) || (parent == "placement" && key == "file");
 }
 
-// Rewrites the file references in `n` (read from a file in `from`) relative to `to`.
+// Rewrites the file references in `n` (read from a file in `from`) relative to `to`: the values
+// of keys naming a file, and the file names of a device's `kernel_tables` list (its inline
+// tables are kept).
 void rebase_references(YAML::Node n, const fs::path& from, const fs::path& to,
                        const std::string& parent = "") {
   if (!n.IsMap()) return;
@@ -43,10 +45,14 @@ void rebase_references(YAML::Node n, const fs::path& from, const fs::path& to,
   for (const auto& kv : n) keys.push_back(kv.first.as<std::string>());
   for (const std::string& key : keys) {
     YAML::Node v = n[key];
-    if (names_file(key, parent, v) && v.IsScalar())
+    if (names_file(key, parent, v) && v.IsScalar()) {
       n[key] = rebase(v.as<std::string>(), from, to);
-    else
+    } else if (key == "kernel_tables" && v.IsSequence()) {
+      for (std::size_t i = 0; i < v.size(); ++i)
+        if (v[i].IsScalar()) v[i] = rebase(v[i].as<std::string>(), from, to);
+    } else {
       rebase_references(v, from, to, key);
+    }
   }
 }
 
@@ -55,20 +61,30 @@ YAML::Node load_file(const std::string& file) {
   return Document::load(file, {}, "", nullptr).root().yaml();
 }
 
-// Sets o.path to o.value under `root`; a file reference on the way is replaced by its file's YAML.
-void apply(YAML::Node root, const Override& o, const fs::path& out_dir) {
+// Sets o.path to o.value under `root` (read from a file in `from`); a file reference on the way is
+// replaced by its file's YAML. A value that names files is read, as the loader reads it, relative
+// to the file holding its key, and rewritten relative to `out_dir`.
+// `inlined` remembers each file inlined so far and its folder, for the overrides that follow.
+using Inlined = std::vector<std::pair<YAML::Node, fs::path>>;
+
+void apply(YAML::Node root, const Override& o, fs::path from, const fs::path& out_dir,
+           Inlined& inlined_files) {
   YAML::Node n = root;
   std::string parent;
   for (std::size_t i = 0; i + 1 < o.path.size(); ++i) {
     const std::string& key = o.path[i];
     YAML::Node next = n[key];
+    for (const auto& [node, dir] : inlined_files)
+      if (next.is(node)) from = dir;
     if (names_file(key, parent, next) && next.IsScalar()) {
       // The reference was already rewritten relative to the new file's folder.
       const fs::path file = out_dir / next.as<std::string>();
       YAML::Node inlined = load_file(file.string());
       rebase_references(inlined, file.parent_path(), out_dir);
+      from = fs::weakly_canonical(file).parent_path();
       n[key] = inlined;
       next.reset(n[key]);
+      inlined_files.emplace_back(next, from);
     }
     if (next.IsDefined() && !next.IsNull() && !next.IsMap())
       throw UserError({o.option + " " + o.text, 0, 0},
@@ -81,7 +97,17 @@ void apply(YAML::Node root, const Override& o, const fs::path& out_dir) {
     parent = key;
     n.reset(next);  // rebinds (operator= would overwrite what n refers to)
   }
-  n[o.path.back()] = YAML::Clone(o.value);
+  YAML::Node value = YAML::Clone(o.value);
+  const std::string& key = o.path.back();
+  if (names_file(key, parent, value) && value.IsScalar()) {
+    value = rebase(value.as<std::string>(), from, out_dir);
+  } else if (key == "kernel_tables" && value.IsSequence()) {
+    for (std::size_t i = 0; i < value.size(); ++i)
+      if (value[i].IsScalar()) value[i] = rebase(value[i].as<std::string>(), from, out_dir);
+  } else if (value.IsMap()) {
+    rebase_references(value, from, out_dir, key);  // e.g. a whole device, its tables named
+  }
+  n[key] = value;
 }
 
 }  // namespace
@@ -104,7 +130,10 @@ std::string derived_scenario(const ScenarioBase& base, const std::vector<std::st
     root["cluster"] = rebase(base.cluster, fs::current_path(), out_dir);
   }
   root["name"] = name;
-  for (const std::string& s : sets) apply(root, parse_override(s), out_dir);
+  const fs::path from =
+      base.scenario.empty() ? fs::current_path() : fs::absolute(base.scenario).parent_path();
+  Inlined inlined;
+  for (const std::string& s : sets) apply(root, parse_override(s), from, out_dir, inlined);
   YAML::Emitter e;
   e << root;
   std::ostringstream o;

@@ -107,12 +107,24 @@ Layout keys_of(const spec::ScenarioSpec& s) {
   return l;
 }
 
+// The layout's keys, less cp_algorithm where there is no context parallelism for it to choose.
+std::vector<std::string> layout_arguments(const Layout& l,
+                                          const std::vector<RecomputeOption>& recomputes) {
+  const RecomputeOption& r = recomputes[l.recompute];
+  return arguments(l, l.account, l.account, recompute_value(r.spec, r.name));
+}
+
+bool without_effect(const Layout& l, const std::string& argument) {
+  return l.cp == 1 && argument.rfind("parallelism.cp_algorithm=", 0) == 0;
+}
+
 }  // namespace
 
 std::vector<std::string> set_arguments(const Layout& l,
                                        const std::vector<RecomputeOption>& recomputes) {
-  const RecomputeOption& r = recomputes[l.recompute];
-  return arguments(l, l.account, l.account, recompute_value(r.spec, r.name));
+  std::vector<std::string> out = layout_arguments(l, recomputes);
+  std::erase_if(out, [&](const std::string& a) { return without_effect(l, a); });
+  return out;
 }
 
 std::vector<std::string> changed_arguments(const spec::ScenarioSpec& base, const Layout& l,
@@ -122,9 +134,9 @@ std::vector<std::string> changed_arguments(const spec::ScenarioSpec& base, const
       arguments(keys_of(base), base.parallel.account_embedding, base.parallel.account_head,
                 recompute_value(r, std::string(spec::recompute_word(r.mode))));
   std::vector<std::string> out;
-  const std::vector<std::string> to = set_arguments(l, recomputes);
+  const std::vector<std::string> to = layout_arguments(l, recomputes);
   for (std::size_t i = 0; i < to.size(); ++i)
-    if (to[i] != from[i]) out.push_back(to[i]);
+    if (to[i] != from[i] && !without_effect(l, to[i])) out.push_back(to[i]);
   if (!base.parallel.stage_layers.empty()) out.emplace_back("parallelism.stage_layers=[]");
   return out;
 }

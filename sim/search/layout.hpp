@@ -50,7 +50,8 @@ std::string describe(const Layout& l, const std::vector<RecomputeOption>& recomp
 // A scenario's own layout in the same words, with its explicit stage split where it has one.
 std::string describe(const spec::ScenarioSpec& s, const std::vector<RecomputeOption>& recomputes);
 
-// The --set arguments that turn the base scenario into this layout, for `stepsim run`.
+// The --set arguments that turn the base scenario into this layout, for `stepsim run` (no
+// cp_algorithm without context parallelism: it would do nothing).
 std::vector<std::string> set_arguments(const Layout& l,
                                        const std::vector<RecomputeOption>& recomputes);
 // Only those of them whose value differs from `base`'s, and the clearing of an explicit stage split

@@ -253,7 +253,25 @@ TEST_CASE("plan --winner: the winner as a scenario file that runs to the plan's 
       "plan scenarios/gpt3-175b-a100.yaml --set cluster.nodes=8 --global-batch 32 --seq 2048 "
       "--fix parallelism.tp=8 --top 2 --json",
       "plan models/gpt3-175b.yaml topologies/a100-64x8-dgx.yaml --gpus 64 --global-batch 32 "
-      "--seq 2048 --fix parallelism.tp=8 --top 2 --json"};
+      "--seq 2048 --fix parallelism.tp=8 --top 2 --json",
+      // Every kind of override the plan accepts, each file it names read from where the plan
+      // read it: a software preset (relative to the scenario), a device key (the device file
+      // inlined, its kernel tables rebased), another model, another device (relative to the
+      // cluster file) then one of its keys, a fabric key, a device's list of kernel tables.
+      "plan scenarios/gpt3-175b-a100.yaml --set cluster.nodes=8 --set "
+      "software=software/megatron-core-2024.yaml --set cluster.device.memory.capacity=60GB "
+      "--global-batch 32 --seq 2048 --fix parallelism.tp=8 --top 2 --json",
+      "plan scenarios/gpt3-175b-a100.yaml --set cluster.nodes=8 --set "
+      "model=../models/gpt3-175b.yaml "
+      "--set cluster.device=h100.yaml --set cluster.device.memory.capacity=70GB --set "
+      "cluster.fabric.oversubscription=2 --global-batch 32 --seq 2048 --fix parallelism.tp=8 "
+      "--top 2 --json",
+      "plan scenarios/gpt3-175b-a100.yaml --set cluster.nodes=8 --set "
+      "'cluster.device.kernel_tables=[kernels/mamf-a100-bf16.yaml]' --global-batch 32 --seq 2048 "
+      "--fix parallelism.tp=8 --top 2 --json",
+      "plan models/gpt3-175b.yaml topologies/a100-64x8-dgx.yaml --gpus 64 --set "
+      "cluster.device=h100.yaml --set cluster.device.sms=100 --global-batch 32 --seq 2048 --fix "
+      "parallelism.tp=8 --top 2 --json"};
   for (const std::string& plan : plans) {
     CAPTURE(plan);
     const fs::path file = dir / "winner.yaml";
@@ -274,6 +292,7 @@ TEST_CASE("plan --winner: the winner as a scenario file that runs to the plan's 
     CHECK(header[2].rfind("name: ", 0) == 0);  // then the scenario
     const auto r = run_stepsim("run '" + file.string() + "' --json");
     REQUIRE_MESSAGE(r.status == 0, r.err);
+    CHECK(r.err.empty());  // no warning either
     CHECK(parse_json(r.out).at("step_time_s").get<double>() ==
           doctest::Approx(planned).epsilon(1e-9));
   }
