@@ -24,15 +24,16 @@ spec::ClusterSpec shared_fabric(const std::vector<spec::ScenarioSpec>& jobs) {
   for (std::size_t j = 1; j < jobs.size(); ++j) {
     const spec::ClusterSpec& c = jobs[j].cluster;
     const engine::SourceLoc at = jobs[j].where.at("cluster");
-    if (c.name != f.name || c.device.name != f.device.name || c.gpus_per_node != f.gpus_per_node ||
-        c.fabric.kind != f.fabric.kind || c.fabric.planes != f.fabric.planes ||
-        c.fabric.switch_ports != f.fabric.switch_ports)
+    // By content: a cluster of another name but the same fabric shares it; one of the same name
+    // whose --set or file changed a rate does not.
+    if (const std::vector<std::string> differ = spec::fabric_differences(f, c); !differ.empty()) {
+      std::string fields;
+      for (const std::string& d : differ) fields += (fields.empty() ? "" : ", ") + d;
       throw engine::UserError(at,
-                              "job " + str(static_cast<int>(j) + 1) + " runs on cluster '" +
-                                  c.name + "' (" + c.device.name + ", " + str(c.gpus_per_node) +
-                                  " GPUs per node), not on the first job's '" + f.name + "' (" +
-                                  f.device.name + ", " + str(f.gpus_per_node) + ")",
+                              "job " + str(static_cast<int>(j) + 1) + "'s cluster '" + c.name +
+                                  "' is not the first job's: it differs in " + fields,
                               hint);
+    }
     if (!c.faults.empty())
       throw engine::UserError(at,
                               "job " + str(static_cast<int>(j) + 1) +

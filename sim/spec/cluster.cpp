@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "sim/engine/check.hpp"
 
@@ -26,6 +28,57 @@ FabricShape fabric_shape(const ClusterSpec& c) {
   s.leaves_per_plane = multi ? leaves_per_rail : leaves_per_rail * c.gpus_per_node;
   s.spines_per_plane = s.leaves_per_plane > 1 ? (s.leaves_per_plane + 1) / 2 : 0;
   return s;
+}
+
+std::vector<std::string> fabric_differences(const ClusterSpec& a, const ClusterSpec& b) {
+  std::vector<std::string> out;
+  auto number = [](double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", v);
+    return std::string(text);
+  };
+  auto value = [&](const char* key, double x, double y) {
+    if (x != y) out.push_back(std::string(key) + " (" + number(y) + ", not " + number(x) + ")");
+  };
+  auto word = [&](const char* key, const std::string& x, const std::string& y) {
+    if (x != y) out.push_back(std::string(key) + " (" + y + ", not " + x + ")");
+  };
+  auto whole = [&](const char* key, bool same) {
+    if (!same) out.push_back(key);
+  };
+  const DeviceSpec &d = a.device, &e = b.device;
+  word("device.name", d.name, e.name);
+  value("device.sms", d.sms, e.sms);
+  value("device.memory.capacity", d.memory_bytes, e.memory_bytes);
+  value("device.memory.bandwidth", d.hbm_bandwidth, e.hbm_bandwidth);
+  value("device.launch_overhead", d.launch_overhead_s, e.launch_overhead_s);
+  value("device.kernel_gap", d.kernel_gap_s, e.kernel_gap_s);
+  whole("device.comm_beside_compute", d.comm_beside_compute == e.comm_beside_compute);
+  whole("device.compute", d.rates == e.rates);
+  whole("device.kernel_tables", d.tables == e.tables);
+  value("gpus_per_node", a.gpus_per_node, b.gpus_per_node);
+  whole("nvlink", a.nvlink == b.nvlink);
+  value("nvls_bandwidth", a.nvls_bandwidth, b.nvls_bandwidth);
+  value("deepep.nvlink_bandwidth", a.deepep_nvlink_bandwidth, b.deepep_nvlink_bandwidth);
+  value("deepep.sms", a.deepep_sms, b.deepep_sms);
+  const FabricSpec &f = a.fabric, &g = b.fabric;
+  word("fabric.kind", std::string(kFabricKinds.word(f.kind)),
+       std::string(kFabricKinds.word(g.kind)));
+  value("fabric.planes", f.planes, g.planes);
+  value("fabric.switch_ports", f.switch_ports, g.switch_ports);
+  value("fabric.oversubscription", f.oversubscription, g.oversubscription);
+  whole("fabric.nic", f.nic == g.nic);
+  value("fabric.spine_latency", f.spine_latency_s, g.spine_latency_s);
+  value("fabric.sharp", f.sharp, g.sharp);
+  word("fabric.routing", std::string(kRoutings.word(f.routing)),
+       std::string(kRoutings.word(g.routing)));
+  value("fabric.leaves_per_pod", f.leaves_per_pod, g.leaves_per_pod);
+  value("fabric.pod_oversubscription", f.pod_oversubscription, g.pod_oversubscription);
+  value("fabric.agg_latency", f.agg_latency_s, g.agg_latency_s);
+  whole("variability", a.variability == b.variability);
+  word("placement", std::string(kPlacements.word(a.placement)),
+       std::string(kPlacements.word(b.placement)));
+  return out;
 }
 
 int leaf_port(const ClusterSpec& c, int gpu) {

@@ -37,6 +37,8 @@ struct LinkSpec {
   double bandwidth = 0.0;       // bytes/s per direction, achievable
   double peak_bandwidth = 0.0;  // bytes/s per direction, datasheet
   double latency_s = 0.0;
+
+  friend bool operator==(const LinkSpec&, const LinkSpec&) = default;
 };
 
 enum class FabricKind { none, multi_plane_fat_tree, rail_fat_tree, clos3, dual_plane };
@@ -91,6 +93,8 @@ struct FabricSpec {
     const int down = switch_ports > 1 ? switch_ports / 2 : 1;
     return kind == FabricKind::clos3 ? std::max(1, down / gpus_per_node) : down;
   }
+
+  friend bool operator==(const FabricSpec&, const FabricSpec&) = default;
 };
 
 // GPU-to-GPU performance variability (hw/variability.hpp): each GPU computes at a speed drawn
@@ -101,6 +105,8 @@ struct VariabilitySpec {
   double gpu_spread = 0.0;     // relative standard deviation of a GPU's compute time
   double kernel_jitter = 0.0;  // relative standard deviation of one kernel's duration
   std::string source;          // where the spread comes from
+
+  friend bool operator==(const VariabilitySpec&, const VariabilitySpec&) = default;
 };
 
 // Where the nodes sit under the leaves. Node n (GPUs n·gpus_per_node onwards: the numbering the
@@ -142,6 +148,11 @@ struct ClusterSpec {
   int world_size() const { return nodes * gpus_per_node; }
   int slot_of(int node) const { return slots.empty() ? node : slots[node]; }
 };
+
+// What jobs on one fabric must share: the fields in which `b` differs from `a`, each "key (b's
+// value, not a's)" where the field is one number or word, else "key", by content (names, node
+// counts, faults and where the files were read from are not compared).
+std::vector<std::string> fabric_differences(const ClusterSpec& a, const ClusterSpec& b);
 
 // The slots of `placement` for the cluster's nodes (empty for packed).
 std::vector<int> placement_slots(const ClusterSpec& c, Placement placement);

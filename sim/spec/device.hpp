@@ -19,6 +19,8 @@ namespace stepsim::spec {
 struct ComputeRate {
   double peak_flops = 0.0;        // flop/s, datasheet (dense)
   double achievable_flops = 0.0;  // flop/s, measured GEMM
+
+  friend bool operator==(const ComputeRate&, const ComputeRate&) = default;
 };
 
 // A communication kernel's time beside the compute on its GPU, as a factor of its time alone, by
@@ -31,6 +33,8 @@ struct CommBesideCompute {
   double compute_bound = 1.0, memory_bound = 1.0;
   std::string source;
   bool active() const { return compute_bound > 1.0 || memory_bound > 1.0; }
+
+  friend bool operator==(const CommBesideCompute&, const CommBesideCompute&) = default;
 };
 
 struct DeviceSpec {
@@ -50,6 +54,8 @@ struct DeviceSpec {
 
   bool supports(Precision p) const { return rates[static_cast<int>(p)].has_value(); }
   const ComputeRate& rate(Precision p) const;
+
+  friend bool operator==(const DeviceSpec&, const DeviceSpec&) = default;
 };
 
 }  // namespace stepsim::spec

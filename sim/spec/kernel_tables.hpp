@@ -34,6 +34,8 @@ struct TableSource {
   // given, each looping over a fixed share of the output tiles, so that CTAs left waiting for an
   // SM run as a second wave (exec/step_executor.hpp). Else one CTA per tile (`grid: tiles`).
   bool persistent = false;
+
+  friend bool operator==(const TableSource&, const TableSource&) = default;
 };
 
 // The pass a GEMM row's kernel ran: any (the forward GEMM, which times every pass without rows of
@@ -50,6 +52,8 @@ struct GemmRow {
   double rate = 0.0;  // FLOP/s
   int source = 0;     // index into KernelTables::sources
   int line = 0;       // line of the row in its file
+
+  friend bool operator==(const GemmRow&, const GemmRow&) = default;
 };
 
 struct AttentionRow {
@@ -61,6 +65,8 @@ struct AttentionRow {
   double rate = 0.0;  // FLOP/s, FlashAttention's convention
   int source = 0;
   int line = 0;
+
+  friend bool operator==(const AttentionRow&, const AttentionRow&) = default;
 };
 
 // How a memory-bound kernel walks memory, which sets the bandwidth it reaches: copy (streaming
@@ -77,6 +83,8 @@ struct MemoryRow {
   int source = 0;
   int line = 0;
   MemoryPattern pattern = MemoryPattern::copy;
+
+  friend bool operator==(const MemoryRow&, const MemoryRow&) = default;
 };
 
 struct KernelTables {
@@ -94,6 +102,8 @@ struct KernelTables {
   // Sustained over burst clock under the power limit, applied to burst rows' compute rates.
   double sustained_clock = 1.0;
   std::string sustained_clock_source;
+
+  friend bool operator==(const KernelTables&, const KernelTables&) = default;
 };
 
 // The libraries of a device's GEMM or attention tables, in the order their rows come.

@@ -195,7 +195,51 @@ TEST_CASE("run --with: two jobs on one fabric, each beside the other and alone; 
       "run scenarios/gpt3-175b-a100.yaml --with "
       "scenarios/deepseek-v3-dualpipe.yaml");
   CHECK(bad.status == 2);
-  CHECK(bad.err.find("job 2 runs on cluster") != std::string::npos);
+  CHECK(bad.err.find("it differs in device.name (NVIDIA H800") != std::string::npos);
+}
+
+TEST_CASE("run --with: clusters compared by content, the fields that differ named") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "stepsim_with_content";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string src = STEPSIM_SOURCE_DIR;
+  // The same cluster under another name, and the same name with other NICs and oversubscription.
+  auto scenario = [&](const std::string& file, const std::string& cluster) {
+    std::ofstream(dir / file) << "name: " << file << "\nmodel: " << src
+                              << "/models/gpt3-175b.yaml\ncluster: " << cluster
+                              << "\ntraining: {global_batch: 64, seq_len: 2048, micro_batch: 1}\n"
+                                 "parallelism: {tp: 8, pp: 8, zero: 1, schedule: 1f1b}\n";
+  };
+  auto cluster = [&](const std::string& file, const std::string& name, const std::string& extra) {
+    std::ofstream(dir / file) << "name: " << name << "\ndevice: " << src
+                              << "/topologies/a100.yaml\nnodes: 8\ngpus_per_node: 8\n"
+                                 "nvlink: {bandwidth: 230GB/s, latency: 3.3us}\n"
+                                 "fabric: {kind: rail_fat_tree, switch_ports: 40, nic: "
+                                 "{bandwidth: 24GB/s, latency: 2.8us}"
+                              << extra << "}\n";
+  };
+  cluster("a.yaml", "ours", "");
+  cluster("renamed.yaml", "theirs", "");
+  cluster("faster.yaml", "ours", ", oversubscription: 2, spine_latency: 1us");
+  scenario("a-job.yaml", "a.yaml");
+  scenario("renamed-job.yaml", "renamed.yaml");
+  scenario("faster-job.yaml", "faster.yaml");
+  const auto same = run_stepsim("run '" + (dir / "a-job.yaml").string() + "' --with '" +
+                                (dir / "renamed-job.yaml").string() + "'");
+  CHECK_MESSAGE(same.status == 0, same.err);
+  const auto other = run_stepsim("run '" + (dir / "a-job.yaml").string() + "' --with '" +
+                                 (dir / "faster-job.yaml").string() + "'");
+  CHECK(other.status == 2);
+  CHECK(other.err.find("job 2's cluster 'ours' is not the first job's: it differs in "
+                       "fabric.oversubscription (2, not 1), fabric.spine_latency (1e-06, not 0)") !=
+        std::string::npos);
+  // A --set reaches every job: the same change on both keeps them one fabric.
+  const auto both = run_stepsim("run '" + (dir / "a-job.yaml").string() + "' --with '" +
+                                (dir / "renamed-job.yaml").string() +
+                                "' --set cluster.fabric.oversubscription=2");
+  CHECK_MESSAGE(both.status == 0, both.err);
+  fs::remove_all(dir);
 }
 
 TEST_CASE("run --trace-dir: a Kineto trace per GPU shown, named by its rank; mistakes exit 2") {
