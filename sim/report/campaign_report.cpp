@@ -213,7 +213,8 @@ std::string campaign_json(const search::Campaign& c, const search::Summary& s) {
     j.end_array();
     j.field("outcome", outcome_word(o));
     if (o.survived())
-      j.field("step_s", o.step_s).field("change_fraction", o.step_s / c.baseline_s - 1.0);
+      j.field("step_s", o.step_s)
+          .field("change_fraction", run::step_change(o.step_s, c.baseline_s));
     else
       j.field("detail", o.lost.empty() ? o.error : o.lost);
     j.end_object();
@@ -232,7 +233,7 @@ void trial_row(format::CsvTable& t, std::size_t trial, const std::vector<spec::F
                const search::Outcome& o, double baseline_s) {
   t.row().integer(static_cast<long long>(trial)).text(faults_text(faults));
   if (o.survived())
-    t.number(o.step_s).number(o.step_s / baseline_s - 1.0);
+    t.number(o.step_s).number(run::step_change(o.step_s, baseline_s));
   else
     t.empty(2);
   t.text(outcome_word(o)).text(o.lost.empty() ? o.error : o.lost);
@@ -266,7 +267,7 @@ std::string trial_text(const search::TrialRun& t) {
   const search::Outcome& o = t.outcome;
   if (o.survived())
     out += "  step      " + format::fixed(o.step_s, 3) + " s, " +
-           percent(o.step_s / t.baseline_s - 1.0) + "\n";
+           percent(run::step_change(o.step_s, t.baseline_s)) + "\n";
   else
     out += std::string("  ") + (o.lost.empty() ? "error     " : "lost      ") +
            (o.lost.empty() ? o.error : o.lost) + "\n";
@@ -285,7 +286,7 @@ std::string trial_json(const search::TrialRun& t) {
   const search::Outcome& o = t.outcome;
   j.field("outcome", outcome_word(o));
   if (o.survived())
-    j.field("step_s", o.step_s).field("change_fraction", o.step_s / t.baseline_s - 1.0);
+    j.field("step_s", o.step_s).field("change_fraction", run::step_change(o.step_s, t.baseline_s));
   else
     j.field("detail", o.lost.empty() ? o.error : o.lost);
   j.end_object();

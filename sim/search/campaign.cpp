@@ -116,9 +116,9 @@ Summary summarize(const Campaign& c) {
     double change = 0.0;
     if (o.survived()) {
       ++s.survived;
-      change = o.step_s / c.baseline_s - 1.0;
+      change = run::step_change(o.step_s, c.baseline_s);
       changes.push_back(change);
-      if (change < -1e-9) ++s.faster;
+      if (change < 0.0) ++s.faster;
     } else if (!o.lost.empty()) {
       ++s.lost;
     } else {

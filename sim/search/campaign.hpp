@@ -17,8 +17,11 @@
 //    a trial's change is charged to every component it hit;
 //  - per group of positions (GroupCost): the same, with the change's quantiles;
 //  - a histogram of c in 20 equal bins from min to max.
-// A fault can only remove capacity, so a trial faster than the baseline (c < 0 beyond rounding)
-// would be a defect of the model; the summary counts them (`faster`) rather than hide them.
+// A fault only removes capacity, but a step may end a hair sooner under one (run/step_change.hpp):
+// a change within run::kAnomalyTolerance below zero is reported as none; a trial faster beyond it
+// would be a fault model that speeds something up: the summary counts them (`faster`) rather
+// than hide them. Each trial's step time stays as simulated (stepsim run of its faults gives the
+// same).
 #pragma once
 
 #include <cstdint>
@@ -29,6 +32,7 @@
 
 #include "sim/engine/simulator.hpp"
 #include "sim/run/pipeline.hpp"
+#include "sim/run/step_change.hpp"
 #include "sim/run/workers.hpp"
 #include "sim/search/fault_draw.hpp"
 #include "sim/spec/scenario.hpp"
@@ -130,8 +134,8 @@ inline constexpr int kHistogramBins = 20;
 
 struct Summary {
   int trials = 0, survived = 0, lost = 0, failed = 0;
-  int faster = 0;                         // survived with c < -1e-9
-  Quantiles change;                       // of c over the survived trials (zeros when none)
+  int faster = 0;    // survived with c < −kAnomalyTolerance: a defect of a fault model
+  Quantiles change;  // of c over the survived trials (zeros when none)
   std::vector<ComponentCost> components;  // every component hit, costliest first
   std::vector<GroupCost> groups;          // by kGroupDimensions' order, then by position
   std::vector<int> histogram;             // kHistogramBins counts from change.min to change.max
