@@ -42,7 +42,9 @@ void read_routing(const Node& node, spec::MoeSpec& moe) {
     rt.seed = static_cast<std::uint64_t>(seed->integer(0));
   }
   if (auto red = r.find("redundant"))
-    rt.redundant = static_cast<int>(red->integer(0, std::max(0, moe.experts) * 16LL));
+    // At most 16 replicas per expert and 2^20 slots: placing them is O((E + R) log E).
+    rt.redundant =
+        static_cast<int>(red->integer(0, std::min(std::max(0, moe.experts) * 16LL, 1LL << 20)));
   if (auto sh = r.find("shares")) {
     if (rt.kind != spec::RoutingKind::histogram) sh->fail("only histogram routing has shares");
     double total = 0.0;

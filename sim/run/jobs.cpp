@@ -1,5 +1,6 @@
 #include "sim/run/jobs.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "sim/exec/step_jobs.hpp"
@@ -27,8 +28,13 @@ spec::ClusterSpec shared_fabric(const std::vector<spec::ScenarioSpec>& jobs) {
     // By content: a cluster of another name but the same fabric shares it; one of the same name
     // whose --set or file changed a rate does not.
     if (const std::vector<std::string> differ = spec::fabric_differences(f, c); !differ.empty()) {
+      // The first few in full: a cluster of another device differs in most fields.
+      constexpr std::size_t kNamed = 4;
       std::string fields;
-      for (const std::string& d : differ) fields += (fields.empty() ? "" : ", ") + d;
+      for (std::size_t i = 0; i < std::min(differ.size(), kNamed); ++i)
+        fields += (i ? ", " : "") + differ[i];
+      if (differ.size() > kNamed)
+        fields += " and " + str(static_cast<int>(differ.size() - kNamed)) + " more fields";
       throw engine::UserError(at,
                               "job " + str(static_cast<int>(j) + 1) + "'s cluster '" + c.name +
                                   "' is not the first job's: it differs in " + fields,

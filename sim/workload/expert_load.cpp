@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <numeric>
+#include <queue>
 
 #include "sim/engine/splitmix.hpp"
 #include "sim/hw/variability.hpp"
@@ -55,27 +56,39 @@ double expert_load_factor(const spec::MoeSpec& moe, int ep, double tokens_per_gp
     for (int j = 0; j < moe.experts; ++j)
       load[static_cast<std::size_t>(static_cast<long long>(j) * ep / moe.experts)] += p[j];
   } else {
-    // Replicate: each redundant slot to the expert whose replicas carry the most each.
+    // Replicate: each redundant slot to the expert whose replicas carry the most each (the first
+    // such expert on a tie). A heap: O((E + R) log E), not a scan of every expert per replica.
     std::vector<int> copies(p.size(), 1);
+    auto share = [&](std::size_t j) { return p[j] / copies[j]; };
+    auto lighter = [&](std::size_t a, std::size_t b) {
+      return share(a) < share(b) || (share(a) == share(b) && a > b);
+    };
+    std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(lighter)> hottest(lighter);
+    for (std::size_t j = 0; j < p.size(); ++j) hottest.push(j);
     for (int r = 0; r < moe.routing.redundant; ++r) {
-      std::size_t hot = 0;
-      for (std::size_t j = 1; j < p.size(); ++j)
-        if (p[j] / copies[j] > p[hot] / copies[hot]) hot = j;
+      const std::size_t hot = hottest.top();
+      hottest.pop();
       ++copies[hot];
+      hottest.push(hot);
     }
-    // Pack: the replicas, heaviest first, each onto the lightest GPU with a free slot.
+    // Pack: the replicas, heaviest first, each onto the lightest GPU with a free slot (the first
+    // such GPU on a tie), again from a heap.
     std::vector<double> replicas;
     for (std::size_t j = 0; j < p.size(); ++j)
       for (int c = 0; c < copies[j]; ++c) replicas.push_back(p[j] / copies[j]);
     std::stable_sort(replicas.begin(), replicas.end(), std::greater<double>());
     std::vector<int> used(load.size(), 0);
     const int per_gpu = (slots + ep - 1) / ep;  // make_plan requires ep to divide the slots
+    auto heavier = [&](std::size_t a, std::size_t b) {
+      return load[a] > load[b] || (load[a] == load[b] && a > b);
+    };
+    std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(heavier)> lightest(heavier);
+    for (std::size_t g = 0; g < load.size(); ++g) lightest.push(g);
     for (double w : replicas) {
-      std::size_t best = load.size();
-      for (std::size_t g = 0; g < load.size(); ++g)
-        if (used[g] < per_gpu && (best == load.size() || load[g] < load[best])) best = g;
+      const std::size_t best = lightest.top();
+      lightest.pop();
       load[best] += w;
-      ++used[best];
+      if (++used[best] < per_gpu) lightest.push(best);
     }
   }
   return std::max(1.0, ep * *std::max_element(load.begin(), load.end()));

@@ -25,8 +25,11 @@
 // With R redundant slots (EPLB, deepseek-ai/EPLB's README and its greedy policy): each slot goes
 // in turn to the expert whose replicas carry the most each (p_j / c_j), every replica carries
 // p_j / c_j, and the replicas, heaviest first, are packed onto the GPU of least load with a free
-// slot ((n + R) / ep slots each); L_g is then the sum of its replicas. EPLB's hierarchical policy
-// (groups to nodes first) and its redundant experts' weights and memory are not modelled.
+// slot ((n + R) / ep slots each); L_g is then the sum of its replicas. A replica costs what an
+// expert costs: its weights, gradients and optimizer state on its GPU and in the expert
+// gradients' reduction (held_params.hpp: (n + R) / n times the routed parameters). Not modelled:
+// EPLB's hierarchical policy (groups to nodes first) and the exchange that keeps replicas of one
+// expert equal (their gradients summed across the slots).
 //
 // The step is then charged as the busiest GPU runs it: its grouped expert GEMMs and the
 // memory-bound kernels on its token copies take f times the mean rows, and the dispatch and

@@ -24,11 +24,12 @@ std::vector<int> stage_layer_indices(const ParallelPlan& plan, int stage) {
 
 HeldParams layer_params(const ParallelPlan& plan, const ModelCost& cost, int layer) {
   const auto& l = layer_of(cost, layer);
-  return {(l.params() - l.routed_params()) / plan.tp, l.routed_params() / plan.ep};
+  return {(l.params() - l.routed_params()) / plan.tp,
+          l.routed_params() * plan.expert_slots_per_expert / plan.ep};
 }
 
 HeldParams op_params(const ParallelPlan& plan, const OpCost& op) {
-  if (op.routed_expert) return {0.0, op.params / plan.ep};
+  if (op.routed_expert) return {0.0, op.params * plan.expert_slots_per_expert / plan.ep};
   return {op.params / plan.tp, 0.0};
 }
 

@@ -1,6 +1,7 @@
 // What a GPU of a layout holds of the model: the layers of each stage (the embedding on the first,
 // the head, the MTP blocks and their head on the last) and their parameters per GPU, split by kind:
-// non-expert ones over tp, routed experts over ep (experts are not split by tp), before any ZeRO
+// non-expert ones over tp, routed experts over ep (experts are not split by tp; a GPU's redundant
+// expert slots each hold a whole expert, ParallelPlan::expert_slots_per_expert), before any ZeRO
 // sharding.
 #pragma once
 

@@ -234,6 +234,9 @@ void check_experts(const spec::ScenarioSpec& spec, ParallelPlan& plan) {
            "model.moe.routing.redundant to a multiple of ep");
   }
   plan.edp = plan.dp * p.cp * p.tp / p.ep;
+  if (m.moe.enabled && m.moe.experts > 0)
+    plan.expert_slots_per_expert =
+        static_cast<double>(m.moe.experts + m.moe.routing.redundant) / m.moe.experts;
 }
 
 // The ZeRO stage (at most 1 with a pipeline), its ZeRO-3 settings and the communication SMs.

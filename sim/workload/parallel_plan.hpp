@@ -39,6 +39,9 @@ enum class GroupRole : std::uint8_t { tp, ep, dp, edp, cp, cp_a2a, cp_ring };
 struct ParallelPlan {
   int world = 1, dp = 1, pp = 1, tp = 1, ep = 1, cp = 1;
   int edp = 1;  // data-parallel degree of a routed expert: dp·cp·tp/ep
+  // Expert slots per routed expert, (E + R) / E with R redundant slots (expert_load.hpp): each
+  // slot holds a whole expert, so a GPU holds this many times experts / ep experts' parameters.
+  double expert_slots_per_expert = 1.0;
   spec::CpAlgorithm cp_algorithm = spec::CpAlgorithm::p2p;
   int cp_a2a = 1;         // GPUs of context parallelism's head all-to-all (context_parallel.hpp)
   int zero = 0;           // ZeRO stage

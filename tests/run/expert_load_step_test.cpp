@@ -37,7 +37,12 @@ TEST_CASE("Zipf routing: the exchanges carry the busiest GPU's bytes and the ste
   const double g = workload::expert_load_factor(eplb.model.moe, eplb.parallel.ep, 4096.0);
   MESSAGE("with 64 redundant experts: " << g << "x");
   CHECK(g < f);
-  CHECK(run::simulate_step(eplb).metrics.step_s < b.metrics.step_s);
+  const auto replicated = run::simulate_step(eplb);
+  CHECK(replicated.metrics.step_s < b.metrics.step_s);
+  // What it costs: each slot holds a whole expert, (256 + 64) / 256 of the routed parameters per
+  // GPU, with their gradients and optimizer state.
+  CHECK(replicated.memory.peak_bytes > b.memory.peak_bytes);
+  CHECK(replicated.plan().expert_slots_per_expert == doctest::Approx(1.25));
   // Slots the group cannot share evenly are refused.
   const auto odd = config::load_scenario(
       file, {config::parse_override("model.moe.routing={kind: zipf, redundant: 3}")});
