@@ -52,6 +52,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,14 +70,29 @@ inline constexpr Names<Zero3Unit, 2> kZero3Units{{{"layer"}, {"module"}}};
 struct Zero3Spec {
   Zero3Impl impl = Zero3Impl::ideal;
   Zero3Unit unit = Zero3Unit::layer;
+  // What each knob buys and costs (workload/zero3_placement.hpp;
+  // tests/run/zero3_knobs_test.cpp checks each direction):
   // Units gathered ahead of the one computing (0: a unit's gather starts once the previous unit
-  // has computed). Ignored when prefetch_params is set.
+  // has computed). Ignored when prefetch_params is set. Buys overlap; costs a gathered unit's
+  // buffer each, at most every unit there is (a depth beyond the units changes nothing).
   int prefetch = 1;
-  double prefetch_params = 0.0;  // > 0: prefetch by elements in flight (DeepSpeed's bucket)
-  double max_live = 0.0;       // > 0: elements gathered at once beyond which nothing is prefetched
-  double max_reuse = 0.0;      // > 0: keep a unit gathered if fewer elements are used in between
-  double persist_below = 0.0;  // modules with fewer elements are not partitioned
-  double bucket_params = 0.0;  // > 0: gradient reduce buckets of this many elements; 0: per unit
+  // > 0: prefetch by elements in flight (DeepSpeed's bucket) instead; costs that many elements
+  // of buffer, plus the unit it overshoots by.
+  double prefetch_params = 0.0;
+  // Elements gathered at once beyond which nothing is prefetched: 0 prefetches nothing (as
+  // DeepSpeed's stage3_max_live_parameters = 0 does), infinite (the default of the others) no
+  // limit. Lower: less buffer, less overlap.
+  double max_live = std::numeric_limits<double>::infinity();
+  // A unit used again in the chain stays gathered if fewer elements are used in between: 0 never
+  // (every use gathers again, as DeepSpeed's stage3_max_reuse_distance = 0), infinite always (the
+  // others' default). Higher: fewer gathers; its buffer is the unit's, held meanwhile.
+  double max_reuse = std::numeric_limits<double>::infinity();
+  // Modules with fewer elements are never partitioned (unit: module): no gathers for them, their
+  // parameters whole on every GPU (added to the buffers); the largest value keeps the whole model.
+  double persist_below = 0.0;
+  // > 0: gradient reduce buckets of this many elements (fewer, larger reduce-scatters; a bucket's
+  // gradients buffered); 0: one per unit.
+  double bucket_params = 0.0;
   bool reshard_after_forward = true;  // false: gathered once in forward, kept through backward
   bool copies = false;                // copy-out after each gather, copy-in before each reduce
   bool own_stream = false;            // reduce-scatters on a stream of their own

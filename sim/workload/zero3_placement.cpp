@@ -69,17 +69,20 @@ double zero3_buffer_bytes(const spec::ScenarioSpec& s, const ParallelPlan& plan,
                           const ModelCost& cost, const HeldParams& held) {
   const spec::Zero3Spec& z = s.parallel.zero3;
   const auto& pr = s.training.precision;
-  double largest = 0.0;
-  for (const GatherUnit& u : gather_units(z, plan, cost))
+  double largest = 0.0, gathered = 0.0;
+  for (const GatherUnit& u : gather_units(z, plan, cost)) {
     largest = std::max(largest, u.params.total());
+    gathered += u.params.total();
+  }
   double live = largest * (z.prefetch + 1);
-  if (z.prefetch_params > 0.0)
-    live =
-        largest + std::min(z.prefetch_params + largest,
-                           z.max_live > 0.0 ? z.max_live : std::numeric_limits<double>::infinity());
+  if (z.prefetch_params > 0.0) live = largest + std::min(z.prefetch_params + largest, z.max_live);
+  live = std::min(live, gathered);  // no more than every unit there is
   if (!z.reshard_after_forward) live = std::max(live, held.total());
+  // Modules never partitioned: whole on every GPU.
+  const double persisted = std::max(0.0, held.total() - gathered);
   const double bucket = z.bucket_params > 0.0 ? std::max(z.bucket_params, largest) : largest;
-  return live * spec::bytes_per_element(pr.params) + bucket * spec::bytes_per_element(pr.grads);
+  return (live + persisted) * spec::bytes_per_element(pr.params) +
+         bucket * spec::bytes_per_element(pr.grads);
 }
 
 struct Zero3Placement::Use {
@@ -154,7 +157,7 @@ std::vector<Zero3Placement::Issue> Zero3Placement::issue_points(
       }
     return out;
   }
-  const double live_cap = z_.max_live > 0.0 ? z_.max_live : std::numeric_limits<double>::infinity();
+  const double live_cap = z_.max_live;
   std::vector<bool> done(uses.size(), false);  // its gather is issued
   std::vector<std::size_t> in_flight;
   for (std::size_t v = 0; v < uses.size(); ++v) {
@@ -285,7 +288,7 @@ void Zero3Placement::place(Chain& c, bool backward, bool grads) const {
     double between = 0.0;
     for (std::size_t j = k; j-- > 0;) {
       if (uses[j].unit == u.unit) {
-        u.gather = z_.max_reuse > 0.0 && between >= z_.max_reuse;
+        u.gather = between >= z_.max_reuse;
         break;
       }
       between += elements(uses[j]) * uses[j].calls;
@@ -298,8 +301,7 @@ void Zero3Placement::place(Chain& c, bool backward, bool grads) const {
     std::size_t v = k;
     double in_flight = 0.0;
     while (v > 0) {
-      const double live = z_.max_live > 0.0 ? z_.max_live - elements(uses[v - 1])
-                                            : std::numeric_limits<double>::infinity();
+      const double live = z_.max_live - elements(uses[v - 1]);
       if (in_flight >= std::min(z_.prefetch_params, live)) break;
       --v;
       if (uses[v].gather) in_flight += elements(uses[v]);

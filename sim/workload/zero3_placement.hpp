@@ -9,10 +9,10 @@
 //    counts a parameter's numel.
 //  - Uses. A use is a run of the chain's kernels on one unit (kernels of ops without parameters,
 //    and other collectives, stay in the use they follow). A use gathers its unit unless the unit
-//    was used earlier in the chain and is still resident: always with max_reuse = 0, otherwise
-//    when fewer than max_reuse elements were used in between (DeepSpeed's reuse distance, which
-//    keeps a module from its recomputed forward to its backward only if the modules between are
-//    small). Backward chains gather nothing when reshard_after_forward is off.
+//    was used earlier in the chain and is still resident: when fewer than max_reuse elements were
+//    used in between (never with 0, always with the infinite default) (DeepSpeed's reuse distance,
+//    which keeps a module from its recomputed forward to its backward only if the modules between
+//    are small). Backward chains gather nothing when reshard_after_forward is off.
 //  - Prefetch. The gather of use u may start once use v - 1 has computed, where v is the use whose
 //    fetch issues it: v = u - prefetch, or, with prefetch_params, the earliest v such that the
 //    gathered elements of the uses strictly between v and u stay under min(prefetch_params,
@@ -77,9 +77,9 @@ std::vector<GatherUnit> gather_units(const spec::Zero3Spec& z, const ParallelPla
 
 // ZeRO-3's buffers on a GPU: the gathered parameters resident at once (the unit computing and
 // those prefetched: prefetch + 1 of the largest units, or with prefetch_params the largest unit,
-// the bucket and one unit it overshoots by, at most max_live more; with reshard_after_forward
-// off, every unit the GPU holds) and one reduce bucket of gradients (one unit when
-// bucket_params is 0).
+// the bucket and one unit it overshoots by, at most max_live more; never more than all the units;
+// with reshard_after_forward off, every unit the GPU holds), the modules never partitioned
+// (persist_below) whole, and one reduce bucket of gradients (one unit when bucket_params is 0).
 double zero3_buffer_bytes(const spec::ScenarioSpec& s, const ParallelPlan& plan,
                           const ModelCost& cost, const HeldParams& held);
 
