@@ -226,6 +226,23 @@ std::vector<Outcome> run_trials(const std::string& file, const spec::ScenarioSpe
   return out;
 }
 
+// The campaign keeps every trial's faults for its summary (where they hit, what they cost): refused
+// before drawing when that, twice over (the summary's places beside the lists), exceeds
+// --max-memory (2048 stragglers in each of 100,000 trials would be 16 GB).
+void check_draw_memory(const std::string& file, const CampaignRequest& request) {
+  double per_trial = 0.0;
+  for (const FaultDraw& d : request.draws) per_trial += d.count;
+  const double bytes = 2.0 * request.trials *
+                       (sizeof(std::vector<spec::FaultSpec>) + per_trial * sizeof(spec::FaultSpec));
+  if (request.max_memory > 0.0 && bytes > request.max_memory)
+    throw engine::UserError({file, 0, 0},
+                            "the faults of " + std::to_string(request.trials) + " trials of " +
+                                format::fixed(per_trial, 0) + " each need about " +
+                                format::fixed(bytes / 1e9, 1) + " GB, more than --max-memory " +
+                                format::fixed(request.max_memory / 1e9, 1) + " GB",
+                            "draw fewer trials or fewer faults per trial, or raise --max-memory");
+}
+
 // The request's draws, checked against the cluster.
 Drawn drawn(const std::string& file, const spec::ScenarioSpec& scenario,
             const CampaignRequest& request) {
@@ -240,6 +257,7 @@ std::optional<Campaign> run_campaign(const std::string& file, const spec::Scenar
                                      const engine::RunControl* control) {
   Campaign c;
   static_cast<Drawn&>(c) = drawn(file, scenario, request);
+  check_draw_memory(file, request);
   c.faults = draw_trials(request.draws, scenario.cluster, request.trials, request.seed);
   c.gpus_per_node = scenario.cluster.gpus_per_node;
   c.gpus_per_rank = workload::make_plan(scenario).gpus_per_rank();

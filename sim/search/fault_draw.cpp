@@ -5,6 +5,7 @@
 #include <set>
 
 #include "sim/engine/check.hpp"
+#include "sim/engine/simulator.hpp"
 #include "sim/engine/splitmix.hpp"
 #include "sim/engine/user_error.hpp"
 #include "sim/format/text_table.hpp"
@@ -213,7 +214,10 @@ std::vector<std::vector<spec::FaultSpec>> draw_trials(const std::vector<FaultDra
                                                       std::uint64_t seed) {
   TrialDraws next(draws, c, seed);
   std::vector<std::vector<spec::FaultSpec>> out(static_cast<std::size_t>(trials));
-  for (auto& trial : out) trial = next.next();
+  for (std::size_t t = 0; t < out.size(); ++t) {
+    if (t % 256 == 0) engine::check_command();  // a signal or --max-wall, within a second
+    out[t] = next.next();
+  }
   return out;
 }
 

@@ -142,10 +142,16 @@ int command_line(const std::string& text) {
   };
   if (argv.size() > 1) {
     const std::string cmd = argv[1];
+    // Budgets that never race the clock: a deterministic one of simulated operations where the
+    // command has it, and a wall budget generous by two orders of magnitude (a loaded sanitizer
+    // run of two 2048-GPU steps takes seconds) only as a backstop against a hang.
+    if ((cmd == "run" || cmd == "compare" || cmd == "report" || cmd == "whatif") &&
+        !given("--max-ops"))
+      argv.insert(argv.end(), {"--max-ops", "2e6"});
     if ((cmd == "run" || cmd == "compare" || cmd == "plan" || cmd == "sweep" || cmd == "report" ||
          cmd == "whatif") &&
         !given("--max-wall"))
-      argv.insert(argv.end(), {"--max-wall", "5"});
+      argv.insert(argv.end(), {"--max-wall", "600"});
     if (cmd == "run" && given("--trace") && !given("--max-trace-events"))
       argv.insert(argv.end(), {"--max-trace-events", "50000"});
     if ((cmd == "run" || cmd == "compare" || cmd == "topo" || cmd == "collective" ||

@@ -53,10 +53,10 @@ TEST_CASE(
     CAPTURE(p.string());
     const int status = stepsim::fuzz::command_line(s.str());  // aborts on a finding
     CHECK(status != 70);
-    // Seeds named like the command are valid command lines; "bad-" seeds are refused. A valid
-    // one may also stop at the wall-clock budget the fuzz entry gives a simulating command
-    // (exit 3): a busy machine or a sanitizer makes it slower, which is not a finding.
-    CHECK((p.filename().string().rfind("bad-", 0) == 0 ? status == 2 : status == 0 || status == 3));
+    // Seeds named like the command are valid command lines; "bad-" seeds are refused. The fuzz
+    // entry's budgets are of work, not of time (its wall budget is a backstop two orders of
+    // magnitude away), so a busy machine or a sanitizer changes no status.
+    CHECK((p.filename().string().rfind("bad-", 0) == 0 ? status == 2 : status == 0));
     ++replayed;
   }
   CHECK(replayed >= 9);
