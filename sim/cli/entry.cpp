@@ -65,7 +65,10 @@ int run_command_line(const std::vector<std::string>& argv, std::ostream& err) {
   } catch (const engine::Stopped& e) {
     err << "stepsim: " << e.what() << "\n";
     if (e.why() == engine::Stopped::Why::wall_limit) return 3;
-    return 128 + (interrupt_signal() ? interrupt_signal() : 2);
+    const int status = 128 + (interrupt_signal() ? interrupt_signal() : 2);
+    err.flush();
+    run::Workers::end_job_on_signal(status);  // one rank of several: the whole job, now
+    return status;
   } catch (const engine::TimeOverflow& e) {
     err << "stepsim: error: " << e.what()
         << "\n  hint: the inputs need more than 106 days of simulated time: check bandwidths, "

@@ -188,6 +188,22 @@ Workers::Workers(int threads) : threads_(std::max(1, threads)) {
 #endif
 }
 
+void Workers::end_job_on_signal([[maybe_unused]] int status) {
+#ifdef STEPSIM_HAVE_MPI
+  int initialized = 0, finalized = 0, size = 1;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (!initialized || finalized) return;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size < 2) return;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::fprintf(stderr, "stepsim: interrupted on rank %d of %d; ending the job\n", rank, size);
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, status);
+#endif
+}
+
 std::vector<std::string> Workers::map(std::size_t n,
                                       const std::function<std::string(std::size_t, int)>& f,
                                       [[maybe_unused]] bool everywhere, const std::string& what) {
@@ -229,6 +245,16 @@ std::vector<std::string> Workers::map(std::size_t n,
     return local;
   }
 #ifdef STEPSIM_HAVE_MPI
+  // A signal to this rank alone: the others would finish their shares before the exchange below
+  // learns of it. The job ends at once instead (nothing is written before the exchange).
+  if (error) {
+    try {
+      std::rethrow_exception(error);
+    } catch (const engine::Stopped& e) {
+      if (e.why() == engine::Stopped::Why::interrupted) end_job_on_signal(130);
+    } catch (...) {
+    }
+  }
   // The job fails with the failure of the lowest item that failed, on every rank (rank 0 tells
   // the user): the error one thread, taking the items in order, would have stopped at.
   unsigned long long failed = error ? mine[error_at] : n, first = n;

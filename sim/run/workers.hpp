@@ -53,6 +53,10 @@ class Workers {
   // engine::UserError on rank 0 and ends the others (exit 2).
   explicit Workers(int threads);
   static bool built_with_mpi();
+  // A signal stopped this rank: in an MPI job of several ranks, ends them all now (MPI_Abort with
+  // `status`: the launcher stops the others) instead of waiting in a collective or in
+  // MPI_Finalize for ranks that would run on; otherwise does nothing.
+  static void end_job_on_signal(int status);
   int rank() const { return rank_; }
   int ranks() const { return ranks_; }
   int threads() const { return threads_; }
