@@ -75,12 +75,14 @@ TEST_CASE("No fault makes the step faster (beyond scheduling anomalies); --exact
 }
 
 TEST_CASE("More oversubscription never makes the step faster (beyond scheduling anomalies)") {
+  // A property of the model, not of memory safety: the release build checks it (four whole
+  // steps at full size take minutes under the sanitizers).
+  if (test::kSanitized) return;
   for (const char* scenario :
-       {"scenarios/deepseek-v3-dualpipe.yaml", "scenarios/gpt3-175b-a100.yaml"}) {
+       {"scenarios/gpt3-175b-a100.yaml", "scenarios/deepseek-v3-dualpipe.yaml"}) {
     CAPTURE(scenario);
     double before = 0.0;
     for (const int ratio : {1, 2, 4}) {
-      if (test::kSanitized && ratio == 4) break;
       CAPTURE(ratio);
       std::vector<config::Override> o{
           config::parse_override("cluster.fabric.oversubscription=" + std::to_string(ratio))};
