@@ -252,7 +252,8 @@ TEST_CASE(
     } else if (args.rfind("{signal ", 0) == 0) {  // {signal NAME SECONDS}
       const auto end = args.find("} ");
       REQUIRE_MESSAGE(end != std::string::npos, "command-lines.txt:" << n);
-      launch.launcher = "timeout --preserve-status -s " + args.substr(8, end - 8);
+      launch.launcher = std::string("'") + STEPSIM_SOURCE_DIR +
+                        "/tests/cli/hostile/signal-when-ready' " + args.substr(8, end - 8);
       args = args.substr(end + 2);
     }
     ++cases;

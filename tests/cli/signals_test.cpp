@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -64,6 +65,27 @@ bool has_temporary(const fs::path& dir, const std::string& name) {
   return false;
 }
 
+// Waits until stepsim, started as `pid`, has its own handler for `sig` (its SigCgt mask in
+// /proc): a signal sent at a fixed delay from the start alone races the clock, and on a loaded
+// machine it can land first and end the process by the default action, without its cleanup.
+void wait_until_catching(pid_t pid, int sig) {
+  const std::string proc = "/proc/" + std::to_string(pid);
+  const fs::path binary = fs::canonical(STEPSIM_BINARY);
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (std::chrono::steady_clock::now() < give_up) {
+    std::error_code ec;
+    if (fs::read_symlink(proc + "/exe", ec) == binary) {  // past exec: this test's own handlers
+      std::ifstream status(proc + "/status");             // are no longer inherited
+      for (std::string line; std::getline(status, line);)
+        if (line.rfind("SigCgt:", 0) == 0 &&
+            (std::stoull(line.substr(7), nullptr, 16) >> (sig - 1) & 1))
+          return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  FAIL("stepsim never installed its handler for signal " << sig);
+}
+
 // Status of the process, or -1 when it did not end by itself (exit).
 int wait_status(pid_t pid) {
   int raw = 0;
@@ -95,6 +117,7 @@ TEST_CASE("A signal during the simulation: exit 128 + N, no output, no temporary
     args[3] = "training.global_batch=614400";  // longer still: the signal lands in the simulation
     args.insert(args.end(), {"--max-memory", "64GiB", "--max-trace-events", "1e8"});
     const pid_t pid = spawn(args);
+    wait_until_catching(pid, sig);
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     ::kill(pid, sig);
     CHECK(wait_status(pid) == 128 + sig);
@@ -133,6 +156,7 @@ TEST_CASE("A signal while a sweep checks its values: exit 128 + N within a secon
   const fs::path dir = scratch("sweep");
   const pid_t pid = spawn({"sweep", "scenarios/deepseek-v3-dualpipe.yaml", "--vary",
                            "training.global_batch=" + values, "-o", (dir / "s.csv").string()});
+  wait_until_catching(pid, SIGTERM);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   const auto sent = std::chrono::steady_clock::now();
   ::kill(pid, SIGTERM);
@@ -202,6 +226,7 @@ TEST_CASE("A signal reaches stepsim when the process that started it had blocked
   const fs::path dir = scratch("blocked");
   const pid_t pid = spawn(long_run(dir));
   ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  wait_until_catching(pid, SIGTERM);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   ::kill(pid, SIGTERM);
   CHECK(wait_status(pid) == 128 + SIGTERM);
