@@ -46,6 +46,22 @@ inline constexpr int kTrafficKinds = 6;
 std::string_view to_string(TrafficKind k);
 
 // What a scenario fixes of its collectives; "auto" and 0 leave it to the tuner (net/tuner.hpp).
+// What the numbers buy and cost:
+//  - channels (1 to 64; 0: the tuner's 2 per GPU of a node, 16 on 8-GPU nodes): NCCL's channels,
+//    one CTA each on an SM of its own while the collective runs. More channels spread a ring or
+//    tree over up to one NIC (rail) per GPU of the node and cut the data into fewer chunks; the
+//    SMs they hold are taken from the compute kernels beside the collective (workload/
+//    collective_options.hpp, held_sms; the executor shares SMs). 1: one ring through one NIC per
+//    node, the fewest SMs; 64: the most SMs held, no more rails than GPUs per node.
+//  - chunks (1 to 1024; 0: the tuner's, span / (channels x the protocol's step payload)): the
+//    pieces each step's data is cut into, which pipeline through the steps one stage behind each
+//    other (net/transfer_dag.hpp): a phased algorithm's phases overlap (the hierarchical
+//    all-reduce's NVLink and InfiniBand phases); a ring's one phase carries every chunk of every
+//    step over the same links whatever the cut. Each chunk after the first adds its latency
+//    (later_chunk_latency). 1: no overlap, each phase waits for the whole of the one before (for
+//    a large message, pieces larger than NCCL's buffers hold: a what-if); 1024: most overlap,
+//    most latency (a small message pays 1023 chunks' latencies for nothing).
+// Neither moves bytes: an algorithm's bytes per link are its closed form at any setting.
 struct CollectiveChoice {
   std::string algorithm = "auto";
   std::string protocol = "auto";
@@ -88,13 +104,20 @@ struct SoftwareSpec {
   // backward of its layers is done; 0: Megatron-Core's default, max(40e6, 1e6 x dp)
   // (megatron/core/distributed/distributed_data_parallel_config.py, bucket_size). As Megatron-Core
   // does, only pipeline rank 0 buckets: later ranks finish their backward earlier, off the
-  // critical path, and reduce each stage in one bucket.
+  // critical path, and reduce each stage in one bucket. The bytes reduced are the same at every
+  // size (1e3 to 1e12 parameters): a bucket holds whole layers and closes once it reaches the
+  // size, so 1e3 is one bucket per layer, each started as its layer's backward ends and each
+  // paying a collective's latency and sequential steps; a size of at least the stage's parameters
+  // is one reduction after its last backward, nothing overlapped.
   double grad_bucket_params = 0.0;
   GradReduce grad_reduce = GradReduce::buckets;
   PipelineSends pipeline_sends = PipelineSends::async;
   // The framework's host time per op, before the op's kernel is launched (eager PyTorch: Python,
   // argument parsing, the dispatcher); the host issues one kernel per launch_overhead + this.
-  // 0: none beyond the launch (CUDA graphs, or a framework that measures none).
+  // Not given (0): none beyond the launch (CUDA graphs, or a framework that measures none); up
+  // to 1 ms, where
+  // every short kernel waits on the host. It costs time only, never memory or bytes: the step
+  // never gets faster as it grows.
   double host_per_op_s = 0.0;
 };
 
