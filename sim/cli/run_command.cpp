@@ -177,7 +177,7 @@ int run_or_compare(Invocation& in, bool compare) {
   StepLimits limits = step_limits(in, files);
   std::vector<std::string> scenarios = in.files, with = in.texts("with");
   scenarios.insert(scenarios.end(), with.begin(), with.end());
-  auto specs = load_scenarios(scenarios, in.overrides, in.has("exact"), in.outputs);
+  auto specs = load_scenarios(scenarios, in.overrides, in.has("exact"), in.outputs, !with.empty());
   for (spec::ScenarioSpec& s : specs) s.bundle = !in.has("no-bundle");
   if (!with.empty()) run::shared_fabric(specs);
   const workload::ParallelPlan first_plan = workload::make_plan(specs[0]);

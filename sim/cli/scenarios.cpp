@@ -17,24 +17,45 @@ spec::ClusterSpec load_cluster_checked(const std::string& file,
   return c;
 }
 
+namespace {
+
+bool sets_faults(const config::Override& o) {
+  return (!o.path.empty() && o.path[0] == "faults") ||
+         (o.path.size() > 1 && o.path[0] == "cluster" && o.path[1] == "faults");
+}
+
+}  // namespace
+
 std::vector<spec::ScenarioSpec> load_scenarios(const std::vector<std::string>& files,
-                                               const std::vector<config::Override>& overrides,
-                                               bool exact, const OutputSet& outputs) {
-  std::vector<spec::ScenarioSpec> specs;
+                                               const std::vector<config::Override>& all, bool exact,
+                                               const OutputSet& outputs, bool jobs) {
+  // Jobs: the later ones first, without fault overrides, to number the first job's faults on
+  // every job's nodes.
+  std::vector<config::Override> later;
+  for (const config::Override& o : all)
+    if (!jobs || !sets_faults(o)) later.push_back(o);
+  std::vector<spec::ScenarioSpec> specs(files.size());
+  int later_nodes = 0;
+  for (std::size_t i = jobs ? 1 : 0; i < files.size(); ++i) {
+    specs[i] = config::load_scenario(files[i], later);
+    later_nodes += specs[i].cluster.nodes;
+  }
+  if (jobs && !files.empty()) specs[0] = config::load_scenario(files[0], all, later_nodes);
   std::vector<std::string> inputs;
-  for (const auto& f : files) {
-    specs.push_back(config::load_scenario(f, overrides));
-    specs.back().exact = exact;
-    for (const std::string& n : specs.back().model.not_modelled)
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::string& f = files[i];
+    const std::vector<config::Override>& overrides = i == 0 ? all : later;
+    specs[i].exact = exact;
+    for (const std::string& n : specs[i].model.not_modelled)
       spdlog::warn("{}: the model's config.json sets what stepsim does not model: {}", f, n);
-    for (const std::string& w : specs.back().without_effect) spdlog::warn("{}", w);
+    for (const std::string& w : specs[i].without_effect) spdlog::warn("{}", w);
     // The file's name no longer describes what runs: say what changed.
     if (!overrides.empty()) {
       std::string sets;
       for (const auto& o : overrides) sets += (sets.empty() ? "" : " ") + o.option + " " + o.text;
-      specs.back().name += " (overridden: " + sets + ")";
+      specs[i].name += " (overridden: " + sets + ")";
     }
-    inputs.insert(inputs.end(), specs.back().where.files.begin(), specs.back().where.files.end());
+    inputs.insert(inputs.end(), specs[i].where.files.begin(), specs[i].where.files.end());
   }
   outputs.check_inputs(inputs);
   return specs;

@@ -19,9 +19,13 @@ spec::ClusterSpec load_cluster_checked(const std::string& file,
                                        const std::vector<config::Override>& overrides,
                                        const OutputSet& outputs);
 
+// `jobs`: the files are jobs on one fabric (run A --with B), the first job's cluster the fabric
+// and its faults the fabric's: numbered on every job's nodes, and `--set faults=` or
+// `cluster.faults=` given to it alone.
 std::vector<spec::ScenarioSpec> load_scenarios(const std::vector<std::string>& files,
                                                const std::vector<config::Override>& overrides,
-                                               bool exact, const OutputSet& outputs);
+                                               bool exact, const OutputSet& outputs,
+                                               bool jobs = false);
 
 // An output directory given by `option` (run --trace-dir, export): an existing directory, or a
 // new one in an existing directory, made when `create` (once the scenarios have loaded, so that

@@ -28,10 +28,15 @@ spec::DeviceSpec read_device(const Node& node);
 // d.tables; the device's compute rates must be read first.
 void read_kernel_tables(const Node& list, spec::DeviceSpec& d);
 // `dir` resolves a `device:` file name; overrides under `prefix` + ".device" apply to it.
+// `later_nodes`: see read_faults.
 spec::ClusterSpec read_cluster(const Node& node, const std::string& dir,
-                               const std::vector<Override>& overrides, const std::string& prefix);
-// A `faults:` list, checked against the cluster's nodes, GPUs and switches.
-std::vector<spec::FaultSpec> read_faults(const Node& node, const spec::ClusterSpec& cluster);
+                               const std::vector<Override>& overrides, const std::string& prefix,
+                               int later_nodes = 0);
+// A `faults:` list, checked against the cluster's nodes, GPUs and switches. A cluster that is the
+// fabric of jobs after its own (stepsim run A --with B: the first job's cluster, whose faults are
+// the fabric's) numbers them on the whole fabric: its own nodes, then `later_nodes` more.
+std::vector<spec::FaultSpec> read_faults(const Node& node, const spec::ClusterSpec& cluster,
+                                         int later_nodes = 0);
 spec::ModelSpec read_model(const Node& node);
 // A precision policy (training.precision, a model's training_precision): the keys of
 // spec::PrecisionPolicy; `source` (text) allowed when `with_source`, returned.
@@ -46,8 +51,10 @@ spec::ScenarioSpec load_software(const std::string& file,
 spec::ClusterSpec load_cluster(const std::string& file,
                                const std::vector<Override>& overrides = {});
 spec::ModelSpec load_model(const std::string& file, const std::vector<Override>& overrides = {});
+// `later_nodes`: the scenario's and its cluster's faults are numbered on a fabric of this many
+// nodes beyond the cluster's own (read_faults).
 spec::ScenarioSpec load_scenario(const std::string& file,
-                                 const std::vector<Override>& overrides = {});
+                                 const std::vector<Override>& overrides = {}, int later_nodes = 0);
 // A scenario given as text; `file` names it and anchors the relative paths it contains.
 spec::ScenarioSpec parse_scenario(const std::string& text, const std::string& file,
                                   const std::vector<Override>& overrides = {});

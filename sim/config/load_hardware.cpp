@@ -265,7 +265,8 @@ void read_variability(const Node& node, spec::ClusterSpec& c) {
 }  // namespace
 
 spec::ClusterSpec read_cluster(const Node& node, const std::string& dir,
-                               const std::vector<Override>& overrides, const std::string& prefix) {
+                               const std::vector<Override>& overrides, const std::string& prefix,
+                               int later_nodes) {
   expect_kind(node, FileKind::cluster);
   MapReader r(node);
   spec::ClusterSpec c;
@@ -291,16 +292,19 @@ spec::ClusterSpec read_cluster(const Node& node, const std::string& dir,
     node.fail(std::to_string(c.nodes) + " nodes need a scale-out fabric",
               "add fabric: {kind: multi_plane_fat_tree, ...}");
   if (auto p = r.find("placement")) read_placement(*p, dir, c);
-  if (auto f = r.find("faults")) c.faults = read_faults(*f, c);
+  if (auto f = r.find("faults")) c.faults = read_faults(*f, c, later_nodes);
   if (auto v = r.find("variability")) read_variability(*v, c);
   r.finish();
   return c;
 }
 
-std::vector<spec::FaultSpec> read_faults(const Node& node, const spec::ClusterSpec& c) {
+std::vector<spec::FaultSpec> read_faults(const Node& node, const spec::ClusterSpec& cluster,
+                                         int later_nodes) {
   using spec::FaultEffect;
   using spec::FaultKind;
   using spec::FaultTarget;
+  spec::ClusterSpec c = cluster;  // the fabric the faults are numbered on
+  c.nodes += later_nodes;
   const spec::FabricShape shape = spec::fabric_shape(c);
   std::vector<spec::FaultSpec> out;
   for (const Node& item : node.items()) {

@@ -217,7 +217,7 @@ void read_parallelism(const Node& node, spec::ParallelSpec& p,
 }
 
 ScenarioSpec read_scenario(const std::string& file, const std::vector<Override>& overrides,
-                           const std::string* text) {
+                           const std::string* text, int later_nodes) {
   ScenarioSpec s;
   s.where.file = {file, 0, 0};
   if (!text) s.where.files.push_back(file);
@@ -241,20 +241,20 @@ ScenarioSpec read_scenario(const std::string& file, const std::vector<Override>&
   const Node cluster = r.get("cluster");
   if (cluster.is_map()) {
     s.cluster = read_cluster(cluster, std::filesystem::path(file).parent_path().string(), overrides,
-                             "cluster");
+                             "cluster", later_nodes);
   } else {
     const std::string cfile = resolve(file, cluster);
     s.where.files.push_back(cfile);
     const Document cdoc = Document::load(cfile, overrides, "cluster", nullptr);
     s.cluster = read_cluster(cdoc.root(), std::filesystem::path(cfile).parent_path().string(),
-                             overrides, "cluster");
+                             overrides, "cluster", later_nodes);
   }
   if (!s.cluster.device_file.empty()) s.where.files.push_back(s.cluster.device_file);
   if (!s.cluster.placement_file.empty()) s.where.files.push_back(s.cluster.placement_file);
   for (const auto& t : s.cluster.device.tables.sources)
     if (!t.file.empty()) s.where.files.push_back(t.file);
   if (auto f = r.find("faults")) {
-    const auto more = read_faults(*f, s.cluster);
+    const auto more = read_faults(*f, s.cluster, later_nodes);
     s.cluster.faults.insert(s.cluster.faults.end(), more.begin(), more.end());
     s.where.scenario_faults = more.size();
   }
@@ -291,8 +291,9 @@ ScenarioSpec read_scenario(const std::string& file, const std::vector<Override>&
 
 }  // namespace
 
-ScenarioSpec load_scenario(const std::string& file, const std::vector<Override>& overrides) {
-  return read_scenario(file, overrides, nullptr);
+ScenarioSpec load_scenario(const std::string& file, const std::vector<Override>& overrides,
+                           int later_nodes) {
+  return read_scenario(file, overrides, nullptr, later_nodes);
 }
 
 ScenarioSpec load_software(const std::string& file, const std::vector<Override>& overrides) {
@@ -303,7 +304,7 @@ ScenarioSpec load_software(const std::string& file, const std::vector<Override>&
 
 ScenarioSpec parse_scenario(const std::string& text, const std::string& file,
                             const std::vector<Override>& overrides) {
-  return read_scenario(file, overrides, &text);
+  return read_scenario(file, overrides, &text, 0);
 }
 
 namespace {

@@ -45,8 +45,9 @@ spec::ClusterSpec shared_fabric(const std::vector<spec::ScenarioSpec>& jobs) {
                               "job " + str(static_cast<int>(j) + 1) +
                                   " has faults of its own; on a shared fabric they are the "
                                   "fabric's",
-                              "put them in the first job's cluster, numbered on the whole fabric "
-                              "(this job's nodes follow the jobs before it)");
+                              "put them in the first job's cluster or scenario, or give them with "
+                              "--set faults=[...], numbered on the whole fabric (this job's nodes "
+                              "follow the jobs before it)");
     if (jobs[j].fidelity != first.fidelity)
       throw engine::UserError(jobs[j].where.at("network"),
                               "jobs on one fabric need one network fidelity",

@@ -4,7 +4,8 @@
 //
 // Placement: nodes numbered in the order given: job 0 on nodes [0, n0), job 1 on [n0, n0 + n1),
 // ..., each job's size its scenario's cluster.nodes; the fabric is the first job's cluster with
-// n0 + n1 + ... nodes (its faults, numbered on the fabric, apply to every job), and its placement
+// n0 + n1 + ... nodes (its faults, numbered on the whole fabric when loaded, config::read_faults,
+// apply to every job), and its placement
 // (spec::Placement: packed, the default, spread over the leaves or zones) puts those nodes under
 // the leaves; a placement listed slot by slot names one job's nodes and is refused. The jobs must
 // name the same cluster (device, GPUs per node, fabric) and network fidelity; a later job may not

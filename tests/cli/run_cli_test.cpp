@@ -198,6 +198,39 @@ TEST_CASE("run --with: two jobs on one fabric, each beside the other and alone; 
   CHECK(bad.err.find("it differs in device.name (NVIDIA H800") != std::string::npos);
 }
 
+TEST_CASE("run --with: the fabric's faults numbered on the whole fabric, on any job's nodes") {
+  // Two GPT-3 jobs of 8 nodes: nodes 0-7 and 8-15, GPUs 0-63 and 64-127.
+  const std::string jobs =
+      "run scenarios/gpt3-175b-a100.yaml --with scenarios/gpt3-175b-a100.yaml --set "
+      "training.global_batch=64 --set cluster.nodes=8 --json";
+  auto steps = [&](const std::string& faults) {
+    const auto r = run_stepsim(jobs + (faults.empty() ? "" : " --set 'faults=[" + faults + "]'"));
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    const auto j = stepsim::test::parse_json(r.out);
+    return std::vector<double>{j.at("jobs")[0].at("step_s").get<double>(),
+                               j.at("jobs")[1].at("step_s").get<double>()};
+  };
+  const auto clean = steps("");
+  // A straggler on the second job's GPU 5 (fabric GPU 69) slows it, not the first.
+  const auto slow = steps("{kind: straggler, gpu: 69, slowdown: 2}");
+  CHECK(slow[0] == clean[0]);
+  CHECK(slow[1] > clean[1] * 1.2);
+  // A NIC down on its node 4 (fabric node 12) too.
+  const auto nic = steps("{kind: nic_down, node: 12, nic: 0}");
+  CHECK(nic[0] == clean[0]);
+  CHECK(nic[1] > clean[1]);
+  // Beyond the fabric: refused with its range, the whole fabric's.
+  const auto beyond = run_stepsim(jobs + " --set 'faults=[{kind: nic_down, node: 16, nic: 0}]'");
+  CHECK(beyond.status == 2);
+  CHECK(beyond.err.find("expected an integer in [0, 15]") != std::string::npos);
+  // A job alone still numbers them on its own nodes.
+  const auto alone = run_stepsim(
+      "run scenarios/gpt3-175b-a100.yaml --set training.global_batch=64 --set cluster.nodes=8 "
+      "--set 'faults=[{kind: nic_down, node: 12, nic: 0}]'");
+  CHECK(alone.status == 2);
+  CHECK(alone.err.find("expected an integer in [0, 7]") != std::string::npos);
+}
+
 TEST_CASE("run --with: clusters compared by content, the fields that differ named") {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / "stepsim_with_content";
