@@ -35,6 +35,24 @@ std::string percent(double change) {
   return (change >= 0.0 ? "+" : "") + format::fixed(100.0 * change, 2) + "%";
 }
 
+std::vector<std::string> histogram_edges(double lo, double hi, int bins) {
+  const double width = (hi - lo) / bins;
+  int digits = 2;
+  while (digits < 9 && std::pow(10.0, -digits) > 100.0 * width) ++digits;
+  std::vector<std::string> out;
+  for (int b = 0; b <= bins; ++b) {
+    const double x = lo + b * width;
+    const std::string v = format::fixed(100.0 * x, digits);
+    if (digits == 2)
+      out.push_back(percent(x));
+    else if (v.find_first_not_of("-0.") == std::string::npos)
+      out.push_back(format::fixed(0.0, digits) + "%");
+    else
+      out.push_back((x >= 0.0 ? "+" : "") + v + "%");
+  }
+  return out;
+}
+
 std::string faults_text(const std::vector<spec::FaultSpec>& faults) {
   std::string out;
   for (const spec::FaultSpec& f : faults) out += (out.empty() ? "" : "; ") + spec::fault_text(f);
@@ -106,11 +124,11 @@ std::string campaign_text(const search::Campaign& c, const search::Summary& s) {
     if (q.max > q.min) {
       out += "\n  histogram of the change (" + std::to_string(search::kHistogramBins) + " bins)\n";
       const int peak = *std::max_element(s.histogram.begin(), s.histogram.end());
-      const double width = (q.max - q.min) / search::kHistogramBins;
+      const std::vector<std::string> edges = histogram_edges(q.min, q.max, search::kHistogramBins);
       for (int b = 0; b < search::kHistogramBins; ++b) {
-        char label[64];
-        std::snprintf(label, sizeof label, "  %9s .. %-9s %5d ", percent(q.min + b * width).c_str(),
-                      percent(q.min + (b + 1) * width).c_str(), s.histogram[b]);
+        char label[96];
+        std::snprintf(label, sizeof label, "  %9s .. %-9s %5d ", edges[b].c_str(),
+                      edges[b + 1].c_str(), s.histogram[b]);
         out += label +
                std::string(static_cast<std::size_t>(40.0 * s.histogram[b] / peak + 0.5), '#') +
                "\n";

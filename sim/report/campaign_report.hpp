@@ -10,6 +10,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "sim/format/json_writer.hpp"
 #include "sim/search/campaign.hpp"
@@ -43,6 +44,9 @@ void fault_json(format::JsonWriter& j, const spec::FaultSpec& f);
 std::string draws_text(const std::vector<search::FaultDraw>& draws);
 // "+12.30%": a relative change as a signed percentage; "0.00%" within the rounding.
 std::string percent(double change);
+// The `bins` + 1 edges of a histogram of changes over [lo, hi], as percent() writes them, or with
+// more decimals where the bins are narrower than 0.01 %: neighbouring edges never read the same.
+std::vector<std::string> histogram_edges(double lo, double hi, int bins);
 // The trial's faults for people: "NIC 3 of node 12 down; GPU 5 computes 1.30x slower".
 std::string faults_text(const std::vector<spec::FaultSpec>& faults);
 

@@ -34,13 +34,14 @@ std::string stress_histogram_svg(const search::Summary& s) {
     o += svg_text(x.at(v), kH - kBottom + 18, format::general(v) + "%", "", "middle");
   }
   const double width = (hi - lo) / search::kHistogramBins;
+  const std::vector<std::string> edges = histogram_edges(lo, hi, search::kHistogramBins);
   for (int b = 0; b < search::kHistogramBins; ++b) {
     if (s.histogram[b] == 0) continue;
     const double x0 = x.at(100.0 * (lo + b * width)), x1 = x.at(100.0 * (lo + (b + 1) * width));
-    o += titled(svg_rect(x0 + 1, y.at(s.histogram[b]), x1 - x0 - 2, y.at(0) - y.at(s.histogram[b]),
-                         kComputeColour),
-                percent(lo + b * width) + " to " + percent(lo + (b + 1) * width) + ": " +
-                    std::to_string(s.histogram[b]) + " trials");
+    o += titled(
+        svg_rect(x0 + 1, y.at(s.histogram[b]), x1 - x0 - 2, y.at(0) - y.at(s.histogram[b]),
+                 kComputeColour),
+        edges[b] + " to " + edges[b + 1] + ": " + std::to_string(s.histogram[b]) + " trials");
   }
   double label_y = kTop + 12;
   for (const auto& [v, name] :

@@ -3,6 +3,11 @@
 
 #include <doctest/doctest.h>
 
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
 using namespace stepsim;
 
 TEST_CASE("Trials the job does not survive are listed with their faults, and marked lost") {
@@ -28,4 +33,42 @@ TEST_CASE("Trials the job does not survive are listed with their faults, and mar
   const std::string csv = report::campaign_csv(c);
   CHECK(csv.find(",lost,") != std::string::npos);
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 6);  // the header and a row per trial
+}
+
+TEST_CASE("The histogram's bin edges are distinct however narrow the spread") {
+  // Five stragglers costing 0.0010 % to 0.0050 %: 20 bins of 0.0002 % each, which two decimals
+  // would print as one edge repeated.
+  search::Campaign c;
+  c.scenario = "s.yaml";
+  c.name = "fixture";
+  c.draws = {search::parse_fault_draw("straggler")};
+  c.baseline_s = 10.0;
+  for (int gpu = 0; gpu < 5; ++gpu) {
+    spec::FaultSpec f;
+    f.kind = spec::FaultKind::straggler;
+    f.gpu = gpu;
+    c.faults.push_back({f});
+    search::Outcome o;
+    o.step_s = 10.0 * (1.0 + 1e-5 * (gpu + 1));
+    c.outcomes.push_back(o);
+  }
+  const std::string text = report::campaign_text(c, search::summarize(c));
+  std::vector<std::string> edges;
+  std::istringstream in(text.substr(text.find("histogram of the change")));
+  std::string line;
+  std::getline(in, line);
+  for (int b = 0; b < search::kHistogramBins && std::getline(in, line); ++b) {
+    std::istringstream fields(line);
+    std::string from, dots, to;
+    fields >> from >> dots >> to;
+    REQUIRE(dots == "..");
+    if (b == 0) edges.push_back(from);
+    CHECK(from == edges.back());  // each bin starts where the one before ends
+    edges.push_back(to);
+  }
+  REQUIRE(edges.size() == search::kHistogramBins + 1);
+  CHECK(edges.front() == "+0.0010%");
+  CHECK(edges.back() == "+0.0050%");
+  std::set<std::string> distinct(edges.begin(), edges.end());
+  CHECK(distinct.size() == edges.size());
 }
