@@ -42,13 +42,13 @@ std::vector<std::string> histogram_edges(double lo, double hi, int bins) {
   std::vector<std::string> out;
   for (int b = 0; b <= bins; ++b) {
     const double x = lo + b * width;
-    const std::string v = format::fixed(100.0 * x, digits);
-    if (digits == 2)
+    if (digits == 2) {
       out.push_back(percent(x));
-    else if (v.find_first_not_of("-0.") == std::string::npos)
-      out.push_back(format::fixed(0.0, digits) + "%");
-    else
-      out.push_back((x >= 0.0 ? "+" : "") + v + "%");
+      continue;
+    }
+    const std::string v = format::fixed(100.0 * x, digits);
+    const bool zero = v.find_first_not_of("-0.") == std::string::npos;
+    out.push_back(zero ? format::fixed(0.0, digits) + "%" : (x >= 0.0 ? "+" : "") + v + "%");
   }
   return out;
 }

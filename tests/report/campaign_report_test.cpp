@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -10,22 +11,36 @@
 
 using namespace stepsim;
 
-TEST_CASE("Trials the job does not survive are listed with their faults, and marked lost") {
+namespace {
+
+// A campaign of `trials` trials with one fault each, of `kind` at index i (a node or a GPU), whose
+// outcome `outcome(i)` gives; the baseline `baseline_s`.
+search::Campaign campaign_of(spec::FaultKind kind, int trials, double baseline_s,
+                             const std::function<search::Outcome(int)>& outcome) {
   search::Campaign c;
   c.scenario = "s.yaml";
   c.name = "fixture";
-  c.draws = {search::parse_fault_draw("node_down")};
+  c.draws = {search::parse_fault_draw(std::string(spec::kFaultKinds.word(kind)))};
   c.seed = 9;
-  c.baseline_s = 2.0;
-  for (int node = 0; node < 5; ++node) {
+  c.baseline_s = baseline_s;
+  for (int i = 0; i < trials; ++i) {
     spec::FaultSpec f;
-    f.kind = spec::FaultKind::node_down;
-    f.node = node;
+    f.kind = kind;
+    (kind == spec::FaultKind::node_down ? f.node : f.gpu) = i;
     c.faults.push_back({f});
+    c.outcomes.push_back(outcome(i));
+  }
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("Trials the job does not survive are listed with their faults, and marked lost") {
+  const search::Campaign c = campaign_of(spec::FaultKind::node_down, 5, 2.0, [](int node) {
     search::Outcome o;
     o.lost = "GPU 0 cannot reach GPU " + std::to_string(8 * node);
-    c.outcomes.push_back(o);
-  }
+    return o;
+  });
   const search::Summary s = search::summarize(c);
   const std::string text = report::campaign_text(c, s);
   CHECK(text.find("the job does not survive 5") != std::string::npos);
@@ -38,20 +53,11 @@ TEST_CASE("Trials the job does not survive are listed with their faults, and mar
 TEST_CASE("The histogram's bin edges are distinct however narrow the spread") {
   // Five stragglers costing 0.0010 % to 0.0050 %: 20 bins of 0.0002 % each, which two decimals
   // would print as one edge repeated.
-  search::Campaign c;
-  c.scenario = "s.yaml";
-  c.name = "fixture";
-  c.draws = {search::parse_fault_draw("straggler")};
-  c.baseline_s = 10.0;
-  for (int gpu = 0; gpu < 5; ++gpu) {
-    spec::FaultSpec f;
-    f.kind = spec::FaultKind::straggler;
-    f.gpu = gpu;
-    c.faults.push_back({f});
+  const search::Campaign c = campaign_of(spec::FaultKind::straggler, 5, 10.0, [](int gpu) {
     search::Outcome o;
     o.step_s = 10.0 * (1.0 + 1e-5 * (gpu + 1));
-    c.outcomes.push_back(o);
-  }
+    return o;
+  });
   const std::string text = report::campaign_text(c, search::summarize(c));
   std::vector<std::string> edges;
   std::istringstream in(text.substr(text.find("histogram of the change")));
