@@ -21,12 +21,14 @@ std::array<std::atomic<bool>, kSlots> g_used{};
 std::array<std::array<char, kPathMax>, kSlots> g_paths{};
 
 extern "C" void on_signal(int sig) {
+  // The number first: whoever sees the flag set reads the signal that set it.
+  int none = 0;
+  g_signal.compare_exchange_strong(none, sig);
   if (g_interrupted.exchange(true)) {
     for (int i = 0; i < kSlots; ++i)
       if (g_used[i].load()) ::unlink(g_paths[i].data());
     ::_exit(128 + sig);
   }
-  g_signal.store(sig);
 }
 
 sigset_t handled_set() {
@@ -44,8 +46,8 @@ const std::atomic<bool>& interrupted() {
   return g_interrupted;
 }
 
-int interrupt_signal() {
-  return g_signal.load();
+const std::atomic<int>& interrupt_signal() {
+  return g_signal;
 }
 
 void install_interrupt_handler() {
@@ -62,6 +64,7 @@ void install_interrupt_handler() {
   // the signals.
   engine::RunControl control;
   control.interrupted = &interrupted();
+  control.signal = &interrupt_signal();
   engine::set_command_control(control);
   // Writing to a closed pipe is reported as a write error, not a silent death that would leave
   // staged temporary files behind.
@@ -72,7 +75,8 @@ void install_interrupt_handler() {
 
 void throw_if_interrupted() {
   if (g_interrupted.load())
-    throw engine::Stopped(engine::Stopped::Why::interrupted, "interrupted; no output written");
+    throw engine::Stopped(engine::Stopped::Why::interrupted, "interrupted; no output written",
+                          g_signal.load());
 }
 
 int register_temporary(const std::string& path) {

@@ -19,7 +19,7 @@ namespace stepsim::cli {
 
 const std::atomic<bool>& interrupted();
 // The signal that set `interrupted()`, 0 when none.
-int interrupt_signal();
+const std::atomic<int>& interrupt_signal();
 void install_interrupt_handler();
 // Throws engine::Stopped when a signal has arrived.
 void throw_if_interrupted();

@@ -130,6 +130,7 @@ void add_max_wall_option(po::options_description& opts) {
 engine::RunControl run_control(const po::variables_map& vm) {
   engine::RunControl control;
   control.interrupted = &interrupted();
+  control.signal = &interrupt_signal();
   if (vm.count("max-wall")) {
     const double seconds = number_option("max-wall", vm["max-wall"].as<std::string>(), 1e-3, 1e6);
     control.budget_s = seconds;

@@ -34,7 +34,8 @@ RunStats Simulator::run(const RunLimits& limits) {
 
 void RunControl::check() const {
   if (interrupted && interrupted->load(std::memory_order_relaxed))
-    throw Stopped(Stopped::Why::interrupted, "interrupted; no output written");
+    throw Stopped(Stopped::Why::interrupted, "interrupted; no output written",
+                  signal ? signal->load() : 0);
   if (std::chrono::steady_clock::now() > deadline)
     throw Stopped(Stopped::Why::wall_limit, "stopped after the --max-wall budget of " +
                                                 std::to_string(budget_s) + " s; no output written");

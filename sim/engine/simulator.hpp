@@ -23,15 +23,22 @@ class SimulationError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The user stopped the run: it exceeded its wall-clock budget or was interrupted (SIGINT).
+// The user stopped the run: it exceeded its wall-clock budget or was interrupted by a signal
+// (SIGINT, SIGTERM, SIGHUP: `signal`, 0 when not known).
 class Stopped : public std::runtime_error {
  public:
   enum class Why { wall_limit, interrupted };
-  Stopped(Why why, const std::string& what) : std::runtime_error(what), why_(why) {}
+  Stopped(Why why, const std::string& what, int signal = 0)
+      : std::runtime_error(what), why_(why), signal_(signal) {}
   Why why() const { return why_; }
+  int signal() const { return signal_; }
+  // The exit status: 3 for the wall-clock budget, 128 + the signal's number (SIGINT's when not
+  // known) for an interruption.
+  int status() const { return why_ == Why::wall_limit ? 3 : 128 + (signal_ ? signal_ : 2); }
 
  private:
   Why why_;
+  int signal_;
 };
 
 // Wall-clock budget and interruption flag of a whole command, passed down to every run loop.
@@ -39,7 +46,8 @@ struct RunControl {
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   double budget_s = 0.0;  // for the message
   const std::atomic<bool>* interrupted = nullptr;
-  void check() const;  // throws Stopped
+  const std::atomic<int>* signal = nullptr;  // which signal set `interrupted`, 0 until one did
+  void check() const;                        // throws Stopped
 };
 
 // The whole command's control, for the long loops of layers that take none as an argument

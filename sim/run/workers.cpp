@@ -84,7 +84,8 @@ std::vector<std::string> describe(const std::exception_ptr& error) {
     return {"user",      e.loc().file, std::to_string(e.loc().line), std::to_string(e.loc().column),
             e.message(), e.hint()};
   } catch (const engine::Stopped& e) {
-    return {e.why() == engine::Stopped::Why::wall_limit ? "wall" : "signal", e.what()};
+    return {e.why() == engine::Stopped::Why::wall_limit ? "wall" : "signal", e.what(),
+            std::to_string(e.signal())};
   } catch (const engine::TimeOverflow& e) {
     return {"overflow", e.what()};
   } catch (const engine::SimulationError& e) {
@@ -103,7 +104,8 @@ std::vector<std::string> describe(const std::exception_ptr& error) {
   if (kind == "user")
     throw engine::UserError({d.at(1), std::stoi(d.at(2)), std::stoi(d.at(3))}, d.at(4), d.at(5));
   if (kind == "wall") throw engine::Stopped(engine::Stopped::Why::wall_limit, d.at(1));
-  if (kind == "signal") throw engine::Stopped(engine::Stopped::Why::interrupted, d.at(1));
+  if (kind == "signal")
+    throw engine::Stopped(engine::Stopped::Why::interrupted, d.at(1), std::stoi(d.at(2)));
   if (kind == "overflow") throw engine::TimeOverflow(d.at(1));
   if (kind == "simulation") throw engine::SimulationError(d.at(1));
   if (kind == "memory") throw std::bad_alloc();
@@ -251,7 +253,7 @@ std::vector<std::string> Workers::map(std::size_t n,
     try {
       std::rethrow_exception(error);
     } catch (const engine::Stopped& e) {
-      if (e.why() == engine::Stopped::Why::interrupted) end_job_on_signal(130);
+      if (e.why() == engine::Stopped::Why::interrupted) end_job_on_signal(e.status());
     } catch (...) {
     }
   }

@@ -267,32 +267,43 @@ TEST_CASE("A closed output pipe ends the command quietly: exit 141, no message, 
 }
 
 #ifdef STEPSIM_TEST_MPI
-TEST_CASE("mpirun: a signal to one rank alone ends the whole job at once, no output") {
+TEST_CASE("mpirun: a signal to one rank alone ends the whole job at once with its status") {
   // A sweep of 400 points, each rank's share minutes of work: the job ends because the signalled
   // rank ends it, not because the others finished theirs. The signal goes to one rank's process
-  // only (not to mpirun, which would forward it to all), once both ranks run; `timeout` bounds
-  // the test should the job not end.
+  // only (not to mpirun, which would forward it to all), once both ranks run and that rank has
+  // installed its handler (its SigCgt mask in /proc); `timeout` bounds the test should the job
+  // not end. The job's status is the signal's, 128 + N, whichever signal it was.
   const fs::path dir = scratch("mpi");
   const std::string out = (dir / "s.csv").string();
   const std::string ranks =
       "pgrep -f -- '^" + std::string(STEPSIM_BINARY) + " sweep.*-o " + out + "$'";
-  const std::string script =
-      "cd '" + std::string(STEPSIM_SOURCE_DIR) + "' && (timeout 300 env " +
-      stepsim::test::kMpirun2 + " '" + STEPSIM_BINARY +
-      "' sweep scenarios/deepseek-v3-dualpipe.yaml --vary training.global_batch=$(seq -s, 4096 "
-      "128 55000) -o '" +
-      out + "' >/dev/null 2>&1 & job=$!; for i in $(seq 300); do [ $(" + ranks +
-      " | wc -l) -ge 2 ] && break; sleep 0.1; done; sleep 1; rank=$(" + ranks +
-      " | tail -1); t0=$(date +%s%N); kill -INT $rank; wait $job; status=$?; "
-      "echo \"$status $(( ($(date +%s%N) - t0) / 1000000 ))\")";
-  const auto r = stepsim::test::run_shell(script);
-  int status = -1;
-  long ms = -1;
-  REQUIRE(std::sscanf(r.out.c_str(), "%d %ld", &status, &ms) == 2);
-  MESSAGE("the job ended " << ms << " ms after one rank's signal");
-  CHECK(status == 128 + SIGINT);
-  CHECK(ms < 30000);  // about 1 s in the release build; the ranks' shares take minutes
-  CHECK_FALSE(fs::exists(out));
+  for (const auto& [name, number] :
+       {std::pair{std::string("INT"), SIGINT}, std::pair{std::string("TERM"), SIGTERM}}) {
+    CAPTURE(name);
+    const std::string script =
+        "cd '" + std::string(STEPSIM_SOURCE_DIR) + "' && (timeout 300 env " +
+        stepsim::test::kMpirun2 + " '" + STEPSIM_BINARY +
+        "' sweep scenarios/deepseek-v3-dualpipe.yaml --vary training.global_batch=$(seq -s, 4096 "
+        "128 55000) -o '" +
+        out + "' >/dev/null 2>&1 & job=$!; for i in $(seq 3000); do [ $(" + ranks +
+        " | wc -l) -ge 2 ] && break; sleep 0.1; done; rank=$(" + ranks +
+        " | tail -1); bit=$((1 << (" + std::to_string(number - 1) +
+        "))); for i in $(seq 3000); do mask=$(awk '/^SigCgt:/ {print $2}' /proc/$rank/status "
+        "2>/dev/null); [ -n \"$mask\" ] && [ $((0x$mask & bit)) -ne 0 ] && break; sleep 0.1; "
+        "done; "
+        "t0=$(date +%s%N); kill -" +
+        name +
+        " $rank; wait $job; status=$?; "
+        "echo \"$status $(( ($(date +%s%N) - t0) / 1000000 ))\")";
+    const auto r = stepsim::test::run_shell(script);
+    int status = -1;
+    long ms = -1;
+    REQUIRE(std::sscanf(r.out.c_str(), "%d %ld", &status, &ms) == 2);
+    MESSAGE("SIG" << name << ": the job ended " << ms << " ms after one rank's signal");
+    CHECK(status == 128 + number);
+    CHECK(ms < 30000);  // about 1 s in the release build; the ranks' shares take minutes
+    CHECK_FALSE(fs::exists(out));
+  }
   fs::remove_all(dir);
 }
 #endif
