@@ -121,6 +121,7 @@ int stress(Invocation& in) {
   const spec::ScenarioSpec scenario = config::load_scenario(in.files[0], in.overrides);
   in.outputs.check_inputs(scenario.where.files);
   request.max_memory = max_memory_bytes(in.text("max-memory"));
+  request.lists_every_trial = in.format != OutputFormat::text;
   if (trial >= 0) {
     const std::optional<search::TrialRun> t =
         search::run_one_trial(in.files[0], scenario, request, trial, *in.workers, &in.control);

@@ -160,7 +160,7 @@ std::string campaign_text(const search::Campaign& c, const search::Summary& s) {
              " more (--json lists all)\n";
       break;
     }
-    out += "    trial " + std::to_string(t) + ": " + faults_text(c.faults[t]) + ": " +
+    out += "    trial " + std::to_string(t) + ": " + faults_text(c.faults(t)) + ": " +
            (o.lost.empty() ? "error: " + o.error : o.lost) + "\n";
   }
   return out;
@@ -223,11 +223,12 @@ std::string campaign_json(const search::Campaign& c, const search::Summary& s) {
   j.end_array();
   j.key("trials_run").begin_array();
   for (std::size_t t = 0; t < c.outcomes.size(); ++t) {
+    if (t % 256 == 0) engine::check_command();  // each trial's faults drawn again
     const search::Outcome& o = c.outcomes[t];
     j.begin_object();
     j.field("trial", static_cast<long long>(t));
     j.key("faults").begin_array();
-    for (const spec::FaultSpec& f : c.faults[t]) fault_json(j, f);
+    for (const spec::FaultSpec& f : c.faults(t)) fault_json(j, f);
     j.end_array();
     j.field("outcome", outcome_word(o));
     if (o.survived())
@@ -261,8 +262,10 @@ void trial_row(format::CsvTable& t, std::size_t trial, const std::vector<spec::F
 
 std::string campaign_csv(const search::Campaign& c) {
   format::CsvTable t(kTrialColumns);
-  for (std::size_t i = 0; i < c.outcomes.size(); ++i)
-    trial_row(t, i, c.faults[i], c.outcomes[i], c.baseline_s);
+  for (std::size_t i = 0; i < c.outcomes.size(); ++i) {
+    if (i % 256 == 0) engine::check_command();  // each trial's faults drawn again
+    trial_row(t, i, c.faults(i), c.outcomes[i], c.baseline_s);
+  }
   return t.str();
 }
 

@@ -166,7 +166,7 @@ std::string stress_page(const search::Campaign& c, const search::Summary& s) {
       const search::Outcome& out = c.outcomes[t];
       if (out.survived()) continue;
       ++shown;
-      o += "<tr>" + td(std::to_string(t)) + td(report::faults_text(c.faults[t]), true) +
+      o += "<tr>" + td(std::to_string(t)) + td(report::faults_text(c.faults(t)), true) +
            td(out.lost.empty() ? "not simulated: " + out.error : out.lost, true) + "</tr>\n";
     }
     o += "</table>\n";

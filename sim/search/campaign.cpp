@@ -125,8 +125,10 @@ Summary summarize(const Campaign& c) {
       ++s.failed;
       continue;
     }
+    if (t % 256 == 0) engine::check_command();  // drawing the faults again: a signal, --max-wall
+    const std::vector<spec::FaultSpec> faults = c.faults(t);
     std::vector<Place> where;
-    for (const spec::FaultSpec& f : c.faults[t]) places(f, c, where);
+    for (const spec::FaultSpec& f : faults) places(f, c, where);
     std::sort(where.begin(), where.end());
     where.erase(std::unique(where.begin(), where.end()), where.end());
     for (const Place& p : where) {
@@ -138,7 +140,7 @@ Summary summarize(const Campaign& c) {
         ++lost;
     }
     std::vector<std::string> hit;
-    for (const spec::FaultSpec& f : c.faults[t]) hit.push_back(spec::fault_place(f));
+    for (const spec::FaultSpec& f : faults) hit.push_back(spec::fault_place(f));
     std::sort(hit.begin(), hit.end());
     hit.erase(std::unique(hit.begin(), hit.end()), hit.end());
     for (const std::string& h : hit) {
@@ -194,12 +196,12 @@ Summary summarize(const Campaign& c) {
 
 namespace {
 
-// Item 0 the baseline, item t + 1 the trial of `faults[t]`, over the workers; on rank 0, the
+// Item 0 the baseline, item t + 1 the trial of `faults(t)`, over the workers; on rank 0, the
 // baseline's step and the trials' outcomes (empty on the others).
-std::vector<Outcome> run_trials(const std::string& file, const spec::ScenarioSpec& scenario,
-                                const CampaignRequest& request,
-                                const std::vector<std::vector<spec::FaultSpec>>& faults,
-                                run::Workers& workers, const engine::RunControl* control) {
+std::vector<Outcome> run_trials(
+    const std::string& file, const spec::ScenarioSpec& scenario, const CampaignRequest& request,
+    std::size_t trials, const std::function<std::vector<spec::FaultSpec>(std::size_t)>& faults,
+    run::Workers& workers, const engine::RunControl* control) {
   // One simulation per thread at a time: the baseline is refused up front when it would not fit;
   // the faults of a trial may split symmetry classes, so each trial is checked on its own.
   run::Limits limits;
@@ -207,12 +209,12 @@ std::vector<Outcome> run_trials(const std::string& file, const spec::ScenarioSpe
   limits.memory_what = file + ": simulating this step";
   const run::Prepared baseline_step = run::prepare(scenario, limits);
   const std::vector<std::string> results = workers.map(
-      faults.size() + 1,
+      trials + 1,
       [&](std::size_t i, int) {
         if (i == 0)
           return serialize(
               outcome([&] { return run::complete(baseline_step, control).metrics.step_s; }));
-        return serialize(run_trial(scenario, faults[i - 1], limits, control));
+        return serialize(run_trial(scenario, faults(i - 1), limits, control));
       },
       false, "stress: simulating trials of " + file);
   if (!workers.root()) return {};
@@ -226,21 +228,31 @@ std::vector<Outcome> run_trials(const std::string& file, const spec::ScenarioSpe
   return out;
 }
 
-// The campaign keeps every trial's faults for its summary (where they hit, what they cost): refused
-// before drawing when that, twice over (the summary's places beside the lists), exceeds
-// --max-memory (2048 stragglers in each of 100,000 trials would be 16 GB).
-void check_draw_memory(const std::string& file, const CampaignRequest& request) {
+// What a campaign holds beyond one step's simulation, refused up front when over --max-memory:
+// per trial its outcome (and its exchange between the workers), its change in the summary of
+// each group its faults hit (at most 7 places a fault, and no more than the groups there are),
+// and, where an output lists every trial's faults, their text (about 100 bytes a fault in JSON).
+// The faults themselves are drawn one trial at a time and not kept.
+void check_campaign_memory(const std::string& file, const spec::ClusterSpec& cluster,
+                           int gpus_per_rank, const CampaignRequest& request) {
   double per_trial = 0.0;
   for (const FaultDraw& d : request.draws) per_trial += d.count;
-  const double bytes = 2.0 * request.trials *
-                       (sizeof(std::vector<spec::FaultSpec>) + per_trial * sizeof(spec::FaultSpec));
+  const spec::FabricShape f = spec::fabric_shape(cluster);
+  const double groups = 7.0 + cluster.gpus_per_node + f.planes + f.leaves_per_plane + f.spines() +
+                        cluster.nodes + static_cast<double>(cluster.world_size()) / gpus_per_rank;
+  const double places = std::min(7.0 * per_trial, groups);
+  const double bytes = request.trials * (2.0 * sizeof(Outcome) + 64.0 + sizeof(double) * places +
+                                         (request.lists_every_trial ? 100.0 * per_trial : 0.0));
   if (request.max_memory > 0.0 && bytes > request.max_memory)
-    throw engine::UserError({file, 0, 0},
-                            "the faults of " + std::to_string(request.trials) + " trials of " +
-                                format::fixed(per_trial, 0) + " each need about " +
-                                format::fixed(bytes / 1e9, 1) + " GB, more than --max-memory " +
-                                format::fixed(request.max_memory / 1e9, 1) + " GB",
-                            "draw fewer trials or fewer faults per trial, or raise --max-memory");
+    throw engine::UserError(
+        {file, 0, 0},
+        std::to_string(request.trials) + " trials of " + format::fixed(per_trial, 0) +
+            " faults each need about " + format::fixed(bytes / 1e9, 1) +
+            " GB for their outcomes, summary" +
+            (request.lists_every_trial ? " and the lists of every trial's faults" : "") +
+            ", more than --max-memory " + format::fixed(request.max_memory / 1e9, 1) + " GB",
+        std::string(request.lists_every_trial ? "drop --json or --csv, or " : "") +
+            "draw fewer trials or fewer faults per trial, or raise --max-memory");
 }
 
 // The request's draws, checked against the cluster.
@@ -257,11 +269,16 @@ std::optional<Campaign> run_campaign(const std::string& file, const spec::Scenar
                                      const engine::RunControl* control) {
   Campaign c;
   static_cast<Drawn&>(c) = drawn(file, scenario, request);
-  check_draw_memory(file, request);
-  c.faults = draw_trials(request.draws, scenario.cluster, request.trials, request.seed);
   c.gpus_per_node = scenario.cluster.gpus_per_node;
   c.gpus_per_rank = workload::make_plan(scenario).gpus_per_rank();
-  std::vector<Outcome> outcomes = run_trials(file, scenario, request, c.faults, workers, control);
+  check_campaign_memory(file, scenario.cluster, c.gpus_per_rank, request);
+  c.faults = [draws = request.draws, cluster = scenario.cluster,
+              seed = request.seed](std::size_t t) {
+    return draw_trial(draws, cluster, static_cast<long long>(t), seed);
+  };
+  std::vector<Outcome> outcomes =
+      run_trials(file, scenario, request, static_cast<std::size_t>(request.trials), c.faults,
+                 workers, control);
   if (!workers.root()) return std::nullopt;
   c.baseline_s = outcomes[0].step_s;
   c.outcomes.assign(outcomes.begin() + 1, outcomes.end());
@@ -275,8 +292,8 @@ std::optional<TrialRun> run_one_trial(const std::string& file, const spec::Scena
   static_cast<Drawn&>(r) = drawn(file, scenario, request);
   r.trial = trial;
   r.faults = draw_trial(request.draws, scenario.cluster, trial, request.seed);
-  const std::vector<Outcome> outcomes =
-      run_trials(file, scenario, request, {r.faults}, workers, control);
+  const std::vector<Outcome> outcomes = run_trials(
+      file, scenario, request, 1, [&](std::size_t) { return r.faults; }, workers, control);
   if (!workers.root()) return std::nullopt;
   r.baseline_s = outcomes[0].step_s;
   r.outcome = outcomes[1];

@@ -65,9 +65,11 @@ struct Drawn {
 };
 
 struct Campaign : Drawn {
-  double baseline_s = 0.0;                           // the step with the scenario's own faults only
-  std::vector<std::vector<spec::FaultSpec>> faults;  // per trial
-  std::vector<Outcome> outcomes;                     // per trial
+  double baseline_s = 0.0;  // the step with the scenario's own faults only
+  // Trial t's faults, drawn when asked (fault_draw.hpp: a trial's draw stands alone, so no
+  // trial's faults are kept); a campaign made by hand gives its own.
+  std::function<std::vector<spec::FaultSpec>(std::size_t)> faults;
+  std::vector<Outcome> outcomes;  // per trial
   // The layout's rank -> GPU map (workload::ParallelPlan), for the pipeline rank a fault hits.
   int gpus_per_node = 1, gpus_per_rank = 1;
 };
@@ -77,7 +79,10 @@ struct CampaignRequest {
   std::vector<FaultDraw> draws;
   int trials = 100;
   std::uint64_t seed = 1;
-  double max_memory = 0.0;  // bytes one step may need (run::Limits)
+  double max_memory = 0.0;  // bytes one step may need (run::Limits), and the campaign's outcomes
+  // The outputs asked for list every trial's faults (--json, --csv), held as text until written:
+  // counted in the campaign's memory estimate.
+  bool lists_every_trial = false;
 };
 
 // The campaign of `scenario` (from `file`), the baseline and every trial simulated over the

@@ -5,7 +5,6 @@
 #include <set>
 
 #include "sim/engine/check.hpp"
-#include "sim/engine/simulator.hpp"
 #include "sim/engine/splitmix.hpp"
 #include "sim/engine/user_error.hpp"
 #include "sim/format/text_table.hpp"
@@ -188,44 +187,25 @@ void check_draw(const FaultDraw& d, const spec::ClusterSpec& c) {
       "ask for at most " + std::to_string(n));
 }
 
-TrialDraws::TrialDraws(const std::vector<FaultDraw>& draws, const spec::ClusterSpec& c,
-                       std::uint64_t seed)
-    : draws_(draws), cluster_(c), state_(seed) {}
-
-std::vector<spec::FaultSpec> TrialDraws::next() {
-  std::vector<spec::FaultSpec> trial;
-  for (const FaultDraw& d : draws_) {
-    const long long n = components(d, cluster_);
+std::vector<spec::FaultSpec> draw_trial(const std::vector<FaultDraw>& draws,
+                                        const spec::ClusterSpec& c, long long trial,
+                                        std::uint64_t seed) {
+  std::uint64_t state =
+      engine::splitmix64(engine::splitmix64(seed) ^ static_cast<std::uint64_t>(trial));
+  std::vector<spec::FaultSpec> out;
+  for (const FaultDraw& d : draws) {
+    const long long n = components(d, c);
     STEPSIM_CHECK(n >= d.count, "a draw of more components than the cluster has");
     std::set<long long> taken;
     while (static_cast<int>(taken.size()) < d.count) {
-      const long long i = below(state_, n);
+      const long long i = below(state, n);
       if (!taken.insert(i).second) continue;
-      spec::FaultSpec f = component(d, cluster_, i);
-      if (has_value(d.kind)) f.factor = uniform(state_, d.low, d.high);
-      trial.push_back(f);
+      spec::FaultSpec f = component(d, c, i);
+      if (has_value(d.kind)) f.factor = uniform(state, d.low, d.high);
+      out.push_back(f);
     }
   }
-  return trial;
-}
-
-std::vector<std::vector<spec::FaultSpec>> draw_trials(const std::vector<FaultDraw>& draws,
-                                                      const spec::ClusterSpec& c, int trials,
-                                                      std::uint64_t seed) {
-  TrialDraws next(draws, c, seed);
-  std::vector<std::vector<spec::FaultSpec>> out(static_cast<std::size_t>(trials));
-  for (std::size_t t = 0; t < out.size(); ++t) {
-    if (t % 256 == 0) engine::check_command();  // a signal or --max-wall, within a second
-    out[t] = next.next();
-  }
   return out;
-}
-
-std::vector<spec::FaultSpec> draw_trial(const std::vector<FaultDraw>& draws,
-                                        const spec::ClusterSpec& c, int trial, std::uint64_t seed) {
-  TrialDraws next(draws, c, seed);
-  for (int t = 0; t < trial; ++t) next.next();
-  return next.next();
 }
 
 std::string value_text(const FaultDraw& d) {

@@ -12,8 +12,11 @@
 // slowdown uniform in [1.1, 2] — stress choices, not measurements; the campaign prints them.
 // Draws of different kinds may hit the same place (a NIC down on a straggler's node).
 //
-// Randomness: splitmix64 from the seed, trial by trial and draw by draw in order, repeats
-// rejected; the same seed gives the same trials on any machine, thread count or MPI layout.
+// Randomness: splitmix64, each trial from its own state splitmix64(splitmix64(seed) xor trial)
+// (distinct for every trial of a seed: splitmix64 is a bijection), draw by draw in order, repeats
+// rejected. A trial is drawn alone, when it is simulated or printed, never all of them up front:
+// a campaign holds one trial's faults per thread, whatever its trials and counts. The same seed
+// gives the same trials on any machine, thread count or MPI layout.
 #pragma once
 
 #include <cstdint>
@@ -43,25 +46,10 @@ long long components(const FaultDraw& d, const spec::ClusterSpec& c);
 // (none at all: a link fault on a single node).
 void check_draw(const FaultDraw& d, const spec::ClusterSpec& c);
 
-// The trials' faults one trial at a time, in order: every draw's components, in draw order.
-class TrialDraws {
- public:
-  TrialDraws(const std::vector<FaultDraw>& draws, const spec::ClusterSpec& c, std::uint64_t seed);
-  std::vector<spec::FaultSpec> next();
-
- private:
-  const std::vector<FaultDraw>& draws_;
-  const spec::ClusterSpec& cluster_;
-  std::uint64_t state_;
-};
-
-// `trials` lists of faults, each one trial's.
-std::vector<std::vector<spec::FaultSpec>> draw_trials(const std::vector<FaultDraw>& draws,
-                                                      const spec::ClusterSpec& c, int trials,
-                                                      std::uint64_t seed);
-// Trial `trial`'s faults alone (0 the first), the same as draw_trials gives it.
+// Trial `trial`'s faults (0 the first): every draw's components, in draw order.
 std::vector<spec::FaultSpec> draw_trial(const std::vector<FaultDraw>& draws,
-                                        const spec::ClusterSpec& c, int trial, std::uint64_t seed);
+                                        const spec::ClusterSpec& c, long long trial,
+                                        std::uint64_t seed);
 
 // The draw's value range for people: "factor 0.5", "slowdown 1.1-2"; "" for down kinds.
 std::string value_text(const FaultDraw& d);

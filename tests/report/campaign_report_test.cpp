@@ -23,13 +23,13 @@ search::Campaign campaign_of(spec::FaultKind kind, int trials, double baseline_s
   c.draws = {search::parse_fault_draw(std::string(spec::kFaultKinds.word(kind)))};
   c.seed = 9;
   c.baseline_s = baseline_s;
-  for (int i = 0; i < trials; ++i) {
+  c.faults = [kind](std::size_t i) {
     spec::FaultSpec f;
     f.kind = kind;
-    (kind == spec::FaultKind::node_down ? f.node : f.gpu) = i;
-    c.faults.push_back({f});
-    c.outcomes.push_back(outcome(i));
-  }
+    (kind == spec::FaultKind::node_down ? f.node : f.gpu) = static_cast<int>(i);
+    return std::vector<spec::FaultSpec>{f};
+  };
+  for (int i = 0; i < trials; ++i) c.outcomes.push_back(outcome(i));
   return c;
 }
 

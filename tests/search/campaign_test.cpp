@@ -26,9 +26,18 @@ search::Campaign campaign(const spec::ScenarioSpec& s, const std::vector<std::st
   for (const std::string& f : faults) c.draws.push_back(search::parse_fault_draw(f));
   c.seed = seed;
   c.baseline_s = search::run_trial(s, {}, {}, nullptr).step_s;
-  c.faults = search::draw_trials(c.draws, s.cluster, trials, seed);
-  for (const auto& f : c.faults) c.outcomes.push_back(search::run_trial(s, f, {}, nullptr));
+  c.faults = [draws = c.draws, cluster = s.cluster, seed](std::size_t t) {
+    return search::draw_trial(draws, cluster, static_cast<long long>(t), seed);
+  };
+  for (int t = 0; t < trials; ++t)
+    c.outcomes.push_back(search::run_trial(s, c.faults(static_cast<std::size_t>(t)), {}, nullptr));
   return c;
+}
+
+// A campaign's faults made by hand, trial by trial.
+std::function<std::vector<spec::FaultSpec>(std::size_t)> listed(
+    const std::vector<std::vector<spec::FaultSpec>>& trials) {
+  return [trials](std::size_t t) { return trials.at(t); };
 }
 
 }  // namespace
@@ -84,7 +93,7 @@ TEST_CASE("A straggler costs more the slower it is, never more than its slowdown
   const search::Campaign harsh = campaign(s, {"straggler@1.8"}, 6, 1);
   for (std::size_t t = 0; t < mild.outcomes.size(); ++t) {
     CAPTURE(t);
-    CHECK(mild.faults[t][0].gpu == harsh.faults[t][0].gpu);
+    CHECK(mild.faults(t)[0].gpu == harsh.faults(t)[0].gpu);
     REQUIRE(mild.outcomes[t].survived());
     REQUIRE(harsh.outcomes[t].survived());
     CHECK(mild.outcomes[t].step_s > mild.baseline_s);
@@ -114,7 +123,7 @@ TEST_CASE("Components are ranked by trials lost, then by mean change") {
     f.nic = 0;
     return f;
   };
-  c.faults = {{nic(0)}, {nic(1)}, {nic(1)}, {nic(2)}};
+  c.faults = listed({{nic(0)}, {nic(1)}, {nic(1)}, {nic(2)}});
   c.outcomes.resize(4);
   c.outcomes[0].step_s = 11.0;
   c.outcomes[1].step_s = 12.0;
@@ -153,7 +162,7 @@ TEST_CASE("Trials are grouped by where their faults hit, one dimension at a time
   link.spine = 0;
   spec::FaultSpec node{spec::FaultKind::node_down};
   node.node = 3;
-  c.faults = {{nic, gpu}, {nic, link}, {node}};
+  c.faults = listed({{nic, gpu}, {nic, link}, {node}});
   c.outcomes.resize(3);
   c.outcomes[0].step_s = 12.0;  // +20 %
   c.outcomes[1].step_s = 11.0;  // +10 %

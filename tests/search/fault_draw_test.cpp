@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <set>
+#include <string>
 
 #include "sim/engine/user_error.hpp"
 #include "tests/workload/spec_fixture.hpp"
@@ -54,8 +55,8 @@ TEST_CASE("Draws pick distinct components of the cluster, the same for the same 
   CHECK(search::components(draws[0], c) == 32);
   CHECK(search::components(draws[1], c) == 8 * 3);
   CHECK(search::components(draws[2], c) == 32);
-  const auto trials = search::draw_trials(draws, c, 50, 7);
-  REQUIRE(trials.size() == 50);
+  std::vector<std::vector<spec::FaultSpec>> trials;
+  for (int t = 0; t < 50; ++t) trials.push_back(search::draw_trial(draws, c, t, 7));
   std::set<std::string> seen;
   for (const auto& t : trials) {
     REQUIRE(t.size() == 6);
@@ -73,12 +74,47 @@ TEST_CASE("Draws pick distinct components of the cluster, the same for the same 
     seen.insert(spec::fault_place(t[0]));
   }
   CHECK(seen.size() > 10);  // the draws move
-  CHECK(search::draw_trials(draws, c, 50, 7)[49][5].factor == trials[49][5].factor);
-  const auto other = search::draw_trials(draws, c, 50, 8);
+  CHECK(search::draw_trial(draws, c, 49, 7)[5].factor == trials[49][5].factor);
   bool differs = false;
-  for (std::size_t t = 0; t < other.size(); ++t)
-    differs = differs || spec::fault_place(other[t][0]) != spec::fault_place(trials[t][0]);
+  for (int t = 0; t < 50; ++t)
+    differs = differs || spec::fault_place(search::draw_trial(draws, c, t, 8)[0]) !=
+                             spec::fault_place(trials[static_cast<std::size_t>(t)][0]);
   CHECK(differs);
+}
+
+namespace {
+
+// The faults as words with their factors: equal lists give equal texts.
+std::string words(const std::vector<spec::FaultSpec>& faults) {
+  std::string out;
+  for (const spec::FaultSpec& f : faults)
+    out += spec::fault_place(f) + " x" + std::to_string(f.factor) + "; ";
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Each trial is drawn alone: its faults do not depend on the trials drawn before it") {
+  // A campaign draws a trial when it simulates or prints it, in whatever order the workers take
+  // them: trial t must not need trials 0..t-1 drawn first, nor keep them.
+  auto s = test::small_scenario(4, 8);
+  const auto& c = s.cluster;
+  const std::vector<search::FaultDraw> draws = {search::parse_fault_draw("straggler:31@1.1-2")};
+  const std::string late = words(search::draw_trial(draws, c, 99'999, 3));
+  for (int t = 0; t < 20; ++t) search::draw_trial(draws, c, t, 3);
+  CHECK(words(search::draw_trial(draws, c, 99'999, 3)) == late);
+  // Neighbouring trials and seeds draw apart (31 of 32 GPUs: only the one spared and the
+  // slowdowns differ).
+  std::set<int> spared;
+  for (int t = 0; t < 64; ++t) {
+    std::set<int> hit;
+    for (const spec::FaultSpec& f : search::draw_trial(draws, c, t, 3)) hit.insert(f.gpu);
+    REQUIRE(hit.size() == 31);
+    for (int g = 0; g < 32; ++g)
+      if (!hit.count(g)) spared.insert(g);
+  }
+  CHECK(spared.size() > 20);  // 64 draws of one GPU in 32 miss a given GPU with probability 13 %
+  CHECK(words(search::draw_trial(draws, c, 5, 3)) != words(search::draw_trial(draws, c, 5, 4)));
 }
 
 TEST_CASE("A draw of more components than the cluster has is refused") {
