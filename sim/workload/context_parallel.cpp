@@ -49,6 +49,7 @@ std::vector<CpExchange> cp_exchanges(const OpCost& attn, double seq, double sequ
                                      const CpLayout& cp, bool backward) {
   std::vector<CpExchange> out;
   if (cp.cp <= 1) return out;
+  out.reserve(4);
   const CpHeads h = cp_heads(attn, tp, cp);
   const double e = attn.act_bytes, dqk = attn.qk_dim, dv = attn.v_dim;
   const double local = seq / cp.cp * sequences;  // tokens a GPU holds before any all-to-all

@@ -34,16 +34,26 @@ double stage_activation_bytes(const spec::ScenarioSpec& spec, const ParallelPlan
 double cp_buffers(const spec::ScenarioSpec& spec, const ParallelPlan& plan, const ModelCost& cost) {
   if (plan.cp <= 1) return 0.0;
   const double seq = spec.training.seq_len, sequences = spec.training.micro_batch;
+  const CpLayout cp = cp_layout(plan);
   double most = 0.0;
+  const OpCost* last = nullptr;  // layers alike repeat their attention: its bytes once
   for (const LayerCost& l : cost.layers())
-    for (const OpCost& op : l.ops)
-      if (op.cls == OpClass::attention_core)
-        most = std::max(most, cp_buffer_bytes(op, seq, sequences, plan.tp, cp_layout(plan)));
+    for (const OpCost& op : l.ops) {
+      if (op.cls != OpClass::attention_core) continue;
+      if (last && op.heads == last->heads && op.kv_heads == last->kv_heads &&
+          op.qk_dim == last->qk_dim && op.v_dim == last->v_dim && op.act_bytes == last->act_bytes)
+        continue;
+      last = &op;
+      most = std::max(most, cp_buffer_bytes(op, seq, sequences, plan.tp, cp));
+    }
   return most;
 }
 
-MemoryBreakdown memory_of_rank(const spec::ScenarioSpec& spec, const ParallelPlan& plan,
-                               const ModelCost& cost, int device) {
+namespace {
+
+// memory_of_rank with the context-parallel buffers given (the same on every rank).
+MemoryBreakdown rank_memory(const spec::ScenarioSpec& spec, const ParallelPlan& plan,
+                            const ModelCost& cost, int device, double cp_bytes) {
   const auto& pr = spec.training.precision;
   const int zero = spec.parallel.zero;
   const HeldParams h = held_params(plan, cost, device);
@@ -64,7 +74,7 @@ MemoryBreakdown memory_of_rank(const spec::ScenarioSpec& spec, const ParallelPla
   mem.optimizer = sharded(1, mb + ob);
 
   if (zero == 3) mem.buffers = zero3_buffer_bytes(spec, plan, cost, h);
-  mem.buffers += cp_buffers(spec, plan, cost);
+  mem.buffers += cp_bytes;
 
   // Activations: in-flight micro-batches times the largest stage this device runs.
   double stage_bytes = 0.0;
@@ -74,11 +84,19 @@ MemoryBreakdown memory_of_rank(const spec::ScenarioSpec& spec, const ParallelPla
   return mem;
 }
 
+}  // namespace
+
+MemoryBreakdown memory_of_rank(const spec::ScenarioSpec& spec, const ParallelPlan& plan,
+                               const ModelCost& cost, int device) {
+  return rank_memory(spec, plan, cost, device, cp_buffers(spec, plan, cost));
+}
+
 MemoryBreakdown memory_per_gpu(const spec::ScenarioSpec& spec, const ParallelPlan& plan,
                                const ModelCost& cost) {
   MemoryBreakdown worst;
+  const double cp_bytes = cp_buffers(spec, plan, cost);
   for (int d = 0; d < plan.pp; ++d) {
-    const MemoryBreakdown m = memory_of_rank(spec, plan, cost, d);
+    const MemoryBreakdown m = rank_memory(spec, plan, cost, d, cp_bytes);
     if (d == 0 || m.total() > worst.total()) worst = m;
   }
   return worst;
