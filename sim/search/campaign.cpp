@@ -248,8 +248,9 @@ void check_campaign_memory(const std::string& file, const spec::ClusterSpec& clu
         {file, 0, 0},
         std::to_string(request.trials) + " trials of " + format::fixed(per_trial, 0) +
             " faults each need about " + format::fixed(bytes / 1e9, 1) +
-            " GB for their outcomes, summary" +
-            (request.lists_every_trial ? " and the lists of every trial's faults" : "") +
+            " GB for their outcomes" +
+            (request.lists_every_trial ? ", summary and the lists of every trial's faults"
+                                       : " and summary") +
             ", more than --max-memory " + format::fixed(request.max_memory / 1e9, 1) + " GB",
         std::string(request.lists_every_trial ? "drop --json or --csv, or " : "") +
             "draw fewer trials or fewer faults per trial, or raise --max-memory");

@@ -277,8 +277,8 @@ TEST_CASE("mpirun: a signal to one rank alone ends the whole job at once with it
   const std::string out = (dir / "s.csv").string();
   const std::string ranks =
       "pgrep -f -- '^" + std::string(STEPSIM_BINARY) + " sweep.*-o " + out + "$'";
-  for (const auto& [name, number] :
-       {std::pair{std::string("INT"), SIGINT}, std::pair{std::string("TERM"), SIGTERM}}) {
+  for (const int number : {SIGINT, SIGTERM}) {
+    const std::string name = number == SIGINT ? "INT" : "TERM";
     CAPTURE(name);
     const std::string script =
         "cd '" + std::string(STEPSIM_SOURCE_DIR) + "' && (timeout 300 env " +
