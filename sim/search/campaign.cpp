@@ -247,8 +247,7 @@ void check_campaign_memory(const std::string& file, const spec::ClusterSpec& clu
     throw engine::UserError(
         {file, 0, 0},
         std::to_string(request.trials) + " trials of " + format::fixed(per_trial, 0) +
-            " faults each need about " + format::fixed(bytes / 1e9, 1) +
-            " GB for their outcomes" +
+            " faults each need about " + format::fixed(bytes / 1e9, 1) + " GB for their outcomes" +
             (request.lists_every_trial ? ", summary and the lists of every trial's faults"
                                        : " and summary") +
             ", more than --max-memory " + format::fixed(request.max_memory / 1e9, 1) + " GB",

@@ -41,6 +41,9 @@ TEST_CASE("Bundled and unbundled steps agree with a NIC down and with a leaf-spi
   for (const char* fault : {"faults=[{kind: nic_down, node: 200, nic: 3}]",
                             "faults=[{kind: link_down, plane: 2, leaf: 1, spine: 0}]"}) {
     CAPTURE(fault);
+    // The sanitizer build simulates the faulted fabric once (a NIC down reroutes as a link down
+    // does); the release build checks both.
+    if (test::kSanitized && std::string(fault).find("link_down") != std::string::npos) continue;
     same_step(config::load_scenario(test::source_path("scenarios/deepseek-v3-dualpipe.yaml"),
                                     {config::parse_override(fault)}));
   }
