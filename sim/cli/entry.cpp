@@ -64,9 +64,8 @@ int run_command_line(const std::vector<std::string>& argv, std::ostream& err) {
     return 141;
   } catch (const engine::Stopped& e) {
     err << "stepsim: " << e.what() << "\n";
-    if (e.why() == engine::Stopped::Why::wall_limit) return 3;
-    const int status =
-        e.signal() ? e.status() : engine::Stopped(e.why(), "", interrupt_signal()).status();
+    const int status = e.status();  // every stop by a signal carries its number
+    if (e.why() == engine::Stopped::Why::wall_limit) return status;
     err.flush();
     run::Workers::end_job_on_signal(status);  // one rank of several: the whole job, now
     return status;
