@@ -42,11 +42,11 @@ int MaxMinSystem::add_variable(double weight, double bound, std::uint32_t elemen
 }
 
 void MaxMinSystem::grow(int v, std::uint32_t capacity) {
-  const std::uint32_t block = take_block(capacity);
+  Element* block = take_block(capacity);
   Variable& x = vars_[v];
-  std::copy_n(pool_.begin() + x.first, x.count, pool_.begin() + block);
-  if (x.capacity > 0) free_blocks_[size_class(x.capacity)].push_back(x.first);
-  x.first = block;
+  std::copy_n(x.data, x.count, block);
+  if (x.capacity > 0) free_blocks_[size_class(x.capacity)].push_back(x.data);
+  x.data = block;
   x.capacity = capacity;
 }
 
@@ -56,7 +56,7 @@ void MaxMinSystem::expand(int v, int c, double consumption) {
     grow(v, block_size(std::max<std::uint32_t>(4, 2 * vars_[v].capacity)));
   Variable& x = vars_[v];
   Constraint& k = cnsts_[c];
-  pool_[x.first + x.count] = {c, static_cast<std::uint32_t>(k.vars.size()), consumption};
+  x.data[x.count] = {c, static_cast<std::uint32_t>(k.vars.size()), consumption};
   k.vars.push_back({v, x.count++});
   if (std::isfinite(x.bound))
     k.at_bounds += consumption * x.bound;
@@ -74,17 +74,24 @@ std::size_t MaxMinSystem::size_class(std::uint32_t capacity) {
   return capacity <= kExactBlocks ? capacity : kExactBlocks + std::bit_width(capacity);
 }
 
-std::uint32_t MaxMinSystem::take_block(std::uint32_t capacity) {
+MaxMinSystem::Element* MaxMinSystem::take_block(std::uint32_t capacity) {
   const std::size_t cls = size_class(capacity);
   if (free_blocks_.size() <= cls) free_blocks_.resize(cls + 1);
   auto& free = free_blocks_[cls];
   if (!free.empty()) {
-    const std::uint32_t block = free.back();
+    Element* block = free.back();
     free.pop_back();
     return block;
   }
-  const auto block = static_cast<std::uint32_t>(pool_.size());
-  pool_.resize(pool_.size() + capacity);
+  if (chunk_left_ < capacity) {  // the old chunk's tail, smaller than the block, stays unused
+    const std::size_t size = std::max<std::size_t>(kChunkElements, capacity);
+    chunks_.push_back(std::make_unique<Element[]>(size));
+    chunk_next_ = chunks_.back().get();
+    chunk_left_ = size;
+  }
+  Element* block = chunk_next_;
+  chunk_next_ += capacity;
+  chunk_left_ -= capacity;
   return block;
 }
 
@@ -93,13 +100,13 @@ void MaxMinSystem::detach(int v) {
   for (const Element& e : elements(v))
     if (can_bind(e.id)) touch_constraint(e.id);
   for (std::uint32_t j = 0; j < x.count; ++j) {
-    const Element& e = pool_[x.first + j];  // read afresh: a swap below may move its slot
+    const Element& e = x.data[j];  // read afresh: a swap below may move its slot
     Constraint& k = cnsts_[e.id];
     STEPSIM_CHECK(e.slot < k.vars.size() && k.vars[e.slot].var == v && k.vars[e.slot].element == j,
                   "element missing from its constraint");
     const Member last = k.vars.back();
     k.vars[e.slot] = last;
-    pool_[vars_[last.var].first + last.element].slot = e.slot;
+    vars_[last.var].data[last.element].slot = e.slot;
     k.vars.pop_back();
     if (std::isfinite(x.bound))
       k.at_bounds = k.vars.empty() ? 0.0 : k.at_bounds - e.a * x.bound;

@@ -49,11 +49,13 @@
 // one bottleneck that ended at n different instants would cost O(n^2); the fabric rounds finish
 // times to a grid (hw/flow_network.hpp) so that equal flows leave together, in one solve.
 //
-// Storage: a variable's elements sit in one block of a pool (taken once when the caller says how
-// many it will add; blocks of one size are reused, so a steady stream of variables allocates
-// nothing); a constraint lists its members (variable, element), and each element knows its slot
-// there, so a variable leaves a constraint in O(1), the last member moved into its slot (a link
-// crossed by thousands of flows no longer costs a search per departure).
+// Storage: a variable's elements sit in one block of a pool (taken once, at the size asked, when
+// the caller says how many it will add; blocks of one size are reused, so a steady stream of
+// variables allocates nothing). The pool is a list of chunks that never move: growing it copies
+// nothing and leaves no doubling slack (a 16,384-GPU all-to-all holds about nine million
+// elements at once); a constraint lists its members (variable, element), and each element knows its
+// slot there, so a variable leaves a constraint in O(1), the last member moved into its slot (a
+// link crossed by thousands of flows no longer costs a search per departure).
 //
 // Precision (Precision below): the usage screen is a running sum, confirmed by a fresh sum when
 // it comes within `screen` of the capacity, and a constraint binds only beyond `saturated` above
@@ -63,6 +65,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
@@ -132,12 +135,14 @@ class MaxMinSystem {
     std::uint32_t element = 0;
   };
   // A variable's elements sit in one block of the pool (no allocation per variable): `count` of
-  // `capacity` used from `first`; a full block moves to one twice its size. Blocks of up to
-  // kExactBlocks elements are taken at the size asked (a route's hops, given up front), larger
-  // ones at the next power of two; freed blocks are reused by size.
+  // `capacity` used from `data`; a full block moves to one twice its size. Blocks of up to
+  // kExactBlocks elements are taken at the size asked (a route's hops, given up front: a bundle
+  // spread over every spine of a plane crosses about 70 links), larger ones at the next power of
+  // two; freed blocks are reused by size.
   struct Variable {
     double weight = 1.0, bound = kUnbounded, value = 0.0;
-    std::uint32_t first = 0, count = 0, capacity = 0;
+    Element* data = nullptr;
+    std::uint32_t count = 0, capacity = 0;
     bool live = false;
   };
   struct Constraint {
@@ -147,14 +152,13 @@ class MaxMinSystem {
     int unbounded = 0;         // its unbounded variables
   };
 
-  const Element& element(const Member& m) const { return pool_[vars_[m.var].first + m.element]; }
-  std::span<const Element> elements(int v) const {
-    return {pool_.data() + vars_[v].first, vars_[v].count};
-  }
-  static constexpr std::uint32_t kExactBlocks = 64;
+  const Element& element(const Member& m) const { return vars_[m.var].data[m.element]; }
+  std::span<const Element> elements(int v) const { return {vars_[v].data, vars_[v].count}; }
+  static constexpr std::uint32_t kExactBlocks = 1024;
+  static constexpr std::size_t kChunkElements = std::size_t{1} << 16;
   static std::uint32_t block_size(std::uint32_t elements);
   static std::size_t size_class(std::uint32_t capacity);
-  std::uint32_t take_block(std::uint32_t capacity);
+  Element* take_block(std::uint32_t capacity);
   void grow(int v, std::uint32_t capacity);  // moves v's elements to a block of `capacity`
   void touch_constraint(int c);
   void touch_variable(int v);
@@ -163,8 +167,10 @@ class MaxMinSystem {
 
   Precision precision_;
   std::vector<Variable> vars_;
-  std::vector<Element> pool_;
-  std::vector<std::vector<std::uint32_t>> free_blocks_;  // by size_class()
+  std::vector<std::unique_ptr<Element[]>> chunks_;  // the pool
+  Element* chunk_next_ = nullptr;                   // the last chunk's unused tail
+  std::size_t chunk_left_ = 0;
+  std::vector<std::vector<Element*>> free_blocks_;  // by size_class()
   std::vector<Constraint> cnsts_;
   std::vector<int> free_vars_;
   std::vector<int> touched_cnsts_, touched_vars_;

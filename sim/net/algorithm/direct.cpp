@@ -1,6 +1,8 @@
 // Direct all-to-all: every GPU sends S/n to every other GPU at once. Bytes per GPU: (g-1)/n · S
 // over NVLink, (n-g)/n · S over InfiniBand; on a multi-plane fabric the part for peers on other
 // planes, (g-1)/g of the inter-node bytes, crosses NVLink first (PXN) and is added to NVLink.
+#include <algorithm>
+
 #include "sim/net/algorithm/algorithm.hpp"
 
 namespace stepsim::net {
@@ -13,7 +15,15 @@ bool runs(CollectiveOp op) {
 
 void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
   const double n = static_cast<double>(in.group.size());
-  for (int a : in.group)
+  // Bundled, the sources go local rank by local rank: the bundles one local rank's transfers
+  // join (on 16,384 GPUs, 4 MiB of their per-spine counts) stay in cache while its sources add
+  // to them, where rank order would cycle through all of them (32 MiB) at a cache miss a
+  // transfer (the 16,384-GPU world all-to-all: 41 -> 31 s).
+  std::vector<int> sources(in.group);
+  if (sink.bundling())
+    std::stable_sort(sources.begin(), sources.end(),
+                     [&](int x, int y) { return in.topo.local_of(x) < in.topo.local_of(y); });
+  for (int a : sources)
     for (int b : in.group)
       if (a != b) sink.add({a, b, in.bytes / n});
   out.phases.push_back({"all-to-all", sink.take(), 1});
