@@ -85,14 +85,20 @@ MaxMinSystem::Element* MaxMinSystem::take_block(std::uint32_t capacity) {
   }
   if (chunk_left_ < capacity) {  // the old chunk's tail, smaller than the block, stays unused
     const std::size_t size = std::max<std::size_t>(kChunkElements, capacity);
-    chunks_.push_back(std::make_unique<Element[]>(size));
-    chunk_next_ = chunks_.back().get();
+    chunks_.push_back({std::make_unique<Element[]>(size), size});
+    chunk_next_ = chunks_.back().data.get();
     chunk_left_ = size;
   }
   Element* block = chunk_next_;
   chunk_next_ += capacity;
   chunk_left_ -= capacity;
   return block;
+}
+
+std::size_t MaxMinSystem::pool_elements() const {
+  std::size_t n = 0;
+  for (const auto& chunk : chunks_) n += chunk.size;
+  return n;
 }
 
 void MaxMinSystem::detach(int v) {

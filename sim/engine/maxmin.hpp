@@ -117,6 +117,10 @@ class MaxMinSystem {
   // its capacity.
   bool can_bind(int c) const;
 
+  // Elements the pool holds, used or free (16 bytes each): the solver's memory beside its
+  // variables' and constraints' own records.
+  std::size_t pool_elements() const;
+
   // Re-solves what changed since the last call; returns the variables whose value changed, in a
   // deterministic order (valid until the next call).
   const std::vector<Change>& solve();
@@ -167,8 +171,12 @@ class MaxMinSystem {
 
   Precision precision_;
   std::vector<Variable> vars_;
-  std::vector<std::unique_ptr<Element[]>> chunks_;  // the pool
-  Element* chunk_next_ = nullptr;                   // the last chunk's unused tail
+  struct Chunk {
+    std::unique_ptr<Element[]> data;
+    std::size_t size = 0;
+  };
+  std::vector<Chunk> chunks_;      // the pool
+  Element* chunk_next_ = nullptr;  // the last chunk's unused tail
   std::size_t chunk_left_ = 0;
   std::vector<std::vector<Element*>> free_blocks_;  // by size_class()
   std::vector<Constraint> cnsts_;
