@@ -84,7 +84,10 @@ MaxMinSystem::Element* MaxMinSystem::take_block(std::uint32_t capacity) {
     return block;
   }
   if (chunk_left_ < capacity) {  // the old chunk's tail, smaller than the block, stays unused
-    const std::size_t size = std::max<std::size_t>(kChunkElements, capacity);
+    // Chunks double from a small first one (a system of a few flows, built by the thousand in a
+    // plan or a campaign, touches little memory) up to kChunkElements.
+    const std::size_t last = chunks_.empty() ? kFirstChunkElements / 2 : chunks_.back().size;
+    const std::size_t size = std::max<std::size_t>(capacity, std::min(kChunkElements, 2 * last));
     chunks_.push_back({std::make_unique<Element[]>(size), size});
     chunk_next_ = chunks_.back().data.get();
     chunk_left_ = size;

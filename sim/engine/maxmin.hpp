@@ -159,7 +159,7 @@ class MaxMinSystem {
   const Element& element(const Member& m) const { return vars_[m.var].data[m.element]; }
   std::span<const Element> elements(int v) const { return {vars_[v].data, vars_[v].count}; }
   static constexpr std::uint32_t kExactBlocks = 1024;
-  static constexpr std::size_t kChunkElements = std::size_t{1} << 16;
+  static constexpr std::size_t kFirstChunkElements = 64, kChunkElements = std::size_t{1} << 16;
   static std::uint32_t block_size(std::uint32_t elements);
   static std::size_t size_class(std::uint32_t capacity);
   Element* take_block(std::uint32_t capacity);
