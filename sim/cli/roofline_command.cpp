@@ -1,10 +1,9 @@
 // stepsim roofline SCENARIO...: each scenario's bound (run::prepare, run::bound), then a
 // comparison when there are several.
-#include <spdlog/spdlog.h>
-
 #include <filesystem>
 
 #include "sim/cli/command.hpp"
+#include "sim/cli/scenarios.hpp"
 #include "sim/config/load.hpp"
 #include "sim/report/roofline_report.hpp"
 
@@ -41,9 +40,7 @@ int roofline(Invocation& in) {
     in.outputs.check_inputs(spec.where.files);
     results.push_back(run::bound(run::prepare(spec, bound_only)));
     const workload::MemoryBreakdown& m = results.back().prepared.memory;
-    if (!m.fits())
-      spdlog::warn("{}: needs {:.1f} GB per GPU, more than the device's {:.1f} GB", f,
-                   m.total() / 1e9, m.capacity / 1e9);
+    warn_if_over_memory(f, m.total(), m.capacity);
   }
   in.outputs.finish_report(in.output, roofline_table(in, results));
   return 0;

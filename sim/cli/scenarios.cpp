@@ -93,6 +93,12 @@ std::vector<run::Prepared> prepare_all(const std::vector<std::string>& files,
   return out;
 }
 
+void warn_if_over_memory(const std::string& file, double peak_bytes, double capacity_bytes) {
+  if (peak_bytes > capacity_bytes)
+    spdlog::warn("{}: peak memory {:.1f} GB per GPU exceeds the device's {:.1f} GB", file,
+                 peak_bytes / 1e9, capacity_bytes / 1e9);
+}
+
 std::vector<run::Result> simulate_all(const std::vector<std::string>& files,
                                       std::vector<run::Prepared> prepared,
                                       const engine::RunControl& control) {
@@ -100,10 +106,8 @@ std::vector<run::Result> simulate_all(const std::vector<std::string>& files,
   for (std::size_t i = 0; i < prepared.size(); ++i) {
     results.push_back(
         with_file(files[i], [&] { return run::complete(std::move(prepared[i]), &control); }));
-    const run::Result& s = results.back();
-    if (s.memory.peak_bytes > s.prepared.memory.capacity)
-      spdlog::warn("{}: peak memory {:.1f} GB per GPU exceeds the device's {:.1f} GB", files[i],
-                   s.memory.peak_bytes / 1e9, s.prepared.memory.capacity / 1e9);
+    warn_if_over_memory(files[i], results.back().memory.peak_bytes,
+                        results.back().prepared.memory.capacity);
   }
   return results;
 }

@@ -51,9 +51,12 @@ std::vector<run::Prepared> prepare_all(const std::vector<std::string>& files,
 // The limits of each step as prepare_all gives them (for steps simulated together, run::jobs).
 std::vector<run::Limits> limits_of(const std::vector<std::string>& files, const StepLimits& limits);
 
+// The one warning for a step whose memory per GPU (the estimate before a simulation, the
+// simulated peak after one) exceeds the device's: not an error, since tables and pages show it.
+void warn_if_over_memory(const std::string& file, double peak_bytes, double capacity_bytes);
+
 // Bounds, simulates and measures each prepared step in turn, a time beyond the clock's range
-// reported at its file; warns (not an error: the page or table shows it) when a step's peak
-// memory exceeds the device's.
+// reported at its file; warn_if_over_memory for each.
 std::vector<run::Result> simulate_all(const std::vector<std::string>& files,
                                       std::vector<run::Prepared> prepared,
                                       const engine::RunControl& control);

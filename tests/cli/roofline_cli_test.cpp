@@ -140,3 +140,19 @@ TEST_CASE("check states FLOPs per token at the scenario's own sequence length") 
   r = run_stepsim("check models/gpt3-175b.yaml");
   CHECK(r.out.find("at sequence 4096 (causal attention)") != std::string::npos);
 }
+
+TEST_CASE("A step over the device's memory is warned of in the same words by every command") {
+  // roofline warns from the estimate, run and compare from the simulated peak: one wording.
+  const std::string zero3 = "scenarios/deepseek-v3-zero3.yaml";
+  const auto bound = run_stepsim("roofline " + zero3);
+  const auto run = run_stepsim("run " + zero3);
+  const auto compare = run_stepsim("compare scenarios/deepseek-v3-dualpipe.yaml " + zero3);
+  REQUIRE(bound.status == 0);
+  REQUIRE(run.status == 0);
+  REQUIRE(compare.status == 0);
+  const std::string words = "warning: " + zero3 + ": peak memory ";
+  CHECK(bound.err.rfind(words, 0) == 0);
+  CHECK(bound.err.find("GB per GPU exceeds the device's 84.9 GB\n") != std::string::npos);
+  CHECK(run.err == bound.err);
+  CHECK(compare.err == bound.err);
+}
