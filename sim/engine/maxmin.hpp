@@ -141,8 +141,8 @@ class MaxMinSystem {
   // A variable's elements sit in one block of the pool (no allocation per variable): `count` of
   // `capacity` used from `data`; a full block moves to one twice its size. Blocks of up to
   // kExactBlocks elements are taken at the size asked (a route's hops, given up front: a bundle
-  // spread over every spine of a plane crosses about 70 links), larger ones at the next power of
-  // two; freed blocks are reused by size.
+  // spread over the 32 spines of a 64-port plane crosses 66 links), larger ones at the next power
+  // of two; freed blocks are reused by size.
   struct Variable {
     double weight = 1.0, bound = kUnbounded, value = 0.0;
     Element* data = nullptr;
