@@ -52,7 +52,7 @@
 // Storage: a variable's elements sit in one block of a pool (taken once, at the size asked, when
 // the caller says how many it will add; blocks of one size are reused, so a steady stream of
 // variables allocates nothing). The pool is a list of chunks that never move: growing it copies
-// nothing and leaves no doubling slack (a 16,384-GPU all-to-all holds about nine million
+// nothing and leaves no doubling slack (a 16,384-GPU all-to-all holds about five million
 // elements at once); a constraint lists its members (variable, element), and each element knows its
 // slot there, so a variable leaves a constraint in O(1), the last member moved into its slot (a
 // link crossed by thousands of flows no longer costs a search per departure).

@@ -9,13 +9,15 @@ namespace stepsim::hw {
 
 using engine::Time;
 
-FlowNetwork::FlowNetwork(engine::Simulator& sim, const Topology& topo, Fidelity fidelity)
-    : sim_(sim), topo_(topo), fidelity_(fidelity) {}
+FlowNetwork::FlowNetwork(engine::Simulator& sim, const Topology& topo, Fidelity fidelity,
+                         Lumps lumped)
+    : sim_(sim), topo_(topo), fidelity_(fidelity), lumped_(std::move(lumped)) {}
 
 double FlowNetwork::link_rate(int link) const {
   const auto c = crossed_.find(link);
-  return c == crossed_.end() || c->second.constraint < 0 ? 0.0
-                                                         : system_.usage(c->second.constraint);
+  if (c == crossed_.end()) return 0.0;
+  if (c->second.lump >= 0) return c->second.share * system_.usage(c->second.lump);
+  return c->second.constraint < 0 ? 0.0 : system_.usage(c->second.constraint);
 }
 
 double FlowNetwork::link_bytes(int link) const {
@@ -27,6 +29,32 @@ int FlowNetwork::constraint(int link) {
   int& c = crossed_[link].constraint;
   if (c < 0) c = system_.add_constraint(topo_.links()[link].bandwidth);
   return c;
+}
+
+int FlowNetwork::lump_key(const Topology& topo, int link) {
+  const Link& k = topo.links()[link];
+  return topo.kind_of(k.from) == VertexKind::leaf ? k.from * 2 : k.to * 2 + 1;
+}
+
+int FlowNetwork::lump_of(const Flow& fl, const Route& r, std::size_t i) {
+  const std::vector<Link>& links = topo_.links();
+  if (lumped_.empty() || links[r.links[i]].cls != LinkClass::ib_core) return -1;
+  const int key = lump_key(topo_, r.links[i]);
+  const auto promised = lumped_.find(key);
+  if (promised == lumped_.end()) return -1;
+  const std::span<const double> spread = promised->second;
+  STEPSIM_CHECK(
+      r.spread && (fl.spread.data() == spread.data() || std::ranges::equal(fl.spread, spread)),
+      "a flow through lumped links that does not spread as promised");
+  const auto [it, added] = lumps_.try_emplace(key, -1);
+  if (added) {
+    double capacity = engine::MaxMinSystem::kUnbounded;
+    for (std::size_t j = 0; j < r.links.size(); ++j)
+      if (links[r.links[j]].cls == LinkClass::ib_core && lump_key(topo_, r.links[j]) == key)
+        capacity = std::min(capacity, links[r.links[j]].bandwidth / r.share_of(j));
+    it->second = system_.add_constraint(capacity);
+  }
+  return it->second;
 }
 
 std::vector<std::pair<std::uint64_t, double>> FlowNetwork::flow_rates() const {
@@ -120,12 +148,27 @@ void FlowNetwork::activate(int f) {
   ++active_;
   Route& r = route_;
   topo_.route(fl.src, fl.dst, fl.spread, r);
-  fl.var = system_.add_variable(fl.share.weight, fl.share.bound,
-                                static_cast<std::uint32_t>(r.links.size()));
+  // A lump is one element, however many of the route's links join by it (they come in a row).
+  entry_lump_.resize(r.links.size());
+  std::uint32_t elements = 0;
+  for (std::size_t i = 0; i < r.links.size(); ++i) {
+    entry_lump_[i] = lump_of(fl, r, i);
+    elements += entry_lump_[i] < 0 || i == 0 || entry_lump_[i] != entry_lump_[i - 1];
+  }
+  fl.var = system_.add_variable(fl.share.weight, fl.share.bound, elements);
   if (flow_of_var_.size() <= static_cast<std::size_t>(fl.var)) flow_of_var_.resize(fl.var + 1);
   flow_of_var_[fl.var] = f;
-  for (std::size_t i = 0; i < r.links.size(); ++i)
-    system_.expand(fl.var, constraint(r.links[i]), weight(fl.core_weight, fl.agg_weight, r, i));
+  for (std::size_t i = 0; i < r.links.size(); ++i) {
+    const int lump = entry_lump_[i];
+    if (lump < 0) {
+      system_.expand(fl.var, constraint(r.links[i]), weight(fl.core_weight, fl.agg_weight, r, i));
+      continue;
+    }
+    Crossed& c = crossed_[r.links[i]];
+    c.lump = lump;
+    c.share = r.share_of(i);
+    if (i == 0 || lump != entry_lump_[i - 1]) system_.expand(fl.var, lump, fl.core_weight);
+  }
   request_solve();
 }
 

@@ -20,6 +20,15 @@
 // contends, as a connection striped over k queue pairs does under per-queue-pair fairness) and a
 // rate bound (bytes/s it cannot exceed whatever the links leave it, e.g. an endpoint's injection
 // rate); the default is one share, unbounded.
+// Lumped spines. A bundle spread over the spines (Topology::route) puts the share w_s of its rate
+// x_f on its leaf's uplink to spine s: that uplink's row reads Σ_f a_f·w_{f,s}·x_f <= C_s. When
+// every flow that crosses one leaf's uplinks spreads with the same w, their rows are one row
+// scaled, Σ_f a_f·x_f <= C_s / w_s, and only the smallest right-hand side can bind: the uplinks
+// are one constraint of capacity min_s C_s / w_s with a_f per flow; the same for the downlinks
+// into a leaf. Same feasible set, same max-min point, one element where there were S. Exact only
+// under that promise, which the caller makes per group of links (`lumped`: the spread that all of
+// a group's flows take); a flow that breaks it is an internal error. link_rate() gives a lumped
+// link its share: w_s times its lump's usage.
 // Link utilization: bytes carried per link over the run, for reports.
 // Not modelled: packets, congestion control, incast buffers, per-hop store-and-forward.
 #pragma once
@@ -70,12 +79,21 @@ class FlowNetwork final : public engine::EventHandler {
  public:
   static constexpr engine::Time kFinishTolerance = engine::Time::ns(1);
 
-  FlowNetwork(engine::Simulator& sim, const Topology& topo, Fidelity fidelity);
+  // The group of leaf-spine links that `link` (one of them) belongs to: its leaf's uplinks or the
+  // downlinks into its leaf.
+  static int lump_key(const Topology& topo, int link);
+  // By lump_key: the spread that every flow crossing the group takes (it must outlive the network).
+  using Lumps = std::unordered_map<int, std::span<const double>>;
+
+  // `lumped`: the groups of links to lump, the caller's promise (see above); by default none.
+  FlowNetwork(engine::Simulator& sim, const Topology& topo, Fidelity fidelity, Lumps lumped = {});
 
   // Starts the flow now; calls listener->on_flow_done(sim, tag) on delivery.
   void start(const FlowRequest& flow, FlowListener* listener, std::uint64_t tag);
 
   std::size_t active_flows() const { return active_; }
+  // Elements the max-min system's pool holds (engine::MaxMinSystem::pool_elements).
+  std::size_t elements() const { return system_.pool_elements(); }
   double link_bytes(int link) const;  // carried so far
   // Sum of the current rates of the flows on a link (flow fidelity), bytes/s.
   double link_rate(int link) const;
@@ -123,6 +141,12 @@ class FlowNetwork final : public engine::EventHandler {
   // A link's constraint, made when a flow first crosses it (a collective touches few of the
   // topology's links).
   int constraint(int link);
+  // The lump constraint that the i-th link of the flow's route joins by (made when a flow first
+  // crosses it; the promise checked), or -1: its own.
+  int lump_of(const Flow& fl, const Route& r, std::size_t i);
+  Lumps lumped_;
+  std::unordered_map<int, int> lumps_;  // by lump_key: its constraint
+  std::vector<int> entry_lump_;         // scratch: lump_of() per link of the route being walked
 
   engine::MaxMinSystem system_;
   Route route_;  // scratch: the route being walked
@@ -132,6 +156,8 @@ class FlowNetwork final : public engine::EventHandler {
   struct Crossed {
     int constraint = -1;
     double bytes = 0.0;
+    int lump = -1;  // or its lump's constraint, of which it carries `share`
+    double share = 0.0;
   };
   std::unordered_map<int, Crossed> crossed_;
   std::vector<Flow> flows_;

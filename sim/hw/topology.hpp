@@ -84,6 +84,9 @@ struct Route {
   std::vector<int> links;     // link ids in order
   double latency_s = 0.0;     // sum over the links (over one plane's when split)
   std::vector<double> share;  // per link, or empty: 1 for every link
+  // Its leaf-spine links are a spread's (Topology::route): the source leaf's uplinks, then the
+  // destination leaf's downlinks, to every spine with a share.
+  bool spread = false;
   double share_of(std::size_t i) const { return share.empty() ? 1.0 : share[i]; }
 };
 

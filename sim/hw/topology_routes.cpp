@@ -61,6 +61,7 @@ void Topology::route(int a, int b, std::span<const double> spread, Route& r) con
   r.links.clear();
   r.share.clear();
   r.latency_s = 0.0;
+  r.spread = false;
   if (a == b) return;
   if (node_of(a) == node_of(b)) {
     append(r, gpu_up_[a]);
@@ -115,6 +116,7 @@ bool Topology::climb(Route& r, int src, int b, int port, std::span<const double>
         if (spread[t] > 0.0) append(r, core_down_[lb * k + t], spread[t]);
       r.latency_s = before + links_[core_up_[la * k + s]].latency_s +
                     links_[core_down_[lb * k + s]].latency_s;
+      r.spread = true;
       append(r, access_down_[port * n + b]);
       return route_is_up(r);
     }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "sim/engine/check.hpp"
 
@@ -35,13 +37,49 @@ TransferDag make_dag(const CollectivePlan& plan, int chunks, int slots) {
   return dag;
 }
 
+hw::FlowNetwork::Lumps spine_lumps(const CollectivePlan& plan, const hw::Topology& topo) {
+  const bool spreads = std::any_of(plan.phases.begin(), plan.phases.end(), [](const Phase& ph) {
+    return std::any_of(ph.transfers.begin(), ph.transfers.end(),
+                       [](const Transfer& t) { return t.spread != nullptr; });
+  });
+  if (!spreads) return {};
+  // Per group of leaf-spine links: the spread its transfers take (null: one does not spread), or
+  // mixed.
+  std::unordered_map<int, const std::vector<double>*> seen;
+  std::unordered_set<int> mixed;
+  hw::Route r;
+  for (const Phase& ph : plan.phases)
+    for (const Transfer& t : ph.transfers) {
+      route_of(topo, t, r);
+      const std::vector<double>* spread = r.spread ? t.spread.get() : nullptr;
+      int last = -1;
+      for (int l : r.links) {
+        if (topo.links()[l].cls != hw::LinkClass::ib_core) continue;
+        const int key = hw::FlowNetwork::lump_key(topo, l);
+        if (key == last) continue;
+        last = key;
+        const auto [it, added] = seen.try_emplace(key, spread);
+        if (!added && it->second != spread && (!spread || !it->second || *spread != *it->second))
+          mixed.insert(key);
+      }
+    }
+  hw::FlowNetwork::Lumps lumps;
+  for (const auto& [key, spread] : seen)
+    if (spread && !mixed.contains(key)) lumps.emplace(key, *spread);
+  return lumps;
+}
+
 namespace {
 
 class DagRunner final : public hw::FlowListener, public engine::EventHandler {
  public:
   DagRunner(const CollectivePlan& plan, const TransferDag& dag, const hw::Topology& topo,
             hw::Fidelity fidelity)
-      : plan_(plan), dag_(dag), topo_(topo), net_(sim_, topo, fidelity) {
+      : plan_(plan),
+        dag_(dag),
+        topo_(topo),
+        net_(sim_, topo, fidelity,
+             fidelity == hw::Fidelity::flow ? spine_lumps(plan, topo) : hw::FlowNetwork::Lumps()) {
     const std::size_t n = dag.nodes.size();
     waiting_.resize(n);
     outstanding_.assign(n, 0);

@@ -75,6 +75,12 @@ struct DagRun {
   std::uint64_t events = 0;
 };
 
+// The groups of leaf-spine links (a leaf's uplinks, the downlinks into a leaf) that every transfer
+// of the plan crossing them crosses with one spread: the network lumps each into one constraint,
+// which is exact (hw/flow_network.hpp). None when no transfer spreads. The spreads point into the
+// plan.
+hw::FlowNetwork::Lumps spine_lumps(const CollectivePlan& plan, const hw::Topology& topo);
+
 // Runs the DAG on a fresh network: each node's transfers start when its dependencies are
 // delivered; it is delivered when all of them are.
 DagRun run_dag(const CollectivePlan& plan, const TransferDag& dag, const hw::Topology& topo,

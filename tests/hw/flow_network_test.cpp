@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "sim/engine/check.hpp"
+
 using namespace stepsim;
 using namespace stepsim::hw;
 using namespace stepsim::spec;
@@ -184,4 +186,127 @@ TEST_CASE("Flow: rates are max-min fair after every event under a random load") 
   }
   CHECK(checked > 1000);
   CHECK(d.at.size() == routes.size());
+}
+
+namespace {
+
+// 32 nodes of 4 GPUs, each GPU's NIC on its own plane; 8-port switches: 4 nodes per leaf, 8
+// leaves and 4 spines per plane. Plane 0's first leaves hold GPUs 0, 4, 8, 12 (leaf A), 16, 20..
+// (B), 32.. (C), 48.. (D).
+ClusterSpec eight_leaves() {
+  ClusterSpec c = two_nodes();
+  c.nodes = 32;
+  return c;
+}
+
+// Every flow's finish time and the rate of every leaf-spine link 1 ms in, with `lumps`.
+struct LumpRun {
+  std::map<std::uint64_t, Time> at;
+  std::map<int, double> core_rates;
+  std::size_t elements = 0;
+};
+
+LumpRun run_with(const Topology& t, const std::vector<FlowRequest>& flows,
+                 FlowNetwork::Lumps lumps) {
+  engine::Simulator sim;
+  FlowNetwork net(sim, t, Fidelity::flow, std::move(lumps));
+  Finished d;
+  for (std::size_t i = 0; i < flows.size(); ++i) net.start(flows[i], &d, i);
+  LumpRun out;
+  engine::RunLimits until;
+  until.until = Time::ms(1);
+  sim.run(until);
+  out.elements = net.elements();
+  for (std::size_t l = 0; l < t.links().size(); ++l)
+    if (t.links()[l].cls == LinkClass::ib_core)
+      out.core_rates[static_cast<int>(l)] = net.link_rate(l);
+  sim.run();
+  out.at = d.at;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "Lumped spines: a group of links all of whose flows spread alike is one exact constraint") {
+  const Topology t(eight_leaves());
+  REQUIRE(t.spines_per_plane() == 4);
+  const std::vector<double> even{0.25, 0.25, 0.25, 0.25}, half{0.5, 0.5, 0.0, 0.0};
+  // A -> B and A -> C spread evenly (core weights 1 to 3: bundles of several members); C -> D on
+  // two spines; one flow D -> C on its own path, so the downlinks into C carry an even spread
+  // and a single path: mixed, never lumped. One flow has a rate bound.
+  std::vector<FlowRequest> flows;
+  for (int i = 0; i < 3; ++i) {
+    FlowRequest q{4 * i, 16 + 4 * i, 3e8 * (i + 1), 1.0, 1.0 + i, 1.0};
+    q.spread = even;
+    flows.push_back(q);
+    q.dst = 32 + 4 * i;
+    q.bytes = 2e8;
+    flows.push_back(q);
+  }
+  flows[1].share.bound = 2e9;
+  for (int i = 0; i < 2; ++i) {
+    FlowRequest q{32 + 4 * i, 48 + 4 * i, 4e8, 1.0, 2.0, 1.0};
+    q.spread = half;
+    flows.push_back(q);
+  }
+  flows.push_back({52, 40, 5e8});
+  const auto key = [&](const FlowRequest& q, bool up) {
+    Route r;
+    t.route(q.src, q.dst, q.spread, r);
+    for (std::size_t i = 0; i < r.links.size(); ++i)
+      if (t.links()[r.links[i]].cls == LinkClass::ib_core) {
+        const int k = FlowNetwork::lump_key(t, r.links[i]);
+        if ((k % 2 == 0) == up) return k;
+      }
+    FAIL("no leaf-spine link");
+    return -1;
+  };
+  FlowNetwork::Lumps lumps{{key(flows[0], true), even},
+                           {key(flows[0], false), even},
+                           {key(flows[6], true), half},
+                           {key(flows[6], false), half}};
+  REQUIRE(lumps.size() == 4);  // A's uplinks, B's downlinks, C's uplinks, D's downlinks
+  REQUIRE_FALSE(lumps.contains(key(flows[1], false)));  // into C: mixed
+
+  const LumpRun per_link = run_with(t, flows, {}), lumped = run_with(t, flows, lumps);
+  REQUIRE(per_link.at.size() == flows.size());
+  REQUIRE(lumped.at.size() == flows.size());
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    CAPTURE(i);
+    CHECK(lumped.at.at(i).seconds() == doctest::Approx(per_link.at.at(i).seconds()).epsilon(1e-12));
+  }
+  // The links load alike, lumped or not, and some are busy: the case shares links.
+  double busy = 0.0;
+  for (const auto& [l, rate] : per_link.core_rates) {
+    CAPTURE(t.link_name(l));
+    CHECK(lumped.core_rates.at(l) == doctest::Approx(rate).epsilon(1e-12));
+    busy += rate;
+  }
+  CHECK(busy > 0.0);
+  // Lumped: A -> B keeps 6 links of its own and 2 lumps, not 8 leaf-spine links.
+  CHECK(lumped.elements < per_link.elements);
+}
+
+TEST_CASE("Lumped spines: a flow that would break the promise is an internal error") {
+  const Topology t(eight_leaves());
+  FlowRequest spread{0, 16, 1e8};
+  const std::vector<double> even{0.25, 0.25, 0.25, 0.25};
+  spread.spread = even;
+  Route r;
+  t.route(0, 16, even, r);
+  int up = -1;
+  for (int l : r.links)
+    if (t.links()[l].cls == LinkClass::ib_core && up < 0) up = FlowNetwork::lump_key(t, l);
+  // A's uplinks lumped for an even spread; a flow from A on one path, or on two spines, breaks it.
+  for (const std::vector<double>& other : {std::vector<double>{}, {0.5, 0.5, 0.0, 0.0}}) {
+    engine::Simulator sim;
+    FlowNetwork net(sim, t, Fidelity::flow, {{up, even}});
+    Finished d;
+    net.start(spread, &d, 1);
+    FlowRequest q{4, 20, 1e8};
+    q.spread = other;
+    net.start(q, &d, 2);
+    CHECK_THROWS_AS(sim.run(), engine::InternalError);
+  }
 }

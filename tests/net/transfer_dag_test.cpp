@@ -4,9 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
+#include <vector>
 
 #include "sim/config/load.hpp"
 #include "sim/net/collective_runner.hpp"
+#include "tests/net/cluster_fixture.hpp"
 #include "tests/test_support.hpp"
 
 using namespace stepsim;
@@ -112,4 +116,61 @@ TEST_CASE("Chunks let a hierarchical all-reduce's NVLink and InfiniBand phases o
   CHECK(chunked < 0.8 * whole);
   CHECK(chunked >= 2 * nvlink);
   CHECK(chunked == doctest::Approx(2 * nvlink).epsilon(0.02));
+}
+
+TEST_CASE("Spine lumps: exactly the groups of leaf-spine links whose transfers all spread alike") {
+  // 16-port switches: 8 nodes per leaf, 4 leaves and 8 spines per plane.
+  const hw::Topology t(
+      test::cluster("topologies/h800-2048x8-mpft.yaml", {"nodes=32", "fabric.switch_ports=16"}));
+  net::CollectivePlan p = net::plan_collective(CollectiveOp::all_to_all, 64.0 * (1 << 20),
+                                               net::parse_group("world", t, "test"), t);
+  // Per group crossed: the distinct spreads of its transfers (an empty vector: one on one path).
+  const auto spreads_by_group = [&](const net::CollectivePlan& plan) {
+    std::map<int, std::set<std::vector<double>>> by;
+    hw::Route r;
+    for (const net::Transfer& tr : plan.phases.front().transfers) {
+      net::route_of(t, tr, r);
+      for (int l : r.links)
+        if (t.links()[l].cls == hw::LinkClass::ib_core)
+          by[hw::FlowNetwork::lump_key(t, l)].insert(r.spread ? *tr.spread : std::vector<double>{});
+    }
+    return by;
+  };
+  REQUIRE(p.phases.size() == 1);
+  const auto by = spreads_by_group(p);
+  const hw::FlowNetwork::Lumps lumps = net::spine_lumps(p, t);
+  // Some groups lumped, some not (the representatives' source leaf sends bundles spread in
+  // several ways), and a group is lumped exactly when one spread crosses it.
+  CHECK(lumps.size() > 0);
+  CHECK(lumps.size() < by.size());
+  for (const auto& [group, spreads] : by) {
+    CAPTURE(group);
+    const bool alike = spreads.size() == 1 && !spreads.begin()->empty();
+    REQUIRE(lumps.contains(group) == alike);
+    if (alike)
+      CHECK(std::vector<double>(lumps.at(group).begin(), lumps.at(group).end()) ==
+            *spreads.begin());
+  }
+  // A transfer on one path through a lumped group takes the group out.
+  const auto [group, spread] = *lumps.begin();
+  net::Transfer* spread_one = nullptr;
+  hw::Route r;
+  for (net::Transfer& tr : p.phases.front().transfers) {
+    net::route_of(t, tr, r);
+    for (int l : r.links)
+      if (t.links()[l].cls == hw::LinkClass::ib_core && hw::FlowNetwork::lump_key(t, l) == group)
+        spread_one = &tr;
+  }
+  REQUIRE(spread_one != nullptr);
+  net::Transfer alone = *spread_one;
+  alone.spread = nullptr;
+  p.phases.front().transfers.push_back(alone);
+  CHECK_FALSE(net::spine_lumps(p, t).contains(group));
+  // Unbundled transfers never spread: nothing to lump.
+  net::PlanOptions every_flow;
+  every_flow.bundle = false;
+  CHECK(net::spine_lumps(net::plan_collective(CollectiveOp::all_to_all, 64.0 * (1 << 20),
+                                              net::parse_group("world", t, "test"), t, every_flow),
+                         t)
+            .empty());
 }
