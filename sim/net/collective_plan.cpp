@@ -78,6 +78,16 @@ double estimate_transfers(CollectiveOp op, const std::vector<int>& group, const 
   }
 }
 
+double estimate_route_links(const std::vector<int>& group, const hw::Topology& topo,
+                            const PlanOptions& options) {
+  std::vector<int> nodes;
+  for (int gpu : group)
+    if (nodes.empty() || nodes.back() != topo.node_of(gpu)) nodes.push_back(topo.node_of(gpu));
+  const bool spread = options.bundle && can_bundle(topo) && bundles_spread(nodes, topo);
+  const bool two_planes = topo.spec().fabric.kind == spec::FabricKind::dual_plane;
+  return (two_planes ? 16.0 : 10.0) + (spread ? 2.0 * topo.spines_per_plane() : 0.0);
+}
+
 std::vector<int> parse_group(const std::string& text, const hw::Topology& t,
                              const std::string& where) {
   auto fail = [&](const std::string& why) -> std::vector<int> {

@@ -58,6 +58,13 @@ CollectivePlan plan_collective(CollectiveOp op, double bytes, const std::vector<
 double estimate_transfers(CollectiveOp op, const std::vector<int>& group, const hw::Topology& topo,
                           const PlanOptions& options = {});
 
+// The most links a planned transfer's route over `group` crosses on a fault-free fabric (a path:
+// PXN's NVLink hop, NIC, access, leaf-spine, aggregation and down again, 10; 16 over both planes
+// of a dual-plane fabric; a bundle spread over the spines 2 more per spine), before planning: for
+// memory checks (each is an element of the flow network's max-min system unless lumped).
+double estimate_route_links(const std::vector<int>& group, const hw::Topology& topo,
+                            const PlanOptions& options = {});
+
 // A group from text: "world", "node:N", "nodes:A-B", "plane:P", "ranks:A-B" or "A,B,C".
 // Throws engine::UserError (located at `where`) on a malformed or out-of-range group.
 std::vector<int> parse_group(const std::string& text, const hw::Topology& topo,

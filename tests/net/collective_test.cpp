@@ -195,3 +195,39 @@ TEST_CASE("On 2048 GPUs too: one NIC at a quarter sets the pace of a large world
   const auto d = run(degraded, CollectiveOp::all_reduce, S, "node:100", Fidelity::flow);
   CHECK(c.time == d.time);
 }
+
+TEST_CASE("No planned transfer's route crosses more links than the pre-run memory estimate says") {
+  // Spread bundles (whole leaves of 16-port switches, 4 spines), PXN, a clos3 across pods, both
+  // planes of a dual-plane fabric; bundled and transfer by transfer.
+  const std::vector<hw::Topology> fabrics{
+      hw::Topology(
+          cluster("topologies/h800-2048x8-mpft.yaml", {"nodes=64", "fabric.switch_ports=16"})),
+      hw::Topology(cluster("topologies/h100-3072x8-meta-roce.yaml",
+                           {"nodes=16", "fabric.leaves_per_pod=2"})),
+      hw::Topology(
+          cluster("topologies/h800-1920x8-hpn.yaml", {"nodes=32", "fabric.switch_ports=32"}))};
+  bool spread_seen = false;
+  for (const hw::Topology& t : fabrics)
+    for (const char* words : {"world", "nodes:3-12"})
+      for (const bool bundle : {true, false})
+        for (const CollectiveOp op : {CollectiveOp::all_to_all, CollectiveOp::all_reduce}) {
+          CAPTURE(t.spec().name);
+          CAPTURE(words);
+          CAPTURE(bundle);
+          net::PlanOptions o;
+          o.bundle = bundle;
+          const auto g = net::parse_group(words, t, "test");
+          const double most = net::estimate_route_links(g, t, o);
+          std::size_t longest = 0;
+          hw::Route r;
+          for (const net::Phase& ph : net::plan_collective(op, 1 << 26, g, t, o).phases)
+            for (const net::Transfer& tr : ph.transfers) {
+              net::route_of(t, tr, r);
+              longest = std::max(longest, r.links.size());
+            }
+          CHECK(static_cast<double>(longest) <= most);
+          CHECK(longest > 0);
+          spread_seen |= longest > 10;
+        }
+  CHECK(spread_seen);  // some bundle spread over the spines
+}
