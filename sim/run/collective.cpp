@@ -11,8 +11,8 @@ namespace {
 // Memory per planned transfer: its record in the plan, its flow, its max-min variable and events
 // (about 400 bytes measured), and per link of its route an element and a constraint member (24
 // bytes, 32 with the slack of growing vectors). Measured on the 16,384-GPU 1 GiB all-to-all
-// (bundles spread over 32 spines) and the 512-GPU 64 MiB one with every flow: 220 and 153 MB,
-// estimated 760 and 223 MB.
+// (bundles spread over 32 spines) and the 512-GPU 64 MiB one with every flow: 215 and 150 MiB
+// at their peak, estimated 728 and 215 MiB.
 constexpr double kBytesPerTransfer = 400.0, kBytesPerLink = 32.0;
 
 // The group's shape for the operation: DeepEP places the same number of experts on every rank

@@ -231,10 +231,11 @@ TEST_CASE(
     "Lumped spines: a group of links all of whose flows spread alike is one exact constraint") {
   const Topology t(eight_leaves());
   REQUIRE(t.spines_per_plane() == 4);
-  const std::vector<double> even{0.25, 0.25, 0.25, 0.25}, half{0.5, 0.5, 0.0, 0.0};
+  // Uneven shares, the largest last: the lump's capacity is the least C_s / w_s, not the first.
+  const std::vector<double> even{0.25, 0.25, 0.25, 0.25}, uneven{0.1, 0.2, 0.0, 0.7};
   // A -> B and A -> C spread evenly (core weights 1 to 3: bundles of several members); C -> D on
-  // two spines; one flow D -> C on its own path, so the downlinks into C carry an even spread
-  // and a single path: mixed, never lumped. One flow has a rate bound.
+  // three spines, unevenly; one flow D -> C on its own path, so the downlinks into C carry an even
+  // spread and a single path: mixed, never lumped. One flow has a rate bound.
   std::vector<FlowRequest> flows;
   for (int i = 0; i < 3; ++i) {
     FlowRequest q{4 * i, 16 + 4 * i, 3e8 * (i + 1), 1.0, 1.0 + i, 1.0};
@@ -247,7 +248,7 @@ TEST_CASE(
   flows[1].share.bound = 2e9;
   for (int i = 0; i < 2; ++i) {
     FlowRequest q{32 + 4 * i, 48 + 4 * i, 4e8, 1.0, 2.0, 1.0};
-    q.spread = half;
+    q.spread = uneven;
     flows.push_back(q);
   }
   flows.push_back({52, 40, 5e8});
@@ -264,8 +265,8 @@ TEST_CASE(
   };
   FlowNetwork::Lumps lumps{{key(flows[0], true), even},
                            {key(flows[0], false), even},
-                           {key(flows[6], true), half},
-                           {key(flows[6], false), half}};
+                           {key(flows[6], true), uneven},
+                           {key(flows[6], false), uneven}};
   REQUIRE(lumps.size() == 4);  // A's uplinks, B's downlinks, C's uplinks, D's downlinks
   REQUIRE_FALSE(lumps.contains(key(flows[1], false)));  // into C: mixed
 

@@ -119,38 +119,65 @@ TEST_CASE("Chunks let a hierarchical all-reduce's NVLink and InfiniBand phases o
 }
 
 TEST_CASE("Spine lumps: exactly the groups of leaf-spine links whose transfers all spread alike") {
-  // 16-port switches: 8 nodes per leaf, 4 leaves and 8 spines per plane.
-  const hw::Topology t(
-      test::cluster("topologies/h800-2048x8-mpft.yaml", {"nodes=32", "fabric.switch_ports=16"}));
-  net::CollectivePlan p = net::plan_collective(CollectiveOp::all_to_all, 64.0 * (1 << 20),
-                                               net::parse_group("world", t, "test"), t);
-  // Per group crossed: the distinct spreads of its transfers (an empty vector: one on one path).
-  const auto spreads_by_group = [&](const net::CollectivePlan& plan) {
-    std::map<int, std::set<std::vector<double>>> by;
+  // Per group of leaf-spine links crossed: the distinct ways transfers cross it, as (link, share)
+  // along their routes. Rows of one group are one row scaled exactly when one way crosses it;
+  // lumped are those crossed one way over several spines.
+  const auto ways_by_group = [](const hw::Topology& t, const net::CollectivePlan& plan) {
+    std::map<int, std::set<std::vector<std::pair<int, double>>>> by;
     hw::Route r;
-    for (const net::Transfer& tr : plan.phases.front().transfers) {
-      net::route_of(t, tr, r);
-      for (int l : r.links)
-        if (t.links()[l].cls == hw::LinkClass::ib_core)
-          by[hw::FlowNetwork::lump_key(t, l)].insert(r.spread ? *tr.spread : std::vector<double>{});
-    }
+    for (const net::Phase& ph : plan.phases)
+      for (const net::Transfer& tr : ph.transfers) {
+        net::route_of(t, tr, r);
+        std::map<int, std::vector<std::pair<int, double>>> ways;
+        for (std::size_t i = 0; i < r.links.size(); ++i)
+          if (t.links()[r.links[i]].cls == hw::LinkClass::ib_core)
+            ways[hw::FlowNetwork::lump_key(t, r.links[i])].emplace_back(r.links[i], r.share_of(i));
+        for (auto& [group, way] : ways) by[group].insert(way);
+      }
     return by;
   };
-  REQUIRE(p.phases.size() == 1);
-  const auto by = spreads_by_group(p);
-  const hw::FlowNetwork::Lumps lumps = net::spine_lumps(p, t);
-  // Some groups lumped, some not (the representatives' source leaf sends bundles spread in
-  // several ways), and a group is lumped exactly when one spread crosses it.
-  CHECK(lumps.size() > 0);
-  CHECK(lumps.size() < by.size());
-  for (const auto& [group, spreads] : by) {
-    CAPTURE(group);
-    const bool alike = spreads.size() == 1 && !spreads.begin()->empty();
-    REQUIRE(lumps.contains(group) == alike);
-    if (alike)
-      CHECK(std::vector<double>(lumps.at(group).begin(), lumps.at(group).end()) ==
-            *spreads.begin());
+  // 16-port switches: 8 nodes per leaf, 4 leaves and 8 spines per plane; and a clos3 of 4 pods of
+  // 2 racks, whose racks send spread bundles within their pod and single paths to other pods.
+  const hw::Topology mpft(
+      test::cluster("topologies/h800-2048x8-mpft.yaml", {"nodes=32", "fabric.switch_ports=16"}));
+  const hw::Topology clos3(test::cluster("topologies/h100-3072x8-meta-roce.yaml",
+                                         {"nodes=16", "fabric.leaves_per_pod=2"}));
+  for (const hw::Topology* fabric : {&mpft, &clos3}) {
+    const hw::Topology& t = *fabric;
+    CAPTURE(t.spec().name);
+    const net::CollectivePlan p = net::plan_collective(CollectiveOp::all_to_all, 64.0 * (1 << 20),
+                                                       net::parse_group("world", t, "test"), t);
+    const auto by = ways_by_group(t, p);
+    const hw::FlowNetwork::Lumps lumps = net::spine_lumps(p, t);
+    // On the fat-tree some groups are lumped, some not (the representatives' source leaf sends
+    // bundles spread in several ways); on the clos3 none, though bundles spread within a pod:
+    // every rack's links also carry single paths to other pods. A group is lumped exactly when
+    // one way crosses it.
+    const bool spreads =
+        std::any_of(p.phases.front().transfers.begin(), p.phases.front().transfers.end(),
+                    [](const net::Transfer& tr) { return tr.spread != nullptr; });
+    CHECK(spreads);
+    CHECK(lumps.size() < by.size());
+    CHECK(lumps.empty() == (fabric == &clos3));
+    for (const auto& [group, ways] : by) {
+      CAPTURE(group);
+      const bool alike = ways.size() == 1 && ways.begin()->size() > 1;
+      REQUIRE(lumps.contains(group) == alike);
+      if (!alike) continue;
+      std::vector<double> shares;
+      for (double w : lumps.at(group))
+        if (w > 0.0) shares.push_back(w);
+      std::vector<double> crossed;
+      for (const auto& [link, share] : *ways.begin()) crossed.push_back(share);
+      CHECK(shares == crossed);
+    }
   }
+  const hw::Topology& t = mpft;
+  net::CollectivePlan p = net::plan_collective(CollectiveOp::all_to_all, 64.0 * (1 << 20),
+                                               net::parse_group("world", t, "test"), t);
+  REQUIRE(p.phases.size() == 1);
+  const hw::FlowNetwork::Lumps lumps = net::spine_lumps(p, t);
+  REQUIRE_FALSE(lumps.empty());
   // A transfer on one path through a lumped group takes the group out.
   const auto [group, spread] = *lumps.begin();
   net::Transfer* spread_one = nullptr;
