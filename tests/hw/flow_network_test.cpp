@@ -279,7 +279,9 @@ TEST_CASE(
   }
   // The links load alike, lumped or not, and some are busy: the case shares links.
   double busy = 0.0;
-  for (const auto& [l, rate] : per_link.core_rates) {
+  for (const auto& link_rate : per_link.core_rates) {
+    const int l = link_rate.first;
+    const double rate = link_rate.second;
     CAPTURE(t.link_name(l));
     CHECK(lumped.core_rates.at(l) == doctest::Approx(rate).epsilon(1e-12));
     busy += rate;

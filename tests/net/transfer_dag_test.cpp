@@ -159,7 +159,9 @@ TEST_CASE("Spine lumps: exactly the groups of leaf-spine links whose transfers a
     CHECK(spreads);
     CHECK(lumps.size() < by.size());
     CHECK(lumps.empty() == (fabric == &clos3));
-    for (const auto& [group, ways] : by) {
+    for (const auto& group_ways : by) {
+      const int group = group_ways.first;
+      const auto& ways = group_ways.second;
       CAPTURE(group);
       const bool alike = ways.size() == 1 && ways.begin()->size() > 1;
       REQUIRE(lumps.contains(group) == alike);
