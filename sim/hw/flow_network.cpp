@@ -48,11 +48,18 @@ int FlowNetwork::lump_of(const Flow& fl, const Route& r, std::size_t i) {
       "a flow through lumped links that does not spread as promised");
   const auto [it, added] = lumps_.try_emplace(key, -1);
   if (added) {
+    // Its links and their shares are every flow's (the promise): recorded once, for link_rate().
     double capacity = engine::MaxMinSystem::kUnbounded;
     for (std::size_t j = 0; j < r.links.size(); ++j)
       if (links[r.links[j]].cls == LinkClass::ib_core && lump_key(topo_, r.links[j]) == key)
         capacity = std::min(capacity, links[r.links[j]].bandwidth / r.share_of(j));
     it->second = system_.add_constraint(capacity);
+    for (std::size_t j = 0; j < r.links.size(); ++j)
+      if (links[r.links[j]].cls == LinkClass::ib_core && lump_key(topo_, r.links[j]) == key) {
+        Crossed& c = crossed_[r.links[j]];
+        c.lump = it->second;
+        c.share = r.share_of(j);
+      }
   }
   return it->second;
 }
@@ -152,8 +159,12 @@ void FlowNetwork::activate(int f) {
   entry_lump_.resize(r.links.size());
   std::uint32_t elements = 0;
   for (std::size_t i = 0; i < r.links.size(); ++i) {
-    entry_lump_[i] = lump_of(fl, r, i);
-    elements += entry_lump_[i] < 0 || i == 0 || entry_lump_[i] != entry_lump_[i - 1];
+    // A lump's links come in a row: the first of them looks it up for the rest.
+    const bool same = i > 0 && entry_lump_[i - 1] >= 0 &&
+                      topo_.links()[r.links[i]].cls == LinkClass::ib_core &&
+                      lump_key(topo_, r.links[i]) == lump_key(topo_, r.links[i - 1]);
+    entry_lump_[i] = same ? entry_lump_[i - 1] : lump_of(fl, r, i);
+    elements += !same;
   }
   fl.var = system_.add_variable(fl.share.weight, fl.share.bound, elements);
   if (flow_of_var_.size() <= static_cast<std::size_t>(fl.var)) flow_of_var_.resize(fl.var + 1);
@@ -164,9 +175,6 @@ void FlowNetwork::activate(int f) {
       system_.expand(fl.var, constraint(r.links[i]), weight(fl.core_weight, fl.agg_weight, r, i));
       continue;
     }
-    Crossed& c = crossed_[r.links[i]];
-    c.lump = lump;
-    c.share = r.share_of(i);
     if (i == 0 || lump != entry_lump_[i - 1]) system_.expand(fl.var, lump, fl.core_weight);
   }
   request_solve();

@@ -50,12 +50,22 @@ CollectivePlan plan_collective(CollectiveOp op, double s, const std::vector<int>
   return plan;
 }
 
-double estimate_transfers(CollectiveOp op, const std::vector<int>& group, const hw::Topology& topo,
-                          const PlanOptions& options) {
-  const double n = static_cast<double>(group.size());
+namespace {
+
+// The group's nodes in rank order, for the estimates (no layout built).
+std::vector<int> nodes_of(const std::vector<int>& group, const hw::Topology& topo) {
   std::vector<int> nodes;
   for (int gpu : group)
     if (nodes.empty() || nodes.back() != topo.node_of(gpu)) nodes.push_back(topo.node_of(gpu));
+  return nodes;
+}
+
+}  // namespace
+
+double estimate_transfers(CollectiveOp op, const std::vector<int>& group, const hw::Topology& topo,
+                          const PlanOptions& options) {
+  const double n = static_cast<double>(group.size());
+  const std::vector<int> nodes = nodes_of(group, topo);
   const double k = static_cast<double>(nodes.size()), g = n / k;
   const bool bundled = options.bundle && can_bundle(topo);
   const double spines = std::max(1, topo.spines_per_plane()), pods = topo.pods();
@@ -80,10 +90,9 @@ double estimate_transfers(CollectiveOp op, const std::vector<int>& group, const 
 
 double estimate_route_links(const std::vector<int>& group, const hw::Topology& topo,
                             const PlanOptions& options) {
-  std::vector<int> nodes;
-  for (int gpu : group)
-    if (nodes.empty() || nodes.back() != topo.node_of(gpu)) nodes.push_back(topo.node_of(gpu));
-  const bool spread = options.bundle && can_bundle(topo) && bundles_spread(nodes, topo);
+  const std::vector<int> nodes = nodes_of(group, topo);
+  const bool spread =
+      options.bundle && can_bundle(topo) && bundles_spread(nodes_of(group, topo), topo);
   const bool two_planes = topo.spec().fabric.kind == spec::FabricKind::dual_plane;
   return (two_planes ? 16.0 : 10.0) + (spread ? 2.0 * topo.spines_per_plane() : 0.0);
 }
