@@ -41,7 +41,7 @@
 //    the new bound), so components that a change merges or splits are re-solved whole.
 // Clients keep what depends on an unreported variable: the fabric leaves a flow whose rate did
 // not change with its completion event (its bytes still run out at the same instant), and
-// completions come from the simulator's event heap, keyed by time.
+// completions wait by instant, one simulator event for all the flows due at it.
 // Cost of one solve: O(E_R log C_R) for the E_R elements and C_R binding constraints of R.
 // Within R the saturated search is incremental: constraints wait in a heap keyed by a lower
 // bound of their level, re-keyed only when popped stale (see above), and bounds are met in

@@ -74,6 +74,7 @@ class CollectiveTimer {
   std::vector<int> group(workload::GroupRole role, const DeviceCells& d) const;
 
   std::uint64_t events() const { return profiles_.events(); }
+  std::uint64_t flows() const { return profiles_.flows(); }
   // Every distinct collective run so far, in the order of its cache key.
   std::vector<net::PlannedCollective> planned() const { return profiles_.planned(); }
   int distinct() const { return profiles_.distinct(); }

@@ -123,6 +123,7 @@ class Builder {
     if (!g_.link_capacity.empty() && options_.merge_links) g_.merge_equivalent_links();
     out.graph = std::move(g_);
     out.network_events = timer_.events();
+    out.network_flows = timer_.flows();
     out.collectives_timed = timer_.distinct();
     out.collectives = timer_.planned();
     return out;

@@ -45,6 +45,7 @@ struct ExecOptions {
 struct StepBuild {
   StepGraph graph;
   std::uint64_t network_events = 0;  // events spent timing the collectives
+  std::uint64_t network_flows = 0;   // flows they simulated (a bundle once)
   int collectives_timed = 0;
   std::vector<net::PlannedCollective> collectives;  // each distinct one, with the algorithm it ran
 };

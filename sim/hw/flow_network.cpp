@@ -14,21 +14,15 @@ FlowNetwork::FlowNetwork(engine::Simulator& sim, const Topology& topo, Fidelity 
     : sim_(sim), topo_(topo), fidelity_(fidelity), lumped_(std::move(lumped)) {}
 
 double FlowNetwork::link_rate(int link) const {
-  const auto c = crossed_.find(link);
-  if (c == crossed_.end()) return 0.0;
-  if (c->second.lump >= 0) return c->second.share * system_.usage(c->second.lump);
-  return c->second.constraint < 0 ? 0.0 : system_.usage(c->second.constraint);
+  const Crossed* c = crossed_.find(link);
+  if (!c) return 0.0;
+  if (c->lump >= 0) return c->share * system_.usage(c->lump);
+  return c->constraint < 0 ? 0.0 : system_.usage(c->constraint);
 }
 
 double FlowNetwork::link_bytes(int link) const {
-  const auto b = crossed_.find(link);
-  return b == crossed_.end() ? 0.0 : b->second.bytes;
-}
-
-int FlowNetwork::constraint(int link) {
-  int& c = crossed_[link].constraint;
-  if (c < 0) c = system_.add_constraint(topo_.links()[link].bandwidth);
-  return c;
+  const Crossed* b = crossed_.find(link);
+  return b ? b->bytes : 0.0;
 }
 
 int FlowNetwork::lump_key(const Topology& topo, int link) {
@@ -111,20 +105,19 @@ void FlowNetwork::start(const FlowRequest& q, FlowListener* listener, std::uint6
   fl.tag = tag;
   fl.var = -1;
   fl.used = true;
-  for (std::size_t i = 0; i < r.links.size(); ++i)
-    crossed_[r.links[i]].bytes += bytes * weight(core_weight, agg_weight, r, i);
   if (fidelity_ == Fidelity::analytic || r.links.empty() || bytes == 0.0) {
+    for (std::size_t i = 0; i < r.links.size(); ++i)
+      crossed_[r.links[i]].bytes += bytes * weight(core_weight, agg_weight, r, i);
     double bw = share.bound;
     for (std::size_t i = 0; i < r.links.size(); ++i)
       bw = std::min(bw, topo_.links()[r.links[i]].bandwidth / r.share_of(i));
     // One rounding for the whole transfer: α + S/β, up to the next picosecond.
     const Time t = Time::from_seconds((r.latency_s + step_overhead_s) * steps +
                                       (bytes > 0.0 && std::isfinite(bw) ? bytes / bw : 0.0));
-    fl.done = sim_.after(t, this, tag_of(f, kFinish));
+    sim_.after(t, this, tag_of(f, kFinish));
     return;
   }
-  sim_.after(Time::from_seconds((r.latency_s + step_overhead_s) * steps), this,
-             tag_of(f, kActivate));
+  enqueue(f, sim_.now() + Time::from_seconds((r.latency_s + step_overhead_s) * steps), 0);
 }
 
 void FlowNetwork::on_event(engine::Simulator&, std::uint64_t tag) {
@@ -139,6 +132,9 @@ void FlowNetwork::on_event(engine::Simulator&, std::uint64_t tag) {
     case kRecompute:
       recompute_pending_ = false;
       recompute();
+      break;
+    case kDue:
+      fire(f);
       break;
   }
 }
@@ -169,10 +165,16 @@ void FlowNetwork::activate(int f) {
   fl.var = system_.add_variable(fl.share.weight, fl.share.bound, elements);
   if (flow_of_var_.size() <= static_cast<std::size_t>(fl.var)) flow_of_var_.resize(fl.var + 1);
   flow_of_var_[fl.var] = f;
+  // Its bytes are counted on its links now, when it joins them (one lookup a link).
   for (std::size_t i = 0; i < r.links.size(); ++i) {
+    Crossed& c = crossed_[r.links[i]];
+    const double a = weight(fl.core_weight, fl.agg_weight, r, i);
+    c.bytes += fl.remaining * a;
     const int lump = entry_lump_[i];
     if (lump < 0) {
-      system_.expand(fl.var, constraint(r.links[i]), weight(fl.core_weight, fl.agg_weight, r, i));
+      if (c.constraint < 0)
+        c.constraint = system_.add_constraint(topo_.links()[r.links[i]].bandwidth);
+      system_.expand(fl.var, c.constraint, a);
       continue;
     }
     if (i == 0 || lump != entry_lump_[i - 1]) system_.expand(fl.var, lump, fl.core_weight);
@@ -203,14 +205,69 @@ void FlowNetwork::finish(int f) {
 
 void FlowNetwork::reschedule(int f) {
   Flow& fl = flows_[f];
-  sim_.cancel(fl.done);
+  if (fl.due != 0) ++stale_;
   const double rate = system_.value(fl.var);
   STEPSIM_CHECK(rate > 0.0 && std::isfinite(rate), "active flow without a finite rate");
   // Rounded up to the tolerance grid: flows ending within it finish at one instant, together.
   const std::int64_t grid = kFinishTolerance.picoseconds();
   const std::int64_t end = (sim_.now() + Time::from_ratio(fl.remaining, rate)).picoseconds();
-  const std::int64_t up = end % grid == 0 ? 0 : grid - end % grid;
-  fl.done = sim_.at(Time::ps(end) + Time::ps(up), this, tag_of(f, kFinish));
+  const std::int64_t at = end + (end % grid == 0 ? 0 : grid - end % grid);
+  fl.due = ++next_stamp_;
+  enqueue(f, Time::ps(at), fl.due);
+  if (stale_ > 2 * active_ + 4096) drop_stale();
+}
+
+void FlowNetwork::enqueue(int f, Time at, std::uint64_t stamp) {
+  const auto [it, added] = bucket_at_.try_emplace(at.picoseconds(), -1);
+  if (added) {
+    if (free_buckets_.empty()) {
+      it->second = static_cast<int>(buckets_.size());
+      buckets_.emplace_back();
+    } else {
+      it->second = free_buckets_.back();
+      free_buckets_.pop_back();
+    }
+    Bucket& b = buckets_[it->second];
+    b.at = at;
+    b.event = sim_.at(at, this, tag_of(it->second, kDue));
+    b.live = true;
+  }
+  buckets_[it->second].flows.push_back({f, stamp});
+  ++queued_;
+}
+
+void FlowNetwork::fire(int bucket) {
+  Bucket& b = buckets_[bucket];
+  bucket_at_.erase(b.at.picoseconds());
+  firing_.clear();
+  firing_.swap(b.flows);
+  b.live = false;
+  free_buckets_.push_back(bucket);
+  queued_ -= firing_.size();
+  for (const Due& d : firing_) {
+    if (d.stamp == 0)
+      activate(d.flow);
+    else if (flows_[d.flow].used && flows_[d.flow].due == d.stamp)
+      finish(d.flow);
+    else
+      --stale_;
+  }
+}
+
+void FlowNetwork::drop_stale() {
+  for (std::size_t i = 0; i < buckets_.size(); ++i) {
+    Bucket& b = buckets_[i];
+    if (!b.live) continue;
+    queued_ -= std::erase_if(b.flows, [&](const Due& d) {
+      return d.stamp != 0 && (!flows_[d.flow].used || flows_[d.flow].due != d.stamp);
+    });
+    if (!b.flows.empty()) continue;
+    sim_.cancel(b.event);
+    bucket_at_.erase(b.at.picoseconds());
+    b.live = false;
+    free_buckets_.push_back(static_cast<int>(i));
+  }
+  stale_ = 0;
 }
 
 // A flow whose rate is unchanged keeps its finish event: it still ends at the same instant. One

@@ -10,7 +10,8 @@
 //   the connected component of links and flows reachable from the changed links is re-solved, once
 //   per instant (all changes at the same simulated time are batched). Flows that would finish
 //   within kFinishTolerance of each other finish together, so symmetric transfers cost one
-//   re-solve, not one each.
+//   re-solve, not one each; the flows joining or leaving at one instant share one simulator
+//   event (a bucket, below), so they cost one event, not one each.
 // A flow may stand for `multiplicity` identical transfers on equivalent routes (a bundle): it is
 // simulated once, on the links of its representative route. Its siblings' own GPU, NIC and access
 // links are not tracked, but the leaf-spine links they share are: there the flow consumes
@@ -38,6 +39,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/engine/int_table.hpp"
 #include "sim/engine/maxmin.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/hw/topology.hpp"
@@ -92,9 +94,13 @@ class FlowNetwork final : public engine::EventHandler {
   void start(const FlowRequest& flow, FlowListener* listener, std::uint64_t tag);
 
   std::size_t active_flows() const { return active_; }
+  // Entries waiting in the buckets of activations and completions, stale ones included (what the
+  // completions hold in memory; see below).
+  std::size_t queued() const { return queued_; }
   // Elements the max-min system's pool holds (engine::MaxMinSystem::pool_elements).
   std::size_t elements() const { return system_.pool_elements(); }
-  double link_bytes(int link) const;  // carried so far
+  // Bytes it carries, counted when a transfer joins it (flow fidelity) or starts (analytic).
+  double link_bytes(int link) const;
   // Sum of the current rates of the flows on a link (flow fidelity), bytes/s.
   double link_rate(int link) const;
   // (tag, rate in bytes/s) of every flow sharing links now, in no particular order.
@@ -111,8 +117,8 @@ class FlowNetwork final : public engine::EventHandler {
     double remaining = 0.0;  // bytes
     double core_weight = 1.0, agg_weight = 1.0;
     FlowShare share;
-    engine::Time updated;  // when `remaining` was last brought up to date
-    engine::EventId done;
+    engine::Time updated;   // when `remaining` was last brought up to date
+    std::uint64_t due = 0;  // the stamp of its entry in a bucket of completions, or 0
     FlowListener* listener = nullptr;
     std::uint64_t tag = 0;
     int src = 0, dst = 0;
@@ -120,7 +126,7 @@ class FlowNetwork final : public engine::EventHandler {
     int var = -1;  // its variable in the system while it shares links
     bool used = false;
   };
-  enum EventKind : std::uint64_t { kActivate = 0, kFinish = 1, kRecompute = 2 };
+  enum EventKind : std::uint64_t { kActivate = 0, kFinish = 1, kRecompute = 2, kDue = 3 };
   static std::uint64_t tag_of(int flow, EventKind k) {
     return (static_cast<std::uint64_t>(flow) << 2) | k;
   }
@@ -134,13 +140,14 @@ class FlowNetwork final : public engine::EventHandler {
   void recompute();
   void progress(Flow& fl, double rate);  // `remaining` brought to now at `rate`
   void reschedule(int f);
+  // Puts the flow's activation (stamp 0) or completion in the bucket of instant `at`.
+  void enqueue(int f, engine::Time at, std::uint64_t stamp);
+  void fire(int bucket);
+  void drop_stale();
 
   engine::Simulator& sim_;
   const Topology& topo_;
   Fidelity fidelity_;
-  // A link's constraint, made when a flow first crosses it (a collective touches few of the
-  // topology's links).
-  int constraint(int link);
   // The lump constraint that the i-th link of the flow's route joins by (made when a flow first
   // crosses it; the promise checked), or -1: its own.
   int lump_of(const Flow& fl, const Route& r, std::size_t i);
@@ -159,10 +166,31 @@ class FlowNetwork final : public engine::EventHandler {
     int lump = -1;  // or its lump's constraint, of which it carries `share`
     double share = 0.0;
   };
-  std::unordered_map<int, Crossed> crossed_;
+  engine::IntTable<Crossed> crossed_;
   std::vector<Flow> flows_;
   std::vector<int> free_;
   std::vector<int> flow_of_var_;
+  // Completions of flows sharing links. The flows due at one instant wait in one bucket under one
+  // event, in the order they were scheduled, so a re-solve that moves a hundred thousand flows
+  // to the same instant costs one event, not a hundred thousand cancelled and pushed. A moved
+  // flow leaves its old entry behind, stale (its stamp no longer matches the flow's); stale
+  // entries are skipped when their bucket fires and dropped when they outnumber the live ones.
+  struct Due {
+    int flow = 0;
+    std::uint64_t stamp = 0;
+  };
+  struct Bucket {
+    engine::Time at;
+    engine::EventId event;
+    std::vector<Due> flows;
+    bool live = false;
+  };
+  std::vector<Bucket> buckets_;
+  std::vector<int> free_buckets_;
+  std::unordered_map<std::int64_t, int> bucket_at_;  // by picosecond: its bucket
+  std::vector<Due> firing_;                          // scratch: the entries of the firing bucket
+  std::uint64_t next_stamp_ = 0;
+  std::size_t stale_ = 0, queued_ = 0;
   bool recompute_pending_ = false;
   std::size_t active_ = 0;
 };

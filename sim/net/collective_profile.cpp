@@ -86,6 +86,7 @@ CollectiveProfiles::Profile& CollectiveProfiles::alone(CollectiveOp op, double b
   const CollectivePlan plan = plan_collective(op, bytes, group, topo_, options);
   auto r = run_collective(plan, bytes, static_cast<int>(group.size()), topo_, fidelity_, control_);
   events_ += r.events;
+  flows_ += r.flows;
   Profile& p = runs_[key];
   p.time = r.time;
   p.chunks = r.chunks;
@@ -119,6 +120,7 @@ const CollectiveProfiles::Profile& CollectiveProfiles::run(
     auto result = run_collective(plan, bytes, static_cast<int>(g0.size() * groups.size()), topo_,
                                  fidelity_, control_);
     events_ += result.events;
+    flows_ += result.flows;
     r.time = result.time;
     r.chunks = result.chunks;
     r.nodes = std::move(result.nodes);

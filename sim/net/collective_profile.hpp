@@ -93,6 +93,7 @@ class CollectiveProfiles {
   std::vector<std::vector<LinkLoad>> take_profiles() { return std::move(profiles_); }
   std::vector<std::vector<LoadPiece>> take_shapes() { return std::move(shapes_); }
   std::uint64_t events() const { return events_; }
+  std::uint64_t flows() const { return flows_; }  // flows simulated (a bundle once)
   // Every distinct collective run alone, in the order of its key.
   std::vector<PlannedCollective> planned() const;
   int distinct() const;
@@ -117,7 +118,7 @@ class CollectiveProfiles {
   std::vector<std::vector<LinkLoad>> profiles_;
   std::vector<std::vector<LoadPiece>> shapes_;
   std::vector<double> scratch_;  // per phase and link, while profiles are summed
-  std::uint64_t events_ = 0;
+  std::uint64_t events_ = 0, flows_ = 0;
 };
 
 }  // namespace stepsim::net

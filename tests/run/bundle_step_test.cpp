@@ -1,6 +1,6 @@
 // Bundling against every flow on its own (run --no-bundle, spec::ScenarioSpec::bundle): a shipped
 // scenario's step, fault-free and with faults, is the same either way within 1e-6 relative, and
-// the unbundled step does simulate its collectives transfer by transfer (more network events).
+// the unbundled step does simulate its collectives transfer by transfer (more flows).
 #include <doctest/doctest.h>
 
 #include "sim/config/load.hpp"
@@ -11,7 +11,7 @@ using namespace stepsim;
 
 namespace {
 
-// The step bundled and unbundled; returns whether unbundling simulated more network events.
+// The step bundled and unbundled; returns whether unbundling simulated more flows.
 bool same_step(spec::ScenarioSpec s) {
   REQUIRE(s.bundle);
   const run::Result bundled = run::simulate_step(s);
@@ -20,8 +20,8 @@ bool same_step(spec::ScenarioSpec s) {
   CHECK(each.metrics.step_s == doctest::Approx(bundled.metrics.step_s).epsilon(1e-6));
   CHECK(each.metrics.mean.exposed_comm ==
         doctest::Approx(bundled.metrics.mean.exposed_comm).epsilon(1e-6).scale(1.0));
-  CHECK(each.build.network_events >= bundled.build.network_events);
-  return each.build.network_events > bundled.build.network_events;
+  CHECK(each.build.network_flows >= bundled.build.network_flows);
+  return each.build.network_flows > bundled.build.network_flows;
 }
 
 }  // namespace
