@@ -10,8 +10,12 @@ namespace stepsim::engine {
 
 int MaxMinSystem::add_constraint(double capacity) {
   STEPSIM_CHECK(capacity >= 0.0, "negative capacity");
-  cnsts_.push_back({capacity, {}, 0.0, 0});
+  cnsts_.push_back({capacity, {}, 0.0, 0, 0});
   cnst_stamp_.push_back(0);
+  cnst_walked_.push_back(0);
+  sum_stamp_.push_back(0);
+  sum_load_.push_back(0.0);
+  sum_count_.push_back(0);
   cnst_pos_.push_back(0);
   cnst_touched_.push_back(0);
   return static_cast<int>(cnsts_.size() - 1);
@@ -27,6 +31,7 @@ int MaxMinSystem::add_variable(double weight, double bound, std::uint32_t elemen
     v = static_cast<int>(vars_.size());
     vars_.emplace_back();
     var_stamp_.push_back(0);
+    var_gen_.push_back(0);
     var_pos_.push_back(0);
     var_touched_.push_back(0);
   }
@@ -56,8 +61,8 @@ void MaxMinSystem::expand(int v, int c, double consumption) {
     grow(v, block_size(std::max<std::uint32_t>(4, 2 * vars_[v].capacity)));
   Variable& x = vars_[v];
   Constraint& k = cnsts_[c];
-  x.data[x.count] = {c, static_cast<std::uint32_t>(k.vars.size()), consumption};
-  k.vars.push_back({v, x.count++});
+  x.data[x.count] = {c, consumption};
+  k.vars.push_back({v, x.count++, var_gen_[v]});
   if (std::isfinite(x.bound))
     k.at_bounds += consumption * x.bound;
   else
@@ -108,21 +113,23 @@ void MaxMinSystem::detach(int v) {
   Variable& x = vars_[v];
   for (const Element& e : elements(v))
     if (can_bind(e.id)) touch_constraint(e.id);
-  for (std::uint32_t j = 0; j < x.count; ++j) {
-    const Element& e = x.data[j];  // read afresh: a swap below may move its slot
+  ++var_gen_[v];  // its members go stale
+  for (const Element& e : elements(v)) {
     Constraint& k = cnsts_[e.id];
-    STEPSIM_CHECK(e.slot < k.vars.size() && k.vars[e.slot].var == v && k.vars[e.slot].element == j,
-                  "element missing from its constraint");
-    const Member last = k.vars.back();
-    k.vars[e.slot] = last;
-    vars_[last.var].data[last.element].slot = e.slot;
-    k.vars.pop_back();
+    ++k.stale;
     if (std::isfinite(x.bound))
-      k.at_bounds = k.vars.empty() ? 0.0 : k.at_bounds - e.a * x.bound;
+      k.at_bounds = k.stale == k.vars.size() ? 0.0 : k.at_bounds - e.a * x.bound;
     else
       --k.unbounded;
+    if (k.stale > 16 && 2 * k.stale > k.vars.size()) compact(e.id);
   }
   x.count = 0;
+}
+
+void MaxMinSystem::compact(int c) {
+  Constraint& k = cnsts_[c];
+  std::erase_if(k.vars, [&](const Member& m) { return !current(m); });
+  k.stale = 0;
 }
 
 void MaxMinSystem::clear(int v) {
@@ -152,7 +159,8 @@ void MaxMinSystem::remove_variable(int v) {
 
 double MaxMinSystem::usage(int c) const {
   double u = 0.0;
-  for (const Member& m : cnsts_[c].vars) u += element(m).a * vars_[m.var].value;
+  for (const Member& m : cnsts_[c].vars)
+    if (current(m)) u += element(m).a * vars_[m.var].value;
   return u;
 }
 
@@ -161,7 +169,8 @@ bool MaxMinSystem::can_bind(int c) const {
   if (k.unbounded > 0) return true;
   if (k.at_bounds <= k.capacity * (1.0 - precision_.screen)) return false;
   double sum = 0.0;
-  for (const Member& m : k.vars) sum += element(m).a * vars_[m.var].bound;
+  for (const Member& m : k.vars)
+    if (current(m)) sum += element(m).a * vars_[m.var].bound;
   return sum > k.capacity * (1.0 + precision_.saturated);
 }
 
@@ -187,27 +196,47 @@ const std::vector<MaxMinSystem::Change>& MaxMinSystem::solve() {
   vars.clear();
   cnsts.clear();
   auto add_var = [&](int v) {
-    if (!vars_[v].live || var_stamp_[v] == stamp_) return;
+    if (var_stamp_[v] == stamp_) return;
     var_stamp_[v] = stamp_;
     vars.push_back(v);
   };
+  // A constraint's current members are live; a constraint whose members were added once (it was
+  // touched) is not walked again when the search reaches it.
+  auto add_members = [&](int c) {
+    if (cnst_walked_[c] == stamp_) return;
+    cnst_walked_[c] = stamp_;
+    for (const Member& m : cnsts_[c].vars)
+      if (current(m)) add_var(m.var);
+  };
   for (int v : touched_vars_) {
     var_touched_[v] = 0;
-    add_var(v);
+    if (vars_[v].live) add_var(v);
   }
   for (int c : touched_cnsts_) {
     cnst_touched_[c] = 0;
-    for (const Member& m : cnsts_[c].vars) add_var(m.var);
+    add_members(c);
   }
   touched_vars_.clear();
   touched_cnsts_.clear();
-  for (std::size_t i = 0; i < vars.size(); ++i)
+  // The search walks every element of the component once, in the order fill() would: it sums
+  // each constraint's Σ a·w and count of variables on the way (fill() keeps those of the
+  // constraints that can bind), so no second pass over the variables is needed.
+  for (std::size_t i = 0; i < vars.size(); ++i) {
+    const double w = vars_[vars[i]].weight;
     for (const Element& e : elements(vars[i])) {
+      if (sum_stamp_[e.id] != stamp_) {
+        sum_stamp_[e.id] = stamp_;
+        sum_load_[e.id] = 0.0;
+        sum_count_[e.id] = 0;
+      }
+      sum_load_[e.id] += e.a * w;
+      ++sum_count_[e.id];
       if (cnst_stamp_[e.id] == stamp_ || !can_bind(e.id)) continue;
       cnst_stamp_[e.id] = stamp_;
       cnsts.push_back(e.id);
-      for (const Member& m : cnsts_[e.id].vars) add_var(m.var);
+      add_members(e.id);
     }
+  }
   fill(vars, cnsts);
   return changes_;
 }
@@ -220,16 +249,14 @@ void MaxMinSystem::fill(const std::vector<int>& vars, const std::vector<int>& cn
   std::vector<double>& left = left_;
   std::vector<double>& load = load_;
   std::vector<int>& unfixed = unfixed_;
-  left.assign(nc, 0.0);
-  load.assign(nc, 0.0);
-  unfixed.assign(nc, 0);
-  for (std::size_t k = 0; k < nc; ++k) left[k] = cnsts_[cnsts[k]].capacity;
-  for (int v : vars)
-    for (const Element& e : elements(v))
-      if (cnst_stamp_[e.id] == stamp_) {  // a constraint of the component
-        load[cnst_pos_[e.id]] += e.a * vars_[v].weight;
-        ++unfixed[cnst_pos_[e.id]];
-      }
+  left.resize(nc);
+  load.resize(nc);
+  unfixed.resize(nc);
+  for (std::size_t k = 0; k < nc; ++k) {
+    left[k] = cnsts_[cnsts[k]].capacity;
+    load[k] = sum_load_[cnsts[k]];  // summed by solve()'s search
+    unfixed[k] = sum_count_[cnsts[k]];
+  }
   std::vector<double>& value = value_;
   std::vector<char>& fixed = fixed_;
   value.assign(nv, kUnbounded);
@@ -298,7 +325,12 @@ void MaxMinSystem::fill(const std::vector<int>& vars, const std::vector<int>& cn
     }
     if (bind < 0) break;
     pop();
-    for (const Member& m : cnsts_[cnsts[bind]].vars) {
+    const std::vector<Member>& members = cnsts_[cnsts[bind]].vars;
+    for (std::size_t j = 0; j < members.size(); ++j) {
+      if (j + 16 < members.size()) __builtin_prefetch(&vars_[members[j + 16].var]);
+      if (j + 8 < members.size()) __builtin_prefetch(vars_[members[j + 8].var].data);
+      const Member& m = members[j];
+      if (!current(m)) continue;
       const int i = var_pos_[m.var];
       if (!fixed[i]) fix(i, vars_[m.var].weight * level);
     }

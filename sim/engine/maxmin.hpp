@@ -53,9 +53,11 @@
 // the caller says how many it will add; blocks of one size are reused, so a steady stream of
 // variables allocates nothing). The pool is a list of chunks that never move: growing it copies
 // nothing and leaves no doubling slack (a 16,384-GPU all-to-all holds about five million
-// elements at once); a constraint lists its members (variable, element), and each element knows its
-// slot there, so a variable leaves a constraint in O(1), the last member moved into its slot (a
-// link crossed by thousands of flows no longer costs a search per departure).
+// elements at once); a constraint lists its members (variable, element, generation). A variable
+// leaves its constraints in O(1) each by a new generation: its members go stale in place and are
+// skipped, and a constraint drops its stale members in one ordered pass once they are half its
+// list (amortised O(1) a departure; a burst of thousands of flows leaving a link costs one pass
+// over it, not a scattered write per flow, and the survivors stay in the order they joined).
 //
 // Precision (Precision below): the usage screen is a running sum, confirmed by a fresh sum when
 // it comes within `screen` of the capacity, and a constraint binds only beyond `saturated` above
@@ -113,6 +115,9 @@ class MaxMinSystem {
   double value(int v) const { return vars_[v].value; }
   // Σ a_cv · x_v over the constraint's variables.
   double usage(int c) const;
+  // Members the constraint lists, stale ones included (below: at most twice its live ones, plus
+  // a few).
+  std::size_t listed(int c) const { return cnsts_[c].vars.size(); }
   // Whether the constraint can bind: an unbounded variable on it, or usage at the bounds beyond
   // its capacity.
   bool can_bind(int c) const;
@@ -127,16 +132,19 @@ class MaxMinSystem {
 
  private:
   struct Element {
-    int id = 0;              // the constraint
-    std::uint32_t slot = 0;  // its place in the constraint's members
+    int id = 0;  // the constraint
     double a = 0.0;
   };
-  // A constraint's member: a variable and which of its elements (by place in the variable's
-  // block, which a moved block keeps) is the one on the constraint. Removing a variable from a
-  // constraint swaps the last member into its slot and fixes that member's element: O(1).
+  // A constraint's member: a variable, which of its elements (by place in the variable's block,
+  // which a moved block keeps) is the one on the constraint, and the variable's generation when
+  // it joined. Removing or clearing a variable bumps its generation: its members go stale where
+  // they are, in O(1) per element with no write into other variables' records, and are skipped
+  // until the constraint drops them, in order, once they are more than half its list (so a
+  // list is at most twice its live members, and the survivors keep the order they joined in).
   struct Member {
     int var = 0;
     std::uint32_t element = 0;
+    std::uint32_t gen = 0;
   };
   // A variable's elements sit in one block of the pool (no allocation per variable): `count` of
   // `capacity` used from `data`; a full block moves to one twice its size. Blocks of up to
@@ -154,9 +162,11 @@ class MaxMinSystem {
     std::vector<Member> vars;  // its variables (their elements hold the consumption)
     double at_bounds = 0.0;    // running Σ a_cv · b_v over its bounded variables
     int unbounded = 0;         // its unbounded variables
+    std::size_t stale = 0;     // members of `vars` gone stale
   };
 
   const Element& element(const Member& m) const { return vars_[m.var].data[m.element]; }
+  bool current(const Member& m) const { return var_gen_[m.var] == m.gen; }
   std::span<const Element> elements(int v) const { return {vars_[v].data, vars_[v].count}; }
   static constexpr std::uint32_t kExactBlocks = 1024;
   static constexpr std::size_t kFirstChunkElements = 64, kChunkElements = std::size_t{1} << 16;
@@ -166,7 +176,9 @@ class MaxMinSystem {
   void grow(int v, std::uint32_t capacity);  // moves v's elements to a block of `capacity`
   void touch_constraint(int c);
   void touch_variable(int v);
-  void detach(int v);  // drops v's elements, touching the constraints that could bind
+  void detach(int v);   // drops v's elements, touching the constraints that could bind
+  void compact(int c);  // drops c's stale members
+  // Progressive filling of one component, from the sums solve()'s search made.
   void fill(const std::vector<int>& vars, const std::vector<int>& cnsts);
 
   Precision precision_;
@@ -183,6 +195,12 @@ class MaxMinSystem {
   std::vector<int> free_vars_;
   std::vector<int> touched_cnsts_, touched_vars_;
   std::vector<std::uint32_t> cnst_stamp_, var_stamp_;
+  std::vector<std::uint32_t> cnst_walked_;  // stamp_ once a solve added the constraint's members
+  // Per constraint, by the search of the last solve (stamp): Σ a·w and count of its variables.
+  std::vector<std::uint32_t> sum_stamp_;
+  std::vector<double> sum_load_;
+  std::vector<int> sum_count_;
+  std::vector<std::uint32_t> var_gen_;            // bumped when a variable leaves its constraints
   std::vector<int> cnst_pos_, var_pos_;           // positions in the component being solved
   std::vector<char> cnst_touched_, var_touched_;  // in touched_cnsts_, touched_vars_
   std::uint32_t stamp_ = 0;
