@@ -61,7 +61,7 @@ void MaxMinSystem::expand(int v, int c, double consumption) {
     grow(v, block_size(std::max<std::uint32_t>(4, 2 * vars_[v].capacity)));
   Variable& x = vars_[v];
   Constraint& k = cnsts_[c];
-  x.data[x.count] = {c, consumption};
+  x.data[x.count] = {consumption, c};
   k.vars.push_back({v, x.count++, var_gen_[v]});
   if (std::isfinite(x.bound))
     k.at_bounds += consumption * x.bound;

@@ -122,7 +122,7 @@ class MaxMinSystem {
   // its capacity.
   bool can_bind(int c) const;
 
-  // Elements the pool holds, used or free (16 bytes each): the solver's memory beside its
+  // Elements the pool holds, used or free (12 bytes each): the solver's memory beside its
   // variables' and constraints' own records.
   std::size_t pool_elements() const;
 
@@ -131,10 +131,13 @@ class MaxMinSystem {
   const std::vector<Change>& solve();
 
  private:
-  struct Element {
-    int id = 0;  // the constraint
+  // Packed to 12 bytes (a pool of millions of elements; x86 and ARMv8 load an unaligned double
+  // at full speed).
+  struct __attribute__((packed)) Element {
     double a = 0.0;
+    int id = 0;  // the constraint
   };
+  static_assert(sizeof(Element) == 12);
   // A constraint's member: a variable, which of its elements (by place in the variable's block,
   // which a moved block keeps) is the one on the constraint, and the variable's generation when
   // it joined. Removing or clearing a variable bumps its generation: its members go stale where

@@ -218,6 +218,12 @@ void FlowNetwork::reschedule(int f) {
 }
 
 void FlowNetwork::enqueue(int f, Time at, std::uint64_t stamp) {
+  // Most flows of a re-solve go where the one before went.
+  if (last_bucket_ >= 0 && buckets_[last_bucket_].live && buckets_[last_bucket_].at == at) {
+    buckets_[last_bucket_].flows.push_back({f, stamp});
+    ++queued_;
+    return;
+  }
   const auto [it, added] = bucket_at_.try_emplace(at.picoseconds(), -1);
   if (added) {
     if (free_buckets_.empty()) {
@@ -234,6 +240,7 @@ void FlowNetwork::enqueue(int f, Time at, std::uint64_t stamp) {
   }
   buckets_[it->second].flows.push_back({f, stamp});
   ++queued_;
+  last_bucket_ = it->second;
 }
 
 void FlowNetwork::fire(int bucket) {

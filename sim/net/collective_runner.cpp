@@ -56,6 +56,11 @@ class LinkSums {
 
 }  // namespace
 
+Time collective_time(const CollectivePlan& plan, const hw::Topology& topo, hw::Fidelity fidelity,
+                     const engine::RunControl* control) {
+  return run_dag(plan, make_dag(plan, plan.chunks), topo, fidelity, control).end;
+}
+
 CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int group_size,
                                 const hw::Topology& topo, hw::Fidelity fidelity,
                                 const engine::RunControl* control) {

@@ -70,6 +70,11 @@ CollectiveResult run_collective(const CollectivePlan& plan, double bytes, int gr
                                 const hw::Topology& topo, hw::Fidelity fidelity,
                                 const engine::RunControl* control = nullptr);
 
+// Its time alone, as run_collective() gives it, without the per-phase and per-link accounting
+// (routing every transfer once more): what the latency of a 1-byte run needs.
+engine::Time collective_time(const CollectivePlan& plan, const hw::Topology& topo,
+                             hw::Fidelity fidelity, const engine::RunControl* control = nullptr);
+
 double bus_factor(CollectiveOp op, int n);
 
 }  // namespace stepsim::net

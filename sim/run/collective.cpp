@@ -64,9 +64,9 @@ CollectiveSizes run_collective_sizes(const spec::ClusterSpec& cluster, const Col
     same.protocol = row.result.protocol;
     same.channels = row.result.channels;
     same.chunks = row.result.stream_chunks;
-    row.latency_s = net::run_collective(net::plan_collective(r.op, 1.0, members, topo, same), 1.0,
-                                        n, topo, r.fidelity, control)
-                        .time.seconds();
+    row.latency_s = net::collective_time(net::plan_collective(r.op, 1.0, members, topo, same), topo,
+                                         r.fidelity, control)
+                        .seconds();
     out.rows.push_back(std::move(row));
   }
   return out;
