@@ -151,29 +151,49 @@ void FlowNetwork::activate(int f) {
   ++active_;
   Route& r = route_;
   topo_.route(fl.src, fl.dst, fl.spread, r);
-  // A lump is one element, however many of the route's links join by it (they come in a row).
+  // A lump is one element, however many of the route's links join by it (they come in a row);
+  // a link in series with the one before it (Topology::series_next) joins by that one's.
   entry_lump_.resize(r.links.size());
+  in_series_.resize(r.links.size());
   std::uint32_t elements = 0;
   for (std::size_t i = 0; i < r.links.size(); ++i) {
+    const int next = topo_.series_next(r.links[i]);
+    STEPSIM_CHECK(next < 0 || (i + 1 < r.links.size() && r.links[i + 1] == next),
+                  "a route that leaves a link without the link in series with it");
+    in_series_[i] = i > 0 && topo_.series_next(r.links[i - 1]) == r.links[i];
+    STEPSIM_CHECK(!in_series_[i] || weight(fl.core_weight, fl.agg_weight, r, i) ==
+                                        weight(fl.core_weight, fl.agg_weight, r, i - 1),
+                  "links in series carrying a flow's bytes unequally");
     // A lump's links come in a row: the first of them looks it up for the rest.
     const bool same = i > 0 && entry_lump_[i - 1] >= 0 &&
                       topo_.links()[r.links[i]].cls == LinkClass::ib_core &&
                       lump_key(topo_, r.links[i]) == lump_key(topo_, r.links[i - 1]);
     entry_lump_[i] = same ? entry_lump_[i - 1] : lump_of(fl, r, i);
-    elements += !same;
+    elements += !same && !in_series_[i];
   }
   fl.var = system_.add_variable(fl.share.weight, fl.share.bound, elements);
   if (flow_of_var_.size() <= static_cast<std::size_t>(fl.var)) flow_of_var_.resize(fl.var + 1);
   flow_of_var_[fl.var] = f;
   // Its bytes are counted on its links now, when it joins them (one lookup a link).
+  int before = -1;  // the constraint of the link before
   for (std::size_t i = 0; i < r.links.size(); ++i) {
     Crossed& c = crossed_[r.links[i]];
     const double a = weight(fl.core_weight, fl.agg_weight, r, i);
     c.bytes += fl.remaining * a;
     const int lump = entry_lump_[i];
+    if (in_series_[i]) {  // the same flows as the link before, alike: its constraint
+      c.constraint = before;
+      continue;
+    }
     if (lump < 0) {
-      if (c.constraint < 0)
-        c.constraint = system_.add_constraint(topo_.links()[r.links[i]].bandwidth);
+      if (c.constraint < 0) {
+        const std::vector<Link>& links = topo_.links();
+        const int next = topo_.series_next(r.links[i]);
+        c.constraint = system_.add_constraint(
+            next < 0 ? links[r.links[i]].bandwidth
+                     : std::min(links[r.links[i]].bandwidth, links[next].bandwidth));
+      }
+      before = c.constraint;
       system_.expand(fl.var, c.constraint, a);
       continue;
     }

@@ -30,6 +30,10 @@
 // under that promise, which the caller makes per group of links (`lumped`: the spread that all of
 // a group's flows take); a flow that breaks it is an internal error. link_rate() gives a lumped
 // link its share: w_s times its lump's usage.
+// Links in series. A one-port NIC's link from its GPU and its link to its leaf carry exactly the
+// same flows, alike (Topology::series_next; the same for the leaf's link to the NIC and the NIC's
+// to the GPU): their rows are one row with two capacities, so they are one constraint of the
+// smaller. Exact; a route that would break it is an internal error.
 // Link utilization: bytes carried per link over the run, for reports.
 // Not modelled: packets, congestion control, incast buffers, per-hop store-and-forward.
 #pragma once
@@ -154,6 +158,7 @@ class FlowNetwork final : public engine::EventHandler {
   Lumps lumped_;
   std::unordered_map<int, int> lumps_;  // by lump_key: its constraint
   std::vector<int> entry_lump_;         // scratch: lump_of() per link of the route being walked
+  std::vector<char> in_series_;         // scratch: whether it is in series with the link before
 
   engine::MaxMinSystem system_;
   Route route_;  // scratch: the route being walked

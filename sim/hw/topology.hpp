@@ -140,6 +140,11 @@ class Topology {
   bool on_leaf(int gpu, int leaf) const {
     return leaf_of(gpu) == leaf || (ports_ == 2 && leaf_of(gpu) + leaves_per_plane_ == leaf);
   }
+  // The link that every route crossing `link` crosses next, and no other route crosses: on a
+  // fabric of one port per NIC, a GPU's link to its NIC is always followed by the NIC's link to
+  // its leaf, and the leaf's link to the NIC by the NIC's link to the GPU (a NIC is no route's
+  // end, and no route turns back at it). -1 for any other link.
+  int series_next(int link) const;
   // Smallest bandwidth along a route per byte of the flow (a link's bandwidth over its share:
   // the analytic model's bottleneck) and its link class.
   std::pair<double, LinkClass> bottleneck(const Route& r) const;
@@ -172,7 +177,8 @@ class Topology {
 
   spec::ClusterSpec spec_;
   int planes_ = 0, leaves_per_plane_ = 0, spines_per_plane_ = 0, pods_ = 1, leaves_per_pod_ = 0;
-  int ports_ = 1;  // NIC ports, each on its own plane: 2 on a dual-plane fabric
+  int ports_ = 1;       // NIC ports, each on its own plane: 2 on a dual-plane fabric
+  int first_nic_ = -1;  // the NIC vertices are first_nic_ + GPU
   std::vector<VertexKind> kinds_;
   std::vector<Link> links_;
   // The same links as a Boost graph (edge property: link id), for searches around faults. Built

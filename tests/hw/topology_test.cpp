@@ -162,3 +162,53 @@ TEST_CASE("Oversubscription divides the leaf uplinks") {
   for (const Link& l : t.links())
     if (l.cls == LinkClass::ib_core) CHECK(l.bandwidth == doctest::Approx(50e9 * 32 / 2.0));
 }
+
+TEST_CASE("Links in series: a route crossing a NIC's link crosses the one in series with it next") {
+  auto check = [](const ClusterSpec& c) {
+    const Topology t(c);
+    std::vector<int> before(t.links().size(), -1);  // the link every route reaches it from
+    int pairs = 0;
+    for (std::size_t l = 0; l < t.links().size(); ++l)
+      if (const int next = t.series_next(static_cast<int>(l)); next >= 0) {
+        CHECK(before[next] == -1);
+        before[next] = static_cast<int>(l);
+        ++pairs;
+      }
+    Route r;
+    for (int a = 0; a < t.gpus(); ++a)
+      for (int b = 0; b < t.gpus(); ++b) {
+        if (a == b) continue;
+        t.route(a, b, r);
+        for (std::size_t i = 0; i < r.links.size(); ++i) {
+          const int next = t.series_next(r.links[i]);
+          if (next >= 0) {
+            REQUIRE(i + 1 < r.links.size());
+            CHECK(r.links[i + 1] == next);
+            CHECK(r.share_of(i) == r.share_of(i + 1));
+          }
+          if (before[r.links[i]] >= 0) {
+            REQUIRE(i > 0);
+            CHECK(r.links[i - 1] == before[r.links[i]]);
+          }
+        }
+      }
+    return pairs;
+  };
+  ClusterSpec plain = cluster(32, FabricKind::multi_plane_fat_tree, 8);
+  CHECK(check(plain) == 2 * plain.world_size());
+  // Routes searched around a NIC down and a spine down still keep the pairs together.
+  ClusterSpec faulted = plain;
+  faulted.faults.push_back({FaultKind::nic_down, 1, 3});
+  FaultSpec spine;
+  spine.kind = FaultKind::switch_down;
+  spine.plane = 0;
+  spine.spine = 1;
+  faulted.faults.push_back(spine);
+  faulted.faults.push_back({FaultKind::nic_degrade, 2, 5, -1, -1, -1, -1, 0.4});
+  CHECK(check(faulted) == 2 * faulted.world_size());
+  CHECK(check(cluster(32, FabricKind::rail_fat_tree, 8)) == 2 * 32 * 8);
+  // A NIC of two ports (two leaves) has no link in series with its GPU's.
+  ClusterSpec dual = cluster(32, FabricKind::dual_plane, 8);
+  dual.fabric.planes = 2;
+  CHECK(check(dual) == 0);
+}
