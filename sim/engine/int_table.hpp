@@ -4,8 +4,8 @@
 // std::unordered_map chases a pointer to a separately allocated node.
 //
 // The hash is Fibonacci hashing (the key times 2^32/φ, the top bits taken), which spreads
-// consecutive ids, the common case, evenly. Entries are never erased (a network or a sum lives
-// for one run); growing doubles the array and re-inserts. Iteration (for_each) is in slot order,
+// consecutive ids, the common case, evenly. Entries are never erased (a flow network's links live
+// for its run); growing doubles the array and re-inserts. Iteration (for_each) is in slot order,
 // which depends only on the keys inserted and their order, so it is deterministic; callers that
 // need key order sort.
 #pragma once
@@ -24,7 +24,7 @@ class IntTable {
  public:
   // The value of `key`, or null.
   V* find(int key) {
-    if (slots_.empty()) return nullptr;
+    if (key < 0 || slots_.empty()) return nullptr;
     for (std::size_t i = home(key);; i = (i + 1) & mask()) {
       if (slots_[i].key == key) return &slots_[i].value;
       if (slots_[i].key < 0) return nullptr;
@@ -32,9 +32,11 @@ class IntTable {
   }
   const V* find(int key) const { return const_cast<IntTable*>(this)->find(key); }
 
-  // The value of `key`, value-initialised when first asked for.
+  // The value of `key`, value-initialised when first asked for. Adding a key may move every value
+  // (the array grows); looking one up moves none.
   V& operator[](int key) {
     STEPSIM_CHECK(key >= 0, "a negative key in an IntTable");
+    if (V* v = find(key)) return *v;
     if (2 * (used_ + 1) > slots_.size()) grow();
     for (std::size_t i = home(key);; i = (i + 1) & mask()) {
       if (slots_[i].key == key) return slots_[i].value;

@@ -113,6 +113,7 @@ void MaxMinSystem::detach(int v) {
   Variable& x = vars_[v];
   for (const Element& e : elements(v))
     if (can_bind(e.id)) touch_constraint(e.id);
+  STEPSIM_CHECK(var_gen_[v] < UINT32_MAX, "a variable re-routed 2^32 times");
   ++var_gen_[v];  // its members go stale
   for (const Element& e : elements(v)) {
     Constraint& k = cnsts_[e.id];
@@ -121,6 +122,10 @@ void MaxMinSystem::detach(int v) {
       k.at_bounds = k.stale == k.vars.size() ? 0.0 : k.at_bounds - e.a * x.bound;
     else
       --k.unbounded;
+  }
+  // Compacted once all are counted (a variable may hold two elements on one constraint).
+  for (const Element& e : elements(v)) {
+    const Constraint& k = cnsts_[e.id];
     if (k.stale > 16 && 2 * k.stale > k.vars.size()) compact(e.id);
   }
   x.count = 0;
@@ -154,7 +159,8 @@ void MaxMinSystem::set_bound(int v, double bound) {
 void MaxMinSystem::remove_variable(int v) {
   detach(v);
   vars_[v].live = false;
-  free_vars_.push_back(v);
+  // An id whose generation would wrap is retired: a stale member could look current again.
+  if (var_gen_[v] < UINT32_MAX) free_vars_.push_back(v);
 }
 
 double MaxMinSystem::usage(int c) const {

@@ -55,9 +55,10 @@
 // nothing and leaves no doubling slack (a 16,384-GPU all-to-all holds about five million
 // elements at once); a constraint lists its members (variable, element, generation). A variable
 // leaves its constraints in O(1) each by a new generation: its members go stale in place and are
-// skipped, and a constraint drops its stale members in one ordered pass once they are half its
-// list (amortised O(1) a departure; a burst of thousands of flows leaving a link costs one pass
-// over it, not a scattered write per flow, and the survivors stay in the order they joined).
+// skipped, and a constraint drops its stale members in one ordered pass once they are more than
+// half its list and 16 (amortised O(1) a departure; a burst of thousands of flows leaving a link
+// costs one pass over it, not a scattered write per flow, and the survivors stay in the order they
+// joined).
 //
 // Precision (Precision below): the usage screen is a running sum, confirmed by a fresh sum when
 // it comes within `screen` of the capacity, and a constraint binds only beyond `saturated` above
@@ -142,8 +143,10 @@ class MaxMinSystem {
   // which a moved block keeps) is the one on the constraint, and the variable's generation when
   // it joined. Removing or clearing a variable bumps its generation: its members go stale where
   // they are, in O(1) per element with no write into other variables' records, and are skipped
-  // until the constraint drops them, in order, once they are more than half its list (so a
-  // list is at most twice its live members, and the survivors keep the order they joined in).
+  // until the constraint drops them, in order, once more than 16 of them are more than half its
+  // list (so a list holds at most twice its live members plus 16, and the survivors keep the
+  // order they joined in). Generations are 32 bits; an id whose generation would wrap is not
+  // reused.
   struct Member {
     int var = 0;
     std::uint32_t element = 0;

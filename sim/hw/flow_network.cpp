@@ -123,9 +123,6 @@ void FlowNetwork::start(const FlowRequest& q, FlowListener* listener, std::uint6
 void FlowNetwork::on_event(engine::Simulator&, std::uint64_t tag) {
   const int f = static_cast<int>(tag >> 2);
   switch (static_cast<EventKind>(tag & 3)) {
-    case kActivate:
-      activate(f);
-      break;
     case kFinish:
       finish(f);
       break;
@@ -157,10 +154,12 @@ void FlowNetwork::activate(int f) {
   in_series_.resize(r.links.size());
   std::uint32_t elements = 0;
   for (std::size_t i = 0; i < r.links.size(); ++i) {
-    const int next = topo_.series_next(r.links[i]);
+    const int next = topo_.series_next(r.links[i]), prev = topo_.series_prev(r.links[i]);
     STEPSIM_CHECK(next < 0 || (i + 1 < r.links.size() && r.links[i + 1] == next),
                   "a route that leaves a link without the link in series with it");
-    in_series_[i] = i > 0 && topo_.series_next(r.links[i - 1]) == r.links[i];
+    STEPSIM_CHECK(prev < 0 || (i > 0 && r.links[i - 1] == prev),
+                  "a route that reaches a link without the link in series with it");
+    in_series_[i] = prev >= 0;
     STEPSIM_CHECK(!in_series_[i] || weight(fl.core_weight, fl.agg_weight, r, i) ==
                                         weight(fl.core_weight, fl.agg_weight, r, i - 1),
                   "links in series carrying a flow's bytes unequally");

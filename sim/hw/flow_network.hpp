@@ -130,7 +130,7 @@ class FlowNetwork final : public engine::EventHandler {
     int var = -1;  // its variable in the system while it shares links
     bool used = false;
   };
-  enum EventKind : std::uint64_t { kActivate = 0, kFinish = 1, kRecompute = 2, kDue = 3 };
+  enum EventKind : std::uint64_t { kFinish = 1, kRecompute = 2, kDue = 3 };
   static std::uint64_t tag_of(int flow, EventKind k) {
     return (static_cast<std::uint64_t>(flow) << 2) | k;
   }
@@ -163,8 +163,8 @@ class FlowNetwork final : public engine::EventHandler {
   engine::MaxMinSystem system_;
   Route route_;  // scratch: the route being walked
   // Per topology link a flow has crossed (sparse: a network lives for one collective, which
-  // touches few of a large cluster's links): its constraint (-1 until a flow joins on it) and
-  // the bytes it carried.
+  // touches few of a large cluster's links): its constraint (-1 until a flow joins on it; the
+  // link before it's when the two are in series) and the bytes it carried.
   struct Crossed {
     int constraint = -1;
     double bytes = 0.0;
@@ -175,11 +175,14 @@ class FlowNetwork final : public engine::EventHandler {
   std::vector<Flow> flows_;
   std::vector<int> free_;
   std::vector<int> flow_of_var_;
-  // Completions of flows sharing links. The flows due at one instant wait in one bucket under one
-  // event, in the order they were scheduled, so a re-solve that moves a hundred thousand flows
-  // to the same instant costs one event, not a hundred thousand cancelled and pushed. A moved
-  // flow leaves its old entry behind, stale (its stamp no longer matches the flow's); stale
-  // entries are skipped when their bucket fires and dropped when they outnumber the live ones.
+  // Activations (stamp 0) and completions of flows sharing links. The flows due at one instant
+  // wait in one bucket under one event, in the order they were scheduled, so a re-solve that
+  // moves a hundred thousand flows to the same instant costs one event, not a hundred thousand
+  // cancelled and pushed. A moved flow leaves its old entry behind, stale (its stamp no longer
+  // matches the flow's); stale entries are skipped when their bucket fires and dropped when
+  // they pass twice the flows sharing links plus 4,096. One bucket's event runs where its first
+  // entry's would have: a flow put in later runs before events scheduled between the two at the
+  // same instant (their order among themselves is kept).
   struct Due {
     int flow = 0;
     std::uint64_t stamp = 0;

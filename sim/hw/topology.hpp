@@ -145,6 +145,8 @@ class Topology {
   // its leaf, and the leaf's link to the NIC by the NIC's link to the GPU (a NIC is no route's
   // end, and no route turns back at it). -1 for any other link.
   int series_next(int link) const;
+  // The link every route crossing `link` crossed just before (the converse), or -1.
+  int series_prev(int link) const;
   // Smallest bandwidth along a route per byte of the flow (a link's bandwidth over its share:
   // the analytic model's bottleneck) and its link class.
   std::pair<double, LinkClass> bottleneck(const Route& r) const;

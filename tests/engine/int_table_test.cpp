@@ -29,7 +29,7 @@ TEST_CASE("IntTable: every key keeps its own value through growth, absent keys a
   CHECK(seen == want);
 }
 
-TEST_CASE("IntTable: a new key's value is value-initialised; its place is stable until it grows") {
+TEST_CASE("IntTable: a new key's value is value-initialised; a negative key is never found") {
   struct Pair {
     int a = -1;
     double b = 0.0;
@@ -39,6 +39,7 @@ TEST_CASE("IntTable: a new key's value is value-initialised; its place is stable
   t[7].a = 3;
   CHECK(t[7].a == 3);
   CHECK(t.size() == 1);
+  CHECK(t.find(-1) == nullptr);
 }
 
 TEST_CASE("IntTable: the same insertions iterate in the same order; a negative key is a bug") {

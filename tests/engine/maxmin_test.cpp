@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "tests/test_support.hpp"
@@ -223,6 +224,7 @@ TEST_CASE("Property: incremental solves match the definition over random add/rem
 TEST_CASE("Property: incremental solves equal a from-scratch solve and report every change") {
   // The last seeds run long, so that departures leave constraints' lists half stale and freed
   // ids come back on the same constraints (members dropped in order, ids reused).
+  int compacted = 0, reused = 0;  // over the long seeds: lists shortened, ids given again
   for (int seed = 0; seed < 310; ++seed) {
     const int steps = seed < 300 ? 40 : 400;
     stepsim::test::Rng rng(1000 + seed);
@@ -232,6 +234,8 @@ TEST_CASE("Property: incremental solves equal a from-scratch solve and report ev
     for (int c = 0; c < nc; ++c) s.add_constraint(cap[c] = rng.uniform(1.0, 100.0));
     std::map<int, Var> live;
     std::map<int, double> before;  // each live variable's value after the last solve
+    std::set<int> removed;
+    std::vector<std::size_t> listed(nc, 0);
     auto pick = [&] {
       auto it = live.begin();
       std::advance(it, rng.below(static_cast<int>(live.size())));
@@ -246,10 +250,12 @@ TEST_CASE("Property: incremental solves equal a from-scratch solve and report ev
         const int id = s.add_variable(v.weight, v.bound, static_cast<std::uint32_t>(rng.below(3)));
         add_random_elements(s, rng, nc, id, v);
         live[id] = v;
+        reused += steps > 40 && removed.count(id) == 1;
         before.erase(id);
       } else if (what == 2) {  // a departure
         const auto it = pick();
         s.remove_variable(it->first);
+        removed.insert(it->first);
         before.erase(it->first);
         live.erase(it);
       } else if (what == 3) {  // a bounded variable's bound moves
@@ -263,6 +269,10 @@ TEST_CASE("Property: incremental solves equal a from-scratch solve and report ev
         s.clear(it->first);
         it->second.elements.clear();
         add_random_elements(s, rng, nc, it->first, it->second);
+      }
+      for (int c = 0; c < nc; ++c) {
+        compacted += steps > 40 && s.listed(c) < listed[c];
+        listed[c] = s.listed(c);
       }
       if (rng.below(3) == 0 && step + 1 < steps) continue;  // several changes in one instant
       const auto& changes = s.solve();
@@ -300,6 +310,8 @@ TEST_CASE("Property: incremental solves equal a from-scratch solve and report ev
       }
     }
   }
+  CHECK(compacted > 0);
+  CHECK(reused > 0);
 }
 
 TEST_CASE("The pool holds what its variables asked for, and reuses what they give back") {
@@ -357,4 +369,35 @@ TEST_CASE("Departures leave a constraint's list at most twice its live members, 
   for (int i = 0; i < 300; ++i) CHECK(s.value(vars[i]) == doctest::Approx(200.0 / 700.0));
   for (int i = 900; i < 1000; ++i) CHECK(s.value(vars[i]) == doctest::Approx(100.0 / 700.0));
   CHECK(s.listed(c) <= 2 * 400 + 17);
+}
+
+TEST_CASE("A variable with two elements on one constraint leaves it whole, compaction or not") {
+  // 400 bounded variables (bound 1) each consuming 1 + 0.5 of one constraint of capacity 300:
+  // x = min(1, 300 / (1.5 n)) while n of them are left; the constraint stops binding below 200.
+  // A last one, bound 1000 and consuming 1, binds it again once it is alone.
+  MaxMinSystem s;
+  const int c = s.add_constraint(300.0);
+  const int last = s.add_variable(1.0, 1000.0);
+  s.expand(last, c, 1.0);
+  std::vector<int> vars;
+  for (int i = 0; i < 400; ++i) {
+    vars.push_back(s.add_variable(1.0, 1.0));
+    s.expand(vars.back(), c, 1.0);
+    s.expand(vars.back(), c, 0.5);
+  }
+  for (int i = 0; i < 400; ++i) {
+    s.solve();
+    const int n = 400 - i;
+    CAPTURE(n);
+    // The last one takes what the others leave: 300 - 1.5 n x at most.
+    const double x = std::min(1.0, 300.0 / (1.5 * n + 1.0));
+    CHECK(s.value(vars.back()) == doctest::Approx(x));
+    CHECK(s.value(last) == doctest::Approx(std::min(1000.0, 300.0 - 1.5 * n * x)));
+    CHECK(s.can_bind(c));
+    s.remove_variable(vars[i]);
+  }
+  s.solve();
+  CHECK(s.value(last) == doctest::Approx(300.0));
+  CHECK(s.usage(c) == doctest::Approx(300.0));
+  CHECK(s.listed(c) <= 1 + 17);
 }

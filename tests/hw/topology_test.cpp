@@ -166,8 +166,11 @@ TEST_CASE("Oversubscription divides the leaf uplinks") {
 TEST_CASE("Links in series: a route crossing a NIC's link crosses the one in series with it next") {
   auto check = [](const ClusterSpec& c) {
     const Topology t(c);
+    // Routes spread over every spine too (bundles), where the fabric has spines.
+    std::vector<double> spread(static_cast<std::size_t>(t.spines_per_plane()),
+                               t.spines_per_plane() > 0 ? 1.0 / t.spines_per_plane() : 0.0);
     std::vector<int> before(t.links().size(), -1);  // the link every route reaches it from
-    int pairs = 0;
+    int pairs = 0, broken = 0;
     for (std::size_t l = 0; l < t.links().size(); ++l)
       if (const int next = t.series_next(static_cast<int>(l)); next >= 0) {
         CHECK(before[next] == -1);
@@ -176,22 +179,21 @@ TEST_CASE("Links in series: a route crossing a NIC's link crosses the one in ser
       }
     Route r;
     for (int a = 0; a < t.gpus(); ++a)
-      for (int b = 0; b < t.gpus(); ++b) {
-        if (a == b) continue;
-        t.route(a, b, r);
+      for (int b = 0; b < 2 * t.gpus(); ++b) {
+        if (a == b % t.gpus()) continue;
+        if (b < t.gpus())
+          t.route(a, b, r);
+        else
+          t.route(a, b % t.gpus(), spread, r);
         for (std::size_t i = 0; i < r.links.size(); ++i) {
-          const int next = t.series_next(r.links[i]);
-          if (next >= 0) {
-            REQUIRE(i + 1 < r.links.size());
-            CHECK(r.links[i + 1] == next);
-            CHECK(r.share_of(i) == r.share_of(i + 1));
-          }
-          if (before[r.links[i]] >= 0) {
-            REQUIRE(i > 0);
-            CHECK(r.links[i - 1] == before[r.links[i]]);
-          }
+          const int next = t.series_next(r.links[i]), prev = before[r.links[i]];
+          broken += t.series_prev(r.links[i]) != prev;
+          broken += next >= 0 && (i + 1 == r.links.size() || r.links[i + 1] != next ||
+                                  r.share_of(i) != r.share_of(i + 1));
+          broken += prev >= 0 && (i == 0 || r.links[i - 1] != prev);
         }
       }
+    CHECK(broken == 0);
     return pairs;
   };
   ClusterSpec plain = cluster(32, FabricKind::multi_plane_fat_tree, 8);
@@ -207,6 +209,11 @@ TEST_CASE("Links in series: a route crossing a NIC's link crosses the one in ser
   faulted.faults.push_back({FaultKind::nic_degrade, 2, 5, -1, -1, -1, -1, 0.4});
   CHECK(check(faulted) == 2 * faulted.world_size());
   CHECK(check(cluster(32, FabricKind::rail_fat_tree, 8)) == 2 * 32 * 8);
+  ClusterSpec clos3 = cluster(32, FabricKind::clos3, 8);  // 4 pods of 2 leaves
+  clos3.fabric.planes = 1;
+  clos3.fabric.leaves_per_pod = 2;
+  clos3.fabric.pod_oversubscription = 2;
+  CHECK(check(clos3) == 2 * 32 * 8);
   // A NIC of two ports (two leaves) has no link in series with its GPU's.
   ClusterSpec dual = cluster(32, FabricKind::dual_plane, 8);
   dual.fabric.planes = 2;
