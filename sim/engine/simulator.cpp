@@ -11,6 +11,12 @@ EventId Simulator::at(Time t, EventHandler* handler, std::uint64_t tag) {
 }
 
 RunStats Simulator::run(const RunLimits& limits) {
+  // The control is the running call's only: a run() that throws (Stopped) leaves none behind.
+  struct Running {
+    const RunControl*& slot;
+    ~Running() { slot = nullptr; }
+  } running{control_};
+  control_ = limits.control;
   RunStats stats;
   EventQueue::Fired f{};
   while (true) {

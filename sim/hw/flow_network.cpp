@@ -299,6 +299,8 @@ void FlowNetwork::drop_stale() {
 // A flow whose rate is unchanged keeps its finish event: it still ends at the same instant. One
 // whose rate changed has moved at its old rate until now.
 void FlowNetwork::recompute() {
+  sim_.check_control();  // a re-solve can be most of a second: a signal or --max-wall wait no
+                         // longer
   for (const auto& c : system_.solve()) {
     const int f = flow_of_var_[c.var];
     progress(flows_[f], c.old_value);

@@ -5,6 +5,8 @@
 #include <memory>
 #include <utility>
 
+#include "sim/engine/simulator.hpp"
+
 namespace stepsim::net {
 
 int GroupLayout::size() const {
@@ -107,6 +109,8 @@ void TransferSink::add(const Transfer& tr) {
     return;
   }
   ++adds_;
+  // A world all-to-all adds hundreds of millions of pairs: a signal or --max-wall waits no longer.
+  if ((adds_ & 0xFFFF) == 0) engine::check_command();
   const int offset = (index_of(t_.node_of(tr.dst)) - index_of(t_.node_of(tr.src)) + k_) % k_;
   const int climbs = offset != 0 ? tier(tr) : 0;
   // Ordered as an all-to-all generates its pairs (a source's destinations in rank order), so

@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include <atomic>
+
 using namespace stepsim::engine;
 
 namespace {
@@ -81,4 +83,29 @@ TEST_CASE("Scheduling in the past is an internal error") {
   sim.at(Time::us(5), &r);
   sim.run();
   CHECK_THROWS_AS(sim.at(Time::us(1), &r), InternalError);
+}
+
+TEST_CASE("A handler's heavy event checks the run's control at once, not at the 4,096th event") {
+  std::atomic<bool> stop{false};
+  RunControl control;
+  control.interrupted = &stop;
+  struct Heavy final : EventHandler {
+    std::atomic<bool>* stop = nullptr;
+    int ran = 0;
+    void on_event(Simulator& sim, std::uint64_t) override {
+      ++ran;
+      stop->store(true);  // a signal arrives during the event's work
+      sim.check_control();
+    }
+  } heavy;
+  heavy.stop = &stop;
+  Simulator sim;
+  sim.at(Time::us(1), &heavy);
+  sim.at(Time::us(2), &heavy);
+  RunLimits limits;
+  limits.control = &control;
+  CHECK_THROWS_AS(sim.run(limits), Stopped);
+  CHECK(heavy.ran == 1);
+  // Outside run() there is no control to check, even after a run that threw.
+  CHECK_NOTHROW(sim.check_control());
 }

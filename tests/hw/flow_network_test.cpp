@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <map>
 
 #include "sim/engine/check.hpp"
@@ -402,4 +403,19 @@ TEST_CASE("Flow: a NIC's links in series are one constraint of the smaller, and 
   // 2 GB through 25 GB/s, after a few microseconds of latency.
   CHECK(d.at[1].seconds() == doctest::Approx(2e9 / 25e9).epsilon(1e-4));
   CHECK(d.at[2].seconds() == doctest::Approx(2e9 / 25e9).epsilon(1e-4));
+}
+
+TEST_CASE("Flow: every re-solve answers to the run's control (a signal, --max-wall)") {
+  const Topology t(two_nodes());
+  engine::Simulator sim;
+  FlowNetwork net(sim, t, Fidelity::flow);
+  Finished d;
+  for (int s = 0; s < 4; ++s) net.start({s, 4 + s, 1e9}, &d, static_cast<std::uint64_t>(s));
+  std::atomic<bool> stop{true};  // set before the first re-solve; a handful of events in all
+  engine::RunControl control;
+  control.interrupted = &stop;
+  engine::RunLimits limits;
+  limits.control = &control;
+  CHECK_THROWS_AS(sim.run(limits), engine::Stopped);
+  CHECK(d.at.empty());
 }

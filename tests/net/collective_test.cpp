@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <cmath>
 
 #include "sim/config/load.hpp"
@@ -230,4 +231,16 @@ TEST_CASE("No planned transfer's route crosses more links than the pre-run memor
           CHECK(longest > 0);
         }
   CHECK(spread_seen);  // some bundle spread over the spines
+}
+
+TEST_CASE("Planning an all-to-all of many pairs answers to the command's control") {
+  const hw::Topology t(cluster("topologies/h800-256x8-mpft.yaml"));
+  const auto g = net::parse_group("ranks:0-511", t, "test");  // 261,632 pairs
+  std::atomic<bool> stop{true};
+  engine::RunControl control;
+  control.interrupted = &stop;
+  engine::set_command_control(control);
+  CHECK_THROWS_AS(net::plan_collective(CollectiveOp::all_to_all, 1 << 20, g, t), engine::Stopped);
+  engine::set_command_control(engine::RunControl{});
+  CHECK_NOTHROW(net::plan_collective(CollectiveOp::all_to_all, 1 << 20, g, t));
 }
