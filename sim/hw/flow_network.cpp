@@ -296,11 +296,11 @@ void FlowNetwork::drop_stale() {
   stale_ = 0;
 }
 
-// A flow whose rate is unchanged keeps its finish event: it still ends at the same instant. One
+// A flow whose rate is unchanged keeps its completion entry: it still ends at the same instant. One
 // whose rate changed has moved at its old rate until now.
+// A re-solve can take most of a second: a signal or --max-wall is heard before it.
 void FlowNetwork::recompute() {
-  sim_.check_control();  // a re-solve can be most of a second: a signal or --max-wall wait no
-                         // longer
+  sim_.check_control();
   for (const auto& c : system_.solve()) {
     const int f = flow_of_var_[c.var];
     progress(flows_[f], c.old_value);
