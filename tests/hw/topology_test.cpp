@@ -196,7 +196,7 @@ TEST_CASE("Links in series: a route crossing a NIC's link crosses the one in ser
     CHECK(broken == 0);
     return pairs;
   };
-  ClusterSpec plain = cluster(32, FabricKind::multi_plane_fat_tree, 8);
+  ClusterSpec plain = cluster(16, FabricKind::multi_plane_fat_tree, 8);
   CHECK(check(plain) == 2 * plain.world_size());
   // Routes searched around a NIC down and a spine down still keep the pairs together.
   ClusterSpec faulted = plain;
@@ -208,14 +208,14 @@ TEST_CASE("Links in series: a route crossing a NIC's link crosses the one in ser
   faulted.faults.push_back(spine);
   faulted.faults.push_back({FaultKind::nic_degrade, 2, 5, -1, -1, -1, -1, 0.4});
   CHECK(check(faulted) == 2 * faulted.world_size());
-  CHECK(check(cluster(32, FabricKind::rail_fat_tree, 8)) == 2 * 32 * 8);
-  ClusterSpec clos3 = cluster(32, FabricKind::clos3, 8);  // 4 pods of 2 leaves
+  CHECK(check(cluster(16, FabricKind::rail_fat_tree, 8)) == 2 * 16 * 8);
+  ClusterSpec clos3 = cluster(16, FabricKind::clos3, 8);  // 2 pods of 2 leaves
   clos3.fabric.planes = 1;
   clos3.fabric.leaves_per_pod = 2;
   clos3.fabric.pod_oversubscription = 2;
-  CHECK(check(clos3) == 2 * 32 * 8);
+  CHECK(check(clos3) == 2 * 16 * 8);
   // A NIC of two ports (two leaves) has no link in series with its GPU's.
-  ClusterSpec dual = cluster(32, FabricKind::dual_plane, 8);
+  ClusterSpec dual = cluster(16, FabricKind::dual_plane, 8);
   dual.fabric.planes = 2;
   CHECK(check(dual) == 0);
 }
