@@ -10,7 +10,7 @@ namespace stepsim::engine {
 
 int MaxMinSystem::add_constraint(double capacity) {
   STEPSIM_CHECK(capacity >= 0.0, "negative capacity");
-  cnsts_.push_back({capacity, {}, 0.0, 0, 0});
+  cnsts_.push_back({capacity, {}, 0.0, 0, 0, {}, 0});
   cnst_stamp_.push_back(0);
   cnst_walked_.push_back(0);
   sum_stamp_.push_back(0);
@@ -71,6 +71,41 @@ void MaxMinSystem::expand(int v, int c, double consumption) {
   touch_variable(v);
 }
 
+int MaxMinSystem::add_group(std::span<const std::pair<int, double>> shares) {
+  const int g = static_cast<int>(groups_.size());
+  Group& group = groups_.emplace_back();
+  for (const auto& [c, share] : shares) {
+    STEPSIM_CHECK(c >= 0 && static_cast<std::size_t>(c) < cnsts_.size() && share > 0.0,
+                  "a bad group member");
+    for (const auto& [g2, s2] : cnsts_[c].groups)
+      STEPSIM_CHECK(g2 != g, "a constraint twice in one group");
+    group.cnsts.emplace_back(c, share);
+    cnsts_[c].groups.emplace_back(g, share);
+  }
+  group_walked_.push_back(0);
+  return g;
+}
+
+void MaxMinSystem::expand_group(int v, int g, double consumption) {
+  if (!(consumption > 0.0)) return;
+  if (vars_[v].count == vars_[v].capacity)
+    grow(v, block_size(std::max<std::uint32_t>(4, 2 * vars_[v].capacity)));
+  Variable& x = vars_[v];
+  const Element e{consumption, ~g};
+  x.data[x.count] = e;
+  groups_[g].vars.push_back({v, x.count++, var_gen_[v]});
+  rows(e, [&](int c, double a) {
+    Constraint& k = cnsts_[c];
+    ++k.group_live;
+    if (std::isfinite(x.bound))
+      k.at_bounds += a * x.bound;
+    else
+      ++k.unbounded;
+    if (can_bind(c)) touch_constraint(c);
+  });
+  touch_variable(v);
+}
+
 std::uint32_t MaxMinSystem::block_size(std::uint32_t elements) {
   return elements <= kExactBlocks ? elements : std::bit_ceil(elements);
 }
@@ -112,29 +147,41 @@ std::size_t MaxMinSystem::pool_elements() const {
 void MaxMinSystem::detach(int v) {
   Variable& x = vars_[v];
   for (const Element& e : elements(v))
-    if (can_bind(e.id)) touch_constraint(e.id);
+    rows(e, [&](int c, double) {
+      if (can_bind(c)) touch_constraint(c);
+    });
   STEPSIM_CHECK(var_gen_[v] < UINT32_MAX, "a variable re-routed 2^32 times");
   ++var_gen_[v];  // its members go stale
   for (const Element& e : elements(v)) {
-    Constraint& k = cnsts_[e.id];
-    ++k.stale;
-    if (std::isfinite(x.bound))
-      k.at_bounds = k.stale == k.vars.size() ? 0.0 : k.at_bounds - e.a * x.bound;
+    if (e.id >= 0)
+      ++cnsts_[e.id].stale;
     else
-      --k.unbounded;
+      ++groups_[~e.id].stale;
+    rows(e, [&](int c, double a) {
+      Constraint& k = cnsts_[c];
+      if (e.id < 0) --k.group_live;
+      if (std::isfinite(x.bound))
+        k.at_bounds = emptied(k) ? 0.0 : k.at_bounds - a * x.bound;
+      else
+        --k.unbounded;
+    });
   }
   // Compacted once all are counted (a variable may hold two elements on one constraint).
   for (const Element& e : elements(v)) {
-    const Constraint& k = cnsts_[e.id];
-    if (k.stale > 16 && 2 * k.stale > k.vars.size()) compact(e.id);
+    if (e.id >= 0) {
+      Constraint& k = cnsts_[e.id];
+      if (k.stale > 16 && 2 * k.stale > k.vars.size()) compact(k.vars, k.stale);
+    } else {
+      Group& g = groups_[~e.id];
+      if (g.stale > 16 && 2 * g.stale > g.vars.size()) compact(g.vars, g.stale);
+    }
   }
   x.count = 0;
 }
 
-void MaxMinSystem::compact(int c) {
-  Constraint& k = cnsts_[c];
-  std::erase_if(k.vars, [&](const Member& m) { return !current(m); });
-  k.stale = 0;
+void MaxMinSystem::compact(std::vector<Member>& members, std::size_t& stale) {
+  std::erase_if(members, [&](const Member& m) { return !current(m); });
+  stale = 0;
 }
 
 void MaxMinSystem::clear(int v) {
@@ -147,12 +194,14 @@ void MaxMinSystem::set_bound(int v, double bound) {
   STEPSIM_CHECK(bound >= 0.0 && std::isfinite(bound) && std::isfinite(x.bound),
                 "a bound changed to or from unbounded");
   if (bound == x.bound) return;
+  auto touch = [&](int c, double) {
+    if (can_bind(c)) touch_constraint(c);
+  };
+  for (const Element& e : elements(v)) rows(e, touch);
   for (const Element& e : elements(v))
-    if (can_bind(e.id)) touch_constraint(e.id);
-  for (const Element& e : elements(v)) cnsts_[e.id].at_bounds += e.a * (bound - x.bound);
+    rows(e, [&](int c, double a) { cnsts_[c].at_bounds += a * (bound - x.bound); });
   x.bound = bound;
-  for (const Element& e : elements(v))
-    if (can_bind(e.id)) touch_constraint(e.id);
+  for (const Element& e : elements(v)) rows(e, touch);
   touch_variable(v);
 }
 
@@ -167,6 +216,9 @@ double MaxMinSystem::usage(int c) const {
   double u = 0.0;
   for (const Member& m : cnsts_[c].vars)
     if (current(m)) u += element(m).a * vars_[m.var].value;
+  for (const auto& [g, share] : cnsts_[c].groups)
+    for (const Member& m : groups_[g].vars)
+      if (current(m)) u += share * element(m).a * vars_[m.var].value;
   return u;
 }
 
@@ -177,6 +229,9 @@ bool MaxMinSystem::can_bind(int c) const {
   double sum = 0.0;
   for (const Member& m : k.vars)
     if (current(m)) sum += element(m).a * vars_[m.var].bound;
+  for (const auto& [g, share] : k.groups)
+    for (const Member& m : groups_[g].vars)
+      if (current(m)) sum += share * element(m).a * vars_[m.var].bound;
   return sum > k.capacity * (1.0 + precision_.saturated);
 }
 
@@ -213,6 +268,12 @@ const std::vector<MaxMinSystem::Change>& MaxMinSystem::solve() {
     cnst_walked_[c] = stamp_;
     for (const Member& m : cnsts_[c].vars)
       if (current(m)) add_var(m.var);
+    for (const auto& [g, share] : cnsts_[c].groups) {
+      if (group_walked_[g] == stamp_) continue;
+      group_walked_[g] = stamp_;
+      for (const Member& m : groups_[g].vars)
+        if (current(m)) add_var(m.var);
+    }
   };
   for (int v : touched_vars_) {
     var_touched_[v] = 0;
@@ -229,19 +290,20 @@ const std::vector<MaxMinSystem::Change>& MaxMinSystem::solve() {
   // constraints that can bind), so no second pass over the variables is needed.
   for (std::size_t i = 0; i < vars.size(); ++i) {
     const double w = vars_[vars[i]].weight;
-    for (const Element& e : elements(vars[i])) {
-      if (sum_stamp_[e.id] != stamp_) {
-        sum_stamp_[e.id] = stamp_;
-        sum_load_[e.id] = 0.0;
-        sum_count_[e.id] = 0;
+    auto reach = [&](int c, double a) {
+      if (sum_stamp_[c] != stamp_) {
+        sum_stamp_[c] = stamp_;
+        sum_load_[c] = 0.0;
+        sum_count_[c] = 0;
       }
-      sum_load_[e.id] += e.a * w;
-      ++sum_count_[e.id];
-      if (cnst_stamp_[e.id] == stamp_ || !can_bind(e.id)) continue;
-      cnst_stamp_[e.id] = stamp_;
-      cnsts.push_back(e.id);
-      add_members(e.id);
-    }
+      sum_load_[c] += a * w;
+      ++sum_count_[c];
+      if (cnst_stamp_[c] == stamp_ || !can_bind(c)) return;
+      cnst_stamp_[c] = stamp_;
+      cnsts.push_back(c);
+      add_members(c);
+    };
+    for (const Element& e : elements(vars[i])) rows(e, reach);
   }
   fill(vars, cnsts);
   return changes_;
@@ -295,13 +357,14 @@ void MaxMinSystem::fill(const std::vector<int>& vars, const std::vector<int>& cn
   auto fix = [&](int i, double x) {
     value[i] = x;
     fixed[i] = 1;
-    const Variable& v = vars_[vars[i]];
-    for (const Element& e : elements(vars[i])) {
-      if (cnst_stamp_[e.id] != stamp_) continue;  // a constraint that cannot bind
-      const int k = cnst_pos_[e.id];
-      left[k] = std::max(0.0, left[k] - e.a * x);
-      load[k] = --unfixed[k] == 0 ? 0.0 : std::max(0.0, load[k] - e.a * v.weight);
-    }
+    const double w = vars_[vars[i]].weight;
+    for (const Element& e : elements(vars[i]))
+      rows(e, [&](int c, double a) {
+        if (cnst_stamp_[c] != stamp_) return;  // a constraint that cannot bind
+        const int k = cnst_pos_[c];
+        left[k] = std::max(0.0, left[k] - a * x);
+        load[k] = --unfixed[k] == 0 ? 0.0 : std::max(0.0, load[k] - a * w);
+      });
   };
   for (;;) {
     // The constraint that fills first (its key is current), if any.
@@ -340,6 +403,12 @@ void MaxMinSystem::fill(const std::vector<int>& vars, const std::vector<int>& cn
       const int i = var_pos_[m.var];
       if (!fixed[i]) fix(i, vars_[m.var].weight * level);
     }
+    for (const auto& [g, share] : cnsts_[cnsts[bind]].groups)
+      for (const Member& m : groups_[g].vars) {
+        if (!current(m)) continue;
+        const int i = var_pos_[m.var];
+        if (!fixed[i]) fix(i, vars_[m.var].weight * level);
+      }
   }
   for (std::size_t i = 0; i < nv; ++i) {
     Variable& v = vars_[vars[i]];

@@ -49,6 +49,18 @@
 // one bottleneck that ended at n different instants would cost O(n^2); the fabric rounds finish
 // times to a grid (hw/flow_network.hpp) so that equal flows leave together, in one solve.
 //
+// Groups: rows that share their variables. Where many variables cross the same set of
+// constraints with the same shares (a bundle spread over the spines crosses its leaf's 32
+// uplinks, each with the share w_c of its rate), a group G holds the set {(c, w_Gc)} once and a
+// variable joins it with one element of consumption a_vG: it is an element of consumption
+// w_Gc·a_vG on each c of G, nothing else. Every sum over a constraint's variables runs over its
+// own members and, for each group holding it, w_Gc times the group's members; a solve visits the
+// same variables and adds the same products (w_Gc·a_vG, rounded once, as the expanded element
+// would hold) as if the elements were expanded, so the solution is the expanded system's. Only
+// the order in which a saturated constraint fixes its variables (its own members, then each
+// group's) differs, and with it the order of the roundings of other constraints' running sums.
+// Memory: one element and one member per variable and group, not one per constraint of it.
+//
 // Storage: a variable's elements sit in one block of a pool (taken once, at the size asked, when
 // the caller says how many it will add; blocks of one size are reused, so a steady stream of
 // variables allocates nothing). The pool is a list of chunks that never move: growing it copies
@@ -72,6 +84,8 @@
 #include <span>
 #include <utility>
 #include <vector>
+
+#include "sim/engine/chunked_vector.hpp"
 
 namespace stepsim::engine {
 
@@ -106,6 +120,11 @@ class MaxMinSystem {
   int add_variable(double weight = 1.0, double bound = kUnbounded, std::uint32_t elements = 0);
   // Adds a_cv = consumption (> 0; non-positive is ignored) of constraint c to variable v.
   void expand(int v, int c, double consumption);
+  // A group of constraints with a share each (> 0, every constraint once; see above).
+  int add_group(std::span<const std::pair<int, double>> shares);
+  // Adds an element of consumption a_vG (> 0; non-positive is ignored) on group g to v: w_Gc·a_vG
+  // of each of its constraints c.
+  void expand_group(int v, int g, double consumption);
   // Drops all of v's elements; v keeps its weight and bound and is re-solved.
   void clear(int v);
   // Sets v's bound (finite, >= 0; the step executor's compute ops, whose SMs communication
@@ -136,7 +155,7 @@ class MaxMinSystem {
   // at full speed).
   struct __attribute__((packed)) Element {
     double a = 0.0;
-    int id = 0;  // the constraint
+    int id = 0;  // the constraint, or ~g for group g
   };
   static_assert(sizeof(Element) == 12);
   // A constraint's member: a variable, which of its elements (by place in the variable's block,
@@ -163,12 +182,20 @@ class MaxMinSystem {
     std::uint32_t count = 0, capacity = 0;
     bool live = false;
   };
+  // Sums over a constraint's variables count those that reach it through its groups.
   struct Constraint {
     double capacity = 0.0;
     std::vector<Member> vars;  // its variables (their elements hold the consumption)
     double at_bounds = 0.0;    // running Σ a_cv · b_v over its bounded variables
     int unbounded = 0;         // its unbounded variables
     std::size_t stale = 0;     // members of `vars` gone stale
+    std::vector<std::pair<int, double>> groups;  // the groups holding it, with its share in each
+    int group_live = 0;                          // current members of those groups, summed
+  };
+  struct Group {
+    std::vector<std::pair<int, double>> cnsts;  // (constraint, share)
+    std::vector<Member> vars;
+    std::size_t stale = 0;
   };
 
   const Element& element(const Member& m) const { return vars_[m.var].data[m.element]; }
@@ -182,13 +209,24 @@ class MaxMinSystem {
   void grow(int v, std::uint32_t capacity);  // moves v's elements to a block of `capacity`
   void touch_constraint(int c);
   void touch_variable(int v);
-  void detach(int v);   // drops v's elements, touching the constraints that could bind
-  void compact(int c);  // drops c's stale members
+  // Calls f(constraint, consumption) for each constraint the element is on (a group's: each of
+  // its constraints, with the share applied).
+  template <class F>
+  void rows(const Element& e, F&& f) const {
+    if (e.id >= 0) {
+      f(e.id, e.a);
+      return;
+    }
+    for (const auto& [c, share] : groups_[~e.id].cnsts) f(c, share * e.a);
+  }
+  bool emptied(const Constraint& k) const { return k.stale == k.vars.size() && k.group_live == 0; }
+  void detach(int v);  // drops v's elements, touching the constraints that could bind
+  void compact(std::vector<Member>& members, std::size_t& stale);  // drops the stale ones
   // Progressive filling of one component, from the sums solve()'s search made.
   void fill(const std::vector<int>& vars, const std::vector<int>& cnsts);
 
   Precision precision_;
-  std::vector<Variable> vars_;
+  ChunkedVector<Variable> vars_;  // (records that never move: no doubling slack)
   struct Chunk {
     std::unique_ptr<Element[]> data;
     std::size_t size = 0;
@@ -198,6 +236,8 @@ class MaxMinSystem {
   std::size_t chunk_left_ = 0;
   std::vector<std::vector<Element*>> free_blocks_;  // by size_class()
   std::vector<Constraint> cnsts_;
+  std::vector<Group> groups_;
+  std::vector<std::uint32_t> group_walked_;  // stamp_ once a solve added the group's members
   std::vector<int> free_vars_;
   std::vector<int> touched_cnsts_, touched_vars_;
   std::vector<std::uint32_t> cnst_stamp_, var_stamp_;

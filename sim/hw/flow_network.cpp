@@ -1,6 +1,7 @@
 #include "sim/hw/flow_network.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "sim/engine/check.hpp"
@@ -10,8 +11,12 @@ namespace stepsim::hw {
 using engine::Time;
 
 FlowNetwork::FlowNetwork(engine::Simulator& sim, const Topology& topo, Fidelity fidelity,
-                         Lumps lumped)
-    : sim_(sim), topo_(topo), fidelity_(fidelity), lumped_(std::move(lumped)) {}
+                         Lumps lumped, bool group_spreads)
+    : sim_(sim),
+      topo_(topo),
+      fidelity_(fidelity),
+      group_spreads_(group_spreads),
+      lumped_(std::move(lumped)) {}
 
 double FlowNetwork::link_rate(int link) const {
   const Crossed* c = crossed_.find(link);
@@ -58,10 +63,39 @@ int FlowNetwork::lump_of(const Flow& fl, const Route& r, std::size_t i) {
   return it->second;
 }
 
+std::size_t FlowNetwork::SharesHash::operator()(
+    const std::vector<std::pair<int, double>>& k) const {
+  std::size_t h = k.size();
+  for (const auto& [link, share] : k)
+    h = (h ^ (static_cast<std::size_t>(link) * 0x9e3779b97f4a7c15ULL +
+              std::bit_cast<std::uint64_t>(share))) *
+        0xff51afd7ed558ccdULL;
+  return h;
+}
+
+int FlowNetwork::group_of(const Route& r, std::size_t begin, std::size_t end) {
+  group_key_.clear();
+  for (std::size_t j = begin; j < end; ++j) group_key_.emplace_back(r.links[j], r.share_of(j));
+  const auto found = groups_.find(group_key_);
+  if (found != groups_.end()) return found->second;
+  std::vector<std::pair<int, double>> shares;
+  for (std::size_t j = begin; j < end; ++j) {
+    Crossed& c = crossed_[r.links[j]];
+    STEPSIM_CHECK(topo_.series_next(r.links[j]) < 0, "a spine link in series");
+    if (c.constraint < 0)
+      c.constraint = system_.add_constraint(topo_.links()[r.links[j]].bandwidth);
+    shares.emplace_back(c.constraint, r.share_of(j));
+  }
+  const int g = system_.add_group(shares);
+  groups_.emplace(group_key_, g);
+  return g;
+}
+
 std::vector<std::pair<std::uint64_t, double>> FlowNetwork::flow_rates() const {
   std::vector<std::pair<std::uint64_t, double>> out;
-  for (const Flow& f : flows_)
-    if (f.used && f.var >= 0) out.emplace_back(f.tag, system_.value(f.var));
+  for (std::size_t i = 0; i < flows_.size(); ++i)
+    if (const Flow& f = flows_[i]; f.used && f.var >= 0)
+      out.emplace_back(f.tag, system_.value(f.var));
   return out;
 }
 
@@ -170,6 +204,23 @@ void FlowNetwork::activate(int f) {
     entry_lump_[i] = same ? entry_lump_[i - 1] : lump_of(fl, r, i);
     elements += !same && !in_series_[i];
   }
+  // A spread's run of uplinks (or downlinks) of one leaf that is not lumped joins as one group of
+  // the system: one element, whose share of each link the group holds.
+  entry_group_.assign(r.links.size(), -1);
+  const std::vector<Link>& links = topo_.links();
+  for (std::size_t i = 0; group_spreads_ && r.spread && i < r.links.size();) {
+    std::size_t end = i + 1;
+    if (entry_lump_[i] < 0 && links[r.links[i]].cls == LinkClass::ib_core)
+      while (end < r.links.size() && links[r.links[end]].cls == LinkClass::ib_core &&
+             lump_key(topo_, r.links[end]) == lump_key(topo_, r.links[i]))
+        ++end;
+    if (end - i > 1) {
+      const int g = group_of(r, i, end);
+      for (std::size_t j = i; j < end; ++j) entry_group_[j] = g;
+      elements -= static_cast<std::uint32_t>(end - i - 1);
+    }
+    i = end;
+  }
   fl.var = system_.add_variable(fl.share.weight, fl.share.bound, elements);
   if (flow_of_var_.size() <= static_cast<std::size_t>(fl.var)) flow_of_var_.resize(fl.var + 1);
   flow_of_var_[fl.var] = f;
@@ -180,6 +231,11 @@ void FlowNetwork::activate(int f) {
     const double a = weight(fl.core_weight, fl.agg_weight, r, i);
     c.bytes += fl.remaining * a;
     const int lump = entry_lump_[i];
+    if (entry_group_[i] >= 0) {
+      if (i == 0 || entry_group_[i - 1] != entry_group_[i])
+        system_.expand_group(fl.var, entry_group_[i], fl.core_weight);
+      continue;
+    }
     if (in_series_[i]) {  // the same flows as the link before, alike: its constraint
       c.constraint = before;
       continue;

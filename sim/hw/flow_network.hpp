@@ -30,6 +30,10 @@
 // under that promise, which the caller makes per group of links (`lumped`: the spread that all of
 // a group's flows take); a flow that breaks it is an internal error. link_rate() gives a lumped
 // link its share: w_s times its lump's usage.
+// Grouped spreads. Where a leaf's links carry flows spread in several ways (no lump), each way
+// (the run of links and their shares w_s) is one group of the max-min system (engine/maxmin.hpp):
+// a flow joins it with one element a_f, which is a_f·w_s on each link's own constraint. The rows
+// are the expanded ones, so the solution is too; one element a flow where there were up to 32.
 // Links in series. A one-port NIC's link from its GPU and its link to its leaf carry exactly the
 // same flows, alike (Topology::series_next; the same for the leaf's link to the NIC and the NIC's
 // to the GPU): their rows are one row with two capacities, so they are one constraint of the
@@ -43,6 +47,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/engine/chunked_vector.hpp"
 #include "sim/engine/int_table.hpp"
 #include "sim/engine/maxmin.hpp"
 #include "sim/engine/simulator.hpp"
@@ -92,7 +97,10 @@ class FlowNetwork final : public engine::EventHandler {
   using Lumps = std::unordered_map<int, std::span<const double>>;
 
   // `lumped`: the groups of links to lump, the caller's promise (see above); by default none.
-  FlowNetwork(engine::Simulator& sim, const Topology& topo, Fidelity fidelity, Lumps lumped = {});
+  // `group_spreads`: spreads join the system's groups (above); false: every link of a spread is an
+  // element of its own (the same solution; the reference the tests compare against).
+  FlowNetwork(engine::Simulator& sim, const Topology& topo, Fidelity fidelity, Lumps lumped = {},
+              bool group_spreads = true);
 
   // Starts the flow now; calls listener->on_flow_done(sim, tag) on delivery.
   void start(const FlowRequest& flow, FlowListener* listener, std::uint64_t tag);
@@ -155,10 +163,20 @@ class FlowNetwork final : public engine::EventHandler {
   // The lump constraint that the i-th link of the flow's route joins by (made when a flow first
   // crosses it; the promise checked), or -1: its own.
   int lump_of(const Flow& fl, const Route& r, std::size_t i);
+  bool group_spreads_;
   Lumps lumped_;
   std::unordered_map<int, int> lumps_;  // by lump_key: its constraint
-  std::vector<int> entry_lump_;         // scratch: lump_of() per link of the route being walked
-  std::vector<char> in_series_;         // scratch: whether it is in series with the link before
+  // The system's group for links [begin, end) of the route (one leaf's uplinks or downlinks, a
+  // spread's run), made when a flow first crosses them so: by (link, share) over the run.
+  int group_of(const Route& r, std::size_t begin, std::size_t end);
+  struct SharesHash {
+    std::size_t operator()(const std::vector<std::pair<int, double>>& k) const;
+  };
+  std::unordered_map<std::vector<std::pair<int, double>>, int, SharesHash> groups_;
+  std::vector<std::pair<int, double>> group_key_;  // scratch
+  std::vector<int> entry_group_;                   // scratch: group_of() per link of the route
+  std::vector<int> entry_lump_;  // scratch: lump_of() per link of the route being walked
+  std::vector<char> in_series_;  // scratch: whether it is in series with the link before
 
   engine::MaxMinSystem system_;
   Route route_;  // scratch: the route being walked
@@ -172,7 +190,7 @@ class FlowNetwork final : public engine::EventHandler {
     double share = 0.0;
   };
   engine::IntTable<Crossed> crossed_;
-  std::vector<Flow> flows_;
+  engine::ChunkedVector<Flow> flows_;
   std::vector<int> free_;
   std::vector<int> flow_of_var_;
   // Activations (stamp 0) and completions of flows sharing links. The flows due at one instant

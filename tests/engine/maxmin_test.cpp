@@ -22,6 +22,7 @@ constexpr double kInf = MaxMinSystem::kUnbounded;
 struct Var {
   double weight = 1.0, bound = kInf;
   std::vector<std::pair<int, double>> elements;
+  bool grouped = false;  // some of them stand for an element on a group
 };
 
 // The definition, checked on a solution: feasible, and every variable is at its bound or on a
@@ -63,6 +64,32 @@ void add_random_elements(MaxMinSystem& s, stepsim::test::Rng& rng, int nc, int i
     v.elements.push_back({c, a});
     s.expand(id, c, a);
   }
+}
+
+// Random groups over nc constraints (each a few distinct constraints with shares).
+std::vector<std::vector<std::pair<int, double>>> add_random_groups(MaxMinSystem& s,
+                                                                   stepsim::test::Rng& rng,
+                                                                   int nc) {
+  std::vector<std::vector<std::pair<int, double>>> groups(rng.below(4));
+  for (auto& g : groups) {
+    for (int c = 0; c < nc; ++c)
+      if (rng.below(2) == 0) g.push_back({c, rng.uniform(0.05, 1.0)});
+    if (g.empty()) g.push_back({rng.below(nc), 0.5});
+    CHECK(s.add_group(g) == static_cast<int>(&g - groups.data()));
+  }
+  return groups;
+}
+
+// Sometimes an element on a random group, mirrored in `v` as the elements it stands for.
+void add_random_group_element(MaxMinSystem& s, stepsim::test::Rng& rng,
+                              const std::vector<std::vector<std::pair<int, double>>>& groups,
+                              int id, Var& v) {
+  if (groups.empty() || rng.below(2) == 0) return;
+  const int g = rng.below(static_cast<int>(groups.size()));
+  const double a = rng.uniform(0.5, 3.0);
+  for (const auto& [c, share] : groups[g]) v.elements.push_back({c, share * a});
+  v.grouped = true;
+  s.expand_group(id, g, a);
 }
 
 }  // namespace
@@ -184,7 +211,8 @@ TEST_CASE("Property: incremental solves match the definition over random add/rem
       cap[c] = rng.uniform(1.0, 100.0);
       REQUIRE(s.add_constraint(cap[c]) == c);
     }
-    std::map<int, Var> live;  // by the system's id
+    const auto groups = add_random_groups(s, rng, nc);  // (elements on them stand for theirs)
+    std::map<int, Var> live;                            // by the system's id
     for (int step = 0; step < 25; ++step) {
       if (!live.empty() && rng.below(3) == 0) {
         auto it = live.begin();
@@ -197,6 +225,7 @@ TEST_CASE("Property: incremental solves match the definition over random add/rem
         v.bound = rng.below(2) == 0 ? kInf : rng.uniform(0.5, 60.0);
         const int id = s.add_variable(v.weight, v.bound);
         add_random_elements(s, rng, nc, id, v);
+        add_random_group_element(s, rng, groups, id, v);
         live[id] = v;
       }
       if (!live.empty() && rng.below(4) == 0) {  // a bounded variable's bound moves
@@ -223,8 +252,10 @@ TEST_CASE("Property: incremental solves match the definition over random add/rem
 
 TEST_CASE("Property: incremental solves equal a from-scratch solve and report every change") {
   // The last seeds run long, so that departures leave constraints' lists half stale and freed
-  // ids come back on the same constraints (members dropped in order, ids reused).
+  // ids come back on the same constraints (members dropped in order, ids reused). Variables join
+  // groups too; the fresh system holds the elements a group stands for.
   int compacted = 0, reused = 0;  // over the long seeds: lists shortened, ids given again
+  int grouped = 0;                // solves with a variable on a group
   for (int seed = 0; seed < 310; ++seed) {
     const int steps = seed < 300 ? 40 : 400;
     stepsim::test::Rng rng(1000 + seed);
@@ -232,6 +263,7 @@ TEST_CASE("Property: incremental solves equal a from-scratch solve and report ev
     std::vector<double> cap(nc);
     MaxMinSystem s;
     for (int c = 0; c < nc; ++c) s.add_constraint(cap[c] = rng.uniform(1.0, 100.0));
+    const auto groups = add_random_groups(s, rng, nc);
     std::map<int, Var> live;
     std::map<int, double> before;  // each live variable's value after the last solve
     std::set<int> removed;
@@ -249,6 +281,7 @@ TEST_CASE("Property: incremental solves equal a from-scratch solve and report ev
         v.bound = rng.below(3) == 0 ? kInf : rng.uniform(0.5, 60.0);
         const int id = s.add_variable(v.weight, v.bound, static_cast<std::uint32_t>(rng.below(3)));
         add_random_elements(s, rng, nc, id, v);
+        add_random_group_element(s, rng, groups, id, v);
         live[id] = v;
         reused += steps > 40 && removed.count(id) == 1;
         before.erase(id);
@@ -268,6 +301,8 @@ TEST_CASE("Property: incremental solves equal a from-scratch solve and report ev
         const auto it = pick();
         s.clear(it->first);
         it->second.elements.clear();
+        it->second.grouped = false;
+        add_random_group_element(s, rng, groups, it->first, it->second);
         add_random_elements(s, rng, nc, it->first, it->second);
       }
       for (int c = 0; c < nc; ++c) {
@@ -293,6 +328,13 @@ TEST_CASE("Property: incremental solves equal a from-scratch solve and report ev
         (void)f;
       }
       fresh.solve();
+      // Sums over a constraint's variables count those its groups hold.
+      for (int c = 0; c < nc; ++c) {
+        CHECK(s.usage(c) == doctest::Approx(fresh.usage(c)).epsilon(1e-9));
+        CHECK(s.can_bind(c) == fresh.can_bind(c));
+      }
+      grouped +=
+          std::any_of(live.begin(), live.end(), [](const auto& v) { return v.second.grouped; });
       int f = 0;
       for (const auto& [id, v] : live) {
         const double x = s.value(id), y = fresh.value(f++);
@@ -312,6 +354,7 @@ TEST_CASE("Property: incremental solves equal a from-scratch solve and report ev
   }
   CHECK(compacted > 0);
   CHECK(reused > 0);
+  CHECK(grouped > 1000);
 }
 
 TEST_CASE("The pool holds what its variables asked for, and reuses what they give back") {

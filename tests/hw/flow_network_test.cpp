@@ -200,17 +200,18 @@ ClusterSpec eight_leaves() {
   return c;
 }
 
-// Every flow's finish time and the rate of every leaf-spine link 1 ms in, with `lumps`.
+// Every flow's finish time and the rate of every leaf-spine link 1 ms in, with `lumps`, spreads
+// grouped or not.
 struct LumpRun {
   std::map<std::uint64_t, Time> at;
   std::map<int, double> core_rates;
   std::size_t elements = 0;
 };
 
-LumpRun run_with(const Topology& t, const std::vector<FlowRequest>& flows,
-                 FlowNetwork::Lumps lumps) {
+LumpRun run_with(const Topology& t, const std::vector<FlowRequest>& flows, FlowNetwork::Lumps lumps,
+                 bool grouped = true) {
   engine::Simulator sim;
-  FlowNetwork net(sim, t, Fidelity::flow, std::move(lumps));
+  FlowNetwork net(sim, t, Fidelity::flow, std::move(lumps), grouped);
   Finished d;
   for (std::size_t i = 0; i < flows.size(); ++i) net.start(flows[i], &d, i);
   LumpRun out;
@@ -271,7 +272,7 @@ TEST_CASE(
   REQUIRE(lumps.size() == 4);  // A's uplinks, B's downlinks, C's uplinks, D's downlinks
   REQUIRE_FALSE(lumps.contains(key(flows[1], false)));  // into C: mixed
 
-  const LumpRun per_link = run_with(t, flows, {}), lumped = run_with(t, flows, lumps);
+  const LumpRun per_link = run_with(t, flows, {}, false), lumped = run_with(t, flows, lumps, false);
   REQUIRE(per_link.at.size() == flows.size());
   REQUIRE(lumped.at.size() == flows.size());
   for (std::size_t i = 0; i < flows.size(); ++i) {
@@ -313,6 +314,51 @@ TEST_CASE("Lumped spines: a flow that would break the promise is an internal err
     net.start(q, &d, 2);
     CHECK_THROWS_AS(sim.run(), engine::InternalError);
   }
+}
+
+TEST_CASE(
+    "Grouped spreads: links carrying several spreads give the per-link answer, one element a run") {
+  const Topology t(eight_leaves());
+  // From leaf A: an even spread to B, an uneven one to C, one over two spines to D (core weights 1
+  // to 3, one with a rate bound), and a flow to D on one path; into B, a spread from C too. A's
+  // uplinks and B's and D's downlinks carry mixed spreads: nothing can be lumped.
+  const std::vector<double> even{0.25, 0.25, 0.25, 0.25}, uneven{0.1, 0.2, 0.0, 0.7},
+      two{0.5, 0.5, 0.0, 0.0};
+  std::vector<FlowRequest> flows;
+  for (int i = 0; i < 3; ++i) {
+    FlowRequest q{4 * i, 16 + 4 * i, 3e8 * (i + 1), 1.0, 1.0 + i, 1.0};
+    q.spread = even;
+    flows.push_back(q);
+    q.dst = 32 + 4 * i;
+    q.spread = uneven;
+    flows.push_back(q);
+    q.dst = 48 + 4 * i;
+    q.spread = two;
+    q.bytes = 2e8;
+    flows.push_back(q);
+  }
+  flows[2].share.bound = 1e9;
+  flows.push_back({12, 60, 5e8});
+  FlowRequest from_c{36, 28, 4e8, 1.0, 2.0, 1.0};
+  from_c.spread = uneven;
+  flows.push_back(from_c);
+
+  const LumpRun per_link = run_with(t, flows, {}, false), grouped = run_with(t, flows, {}, true);
+  REQUIRE(grouped.at.size() == flows.size());
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    CAPTURE(i);
+    CHECK(grouped.at.at(i).seconds() ==
+          doctest::Approx(per_link.at.at(i).seconds()).epsilon(1e-12));
+  }
+  double busy = 0.0;
+  for (const auto& [l, rate] : per_link.core_rates) {
+    CAPTURE(t.link_name(l));
+    CHECK(grouped.core_rates.at(l) == doctest::Approx(rate).epsilon(1e-12));
+    busy += rate;
+  }
+  CHECK(busy > 0.0);
+  // An even spread over 4 spines held 8 leaf-spine elements; grouped, 2.
+  CHECK(grouped.elements < per_link.elements);
 }
 
 TEST_CASE("Flow: transfers due at one instant share one event, in the order they were started") {
