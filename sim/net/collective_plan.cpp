@@ -40,7 +40,7 @@ CollectivePlan plan_collective(CollectiveOp op, double s, const std::vector<int>
   TransferSink sink(l, t, o.bundle && algorithm.bundles);
   algorithm.plan({op, s, group, l, t, o, c.channels}, sink, plan);
   for (auto& p : plan.phases) {
-    if (sink.bundling()) bundle(p, l, t);  // a no-op on phases bundled as generated
+    if (sink.bundling()) bundle(p, l, t);  // a phase planned transfer by transfer
     if (plan.wire_factor != 1.0)
       for (Transfer& tr : p.transfers) {
         tr.bytes *= plan.wire_factor;

@@ -213,10 +213,18 @@ std::vector<Transfer> TransferSink::take() {
   return std::exchange(out_, {});
 }
 
+Phase TransferSink::phase(std::string name, long long repeat) {
+  Phase p{std::move(name), take(), repeat};
+  p.bundled = bundle_;
+  return p;
+}
+
 void bundle(Phase& p, const GroupLayout& l, const hw::Topology& t) {
+  if (p.bundled) return;
   TransferSink b(l, t, true);
   for (const Transfer& tr : p.transfers) b.add(tr);
   p.transfers = b.take();
+  p.bundled = b.bundling();
 }
 
 }  // namespace stepsim::net

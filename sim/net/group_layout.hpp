@@ -53,6 +53,8 @@ class TransferSink {
   bool bundling() const { return bundle_; }
   void add(const Transfer& tr);
   std::vector<Transfer> take();
+  // A phase of the transfers taken (bundled as bundle() would).
+  Phase phase(std::string name, long long repeat);
 
  private:
   const hw::Topology& t_;
@@ -97,7 +99,7 @@ class TransferSink {
   std::vector<Transfer> out_;
 };
 
-// Rebundles a phase planned transfer by transfer (a no-op on one bundled as it was generated).
+// Bundles a phase planned transfer by transfer (nothing to do on one already bundled).
 void bundle(Phase& p, const GroupLayout& l, const hw::Topology& t);
 
 }  // namespace stepsim::net

@@ -54,6 +54,9 @@ struct Phase {
   // pipelined chain, whose fill and drain steps the plan times as full ones.
   long long payload_steps() const { return payload_repeat > 0 ? payload_repeat : repeat; }
   long long payload_repeat = 0;  // 0: `repeat`
+  // Its transfers came bundled out of a TransferSink (group_layout.hpp): bundle() has nothing to
+  // do on them.
+  bool bundled = false;
 };
 
 struct CollectivePlan {

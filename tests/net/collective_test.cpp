@@ -5,6 +5,7 @@
 
 #include "sim/config/load.hpp"
 #include "sim/net/collective_runner.hpp"
+#include "sim/net/group_layout.hpp"
 #include "tests/net/cluster_fixture.hpp"
 #include "tests/test_support.hpp"
 
@@ -139,6 +140,37 @@ TEST_CASE("A NIC at a quarter slows the rail-aligned rings to its rate, not a no
   const auto c = run(healthy, CollectiveOp::all_reduce, S, "node:2", Fidelity::flow);
   const auto d = run(degraded, CollectiveOp::all_reduce, S, "node:2", Fidelity::flow);
   CHECK(c.time == d.time);
+}
+
+TEST_CASE("A phase bundled as generated is what bundling it again gives, so it is not redone") {
+  const hw::Topology t(cluster("topologies/h800-256x8-mpft.yaml"));
+  const auto g = net::parse_group("nodes:0-63", t, "test");  // whole leaves: bundles spread
+  const net::GroupLayout l = net::layout_of(g, t);
+  int spread = 0;
+  for (const CollectiveOp op :
+       {CollectiveOp::all_to_all, CollectiveOp::all_gather, CollectiveOp::dispatch}) {
+    CAPTURE(net::to_string(op));
+    for (const net::Phase& p : net::plan_collective(op, 1 << 26, g, t).phases) {
+      CHECK(p.bundled);
+      net::Phase again = p;
+      again.bundled = false;
+      net::bundle(again, l, t);
+      REQUIRE(again.transfers.size() == p.transfers.size());
+      for (std::size_t i = 0; i < p.transfers.size(); ++i) {
+        const net::Transfer &a = p.transfers[i], &b = again.transfers[i];
+        CHECK(a.src == b.src);
+        CHECK(a.dst == b.dst);
+        CHECK(a.bytes == b.bytes);
+        CHECK(a.multiplicity == b.multiplicity);
+        CHECK(a.core_weight == b.core_weight);
+        CHECK(a.agg_weight == b.agg_weight);
+        REQUIRE(!a.spread == !b.spread);
+        if (a.spread) CHECK(*a.spread == *b.spread);
+        spread += a.spread != nullptr;
+      }
+    }
+  }
+  CHECK(spread > 0);
 }
 
 TEST_CASE("Bundled and unbundled runs agree") {

@@ -72,7 +72,7 @@ void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
   const double local = g > 1 ? in.topo.route(l.members[0][0], l.members[0][1]).latency_s : 0.0;
   out.setup_s = kNotifySteps * std::max(far, local);
   pattern(in.bytes * nodes / k, in.bytes * ranks / g * wire, 1.0, 1.0 / wire);
-  out.phases.push_back({std::string(to_string(in.op)), sink.take(), 1});
+  out.phases.push_back(sink.phase(std::string(to_string(in.op)), 1));
 }
 
 LinkBytes bytes_per_gpu(const ShapeInput& in) {

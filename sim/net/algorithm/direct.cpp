@@ -26,7 +26,7 @@ void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
   for (int a : sources)
     for (int b : in.group)
       if (a != b) sink.add({a, b, in.bytes / n});
-  out.phases.push_back({"all-to-all", sink.take(), 1});
+  out.phases.push_back(sink.phase("all-to-all", 1));
 }
 
 LinkBytes bytes_per_gpu(const ShapeInput& in) {

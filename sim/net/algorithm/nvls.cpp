@@ -28,7 +28,7 @@ bool fits(GroupShape s, bool uniform) {
 
 void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
   add_nvls_node(in.layout.members.front(), in.bytes, 2.0, nvls_wire_factor(in.topo), sink);
-  out.phases.push_back({"nvls", sink.take(), 2});
+  out.phases.push_back(sink.phase("nvls", 2));
 }
 
 LinkBytes bytes_per_gpu(const ShapeInput& in) {

@@ -35,7 +35,7 @@ void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
         sink.add({c, q, half});
         sink.add({q, c, half});
       }
-  out.phases.push_back({"nvls-tree", sink.take(), static_cast<long long>(d)});
+  out.phases.push_back(sink.phase("nvls-tree", static_cast<long long>(d)));
 }
 
 LinkBytes bytes_per_gpu(const ShapeInput& in) {

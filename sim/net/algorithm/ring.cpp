@@ -41,8 +41,7 @@ void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
       hops.add(order[i], order[(i + 1) % order.size()], in.bytes / n / rings);
   }
   hops.flush(sink);
-  out.phases.push_back(
-      {"ring", sink.take(), in.op == CollectiveOp::all_reduce ? 2 * (n - 1) : n - 1});
+  out.phases.push_back(sink.phase("ring", in.op == CollectiveOp::all_reduce ? 2 * (n - 1) : n - 1));
 }
 
 LinkBytes bytes_per_gpu(const ShapeInput& in) {

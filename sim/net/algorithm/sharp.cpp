@@ -24,7 +24,7 @@ void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
   for (int j = 0; j < k; ++j)
     for (int x = 0; x < g; ++x)
       sink.add({l.members[j][x], l.members[(j + 1) % k][x], in.bytes / g / kSteps});
-  out.phases.push_back({"sharp", sink.take(), static_cast<long long>(kSteps)});
+  out.phases.push_back(sink.phase("sharp", static_cast<long long>(kSteps)));
 }
 
 LinkBytes bytes_per_gpu(const ShapeInput& in) {

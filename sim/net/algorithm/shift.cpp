@@ -20,7 +20,7 @@ bool runs(CollectiveOp op) {
 void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
   const std::size_t n = in.group.size();
   for (std::size_t i = 0; i < n; ++i) sink.add({in.group[i], in.group[(i + 1) % n], in.bytes});
-  out.phases.push_back({"shift", sink.take(), 1});
+  out.phases.push_back(sink.phase("shift", 1));
 }
 
 LinkBytes bytes_per_gpu(const ShapeInput& in) {

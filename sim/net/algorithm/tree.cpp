@@ -71,7 +71,7 @@ void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
       }
   }
   hops.flush(sink);
-  out.phases.push_back({"tree", sink.take(), d});
+  out.phases.push_back(sink.phase("tree", d));
 }
 
 LinkBytes bytes_per_gpu(const ShapeInput& in) {
