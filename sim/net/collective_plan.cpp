@@ -97,6 +97,10 @@ double estimate_route_links(const std::vector<int>& group, const hw::Topology& t
   return (two_planes ? 16.0 : 10.0) + (spread ? 2.0 * topo.spines_per_plane() : 0.0);
 }
 
+double estimate_route_elements(const hw::Topology& topo) {
+  return topo.spec().fabric.kind == spec::FabricKind::dual_plane ? 16.0 : 10.0;
+}
+
 std::vector<int> parse_group(const std::string& text, const hw::Topology& t,
                              const std::string& where) {
   auto fail = [&](const std::string& why) -> std::vector<int> {

@@ -9,10 +9,10 @@ namespace stepsim::run {
 namespace {
 
 // Memory per planned transfer: its record in the plan, its flow, its max-min variable and events
-// (about 400 bytes measured), and per link of its route an element and a constraint member (24
-// bytes, 32 with the slack of growing vectors). Measured on the 16,384-GPU 1 GiB all-to-all
-// (bundles spread over 32 spines) and the 512-GPU 64 MiB one with every flow: 215 and 150 MiB
-// at their peak, estimated 728 and 215 MiB.
+// (about 400 bytes measured), and per element of its flow (net::estimate_route_elements) the
+// element and a constraint member (24 bytes, 32 with the slack of growing vectors). Measured on
+// the 16,384-GPU 1 GiB all-to-all (bundles spread over 32 spines) and the 512-GPU 64 MiB one with
+// every flow: 92 and 132 MiB at their peak, estimated 216 and 215 MiB.
 constexpr double kBytesPerTransfer = 400.0, kBytesPerLink = 32.0;
 
 // The group's shape for the operation: DeepEP places the same number of experts on every rank
@@ -47,8 +47,7 @@ CollectiveSizes run_collective_sizes(const spec::ClusterSpec& cluster, const Col
   check_memory(
       hw::Topology::estimate_bytes(cluster) +
           net::estimate_transfers(r.op, members, topo, r.options) *
-              (kBytesPerTransfer +
-               kBytesPerLink * net::estimate_route_links(members, topo, r.options)),
+              (kBytesPerTransfer + kBytesPerLink * net::estimate_route_elements(topo)),
       r.max_memory, "this collective",
       r.options.bundle ? "use a smaller group" : "drop --no-bundle, or use a smaller group");
   CollectiveSizes out;
