@@ -2,6 +2,10 @@
 
 #include <unistd.h>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <cstdlib>
 #include <string_view>
 
@@ -47,6 +51,12 @@ void use_huge_pages(char** argv) {
     setenv("GLIBC_TUNABLES", before->c_str(), 1);
   else
     unsetenv("GLIBC_TUNABLES");
+}
+
+void give_back_freed_memory() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
 }
 
 }  // namespace stepsim::cli
