@@ -287,18 +287,12 @@ void FlowNetwork::reschedule(int f) {
   const std::int64_t grid = kFinishTolerance.picoseconds();
   const std::int64_t end = (sim_.now() + Time::from_ratio(fl.remaining, rate)).picoseconds();
   const std::int64_t at = end + (end % grid == 0 ? 0 : grid - end % grid);
-  // Stamps are 32 bits: when they wrap, the stale entries go first, so that no entry left behind
-  // can match its flow's stamp again.
-  if (++next_stamp_ == 0) {
-    drop_stale();
-    next_stamp_ = 1;
-  }
-  fl.due = next_stamp_;
+  fl.due = ++next_stamp_;
   enqueue(f, Time::ps(at), fl.due);
   if (stale_ > 2 * active_ + 4096) drop_stale();
 }
 
-void FlowNetwork::enqueue(int f, Time at, std::uint32_t stamp) {
+void FlowNetwork::enqueue(int f, Time at, std::uint64_t stamp) {
   // Most flows of a re-solve go where the one before went.
   if (last_bucket_ >= 0 && buckets_[last_bucket_].live && buckets_[last_bucket_].at == at) {
     buckets_[last_bucket_].flows.push_back({f, stamp});

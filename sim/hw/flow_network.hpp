@@ -130,7 +130,7 @@ class FlowNetwork final : public engine::EventHandler {
     double core_weight = 1.0, agg_weight = 1.0;
     FlowShare share;
     engine::Time updated;   // when `remaining` was last brought up to date
-    std::uint32_t due = 0;  // the stamp of its entry in a bucket of completions, or 0
+    std::uint64_t due = 0;  // the stamp of its entry in a bucket of completions, or 0
     FlowListener* listener = nullptr;
     std::uint64_t tag = 0;
     int src = 0, dst = 0;
@@ -153,7 +153,7 @@ class FlowNetwork final : public engine::EventHandler {
   void progress(Flow& fl, double rate);  // `remaining` brought to now at `rate`
   void reschedule(int f);
   // Puts the flow's activation (stamp 0) or completion in the bucket of instant `at`.
-  void enqueue(int f, engine::Time at, std::uint32_t stamp);
+  void enqueue(int f, engine::Time at, std::uint64_t stamp);
   void fire(int bucket);
   void drop_stale();
 
@@ -201,9 +201,9 @@ class FlowNetwork final : public engine::EventHandler {
   // they pass twice the flows sharing links plus 4,096. One bucket's event runs where its first
   // entry's would have: a flow put in later runs before events scheduled between the two at the
   // same instant (their order among themselves is kept).
-  struct Due {  // 8 bytes: hundreds of thousands wait at once
+  struct Due {
     int flow = 0;
-    std::uint32_t stamp = 0;
+    std::uint64_t stamp = 0;
   };
   struct Bucket {
     engine::Time at;
@@ -216,7 +216,7 @@ class FlowNetwork final : public engine::EventHandler {
   std::unordered_map<std::int64_t, int> bucket_at_;  // by picosecond: its bucket
   int last_bucket_ = -1;                             // the last one a flow was put in
   std::vector<Due> firing_;                          // scratch: the entries of the firing bucket
-  std::uint32_t next_stamp_ = 0;
+  std::uint64_t next_stamp_ = 0;
   std::size_t stale_ = 0, queued_ = 0;
   bool recompute_pending_ = false;
   std::size_t active_ = 0;
