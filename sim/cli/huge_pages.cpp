@@ -55,6 +55,11 @@ void use_huge_pages(char** argv) {
 
 void give_back_freed_memory() {
 #if defined(__GLIBC__)
+  // A threshold the user set as a tunable wins.
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  if (tunables &&
+      std::string_view(tunables).find("glibc.malloc.mmap_threshold") != std::string_view::npos)
+    return;
   mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 #endif
 }

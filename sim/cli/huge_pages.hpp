@@ -31,7 +31,7 @@ std::optional<std::string> tunables_with_huge_pages(const char* current);
 // Re-executes the program with the tunable set, if it is not; returns if that is not possible.
 void use_huge_pages(char** argv);
 
-// Fixes glibc's mmap threshold at 128 KiB (a no-op elsewhere).
+// Fixes glibc's mmap threshold at 128 KiB, unless GLIBC_TUNABLES sets it (a no-op elsewhere).
 void give_back_freed_memory();
 
 }  // namespace stepsim::cli

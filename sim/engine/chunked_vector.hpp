@@ -1,5 +1,5 @@
-// A growable array of records that never move: fixed chunks of 2^kShift elements (256: small
-// enough that the thousands of small networks a plan builds take little each), a new one
+// A growable array of records that never move: fixed chunks of 2^kShift elements (256: a
+// network of a few flows, of which a plan builds thousands, takes tens of KB), a new one
 // taken when the last is full. For the per-flow and per-variable records of a run, which number
 // hundreds of thousands at once: a std::vector grown by doubling holds up to twice what it uses
 // (and, while it grows, the old copy and the new at once), where this holds at most one chunk

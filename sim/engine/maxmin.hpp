@@ -56,15 +56,17 @@
 // w_Gc·a_vG on each c of G, nothing else. Every sum over a constraint's variables runs over its
 // own members and, for each group holding it, w_Gc times the group's members; a solve visits the
 // same variables and adds the same products (w_Gc·a_vG, rounded once, as the expanded element
-// would hold) as if the elements were expanded, so the solution is the expanded system's. Only
-// the order in which a saturated constraint fixes its variables (its own members, then each
-// group's) differs, and with it the order of the roundings of other constraints' running sums.
+// would hold) as if the elements were expanded, so the solution is the expanded system's up to
+// rounding: a constraint's members are visited as its own, then each group's (not in the order
+// they joined), so the component's variables, the ties between equal bound levels, the roundings
+// of the running sums and the order of the reported changes follow that order (deterministic,
+// but not the expanded system's bit for bit).
 // Memory: one element and one member per variable and group, not one per constraint of it.
 //
 // Storage: a variable's elements sit in one block of a pool (taken once, at the size asked, when
 // the caller says how many it will add; blocks of one size are reused, so a steady stream of
 // variables allocates nothing). The pool is a list of chunks that never move: growing it copies
-// nothing and leaves no doubling slack (a 16,384-GPU all-to-all holds about five million
+// nothing and leaves no doubling slack (a 16,384-GPU all-to-all holds over half a million
 // elements at once); a constraint lists its members (variable, element, generation). A variable
 // leaves its constraints in O(1) each by a new generation: its members go stale in place and are
 // skipped, and a constraint drops its stale members in one ordered pass once they are more than
@@ -173,9 +175,9 @@ class MaxMinSystem {
   };
   // A variable's elements sit in one block of the pool (no allocation per variable): `count` of
   // `capacity` used from `data`; a full block moves to one twice its size. Blocks of up to
-  // kExactBlocks elements are taken at the size asked (a route's hops, given up front: a bundle
-  // spread over the 32 spines of a 64-port plane crosses 66 links), larger ones at the next power
-  // of two; freed blocks are reused by size.
+  // kExactBlocks elements are taken at the size asked (a route's hops, given up front: up to 66
+  // for a bundle spread over the 32 spines of a 64-port plane without groups), larger ones at the
+  // next power of two; freed blocks are reused by size.
   struct Variable {
     double weight = 1.0, bound = kUnbounded, value = 0.0;
     Element* data = nullptr;

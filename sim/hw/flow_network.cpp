@@ -81,7 +81,8 @@ int FlowNetwork::group_of(const Route& r, std::size_t begin, std::size_t end) {
   std::vector<std::pair<int, double>> shares;
   for (std::size_t j = begin; j < end; ++j) {
     Crossed& c = crossed_[r.links[j]];
-    STEPSIM_CHECK(topo_.series_next(r.links[j]) < 0, "a spine link in series");
+    STEPSIM_CHECK(topo_.series_next(r.links[j]) < 0 && topo_.series_prev(r.links[j]) < 0,
+                  "a spine link in series");
     if (c.constraint < 0)
       c.constraint = system_.add_constraint(topo_.links()[r.links[j]].bandwidth);
     shares.emplace_back(c.constraint, r.share_of(j));

@@ -88,15 +88,6 @@ double estimate_transfers(CollectiveOp op, const std::vector<int>& group, const 
   }
 }
 
-double estimate_route_links(const std::vector<int>& group, const hw::Topology& topo,
-                            const PlanOptions& options) {
-  const std::vector<int> nodes = nodes_of(group, topo);
-  const bool spread =
-      options.bundle && can_bundle(topo) && bundles_spread(nodes_of(group, topo), topo);
-  const bool two_planes = topo.spec().fabric.kind == spec::FabricKind::dual_plane;
-  return (two_planes ? 16.0 : 10.0) + (spread ? 2.0 * topo.spines_per_plane() : 0.0);
-}
-
 double estimate_route_elements(const hw::Topology& topo) {
   return topo.spec().fabric.kind == spec::FabricKind::dual_plane ? 16.0 : 10.0;
 }

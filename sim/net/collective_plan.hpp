@@ -58,16 +58,11 @@ CollectivePlan plan_collective(CollectiveOp op, double bytes, const std::vector<
 double estimate_transfers(CollectiveOp op, const std::vector<int>& group, const hw::Topology& topo,
                           const PlanOptions& options = {});
 
-// The most links a planned transfer's route over `group` crosses on a fault-free fabric (a path:
-// PXN's NVLink hop, NIC, access, leaf-spine, aggregation and down again, 10; 16 over both planes
-// of a dual-plane fabric; a bundle spread over the spines 2 more per spine), before planning: for
-// checks of what a route holds (its elements: estimate_route_elements).
-double estimate_route_links(const std::vector<int>& group, const hw::Topology& topo,
-                            const PlanOptions& options = {});
-// The most elements of the flow network's max-min system a planned transfer's flow holds: one per
-// link of a path (10, or 16 over both planes), a spread's leaf-spine links one group element a
-// side like a path's (the groups themselves, one per leaf and way of spreading, are shared by the
-// bundles that spread alike: a few per leaf).
+// The most elements of the flow network's max-min system a planned transfer's flow holds on a
+// fault-free fabric, for memory checks: one per link of a path (PXN's NVLink hop, NIC, access,
+// leaf-spine, aggregation and down again: 10; 16 over both planes of a dual-plane fabric); a
+// spread's leaf-spine links are one group element a side, like a path's one link (the groups
+// themselves, one per leaf and way of spreading, are shared by the bundles that spread alike).
 double estimate_route_elements(const hw::Topology& topo);
 
 // A group from text: "world", "node:N", "nodes:A-B", "plane:P", "ranks:A-B" or "A,B,C".

@@ -229,7 +229,7 @@ TEST_CASE("On 2048 GPUs too: one NIC at a quarter sets the pace of a large world
   CHECK(c.time == d.time);
 }
 
-TEST_CASE("No planned transfer's route crosses more links than the pre-run memory estimate says") {
+TEST_CASE("No planned transfer's flow holds more elements than the pre-run memory estimate says") {
   // Spread bundles (whole leaves of 16-port switches, 4 spines), PXN, a clos3 across pods, both
   // planes of a dual-plane fabric; bundled and transfer by transfer.
   const std::vector<hw::Topology> fabrics{
@@ -250,7 +250,6 @@ TEST_CASE("No planned transfer's route crosses more links than the pre-run memor
           net::PlanOptions o;
           o.bundle = bundle;
           const auto g = net::parse_group(words, t, "test");
-          const double most = net::estimate_route_links(g, t, o);
           std::size_t longest = 0, most_elements = 0;
           hw::Route r;
           for (const net::Phase& ph : net::plan_collective(op, 1 << 26, g, t, o).phases)
@@ -264,7 +263,6 @@ TEST_CASE("No planned transfer's route crosses more links than the pre-run memor
               most_elements =
                   std::max(most_elements, r.links.size() - (r.spread && core > 2 ? core - 2 : 0));
             }
-          CHECK(static_cast<double>(longest) <= most);
           CHECK(static_cast<double>(most_elements) <= net::estimate_route_elements(t));
           CHECK(longest > 0);
         }
