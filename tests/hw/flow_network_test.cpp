@@ -351,7 +351,9 @@ TEST_CASE(
           doctest::Approx(per_link.at.at(i).seconds()).epsilon(1e-12));
   }
   double busy = 0.0;
-  for (const auto& [l, rate] : per_link.core_rates) {
+  for (const auto& link_rate : per_link.core_rates) {
+    const int l = link_rate.first;  // (no structured binding: CAPTURE takes it into a lambda)
+    const double rate = link_rate.second;
     CAPTURE(t.link_name(l));
     CHECK(grouped.core_rates.at(l) == doctest::Approx(rate).epsilon(1e-12));
     busy += rate;
