@@ -227,6 +227,27 @@ LumpRun run_with(const Topology& t, const std::vector<FlowRequest>& flows, FlowN
   return out;
 }
 
+// Every finish time and every leaf-spine link's rate of `other` as in `reference`, and some link
+// busy (the case shares links).
+void check_same_run(const Topology& t, const LumpRun& reference, const LumpRun& other,
+                    std::size_t flows) {
+  REQUIRE(reference.at.size() == flows);
+  REQUIRE(other.at.size() == flows);
+  for (std::size_t i = 0; i < flows; ++i) {
+    CAPTURE(i);
+    CHECK(other.at.at(i).seconds() == doctest::Approx(reference.at.at(i).seconds()).epsilon(1e-12));
+  }
+  double busy = 0.0;
+  for (const auto& link_rate : reference.core_rates) {
+    const int l = link_rate.first;  // (no structured binding: CAPTURE takes it into a lambda)
+    const double rate = link_rate.second;
+    CAPTURE(t.link_name(l));
+    CHECK(other.core_rates.at(l) == doctest::Approx(rate).epsilon(1e-12));
+    busy += rate;
+  }
+  CHECK(busy > 0.0);
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -273,22 +294,7 @@ TEST_CASE(
   REQUIRE_FALSE(lumps.contains(key(flows[1], false)));  // into C: mixed
 
   const LumpRun per_link = run_with(t, flows, {}, false), lumped = run_with(t, flows, lumps, false);
-  REQUIRE(per_link.at.size() == flows.size());
-  REQUIRE(lumped.at.size() == flows.size());
-  for (std::size_t i = 0; i < flows.size(); ++i) {
-    CAPTURE(i);
-    CHECK(lumped.at.at(i).seconds() == doctest::Approx(per_link.at.at(i).seconds()).epsilon(1e-12));
-  }
-  // The links load alike, lumped or not, and some are busy: the case shares links.
-  double busy = 0.0;
-  for (const auto& link_rate : per_link.core_rates) {
-    const int l = link_rate.first;
-    const double rate = link_rate.second;
-    CAPTURE(t.link_name(l));
-    CHECK(lumped.core_rates.at(l) == doctest::Approx(rate).epsilon(1e-12));
-    busy += rate;
-  }
-  CHECK(busy > 0.0);
+  check_same_run(t, per_link, lumped, flows.size());
   // Lumped: A -> B keeps 6 links of its own and 2 lumps, not 8 leaf-spine links.
   CHECK(lumped.elements < per_link.elements);
 }
@@ -344,21 +350,7 @@ TEST_CASE(
   flows.push_back(from_c);
 
   const LumpRun per_link = run_with(t, flows, {}, false), grouped = run_with(t, flows, {}, true);
-  REQUIRE(grouped.at.size() == flows.size());
-  for (std::size_t i = 0; i < flows.size(); ++i) {
-    CAPTURE(i);
-    CHECK(grouped.at.at(i).seconds() ==
-          doctest::Approx(per_link.at.at(i).seconds()).epsilon(1e-12));
-  }
-  double busy = 0.0;
-  for (const auto& link_rate : per_link.core_rates) {
-    const int l = link_rate.first;  // (no structured binding: CAPTURE takes it into a lambda)
-    const double rate = link_rate.second;
-    CAPTURE(t.link_name(l));
-    CHECK(grouped.core_rates.at(l) == doctest::Approx(rate).epsilon(1e-12));
-    busy += rate;
-  }
-  CHECK(busy > 0.0);
+  check_same_run(t, per_link, grouped, flows.size());
   // An even spread over 4 spines held 8 leaf-spine elements; grouped, 2.
   CHECK(grouped.elements < per_link.elements);
 }
