@@ -56,19 +56,7 @@ void MaxMinSystem::grow(int v, std::uint32_t capacity) {
 }
 
 void MaxMinSystem::expand(int v, int c, double consumption) {
-  if (!(consumption > 0.0)) return;
-  if (vars_[v].count == vars_[v].capacity)
-    grow(v, block_size(std::max<std::uint32_t>(4, 2 * vars_[v].capacity)));
-  Variable& x = vars_[v];
-  Constraint& k = cnsts_[c];
-  x.data[x.count] = {consumption, c};
-  k.vars.push_back({v, x.count++, var_gen_[v]});
-  if (std::isfinite(x.bound))
-    k.at_bounds += consumption * x.bound;
-  else
-    ++k.unbounded;
-  if (can_bind(c)) touch_constraint(c);
-  touch_variable(v);
+  attach(v, {consumption, c});
 }
 
 int MaxMinSystem::add_group(std::span<const std::pair<int, double>> shares) {
@@ -87,16 +75,19 @@ int MaxMinSystem::add_group(std::span<const std::pair<int, double>> shares) {
 }
 
 void MaxMinSystem::expand_group(int v, int g, double consumption) {
-  if (!(consumption > 0.0)) return;
+  attach(v, {consumption, ~g});
+}
+
+void MaxMinSystem::attach(int v, Element e) {
+  if (!(e.a > 0.0)) return;
   if (vars_[v].count == vars_[v].capacity)
     grow(v, block_size(std::max<std::uint32_t>(4, 2 * vars_[v].capacity)));
   Variable& x = vars_[v];
-  const Element e{consumption, ~g};
   x.data[x.count] = e;
-  groups_[g].vars.push_back({v, x.count++, var_gen_[v]});
+  (e.id >= 0 ? cnsts_[e.id].vars : groups_[~e.id].vars).push_back({v, x.count++, var_gen_[v]});
   rows(e, [&](int c, double a) {
     Constraint& k = cnsts_[c];
-    ++k.group_live;
+    if (e.id < 0) ++k.group_live;
     if (std::isfinite(x.bound))
       k.at_bounds += a * x.bound;
     else

@@ -222,7 +222,8 @@ class MaxMinSystem {
     for (const auto& [c, share] : groups_[~e.id].cnsts) f(c, share * e.a);
   }
   bool emptied(const Constraint& k) const { return k.stale == k.vars.size() && k.group_live == 0; }
-  void detach(int v);  // drops v's elements, touching the constraints that could bind
+  void attach(int v, Element e);  // expand() and expand_group(): e on its constraint or group
+  void detach(int v);             // drops v's elements, touching the constraints that could bind
   void compact(std::vector<Member>& members, std::size_t& stale);  // drops the stale ones
   // Progressive filling of one component, from the sums solve()'s search made.
   void fill(const std::vector<int>& vars, const std::vector<int>& cnsts);
