@@ -335,6 +335,8 @@ void FlowNetwork::fire(int bucket) {
     else
       --stale_;
   }
+  // Kept for the next bucket when small; a re-solve's hundred thousand entries are given back.
+  if (firing_.capacity() > kKeptEntries) std::vector<Due>().swap(firing_);
 }
 
 void FlowNetwork::drop_stale() {

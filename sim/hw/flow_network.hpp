@@ -216,6 +216,7 @@ class FlowNetwork final : public engine::EventHandler {
   std::unordered_map<std::int64_t, int> bucket_at_;  // by picosecond: its bucket
   int last_bucket_ = -1;                             // the last one a flow was put in
   std::vector<Due> firing_;                          // scratch: the entries of the firing bucket
+  static constexpr std::size_t kKeptEntries = 4096;
   std::uint64_t next_stamp_ = 0;
   std::size_t stale_ = 0, queued_ = 0;
   bool recompute_pending_ = false;
