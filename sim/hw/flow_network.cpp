@@ -35,7 +35,7 @@ int FlowNetwork::lump_key(const Topology& topo, int link) {
   return topo.kind_of(k.from) == VertexKind::leaf ? k.from * 2 : k.to * 2 + 1;
 }
 
-int FlowNetwork::lump_of(const Flow& fl, const Route& r, std::size_t i) {
+int FlowNetwork::lump_of(const FlowRequest& q, const Route& r, std::size_t i) {
   const std::vector<Link>& links = topo_.links();
   if (lumped_.empty() || links[r.links[i]].cls != LinkClass::ib_core) return -1;
   const int key = lump_key(topo_, r.links[i]);
@@ -43,7 +43,7 @@ int FlowNetwork::lump_of(const Flow& fl, const Route& r, std::size_t i) {
   if (promised == lumped_.end()) return -1;
   const std::span<const double> spread = promised->second;
   STEPSIM_CHECK(
-      r.spread && (fl.spread.data() == spread.data() || std::ranges::equal(fl.spread, spread)),
+      r.spread && (q.spread.data() == spread.data() || std::ranges::equal(q.spread, spread)),
       "a flow through lumped links that does not spread as promised");
   const auto [it, added] = lumps_.try_emplace(key, -1);
   if (added) {
@@ -125,17 +125,12 @@ void FlowNetwork::start(const FlowRequest& q, FlowListener* listener, std::uint6
   STEPSIM_CHECK(bytes >= 0.0 && multiplicity >= 1.0 && core_weight >= 1.0 && agg_weight >= 1.0,
                 "bad flow");
   STEPSIM_CHECK(share.weight > 0.0 && share.bound > 0.0, "bad flow share");
+  STEPSIM_CHECK(listener, "a flow without a listener");
   Route& r = route_;
   topo_.route(q.src, q.dst, q.spread, r);
   const int f = allocate();
   Flow& fl = flows_[f];
   fl.remaining = bytes;
-  fl.core_weight = core_weight;
-  fl.agg_weight = agg_weight;
-  fl.src = q.src;
-  fl.dst = q.dst;
-  fl.spread = q.spread;
-  fl.share = share;
   fl.listener = listener;
   fl.tag = tag;
   fl.var = -1;
@@ -181,8 +176,13 @@ void FlowNetwork::activate(int f) {
   Flow& fl = flows_[f];
   fl.updated = sim_.now();
   ++active_;
+  const FlowRequest q = fl.listener->request(fl.tag);
+  const double core_weight = q.core_weight, agg_weight = q.agg_weight;
+  STEPSIM_CHECK(
+      core_weight >= 1.0 && agg_weight >= 1.0 && q.share.weight > 0.0 && q.share.bound > 0.0,
+      "a listener gave back a bad flow request");
   Route& r = route_;
-  topo_.route(fl.src, fl.dst, fl.spread, r);
+  topo_.route(q.src, q.dst, q.spread, r);
   // A lump is one element, however many of the route's links join by it (they come in a row);
   // a link in series with the one before it (Topology::series_next) joins by that one's.
   entry_lump_.resize(r.links.size());
@@ -195,14 +195,14 @@ void FlowNetwork::activate(int f) {
     STEPSIM_CHECK(prev < 0 || (i > 0 && r.links[i - 1] == prev),
                   "a route that reaches a link without the link in series with it");
     in_series_[i] = prev >= 0;
-    STEPSIM_CHECK(!in_series_[i] || weight(fl.core_weight, fl.agg_weight, r, i) ==
-                                        weight(fl.core_weight, fl.agg_weight, r, i - 1),
+    STEPSIM_CHECK(!in_series_[i] || weight(core_weight, agg_weight, r, i) ==
+                                        weight(core_weight, agg_weight, r, i - 1),
                   "links in series carrying a flow's bytes unequally");
     // A lump's links come in a row: the first of them looks it up for the rest.
     const bool same = i > 0 && entry_lump_[i - 1] >= 0 &&
                       topo_.links()[r.links[i]].cls == LinkClass::ib_core &&
                       lump_key(topo_, r.links[i]) == lump_key(topo_, r.links[i - 1]);
-    entry_lump_[i] = same ? entry_lump_[i - 1] : lump_of(fl, r, i);
+    entry_lump_[i] = same ? entry_lump_[i - 1] : lump_of(q, r, i);
     elements += !same && !in_series_[i];
   }
   // A spread's run of uplinks (or downlinks) of one leaf that is not lumped joins as one group of
@@ -222,19 +222,19 @@ void FlowNetwork::activate(int f) {
     }
     i = end;
   }
-  fl.var = system_.add_variable(fl.share.weight, fl.share.bound, elements);
+  fl.var = system_.add_variable(q.share.weight, q.share.bound, elements);
   if (flow_of_var_.size() <= static_cast<std::size_t>(fl.var)) flow_of_var_.resize(fl.var + 1);
   flow_of_var_[fl.var] = f;
   // Its bytes are counted on its links now, when it joins them (one lookup a link).
   int before = -1;  // the constraint of the link before
   for (std::size_t i = 0; i < r.links.size(); ++i) {
     Crossed& c = crossed_[r.links[i]];
-    const double a = weight(fl.core_weight, fl.agg_weight, r, i);
+    const double a = weight(core_weight, agg_weight, r, i);
     c.bytes += fl.remaining * a;
     const int lump = entry_lump_[i];
     if (entry_group_[i] >= 0) {
       if (i == 0 || entry_group_[i - 1] != entry_group_[i])
-        system_.expand_group(fl.var, entry_group_[i], fl.core_weight);
+        system_.expand_group(fl.var, entry_group_[i], core_weight);
       continue;
     }
     if (in_series_[i]) {  // the same flows as the link before, alike: its constraint
@@ -253,7 +253,7 @@ void FlowNetwork::activate(int f) {
       system_.expand(fl.var, c.constraint, a);
       continue;
     }
-    if (i == 0 || lump != entry_lump_[i - 1]) system_.expand(fl.var, lump, fl.core_weight);
+    if (i == 0 || lump != entry_lump_[i - 1]) system_.expand(fl.var, lump, core_weight);
   }
   request_solve();
 }

@@ -81,6 +81,11 @@ struct FlowRequest {
 class FlowListener {
  public:
   virtual void on_flow_done(engine::Simulator& sim, std::uint64_t tag) = 0;
+  // The request the flow of `tag` was started with, asked again when it joins its links (after
+  // its route's latency, flow fidelity): a waiting flow keeps its bytes, listener and tag, not
+  // its endpoints, weights, share and spread, which its caller holds anyway (a plan's transfers;
+  // a world all-to-all's 135,032 flows all wait at once). Only those fields are read.
+  virtual FlowRequest request(std::uint64_t tag) const = 0;
 
  protected:
   ~FlowListener() = default;
@@ -102,7 +107,8 @@ class FlowNetwork final : public engine::EventHandler {
   FlowNetwork(engine::Simulator& sim, const Topology& topo, Fidelity fidelity, Lumps lumped = {},
               bool group_spreads = true);
 
-  // Starts the flow now; calls listener->on_flow_done(sim, tag) on delivery.
+  // Starts the flow now; calls listener->on_flow_done(sim, tag) on delivery (and, in between,
+  // listener->request(tag) once: see FlowListener).
   void start(const FlowRequest& flow, FlowListener* listener, std::uint64_t tag);
 
   std::size_t active_flows() const { return active_; }
@@ -122,19 +128,16 @@ class FlowNetwork final : public engine::EventHandler {
   void on_event(engine::Simulator& sim, std::uint64_t tag) override;
 
  private:
-  // Per-flow storage is fixed-size (nothing allocated per flow): a waiting flow keeps its
-  // endpoints and weights, and its route is walked again when it joins the system (routes are
-  // deterministic), whose elements hold its links from then on.
+  // Per-flow storage is fixed-size (nothing allocated per flow): a waiting flow keeps its bytes,
+  // listener and tag; when it joins the system its request is asked again of its listener and its
+  // route walked again (routes are deterministic), and the system's elements hold its links from
+  // then on.
   struct Flow {
     double remaining = 0.0;  // bytes
-    double core_weight = 1.0, agg_weight = 1.0;
-    FlowShare share;
-    engine::Time updated;   // when `remaining` was last brought up to date
-    std::uint64_t due = 0;  // the stamp of its entry in a bucket of completions, or 0
+    engine::Time updated;    // when `remaining` was last brought up to date
+    std::uint64_t due = 0;   // the stamp of its entry in a bucket of completions, or 0
     FlowListener* listener = nullptr;
     std::uint64_t tag = 0;
-    int src = 0, dst = 0;
-    std::span<const double> spread = {};
     int var = -1;  // its variable in the system while it shares links
     bool used = false;
   };
@@ -162,7 +165,7 @@ class FlowNetwork final : public engine::EventHandler {
   Fidelity fidelity_;
   // The lump constraint that the i-th link of the flow's route joins by (made when a flow first
   // crosses it; the promise checked), or -1: its own.
-  int lump_of(const Flow& fl, const Route& r, std::size_t i);
+  int lump_of(const FlowRequest& q, const Route& r, std::size_t i);
   bool group_spreads_;
   Lumps lumped_;
   std::unordered_map<int, int> lumps_;  // by lump_key: its constraint

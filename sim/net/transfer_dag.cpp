@@ -108,9 +108,18 @@ class DagRunner final : public hw::FlowListener, public engine::EventHandler {
     return std::move(run_);
   }
 
-  void on_flow_done(engine::Simulator&, std::uint64_t node) override {
+  // A flow's tag: its node, and its transfer's place in the node's phase.
+  static std::uint64_t tag_of(int node, std::size_t transfer) {
+    return (static_cast<std::uint64_t>(node) << 32) | transfer;
+  }
+  void on_flow_done(engine::Simulator&, std::uint64_t tag) override {
+    const std::uint64_t node = tag >> 32;
     STEPSIM_CHECK(outstanding_[node] > 0, "more completions than transfers");
     if (--outstanding_[node] == 0) deliver(static_cast<int>(node));
+  }
+  hw::FlowRequest request(std::uint64_t tag) const override {
+    const DagNode& n = dag_.nodes[tag >> 32];
+    return path(plan_.phases[n.phase].transfers[tag & 0xFFFFFFFFu]);
   }
   // A node with nothing to move is delivered by an event at its start, so that its successors
   // start from the event loop as every other's do.
@@ -127,13 +136,26 @@ class DagRunner final : public hw::FlowListener, public engine::EventHandler {
     for (std::size_t i = 0; i < dag_.nodes.size(); ++i)
       if (waiting_[i] == 0) begin(static_cast<int>(i));
   }
+  // What the flow of `t` crosses and how it weighs on its links.
+  static hw::FlowRequest path(const Transfer& t) {
+    hw::FlowRequest q;
+    q.src = t.src;
+    q.dst = t.dst;
+    q.multiplicity = t.multiplicity;
+    q.core_weight = t.core_weight;
+    q.agg_weight = t.agg_weight;
+    if (t.spread) q.spread = *t.spread;
+    return q;
+  }
   void begin(int i) {
     const DagNode& n = dag_.nodes[i];
     const Phase& ph = plan_.phases[n.phase];
+    STEPSIM_CHECK(ph.transfers.size() <= 0xFFFFFFFFu, "a phase of more than 2^32 transfers");
     const double share = n.share;
     run_.start[i] = sim_.now();
     const hw::Topology& topo = topo_;
-    for (const Transfer& t : ph.transfers) {
+    for (std::size_t k = 0; k < ph.transfers.size(); ++k) {
+      const Transfer& t = ph.transfers[k];
       ++outstanding_[i];
       const bool across = topo.node_of(t.src) != topo.node_of(t.dst);
       const double sync = across ? plan_.net_sync_s : plan_.nvlink_sync_s;
@@ -147,17 +169,11 @@ class DagRunner final : public hw::FlowListener, public engine::EventHandler {
         if (alpha > 0.0)
           steps += n.later_chunks * later_chunk_latency(alpha, chunk_s, dag_.slots) / alpha;
       }
-      hw::FlowRequest q;
-      q.src = t.src;
-      q.dst = t.dst;
+      hw::FlowRequest q = path(t);
       q.bytes = t.bytes * share;
-      q.multiplicity = t.multiplicity;
-      q.core_weight = t.core_weight;
-      q.agg_weight = t.agg_weight;
-      if (t.spread) q.spread = *t.spread;
       q.steps = steps;
       q.step_overhead_s = sync;
-      net_.start(q, this, static_cast<std::uint64_t>(i));
+      net_.start(q, this, tag_of(i, k));
     }
     if (outstanding_[i] == 0) sim_.after(Time(), this, static_cast<std::uint64_t>(i));
   }

@@ -10,6 +10,7 @@
 
 #include "sim/exec/step_executor.hpp"
 #include "sim/hw/flow_network.hpp"
+#include "tests/hw/flow_listeners.hpp"
 #include "tests/test_support.hpp"
 
 using namespace stepsim;
@@ -49,10 +50,7 @@ spec::ClusterSpec random_cluster(test::Rng& rng) {
   return c;
 }
 
-struct Done final : hw::FlowListener {
-  std::map<std::uint64_t, Time> at;
-  void on_flow_done(engine::Simulator& sim, std::uint64_t tag) override { at[tag] = sim.now(); }
-};
+using Done = test::Deliveries;
 
 }  // namespace
 
@@ -95,7 +93,7 @@ TEST_CASE("One solver: the fabric and the executor give the same rates on random
       hw::FlowRequest q{src, dst, bytes};
       q.core_weight = core;
       q.share = hw::FlowShare{own, own};
-      net.start(q, &done, static_cast<std::uint64_t>(f));
+      done.start(net, q, static_cast<std::uint64_t>(f));
       exec::StepOp op;
       op.device = f;
       op.stream = workload::StreamKind::comm;

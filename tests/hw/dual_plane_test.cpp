@@ -8,6 +8,7 @@
 
 #include "sim/hw/flow_network.hpp"
 #include "sim/hw/topology.hpp"
+#include "tests/hw/flow_listeners.hpp"
 
 using namespace stepsim;
 using namespace stepsim::hw;
@@ -32,10 +33,7 @@ ClusterSpec fabric(FabricKind kind) {
   return c;
 }
 
-struct Done final : FlowListener {
-  std::map<std::uint64_t, Time> at;
-  void on_flow_done(engine::Simulator& sim, std::uint64_t tag) override { at[tag] = sim.now(); }
-};
+using Done = test::Deliveries;
 
 // Every GPU of nodes 0-15 (leaf 0 of each rail) sends `bytes` to the same GPU index of node 16 +
 // its node (leaf 1), all at once, flow by flow; returns the last delivery. Two flows per
@@ -44,7 +42,7 @@ Time shift(const Topology& t, double bytes) {
   engine::Simulator sim;
   FlowNetwork net(sim, t, Fidelity::flow);
   Done d;
-  for (int g = 0; g < 128; ++g) net.start({g, g + 128, bytes}, &d, static_cast<std::uint64_t>(g));
+  for (int g = 0; g < 128; ++g) d.start(net, {g, g + 128, bytes}, static_cast<std::uint64_t>(g));
   sim.run();
   Time last;
   for (const auto& [tag, at] : d.at) last = std::max(last, at);
@@ -143,8 +141,8 @@ TEST_CASE("Dual plane: a ToR down halves its hosts' NIC bandwidth, the others ke
   const Topology t(c);
   FlowNetwork net(sim, t, Fidelity::flow);
   Done d;
-  net.start({0, 128, 1e9}, &d, 0);  // into node 16's rail-0 NIC: one port left
-  net.start({1, 129, 1e9}, &d, 1);  // rail 1: both ports
+  d.start(net, {0, 128, 1e9}, 0);  // into node 16's rail-0 NIC: one port left
+  d.start(net, {1, 129, 1e9}, 1);  // rail 1: both ports
   sim.run();
   CHECK(d.at[0].seconds() == doctest::Approx(0.04 + 3.7e-6).epsilon(1e-6));
   CHECK(d.at[1].seconds() == doctest::Approx(0.02 + 3.7e-6).epsilon(1e-6));

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "sim/engine/check.hpp"
+#include "tests/hw/flow_listeners.hpp"
 
 using namespace stepsim;
 using namespace stepsim::hw;
@@ -27,10 +28,7 @@ ClusterSpec two_nodes() {
   return c;
 }
 
-struct Finished final : FlowListener {
-  std::map<std::uint64_t, Time> at;
-  void on_flow_done(engine::Simulator& sim, std::uint64_t tag) override { at[tag] = sim.now(); }
-};
+using Finished = test::Deliveries;
 
 }  // namespace
 
@@ -39,9 +37,9 @@ TEST_CASE("Analytic: latency + bytes / bottleneck, independent of other transfer
   engine::Simulator sim;
   FlowNetwork net(sim, t, Fidelity::analytic);
   Finished d;
-  net.start({0, 1, 1e9}, &d, 1);  // NVLink: 2 us + 10 ms
-  net.start({2, 1, 1e9}, &d, 2);  // shares GPU 1's port but analytic ignores that
-  net.start({0, 4, 1e9}, &d, 3);  // NIC: 4 us + 40 ms
+  d.start(net, {0, 1, 1e9}, 1);  // NVLink: 2 us + 10 ms
+  d.start(net, {2, 1, 1e9}, 2);  // shares GPU 1's port but analytic ignores that
+  d.start(net, {0, 4, 1e9}, 3);  // NIC: 4 us + 40 ms
   sim.run();
   CHECK(d.at[1] == Time::us(2) + Time::ms(10));
   CHECK(d.at[2] == d.at[1]);
@@ -53,8 +51,8 @@ TEST_CASE("Flow: two flows into one port get half each") {
   engine::Simulator sim;
   FlowNetwork net(sim, t, Fidelity::flow);
   Finished d;
-  net.start({0, 1, 1e9}, &d, 1);
-  net.start({2, 1, 1e9}, &d, 2);
+  d.start(net, {0, 1, 1e9}, 1);
+  d.start(net, {2, 1, 1e9}, 2);
   sim.run();
   // Both at 50 GB/s: 20 ms after the 2 us latency (rounded to the 1 ns finish grid).
   CHECK(d.at[1].seconds() == doctest::Approx(2e-6 + 0.02).epsilon(1e-6));
@@ -72,8 +70,8 @@ TEST_CASE("Flow: a flow limited elsewhere leaves its share to the others") {
   engine::Simulator sim;
   FlowNetwork net(sim, t, Fidelity::flow);
   Finished d;
-  net.start({0, 1, 0.75e9}, &d, 1);  // gets 75 GB/s of GPU 1's 100
-  net.start({2, 1, 0.25e9}, &d, 2);  // capped at 25 GB/s by its own port
+  d.start(net, {0, 1, 0.75e9}, 1);  // gets 75 GB/s of GPU 1's 100
+  d.start(net, {2, 1, 0.25e9}, 2);  // capped at 25 GB/s by its own port
   sim.run();
   CHECK(d.at[1].seconds() == doctest::Approx(2e-6 + 0.01).epsilon(1e-6));
   CHECK(d.at[2].seconds() == doctest::Approx(2e-6 + 0.01).epsilon(1e-6));
@@ -84,8 +82,8 @@ TEST_CASE("Flow: rates are recomputed when a flow leaves; bytes are conserved") 
   engine::Simulator sim;
   FlowNetwork net(sim, t, Fidelity::flow);
   Finished d;
-  net.start({0, 1, 0.5e9}, &d, 1);  // shares 100 GB/s with flow 2 until it ends at 10 ms
-  net.start({2, 1, 1.5e9}, &d, 2);  // then runs alone: 0.5 GB in 10 ms, 1.0 GB more at 100 GB/s
+  d.start(net, {0, 1, 0.5e9}, 1);  // shares 100 GB/s with flow 2 until it ends at 10 ms
+  d.start(net, {2, 1, 1.5e9}, 2);  // then runs alone: 0.5 GB in 10 ms, 1.0 GB more at 100 GB/s
   sim.run();
   CHECK(d.at[1].seconds() == doctest::Approx(2e-6 + 0.01).epsilon(1e-6));
   CHECK(d.at[2].seconds() == doctest::Approx(2e-6 + 0.02).epsilon(1e-6));
@@ -105,7 +103,7 @@ TEST_CASE("Flow: no link is ever above capacity under a random load") {
   std::uint64_t tag = 0;
   for (int s = 0; s < 8; ++s)
     for (int r = 0; r < 8; ++r)
-      if (s != r) net.start({s, r, 1e6 * (1 + (s * 7 + r * 3) % 5)}, &d, tag++);
+      if (s != r) d.start(net, {s, r, 1e6 * (1 + (s * 7 + r * 3) % 5)}, tag++);
   // Capacities hold after every event.
   std::size_t checks = 0;
   while (sim.pending() > 0) {
@@ -131,10 +129,10 @@ TEST_CASE(
   engine::Simulator sim;
   FlowNetwork net(sim, t, Fidelity::flow);
   Finished d;
-  net.start({0, 1, 2.0e9}, &d,
-            1);  // shares GPU 0's port with flow 3 and GPU 1's with flow 2: 50 GB/s
-  net.start({2, 1, 0.5e9}, &d, 2);  // 50 GB/s, ends at 10 ms; flow 1 stays at 50 (GPU 0's port)
-  net.start({0, 3, 1.0e9}, &d, 3);  // 50 GB/s, ends at 20 ms; flow 1 then runs at 100
+  d.start(net, {0, 1, 2.0e9},
+          1);  // shares GPU 0's port with flow 3 and GPU 1's with flow 2: 50 GB/s
+  d.start(net, {2, 1, 0.5e9}, 2);  // 50 GB/s, ends at 10 ms; flow 1 stays at 50 (GPU 0's port)
+  d.start(net, {0, 3, 1.0e9}, 3);  // 50 GB/s, ends at 20 ms; flow 1 then runs at 100
   sim.run();
   CHECK(d.at[2].seconds() == doctest::Approx(2e-6 + 0.01).epsilon(1e-6));
   CHECK(d.at[3].seconds() == doctest::Approx(2e-6 + 0.02).epsilon(1e-6));
@@ -160,7 +158,7 @@ TEST_CASE("Flow: rates are max-min fair after every event under a random load") 
     const int src = static_cast<int>(next() % 16), dst = static_cast<int>(next() % 16);
     if (src == dst) continue;
     routes[tag] = t.route(src, dst).links;
-    net.start({src, dst, 1e6 * (1 + next() % 50)}, &d, tag++);
+    d.start(net, {src, dst, 1e6 * (1 + next() % 50)}, tag++);
   }
   std::size_t checked = 0;
   while (sim.pending() > 0) {
@@ -213,7 +211,7 @@ LumpRun run_with(const Topology& t, const std::vector<FlowRequest>& flows, FlowN
   engine::Simulator sim;
   FlowNetwork net(sim, t, Fidelity::flow, std::move(lumps), grouped);
   Finished d;
-  for (std::size_t i = 0; i < flows.size(); ++i) net.start(flows[i], &d, i);
+  for (std::size_t i = 0; i < flows.size(); ++i) d.start(net, flows[i], i);
   LumpRun out;
   engine::RunLimits until;
   until.until = Time::ms(1);
@@ -314,10 +312,10 @@ TEST_CASE("Lumped spines: a flow that would break the promise is an internal err
     engine::Simulator sim;
     FlowNetwork net(sim, t, Fidelity::flow, {{up, even}});
     Finished d;
-    net.start(spread, &d, 1);
+    d.start(net, spread, 1);
     FlowRequest q{4, 20, 1e8};
     q.spread = other;
-    net.start(q, &d, 2);
+    d.start(net, q, 2);
     CHECK_THROWS_AS(sim.run(), engine::InternalError);
   }
 }
@@ -359,7 +357,7 @@ TEST_CASE("Flow: transfers due at one instant share one event, in the order they
   const Topology t(two_nodes());
   engine::Simulator sim;
   FlowNetwork net(sim, t, Fidelity::flow);
-  struct Order final : FlowListener {
+  struct Order final : test::RequestKeeper {
     std::vector<std::uint64_t> tags;
     std::vector<Time> at;
     void on_flow_done(engine::Simulator& s, std::uint64_t tag) override {
@@ -373,7 +371,7 @@ TEST_CASE("Flow: transfers due at one instant share one event, in the order they
     for (int d = s / 4 * 4; d < s / 4 * 4 + 4; ++d)
       if (d != s) {
         started.push_back(static_cast<std::uint64_t>(10 * s + d));
-        net.start({s, d, 1e8}, &done, started.back());
+        done.start(net, {s, d, 1e8}, started.back());
       }
   const engine::RunStats stats = sim.run();
   REQUIRE(done.tags.size() == 24);
@@ -391,7 +389,7 @@ TEST_CASE("Flow: a transfer moved again and again leaves no growing trail of sta
   FlowNetwork net(sim, t, Fidelity::flow);
   // One long transfer from GPU 0 to GPU 1 shares GPU 1's port with 30,000 short ones from GPU 2,
   // started one after another: each joining and each leaving moves the long one's end.
-  struct Chain final : FlowListener {
+  struct Chain final : test::RequestKeeper {
     FlowNetwork* net = nullptr;
     int left = 30'000;
     std::size_t most_queued = 0;
@@ -399,12 +397,12 @@ TEST_CASE("Flow: a transfer moved again and again leaves no growing trail of sta
     void on_flow_done(engine::Simulator& s, std::uint64_t tag) override {
       most_queued = std::max(most_queued, net->queued());
       if (tag == 0) long_done = s.now();
-      if (tag == 1 && --left > 0) net->start({2, 1, 1e5}, this, 1);
+      if (tag == 1 && --left > 0) start(*net, {2, 1, 1e5}, 1);
     }
   } chain;
   chain.net = &net;
-  net.start({0, 1, 1e11}, &chain, 0);
-  net.start({2, 1, 1e5}, &chain, 1);
+  chain.start(net, {0, 1, 1e11}, 0);
+  chain.start(net, {2, 1, 1e5}, 1);
   sim.run();
   CHECK(chain.left == 0);
   // The stale entries are dropped once they pass twice the live ones plus 4,096.
@@ -417,6 +415,42 @@ TEST_CASE("Flow: a transfer moved again and again leaves no growing trail of sta
         doctest::Approx((1e11 + 30'000 * 1e5) / 100e9 + 2e-6).epsilon(1e-4));
 }
 
+TEST_CASE("A waiting flow asks its listener for its request once, when it joins its links") {
+  const Topology t(two_nodes());
+  struct Asked final : test::RequestKeeper {
+    std::map<std::uint64_t, int> asked;
+    std::map<std::uint64_t, Time> at;
+    hw::FlowRequest request(std::uint64_t tag) const override {
+      ++const_cast<Asked*>(this)->asked[tag];
+      return RequestKeeper::request(tag);
+    }
+    void on_flow_done(engine::Simulator& s, std::uint64_t tag) override { at[tag] = s.now(); }
+  };
+  for (const Fidelity f : {Fidelity::flow, Fidelity::analytic}) {
+    CAPTURE(static_cast<int>(f));
+    engine::Simulator sim;
+    FlowNetwork net(sim, t, f);
+    Asked a;
+    a.start(net, {0, 1, 1e9}, 1);  // NVLink
+    a.start(net, {2, 1, 1e9}, 2);  // shares GPU 1's port
+    FlowRequest weighty{0, 4, 1e9};
+    weighty.share = FlowShare{2.0, 10e9};  // 10 GB/s at most: 100 ms
+    a.start(net, weighty, 3);
+    a.start(net, {0, 5, 0.0}, 4);  // nothing to move: no links joined
+    sim.run();
+    REQUIRE(a.at.size() == 4);
+    if (f == Fidelity::analytic) {
+      CHECK(a.asked.empty());
+      continue;
+    }
+    // The flows that join links, once each; what they get back is what they were started with:
+    // the third keeps its bound.
+    CHECK(a.asked == std::map<std::uint64_t, int>{{1, 1}, {2, 1}, {3, 1}});
+    CHECK(a.at[1] == a.at[2]);
+    CHECK(a.at[3].seconds() == doctest::Approx(0.1 + 4e-6).epsilon(1e-6));
+  }
+}
+
 TEST_CASE("Flow: a NIC's links in series are one constraint of the smaller, and both report it") {
   ClusterSpec c = two_nodes();
   const Topology t(c);
@@ -425,8 +459,8 @@ TEST_CASE("Flow: a NIC's links in series are one constraint of the smaller, and 
   Finished d;
   // GPUs 0 and 1 to GPU 4 of the other node, on GPU 0's plane: both leave by GPU 0's NIC (GPU 1
   // over NVLink first) and arrive by GPU 4's, 25 GB/s each.
-  net.start({0, 4, 1e9}, &d, 1);
-  net.start({1, 4, 1e9}, &d, 2);
+  d.start(net, {0, 4, 1e9}, 1);
+  d.start(net, {1, 4, 1e9}, 2);
   engine::RunLimits until;
   until.until = Time::ms(1);
   sim.run(until);
@@ -450,7 +484,7 @@ TEST_CASE("Flow: every re-solve answers to the run's control (a signal, --max-wa
   engine::Simulator sim;
   FlowNetwork net(sim, t, Fidelity::flow);
   Finished d;
-  for (int s = 0; s < 4; ++s) net.start({s, 4 + s, 1e9}, &d, static_cast<std::uint64_t>(s));
+  for (int s = 0; s < 4; ++s) d.start(net, {s, 4 + s, 1e9}, static_cast<std::uint64_t>(s));
   std::atomic<bool> stop{true};  // set before the first re-solve; a handful of events in all
   engine::RunControl control;
   control.interrupted = &stop;
