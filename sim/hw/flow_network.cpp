@@ -276,7 +276,7 @@ void FlowNetwork::finish(int f) {
   const std::uint64_t tag = fl.tag;
   fl = Flow{};
   free_.push_back(f);
-  if (listener) listener->on_flow_done(sim_, tag);
+  listener->on_flow_done(sim_, tag);
 }
 
 void FlowNetwork::reschedule(int f) {
@@ -347,6 +347,7 @@ void FlowNetwork::drop_stale() {
       return d.stamp != 0 && (!flows_[d.flow].used || flows_[d.flow].due != d.stamp);
     });
     if (!b.flows.empty()) continue;
+    if (b.flows.capacity() > kKeptEntries) std::vector<Due>().swap(b.flows);
     sim_.cancel(b.event);
     bucket_at_.erase(b.at.picoseconds());
     b.live = false;

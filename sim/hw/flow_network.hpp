@@ -74,17 +74,21 @@ struct FlowRequest {
   double core_weight = 1.0, agg_weight = 1.0;
   double steps = 1.0, step_overhead_s = 0.0;
   FlowShare share{};
-  // Spread over spines (Topology::route), or empty; it must outlive the flow.
+  // Spread over spines (Topology::route), or empty: read by start(), and from the listener's
+  // answer when the flow joins its links (FlowListener::request).
   std::span<const double> spread = {};
 };
 
 class FlowListener {
  public:
   virtual void on_flow_done(engine::Simulator& sim, std::uint64_t tag) = 0;
-  // The request the flow of `tag` was started with, asked again when it joins its links (after
-  // its route's latency, flow fidelity): a waiting flow keeps its bytes, listener and tag, not
-  // its endpoints, weights, share and spread, which its caller holds anyway (a plan's transfers;
-  // a world all-to-all's 135,032 flows all wait at once). Only those fields are read.
+  // Asked once, when the flow of `tag` joins its links (flow fidelity, bytes > 0, a route with
+  // links): its src, dst, spread, core_weight, agg_weight and share, as it was started with (only
+  // these are read; a different answer goes undetected, its wait having been timed from start()'s
+  // route). A waiting flow keeps its bytes, listener and tag, not these, which its caller holds
+  // anyway (a plan's transfers; a world all-to-all's 135,032 flows all wait at once). So a tag
+  // must name one waiting flow of its listener until then (it may be reused after), the spread
+  // must point into storage the listener keeps, and the answer must not call into the network.
   virtual FlowRequest request(std::uint64_t tag) const = 0;
 
  protected:
@@ -108,7 +112,7 @@ class FlowNetwork final : public engine::EventHandler {
               bool group_spreads = true);
 
   // Starts the flow now; calls listener->on_flow_done(sim, tag) on delivery (and, in between,
-  // listener->request(tag) once: see FlowListener).
+  // listener->request(tag) at most once: see FlowListener).
   void start(const FlowRequest& flow, FlowListener* listener, std::uint64_t tag);
 
   std::size_t active_flows() const { return active_; }
@@ -219,6 +223,7 @@ class FlowNetwork final : public engine::EventHandler {
   std::unordered_map<std::int64_t, int> bucket_at_;  // by picosecond: its bucket
   int last_bucket_ = -1;                             // the last one a flow was put in
   std::vector<Due> firing_;                          // scratch: the entries of the firing bucket
+  // Entries a fired or emptied bucket's array keeps between uses; a larger array is given back.
   static constexpr std::size_t kKeptEntries = 4096;
   std::uint64_t next_stamp_ = 0;
   std::size_t stale_ = 0, queued_ = 0;

@@ -210,8 +210,8 @@ std::vector<Transfer> TransferSink::take() {
       tr.agg_weight = tr.multiplicity;
     }
   }
-  // Grown by doubling, up to twice what it holds: a world all-to-all's 135,032 bundles would keep
-  // 8 MB of slack through the run.
+  // Grown by doubling, up to twice what it holds: a world all-to-all's 135,032 bundles (8.6 MB)
+  // would keep up to as much again of slack through the run.
   out_.shrink_to_fit();
   return std::exchange(out_, {});
 }

@@ -108,10 +108,6 @@ class DagRunner final : public hw::FlowListener, public engine::EventHandler {
     return std::move(run_);
   }
 
-  // A flow's tag: its node, and its transfer's place in the node's phase.
-  static std::uint64_t tag_of(int node, std::size_t transfer) {
-    return (static_cast<std::uint64_t>(node) << 32) | transfer;
-  }
   void on_flow_done(engine::Simulator&, std::uint64_t tag) override {
     const std::uint64_t node = tag >> 32;
     STEPSIM_CHECK(outstanding_[node] > 0, "more completions than transfers");
@@ -132,6 +128,10 @@ class DagRunner final : public hw::FlowListener, public engine::EventHandler {
 
  private:
   static constexpr std::uint64_t kStart = ~std::uint64_t{0};
+  // A flow's tag: its node, and its transfer's place in the node's phase.
+  static std::uint64_t flow_tag(int node, std::size_t transfer) {
+    return (static_cast<std::uint64_t>(node) << 32) | transfer;
+  }
   void start_roots() {
     for (std::size_t i = 0; i < dag_.nodes.size(); ++i)
       if (waiting_[i] == 0) begin(static_cast<int>(i));
@@ -150,7 +150,7 @@ class DagRunner final : public hw::FlowListener, public engine::EventHandler {
   void begin(int i) {
     const DagNode& n = dag_.nodes[i];
     const Phase& ph = plan_.phases[n.phase];
-    STEPSIM_CHECK(ph.transfers.size() <= 0xFFFFFFFFu, "a phase of more than 2^32 transfers");
+    STEPSIM_CHECK(ph.transfers.size() <= 0xFFFFFFFFu, "a phase of 2^32 transfers or more");
     const double share = n.share;
     run_.start[i] = sim_.now();
     const hw::Topology& topo = topo_;
@@ -173,7 +173,7 @@ class DagRunner final : public hw::FlowListener, public engine::EventHandler {
       q.bytes = t.bytes * share;
       q.steps = steps;
       q.step_overhead_s = sync;
-      net_.start(q, this, tag_of(i, k));
+      net_.start(q, this, flow_tag(i, k));
     }
     if (outstanding_[i] == 0) sim_.after(Time(), this, static_cast<std::uint64_t>(i));
   }

@@ -10,7 +10,8 @@
 
 namespace stepsim::test {
 
-// Keeps the requests it starts; a subclass says what a delivery does.
+// Keeps the requests it starts, by tag (a tag names one waiting flow: a second start under it
+// replaces the first's request); a subclass says what a delivery does.
 class RequestKeeper : public hw::FlowListener {
  public:
   void start(hw::FlowNetwork& net, const hw::FlowRequest& q, std::uint64_t tag) {
