@@ -118,13 +118,17 @@ double FlowNetwork::weight(double core_weight, double agg_weight, const Route& r
                                                    : 1.0);
 }
 
+void FlowNetwork::check_path(const FlowRequest& q) {
+  STEPSIM_CHECK(q.core_weight >= 1.0 && q.agg_weight >= 1.0, "bad flow weights");
+  STEPSIM_CHECK(q.share.weight > 0.0 && q.share.bound > 0.0, "bad flow share");
+}
+
 void FlowNetwork::start(const FlowRequest& q, FlowListener* listener, std::uint64_t tag) {
   const double bytes = q.bytes, multiplicity = q.multiplicity, core_weight = q.core_weight,
                agg_weight = q.agg_weight, steps = q.steps, step_overhead_s = q.step_overhead_s;
   const FlowShare share = q.share;
-  STEPSIM_CHECK(bytes >= 0.0 && multiplicity >= 1.0 && core_weight >= 1.0 && agg_weight >= 1.0,
-                "bad flow");
-  STEPSIM_CHECK(share.weight > 0.0 && share.bound > 0.0, "bad flow share");
+  STEPSIM_CHECK(bytes >= 0.0 && multiplicity >= 1.0, "bad flow");
+  check_path(q);
   STEPSIM_CHECK(listener, "a flow without a listener");
   Route& r = route_;
   topo_.route(q.src, q.dst, q.spread, r);
@@ -177,10 +181,8 @@ void FlowNetwork::activate(int f) {
   fl.updated = sim_.now();
   ++active_;
   const FlowRequest q = fl.listener->request(fl.tag);
+  check_path(q);
   const double core_weight = q.core_weight, agg_weight = q.agg_weight;
-  STEPSIM_CHECK(
-      core_weight >= 1.0 && agg_weight >= 1.0 && q.share.weight > 0.0 && q.share.bound > 0.0,
-      "a listener gave back a bad flow request");
   Route& r = route_;
   topo_.route(q.src, q.dst, q.spread, r);
   // A lump is one element, however many of the route's links join by it (they come in a row);

@@ -152,6 +152,8 @@ class FlowNetwork final : public engine::EventHandler {
 
   // Consumption of the i-th link of a route per byte/s of a flow with these weights.
   double weight(double core_weight, double agg_weight, const Route& r, std::size_t i) const;
+  // The fields a flow's links are joined by (as start() gets them and request() gives them back).
+  static void check_path(const FlowRequest& q);
   int allocate();
   void activate(int f);
   void finish(int f);
