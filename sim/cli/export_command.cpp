@@ -38,10 +38,12 @@ std::string checked_prefix(const std::string& prefix) {
   return prefix;
 }
 
-// ASTRA-sim's analytical backend on the files, as its example scripts run it.
-std::string astra_sim_line(const std::string& dir, const std::string& prefix) {
+// ASTRA-sim's analytical backend on the files, as its example scripts run it: congestion-aware
+// on one node, congestion-unaware on several (the aware one takes one dimension only).
+std::string astra_sim_line(const std::string& dir, const std::string& prefix, int dimensions) {
   const std::string base = (std::filesystem::path(dir) / prefix).string();
-  return "  AstraSim_Analytical_Congestion_Aware --workload-configuration=" + base +
+  return std::string("  AstraSim_Analytical_Congestion_") +
+         (dimensions == 1 ? "Aware" : "Unaware") + " --workload-configuration=" + base +
          " \\\n    --comm-group-configuration=" + base + ".comm_groups.json" +
          " \\\n    --system-configuration=" + base + ".system.json" +
          " \\\n    --network-configuration=" + base + ".network.yml" +
@@ -147,7 +149,7 @@ int export_chakra(Invocation& in, const std::string& scenario, const std::string
           " communicator groups), with ASTRA-sim's configuration of the cluster, in " + dir +
           "\nstepsim's step: " + format::fixed(step_s, 3) +
           " s. Replay with ASTRA-sim's analytical backend (docs/export.md):\n" +
-          astra_sim_line(dir, prefix);
+          astra_sim_line(dir, prefix, traces.astra_dimensions());
   }
   in.outputs.finish_report(in.output, out);
   return 0;

@@ -312,24 +312,34 @@ std::string ChakraTraces::trace(int npu, const engine::RunControl* control) cons
   return FileWriter(*this, step_, npu, device, ordinal_, control).write(order_[device]);
 }
 
+int ChakraTraces::astra_dimensions() const {
+  return plan_.world > std::min(step_.spec().cluster.gpus_per_node, plan_.world) ? 2 : 1;
+}
+
 std::string ChakraTraces::astra_network() const {
   const spec::ClusterSpec& c = step_.spec().cluster;
   const int per_node = std::min(c.gpus_per_node, plan_.world);
   const int nodes = plan_.world / per_node;
-  auto gbps = [](double b) { return format::fixed(b / 1e9, 3); };
-  auto ns = [](double s) { return format::fixed(s * 1e9, 1); };
-  if (nodes <= 1)
+  // ASTRA-sim's "GB/s" is 2^30 bytes a second, and a switched path crosses two links, each
+  // charged the dimension's latency (astra-network-analytical: common/NetworkFunction.cpp,
+  // bw_GBps * (1 << 30) / 1e9 bytes per ns; congestion_unaware/basic-topology/Switch.cpp, two
+  // hops; BasicTopology.cpp, hops x latency): a link gets half of stepsim's end-to-end latency.
+  auto gibps = [](double b) { return format::fixed(b / (1024.0 * 1024.0 * 1024.0), 3); };
+  auto link_ns = [](double s) { return format::fixed(s * 1e9 / 2, 1); };
+  const std::string units = "  # GiB/s (ASTRA-sim's GB/s)";
+  const std::string per_link = "  # ns per link, two links a path\n";
+  if (astra_dimensions() == 1)
     return "topology: [ Switch ]\nnpus_count: [ " + std::to_string(per_node) + " ]\nbandwidth: [ " +
-           gbps(c.nvlink.bandwidth) + " ]  # GB/s\nlatency: [ " + ns(c.nvlink.latency_s) +
-           " ]  # ns\n";
+           gibps(c.nvlink.bandwidth) + " ]" + units + "\nlatency: [ " +
+           link_ns(c.nvlink.latency_s) + " ]" + per_link;
   return "topology: [ Switch, Switch ]\nnpus_count: [ " + std::to_string(per_node) + ", " +
-         std::to_string(nodes) + " ]\nbandwidth: [ " + gbps(c.nvlink.bandwidth) + ", " +
-         gbps(c.fabric.nic.bandwidth) + " ]  # GB/s\nlatency: [ " + ns(c.nvlink.latency_s) + ", " +
-         ns(c.fabric.nic.latency_s) + " ]  # ns\n";
+         std::to_string(nodes) + " ]\nbandwidth: [ " + gibps(c.nvlink.bandwidth) + ", " +
+         gibps(c.fabric.nic.bandwidth) + " ]" + units + "\nlatency: [ " +
+         link_ns(c.nvlink.latency_s) + ", " + link_ns(c.fabric.nic.latency_s) + " ]" + per_link;
 }
 
 std::string ChakraTraces::astra_system() const {
-  const int dims = plan_.world > std::min(step_.spec().cluster.gpus_per_node, plan_.world) ? 2 : 1;
+  const int dims = astra_dimensions();
   format::JsonWriter w;
   auto each = [&](const char* key, const char* algorithm) {
     w.key(key).begin_array();

@@ -71,13 +71,20 @@ class ChakraTraces {
   // ASTRA-sim's analytical backend configured as the scenario's cluster, to replay the traces
   // on: the network (--network-configuration, YAML) as two switched dimensions, the GPUs of a
   // node over NVLink and the nodes over their NICs, at the cluster file's achievable bandwidths
-  // and latencies (one dimension on a single node); the system (--system-configuration, JSON):
-  // ring all-reduce, all-gather and reduce-scatter and direct all-to-all on every dimension,
-  // compute replayed for the traces' durations (roofline off), the device's HBM bandwidth, the
-  // remaining settings as ASTRA-sim's examples give them; the remote memory
+  // in ASTRA-sim's unit (its GB/s is 2^30 bytes a second) and latencies (the end-to-end latency
+  // halved over the two links of a switched path); one dimension on a single node; the system
+  // (--system-configuration, JSON): ring all-reduce, all-gather and reduce-scatter and direct
+  // all-to-all on every dimension, compute replayed for the traces' durations (roofline off), the
+  // device's HBM bandwidth, the remaining settings as ASTRA-sim's examples give them; the remote
+  // memory
   // (--remote-memory-configuration): none. An approximation of the fabric, stated in
   // docs/export.md: ASTRA-sim's switch dimension has no tiers, planes, oversubscription or faults.
   std::string astra_network() const;
+  // The network's dimensions: 2 for a job over several nodes, 1 on a single node. ASTRA-sim's
+  // congestion-aware backend takes one dimension only ("only support 1-dim topology",
+  // astra-network-analytical congestion_aware/topology/Helper.cpp), so a job over several nodes
+  // replays on the congestion-unaware backend.
+  int astra_dimensions() const;
   std::string astra_system() const;
   static std::string astra_memory();
 

@@ -27,6 +27,8 @@ TEST_CASE("export chakra: a file per GPU, named as ASTRA-sim opens them, and the
   CHECK(r.out.find("wrote 32 Chakra execution traces (dsv3.0.et to dsv3.31.et") !=
         std::string::npos);
   CHECK(r.out.find("--workload-configuration=" + (dir / "dsv3").string()) != std::string::npos);
+  // Four nodes make two dimensions, which only the congestion-unaware backend takes.
+  CHECK(r.out.find("AstraSim_Analytical_Congestion_Unaware --workload") != std::string::npos);
   int files = 0;
   for (const auto& e : fs::directory_iterator(dir)) {
     ++files;
@@ -36,10 +38,13 @@ TEST_CASE("export chakra: a file per GPU, named as ASTRA-sim opens them, and the
   const stepsim::test::Json groups =
       stepsim::test::parse_json(slurp(dir / "dsv3.comm_groups.json"));
   CHECK(groups.contains("1"));
-  // Four H800 nodes: NVLink inside a node, the NICs across, at the cluster file's rates.
+  // Four H800 nodes: NVLink inside a node, the NICs across, at the cluster file's rates (160 and
+  // 47 GB/s) in ASTRA-sim's units (2^30 bytes a second), and its latencies (3.3 and 2.8 us) over
+  // the two links of a switched path.
   CHECK(slurp(dir / "dsv3.network.yml") ==
-        "topology: [ Switch, Switch ]\nnpus_count: [ 8, 4 ]\nbandwidth: [ 160.000, 47.000 ]  "
-        "# GB/s\nlatency: [ 3300.0, 2800.0 ]  # ns\n");
+        "topology: [ Switch, Switch ]\nnpus_count: [ 8, 4 ]\nbandwidth: [ 149.012, 43.772 ]  "
+        "# GiB/s (ASTRA-sim's GB/s)\nlatency: [ 1650.0, 1400.0 ]  # ns per link, two links a "
+        "path\n");
   const stepsim::test::Json system = stepsim::test::parse_json(slurp(dir / "dsv3.system.json"));
   CHECK(system.at("all-to-all-implementation").size() == 2);
   CHECK(system.at("roofline-enabled").get<int>() == 0);
