@@ -76,8 +76,7 @@ class ChakraTraces {
   // (--system-configuration, JSON): ring all-reduce, all-gather and reduce-scatter and direct
   // all-to-all on every dimension, compute replayed for the traces' durations (roofline off), the
   // device's HBM bandwidth, the remaining settings as ASTRA-sim's examples give them; the remote
-  // memory
-  // (--remote-memory-configuration): none. An approximation of the fabric, stated in
+  // memory (--remote-memory-configuration): none. An approximation of the fabric, stated in
   // docs/export.md: ASTRA-sim's switch dimension has no tiers, planes, oversubscription or faults.
   std::string astra_network() const;
   // The network's dimensions: 2 for a job over several nodes, 1 on a single node. ASTRA-sim's
