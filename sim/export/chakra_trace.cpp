@@ -319,23 +319,22 @@ int ChakraTraces::astra_dimensions() const {
 std::string ChakraTraces::astra_network() const {
   const spec::ClusterSpec& c = step_.spec().cluster;
   const int per_node = std::min(c.gpus_per_node, plan_.world);
-  const int nodes = plan_.world / per_node;
   // ASTRA-sim's "GB/s" is 2^30 bytes a second, and a switched path crosses two links, each
   // charged the dimension's latency (astra-network-analytical: common/NetworkFunction.cpp,
   // bw_GBps * (1 << 30) / 1e9 bytes per ns; congestion_unaware/basic-topology/Switch.cpp, two
   // hops; BasicTopology.cpp, hops x latency): a link gets half of stepsim's end-to-end latency.
-  auto gibps = [](double b) { return format::fixed(b / (1024.0 * 1024.0 * 1024.0), 3); };
-  auto link_ns = [](double s) { return format::fixed(s * 1e9 / 2, 1); };
-  const std::string units = "  # GiB/s (ASTRA-sim's GB/s)";
-  const std::string per_link = "  # ns per link, two links a path\n";
-  if (astra_dimensions() == 1)
-    return "topology: [ Switch ]\nnpus_count: [ " + std::to_string(per_node) + " ]\nbandwidth: [ " +
-           gibps(c.nvlink.bandwidth) + " ]" + units + "\nlatency: [ " +
-           link_ns(c.nvlink.latency_s) + " ]" + per_link;
-  return "topology: [ Switch, Switch ]\nnpus_count: [ " + std::to_string(per_node) + ", " +
-         std::to_string(nodes) + " ]\nbandwidth: [ " + gibps(c.nvlink.bandwidth) + ", " +
-         gibps(c.fabric.nic.bandwidth) + " ]" + units + "\nlatency: [ " +
-         link_ns(c.nvlink.latency_s) + ", " + link_ns(c.fabric.nic.latency_s) + " ]" + per_link;
+  std::string topology = "Switch", npus = std::to_string(per_node),
+              bandwidth = format::fixed(c.nvlink.bandwidth / (1024.0 * 1024.0 * 1024.0), 3),
+              latency = format::fixed(c.nvlink.latency_s * 1e9 / 2, 1);
+  if (astra_dimensions() == 2) {
+    topology += ", Switch";
+    npus += ", " + std::to_string(plan_.world / per_node);
+    bandwidth += ", " + format::fixed(c.fabric.nic.bandwidth / (1024.0 * 1024.0 * 1024.0), 3);
+    latency += ", " + format::fixed(c.fabric.nic.latency_s * 1e9 / 2, 1);
+  }
+  return "topology: [ " + topology + " ]\nnpus_count: [ " + npus + " ]\nbandwidth: [ " + bandwidth +
+         " ]  # GiB/s (ASTRA-sim's GB/s)\nlatency: [ " + latency +
+         " ]  # ns per link, two links a path\n";
 }
 
 std::string ChakraTraces::astra_system() const {
