@@ -1,7 +1,5 @@
 #include "sim/cli/huge_pages.hpp"
 
-#include <unistd.h>
-
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -25,32 +23,20 @@ std::optional<std::string> tunables_with_huge_pages(const char* current) {
   return out;
 }
 
-void use_huge_pages(char** argv) {
 #if defined(__SANITIZE_ADDRESS__)
-  // AddressSanitizer's allocator replaces glibc's: the tunable would change nothing.
-  return;
+#define STEPSIM_ASAN 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-  return;
+#define STEPSIM_ASAN 1
 #endif
 #endif
-  const char* current = std::getenv("GLIBC_TUNABLES");
-  const std::optional<std::string> before =
-      current ? std::optional<std::string>(current) : std::nullopt;
-  const auto tunables = tunables_with_huge_pages(current);
-  if (!tunables || setenv("GLIBC_TUNABLES", tunables->c_str(), 1) != 0) return;
-  // By the executable's own path, so that process listings still name it stepsim.
-  char path[4096];
-  const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-  if (n > 0) {
-    path[n] = '\0';
-    execv(path, argv);
-  }
-  // Not executable here: run on without huge pages, the environment as it was.
-  if (before)
-    setenv("GLIBC_TUNABLES", before->c_str(), 1);
-  else
-    unsetenv("GLIBC_TUNABLES");
+
+bool allocator_is_glibc() {
+#if defined(__GLIBC__) && !defined(STEPSIM_ASAN)
+  return true;
+#else
+  return false;
+#endif
 }
 
 void give_back_freed_memory() {

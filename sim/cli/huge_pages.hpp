@@ -6,10 +6,10 @@
 // fifth of the run. glibc (2.35 and later) gives its heap and large blocks `madvise(MADV_HUGEPAGE)`
 // when the tunable `glibc.malloc.hugetlb=1` is set (glibc manual, "Memory Allocation Tunables"),
 // so that where the kernel's transparent huge pages are in `madvise` mode a fault maps 2 MiB.
-// Tunables are read only at start-up, from GLIBC_TUNABLES, so main() re-executes stepsim once
-// with it set, unless the user's GLIBC_TUNABLES already names it (theirs wins). Nothing else
-// changes: outputs are the same byte for byte; where huge pages are off or /proc/self/exe cannot
-// be executed, stepsim runs on as it is.
+// Tunables are read only at start-up, from GLIBC_TUNABLES, so the `stepsim` launcher
+// (launcher.cpp) sets it before it executes the program, unless the user's GLIBC_TUNABLES already
+// names it (theirs wins). Nothing else changes: outputs are the same byte for byte, and where
+// huge pages are off the tunable does nothing.
 // Freed memory given back. glibc serves a block from the heap once a block of that size or larger
 // was freed from its own mapping (its mmap threshold follows the largest block freed, up to
 // 32 MiB), so a plan's freed buffers stay resident under the run that follows and the peak holds
@@ -28,8 +28,9 @@ namespace stepsim::cli {
 // `current` already sets it.
 std::optional<std::string> tunables_with_huge_pages(const char* current);
 
-// Re-executes the program with the tunable set, if it is not; returns if that is not possible.
-void use_huge_pages(char** argv);
+// Whether glibc's allocator serves this program (not AddressSanitizer's, which replaces it and
+// reads no tunable).
+bool allocator_is_glibc();
 
 // Fixes glibc's mmap threshold at 128 KiB, unless GLIBC_TUNABLES sets it (a no-op elsewhere).
 void give_back_freed_memory();

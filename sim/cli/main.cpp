@@ -10,7 +10,6 @@
 #include "sim/cli/interrupt.hpp"
 
 int main(int argc, char** argv) {
-  stepsim::cli::use_huge_pages(argv);
   stepsim::cli::give_back_freed_memory();
   stepsim::cli::install_interrupt_handler();
   auto logger = spdlog::stderr_color_mt("stepsim");

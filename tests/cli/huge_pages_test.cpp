@@ -9,7 +9,7 @@ TEST_CASE("The huge-page tunable is added to GLIBC_TUNABLES once, after the user
   CHECK(tunables_with_huge_pages("") == "glibc.malloc.hugetlb=1");
   CHECK(tunables_with_huge_pages("glibc.malloc.arena_max=2") ==
         "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1");
-  // Already named (by the user or by the first start): left as it is, so no second re-execution.
+  // Already named by the user: left as it is (theirs wins).
   CHECK_FALSE(tunables_with_huge_pages("glibc.malloc.hugetlb=0").has_value());
   CHECK_FALSE(tunables_with_huge_pages("glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1"));
 }

@@ -70,11 +70,12 @@ bool has_temporary(const fs::path& dir, const std::string& name) {
 // machine it can land first and end the process by the default action, without its cleanup.
 void wait_until_catching(pid_t pid, int sig) {
   const std::string proc = "/proc/" + std::to_string(pid);
-  const fs::path binary = fs::canonical(STEPSIM_BINARY);
+  // The program the stepsim launcher executes (sim/cli/launcher.cpp).
+  const fs::path binary = fs::canonical(STEPSIM_BINARY).parent_path() / "libexec" / "stepsim";
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (std::chrono::steady_clock::now() < give_up) {
     std::error_code ec;
-    if (fs::read_symlink(proc + "/exe", ec) == binary) {  // past exec: this test's own handlers
+    if (fs::read_symlink(proc + "/exe", ec) == binary) {  // past exec: the test's own handlers
       std::ifstream status(proc + "/status");             // are no longer inherited
       for (std::string line; std::getline(status, line);)
         if (line.rfind("SigCgt:", 0) == 0 &&

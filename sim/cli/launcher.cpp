@@ -1,0 +1,41 @@
+// The `stepsim` executable users run: a launcher that asks glibc for transparent huge pages and
+// hands over to the program proper, `libexec/stepsim` beside it (same process: execv, so signals,
+// the exit status and the process id are the program's own).
+//
+// glibc's allocator gives its heap and large blocks madvise(MADV_HUGEPAGE) when the tunable
+// `glibc.malloc.hugetlb=1` is set (glibc manual, "Memory Allocation Tunables"; huge_pages.hpp
+// says what it buys), and tunables are read only when a process starts, from GLIBC_TUNABLES. The
+// program used to re-execute itself with the tunable set, loading its shared libraries (Open MPI,
+// protobuf, yaml-cpp, spdlog, Boost) twice: about 6 ms of a run, half of `stepsim --help`. This
+// launcher needs the C and C++ runtimes only (the latter linked in statically), so the program's
+// libraries load once. The user's GLIBC_TUNABLES wins where it names the tunable. Exit status 127,
+// as a shell's, where the program cannot be executed (it is built with the launcher).
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "sim/cli/huge_pages.hpp"
+
+int main(int, char** argv) {
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  std::string program = "libexec/stepsim";
+  if (n > 0) {
+    const std::string path(self, static_cast<std::size_t>(n));
+    program = path.substr(0, path.rfind('/') + 1) + program;
+  }
+  if (stepsim::cli::allocator_is_glibc()) {
+    if (const auto t = stepsim::cli::tunables_with_huge_pages(std::getenv("GLIBC_TUNABLES")))
+      setenv("GLIBC_TUNABLES", t->c_str(), 1);
+  }
+  execv(program.c_str(), argv);
+  std::fprintf(stderr,
+               "%s: error: cannot run the program: %s\n  hint: it is built beside this launcher "
+               "(the stepsim target builds both)\n",
+               program.c_str(), std::strerror(errno));
+  return 127;
+}
