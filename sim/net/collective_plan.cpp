@@ -12,8 +12,11 @@
 
 namespace stepsim::net {
 
-CollectivePlan plan_collective(CollectiveOp op, double s, const std::vector<int>& group,
-                               const hw::Topology& t, const PlanOptions& o) {
+namespace {
+
+// plan_collective(), taking the transfers of `other` (replan()) where it can.
+CollectivePlan plan_with(CollectiveOp op, double s, const std::vector<int>& group,
+                         const hw::Topology& t, const PlanOptions& o, CollectivePlan* other) {
   STEPSIM_CHECK(!group.empty() && std::is_sorted(group.begin(), group.end()),
                 "group must be sorted, non-empty");
   const GroupLayout l = layout_of(group, t);
@@ -38,7 +41,19 @@ CollectivePlan plan_collective(CollectiveOp op, double s, const std::vector<int>
     plan.base_s = p.base_s;
   }
   TransferSink sink(l, t, o.bundle && algorithm.bundles);
-  algorithm.plan({op, s, group, l, t, o, c.channels}, sink, plan);
+  const PlanInput in{op, s, group, l, t, o, c.channels};
+  const auto bundled_alike = [&] {
+    return std::all_of(other->phases.begin(), other->phases.end(),
+                       [&](const Phase& p) { return p.bundled == sink.bundling(); });
+  };
+  if (other && algorithm.resize && other->op == op && other->algorithm == plan.algorithm &&
+      bundled_alike()) {
+    plan.phases = std::move(other->phases);
+    algorithm.resize(in, plan);
+  } else {
+    if (other) std::vector<Phase>().swap(other->phases);  // consumed either way
+    algorithm.plan(in, sink, plan);
+  }
   for (auto& p : plan.phases) {
     if (sink.bundling()) bundle(p, l, t);  // a phase planned transfer by transfer
     if (plan.wire_factor != 1.0)
@@ -48,6 +63,18 @@ CollectivePlan plan_collective(CollectiveOp op, double s, const std::vector<int>
       }
   }
   return plan;
+}
+
+}  // namespace
+
+CollectivePlan plan_collective(CollectiveOp op, double s, const std::vector<int>& group,
+                               const hw::Topology& t, const PlanOptions& o) {
+  return plan_with(op, s, group, t, o, nullptr);
+}
+
+CollectivePlan replan(CollectivePlan&& other, double s, const std::vector<int>& group,
+                      const hw::Topology& t, const PlanOptions& o) {
+  return plan_with(other.op, s, group, t, o, &other);
 }
 
 namespace {

@@ -53,6 +53,16 @@ namespace stepsim::net {
 CollectivePlan plan_collective(CollectiveOp op, double bytes, const std::vector<int>& group,
                                const hw::Topology& topo, const PlanOptions& options = {});
 
+// The plan at `bytes` of the collective `other` plans at another size (the same operation, group,
+// topology and options but for those the tuner chooses), as plan_collective() gives it: where the
+// algorithm is the same and its transfers bundle alike at every size but for their bytes
+// (AlgorithmDef::resize: the direct all-to-all), other's transfers are taken and given the bytes
+// of this size, instead of generated and bundled pair by pair again (half the time of
+// `stepsim collective` of an all-to-all, which plans each size and its latency at one byte).
+// `other` is consumed either way (its transfers freed before a plan made afresh).
+CollectivePlan replan(CollectivePlan&& other, double bytes, const std::vector<int>& group,
+                      const hw::Topology& topo, const PlanOptions& options = {});
+
 // Transfers the plan of `op` over `group` will hold at once (its largest phase, after bundling),
 // estimated from the group's size and node count before planning: for memory checks.
 double estimate_transfers(CollectiveOp op, const std::vector<int>& group, const hw::Topology& topo,

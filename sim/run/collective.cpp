@@ -1,6 +1,7 @@
 #include "sim/run/collective.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "sim/run/estimates.hpp"
 
@@ -54,19 +55,22 @@ CollectiveSizes run_collective_sizes(const spec::ClusterSpec& cluster, const Col
   CollectiveSizes out;
   out.cluster = cluster.name;
   out.group_size = n;
+  // Each size's plan, then its latency's (the same at one byte), taken from the plan before it
+  // where the algorithm allows (net::replan).
+  std::optional<net::CollectivePlan> before;
   for (double s : r.sizes) {
     CollectiveRow row;
-    row.result = net::run_collective(net::plan_collective(r.op, s, members, topo, r.options), s, n,
-                                     topo, r.fidelity, control);
+    net::CollectivePlan plan = before ? net::replan(std::move(*before), s, members, topo, r.options)
+                                      : net::plan_collective(r.op, s, members, topo, r.options);
+    row.result = net::run_collective(plan, s, n, topo, r.fidelity, control);
     for (const auto& ph : row.result.phases) row.steps += ph.repeat;
     net::PlanOptions same = r.options;
     same.algorithm = row.result.algorithm;
     same.protocol = row.result.protocol;
     same.channels = row.result.channels;
     same.chunks = row.result.stream_chunks;
-    row.latency_s = net::collective_time(net::plan_collective(r.op, 1.0, members, topo, same), topo,
-                                         r.fidelity, control)
-                        .seconds();
+    before = net::replan(std::move(plan), 1.0, members, topo, same);
+    row.latency_s = net::collective_time(*before, topo, r.fidelity, control).seconds();
     out.rows.push_back(std::move(row));
   }
   return out;

@@ -29,4 +29,15 @@ inline double collective_seconds(const hw::Topology& t, net::CollectiveOp op, do
       .time.seconds();
 }
 
+// `op` of `bytes` over `group` on the flow network, by the algorithm named or the tuner's choice.
+inline net::CollectiveResult run_planned(const hw::Topology& t, net::CollectiveOp op, double bytes,
+                                         const std::string& group,
+                                         const std::string& algorithm = "auto") {
+  net::PlanOptions o;
+  o.algorithm = algorithm;
+  const auto g = net::parse_group(group, t, "test");
+  return net::run_collective(net::plan_collective(op, bytes, g, t, o), bytes,
+                             static_cast<int>(g.size()), t, hw::Fidelity::flow);
+}
+
 }  // namespace stepsim::test

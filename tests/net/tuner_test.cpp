@@ -13,44 +13,34 @@ using namespace stepsim;
 using net::CollectiveOp;
 
 using test::cluster;
-
-namespace {
-
-net::CollectiveResult run(const hw::Topology& t, CollectiveOp op, double bytes,
-                          const std::string& group) {
-  const auto g = net::parse_group(group, t, "test");
-  return net::run_collective(net::plan_collective(op, bytes, g, t, {}), bytes,
-                             static_cast<int>(g.size()), t, hw::Fidelity::flow);
-}
-
-}  // namespace
+using test::run_planned;
 
 TEST_CASE("Small messages take the low-latency protocol, large ones Simple; trees at scale") {
   const hw::Topology t(cluster("topologies/h800-256x8-mpft.yaml"));
-  const auto small = run(t, CollectiveOp::all_reduce, 64 * 1024.0, "world");
+  const auto small = run_planned(t, CollectiveOp::all_reduce, 64 * 1024.0, "world");
   CHECK(small.protocol == "ll");
   CHECK(small.algorithm == "tree");  // 2048 ranks: a ring's 4094 steps cost far more latency
-  const auto large = run(t, CollectiveOp::all_reduce, 1 << 30, "world");
+  const auto large = run_planned(t, CollectiveOp::all_reduce, 1 << 30, "world");
   CHECK(large.protocol == "simple");
   CHECK(large.algorithm == "nvls-tree");
   CHECK(large.busbw >= 150e9);  // the floor; NVLink's 8/7 x 160 = 183 bounds a tree
   // The estimate the tuner chose by is close to what the flow network then measures.
   CHECK(large.predicted_s == doctest::Approx(large.time.seconds()).epsilon(0.05));
   // Reduce-scatter and all-gather have rings alone among NCCL's algorithms on 8-GPU nodes.
-  CHECK(run(t, CollectiveOp::reduce_scatter, 1 << 30, "world").algorithm == "ring");
+  CHECK(run_planned(t, CollectiveOp::reduce_scatter, 1 << 30, "world").algorithm == "ring");
 }
 
 TEST_CASE("A cluster that declares SHARP gets the in-network reduction where it is faster") {
   // DGX A100 without NVLS: a tree sends 2·S/g per NIC on an inner node, SHARP S/g.
   const hw::Topology plain(cluster("topologies/a100-64x8-dgx.yaml"));
   const hw::Topology sharp(cluster("topologies/a100-64x8-dgx.yaml", {"fabric.sharp=true"}));
-  const auto a = run(plain, CollectiveOp::all_reduce, 1 << 30, "nodes:0-15");
-  const auto b = run(sharp, CollectiveOp::all_reduce, 1 << 30, "nodes:0-15");
+  const auto a = run_planned(plain, CollectiveOp::all_reduce, 1 << 30, "nodes:0-15");
+  const auto b = run_planned(sharp, CollectiveOp::all_reduce, 1 << 30, "nodes:0-15");
   CHECK(a.algorithm != "sharp");
   CHECK(b.algorithm == "sharp");
   CHECK(b.time.seconds() < 0.75 * a.time.seconds());
   // Without NVLS the NVLS algorithms are never candidates.
-  CHECK(run(plain, CollectiveOp::all_reduce, 1 << 30, "node:0").algorithm == "ring");
+  CHECK(run_planned(plain, CollectiveOp::all_reduce, 1 << 30, "node:0").algorithm == "ring");
 }
 
 TEST_CASE("Fixed choices are kept; impossible ones are errors") {

@@ -88,6 +88,11 @@ struct AlgorithmDef {
   // Appends its phases to `out`; transfers the algorithm generates pair by pair go through
   // `sink` (bundled as they come), the others are bundled afterwards.
   void (*plan)(const PlanInput& in, TransferSink& sink, CollectivePlan& out) = nullptr;
+  // For an algorithm whose transfers, and so their bundles, are the same at every size but for
+  // their bytes: gives the transfers of `out`, a plan's at another size (their wire factor still
+  // applied), the bytes and payload share `plan` would give them for `in` (replan()). Null:
+  // planned afresh at every size.
+  void (*resize)(const PlanInput& in, CollectivePlan& out) = nullptr;
   LinkBytes (*bytes_per_gpu)(const ShapeInput& in) = nullptr;
   // Steps one byte goes through from start to end: the latencies the tuner counts.
   double (*steps)(const ShapeInput& in) = one_step;

@@ -29,6 +29,16 @@ void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
   out.phases.push_back(sink.phase("all-to-all", 1));
 }
 
+// Every pair carries S/n at any size: a plan's bundles at another size are this size's.
+void resize(const PlanInput& in, CollectivePlan& out) {
+  const double n = static_cast<double>(in.group.size());
+  for (Phase& p : out.phases)
+    for (Transfer& tr : p.transfers) {
+      tr.bytes = in.bytes / n;
+      tr.payload = 1.0;
+    }
+}
+
 LinkBytes bytes_per_gpu(const ShapeInput& in) {
   const double n = in.group.size, g = in.group.gpus_per_node;
   LinkBytes b{(g - 1) / n * in.bytes, (n - g) / n * in.bytes};
@@ -42,6 +52,7 @@ extern const AlgorithmDef kDirect{
     .name = "direct",
     .runs = runs,
     .plan = plan,
+    .resize = resize,
     .bytes_per_gpu = bytes_per_gpu,
     .span = group_shard_span,
 };
