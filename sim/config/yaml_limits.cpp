@@ -1,13 +1,8 @@
 #include "sim/config/yaml_limits.hpp"
 
-#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/node/impl.h>
-#include <yaml-cpp/node/iterator.h>
-#include <yaml-cpp/node/parse.h>
 #include <yaml-cpp/parser.h>
 
-#include <cstdint>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -22,19 +17,7 @@ namespace {
 
 constexpr std::size_t kMaxScalarBytes = 1u << 20;
 constexpr int kMaxDepth = 64;
-constexpr double kMaxExpandedNodes = 1e6;           // nodes after expanding every alias
-constexpr std::size_t kMaxWalkedBytes = 64u << 10;  // a larger text is checked on its events
-
-const char* const kDeepHint = "scenarios are a few levels deep";
-const char* const kExpandsWhat =
-    "the document expands to more than 1,000,000 values through aliases (*name)";
-const char* const kExpandsHint =
-    "aliases that repeat anchors which themselves repeat anchors grow exponentially; write the "
-    "values out";
-
-std::string deeper_than_max() {
-  return "the document nests deeper than " + std::to_string(kMaxDepth) + " levels";
-}
+constexpr double kMaxExpandedNodes = 1e6;  // nodes after expanding every alias
 
 class LimitChecker final : public YAML::EventHandler {
  public:
@@ -89,7 +72,10 @@ class LimitChecker final : public YAML::EventHandler {
   void add(const YAML::Mark& m, double size) {
     if (++events_ % 4096 == 0) engine::check_command();  // a long file: signals and --max-wall
     total_ += size;
-    if (total_ > kMaxExpandedNodes && aliased_ > 0.0) fail(m, kExpandsWhat, kExpandsHint);
+    if (total_ > kMaxExpandedNodes && aliased_ > 0.0)
+      fail(m, "the document expands to more than 1,000,000 values through aliases (*name)",
+           "aliases that repeat anchors which themselves repeat anchors grow exponentially; write "
+           "the values out");
     if (total_ > kMaxExpandedNodes)
       fail(m, "the document holds more than 1,000,000 values",
            "scenario, model and cluster files hold a few hundred; is this the right file?");
@@ -100,7 +86,9 @@ class LimitChecker final : public YAML::EventHandler {
     add(m, 1.0);
   }
   void open(const YAML::Mark& m, YAML::anchor_t a) {
-    if (static_cast<int>(stack_.size()) >= kMaxDepth) fail(m, deeper_than_max(), kDeepHint);
+    if (static_cast<int>(stack_.size()) >= kMaxDepth)
+      fail(m, "the document nests deeper than " + std::to_string(kMaxDepth) + " levels",
+           "scenarios are a few levels deep");
     add(m, 1.0);
     stack_.push_back({a, 1.0, m});
   }
@@ -120,72 +108,7 @@ class LimitChecker final : public YAML::EventHandler {
   std::vector<double> sizes_;
 };
 
-// The bounds on a parsed tree (a small text's: see the header; no value of it can exceed the
-// scalar bound), its values counted as the events count them, an aliased node at every alias.
-class TreeWalk {
- public:
-  explicit TreeWalk(const std::string& file) : file_(file) {}
-  void visit(const YAML::Node& n, int depth) {
-    if (++values_ % 4096 == 0) engine::check_command();
-    // The text holds fewer than a million values of its own: the rest repeat aliased nodes.
-    if (static_cast<double>(values_) > kMaxExpandedNodes) fail(n, kExpandsWhat, kExpandsHint);
-    switch (n.Type()) {
-      case YAML::NodeType::Sequence:
-      case YAML::NodeType::Map:
-        if (depth >= kMaxDepth) fail(n, deeper_than_max(), kDeepHint);
-        for (const auto& item : n) {
-          if (n.IsMap()) {
-            visit(item.first, depth + 1);
-            visit(item.second, depth + 1);
-          } else {
-            visit(item, depth + 1);
-          }
-        }
-        break;
-      default:
-        break;
-    }
-  }
-
- private:
-  [[noreturn]] void fail(const YAML::Node& n, const std::string& what,
-                         const std::string& hint) const {
-    const YAML::Mark m = n.Mark();
-    throw UserError({file_, m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1}, what,
-                    hint);
-  }
-  const std::string& file_;
-  std::uint64_t values_ = 0;
-};
-
-// Refused: by the events, for the message and position a large text gets (the first bound or
-// syntax error in reading order, an alias's position rather than its anchor's); the exception
-// being handled where they find nothing.
-[[noreturn]] void refuse_as_events_do(const std::string& file, const std::string& text) {
-  check_limits(file, text);
-  throw;
-}
-
 }  // namespace
-
-YAML::Node load_within_limits(const std::string& file, const std::string& text) {
-  if (text.size() > kMaxWalkedBytes) {
-    check_limits(file, text);
-    return YAML::Load(text);
-  }
-  std::vector<YAML::Node> documents;
-  try {
-    documents = YAML::LoadAll(text);
-    if (documents.size() > 1)
-      throw UserError({file, 0, 0}, "more than one YAML document in the file", "");
-    if (!documents.empty()) TreeWalk(file).visit(documents.front(), 0);
-  } catch (const YAML::Exception&) {
-    refuse_as_events_do(file, text);
-  } catch (const UserError&) {
-    refuse_as_events_do(file, text);
-  }
-  return documents.empty() ? YAML::Node() : documents.front();
-}
 
 void check_limits(const std::string& file, const std::string& text) {
   std::istringstream in(text);

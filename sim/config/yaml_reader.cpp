@@ -78,7 +78,8 @@ Override parse_override(const std::string& text, const std::string& option) {
     i = dot + 1;
   }
   try {
-    o.value = load_within_limits(option + " " + text, text.substr(eq + 1));
+    check_limits(option + " " + text, text.substr(eq + 1));
+    o.value = YAML::Load(text.substr(eq + 1));
   } catch (const YAML::Exception& e) {
     throw UserError(where, "value is not valid YAML: " + e.msg,
                     "quote strings, write lists as [a, b]");
@@ -345,7 +346,8 @@ Document Document::parse(const std::string& text, const std::string& file,
                                "this the right file?)");
   YAML::Node root;
   try {
-    root = load_within_limits(file, text);
+    check_limits(file, text);
+    root = YAML::Load(text);
   } catch (const YAML::ParserException& e) {
     throw UserError({file, e.mark.line + 1, e.mark.column + 1}, "YAML syntax error: " + e.msg,
                     "check indentation, colons and brackets near this position");
