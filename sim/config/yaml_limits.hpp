@@ -1,7 +1,10 @@
 // Bounds on what a YAML file may ask of the reader, checked on the parser's events before any
 // node tree is built, so that a shared file cannot exhaust memory or time: the file's size, a
 // scalar's size, the nesting depth, and the node count after every alias is expanded (a
-// "billion laughs" document is refused before it expands).
+// "billion laughs" document is refused before it expands). The events come first for every text,
+// small ones too: yaml-cpp reads some malformed texts (a lone ",") as one empty document after
+// another without end, which a tree builder such as YAML::LoadAll follows until memory runs out,
+// and the events stop at the second document.
 #pragma once
 
 #include <cstddef>

@@ -27,4 +27,8 @@ TEST_CASE("A YAML text within the bounds passes; depth, scalar size and expansio
   CHECK_THROWS_AS(check_limits("laughs.yaml", laughs), UserError);
   CHECK_THROWS_WITH_AS(check_limits("two.yaml", "a: 1\n---\nb: 2\n"),
                        doctest::Contains("more than one YAML document"), UserError);
+  // yaml-cpp reads a stray flow indicator as one empty document after another without end: the
+  // events stop at the second (yaml-cpp's LoadAll would grow until memory runs out).
+  CHECK_THROWS_WITH_AS(check_limits("comma.yaml", ","),
+                       doctest::Contains("more than one YAML document"), UserError);
 }
