@@ -324,3 +324,22 @@ TEST_CASE("A config.json's settings the model leaves out are listed, each with i
       config::load_model(test::source_path("models/deepseek-v3.config.json")).not_modelled.empty());
   fs::remove(file);
 }
+
+TEST_CASE("A cluster whose nodes or GPUs an option set says so in its name") {
+  const std::string file = source_path("topologies/h800-2048x8-mpft.yaml");
+  const std::string name = config::load_cluster(file).name;
+  CHECK(name == "2048 nodes x 8 H800 (16384 GPUs), multi-plane two-layer fat-tree");
+  const auto set = [&](const std::vector<std::string>& keys) {
+    std::vector<config::Override> o;
+    for (const std::string& k : keys) o.push_back(config::parse_override(k));
+    return config::load_cluster(file, o).name;
+  };
+  CHECK(set({"nodes=1024"}) == name + ", set to 1024 nodes x 8 GPUs");
+  CHECK(set({"gpus_per_node=1", "fabric.planes=1", "nodes=1"}) == name + ", set to 1 node x 1 GPU");
+  // Other settings leave the count, and the name, as the file has them.
+  CHECK(set({"fabric.switch_ports=128"}) == name);
+  // In a scenario, through its cluster key.
+  CHECK(config::load_scenario(source_path("scenarios/deepseek-v3-dualpipe.yaml"),
+                              {config::parse_override("cluster.nodes=512")})
+            .cluster.name.ends_with(", set to 512 nodes x 8 GPUs"));
+}
