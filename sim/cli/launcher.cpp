@@ -4,12 +4,12 @@
 //
 // glibc's allocator gives its heap and large blocks madvise(MADV_HUGEPAGE) when the tunable
 // `glibc.malloc.hugetlb=1` is set (glibc manual, "Memory Allocation Tunables"; huge_pages.hpp
-// says what it buys), and tunables are read only when a process starts, from GLIBC_TUNABLES. The
-// program used to re-execute itself with the tunable set, loading its shared libraries (Open MPI,
-// protobuf, yaml-cpp, spdlog, Boost) twice: about 6 ms of a run, half of `stepsim --help`. This
-// launcher needs the C and C++ runtimes only (the latter linked in statically), so the program's
-// libraries load once. The user's GLIBC_TUNABLES wins where it names the tunable. Exit status 127,
-// as a shell's, where the program cannot be executed (it is built with the launcher).
+// says what it buys), and tunables are read only when a process starts, from GLIBC_TUNABLES. A
+// program that re-executed itself with the tunable set would load its shared libraries (Open MPI
+// and those it loads, spdlog, fmt) twice, about 6 ms a run; this launcher loads the C runtime
+// alone (the C++ one linked in), so the program's libraries load once. The user's GLIBC_TUNABLES
+// wins where it names the tunable. Exit status 127, as a shell's, where the program cannot be
+// executed (it is built with the launcher).
 #include <unistd.h>
 
 #include <cerrno>
@@ -21,13 +21,12 @@
 #include "sim/cli/huge_pages.hpp"
 
 int main(int, char** argv) {
+  // Beside this executable: found by /proc/self/exe, else by the path it was started by.
   char self[4096];
   const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  std::string program = "libexec/stepsim";
-  if (n > 0) {
-    const std::string path(self, static_cast<std::size_t>(n));
-    program = path.substr(0, path.rfind('/') + 1) + program;
-  }
+  const std::string path =
+      n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string(argv[0] ? argv[0] : "");
+  const std::string program = path.substr(0, path.rfind('/') + 1) + "libexec/stepsim";
   if (stepsim::cli::allocator_is_glibc()) {
     if (const auto t = stepsim::cli::tunables_with_huge_pages(std::getenv("GLIBC_TUNABLES")))
       setenv("GLIBC_TUNABLES", t->c_str(), 1);
