@@ -40,4 +40,12 @@ inline net::CollectiveResult run_planned(const hw::Topology& t, net::CollectiveO
                              static_cast<int>(g.size()), t, hw::Fidelity::flow);
 }
 
+// Whether two transfers are alike in every field (a spread compared by its shares).
+inline bool same_transfer(const net::Transfer& x, const net::Transfer& y) {
+  const bool spread = x.spread && y.spread ? *x.spread == *y.spread : !x.spread && !y.spread;
+  return x.src == y.src && x.dst == y.dst && x.bytes == y.bytes &&
+         x.multiplicity == y.multiplicity && x.core_weight == y.core_weight &&
+         x.agg_weight == y.agg_weight && x.payload == y.payload && spread;
+}
+
 }  // namespace stepsim::test

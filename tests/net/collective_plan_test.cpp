@@ -13,13 +13,6 @@ using net::CollectivePlan;
 
 namespace {
 
-bool same(const net::Transfer& x, const net::Transfer& y) {
-  const bool spread = x.spread && y.spread ? *x.spread == *y.spread : !x.spread && !y.spread;
-  return x.src == y.src && x.dst == y.dst && x.bytes == y.bytes &&
-         x.multiplicity == y.multiplicity && x.core_weight == y.core_weight &&
-         x.agg_weight == y.agg_weight && x.payload == y.payload && spread;
-}
-
 // Every field of two plans, transfer by transfer, alike.
 void check_same(const CollectivePlan& a, const CollectivePlan& b) {
   CHECK(a.algorithm == b.algorithm);
@@ -37,7 +30,7 @@ void check_same(const CollectivePlan& a, const CollectivePlan& b) {
     REQUIRE(p.transfers.size() == q.transfers.size());
     std::size_t differ = 0, first = 0;
     for (std::size_t j = 0; j < p.transfers.size(); ++j)
-      if (!same(p.transfers[j], q.transfers[j]) && differ++ == 0) first = j;
+      if (!test::same_transfer(p.transfers[j], q.transfers[j]) && differ++ == 0) first = j;
     CAPTURE(first);
     CHECK(differ == 0);
   }

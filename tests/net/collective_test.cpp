@@ -157,16 +157,9 @@ TEST_CASE("A phase bundled as generated is what bundling it again gives, so it i
       net::bundle(again, l, t);
       REQUIRE(again.transfers.size() == p.transfers.size());
       for (std::size_t i = 0; i < p.transfers.size(); ++i) {
-        const net::Transfer &a = p.transfers[i], &b = again.transfers[i];
-        CHECK(a.src == b.src);
-        CHECK(a.dst == b.dst);
-        CHECK(a.bytes == b.bytes);
-        CHECK(a.multiplicity == b.multiplicity);
-        CHECK(a.core_weight == b.core_weight);
-        CHECK(a.agg_weight == b.agg_weight);
-        REQUIRE(!a.spread == !b.spread);
-        if (a.spread) CHECK(*a.spread == *b.spread);
-        spread += a.spread != nullptr;
+        CAPTURE(i);
+        CHECK(test::same_transfer(p.transfers[i], again.transfers[i]));
+        spread += p.transfers[i].spread != nullptr;
       }
     }
   }
