@@ -288,11 +288,7 @@ spec::ClusterSpec read_cluster(const Node& node, const std::string& dir,
   c.gpus_per_node = static_cast<int>(gpn.integer(1, 1024));
   // A cluster's name counts its nodes and GPUs: where an option set either, the name says what is
   // simulated (a report of 1,024 single-GPU nodes titled "2048 nodes x 8 H800" misleads).
-  const auto by_option = [](const Node& n) {
-    const engine::SourceLoc at = n.loc();
-    return at.line == 0 && at.file != n.context().file;
-  };
-  if (by_option(nodes) || by_option(gpn))
+  if (nodes.set_by_option() || gpn.set_by_option())
     c.name += ", set to " + std::to_string(c.nodes) + (c.nodes == 1 ? " node x " : " nodes x ") +
               std::to_string(c.gpus_per_node) + (c.gpus_per_node == 1 ? " GPU" : " GPUs");
   c.nvlink = read_link(r.get("nvlink"), &c.nvls_bandwidth);

@@ -88,14 +88,18 @@ Override parse_override(const std::string& text, const std::string& option) {
   return o;
 }
 
-SourceLoc Node::loc() const {
+const std::string* Node::option_text() const {
   std::string p = path_;
   while (true) {
-    if (auto it = ctx_->overridden.find(p); it != ctx_->overridden.end()) return {it->second, 0, 0};
+    if (auto it = ctx_->overridden.find(p); it != ctx_->overridden.end()) return &it->second;
     const auto dot = p.rfind('.');
-    if (dot == std::string::npos) break;
+    if (dot == std::string::npos) return nullptr;
     p.resize(dot);
   }
+}
+
+SourceLoc Node::loc() const {
+  if (const std::string* option = option_text()) return {*option, 0, 0};
   const YAML::Mark m = node_.Mark();
   if (m.line < 0) return {ctx_->file, 0, 0};
   return {ctx_->file, m.line + 1, m.column + 1};

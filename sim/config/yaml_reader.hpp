@@ -52,6 +52,8 @@ class Node {
       : node_(std::move(node)), path_(std::move(path)), ctx_(std::move(ctx)) {}
 
   engine::SourceLoc loc() const;
+  // Whether an option (--set and the like) gave this value or one around it, not the file.
+  bool set_by_option() const { return option_text() != nullptr; }
   const std::string& path() const { return path_; }
   const YAML::Node& yaml() const { return node_; }
   const Context& context() const { return *ctx_; }
@@ -72,6 +74,8 @@ class Node {
   std::vector<Node> items() const;                          // a sequence's elements
 
  private:
+  // The option that gave this value or one around it ("--set a.b=1"), or null.
+  const std::string* option_text() const;
   YAML::Node node_;
   std::string path_;
   std::shared_ptr<const Context> ctx_;

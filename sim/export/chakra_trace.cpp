@@ -323,14 +323,15 @@ std::string ChakraTraces::astra_network() const {
   // charged the dimension's latency (astra-network-analytical: common/NetworkFunction.cpp,
   // bw_GBps * (1 << 30) / 1e9 bytes per ns; congestion_unaware/basic-topology/Switch.cpp, two
   // hops; BasicTopology.cpp, hops x latency): a link gets half of stepsim's end-to-end latency.
+  const auto gibps = [](double b) { return format::fixed(b / (1024.0 * 1024.0 * 1024.0), 3); };
+  const auto link_ns = [](double s) { return format::fixed(s * 1e9 / 2, 1); };
   std::string topology = "Switch", npus = std::to_string(per_node),
-              bandwidth = format::fixed(c.nvlink.bandwidth / (1024.0 * 1024.0 * 1024.0), 3),
-              latency = format::fixed(c.nvlink.latency_s * 1e9 / 2, 1);
+              bandwidth = gibps(c.nvlink.bandwidth), latency = link_ns(c.nvlink.latency_s);
   if (astra_dimensions() == 2) {
     topology += ", Switch";
     npus += ", " + std::to_string(plan_.world / per_node);
-    bandwidth += ", " + format::fixed(c.fabric.nic.bandwidth / (1024.0 * 1024.0 * 1024.0), 3);
-    latency += ", " + format::fixed(c.fabric.nic.latency_s * 1e9 / 2, 1);
+    bandwidth += ", " + gibps(c.fabric.nic.bandwidth);
+    latency += ", " + link_ns(c.fabric.nic.latency_s);
   }
   return "topology: [ " + topology + " ]\nnpus_count: [ " + npus + " ]\nbandwidth: [ " + bandwidth +
          " ]  # GiB/s (ASTRA-sim's GB/s)\nlatency: [ " + latency +
