@@ -178,12 +178,14 @@ class MaxMinSystem {
   // kExactBlocks elements are taken at the size asked (a route's hops, given up front: up to 66
   // for a bundle spread over the 32 spines of a 64-port plane without groups), larger ones at the
   // next power of two; freed blocks are reused by size.
+  // 40 bytes; a removed variable's weight is 0 (a live one's is positive).
   struct Variable {
-    double weight = 1.0, bound = kUnbounded, value = 0.0;
+    double weight = 0.0, bound = kUnbounded, value = 0.0;
     Element* data = nullptr;
     std::uint32_t count = 0, capacity = 0;
-    bool live = false;
+    bool live() const { return weight > 0.0; }
   };
+  static_assert(sizeof(Variable) == 40);
   // Sums over a constraint's variables count those that reach it through its groups.
   struct Constraint {
     double capacity = 0.0;

@@ -95,7 +95,7 @@ int FlowNetwork::group_of(const Route& r, std::size_t begin, std::size_t end) {
 std::vector<std::pair<std::uint64_t, double>> FlowNetwork::flow_rates() const {
   std::vector<std::pair<std::uint64_t, double>> out;
   for (std::size_t i = 0; i < flows_.size(); ++i)
-    if (const Flow& f = flows_[i]; f.used && f.var >= 0)
+    if (const Flow& f = flows_[i]; f.listener && f.var >= 0)
       out.emplace_back(f.tag, system_.value(f.var));
   return out;
 }
@@ -138,7 +138,6 @@ void FlowNetwork::start(const FlowRequest& q, FlowListener* listener, std::uint6
   fl.listener = listener;
   fl.tag = tag;
   fl.var = -1;
-  fl.used = true;
   if (fidelity_ == Fidelity::analytic || r.links.empty() || bytes == 0.0) {
     for (std::size_t i = 0; i < r.links.size(); ++i)
       crossed_[r.links[i]].bytes += bytes * weight(core_weight, agg_weight, r, i);
@@ -276,29 +275,39 @@ void FlowNetwork::finish(int f) {
   }
   FlowListener* listener = fl.listener;
   const std::uint64_t tag = fl.tag;
+  const std::uint32_t due = fl.due;
   fl = Flow{};
+  fl.due = due;
   free_.push_back(f);
   listener->on_flow_done(sim_, tag);
 }
 
 void FlowNetwork::reschedule(int f) {
   Flow& fl = flows_[f];
-  if (fl.due != 0) ++stale_;
+  if (fl.queued) ++stale_;
   const double rate = system_.value(fl.var);
   STEPSIM_CHECK(rate > 0.0 && std::isfinite(rate), "active flow without a finite rate");
   // Rounded up to the tolerance grid: flows ending within it finish at one instant, together.
   const std::int64_t grid = kFinishTolerance.picoseconds();
   const std::int64_t end = (sim_.now() + Time::from_ratio(fl.remaining, rate)).picoseconds();
   const std::int64_t at = end + (end % grid == 0 ? 0 : grid - end % grid);
-  fl.due = ++next_stamp_;
+  fl.queued = 0;  // until enqueued: drop_stale() below takes its old entry as stale
+  if (fl.due == kMaxGen) drop_stale();
+  fl.due = fl.due == kMaxGen ? 1 : fl.due + 1;
+  fl.queued = 1;
   enqueue(f, Time::ps(at), fl.due);
   if (stale_ > 2 * active_ + 4096) drop_stale();
 }
 
-void FlowNetwork::enqueue(int f, Time at, std::uint64_t stamp) {
+bool FlowNetwork::current(const Due& d) const {
+  const Flow& fl = flows_[d.flow];
+  return fl.listener && fl.queued && fl.due == d.gen;
+}
+
+void FlowNetwork::enqueue(int f, Time at, std::uint32_t gen) {
   // Most flows of a re-solve go where the one before went.
   if (last_bucket_ >= 0 && buckets_[last_bucket_].live && buckets_[last_bucket_].at == at) {
-    buckets_[last_bucket_].flows.push_back({f, stamp});
+    buckets_[last_bucket_].flows.push_back({f, gen});
     ++queued_;
     return;
   }
@@ -316,7 +325,7 @@ void FlowNetwork::enqueue(int f, Time at, std::uint64_t stamp) {
     b.event = sim_.at(at, this, tag_of(it->second, kDue));
     b.live = true;
   }
-  buckets_[it->second].flows.push_back({f, stamp});
+  buckets_[it->second].flows.push_back({f, gen});
   ++queued_;
   last_bucket_ = it->second;
 }
@@ -330,9 +339,9 @@ void FlowNetwork::fire(int bucket) {
   free_buckets_.push_back(bucket);
   queued_ -= firing_.size();
   for (const Due& d : firing_) {
-    if (d.stamp == 0)
+    if (d.gen == 0)
       activate(d.flow);
-    else if (flows_[d.flow].used && flows_[d.flow].due == d.stamp)
+    else if (current(d))
       finish(d.flow);
     else
       --stale_;
@@ -345,9 +354,7 @@ void FlowNetwork::drop_stale() {
   for (std::size_t i = 0; i < buckets_.size(); ++i) {
     Bucket& b = buckets_[i];
     if (!b.live) continue;
-    queued_ -= std::erase_if(b.flows, [&](const Due& d) {
-      return d.stamp != 0 && (!flows_[d.flow].used || flows_[d.flow].due != d.stamp);
-    });
+    queued_ -= std::erase_if(b.flows, [&](const Due& d) { return d.gen != 0 && !current(d); });
     if (!b.flows.empty()) continue;
     if (b.flows.capacity() > kKeptEntries) std::vector<Due>().swap(b.flows);
     sim_.cancel(b.event);

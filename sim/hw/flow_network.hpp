@@ -136,15 +136,20 @@ class FlowNetwork final : public engine::EventHandler {
   // listener and tag; when it joins the system its request is asked again of its listener and its
   // route walked again (routes are deterministic), and the system's elements hold its links from
   // then on.
+  // 40 bytes (a world all-to-all holds 135,032 at once): in use while it has a listener.
   struct Flow {
     double remaining = 0.0;  // bytes
     engine::Time updated;    // when `remaining` was last brought up to date
-    std::uint64_t due = 0;   // the stamp of its entry in a bucket of completions, or 0
     FlowListener* listener = nullptr;
     std::uint64_t tag = 0;
     int var = -1;  // its variable in the system while it shares links
-    bool used = false;
+    // The generation of its latest completion entry (see the buckets below), counted on across
+    // the lives of its id, and whether that entry is live.
+    std::uint32_t due : 31 = 0;
+    std::uint32_t queued : 1 = 0;
   };
+  static_assert(sizeof(Flow) == 40);
+  static constexpr std::uint32_t kMaxGen = (std::uint32_t{1} << 31) - 1;
   enum EventKind : std::uint64_t { kFinish = 1, kRecompute = 2, kDue = 3 };
   static std::uint64_t tag_of(int flow, EventKind k) {
     return (static_cast<std::uint64_t>(flow) << 2) | k;
@@ -161,8 +166,8 @@ class FlowNetwork final : public engine::EventHandler {
   void recompute();
   void progress(Flow& fl, double rate);  // `remaining` brought to now at `rate`
   void reschedule(int f);
-  // Puts the flow's activation (stamp 0) or completion in the bucket of instant `at`.
-  void enqueue(int f, engine::Time at, std::uint64_t stamp);
+  // Puts the flow's activation (generation 0) or completion in the bucket of instant `at`.
+  void enqueue(int f, engine::Time at, std::uint32_t gen);
   void fire(int bucket);
   void drop_stale();
 
@@ -193,27 +198,30 @@ class FlowNetwork final : public engine::EventHandler {
   // touches few of a large cluster's links): its constraint (-1 until a flow joins on it; the
   // link before it's when the two are in series) and the bytes it carried.
   struct Crossed {
-    int constraint = -1;
     double bytes = 0.0;
-    int lump = -1;  // or its lump's constraint, of which it carries `share`
     double share = 0.0;
+    int constraint = -1;
+    int lump = -1;  // or its lump's constraint, of which it carries `share`
   };
   engine::IntTable<Crossed> crossed_;
   engine::ChunkedVector<Flow> flows_;
   std::vector<int> free_;
   std::vector<int> flow_of_var_;
-  // Activations (stamp 0) and completions of flows sharing links. The flows due at one instant
-  // wait in one bucket under one event, in the order they were scheduled, so a re-solve that
-  // moves a hundred thousand flows to the same instant costs one event, not a hundred thousand
-  // cancelled and pushed. A moved flow leaves its old entry behind, stale (its stamp no longer
-  // matches the flow's); stale entries are skipped when their bucket fires and dropped when
-  // they pass twice the flows sharing links plus 4,096. One bucket's event runs where its first
-  // entry's would have: a flow put in later runs before events scheduled between the two at the
-  // same instant (their order among themselves is kept).
+  // Activations (generation 0) and completions of flows sharing links. The flows due at one
+  // instant wait in one bucket under one event, in the order they were scheduled, so a re-solve
+  // that moves a hundred thousand flows to the same instant costs one event, not a hundred
+  // thousand cancelled and pushed. A moved flow leaves its old entry behind, stale (its
+  // generation no longer the flow's); stale entries are skipped when their bucket fires and
+  // dropped when they pass twice the flows sharing links plus 4,096. A flow's generation goes on
+  // counting when its id is reused; before it wraps, every stale entry is dropped, so no stale
+  // entry can ever match. One bucket's event runs where its first entry's would have: a flow put
+  // in later runs before events scheduled between the two at the same instant (their order among
+  // themselves is kept).
   struct Due {
     int flow = 0;
-    std::uint64_t stamp = 0;
+    std::uint32_t gen = 0;
   };
+  bool current(const Due& d) const;  // whether the entry is its flow's live completion
   struct Bucket {
     engine::Time at;
     engine::EventId event;
@@ -227,7 +235,6 @@ class FlowNetwork final : public engine::EventHandler {
   std::vector<Due> firing_;                          // scratch: the entries of the firing bucket
   // Entries a fired or emptied bucket's array keeps between uses; a larger array is given back.
   static constexpr std::size_t kKeptEntries = 4096;
-  std::uint64_t next_stamp_ = 0;
   std::size_t stale_ = 0, queued_ = 0;
   bool recompute_pending_ = false;
   std::size_t active_ = 0;
