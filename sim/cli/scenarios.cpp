@@ -12,7 +12,7 @@ namespace stepsim::cli {
 spec::ClusterSpec load_cluster_checked(const std::string& file,
                                        const std::vector<config::Override>& overrides,
                                        const OutputSet& outputs) {
-  spec::ClusterSpec c = config::load_cluster(file, overrides);
+  spec::ClusterSpec c = config::load_cluster(file, overrides, config::Tables::skip);
   outputs.check_read();  // every file the cluster named was registered as it was read
   return c;
 }

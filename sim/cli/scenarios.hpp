@@ -12,9 +12,10 @@ namespace stepsim::cli {
 
 // Loads every scenario file with the overrides (throws engine::UserError), marks it exact or not,
 // and refuses (engine::UserError) an output of `outputs` that is one of the files they read.
-// Loads the cluster file with the overrides and refuses (engine::UserError) at once an output of
-// `outputs` that is one of the files it read (the cluster, its device, placement and tables),
-// before the command's long work.
+// Loads the cluster file with the overrides for a command that uses its network alone (collective,
+// topo: the device's kernel tables are registered, not read; config::Tables) and refuses
+// (engine::UserError) at once an output of `outputs` that is one of the files it read or names
+// (the cluster, its device, placement and tables), before the command's long work.
 spec::ClusterSpec load_cluster_checked(const std::string& file,
                                        const std::vector<config::Override>& overrides,
                                        const OutputSet& outputs);

@@ -39,7 +39,7 @@ spec::LinkSpec read_link(const Node& node, double* nvls = nullptr) {
 
 }  // namespace
 
-spec::DeviceSpec read_device(const Node& node) {
+spec::DeviceSpec read_device(const Node& node, Tables tables) {
   expect_kind(node, FileKind::device);
   MapReader r(node);
   spec::DeviceSpec d;
@@ -91,7 +91,12 @@ spec::DeviceSpec read_device(const Node& node) {
     d.comm_beside_compute.source = c.get("source").text();
     c.finish();
   }
-  if (auto t = r.find("kernel_tables")) read_kernel_tables(*t, d);
+  if (auto t = r.find("kernel_tables")) {
+    if (tables == Tables::read)
+      read_kernel_tables(*t, d);
+    else
+      note_kernel_tables(*t);
+  }
   r.finish();
   return d;
 }
@@ -266,21 +271,21 @@ void read_variability(const Node& node, spec::ClusterSpec& c) {
 
 spec::ClusterSpec read_cluster(const Node& node, const std::string& dir,
                                const std::vector<Override>& overrides, const std::string& prefix,
-                               int later_nodes) {
+                               int later_nodes, Tables tables) {
   expect_kind(node, FileKind::cluster);
   MapReader r(node);
   spec::ClusterSpec c;
   c.name = r.get("name").text();
   const Node dev = r.get("device");
   if (dev.is_map()) {
-    c.device = read_device(dev);
+    c.device = read_device(dev, tables);
   } else {
     const std::string file = device_file(dev, dir);
     check_referenced_file(file, dev);
     c.device_file = file;
     const Document doc =
         Document::load(file, overrides, prefix.empty() ? "device" : prefix + ".device", nullptr);
-    c.device = read_device(doc.root());
+    c.device = read_device(doc.root(), tables);
   }
   const Node nodes = r.get("nodes");
   c.nodes = static_cast<int>(nodes.integer(1, 1 << 20));
@@ -366,10 +371,11 @@ spec::DeviceSpec load_device(const std::string& file, const std::vector<Override
   return read_device(Document::load(file, overrides, "", nullptr).root());
 }
 
-spec::ClusterSpec load_cluster(const std::string& file, const std::vector<Override>& overrides) {
+spec::ClusterSpec load_cluster(const std::string& file, const std::vector<Override>& overrides,
+                               Tables tables) {
   const Document doc = Document::load(file, overrides, "", nullptr);
-  return read_cluster(doc.root(), std::filesystem::path(file).parent_path().string(), overrides,
-                      "");
+  return read_cluster(doc.root(), std::filesystem::path(file).parent_path().string(), overrides, "",
+                      0, tables);
 }
 
 }  // namespace stepsim::config

@@ -17,6 +17,7 @@
 #include <filesystem>
 
 #include "sim/config/load.hpp"
+#include "sim/engine/input_files.hpp"
 #include "sim/engine/simulator.hpp"
 
 namespace stepsim::config {
@@ -123,6 +124,12 @@ void read_table(const Node& node, spec::DeviceSpec& d, const std::string& file) 
 }
 
 }  // namespace
+
+void note_kernel_tables(const Node& list) {
+  const std::string dir = std::filesystem::path(list.context().file).parent_path().string();
+  for (const Node& item : list.items())
+    if (!item.is_map()) engine::note_input((std::filesystem::path(dir) / item.text()).string());
+}
 
 void read_kernel_tables(const Node& list, spec::DeviceSpec& d) {
   const std::string dir = std::filesystem::path(list.context().file).parent_path().string();

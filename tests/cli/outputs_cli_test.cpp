@@ -140,3 +140,16 @@ TEST_CASE(
   CHECK(page.out == run_stepsim(small).out);
   fs::remove_all(dir);
 }
+
+TEST_CASE("collective and topo leave the device's tables unread, but never write over one") {
+  // Reading the tables would double a thousand-GPU collective's run; naming one as the output
+  // is still refused, as for any file the cluster names.
+  const std::string table = stepsim::test::source_path("topologies/kernels/liger-h100-copy.yaml");
+  for (const char* command : {"collective topologies/h800-4x8.yaml --sizes 1MiB -o ",
+                              "topo topologies/h800-4x8.yaml -o "}) {
+    CAPTURE(command);
+    const auto r = run_stepsim(std::string(command) + table);
+    CHECK(r.status == 2);
+    CHECK(r.err.find("it is an input of this command") != std::string::npos);
+  }
+}

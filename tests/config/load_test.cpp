@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "sim/engine/input_files.hpp"
 #include "tests/test_support.hpp"
 
 using namespace stepsim;
@@ -342,4 +343,42 @@ TEST_CASE("A cluster whose nodes or GPUs an option set says so in its name") {
   CHECK(config::load_scenario(source_path("scenarios/deepseek-v3-dualpipe.yaml"),
                               {config::parse_override("cluster.nodes=512")})
             .cluster.name.ends_with(", set to 512 nodes x 8 GPUs"));
+}
+
+TEST_CASE("A cluster read for its network alone names its device's tables as inputs, unread") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "stepsim_tables_skipped";
+  fs::create_directories(dir);
+  // The shipped device with one table that does not parse.
+  std::ifstream shipped(source_path("topologies/h800.yaml"));
+  std::string device((std::istreambuf_iterator<char>(shipped)), {});
+  device = device.substr(0, device.find("kernel_tables:")) + "kernel_tables:\n  - broken.yaml\n";
+  std::ofstream(dir / "device.yaml") << device;
+  std::ofstream(dir / "broken.yaml") << "rows: [\n";
+  std::ofstream(dir / "cluster.yaml")
+      << "name: mine\ndevice: device.yaml\nnodes: 1\ngpus_per_node: 8\nnvlink: {bandwidth: "
+         "160GB/s, peak: 200GB/s, latency: 3us}\nfabric: {kind: none}\n";
+  const std::string cluster = (dir / "cluster.yaml").string();
+  engine::forget_inputs();
+  const spec::ClusterSpec network = config::load_cluster(cluster, {}, config::Tables::skip);
+  CHECK(network.device.tables.sources.empty());
+  CHECK(engine::input_named((dir / "broken.yaml").string()) != nullptr);
+  try {
+    config::load_cluster(cluster);
+    FAIL("the table does not parse");
+  } catch (const engine::UserError& e) {
+    CHECK(std::string(e.what()).find("broken.yaml") != std::string::npos);
+  }
+  // The shipped cluster: the same but for the tables.
+  const std::string file = source_path("topologies/h800-2048x8-mpft.yaml");
+  spec::ClusterSpec full = config::load_cluster(file);
+  const spec::ClusterSpec skipped = config::load_cluster(file, {}, config::Tables::skip);
+  CHECK(!full.device.tables.sources.empty());
+  CHECK(skipped.device.tables.sources.empty());
+  full.device.tables = skipped.device.tables;
+  CHECK(full.device == skipped.device);
+  CHECK(full.fabric == skipped.fabric);
+  CHECK(full.name == skipped.name);
+  engine::forget_inputs();
+  fs::remove_all(dir);
 }
