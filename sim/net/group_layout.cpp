@@ -111,39 +111,93 @@ void TransferSink::add(const Transfer& tr) {
   ++adds_;
   // A world all-to-all adds hundreds of millions of pairs: a signal or --max-wall waits no longer.
   if ((adds_ & 0xFFFF) == 0) engine::check_command();
-  const int offset = (index_of(t_.node_of(tr.dst)) - index_of(t_.node_of(tr.src)) + k_) % k_;
-  const int climbs = offset != 0 ? tier(tr) : 0;
-  // Ordered as an all-to-all generates its pairs (a source's destinations in rank order), so
-  // that its dense lookups sweep the array instead of jumping across it.
-  const std::uint64_t near =
-      (static_cast<std::uint64_t>(t_.local_of(tr.src)) * k_ + offset) * g_ + t_.local_of(tr.dst);
-  // Transfers through a spine bundle by the spine index they climb to (the destination's leaf
-  // port mod the spines), so that the representatives spread over the spines as their members
-  // do; between pods also by source and destination pod.
-  const std::uint64_t spine =
-      climbs > 0 ? static_cast<std::uint64_t>(spec::leaf_port(t_.spec(), tr.dst)) % spines_ : 0;
+  if (places_.empty() && consecutive_ && adds_ >= static_cast<std::uint64_t>(k_) * g_)
+    make_places();
+  const Key key = has_places(tr) ? key_from_places(tr) : key_of(tr);
   int* at = nullptr;
-  if (climbs == 0) {
-    at = &near_.at(near, adds_);
-  } else if (climbs == 1) {
-    at = &spine_.at(spread_ ? near : near * spines_ + spine, adds_);
+  if (key.climbs == 0) {
+    at = &near_.at(key.near, adds_);
+  } else if (key.climbs == 1) {
+    at = &spine_.at(spread_ ? key.near : key.near * spines_ + key.spine, adds_);
   } else {
     const auto pods = static_cast<std::uint64_t>(t_.pods());
     const std::uint64_t far =
-        ((near * spines_ + spine) * pods + t_.pod_of_leaf(t_.leaf_of(tr.src))) * pods +
-        t_.pod_of_leaf(t_.leaf_of(tr.dst));
+        ((key.near * spines_ + key.spine) * pods + key.src_pod) * pods + key.dst_pod;
     at = &far_.try_emplace(far, -1).first->second;
   }
   int& slot = *at;
-  const bool counted = climbs == 1 && spread_;
+  const bool counted = key.climbs == 1 && spread_;
   if (slot >= 0 && out_[slot].bytes == tr.bytes) {
     out_[slot].multiplicity += tr.multiplicity;
-    if (counted) count(static_cast<std::size_t>(slot), tr, spine);
+    if (counted) count(static_cast<std::size_t>(slot), tr, key.spine);
     return;
   }
   if (slot < 0) slot = static_cast<int>(out_.size());
   out_.push_back(tr);
-  if (counted) count(out_.size() - 1, tr, spine);
+  if (counted) count(out_.size() - 1, tr, key.spine);
+}
+
+TransferSink::Key TransferSink::key_of(const Transfer& tr) const {
+  Key key;
+  key.offset = (index_of(t_.node_of(tr.dst)) - index_of(t_.node_of(tr.src)) + k_) % k_;
+  key.climbs = key.offset != 0 ? tier(tr) : 0;
+  // Ordered as an all-to-all generates its pairs (a source's destinations in rank order), so
+  // that its dense lookups sweep the array instead of jumping across it.
+  key.near = (static_cast<std::uint64_t>(t_.local_of(tr.src)) * k_ + key.offset) * g_ +
+             t_.local_of(tr.dst);
+  // Transfers through a spine bundle by the spine index they climb to (the destination's leaf
+  // port mod the spines), so that the representatives spread over the spines as their members
+  // do; between pods also by source and destination pod.
+  if (key.climbs > 0)
+    key.spine = static_cast<std::uint64_t>(spec::leaf_port(t_.spec(), tr.dst)) % spines_;
+  if (key.climbs == 2) {
+    key.src_pod = t_.pod_of_leaf(t_.leaf_of(tr.src));
+    key.dst_pod = t_.pod_of_leaf(t_.leaf_of(tr.dst));
+  }
+  return key;
+}
+
+void TransferSink::make_places() {
+  const int first = nodes_.front() * g_;
+  places_.resize(static_cast<std::size_t>(k_) * g_);
+  for (int i = 0; i < k_ * g_; ++i) {
+    Place& p = places_[i];
+    const int gpu = first + i;
+    p.index = i / g_;
+    p.local = i % g_;
+    p.leaf = t_.leaf_of(gpu);
+    p.pod = t_.pod_of_leaf(p.leaf);
+    p.spine = static_cast<std::uint64_t>(spec::leaf_port(t_.spec(), gpu)) % spines_;
+  }
+}
+
+bool TransferSink::has_places(const Transfer& tr) const {
+  const auto n = static_cast<unsigned>(places_.size());
+  const int first = nodes_.front() * g_;
+  return static_cast<unsigned>(tr.src - first) < n && static_cast<unsigned>(tr.dst - first) < n;
+}
+
+// key_of() step by step: Topology::crosses_spine (the leaf of the fabric entry, the source's node
+// at the destination's index with PXN, against the destination's), tier(), leaf_port.
+TransferSink::Key TransferSink::key_from_places(const Transfer& tr) const {
+  const int first = nodes_.front() * g_;
+  const Place& src = places_[tr.src - first];
+  const Place& dst = places_[tr.dst - first];
+  Key key;
+  key.offset = dst.index - src.index;
+  if (key.offset < 0) key.offset += k_;
+  if (key.offset != 0 && dst.leaf >= 0) {
+    const bool pxn = t_.spec().fabric.pxn() && src.local != dst.local;
+    const int entry_leaf = pxn ? places_[src.index * g_ + dst.local].leaf : src.leaf;
+    if (entry_leaf != dst.leaf) key.climbs = src.pod != dst.pod ? 2 : 1;
+  }
+  key.near = (static_cast<std::uint64_t>(src.local) * k_ + key.offset) * g_ + dst.local;
+  if (key.climbs > 0) key.spine = dst.spine;
+  if (key.climbs == 2) {
+    key.src_pod = src.pod;
+    key.dst_pod = dst.pod;
+  }
+  return key;
 }
 
 void TransferSink::count(std::size_t transfer, const Transfer& tr, std::uint64_t spine) {
