@@ -13,8 +13,8 @@ namespace {
 // (400 bytes, rounded up from what is measured), and per element of its flow
 // (net::estimate_route_elements) the element and a constraint member (24 bytes, 32 with the slack
 // of growing vectors). Measured on the 16,384-GPU 1 GiB all-to-all (bundles spread over 32 spines)
-// and the 512-GPU 64 MiB one with every flow: 82 and 110 MiB at their peak, estimated 216 and 215
-// MiB.
+// and the 512-GPU 64 MiB one with every flow: 74 and 101 MiB at their peak (82 and 110 before the
+// flow and max-min records were packed), estimated 216 and 215 MiB: an upper bound, kept.
 constexpr double kBytesPerTransfer = 400.0, kBytesPerLink = 32.0;
 
 // The group's shape for the operation: DeepEP places the same number of experts on every rank
