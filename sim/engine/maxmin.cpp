@@ -30,8 +30,7 @@ int MaxMinSystem::add_variable(double weight, double bound, std::uint32_t elemen
   } else {
     v = static_cast<int>(vars_.size());
     vars_.emplace_back();
-    var_stamp_.push_back(0);
-    var_gen_.push_back(0);
+    slots_.emplace_back();
     var_pos_.push_back(0);
     var_touched_.push_back(0);
   }
@@ -83,7 +82,7 @@ void MaxMinSystem::attach(int v, Element e) {
     grow(v, block_size(std::max<std::uint32_t>(4, 2 * vars_[v].capacity)));
   Variable& x = vars_[v];
   x.data[x.count] = e;
-  (e.id >= 0 ? cnsts_[e.id].vars : groups_[~e.id].vars).push_back({v, x.count++, var_gen_[v]});
+  (e.id >= 0 ? cnsts_[e.id].vars : groups_[~e.id].vars).push_back({v, x.count++, slots_[v].gen});
   rows(e, [&](int c, double a) {
     Constraint& k = cnsts_[c];
     if (e.id < 0) ++k.group_live;
@@ -140,8 +139,8 @@ void MaxMinSystem::detach(int v) {
     rows(e, [&](int c, double) {
       if (can_bind(c)) touch_constraint(c);
     });
-  STEPSIM_CHECK(var_gen_[v] < UINT32_MAX, "a variable re-routed 2^32 times");
-  ++var_gen_[v];  // its members go stale
+  STEPSIM_CHECK(slots_[v].gen < UINT32_MAX, "a variable re-routed 2^32 times");
+  ++slots_[v].gen;  // its members go stale
   for (const Element& e : elements(v)) {
     if (e.id >= 0)
       ++cnsts_[e.id].stale;
@@ -199,7 +198,7 @@ void MaxMinSystem::remove_variable(int v) {
   detach(v);
   vars_[v].weight = 0.0;
   // An id whose generation would wrap is retired: a stale member could look current again.
-  if (var_gen_[v] < UINT32_MAX) free_vars_.push_back(v);
+  if (slots_[v].gen < UINT32_MAX) free_vars_.push_back(v);
 }
 
 double MaxMinSystem::usage(int c) const {
@@ -239,6 +238,12 @@ void MaxMinSystem::touch_variable(int v) {
 const std::vector<MaxMinSystem::Change>& MaxMinSystem::solve() {
   changes_.clear();
   if (touched_cnsts_.empty() && touched_vars_.empty()) return changes_;
+  if (stamp_ == (std::uint32_t{1} << 31) - 1) {  // every stamp cleared before it wraps
+    stamp_ = 0;
+    for (auto* stamps : {&cnst_stamp_, &cnst_walked_, &sum_stamp_, &group_walked_})
+      std::fill(stamps->begin(), stamps->end(), 0);
+    for (Slot& slot : slots_) slot.mark = 0;
+  }
   ++stamp_;
   // The component: the touched variables, every variable of a touched constraint, and, through
   // constraints that can bind, everything connected to them.
@@ -247,8 +252,9 @@ const std::vector<MaxMinSystem::Change>& MaxMinSystem::solve() {
   vars.clear();
   cnsts.clear();
   auto add_var = [&](int v) {
-    if (var_stamp_[v] == stamp_) return;
-    var_stamp_[v] = stamp_;
+    if (reached(v)) return;
+    slots_[v].mark = 2 * stamp_;
+    var_pos_[v] = static_cast<int>(vars.size());
     vars.push_back(v);
   };
   // A constraint's current members are live; a constraint whose members were added once (it was
@@ -256,13 +262,17 @@ const std::vector<MaxMinSystem::Change>& MaxMinSystem::solve() {
   auto add_members = [&](int c) {
     if (cnst_walked_[c] == stamp_) return;
     cnst_walked_[c] = stamp_;
-    for (const Member& m : cnsts_[c].vars)
-      if (current(m)) add_var(m.var);
+    auto walk = [&](const std::vector<Member>& members) {
+      for (std::size_t j = 0; j < members.size(); ++j) {
+        if (j + 16 < members.size()) __builtin_prefetch(&slots_[members[j + 16].var]);
+        if (current(members[j])) add_var(members[j].var);
+      }
+    };
+    walk(cnsts_[c].vars);
     for (const auto& [g, share] : cnsts_[c].groups) {
       if (group_walked_[g] == stamp_) continue;
       group_walked_[g] = stamp_;
-      for (const Member& m : groups_[g].vars)
-        if (current(m)) add_var(m.var);
+      walk(groups_[g].vars);
     }
   };
   for (int v : touched_vars_) {
@@ -279,6 +289,8 @@ const std::vector<MaxMinSystem::Change>& MaxMinSystem::solve() {
   // each constraint's Σ a·w and count of variables on the way (fill() keeps those of the
   // constraints that can bind), so no second pass over the variables is needed.
   for (std::size_t i = 0; i < vars.size(); ++i) {
+    if (i + 32 < vars.size()) __builtin_prefetch(&vars_[vars[i + 32]]);
+    if (i + 16 < vars.size()) __builtin_prefetch(vars_[vars[i + 16]].data);
     const double w = vars_[vars[i]].weight;
     auto reach = [&](int c, double a) {
       if (sum_stamp_[c] != stamp_) {
@@ -301,7 +313,6 @@ const std::vector<MaxMinSystem::Change>& MaxMinSystem::solve() {
 
 void MaxMinSystem::fill(const std::vector<int>& vars, const std::vector<int>& cnsts) {
   const std::size_t nv = vars.size(), nc = cnsts.size();
-  for (std::size_t i = 0; i < nv; ++i) var_pos_[vars[i]] = static_cast<int>(i);
   for (std::size_t k = 0; k < nc; ++k) cnst_pos_[cnsts[k]] = static_cast<int>(k);
   // Per component constraint: capacity left, Σ a·w and count of its unfixed variables.
   std::vector<double>& left = left_;
@@ -316,9 +327,7 @@ void MaxMinSystem::fill(const std::vector<int>& vars, const std::vector<int>& cn
     unfixed[k] = sum_count_[cnsts[k]];
   }
   std::vector<double>& value = value_;
-  std::vector<char>& fixed = fixed_;
   value.assign(nv, kUnbounded);
-  fixed.assign(nv, 0);
   // Bounds in order of the level at which they are met.
   std::vector<int>& by_bound = by_bound_;
   by_bound.clear();
@@ -344,10 +353,14 @@ void MaxMinSystem::fill(const std::vector<int>& vars, const std::vector<int>& cn
   for (std::size_t k = 0; k < nc; ++k)
     if (unfixed[k] > 0 && load[k] > 0.0) push(level_of(k), static_cast<int>(k));
 
+  std::size_t fixes = 0, changed = 0;  // changed: values that differ from the last solve's
   auto fix = [&](int i, double x) {
     value[i] = x;
-    fixed[i] = 1;
-    const double w = vars_[vars[i]].weight;
+    slots_[vars[i]].mark = 2 * stamp_ + 1;
+    const Variable& var = vars_[vars[i]];
+    ++fixes;
+    changed += x != var.value;
+    const double w = var.weight;
     for (const Element& e : elements(vars[i]))
       rows(e, [&](int c, double a) {
         if (cnst_stamp_[c] != stamp_) return;  // a constraint that cannot bind
@@ -376,7 +389,7 @@ void MaxMinSystem::fill(const std::vector<int>& vars, const std::vector<int>& cn
       level = now;
       break;
     }
-    while (next_bound < by_bound.size() && fixed[by_bound[next_bound]]) ++next_bound;
+    while (next_bound < by_bound.size() && fixed(vars[by_bound[next_bound]])) ++next_bound;
     if (next_bound < by_bound.size() && bound_level(by_bound[next_bound]) <= level) {
       const int i = by_bound[next_bound++];
       fix(i, vars_[vars[i]].bound);
@@ -384,28 +397,37 @@ void MaxMinSystem::fill(const std::vector<int>& vars, const std::vector<int>& cn
     }
     if (bind < 0) break;
     pop();
-    const std::vector<Member>& members = cnsts_[cnsts[bind]].vars;
-    for (std::size_t j = 0; j < members.size(); ++j) {
-      if (j + 16 < members.size()) __builtin_prefetch(&vars_[members[j + 16].var]);
-      if (j + 8 < members.size()) __builtin_prefetch(vars_[members[j + 8].var].data);
-      const Member& m = members[j];
-      if (!current(m)) continue;
-      const int i = var_pos_[m.var];
-      if (!fixed[i]) fix(i, vars_[m.var].weight * level);
-    }
-    for (const auto& [g, share] : cnsts_[cnsts[bind]].groups)
-      for (const Member& m : groups_[g].vars) {
-        if (!current(m)) continue;
-        const int i = var_pos_[m.var];
-        if (!fixed[i]) fix(i, vars_[m.var].weight * level);
+    // Its unfixed variables, in the order it lists them (its own, then each group's), then fixed
+    // in that order: most of a list is fixed already, so the records and elements of the few
+    // to fix are fetched ahead from the short list rather than the long one.
+    std::vector<int>& pending = pending_;
+    pending.clear();
+    auto gather = [&](const std::vector<Member>& members) {
+      for (std::size_t j = 0; j < members.size(); ++j) {
+        if (j + 16 < members.size()) __builtin_prefetch(&slots_[members[j + 16].var]);
+        const Member& m = members[j];
+        Slot& slot = slots_[m.var];
+        if (slot.gen != m.gen || slot.mark == 2 * stamp_ + 1) continue;
+        slot.mark = 2 * stamp_ + 1;  // once, should it hold two elements on the constraint
+        pending.push_back(m.var);
       }
+    };
+    gather(cnsts_[cnsts[bind]].vars);
+    for (const auto& [g, share] : cnsts_[cnsts[bind]].groups) gather(groups_[g].vars);
+    for (std::size_t j = 0; j < pending.size(); ++j) {
+      if (j + 32 < pending.size()) __builtin_prefetch(&vars_[pending[j + 32]]);
+      if (j + 16 < pending.size()) __builtin_prefetch(vars_[pending[j + 16]].data);
+      fix(var_pos_[pending[j]], vars_[pending[j]].weight * level);
+    }
   }
   // Reserved at the size needed, not grown by doubling (a world all-to-all's first solve reports
   // 135,032 changes).
-  std::size_t changed = 0;
-  for (std::size_t i = 0; i < nv; ++i) changed += value[i] != vars_[vars[i]].value;
+  if (fixes < nv)  // variables left unbounded
+    for (std::size_t i = 0; i < nv; ++i)
+      changed += !fixed(vars[i]) && value[i] != vars_[vars[i]].value;
   changes_.reserve(changed);
   for (std::size_t i = 0; i < nv; ++i) {
+    if (i + 16 < nv) __builtin_prefetch(&vars_[vars[i + 16]]);
     Variable& v = vars_[vars[i]];
     if (value[i] == v.value) continue;
     changes_.push_back({vars[i], v.value});

@@ -338,7 +338,16 @@ void FlowNetwork::fire(int bucket) {
   b.live = false;
   free_buckets_.push_back(bucket);
   queued_ -= firing_.size();
-  for (const Due& d : firing_) {
+  // The flows' records, their variables' and those's elements are fetched ahead (a bucket can
+  // hold a hundred thousand completions, each a cache miss at every step of that chain).
+  const std::size_t n = firing_.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + 24 < n) __builtin_prefetch(&flows_[firing_[i + 24].flow]);
+    if (i + 12 < n && firing_[i + 12].gen != 0 && flows_[firing_[i + 12].flow].var >= 0)
+      system_.prefetch(flows_[firing_[i + 12].flow].var);
+    if (i + 6 < n && firing_[i + 6].gen != 0 && flows_[firing_[i + 6].flow].var >= 0)
+      system_.prefetch_elements(flows_[firing_[i + 6].flow].var);
+    const Due& d = firing_[i];
     if (d.gen == 0)
       activate(d.flow);
     else if (current(d))
@@ -370,7 +379,13 @@ void FlowNetwork::drop_stale() {
 // A re-solve can take most of a second: a signal or --max-wall is heard before it.
 void FlowNetwork::recompute() {
   sim_.check_control();
-  for (const auto& c : system_.solve()) {
+  const std::vector<engine::MaxMinSystem::Change>& changes = system_.solve();
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    if (i + 16 < changes.size()) {
+      __builtin_prefetch(&flows_[flow_of_var_[changes[i + 16].var]]);
+      system_.prefetch(changes[i + 16].var);
+    }
+    const auto& c = changes[i];
     const int f = flow_of_var_[c.var];
     progress(flows_[f], c.old_value);
     reschedule(f);
