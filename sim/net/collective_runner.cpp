@@ -1,8 +1,8 @@
 #include "sim/net/collective_runner.hpp"
 
 #include <algorithm>
-#include <unordered_map>
 
+#include "sim/engine/int_table.hpp"
 #include "sim/net/transfer_dag.hpp"
 
 namespace stepsim::net {
@@ -35,11 +35,13 @@ namespace {
 class LinkSums {
  public:
   void add(int link, double bytes) {
-    const auto [it, added] = index_.try_emplace(link, sums_.size());
-    if (added)
+    std::size_t& at = index_[link];  // its place in sums_ plus one; 0 until first added
+    if (at == 0) {
       sums_.emplace_back(link, bytes);
-    else
-      sums_[it->second].second += bytes;
+      at = sums_.size();
+    } else {
+      sums_[at - 1].second += bytes;
+    }
   }
   // (link, bytes) in ascending link order.
   std::vector<std::pair<int, double>> sorted() const {
@@ -50,7 +52,7 @@ class LinkSums {
   }
 
  private:
-  std::unordered_map<int, std::size_t> index_;
+  engine::IntTable<std::size_t> index_;
   std::vector<std::pair<int, double>> sums_;
 };
 
