@@ -74,6 +74,15 @@
 // costs one pass over it, not a scattered write per flow, and the survivors stay in the order they
 // joined).
 //
+// Memory traffic of a solve. Its time on a large component is cache misses, not arithmetic: a
+// 512-GPU all-to-all with every flow re-solves up to 258,048 variables whose records, elements
+// and members (tens of MB) are read in an order no cache predicts. So a constraint's list is
+// walked against an 8-byte slot per variable (its generation and whether this solve reached or
+// fixed it), not its record; a binding constraint's unfixed variables are gathered first and then
+// fixed in the same order, their records and elements fetched ahead along that short list; the
+// search fetches ahead along the component's list, and the count of changed values is taken
+// while fixing. The order of every sum and every reported change is the one described above.
+//
 // Precision (Precision below): the usage screen is a running sum, confirmed by a fresh sum when
 // it comes within `screen` of the capacity, and a constraint binds only beyond `saturated` above
 // it, so rounding in the running sums never decides a verdict. `min_level` keeps a variable on a
@@ -256,10 +265,9 @@ class MaxMinSystem {
   std::vector<std::uint32_t> sum_stamp_;
   std::vector<double> sum_load_;
   std::vector<int> sum_count_;
-  // What a solve reads of a variable each time a constraint lists it, in 8 bytes, so that a
-  // member costs one read of an array small enough to stay in cache (a 512-GPU all-to-all with
-  // every flow reaches its 261,632 variables 6.5 million times a solve through their
-  // constraints' lists).
+  // What a solve reads of a variable each time a constraint lists it (see "Memory traffic"
+  // above). Marks are relative to stamp_, which solve() keeps below 2^31 by clearing every stamp
+  // before it would wrap.
   struct Slot {
     std::uint32_t gen = 0;   // bumped when the variable leaves its constraints
     std::uint32_t mark = 0;  // 2·stamp_ once a solve's search reached it, 2·stamp_ + 1 once fixed
