@@ -103,6 +103,10 @@ int TransferSink::tier(const Transfer& tr) const {
   return t_.pod_of_leaf(a) != t_.pod_of_leaf(b) ? 2 : 1;
 }
 
+void TransferSink::expect(std::size_t transfers) {
+  if (!bundle_) out_.reserve(out_.size() + transfers);
+}
+
 void TransferSink::add(const Transfer& tr) {
   if (!bundle_) {
     out_.push_back(tr);

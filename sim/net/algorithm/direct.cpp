@@ -23,6 +23,7 @@ void plan(const PlanInput& in, TransferSink& sink, CollectivePlan& out) {
   if (sink.bundling())
     std::stable_sort(sources.begin(), sources.end(),
                      [&](int x, int y) { return in.topo.local_of(x) < in.topo.local_of(y); });
+  sink.expect(in.group.size() * (in.group.size() - 1));
   for (int a : sources)
     for (int b : in.group)
       if (a != b) sink.add({a, b, in.bytes / n});
