@@ -356,7 +356,7 @@ void MaxMinSystem::fill(const std::vector<int>& vars, const std::vector<int>& cn
   std::size_t fixes = 0, changed = 0;  // changed: values that differ from the last solve's
   auto fix = [&](int i, double x) {
     value[i] = x;
-    slots_[vars[i]].mark = 2 * stamp_ + 1;
+    slots_[vars[i]].mark = fixed_mark();
     const Variable& var = vars_[vars[i]];
     ++fixes;
     changed += x != var.value;
@@ -397,41 +397,48 @@ void MaxMinSystem::fill(const std::vector<int>& vars, const std::vector<int>& cn
     }
     if (bind < 0) break;
     pop();
-    // Its unfixed variables, in the order it lists them (its own, then each group's), then fixed
-    // in that order: most of a list is fixed already, so the records and elements of the few
-    // to fix are fetched ahead from the short list rather than the long one.
-    std::vector<int>& pending = pending_;
-    pending.clear();
-    auto gather = [&](const std::vector<Member>& members) {
-      for (std::size_t j = 0; j < members.size(); ++j) {
-        if (j + 16 < members.size()) __builtin_prefetch(&slots_[members[j + 16].var]);
-        const Member& m = members[j];
-        Slot& slot = slots_[m.var];
-        if (slot.gen != m.gen || slot.mark == 2 * stamp_ + 1) continue;
-        slot.mark = 2 * stamp_ + 1;  // once, should it hold two elements on the constraint
-        pending.push_back(m.var);
-      }
-    };
-    gather(cnsts_[cnsts[bind]].vars);
-    for (const auto& [g, share] : cnsts_[cnsts[bind]].groups) gather(groups_[g].vars);
+    const std::vector<int>& pending = gather_unfixed(cnsts[bind]);
     for (std::size_t j = 0; j < pending.size(); ++j) {
       if (j + 32 < pending.size()) __builtin_prefetch(&vars_[pending[j + 32]]);
       if (j + 16 < pending.size()) __builtin_prefetch(vars_[pending[j + 16]].data);
       fix(var_pos_[pending[j]], vars_[pending[j]].weight * level);
     }
   }
+  report(vars, fixes < nv, changed);
+}
+
+const std::vector<int>& MaxMinSystem::gather_unfixed(int c) {
+  std::vector<int>& pending = pending_;
+  pending.clear();
+  auto gather = [&](const std::vector<Member>& members) {
+    for (std::size_t j = 0; j < members.size(); ++j) {
+      if (j + 16 < members.size()) __builtin_prefetch(&slots_[members[j + 16].var]);
+      const Member& m = members[j];
+      Slot& slot = slots_[m.var];
+      if (slot.gen != m.gen || slot.mark == fixed_mark()) continue;
+      slot.mark = fixed_mark();  // once, should it hold two elements on the constraint
+      pending.push_back(m.var);
+    }
+  };
+  gather(cnsts_[c].vars);
+  for (const auto& [g, share] : cnsts_[c].groups) gather(groups_[g].vars);
+  return pending;
+}
+
+void MaxMinSystem::report(const std::vector<int>& vars, bool unfixed_left, std::size_t changed) {
+  const std::size_t nv = vars.size();
+  if (unfixed_left)  // variables left unbounded: their changes were not counted while fixing
+    for (std::size_t i = 0; i < nv; ++i)
+      changed += !fixed(vars[i]) && value_[i] != vars_[vars[i]].value;
   // Reserved at the size needed, not grown by doubling (a world all-to-all's first solve reports
   // 135,032 changes).
-  if (fixes < nv)  // variables left unbounded
-    for (std::size_t i = 0; i < nv; ++i)
-      changed += !fixed(vars[i]) && value[i] != vars_[vars[i]].value;
   changes_.reserve(changed);
   for (std::size_t i = 0; i < nv; ++i) {
     if (i + 16 < nv) __builtin_prefetch(&vars_[vars[i + 16]]);
     Variable& v = vars_[vars[i]];
-    if (value[i] == v.value) continue;
+    if (value_[i] == v.value) continue;
     changes_.push_back({vars[i], v.value});
-    v.value = value[i];
+    v.value = value_[i];
   }
 }
 

@@ -243,6 +243,13 @@ class MaxMinSystem {
   void compact(std::vector<Member>& members, std::size_t& stale);  // drops the stale ones
   // Progressive filling of one component, from the sums solve()'s search made.
   void fill(const std::vector<int>& vars, const std::vector<int>& cnsts);
+  // A binding constraint's unfixed variables, marked fixed, in the order it lists them (its own,
+  // then each group's): fill() fixes them from this short list, fetching their records and
+  // elements ahead, where most of the constraint's own list is fixed already.
+  const std::vector<int>& gather_unfixed(int c);
+  // The component's changed values into changes_, in component order; `changed` counts those
+  // fill() saw while fixing (all of them unless variables were left unfixed).
+  void report(const std::vector<int>& vars, bool unfixed_left, std::size_t changed);
 
   Precision precision_;
   ChunkedVector<Variable> vars_;  // (records that never move: no doubling slack)
@@ -274,7 +281,8 @@ class MaxMinSystem {
   };
   static_assert(sizeof(Slot) == 8);
   bool reached(int v) const { return slots_[v].mark >> 1 == stamp_; }
-  bool fixed(int v) const { return slots_[v].mark == 2 * stamp_ + 1; }
+  std::uint32_t fixed_mark() const { return 2 * stamp_ + 1; }
+  bool fixed(int v) const { return slots_[v].mark == fixed_mark(); }
   std::vector<Slot> slots_;
   std::vector<int> var_pos_;        // positions in the component being solved
   std::vector<char> var_touched_;   // in touched_vars_

@@ -341,12 +341,13 @@ void FlowNetwork::fire(int bucket) {
   // The flows' records, their variables' and those's elements are fetched ahead (a bucket can
   // hold a hundred thousand completions, each a cache miss at every step of that chain).
   const std::size_t n = firing_.size();
+  auto var_at = [&](std::size_t j) {  // the variable of entry j's flow, if a completion's
+    return j < n && firing_[j].gen != 0 ? flows_[firing_[j].flow].var : -1;
+  };
   for (std::size_t i = 0; i < n; ++i) {
     if (i + 24 < n) __builtin_prefetch(&flows_[firing_[i + 24].flow]);
-    if (i + 12 < n && firing_[i + 12].gen != 0 && flows_[firing_[i + 12].flow].var >= 0)
-      system_.prefetch(flows_[firing_[i + 12].flow].var);
-    if (i + 6 < n && firing_[i + 6].gen != 0 && flows_[firing_[i + 6].flow].var >= 0)
-      system_.prefetch_elements(flows_[firing_[i + 6].flow].var);
+    if (const int v = var_at(i + 12); v >= 0) system_.prefetch(v);
+    if (const int v = var_at(i + 6); v >= 0) system_.prefetch_elements(v);
     const Due& d = firing_[i];
     if (d.gen == 0)
       activate(d.flow);
