@@ -1,6 +1,9 @@
 // The `stepsim` executable users run: a launcher that asks glibc for transparent huge pages and
 // hands over to the program proper, `libexec/stepsim` beside it (same process: execv, so signals,
-// the exit status and the process id are the program's own).
+// the exit status and the process id are the program's own). Started by an MPI launcher, in a
+// build with MPI, it hands over to `libexec/stepsim-mpi` instead, the same program whose workers
+// join the job: Open MPI's libraries (libmpi and the eight it loads) take about 2 ms to load,
+// half of a small command's time, so the program that runs alone links none of them.
 //
 // glibc's allocator gives its heap and large blocks madvise(MADV_HUGEPAGE) when the tunable
 // `glibc.malloc.hugetlb=1` is set (glibc manual, "Memory Allocation Tunables"; huge_pages.hpp
@@ -19,6 +22,7 @@
 #include <string>
 
 #include "sim/cli/huge_pages.hpp"
+#include "sim/run/mpi_launch.hpp"
 
 int main(int, char** argv) {
   // Beside this executable: found by /proc/self/exe, else by the path it was started by.
@@ -26,7 +30,13 @@ int main(int, char** argv) {
   const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   const std::string path =
       n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string(argv[0] ? argv[0] : "");
-  const std::string program = path.substr(0, path.rfind('/') + 1) + "libexec/stepsim";
+#ifdef STEPSIM_MPI_PROGRAM
+  const char* name =
+      stepsim::run::started_by_mpi_launcher() ? "libexec/stepsim-mpi" : "libexec/stepsim";
+#else
+  const char* name = "libexec/stepsim";
+#endif
+  const std::string program = path.substr(0, path.rfind('/') + 1) + name;
   if (stepsim::cli::allocator_is_glibc()) {
     if (const auto t = stepsim::cli::tunables_with_huge_pages(std::getenv("GLIBC_TUNABLES")))
       setenv("GLIBC_TUNABLES", t->c_str(), 1);

@@ -16,6 +16,7 @@
 #include "sim/engine/simulator.hpp"
 #include "sim/engine/time.hpp"
 #include "sim/engine/user_error.hpp"
+#include "sim/run/mpi_launch.hpp"
 
 #ifdef STEPSIM_HAVE_MPI
 #include <mpi.h>
@@ -39,13 +40,6 @@ long launcher_value(std::initializer_list<const char*> names) {
 }
 
 #ifdef STEPSIM_HAVE_MPI
-// Started by an MPI launcher: Open MPI's mpirun, or a PMI/PMIx launcher such as srun.
-bool launched_by_mpi() {
-  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
-    if (std::getenv(v)) return true;
-  return false;
-}
-
 void finalize_mpi() {
   int finalized = 0;
   MPI_Finalized(&finalized);
@@ -167,11 +161,17 @@ void refuse_several_ranks(const std::string& what, const std::string& hint) {
 Workers::Workers(int threads) : threads_(std::max(1, threads)) {
 #ifndef STEPSIM_HAVE_MPI
   // This build cannot join the ranks of an MPI job.
+#ifdef STEPSIM_MPI_PROGRAM
+  refuse_several_ranks("this stepsim was built without MPI",
+                       "start the stepsim launcher (build/stepsim), which runs the build with MPI "
+                       "(libexec/stepsim-mpi) under an MPI launcher");
+#else
   refuse_several_ranks("this stepsim was built without MPI",
                        "rebuild with cmake -DSTEPSIM_MPI=ON (tools/setup does when Open MPI is "
                        "installed), or run it without the launcher");
+#endif
 #else
-  if (!launched_by_mpi()) return;
+  if (!started_by_mpi_launcher()) return;
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
