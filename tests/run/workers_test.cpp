@@ -46,8 +46,8 @@ TEST_CASE("a stopped run stops the map") {
 }
 
 TEST_CASE("A build without MPI started as several ranks says so instead of running on each") {
-  // The release build has MPI and joins the job (tests/cli run it under mpirun); the instrumented
-  // build, without MPI, checks the refusal.
+  // The tests link the workers built without MPI: the program built with them joins the job
+  // (tests/cli run it under mpirun).
   if (stepsim::run::Workers::built_with_mpi()) return;
   ::setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
   ::setenv("OMPI_COMM_WORLD_RANK", "0", 1);
