@@ -307,8 +307,7 @@ bool FlowNetwork::current(const Due& d) const {
 void FlowNetwork::enqueue(int f, Time at, std::uint32_t gen) {
   // Most flows of a re-solve go where the one before went.
   if (last_bucket_ >= 0 && buckets_[last_bucket_].live && buckets_[last_bucket_].at == at) {
-    buckets_[last_bucket_].flows.push_back({f, gen});
-    ++queued_;
+    put(buckets_[last_bucket_], {f, gen});
     return;
   }
   const auto [it, added] = bucket_at_.try_emplace(at.picoseconds(), -1);
@@ -325,9 +324,19 @@ void FlowNetwork::enqueue(int f, Time at, std::uint32_t gen) {
     b.event = sim_.at(at, this, tag_of(it->second, kDue));
     b.live = true;
   }
-  buckets_[it->second].flows.push_back({f, gen});
-  ++queued_;
+  put(buckets_[it->second], {f, gen});
   last_bucket_ = it->second;
+}
+void FlowNetwork::put(Bucket& b, Due d) {
+  std::vector<Due>& q = b.flows;
+  if (q.size() == q.capacity() && q.size() >= kKeptEntries && firing_.empty() &&
+      firing_.capacity() > q.size()) {
+    firing_.assign(q.begin(), q.end());
+    q.swap(firing_);
+    firing_.clear();
+  }
+  q.push_back(d);
+  ++queued_;
 }
 
 void FlowNetwork::fire(int bucket) {
@@ -356,8 +365,7 @@ void FlowNetwork::fire(int bucket) {
     else
       --stale_;
   }
-  // Kept for the next bucket when small; a re-solve's hundred thousand entries are given back.
-  if (firing_.capacity() > kKeptEntries) std::vector<Due>().swap(firing_);
+  firing_.clear();  // its array kept, for the next bucket that outgrows its own (put)
 }
 
 void FlowNetwork::drop_stale() {

@@ -228,12 +228,16 @@ class FlowNetwork final : public engine::EventHandler {
     std::vector<Due> flows;
     bool live = false;
   };
+  void put(Bucket& b, Due d);  // an entry into the bucket, counted in queued_
   std::vector<Bucket> buckets_;
   std::vector<int> free_buckets_;
   std::unordered_map<std::int64_t, int> bucket_at_;  // by picosecond: its bucket
   int last_bucket_ = -1;                             // the last one a flow was put in
-  std::vector<Due> firing_;                          // scratch: the entries of the firing bucket
-  // Entries a fired or emptied bucket's array keeps between uses; a larger array is given back.
+  // Scratch: the entries of the firing bucket. Its array, once they ran, serves the next bucket
+  // that outgrows kKeptEntries (put): a re-solve moves a hundred thousand flows into one or two
+  // buckets, whose arrays, grown by doubling, took fresh memory at every re-solve.
+  std::vector<Due> firing_;
+  // Entries an emptied bucket's array keeps between uses; a larger array is given back.
   static constexpr std::size_t kKeptEntries = 4096;
   std::size_t stale_ = 0, queued_ = 0;
   bool recompute_pending_ = false;
