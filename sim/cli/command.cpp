@@ -1,5 +1,7 @@
 #include "sim/cli/command.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <iostream>
 
 namespace stepsim::cli {
@@ -51,6 +53,9 @@ int run_command(const Command& c, const Args& args) {
     std::cout << opts << "\n";
     return 0;
   }
+  // Warnings go through the default logger; --quiet leaves it errors only. Set at every command,
+  // as one process may run several.
+  spdlog::set_level(in.vm.count("quiet") ? spdlog::level::err : spdlog::level::info);
   in.format = output_format(in.vm);
   // Join the MPI job (if any) first: from here on only rank 0 writes.
   if (c.ranks)

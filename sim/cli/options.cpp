@@ -44,9 +44,11 @@ po::variables_map parse_args(const std::vector<std::string>& args,
 }
 
 void add_common_options(po::options_description& opts) {
-  opts.add_options()("help,h", "show this help")(
-      "set", po::value<std::vector<std::string>>()->composing()->value_name("KEY=VALUE"),
-      "override a field: --set key.path=value (repeatable)");
+  opts.add_options()("help,h", "show this help");
+  opts.add_options()("quiet,q", "print no warnings (errors still print)");
+  opts.add_options()("set",
+                     po::value<std::vector<std::string>>()->composing()->value_name("KEY=VALUE"),
+                     "override a field: --set key.path=value (repeatable)");
 }
 
 std::vector<config::Override> parse_overrides(const std::vector<std::string>& sets) {

@@ -26,7 +26,7 @@ boost::program_options::variables_map parse_args(
 
 std::vector<config::Override> parse_overrides(const std::vector<std::string>& sets);
 
-// The options every command has: --help and --set (repeatable).
+// The options every command has: --help, --quiet (no warnings) and --set (repeatable).
 void add_common_options(boost::program_options::options_description& opts);
 
 // `text`, the value of `option`, as a finite number in [lo, hi]; throws engine::UserError.

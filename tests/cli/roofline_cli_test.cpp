@@ -156,3 +156,18 @@ TEST_CASE("A step over the device's memory is warned of in the same words by eve
   CHECK(run.err == bound.err);
   CHECK(compare.err == bound.err);
 }
+
+TEST_CASE("--quiet drops the warnings, not the results or the errors") {
+  const std::string zero3 = "scenarios/deepseek-v3-zero3.yaml";
+  const auto loud = run_stepsim("roofline " + zero3);
+  const auto quiet = run_stepsim("roofline " + zero3 + " --quiet");
+  REQUIRE(loud.status == 0);
+  REQUIRE(quiet.status == 0);
+  CHECK(loud.err.find("warning: ") != std::string::npos);
+  CHECK(quiet.err.empty());
+  CHECK(quiet.out == loud.out);
+  CHECK(run_stepsim("compare scenarios/deepseek-v3-dualpipe.yaml " + zero3 + " -q").err.empty());
+  const auto bad = run_stepsim("roofline scenarios/no-such-scenario.yaml --quiet");
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("no-such-scenario.yaml") != std::string::npos);
+}
