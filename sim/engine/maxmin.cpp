@@ -287,11 +287,15 @@ const std::vector<MaxMinSystem::Change>& MaxMinSystem::solve() {
   touched_cnsts_.clear();
   // The search walks every element of the component once, in the order fill() would: it sums
   // each constraint's Σ a·w and count of variables on the way (fill() keeps those of the
-  // constraints that can bind), so no second pass over the variables is needed.
+  // constraints that can bind) and lists the bounded variables, so fill() makes no second pass
+  // over the variables' records.
+  by_bound_.clear();
   for (std::size_t i = 0; i < vars.size(); ++i) {
-    if (i + 32 < vars.size()) __builtin_prefetch(&vars_[vars[i + 32]]);
-    if (i + 16 < vars.size()) __builtin_prefetch(vars_[vars[i + 16]].data);
-    const double w = vars_[vars[i]].weight;
+    if (i + 32 < vars.size()) prefetch_record(vars[i + 32]);
+    if (i + 16 < vars.size()) prefetch_block(vars_[vars[i + 16]]);
+    const Variable& x = vars_[vars[i]];
+    const double w = x.weight;
+    if (std::isfinite(x.bound)) by_bound_.push_back(static_cast<int>(i));
     auto reach = [&](int c, double a) {
       if (sum_stamp_[c] != stamp_) {
         sum_stamp_[c] = stamp_;
@@ -328,11 +332,8 @@ void MaxMinSystem::fill(const std::vector<int>& vars, const std::vector<int>& cn
   }
   std::vector<double>& value = value_;
   value.assign(nv, kUnbounded);
-  // Bounds in order of the level at which they are met.
+  // Bounds in order of the level at which they are met (listed by solve()'s search).
   std::vector<int>& by_bound = by_bound_;
-  by_bound.clear();
-  for (std::size_t i = 0; i < nv; ++i)
-    if (std::isfinite(vars_[vars[i]].bound)) by_bound.push_back(static_cast<int>(i));
   auto bound_level = [&](int i) { return vars_[vars[i]].bound / vars_[vars[i]].weight; };
   std::stable_sort(by_bound.begin(), by_bound.end(),
                    [&](int a, int b) { return bound_level(a) < bound_level(b); });
@@ -399,8 +400,8 @@ void MaxMinSystem::fill(const std::vector<int>& vars, const std::vector<int>& cn
     pop();
     const std::vector<int>& pending = gather_unfixed(cnsts[bind]);
     for (std::size_t j = 0; j < pending.size(); ++j) {
-      if (j + 32 < pending.size()) __builtin_prefetch(&vars_[pending[j + 32]]);
-      if (j + 16 < pending.size()) __builtin_prefetch(vars_[pending[j + 16]].data);
+      if (j + 32 < pending.size()) prefetch_record(pending[j + 32]);
+      if (j + 16 < pending.size()) prefetch_block(vars_[pending[j + 16]]);
       fix(var_pos_[pending[j]], vars_[pending[j]].weight * level);
     }
   }
@@ -434,7 +435,7 @@ void MaxMinSystem::report(const std::vector<int>& vars, bool unfixed_left, std::
   // 135,032 changes).
   changes_.reserve(changed);
   for (std::size_t i = 0; i < nv; ++i) {
-    if (i + 16 < nv) __builtin_prefetch(&vars_[vars[i + 16]]);
+    if (i + 16 < nv) prefetch_record(vars[i + 16]);
     Variable& v = vars_[vars[i]];
     if (value_[i] == v.value) continue;
     changes_.push_back({vars[i], v.value});
