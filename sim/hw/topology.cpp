@@ -193,7 +193,10 @@ void Topology::apply_faults() {
     const std::vector<int> hit = links_hit(f);
     switch (f.effect()) {
       case spec::FaultEffect::down:
-        for (int l : hit) links_[l].up = false;
+        for (int l : hit) {
+          any_down_ = any_down_ || links_[l].up;
+          links_[l].up = false;
+        }
         break;
       case spec::FaultEffect::degrade:
         for (int l : hit) links_[l].bandwidth *= f.factor;

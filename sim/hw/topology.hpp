@@ -183,6 +183,7 @@ class Topology {
   int first_nic_ = -1;  // the NIC vertices are first_nic_ + GPU
   std::vector<VertexKind> kinds_;
   std::vector<Link> links_;
+  bool any_down_ = false;  // a fault took a link down: routes are checked, and searched around it
   // The same links as a Boost graph (edge property: link id), for searches around faults. Built
   // with the topology and never changed after, so copies share it.
   struct SearchGraph;  // topology_routes.cpp

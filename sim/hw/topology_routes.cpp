@@ -43,7 +43,8 @@ void Topology::append(Route& r, int link, double share) const {
 }
 
 bool Topology::route_is_up(const Route& r) const {
-  return std::all_of(r.links.begin(), r.links.end(), [&](int l) { return links_[l].up; });
+  return !any_down_ ||
+         std::all_of(r.links.begin(), r.links.end(), [&](int l) { return links_[l].up; });
 }
 
 Route Topology::route(int a, int b) const {
@@ -101,6 +102,7 @@ bool Topology::climb(Route& r, int src, int b, int port, std::span<const double>
     // pods, the aggregation plane of that spine index).
     const int k = spines_per_plane_, pa = pod_of_leaf(la), pb = pod_of_leaf(lb);
     auto live = [&](int s) {
+      if (!any_down_) return true;
       return links_[core_up_[la * k + s]].up && links_[core_down_[lb * k + s]].up &&
              (pa == pb || (links_[agg_up_[pa * k + s]].up && links_[agg_down_[pb * k + s]].up));
     };
