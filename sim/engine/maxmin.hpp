@@ -216,8 +216,9 @@ class MaxMinSystem {
     std::size_t stale = 0;
   };
 
-  // Both ends of a record (40 bytes: three in five cross a cache line) and of a block (12-byte
-  // elements packed back to back, so a route's five or six span two lines more often than not).
+  // Both ends of a record (40 bytes at multiples of 8: half of them cross a cache line) and of a
+  // block (12-byte elements packed back to back: a route's five or six span two lines nearly
+  // always).
   void prefetch_record(int v) const {
     const char* at = reinterpret_cast<const char*>(&vars_[v]);
     __builtin_prefetch(at);

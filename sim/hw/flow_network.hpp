@@ -149,7 +149,7 @@ class FlowNetwork final : public engine::EventHandler {
     std::uint32_t queued : 1 = 0;
   };
   static_assert(sizeof(Flow) == 40);
-  // Both ends of its record: three in five cross a cache line, and its completion's generation
+  // Both ends of its record: half of them cross a cache line, and its completion's generation
   // sits in the last bytes.
   void prefetch_flow(int f) const {
     const char* at = reinterpret_cast<const char*>(&flows_[f]);
