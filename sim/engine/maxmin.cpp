@@ -291,7 +291,7 @@ const std::vector<MaxMinSystem::Change>& MaxMinSystem::solve() {
   // over the variables' records.
   by_bound_.clear();
   for (std::size_t i = 0; i < vars.size(); ++i) {
-    if (i + 32 < vars.size()) prefetch_record(vars[i + 32]);
+    if (i + 32 < vars.size()) vars_.prefetch(vars[i + 32]);
     if (i + 16 < vars.size()) prefetch_block(vars_[vars[i + 16]]);
     const Variable& x = vars_[vars[i]];
     const double w = x.weight;
@@ -400,7 +400,7 @@ void MaxMinSystem::fill(const std::vector<int>& vars, const std::vector<int>& cn
     pop();
     const std::vector<int>& pending = gather_unfixed(cnsts[bind]);
     for (std::size_t j = 0; j < pending.size(); ++j) {
-      if (j + 32 < pending.size()) prefetch_record(pending[j + 32]);
+      if (j + 32 < pending.size()) vars_.prefetch(pending[j + 32]);
       if (j + 16 < pending.size()) prefetch_block(vars_[pending[j + 16]]);
       fix(var_pos_[pending[j]], vars_[pending[j]].weight * level);
     }
@@ -435,7 +435,7 @@ void MaxMinSystem::report(const std::vector<int>& vars, bool unfixed_left, std::
   // 135,032 changes).
   changes_.reserve(changed);
   for (std::size_t i = 0; i < nv; ++i) {
-    if (i + 16 < nv) prefetch_record(vars[i + 16]);
+    if (i + 16 < nv) vars_.prefetch(vars[i + 16]);
     Variable& v = vars_[vars[i]];
     if (value_[i] == v.value) continue;
     changes_.push_back({vars[i], v.value});

@@ -147,7 +147,7 @@ class MaxMinSystem {
   // Hints that v's record (then, once that is in cache, its elements) will be read soon: a
   // client walking many variables in an order the system cannot see (the fabric's completions)
   // asks ahead, as the solver does along its own lists.
-  void prefetch(int v) const { prefetch_record(v); }
+  void prefetch(int v) const { vars_.prefetch(v); }
   void prefetch_elements(int v) const { prefetch_block(vars_[v]); }
   // Σ a_cv · x_v over the constraint's variables.
   double usage(int c) const;
@@ -216,14 +216,8 @@ class MaxMinSystem {
     std::size_t stale = 0;
   };
 
-  // Both ends of a record (40 bytes at multiples of 8: half of them cross a cache line) and of a
-  // block (12-byte elements packed back to back: a route's five or six span two lines nearly
-  // always).
-  void prefetch_record(int v) const {
-    const char* at = reinterpret_cast<const char*>(&vars_[v]);
-    __builtin_prefetch(at);
-    __builtin_prefetch(at + sizeof(Variable) - 1);
-  }
+  // Both ends of a block: 12-byte elements packed back to back, so a route's five or six span two
+  // cache lines nearly always.
   static void prefetch_block(const Variable& x) {
     __builtin_prefetch(x.data);
     if (x.count > 1) __builtin_prefetch(x.data + x.count - 1);

@@ -354,7 +354,7 @@ void FlowNetwork::fire(int bucket) {
     return j < n && firing_[j].gen != 0 ? flows_[firing_[j].flow].var : -1;
   };
   for (std::size_t i = 0; i < n; ++i) {
-    if (i + 24 < n) prefetch_flow(firing_[i + 24].flow);
+    if (i + 24 < n) flows_.prefetch(firing_[i + 24].flow);
     if (const int v = var_at(i + 12); v >= 0) system_.prefetch(v);
     if (const int v = var_at(i + 6); v >= 0) system_.prefetch_elements(v);
     const Due& d = firing_[i];
@@ -391,7 +391,7 @@ void FlowNetwork::recompute() {
   const std::vector<engine::MaxMinSystem::Change>& changes = system_.solve();
   for (std::size_t i = 0; i < changes.size(); ++i) {
     if (i + 16 < changes.size()) {
-      prefetch_flow(flow_of_var_[changes[i + 16].var]);
+      flows_.prefetch(flow_of_var_[changes[i + 16].var]);
       system_.prefetch(changes[i + 16].var);
     }
     const auto& c = changes[i];

@@ -149,13 +149,6 @@ class FlowNetwork final : public engine::EventHandler {
     std::uint32_t queued : 1 = 0;
   };
   static_assert(sizeof(Flow) == 40);
-  // Both ends of its record: half of them cross a cache line, and its completion's generation
-  // sits in the last bytes.
-  void prefetch_flow(int f) const {
-    const char* at = reinterpret_cast<const char*>(&flows_[f]);
-    __builtin_prefetch(at);
-    __builtin_prefetch(at + sizeof(Flow) - 1);
-  }
   static constexpr std::uint32_t kMaxGen = (std::uint32_t{1} << 31) - 1;
   enum EventKind : std::uint64_t { kFinish = 1, kRecompute = 2, kDue = 3 };
   static std::uint64_t tag_of(int flow, EventKind k) {
