@@ -12,7 +12,8 @@
 // and those it loads, spdlog, fmt) twice, about 6 ms a run; this launcher loads the C runtime
 // alone (the C++ one linked in), so the program's libraries load once. The user's GLIBC_TUNABLES
 // wins where it names the tunable. Exit status 127, as a shell's, where the program cannot be
-// executed (it is built with the launcher).
+// executed. The stepsim target builds the launcher and the program that runs alone (all that
+// tools/run builds); the MPI program comes with a build of every target, or of its own.
 #include <unistd.h>
 
 #include <cerrno>
@@ -31,20 +32,28 @@ int main(int, char** argv) {
   const std::string path =
       n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string(argv[0] ? argv[0] : "");
 #ifdef STEPSIM_MPI_PROGRAM
-  const char* name =
-      stepsim::run::started_by_mpi_launcher() ? "libexec/stepsim-mpi" : "libexec/stepsim";
+  const bool mpi = stepsim::run::started_by_mpi_launcher();
 #else
-  const char* name = "libexec/stepsim";
+  const bool mpi = false;
 #endif
-  const std::string program = path.substr(0, path.rfind('/') + 1) + name;
+  const std::string dir = path.substr(0, path.rfind('/') + 1);
+  const std::string program = dir + (mpi ? "libexec/stepsim-mpi" : "libexec/stepsim");
   if (stepsim::cli::allocator_is_glibc()) {
     if (const auto t = stepsim::cli::tunables_with_huge_pages(std::getenv("GLIBC_TUNABLES")))
       setenv("GLIBC_TUNABLES", t->c_str(), 1);
   }
   execv(program.c_str(), argv);
-  std::fprintf(stderr,
-               "%s: error: cannot run the program: %s\n  hint: it is built beside this launcher "
-               "(the stepsim target builds both)\n",
-               program.c_str(), std::strerror(errno));
+  if (mpi)
+    std::fprintf(stderr,
+                 "%s: error: cannot run the MPI program: %s\n  hint: build it: cmake --build %s "
+                 "--target stepsim_program_mpi (tools/run builds only the program that runs "
+                 "alone; tools/test builds every target)\n",
+                 program.c_str(), std::strerror(errno),
+                 dir.empty() ? "." : dir.substr(0, dir.size() - 1).c_str());
+  else
+    std::fprintf(stderr,
+                 "%s: error: cannot run the program: %s\n  hint: it is built beside this "
+                 "launcher (the stepsim target builds both)\n",
+                 program.c_str(), std::strerror(errno));
   return 127;
 }

@@ -50,3 +50,46 @@ TEST_CASE(
                      "built beside this launcher (the stepsim target builds both)\n");
   fs::remove_all(dir);
 }
+
+TEST_CASE(
+    "Under an MPI launcher it runs libexec/stepsim-mpi, and says how to build it if missing") {
+#ifdef STEPSIM_TEST_MPI
+  constexpr bool with_mpi = true;
+#else
+  constexpr bool with_mpi = false;  // the build has one program, whatever launched it
+#endif
+  const fs::path dir = fs::temp_directory_path() / "stepsim_launcher_mpi_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "libexec");
+  fs::copy_file(STEPSIM_BINARY, dir / "stepsim");
+  for (const char* name : {"stepsim", "stepsim-mpi"}) {
+    const fs::path program = dir / "libexec" / name;
+    std::ofstream(program) << "#!/bin/sh\nprintf '%s|' " << name << " \"$@\"\n";
+    fs::permissions(program, fs::perms::owner_all);
+  }
+  const std::string launcher = "'" + (dir / "stepsim").string() + "'";
+  const std::string mpi_env = "env OMPI_COMM_WORLD_SIZE=2 ";
+  auto r = run_shell(mpi_env + launcher + " sweep x 2>&1");
+  CHECK(r.status == 0);
+  CHECK(r.out == (with_mpi ? "stepsim-mpi|sweep|x|" : "stepsim|sweep|x|"));
+  r = run_shell("env -u OMPI_COMM_WORLD_SIZE -u PMIX_RANK -u PMI_RANK -u PMI_SIZE " + launcher +
+                " sweep 2>&1");
+  CHECK(r.out == "stepsim|sweep|");
+
+  // A build of the stepsim target alone (tools/run) has no MPI program: the message says how to
+  // build it, in the launcher's own build folder.
+  fs::remove(dir / "libexec" / "stepsim-mpi");
+  r = run_shell(mpi_env + launcher + " sweep 2>&1");
+  if (with_mpi) {
+    CHECK(r.status == 127);
+    CHECK(r.out == (dir / "libexec" / "stepsim-mpi").string() +
+                       ": error: cannot run the MPI program: No such file or directory\n  hint: "
+                       "build it: cmake --build " +
+                       dir.string() +
+                       " --target stepsim_program_mpi (tools/run builds only the program that "
+                       "runs alone; tools/test builds every target)\n");
+  } else {
+    CHECK(r.out == "stepsim|sweep|");
+  }
+  fs::remove_all(dir);
+}
