@@ -43,17 +43,13 @@ int main(int, char** argv) {
       setenv("GLIBC_TUNABLES", t->c_str(), 1);
   }
   execv(program.c_str(), argv);
-  if (mpi)
-    std::fprintf(stderr,
-                 "%s: error: cannot run the MPI program: %s\n  hint: build it: cmake --build %s "
-                 "--target stepsim_program_mpi (tools/run builds only the program that runs "
-                 "alone; tools/test builds every target)\n",
-                 program.c_str(), std::strerror(errno),
-                 dir.empty() ? "." : dir.substr(0, dir.size() - 1).c_str());
-  else
-    std::fprintf(stderr,
-                 "%s: error: cannot run the program: %s\n  hint: it is built beside this "
-                 "launcher (the stepsim target builds both)\n",
-                 program.c_str(), std::strerror(errno));
+  const int err = errno;
+  const std::string hint =
+      mpi ? "build it: cmake --build " + (dir.empty() ? "." : dir.substr(0, dir.size() - 1)) +
+                " --target stepsim_program_mpi (tools/run builds only the program that runs "
+                "alone; tools/test builds every target)"
+          : "it is built beside this launcher (the stepsim target builds both)";
+  std::fprintf(stderr, "%s: error: cannot run the %sprogram: %s\n  hint: %s\n", program.c_str(),
+               mpi ? "MPI " : "", std::strerror(err), hint.c_str());
   return 127;
 }
