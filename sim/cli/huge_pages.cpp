@@ -5,6 +5,7 @@
 #endif
 
 #include <cstdlib>
+#include <limits>
 #include <string_view>
 
 namespace stepsim::cli {
@@ -13,10 +14,13 @@ namespace {
 constexpr std::string_view kTunable = "glibc.malloc.hugetlb";
 }
 
+bool names_tunable(const char* tunables, std::string_view name) {
+  return tunables && std::string_view(tunables).find(name) != std::string_view::npos;
+}
+
 std::optional<std::string> tunables_with_huge_pages(const char* current) {
-  const std::string_view now = current ? current : "";
-  if (now.find(kTunable) != std::string_view::npos) return std::nullopt;
-  std::string out(now);
+  if (names_tunable(current, kTunable)) return std::nullopt;
+  std::string out(current ? current : "");
   if (!out.empty()) out += ':';
   out += kTunable;
   out += "=1";
@@ -39,14 +43,13 @@ bool allocator_is_glibc() {
 #endif
 }
 
-void give_back_freed_memory() {
+void tune_freed_memory() {
 #if defined(__GLIBC__)
-  // A threshold the user set as a tunable wins.
   const char* tunables = std::getenv("GLIBC_TUNABLES");
-  if (tunables &&
-      std::string_view(tunables).find("glibc.malloc.mmap_threshold") != std::string_view::npos)
-    return;
-  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+  if (!names_tunable(tunables, "glibc.malloc.mmap_threshold"))
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+  if (!names_tunable(tunables, "glibc.malloc.trim_threshold"))
+    mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
 #endif
 }
 

@@ -10,7 +10,7 @@
 #include "sim/cli/interrupt.hpp"
 
 int main(int argc, char** argv) {
-  stepsim::cli::give_back_freed_memory();
+  stepsim::cli::tune_freed_memory();
   stepsim::cli::install_interrupt_handler();
   auto logger = spdlog::stderr_color_mt("stepsim");
   logger->set_pattern("%^%l%$: %v");
