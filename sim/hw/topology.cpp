@@ -54,7 +54,7 @@ int Topology::add_vertex(VertexKind k) {
 
 int Topology::add_link(int from, int to, LinkClass c, double bw, double lat) {
   const int id = static_cast<int>(links_.size());
-  links_.push_back({from, to, c, bw, lat, true});
+  links_.push_back({.from = from, .to = to, .cls = c, .bandwidth = bw, .latency_s = lat});
   return id;
 }
 
@@ -130,6 +130,12 @@ void Topology::build_fabric() {
       const int v = leaf_v[port * leaves_per_plane_ + leaf];
       access_up_[port * n + g] = add_link(nic, v, LinkClass::ib_access, port_bw, nic_lat);
       access_down_[port * n + g] = add_link(v, nic, LinkClass::ib_access, port_bw, nic_lat);
+    }
+    if (ports_ == 1) {  // the NIC's one port: in series with the GPU's link both ways
+      links_[nic_up_[g]].series_next = access_up_[g];
+      links_[access_up_[g]].series_prev = nic_up_[g];
+      links_[access_down_[g]].series_next = nic_down_[g];
+      links_[nic_down_[g]].series_prev = access_down_[g];
     }
     leaf_of_gpu_[g] = leaf;
   }

@@ -73,10 +73,13 @@ std::string_view to_string(LinkClass c);
 struct Link {
   int from = 0, to = 0;  // vertex ids
   LinkClass cls = LinkClass::nvlink;
+  int series_next = -1;    // Topology::series_next, held here where a route's walk reads it
   double bandwidth = 0.0;  // bytes/s
   double latency_s = 0.0;
   bool up = true;
+  int series_prev = -1;  // Topology::series_prev
 };
+static_assert(sizeof(Link) == 40);
 
 // A route: its links, and, on a dual-plane fabric, the share of the flow's bytes each carries
 // (half on each plane's links while both are up; empty when every link carries all of them).
@@ -144,9 +147,9 @@ class Topology {
   // fabric of one port per NIC, a GPU's link to its NIC is always followed by the NIC's link to
   // its leaf, and the leaf's link to the NIC by the NIC's link to the GPU (a NIC is no route's
   // end, and no route turns back at it). -1 for any other link.
-  int series_next(int link) const;
+  int series_next(int link) const { return links_[link].series_next; }
   // The link every route crossing `link` crossed just before (the converse), or -1.
-  int series_prev(int link) const;
+  int series_prev(int link) const { return links_[link].series_prev; }
   // Smallest bandwidth along a route per byte of the flow (a link's bandwidth over its share:
   // the analytic model's bottleneck) and its link class.
   std::pair<double, LinkClass> bottleneck(const Route& r) const;

@@ -139,26 +139,6 @@ int Topology::fabric_entry(int a, int b) const {
   return a;
 }
 
-int Topology::series_next(int link) const {
-  if (ports_ != 1 || first_nic_ < 0) return -1;
-  const Link& k = links_[link];
-  if (k.cls == LinkClass::nic && kinds_[k.to] == VertexKind::nic)
-    return access_up_[k.to - first_nic_];  // GPU -> NIC, then NIC -> leaf
-  if (k.cls == LinkClass::ib_access && kinds_[k.to] == VertexKind::nic)
-    return nic_down_[k.to - first_nic_];  // leaf -> NIC, then NIC -> GPU
-  return -1;
-}
-
-int Topology::series_prev(int link) const {
-  if (ports_ != 1 || first_nic_ < 0) return -1;
-  const Link& k = links_[link];
-  if (k.cls == LinkClass::ib_access && kinds_[k.from] == VertexKind::nic)
-    return nic_up_[k.from - first_nic_];  // NIC -> leaf, after GPU -> NIC
-  if (k.cls == LinkClass::nic && kinds_[k.from] == VertexKind::nic)
-    return access_down_[k.from - first_nic_];  // NIC -> GPU, after leaf -> NIC
-  return -1;
-}
-
 bool Topology::crosses_spine(int a, int b) const {
   if (node_of(a) == node_of(b) || leaf_of_gpu_.empty()) return false;
   return leaf_of_gpu_[fabric_entry(a, b)] != leaf_of_gpu_[b];
