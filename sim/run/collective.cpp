@@ -58,8 +58,8 @@ CollectiveSizes run_collective_sizes(const spec::ClusterSpec& cluster, const Col
   // Each size's plan, then its latency's (the same at one byte), taken from the plan before it
   // where the algorithm allows (net::replan). The one-byte plan follows from the choices alone
   // (algorithm, protocol, channels, chunks: the rest of the request is every size's), so sizes
-  // the tuner gives the same choices share one latency run: an all-to-all's 64 MiB and 1 GiB
-  // both run direct, simple, 16 channels, one chunk.
+  // the tuner gives the same choices share one latency run (an all-to-all over 256 GPUs of the
+  // 256-node H800 cluster runs direct, simple, 16 channels, one chunk at 64 MiB and at 1 GiB).
   struct Latency {
     net::PlanOptions choices;
     double seconds;
