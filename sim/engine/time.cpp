@@ -13,18 +13,6 @@ void throw_time_overflow(const char* op) {
       op + "')");
 }
 
-Time Time::from_seconds(double seconds) {
-  STEPSIM_CHECK(seconds >= 0.0, "time must be >= 0 and not NaN");
-  const double ps = std::ceil(seconds * 1e12 - 1e-6);
-  if (!(ps < 9.2e18)) throw_time_overflow("from seconds");
-  return Time(static_cast<std::int64_t>(ps < 0 ? 0 : ps));
-}
-
-Time Time::from_ratio(double amount, double rate_per_second) {
-  STEPSIM_CHECK(rate_per_second > 0.0, "rate must be positive");
-  return from_seconds(amount / rate_per_second);
-}
-
 std::string Time::to_string() const {
   const double v = static_cast<double>(ps_);
   const double a = std::fabs(v);

@@ -10,10 +10,13 @@
 // second, a latency of days), never a silent wrap to a negative time.
 #pragma once
 
+#include <cmath>
 #include <compare>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+
+#include "sim/engine/check.hpp"
 
 namespace stepsim::engine {
 
@@ -80,5 +83,18 @@ class Time {
   }
   std::int64_t ps_ = 0;
 };
+
+// Inline: a re-solve of a quarter of a million flows converts each one's finish time.
+inline Time Time::from_seconds(double seconds) {
+  STEPSIM_CHECK(seconds >= 0.0, "time must be >= 0 and not NaN");
+  const double ps = std::ceil(seconds * 1e12 - 1e-6);
+  if (!(ps < 9.2e18)) throw_time_overflow("from seconds");
+  return Time(static_cast<std::int64_t>(ps < 0 ? 0 : ps));
+}
+
+inline Time Time::from_ratio(double amount, double rate_per_second) {
+  STEPSIM_CHECK(rate_per_second > 0.0, "rate must be positive");
+  return from_seconds(amount / rate_per_second);
+}
 
 }  // namespace stepsim::engine
