@@ -60,11 +60,6 @@ CollectiveSizes run_collective_sizes(const spec::ClusterSpec& cluster, const Col
   // (algorithm, protocol, channels, chunks: the rest of the request is every size's), so sizes
   // the tuner gives the same choices share one latency run (an all-to-all over 256 GPUs of the
   // 256-node H800 cluster runs direct, simple, 16 channels, one chunk at 64 MiB and at 1 GiB).
-  struct Latency {
-    net::PlanOptions choices;
-    double seconds;
-  };
-  std::vector<Latency> latencies;
   std::optional<net::CollectivePlan> before;
   for (double s : r.sizes) {
     CollectiveRow row;
@@ -77,17 +72,18 @@ CollectiveSizes run_collective_sizes(const spec::ClusterSpec& cluster, const Col
     same.protocol = row.result.protocol;
     same.channels = row.result.channels;
     same.chunks = row.result.stream_chunks;
-    const auto known = std::find_if(latencies.begin(), latencies.end(), [&](const Latency& l) {
-      return l.choices.algorithm == same.algorithm && l.choices.protocol == same.protocol &&
-             l.choices.channels == same.channels && l.choices.chunks == same.chunks;
+    // An earlier size with the same choices ran this latency already.
+    const auto known = std::find_if(out.rows.begin(), out.rows.end(), [&](const CollectiveRow& o) {
+      return o.result.algorithm == row.result.algorithm &&
+             o.result.protocol == row.result.protocol && o.result.channels == row.result.channels &&
+             o.result.stream_chunks == row.result.stream_chunks;
     });
-    if (known != latencies.end()) {
-      row.latency_s = known->seconds;
+    if (known != out.rows.end()) {
+      row.latency_s = known->latency_s;
       before = std::move(plan);
     } else {
       before = net::replan(std::move(plan), 1.0, members, topo, same);
       row.latency_s = net::collective_time(*before, topo, r.fidelity, control).seconds();
-      latencies.push_back({same, row.latency_s});
     }
     out.rows.push_back(std::move(row));
   }
