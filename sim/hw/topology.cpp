@@ -122,8 +122,6 @@ void Topology::build_fabric() {
                      : multi ? local * leaves_per_plane_ + node / half
                              : local * leaves_per_rail + node / half;
     const int nic = add_vertex(VertexKind::nic);
-    if (g == 0) first_nic_ = nic;
-    STEPSIM_CHECK(nic == first_nic_ + g, "NIC vertices out of order");
     nic_up_[g] = add_link(gpu_vertex_[g], nic, LinkClass::nic, f.nic.bandwidth, 0.0);
     nic_down_[g] = add_link(nic, gpu_vertex_[g], LinkClass::nic, f.nic.bandwidth, 0.0);
     for (int port = 0; port < ports_; ++port) {

@@ -182,8 +182,7 @@ class Topology {
 
   spec::ClusterSpec spec_;
   int planes_ = 0, leaves_per_plane_ = 0, spines_per_plane_ = 0, pods_ = 1, leaves_per_pod_ = 0;
-  int ports_ = 1;       // NIC ports, each on its own plane: 2 on a dual-plane fabric
-  int first_nic_ = -1;  // the NIC vertices are first_nic_ + GPU
+  int ports_ = 1;  // NIC ports, each on its own plane: 2 on a dual-plane fabric
   std::vector<VertexKind> kinds_;
   std::vector<Link> links_;
   bool any_down_ = false;  // a fault took a link down: routes are checked, and searched around it
