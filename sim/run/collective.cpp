@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <tuple>
 
 #include "sim/run/estimates.hpp"
 
@@ -73,10 +74,11 @@ CollectiveSizes run_collective_sizes(const spec::ClusterSpec& cluster, const Col
     same.channels = row.result.channels;
     same.chunks = row.result.stream_chunks;
     // An earlier size with the same choices ran this latency already.
+    auto choices = [](const net::CollectiveResult& x) {
+      return std::tie(x.algorithm, x.protocol, x.channels, x.stream_chunks);
+    };
     const auto known = std::find_if(out.rows.begin(), out.rows.end(), [&](const CollectiveRow& o) {
-      return o.result.algorithm == row.result.algorithm &&
-             o.result.protocol == row.result.protocol && o.result.channels == row.result.channels &&
-             o.result.stream_chunks == row.result.stream_chunks;
+      return choices(o.result) == choices(row.result);
     });
     if (known != out.rows.end()) {
       row.latency_s = known->latency_s;
